@@ -1,0 +1,96 @@
+//! Outputs that appear whole or not at all.
+//!
+//! A crash, a full disk or a bad input line half-way through an import must never leave a
+//! file behind that looks like a valid result. Every output is therefore written under a
+//! temporary name in the destination's own directory (so that the final `rename` is atomic
+//! on the same filesystem) and renamed into place only once it is complete.
+
+use anyhow::{Context, Result};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// Writes `path` through `fill`, atomically: the file appears only if `fill` succeeds.
+pub fn write_file<F>(path: &Path, fill: F) -> Result<()>
+where
+    F: FnOnce(&mut BufWriter<File>) -> Result<()>,
+{
+    let dir = parent_dir(path);
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let tmp = tempfile::Builder::new()
+        .prefix(".crawlrank-")
+        .tempfile_in(&dir)
+        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    let mut w = BufWriter::new(tmp.as_file().try_clone()?);
+    fill(&mut w)?;
+    w.flush()
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    drop(w);
+    tmp.persist(path)
+        .with_context(|| format!("cannot move the finished file to {}", path.display()))?;
+    Ok(())
+}
+
+/// A set of files sharing one basename (`X.graph`, `X.offsets`, `X.properties`, `X.urls`, …)
+/// written in a private staging directory and moved next to the final basename on
+/// [`commit`](Self::commit). Dropping it without committing removes everything staged.
+pub struct StagedBasename {
+    staging: tempfile::TempDir,
+    name: String,
+    target: PathBuf,
+}
+
+impl StagedBasename {
+    /// Starts staging files for the final basename `target`.
+    pub fn new(target: &Path) -> Result<Self> {
+        let dir = parent_dir(target);
+        std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let name = target
+            .file_name()
+            .with_context(|| format!("{} is not a valid output basename", target.display()))?
+            .to_string_lossy()
+            .into_owned();
+        let staging = tempfile::Builder::new()
+            .prefix(".crawlrank-staging-")
+            .tempdir_in(&dir)
+            .with_context(|| format!("cannot create a staging directory in {}", dir.display()))?;
+        Ok(Self {
+            staging,
+            name,
+            target: target.to_path_buf(),
+        })
+    }
+
+    /// The basename to write the staged files under.
+    pub fn basename(&self) -> PathBuf {
+        self.staging.path().join(&self.name)
+    }
+
+    /// The staged path of `basename + suffix` (e.g. `".urls"`).
+    pub fn path(&self, suffix: &str) -> PathBuf {
+        self.staging.path().join(format!("{}{suffix}", self.name))
+    }
+
+    /// Moves every staged file into place. The `.properties` file, which is what makes a
+    /// BVGraph loadable, is moved last, so a reader never sees a graph without its parts.
+    pub fn commit(self) -> Result<()> {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(self.staging.path())?
+            .map(|e| e.map(|e| e.path()))
+            .collect::<std::io::Result<_>>()?;
+        entries.sort_by_key(|p| p.extension().is_some_and(|e| e == "properties"));
+        let dir = parent_dir(&self.target);
+        for p in entries {
+            let to = dir.join(p.file_name().expect("staged files have names"));
+            std::fs::rename(&p, &to)
+                .with_context(|| format!("cannot move {} to {}", p.display(), to.display()))?;
+        }
+        Ok(())
+    }
+}
+
+fn parent_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}

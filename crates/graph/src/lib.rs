@@ -1,0 +1,27 @@
+//! Web graph access for crawlrank.
+//!
+//! Everything else in crawlrank — rankings, crawl policies, the simulator, the crawler —
+//! stands on graphs. This crate is the one place that knows how they are stored:
+//!
+//! - [`bv`]: BVGraphs (the WebGraph format of LAW's datasets), opened safely with derived
+//!   files (`.ef` index, transpose) kept in a [`cache::Cache`], never beside the input;
+//! - [`csr`]: a compact in-memory form for algorithms that sweep all arcs many times;
+//! - [`import`]: arc lists, URL pairs, id→URL tables and GML turned into BVGraphs by
+//!   streaming through an external sort;
+//! - [`urls`] and [`hosts`]: LAW's `.urls` convention, URL normalisation and a host per page;
+//! - [`stats`]: the statistics `crawlrank info` and the generator's documentation report;
+//! - [`source`]: what `--graph` means on the command line (a basename or an arc list);
+//! - [`atomic`]: outputs that appear whole or not at all.
+
+pub mod atomic;
+pub mod bv;
+pub mod cache;
+pub mod csr;
+pub mod hosts;
+pub mod import;
+pub mod stats;
+pub mod urls;
+
+pub use bv::BvWebGraph;
+pub use cache::Cache;
+pub use csr::Csr;
