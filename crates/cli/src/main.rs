@@ -1,1 +1,69 @@
-fn main() {}
+//! `crawlrank`: the command-line front end.
+//!
+//! A thin layer: it parses arguments, calls the library crates (`crawlrank-graph`,
+//! `crawlrank-rank`, `crawlrank-gen`) and is the one place where errors are reported. Library
+//! errors carry their context up (which file, which line, why); `main` prints the chain and
+//! exits non-zero.
+
+mod commands;
+mod output;
+mod progress;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// crawlrank: fetch the most important web pages first.
+///
+/// Graphs are WebGraph BVGraphs named by basename (`DIR/NAME` for `DIR/NAME.graph`,
+/// `.properties`, …) or plain arc lists, which are imported on the fly into the cache.
+#[derive(Parser, Debug)]
+#[command(name = "crawlrank", version, about, long_about)]
+struct Cli {
+    /// Directory for derived files (.ef indices, transposes, imported arc lists).
+    /// Default: $CRAWLRANK_CACHE, else $XDG_CACHE_HOME/crawlrank, else ~/.cache/crawlrank.
+    #[arg(long, global = true, value_name = "DIR")]
+    cache: Option<PathBuf>,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Generate a synthetic web graph, rank it and show the top pages (no downloads).
+    Demo(commands::demo::Args),
+    /// Import an arc list, URL pairs, an id→URL table with arcs, or GML into a BVGraph.
+    Import(commands::import::Args),
+    /// Generate a synthetic crawled web (BVGraph + URLs) of any size.
+    Generate(commands::generate::Args),
+    /// Rank the pages of a graph: PageRank, HITS or in-degree.
+    Rank(commands::rank::Args),
+    /// Print the statistics of a graph.
+    Info(commands::info::Args),
+    /// Replay crawls of a known graph with each ordering policy and score them.
+    Simulate(commands::simulate::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let cache = match cli.cache {
+        Some(dir) => crawlrank_graph::Cache::new(dir),
+        None => crawlrank_graph::Cache::from_env(),
+    };
+    let result = match cli.command {
+        Command::Demo(a) => commands::demo::run(a, &cache),
+        Command::Import(a) => commands::import::run(a),
+        Command::Generate(a) => commands::generate::run(a),
+        Command::Rank(a) => commands::rank::run(a, &cache),
+        Command::Info(a) => commands::info::run(a, &cache),
+        Command::Simulate(a) => commands::simulate::run(a, &cache),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("crawlrank: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,1 +1,228 @@
-pub fn placeholder() {}
+//! A synthetic crawled web, streamed to a BVGraph with its `.urls`.
+//!
+//! [`generate`] writes `BASENAME.graph`, `.offsets`, `.properties`, `.ef` and `.urls` (one
+//! URL per node, LAW's convention) for a web of `pages` pages on `hosts` hosts that looks like
+//! a crawl: heavy-tailed host sizes, in-degrees and outdegrees, most links inside their host,
+//! about a fifth of the pages dangling (discovered but not crawled), node order = URL order.
+//! The model is described, with its formulas and its statistics beside cnr-2000's, in
+//! `docs/generator.md`.
+//!
+//! Guarantees:
+//! - **Deterministic**: the files depend only on the [`GenConfig`] (and [`ModelParams`]), not
+//!   on the number of threads or the run; every random draw comes from a fixed-algorithm
+//!   generator (xoshiro256++) keyed by `(seed, purpose, host)`.
+//! - **Streaming**: pages are generated host by host in node order with their successors
+//!   already sorted and fed straight to the BVGraph compressor; memory is O(hosts) for the
+//!   model plus O(largest outdegree) per thread — no arc is stored, nothing is sorted
+//!   globally. Chunks of whole hosts are compressed in parallel on the current `rayon` pool.
+//! - **Atomic**: all files are staged and appear together, or not at all.
+//!
+//! ```no_run
+//! # fn main() -> anyhow::Result<()> {
+//! use crawlrank_gen::{generate, GenConfig};
+//! let report = generate(&GenConfig { pages: 1_000_000, ..GenConfig::default() }, "web".as_ref())?;
+//! println!("{} arcs, {:.2} bits/link", report.arcs, report.bits_per_link);
+//! # Ok(()) }
+//! ```
+
+mod lender;
+mod model;
+pub mod names;
+pub mod rng;
+
+pub use lender::{Pages, Succ};
+pub use model::{ModelParams, SyntheticWeb};
+
+use anyhow::{ensure, Context, Result};
+use crawlrank_graph::atomic::StagedBasename;
+use dsi_bitstream::prelude::BE;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use webgraph::graphs::bvgraph::BvComp;
+
+/// Default average number of pages per host when [`GenConfig::hosts`] is `None`.
+pub const DEFAULT_PAGES_PER_HOST: u64 = 100;
+
+/// Largest number of pages: crawlrank's node ids are 32-bit.
+pub const MAX_PAGES: u64 = u32::MAX as u64 - 1;
+
+/// Largest mean outdegree accepted.
+pub const MAX_OUTDEGREE: f64 = 10_000.0;
+
+/// What to generate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GenConfig {
+    /// Number of pages (nodes), `1..=MAX_PAGES`.
+    pub pages: u64,
+    /// Number of hosts, `1..=pages`; `None` means `⌈pages / 100⌉`
+    /// ([`DEFAULT_PAGES_PER_HOST`]).
+    pub hosts: Option<u64>,
+    /// Target mean outdegree (arcs per page, dangling pages included), `0..=10_000`; cnr-2000
+    /// has 9.88. Small graphs may fall short of it (successors are distinct).
+    pub outdegree: f64,
+    /// Seed: the same configuration and seed always give the same files.
+    pub seed: u64,
+}
+
+impl Default for GenConfig {
+    fn default() -> Self {
+        Self {
+            pages: 1_000_000,
+            hosts: None,
+            outdegree: 10.0,
+            seed: 0,
+        }
+    }
+}
+
+impl GenConfig {
+    /// The default configuration with `pages` pages.
+    pub fn new(pages: u64) -> Self {
+        Self {
+            pages,
+            ..Self::default()
+        }
+    }
+
+    /// The number of hosts this configuration produces.
+    pub fn num_hosts(&self) -> u64 {
+        self.hosts
+            .unwrap_or_else(|| self.pages.div_ceil(DEFAULT_PAGES_PER_HOST).max(1))
+    }
+
+    /// Checks the configuration; every `generate` entry point calls it first.
+    pub fn validate(&self) -> Result<()> {
+        ensure!(self.pages >= 1, "the number of pages must be at least 1");
+        ensure!(
+            self.pages <= MAX_PAGES,
+            "{} pages: crawlrank supports at most {MAX_PAGES} nodes",
+            self.pages
+        );
+        if let Some(h) = self.hosts {
+            ensure!(h >= 1, "the number of hosts must be at least 1");
+            ensure!(
+                h <= self.pages,
+                "{h} hosts for {} pages: every host needs at least one page",
+                self.pages
+            );
+        }
+        ensure!(
+            self.outdegree.is_finite() && (0.0..=MAX_OUTDEGREE).contains(&self.outdegree),
+            "the mean outdegree must be a number in [0, {MAX_OUTDEGREE}], not {}",
+            self.outdegree
+        );
+        Ok(())
+    }
+}
+
+/// What [`generate`] wrote.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GenReport {
+    pub pages: u64,
+    pub arcs: u64,
+    pub hosts: u64,
+    /// Registrable domains (`siteN.tld`) the hosts belong to.
+    pub domains: u64,
+    /// Size of the `.graph` bitstream per arc.
+    pub bits_per_link: f64,
+    /// The files written (graph, offsets, properties, ef, urls).
+    pub files: Vec<PathBuf>,
+    pub elapsed: Duration,
+}
+
+/// Generates a synthetic web as the BVGraph `out_basename` (with `.ef` and `.urls`), with the
+/// default [`ModelParams`].
+pub fn generate(cfg: &GenConfig, out_basename: &Path) -> Result<GenReport> {
+    generate_with_params(cfg, &ModelParams::default(), out_basename)
+}
+
+/// [`generate`] with explicit model parameters.
+pub fn generate_with_params(
+    cfg: &GenConfig,
+    params: &ModelParams,
+    out_basename: &Path,
+) -> Result<GenReport> {
+    let start = Instant::now();
+    let web = SyntheticWeb::with_params(cfg, params)?;
+    let staged = StagedBasename::new(out_basename)?;
+    let staged_base = staged.basename();
+    let staging_dir = staged_base
+        .parent()
+        .context("the staging directory has no path")?
+        .to_path_buf();
+    // `BvComp` names its files with `Path::with_extension`, which would cut a basename
+    // containing a dot: compress under a plain name in a private work directory and move.
+    let work = tempfile::Builder::new()
+        .prefix(".gen-work-")
+        .tempdir_in(&staging_dir)
+        .context("cannot create a work directory")?;
+    let tmp_base = work.path().join("graph");
+    let urls_path = staged.path(".urls");
+
+    let (comp, urls) = std::thread::scope(|s| {
+        let urls = s.spawn(|| -> Result<()> {
+            let f = std::fs::File::create(&urls_path)
+                .with_context(|| format!("cannot create {}", urls_path.display()))?;
+            let mut w = std::io::BufWriter::with_capacity(1 << 22, f);
+            web.write_urls(&mut w)
+                .and_then(|_| w.flush())
+                .with_context(|| format!("cannot write {}", urls_path.display()))
+        });
+        let comp = BvComp::with_basename(&tmp_base)
+            .tmp_dir(work.path())
+            .par_comp::<BE, _>(&web)
+            .with_context(|| format!("cannot compress the graph to {}", tmp_base.display()));
+        let urls = urls
+            .join()
+            .unwrap_or_else(|_| Err(anyhow::anyhow!("the URL writer panicked")));
+        (comp, urls)
+    });
+    let bits = comp?;
+    urls?;
+
+    let mut files = Vec::new();
+    for ext in ["graph", "offsets", "properties"] {
+        let from = tmp_base.with_extension(ext);
+        let to = staged.path(&format!(".{ext}"));
+        std::fs::rename(&from, &to)
+            .with_context(|| format!("cannot move {} to {}", from.display(), to.display()))?;
+        files.push(out_path(out_basename, ext));
+    }
+    drop(work);
+    let props = crawlrank_graph::bv::read_properties(&staged.path(".properties"))?;
+    webgraph::graphs::bvgraph::store_ef_with_data(
+        props.nodes,
+        staged.path(".graph"),
+        staged.path(".offsets"),
+        staged.path(".ef"),
+        &mut dsi_progress_logger::no_logging![],
+    )
+    .context("cannot build the .ef index")?;
+    files.push(out_path(out_basename, "ef"));
+    files.push(out_path(out_basename, "urls"));
+    ensure!(
+        props.nodes as u64 == cfg.pages,
+        "internal error: {} nodes compressed instead of {}",
+        props.nodes,
+        cfg.pages
+    );
+    staged.commit()?;
+    Ok(GenReport {
+        pages: cfg.pages,
+        arcs: props.arcs,
+        hosts: web.num_hosts() as u64,
+        domains: web.num_domains() as u64,
+        bits_per_link: if props.arcs == 0 {
+            0.0
+        } else {
+            bits as f64 / props.arcs as f64
+        },
+        files,
+        elapsed: start.elapsed(),
+    })
+}
+
+fn out_path(basename: &Path, ext: &str) -> PathBuf {
+    crawlrank_graph::bv::with_ext(basename, ext)
+}

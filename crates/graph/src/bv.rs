@@ -146,6 +146,19 @@ impl BvWebGraph {
         self.graph.num_arcs()
     }
 
+    /// The URL of every node, from `BASENAME.urls` (or `.urls.gz`), when the graph has them.
+    pub fn urls(&self) -> Result<Option<Vec<String>>> {
+        if crate::urls::find_urls(&self.basename).is_none() {
+            return Ok(None);
+        }
+        crate::urls::read_graph_urls(&self.basename, Some(self.num_nodes())).map(Some)
+    }
+
+    /// The host of every node, from the URLs, when the graph has them.
+    pub fn hosts(&self) -> Result<Option<crate::hosts::Hosts>> {
+        Ok(self.urls()?.map(crate::hosts::Hosts::from_urls))
+    }
+
     /// Decodes the whole graph into a compact in-memory [`Csr`] (4 bytes per arc, 8 per node).
     pub fn to_csr(&self) -> Result<Csr> {
         Csr::from_sequential(&self.graph)

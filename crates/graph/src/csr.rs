@@ -45,6 +45,26 @@ impl Csr {
         Self { offsets, succ }
     }
 
+    /// A graph from raw CSR arrays: `offsets` has one entry per node plus one, starts at 0
+    /// and never decreases; its last entry is `succ.len()`; every successor is a node.
+    pub fn from_parts(offsets: Vec<u64>, succ: Vec<u32>) -> Result<Self> {
+        ensure!(!offsets.is_empty() && offsets[0] == 0, "CSR offsets must start with 0");
+        ensure!(
+            offsets.windows(2).all(|w| w[0] <= w[1]),
+            "CSR offsets must not decrease"
+        );
+        ensure!(
+            *offsets.last().unwrap() == succ.len() as u64,
+            "the last CSR offset must equal the number of arcs"
+        );
+        let n = offsets.len() - 1;
+        ensure!(
+            succ.iter().all(|&s| (s as usize) < n),
+            "a successor lies outside 0..{n}"
+        );
+        Ok(Self { offsets, succ })
+    }
+
     /// Decodes any `webgraph` sequential graph.
     pub fn from_sequential(g: &impl SequentialGraph) -> Result<Self> {
         let n = g.num_nodes();

@@ -1,1 +1,314 @@
-//! (being written) Hosts.
+//! A host per page, from a graph's `.urls`, for host pruning, politeness and per-host
+//! statistics.
+//!
+//! [`Hosts`] numbers the distinct host names of a list of URLs (one URL per node, as in a
+//! `.urls` file) in order of first appearance, so that in a graph numbered in lexicographic
+//! URL order (LAW's order, and what [`import`](crate::import) produces for URL pairs) host ids
+//! increase with node ids and each host's pages are contiguous.
+//!
+//! - The host is the URL's host name, lower-cased and without the port or user info
+//!   (`http://User@WWW.Example.com:8080/x` → `www.example.com`); `http` and `https` pages of
+//!   one host share it. IP addresses are hosts like any other (`[::1]` keeps its brackets).
+//! - A line that is not a URL with a host (empty, unparseable, `mailto:`…) belongs to a single
+//!   extra host named [`INVALID_HOST`], created on the first such line; such pages are counted
+//!   in [`Hosts::num_invalid_pages`].
+//! - [`Hosts::by_domain`] gives the same mapping at the level of registrable domains (eTLD+1
+//!   from the Public Suffix List via the `psl` crate: `a.example.co.uk` and `b.example.co.uk`
+//!   both map to `example.co.uk`). A host that is an IP address, has no public suffix
+//!   (`localhost`, `intranet`) or is itself a public suffix (`blogspot.com`) is its own domain.
+//!
+//! Memory is 4 bytes per node plus the host names.
+
+use crate::urls::UrlReader;
+use anyhow::{ensure, Context, Result};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// The name of the host that collects pages whose URL has no valid host.
+pub const INVALID_HOST: &str = "(invalid)";
+
+/// A host id for every node, and the hosts' names.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Hosts {
+    host_of: Vec<u32>,
+    names: Vec<String>,
+    pages: Vec<u64>,
+    invalid: Option<u32>,
+    num_invalid: u64,
+}
+
+/// Builds [`Hosts`] one URL at a time.
+#[derive(Debug, Default)]
+struct Builder {
+    hosts: Hosts,
+    ids: HashMap<String, u32>,
+}
+
+impl Builder {
+    fn push_name(&mut self, name: Option<&str>) {
+        let h = match name {
+            Some(name) => match self.ids.get(name) {
+                Some(&h) => h,
+                None => {
+                    let h = self.hosts.names.len() as u32;
+                    self.ids.insert(name.to_owned(), h);
+                    self.hosts.names.push(name.to_owned());
+                    self.hosts.pages.push(0);
+                    h
+                }
+            },
+            None => {
+                self.hosts.num_invalid += 1;
+                match self.hosts.invalid {
+                    Some(h) => h,
+                    None => {
+                        let h = self.hosts.names.len() as u32;
+                        self.hosts.invalid = Some(h);
+                        self.hosts.names.push(INVALID_HOST.to_owned());
+                        self.hosts.pages.push(0);
+                        h
+                    }
+                }
+            }
+        };
+        self.hosts.pages[h as usize] += 1;
+        self.hosts.host_of.push(h);
+    }
+
+    fn push_url(&mut self, url: &str) {
+        match fast_host(url) {
+            Some(h) => self.push_name(Some(h)),
+            None => self.push_name(host_name(url).as_deref()),
+        }
+    }
+}
+
+impl Hosts {
+    /// The hosts of `urls`, node `i` having URL number `i`.
+    pub fn from_urls<I, S>(urls: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut b = Builder::default();
+        for u in urls {
+            b.push_url(u.as_ref());
+        }
+        b.hosts
+    }
+
+    /// The hosts of the URLs in a `.urls` file (plain or gzip-compressed), read as a stream.
+    pub fn from_urls_file(path: &Path) -> Result<Self> {
+        let mut r = UrlReader::open(path)?;
+        let mut b = Builder::default();
+        while let Some(u) = r.next_url()? {
+            b.push_url(u);
+        }
+        Ok(b.hosts)
+    }
+
+    /// The hosts of graph `basename`, from `BASENAME.urls` (or `.urls.gz`), checking that it
+    /// has one line per node.
+    pub fn for_graph(basename: &Path, num_nodes: usize) -> Result<Self> {
+        let path = crate::urls::find_urls(basename).with_context(|| {
+            format!(
+                "{} has no URLs ({} not found), so pages cannot be grouped by host",
+                basename.display(),
+                crate::urls::urls_path(basename).display()
+            )
+        })?;
+        let hosts = Self::from_urls_file(&path)?;
+        ensure!(
+            hosts.num_nodes() == num_nodes,
+            "{} has {} lines but the graph has {num_nodes} nodes",
+            path.display(),
+            hosts.num_nodes()
+        );
+        Ok(hosts)
+    }
+
+    /// Number of nodes (URLs) mapped.
+    pub fn num_nodes(&self) -> usize {
+        self.host_of.len()
+    }
+
+    /// Number of distinct hosts (including the invalid host, if any page has no valid host).
+    pub fn num_hosts(&self) -> usize {
+        self.names.len()
+    }
+
+    /// The host of `node`.
+    #[inline]
+    pub fn host(&self, node: usize) -> u32 {
+        self.host_of[node]
+    }
+
+    /// The host of every node.
+    pub fn host_of(&self) -> &[u32] {
+        &self.host_of
+    }
+
+    /// The name of `host`.
+    pub fn name(&self, host: u32) -> &str {
+        &self.names[host as usize]
+    }
+
+    /// The names of all hosts, by host id.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// The number of pages (nodes) of `host`.
+    pub fn pages(&self, host: u32) -> u64 {
+        self.pages[host as usize]
+    }
+
+    /// The number of pages of every host, by host id.
+    pub fn pages_per_host(&self) -> &[u64] {
+        &self.pages
+    }
+
+    /// The id of the [`INVALID_HOST`], if some URL had no valid host.
+    pub fn invalid_host(&self) -> Option<u32> {
+        self.invalid
+    }
+
+    /// The number of pages whose URL has no valid host.
+    pub fn num_invalid_pages(&self) -> u64 {
+        self.num_invalid
+    }
+
+    /// The same pages grouped by registrable domain (eTLD+1) instead of host: "host" ids of
+    /// the result are domain ids, numbered in order of first appearance, and names are domain
+    /// names. The invalid host stays invalid.
+    pub fn by_domain(&self) -> Hosts {
+        let mut out = Hosts {
+            num_invalid: self.num_invalid,
+            ..Hosts::default()
+        };
+        let mut ids: HashMap<String, u32> = HashMap::new();
+        let domain_of_host: Vec<u32> = self
+            .names
+            .iter()
+            .enumerate()
+            .map(|(h, name)| {
+                let key = (self.invalid != Some(h as u32)).then(|| registrable_domain(name));
+                let existing = match &key {
+                    Some(d) => ids.get(d).copied(),
+                    None => out.invalid,
+                };
+                existing.unwrap_or_else(|| {
+                    let id = out.names.len() as u32;
+                    match key {
+                        Some(d) => {
+                            out.names.push(d.clone());
+                            ids.insert(d, id);
+                        }
+                        None => {
+                            out.names.push(INVALID_HOST.to_owned());
+                            out.invalid = Some(id);
+                        }
+                    }
+                    out.pages.push(0);
+                    id
+                })
+            })
+            .collect();
+        for (h, &p) in self.pages.iter().enumerate() {
+            out.pages[domain_of_host[h] as usize] += p;
+        }
+        out.host_of = self
+            .host_of
+            .iter()
+            .map(|&h| domain_of_host[h as usize])
+            .collect();
+        out
+    }
+}
+
+/// The host of a URL as [`Hosts`] defines it: WHATWG-parsed, lower-case, without port or
+/// user info; `None` for a string that is not a URL with a host.
+pub fn host_name(url: &str) -> Option<String> {
+    if let Some(h) = fast_host(url) {
+        return Some(h.to_owned());
+    }
+    let u = url::Url::parse(url.trim()).ok()?;
+    u.host_str().filter(|h| !h.is_empty()).map(str::to_owned)
+}
+
+/// The host of an already normalised URL by plain string slicing, or `None` when the URL is
+/// not in the simple canonical form this can be sure about (the caller then parses it).
+fn fast_host(url: &str) -> Option<&str> {
+    let (scheme, rest) = url.split_once("://")?;
+    if scheme.is_empty()
+        || !scheme
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.'))
+    {
+        return None;
+    }
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let authority = &rest[..end];
+    if authority.contains(['@', '[', '\\']) {
+        return None;
+    }
+    let host = match authority.rsplit_once(':') {
+        Some((h, port)) if port.bytes().all(|b| b.is_ascii_digit()) => h,
+        Some(_) => return None,
+        None => authority,
+    };
+    let ok = !host.is_empty()
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'_'))
+        // A numeric last label makes WHATWG read the host as an IPv4 address in some
+        // non-canonical notation; let the parser canonicalise it.
+        && !host
+            .rsplit('.')
+            .next()
+            .is_some_and(|l| l.bytes().all(|b| b.is_ascii_digit()) && !is_dotted_quad(host));
+    ok.then_some(host)
+}
+
+fn is_dotted_quad(host: &str) -> bool {
+    host.parse::<std::net::Ipv4Addr>().is_ok()
+}
+
+/// The registrable domain (eTLD+1) of a host name: `www.bbc.co.uk` → `bbc.co.uk`. An IP
+/// address, a name without a public suffix (`localhost`) or a public suffix itself
+/// (`blogspot.com`, `co.uk`) is returned unchanged.
+pub fn registrable_domain(host: &str) -> String {
+    if host.starts_with('[') || is_dotted_quad(host) {
+        return host.to_owned();
+    }
+    match psl::domain_str(host) {
+        Some(d) if !d.is_empty() => d.to_owned(),
+        _ => host.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fast_and_slow_host_agree() {
+        for u in [
+            "http://www.example.com/",
+            "https://www.example.com:8443/a?b#c",
+            "http://User@WWW.Example.com:8080/x",
+            "http://192.168.0.1/",
+            "http://0x7f.1/",
+            "http://[::1]:80/",
+            "HTTP://A.B/",
+            "http://münchen.de/",
+        ] {
+            let slow = url::Url::parse(u).unwrap().host_str().map(str::to_owned);
+            assert_eq!(host_name(u), slow, "{u}");
+        }
+        assert_eq!(fast_host("http://www.example.com:80/x"), Some("www.example.com"));
+        assert_eq!(fast_host("http://0x7f.1/"), None);
+        assert_eq!(host_name("mailto:a@b.c"), None);
+        assert_eq!(host_name("not a url"), None);
+    }
+}

@@ -19,6 +19,7 @@ pub mod cache;
 pub mod csr;
 pub mod hosts;
 pub mod import;
+pub mod source;
 pub mod stats;
 pub mod urls;
 

@@ -1,1 +1,273 @@
-//! (being written) URLs.
+//! URLs: LAW's `.urls` convention and the normalisation crawlrank applies to every URL it reads.
+//!
+//! A graph `BASENAME` may come with `BASENAME.urls` (or `BASENAME.urls.gz`): a text file with
+//! exactly one line per node, line `i` (counting from 0) holding the URL of node `i`. This is
+//! the convention of the Laboratory for Web Algorithmics' datasets, and what
+//! [`import`](crate::import) writes. Lines are kept as they are (only the line terminator,
+//! `\n` or `\r\n`, is removed): an empty line is a node without a known URL.
+//!
+//! [`normalize_url`] is WHATWG URL parsing (the `url` crate, as browsers do it), which already
+//! lower-cases the scheme and the host, converts international host names to punycode, drops
+//! the default port, resolves `.` and `..` path segments and turns an empty path into `/`; on
+//! top of that the fragment is dropped, since `page#a` and `page#b` are the same page. Query
+//! strings, percent-encoding and trailing slashes are left alone: changing them can change the
+//! page a server returns.
+
+use anyhow::{bail, Context, Result};
+use std::fs::File;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+/// The `.urls` file of a graph basename (`X` → `X.urls`).
+pub fn urls_path(basename: &Path) -> PathBuf {
+    crate::bv::with_ext(basename, "urls")
+}
+
+/// The `.urls` file of `basename` if there is one: `X.urls`, else `X.urls.gz`.
+pub fn find_urls(basename: &Path) -> Option<PathBuf> {
+    let plain = urls_path(basename);
+    if plain.is_file() {
+        return Some(plain);
+    }
+    let gz = crate::bv::with_ext(basename, "urls.gz");
+    gz.is_file().then_some(gz)
+}
+
+/// Normalises an absolute URL (see the [module documentation](self)). URLs without a host
+/// (`mailto:`, `file:///…`, `data:`) are rejected: they are not web pages a crawler can fetch.
+///
+/// ```
+/// use crawlrank_graph::urls::normalize_url;
+/// assert_eq!(normalize_url("HTTP://Example.COM:80/a/./b/../c#top").unwrap(), "http://example.com/a/c");
+/// assert_eq!(normalize_url("https://example.com").unwrap(), "https://example.com/");
+/// assert!(normalize_url("example.com").is_err());
+/// ```
+pub fn normalize_url(s: &str) -> Result<String> {
+    let mut url = match url::Url::parse(s) {
+        Ok(u) => u,
+        Err(e) => bail!("'{}' is not a valid absolute URL ({e})", shorten(s)),
+    };
+    if url.host_str().is_none_or(str::is_empty) {
+        bail!("'{}' has no host", shorten(s));
+    }
+    url.set_fragment(None);
+    Ok(url.into())
+}
+
+/// Like [`normalize_url`], but also accepts a bare host name with an optional path, as blog
+/// and site lists often give them (`foo.com`, `12thharmonic.com/wordpress`), by prefixing
+/// `http://`. A bare name must contain a dot before its first `/` and no spaces.
+///
+/// ```
+/// use crawlrank_graph::urls::normalize_url_or_host;
+/// assert_eq!(normalize_url_or_host("100MonkeysTyping.com").unwrap(), "http://100monkeystyping.com/");
+/// assert_eq!(normalize_url_or_host("a.org/blog").unwrap(), "http://a.org/blog");
+/// assert!(normalize_url_or_host("Alice Smith").is_err());
+/// ```
+pub fn normalize_url_or_host(s: &str) -> Result<String> {
+    let t = s.trim();
+    if t.contains("://") {
+        return normalize_url(t);
+    }
+    let host = t.split(['/', '?']).next().unwrap_or("");
+    let host_like = !host.is_empty()
+        && host.contains('.')
+        && !host.starts_with('.')
+        && !t.chars().any(char::is_whitespace)
+        && host
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '.' | '-' | '_' | ':' | '[' | ']'));
+    if !host_like {
+        bail!("'{}' is neither a URL nor a host name", shorten(s));
+    }
+    normalize_url(&format!("http://{t}"))
+}
+
+/// `s`, cut to at most 100 characters for error messages.
+pub(crate) fn shorten(s: &str) -> String {
+    const MAX: usize = 100;
+    if s.chars().count() <= MAX {
+        s.to_string()
+    } else {
+        let cut: String = s.chars().take(MAX).collect();
+        format!("{cut}…")
+    }
+}
+
+/// Opens a possibly gzip-compressed file (recognised by its magic number, not its name).
+pub(crate) fn open_maybe_gz(path: &Path) -> Result<Box<dyn BufRead + Send>> {
+    Ok(open_input(path)?.0)
+}
+
+/// Opens a possibly gzip-compressed file and tells whether it was compressed.
+pub(crate) fn open_input(path: &Path) -> Result<(Box<dyn BufRead + Send>, bool)> {
+    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut r = BufReader::with_capacity(1 << 20, file);
+    let gz = {
+        let head = r
+            .fill_buf()
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        head.len() >= 2 && head[0] == 0x1f && head[1] == 0x8b
+    };
+    Ok(if gz {
+        let dec = flate2::bufread::MultiGzDecoder::new(r);
+        (Box::new(BufReader::with_capacity(1 << 20, dec)), true)
+    } else {
+        (Box::new(r), false)
+    })
+}
+
+/// A streaming reader of a `.urls` file (plain or gzip-compressed): yields the URL of node 0,
+/// node 1, … one line at a time, so that a billion-node file need not be held in memory.
+pub struct UrlReader {
+    path: PathBuf,
+    inner: Box<dyn BufRead + Send>,
+    buf: Vec<u8>,
+    line: u64,
+}
+
+impl UrlReader {
+    /// Opens a `.urls` file (`X.urls` or `X.urls.gz`; the file itself, not the basename).
+    pub fn open(path: &Path) -> Result<Self> {
+        Ok(Self {
+            path: path.to_path_buf(),
+            inner: open_maybe_gz(path)?,
+            buf: Vec::new(),
+            line: 0,
+        })
+    }
+
+    /// Number of lines read so far (= the node whose URL comes next).
+    pub fn lines_read(&self) -> u64 {
+        self.line
+    }
+
+    /// The next URL, or `None` at the end of the file.
+    pub fn next_url(&mut self) -> Result<Option<&str>> {
+        self.buf.clear();
+        let n = self
+            .inner
+            .read_until(b'\n', &mut self.buf)
+            .with_context(|| format!("cannot read {}", self.path.display()))?;
+        if n == 0 {
+            return Ok(None);
+        }
+        self.line += 1;
+        if self.buf.last() == Some(&b'\n') {
+            self.buf.pop();
+            if self.buf.last() == Some(&b'\r') {
+                self.buf.pop();
+            }
+        }
+        match std::str::from_utf8(&self.buf) {
+            Ok(s) => Ok(Some(s)),
+            Err(_) => bail!(
+                "{}: line {}: the URL is not valid UTF-8",
+                self.path.display(),
+                self.line
+            ),
+        }
+    }
+}
+
+impl Iterator for UrlReader {
+    type Item = Result<String>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_url().map(|o| o.map(str::to_owned)).transpose()
+    }
+}
+
+/// Reads a whole `.urls` file (plain or gzip-compressed) into memory, one string per node.
+/// For very large graphs prefer [`UrlReader`].
+pub fn read_urls(path: &Path) -> Result<Vec<String>> {
+    UrlReader::open(path)?.collect()
+}
+
+/// Reads the URLs of graph `basename` (`X.urls` or `X.urls.gz`), checking that there is one
+/// per node when `num_nodes` is given.
+pub fn read_graph_urls(basename: &Path, num_nodes: Option<usize>) -> Result<Vec<String>> {
+    let path = find_urls(basename).with_context(|| {
+        format!(
+            "{} has no URLs ({} not found)",
+            basename.display(),
+            urls_path(basename).display()
+        )
+    })?;
+    let urls = read_urls(&path)?;
+    if let Some(n) = num_nodes {
+        if urls.len() != n {
+            bail!(
+                "{} has {} lines but the graph has {n} nodes",
+                path.display(),
+                urls.len()
+            );
+        }
+    }
+    Ok(urls)
+}
+
+/// Writes one URL per line to `w` (the `.urls` format). Characters that would break the
+/// one-line-per-node rule (`\n`, `\r`) are replaced by spaces.
+pub fn write_urls_to<W: Write, S: AsRef<str>>(
+    w: &mut W,
+    urls: impl IntoIterator<Item = S>,
+) -> std::io::Result<()> {
+    for u in urls {
+        let u = u.as_ref();
+        if u.contains(['\n', '\r']) {
+            w.write_all(u.replace(['\n', '\r'], " ").as_bytes())?;
+        } else {
+            w.write_all(u.as_bytes())?;
+        }
+        w.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+/// Writes a `.urls` file atomically (it appears only once complete).
+pub fn write_urls<S: AsRef<str>>(path: &Path, urls: impl IntoIterator<Item = S>) -> Result<()> {
+    crate::atomic::write_file(path, |w| {
+        write_urls_to(w, urls).with_context(|| format!("cannot write {}", path.display()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalisation() {
+        let n = |s| normalize_url(s).unwrap();
+        assert_eq!(n("HTTP://WWW.Example.com:80/"), "http://www.example.com/");
+        assert_eq!(n("https://example.com:443/x?b=1&a=2#frag"), "https://example.com/x?b=1&a=2");
+        assert_eq!(n("http://example.com:8080"), "http://example.com:8080/");
+        assert_eq!(n("http://example.com/a/b/../../c/./d"), "http://example.com/c/d");
+        assert_eq!(n("  http://example.com/x  "), "http://example.com/x");
+        assert_eq!(n("http://münchen.de/"), "http://xn--mnchen-3ya.de/");
+        assert_eq!(n("http://[::1]:8080/a"), "http://[::1]:8080/a");
+        assert!(normalize_url("mailto:a@b.c").is_err());
+        assert!(normalize_url("file:///tmp/x").is_err());
+        assert!(normalize_url("/relative/path").is_err());
+        assert!(normalize_url("http://a b/").is_err());
+        let h = |s| normalize_url_or_host(s).unwrap();
+        assert_eq!(h("Foo.COM"), "http://foo.com/");
+        assert_eq!(h("12thharmonic.com/wordpress"), "http://12thharmonic.com/wordpress");
+        assert_eq!(h("https://Foo.com/x#y"), "https://foo.com/x");
+        assert!(normalize_url_or_host("localhost").is_err());
+        assert!(normalize_url_or_host("not a host.com").is_err());
+    }
+
+    #[test]
+    fn urls_files_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().join("g");
+        let urls = ["http://a.com/", "", "http://b.com/x\ny"];
+        write_urls(&urls_path(&base), urls).unwrap();
+        let back = read_graph_urls(&base, Some(3)).unwrap();
+        assert_eq!(back, ["http://a.com/", "", "http://b.com/x y"]);
+        assert!(read_graph_urls(&base, Some(4)).is_err());
+        // CRLF line ends are accepted.
+        std::fs::write(urls_path(&base), "http://a.com/\r\nhttp://b.com/\r\n").unwrap();
+        assert_eq!(read_urls(&urls_path(&base)).unwrap(), ["http://a.com/", "http://b.com/"]);
+    }
+}

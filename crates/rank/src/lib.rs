@@ -1,1 +1,24 @@
-pub fn placeholder() {}
+//! Rankings of web graphs for crawlrank.
+//!
+//! The crawl simulator judges every crawl order against PageRank, the batch policies re-rank
+//! the known graph as it grows, the community-seeds method needs HITS, and every comparison
+//! ends in a rank correlation or a top-k set. This crate holds those computations, all on the
+//! in-memory [`Csr`](crawlrank_graph::Csr):
+//!
+//! - [`pagerank`]: SPEC §4 PageRank (parallel block Gauss–Seidel, warm starts);
+//! - [`hits`]: HITS hubs and authorities (SPEC §5);
+//! - [`indegree`]: in-degree as a score;
+//! - [`kendall`]: Kendall's τ_b with ties in O(n log n);
+//! - [`top`]: top-k selection with the SPEC's tie rule.
+
+pub mod hits;
+pub mod indegree;
+pub mod kendall;
+pub mod pagerank;
+pub mod top;
+
+pub use hits::{hits, HitsConfig, HitsResult};
+pub use indegree::indegree;
+pub use kendall::kendall_tau_b;
+pub use pagerank::{pagerank, PageRank, PageRankConfig, PageRankResult};
+pub use top::{ranking, top_k, top_k_among};

@@ -1,0 +1,98 @@
+//! `crawlrank import`: arc lists, URL pairs, id→URL tables and GML into BVGraphs.
+
+use crate::progress;
+use anyhow::{bail, Result};
+use crawlrank_graph::import::{self, ImportFormat, ImportOptions, ImportPhase};
+use std::path::PathBuf;
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Guess from the file name and its first lines.
+    Auto,
+    /// `src dst` integer ids per line.
+    Arcs,
+    /// `src_url dst_url` per line.
+    UrlPairs,
+    /// Directed GML (`graph [ directed 1 node [ id … label … ] edge [ source … target … ] ]`).
+    Gml,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The input file (plain or .gz).
+    pub input: PathBuf,
+    /// The output basename: writes BASENAME.graph, .offsets, .properties, .ef, and .urls /
+    /// .ids when known.
+    #[arg(long, value_name = "BASENAME")]
+    pub out: PathBuf,
+    /// Input format.
+    #[arg(long, value_enum, default_value_t = Format::Auto)]
+    pub format: Format,
+    /// An `id url` table giving the URL of each id of the arc-list INPUT (the Hollins format).
+    #[arg(long, value_name = "FILE")]
+    pub urls: Option<PathBuf>,
+    /// Keep original integer ids as node ids instead of renumbering them densely.
+    #[arg(long)]
+    pub keep_ids: bool,
+    /// Ignore columns after the second instead of rejecting such lines.
+    #[arg(long)]
+    pub allow_extra_columns: bool,
+    /// Memory for the in-memory part of the external arc sort, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 1024)]
+    pub sort_memory: usize,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let format = match (args.format, args.urls) {
+        (Format::Auto | Format::Arcs, Some(urls)) => ImportFormat::IdUrls { urls },
+        (_, Some(_)) => bail!("--urls goes with an arc-list input (--format arcs or auto)"),
+        (Format::Auto, None) => ImportFormat::Auto,
+        (Format::Arcs, None) => ImportFormat::Arcs,
+        (Format::UrlPairs, None) => ImportFormat::UrlPairs,
+        (Format::Gml, None) => ImportFormat::Gml,
+    };
+    let opts = ImportOptions {
+        format,
+        keep_ids: args.keep_ids,
+        allow_extra_columns: args.allow_extra_columns,
+        sort_memory: args.sort_memory.max(1) << 20,
+        ..ImportOptions::default()
+    };
+    let bar = progress::bar(None, "lines");
+    let mut phase = None;
+    let report = import::import_with_progress(&args.input, &args.out, &opts, &mut |p| {
+        if phase != Some(p.phase) {
+            phase = Some(p.phase);
+            bar.set_message(format!("{:?}", p.phase));
+            bar.set_prefix(match p.phase {
+                ImportPhase::Scan => "scanning",
+                ImportPhase::Sort => "sorting",
+                ImportPhase::Compress => "compressing",
+                ImportPhase::Finish => "finishing",
+            });
+        }
+        bar.set_position(p.lines);
+    });
+    bar.finish_and_clear();
+    let report = report?;
+    println!(
+        "imported {} ({}) into {}: {} nodes, {} arcs ({} duplicate arcs dropped, {} self-loops)",
+        args.input.display(),
+        report.format,
+        report.basename.display(),
+        report.nodes,
+        report.arcs,
+        report.duplicate_arcs_dropped,
+        report.self_loops
+    );
+    if report.invalid_urls > 0 || report.missing_urls > 0 || report.duplicate_urls > 0 {
+        println!(
+            "URLs: {} kept as written because they do not parse, {} nodes without a URL, {} shared by several nodes",
+            report.invalid_urls, report.missing_urls, report.duplicate_urls
+        );
+    }
+    for f in &report.files {
+        println!("  wrote {}", f.display());
+    }
+    Ok(())
+}

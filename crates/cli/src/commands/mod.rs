@@ -1,0 +1,8 @@
+//! One module per subcommand: argument definitions and the glue that runs them.
+
+pub mod demo;
+pub mod generate;
+pub mod import;
+pub mod info;
+pub mod rank;
+pub mod simulate;

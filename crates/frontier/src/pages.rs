@@ -1,0 +1,77 @@
+//! Which pages a frontier has seen, in what order, and which are crawled.
+
+use crate::PageId;
+
+const UNSEEN: u32 = u32::MAX;
+
+/// Per-page bookkeeping shared by every policy: the first-discovery sequence number (which
+/// breaks priority ties, SPEC §2, and doubles as a dense local id for the known graph) and
+/// whether the page has been crawled. Grows on demand as ids appear.
+#[derive(Debug, Default, Clone)]
+pub struct PageTable {
+    seq: Vec<u32>,
+    crawled: Vec<bool>,
+    by_seq: Vec<PageId>,
+}
+
+impl PageTable {
+    fn grow(&mut self, page: PageId) {
+        let need = page as usize + 1;
+        if need > self.seq.len() {
+            let len = need.max(self.seq.len() * 3 / 2);
+            self.seq.resize(len, UNSEEN);
+            self.crawled.resize(len, false);
+        }
+    }
+
+    /// Records `page` as discovered now; returns `false` if it was already known.
+    #[inline]
+    pub fn discover(&mut self, page: PageId) -> bool {
+        self.grow(page);
+        if self.seq[page as usize] != UNSEEN {
+            return false;
+        }
+        self.seq[page as usize] = self.by_seq.len() as u32;
+        self.by_seq.push(page);
+        true
+    }
+
+    /// Whether `page` has been discovered (queued or crawled).
+    #[inline]
+    pub fn is_known(&self, page: PageId) -> bool {
+        self.seq.get(page as usize).is_some_and(|&s| s != UNSEEN)
+    }
+
+    /// Whether `page` has been crawled (or popped for crawling).
+    #[inline]
+    pub fn is_crawled(&self, page: PageId) -> bool {
+        self.crawled.get(page as usize).copied().unwrap_or(false)
+    }
+
+    /// Marks `page` crawled.
+    #[inline]
+    pub fn mark_crawled(&mut self, page: PageId) {
+        self.grow(page);
+        self.crawled[page as usize] = true;
+    }
+
+    /// The discovery sequence number of a known page (0 for the first seed).
+    #[inline]
+    pub fn seq(&self, page: PageId) -> u32 {
+        let s = self.seq[page as usize];
+        debug_assert!(s != UNSEEN, "page {page} is not known");
+        s
+    }
+
+    /// The page discovered `s`-th.
+    #[inline]
+    pub fn page_at(&self, s: u32) -> PageId {
+        self.by_seq[s as usize]
+    }
+
+    /// Number of pages discovered.
+    #[inline]
+    pub fn num_known(&self) -> usize {
+        self.by_seq.len()
+    }
+}

@@ -1,0 +1,110 @@
+//! Back-link counting: `backlink` (Cho et al., reordered in batches as in FICA Alg. 2) and
+//! `indegree` (the same count, kept in order at every discovery, as in the RW paper).
+//!
+//! Both count a page's in-links *from crawled pages*: the only in-links a crawler can know.
+
+use crate::{Clock, IndexedHeap, PageId, PageTable, Policy};
+use std::collections::VecDeque;
+
+/// In-links from crawled pages, per page (grows with the id space).
+#[derive(Debug, Default)]
+pub(crate) struct Counts(Vec<u32>);
+
+impl Counts {
+    #[inline]
+    pub(crate) fn bump(&mut self, page: PageId) -> u32 {
+        let i = page as usize;
+        if i >= self.0.len() {
+            self.0.resize((i + 1).max(self.0.len() * 3 / 2), 0);
+        }
+        self.0[i] += 1;
+        self.0[i]
+    }
+    #[inline]
+    pub(crate) fn get(&self, page: PageId) -> u32 {
+        self.0.get(page as usize).copied().unwrap_or(0)
+    }
+}
+
+/// `backlink`: at each reorder the frontier is sorted by back-link count (descending, ties in
+/// discovery order); between reorders newly found pages are appended in discovery order.
+#[derive(Debug, Default)]
+pub struct Backlink {
+    queue: VecDeque<PageId>,
+    counts: Counts,
+}
+
+impl Policy for Backlink {
+    fn name(&self) -> &'static str {
+        "backlink"
+    }
+    fn push_seed(&mut self, page: PageId, _: &PageTable) {
+        self.queue.push_back(page);
+    }
+    fn pop(&mut self, _: &PageTable) -> Option<PageId> {
+        self.queue.pop_front()
+    }
+    fn crawled(&mut self, _: PageId, links: &[PageId], pages: &mut PageTable, _: &Clock) {
+        for &u in links {
+            if pages.is_crawled(u) {
+                continue;
+            }
+            if pages.discover(u) {
+                self.queue.push_back(u);
+            }
+            self.counts.bump(u);
+        }
+    }
+    fn reorder(&mut self, pages: &PageTable, _: &Clock) {
+        let mut v: Vec<PageId> = self.queue.drain(..).collect();
+        v.sort_unstable_by_key(|&p| (std::cmp::Reverse(self.counts.get(p)), pages.seq(p)));
+        self.queue.extend(v);
+    }
+    fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {
+        pages.is_known(page).then(|| self.counts.get(page) as f64)
+    }
+    fn len(&self) -> usize {
+        self.queue.len()
+    }
+    fn final_scores(&mut self, order: &[PageId], _: &PageTable) -> Vec<f64> {
+        order.iter().map(|&p| self.counts.get(p) as f64).collect()
+    }
+}
+
+/// `indegree`: the page with most back-links first, updated at every discovery.
+#[derive(Debug, Default)]
+pub struct InDegree {
+    heap: IndexedHeap,
+    counts: Counts,
+}
+
+impl Policy for InDegree {
+    fn name(&self) -> &'static str {
+        "indegree"
+    }
+    fn push_seed(&mut self, page: PageId, pages: &PageTable) {
+        self.heap.push_or_update(page, 0.0, pages.seq(page) as u64);
+    }
+    fn pop(&mut self, _: &PageTable) -> Option<PageId> {
+        self.heap.pop().map(|(p, _)| p)
+    }
+    fn crawled(&mut self, _: PageId, links: &[PageId], pages: &mut PageTable, _: &Clock) {
+        for &u in links {
+            if pages.is_crawled(u) {
+                continue;
+            }
+            pages.discover(u);
+            let c = self.counts.bump(u);
+            self.heap.push_or_update(u, -(c as f64), pages.seq(u) as u64);
+        }
+    }
+    fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {
+        pages.is_known(page).then(|| self.counts.get(page) as f64)
+    }
+    fn len(&self) -> usize {
+        self.heap.len()
+    }
+    fn final_scores(&mut self, order: &[PageId], _: &PageTable) -> Vec<f64> {
+        order.iter().map(|&p| self.counts.get(p) as f64).collect()
+    }
+}

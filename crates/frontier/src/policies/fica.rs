@@ -1,0 +1,219 @@
+//! `fica` (FICA Alg. 1) and `fica-plus` (our reconstruction of FICA+).
+//!
+//! FICA crawls in order of *logarithmic distance* from the seeds: a link out of a page with
+//! `O` out-links weighs `log O`, so a link from a page with few links counts as "closer" — the
+//! random surfer is more likely to follow it. With reinforcement-learning damping, on popping
+//! `p` at distance `d_p`, every uncrawled child `u` gets
+//! `D[u] = min(D[u], α·log O(p) + (1−α)·d_p)`, `α = exp(−β·t)`, `t = crawled div K`;
+//! the frontier pops the smallest `D` (Dijkstra-like).
+//!
+//! FICA+'s formula is lost (its fragment is garbled). SPEC §3 reconstructs it as FICA's
+//! distance traded against the back-link count with IECA's balance δ:
+//! `priority(u) = (1−δ)·m(u) − δ·log(1 + b(u))`, smaller first.
+
+use super::backlink::Counts;
+use super::log10;
+use crate::{Clock, IndexedHeap, PageId, PageTable, Policy};
+
+/// A per-page `f64` that grows with the id space, filled with `fill`.
+#[derive(Debug)]
+pub(crate) struct PageValues {
+    values: Vec<f64>,
+    fill: f64,
+}
+
+impl PageValues {
+    pub(crate) fn new(fill: f64) -> Self {
+        Self { values: Vec::new(), fill }
+    }
+    #[inline]
+    pub(crate) fn get(&self, page: PageId) -> f64 {
+        self.values.get(page as usize).copied().unwrap_or(self.fill)
+    }
+    #[inline]
+    pub(crate) fn set(&mut self, page: PageId, v: f64) {
+        let i = page as usize;
+        if i >= self.values.len() {
+            let len = (i + 1).max(self.values.len() * 3 / 2);
+            self.values.resize(len, self.fill);
+        }
+        self.values[i] = v;
+    }
+}
+
+/// `fica`: logarithmic distance, smallest first.
+#[derive(Debug)]
+pub struct Fica {
+    heap: IndexedHeap,
+    dist: PageValues,
+    beta: f64,
+}
+
+impl Fica {
+    pub fn new(beta: f64) -> Self {
+        Self {
+            heap: IndexedHeap::new(),
+            dist: PageValues::new(f64::INFINITY),
+            beta,
+        }
+    }
+
+    /// `D[page]` (∞ for pages not reached).
+    pub fn distance(&self, page: PageId) -> f64 {
+        self.dist.get(page)
+    }
+}
+
+impl Policy for Fica {
+    fn name(&self) -> &'static str {
+        "fica"
+    }
+    fn push_seed(&mut self, page: PageId, pages: &PageTable) {
+        self.dist.set(page, 0.0);
+        self.heap.push_or_update(page, 0.0, pages.seq(page) as u64);
+    }
+    fn pop(&mut self, _: &PageTable) -> Option<PageId> {
+        self.heap.pop().map(|(p, _)| p)
+    }
+    fn crawled(&mut self, page: PageId, links: &[PageId], pages: &mut PageTable, clock: &Clock) {
+        if links.is_empty() {
+            return;
+        }
+        let alpha = (-self.beta * clock.t as f64).exp();
+        let d = alpha * log10(links.len() as f64) + (1.0 - alpha) * self.dist.get(page);
+        for &u in links {
+            if pages.is_crawled(u) {
+                continue;
+            }
+            pages.discover(u);
+            if d < self.dist.get(u) {
+                self.dist.set(u, d);
+                self.heap.push_or_update(u, d, pages.seq(u) as u64);
+            }
+        }
+    }
+    fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {
+        pages.is_known(page).then(|| -self.dist.get(page))
+    }
+    fn len(&self) -> usize {
+        self.heap.len()
+    }
+    fn final_scores(&mut self, order: &[PageId], _: &PageTable) -> Vec<f64> {
+        order.iter().map(|&p| -self.dist.get(p)).collect()
+    }
+}
+
+/// IECA's balance δ (SPEC §3): 0.35 until the first reorder, then `0.35 − 0.28·crawled/R`
+/// (with `crawled/R` capped at 1), recomputed at every batch boundary.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Balance {
+    pub(crate) delta: f64,
+    expected: u64,
+}
+
+impl Balance {
+    pub(crate) const INITIAL: f64 = 0.35;
+    const SLOPE: f64 = 0.28;
+
+    pub(crate) fn new(expected: u64) -> Self {
+        Self {
+            delta: Self::INITIAL,
+            expected: expected.max(1),
+        }
+    }
+
+    /// Updates δ at a batch boundary; returns whether it changed.
+    pub(crate) fn tick(&mut self, clock: &Clock) -> bool {
+        if !clock.boundary {
+            return false;
+        }
+        let fraction = (clock.crawled as f64 / self.expected as f64).min(1.0);
+        let delta = Self::INITIAL - Self::SLOPE * fraction;
+        let changed = delta != self.delta;
+        self.delta = delta;
+        changed
+    }
+}
+
+/// `fica-plus`: FICA's distance `m` traded against back-links `b` by IECA's δ.
+#[derive(Debug)]
+pub struct FicaPlus {
+    heap: IndexedHeap,
+    dist: PageValues,
+    backlinks: Counts,
+    /// The priority each page had when it was popped (its final score is the opposite).
+    popped: PageValues,
+    balance: Balance,
+    beta: f64,
+}
+
+impl FicaPlus {
+    pub fn new(beta: f64, expected_pages: u64) -> Self {
+        Self {
+            heap: IndexedHeap::new(),
+            dist: PageValues::new(f64::INFINITY),
+            backlinks: Counts::default(),
+            popped: PageValues::new(f64::INFINITY),
+            balance: Balance::new(expected_pages),
+            beta,
+        }
+    }
+
+    fn priority(&self, page: PageId) -> f64 {
+        let delta = self.balance.delta;
+        (1.0 - delta) * self.dist.get(page) - delta * log10(1.0 + self.backlinks.get(page) as f64)
+    }
+}
+
+impl Policy for FicaPlus {
+    fn name(&self) -> &'static str {
+        "fica-plus"
+    }
+    fn push_seed(&mut self, page: PageId, pages: &PageTable) {
+        self.dist.set(page, 0.0);
+        self.heap.push_or_update(page, self.priority(page), pages.seq(page) as u64);
+    }
+    fn pop(&mut self, _: &PageTable) -> Option<PageId> {
+        let (p, key) = self.heap.pop()?;
+        self.popped.set(p, key);
+        Some(p)
+    }
+    fn crawled(&mut self, page: PageId, links: &[PageId], pages: &mut PageTable, clock: &Clock) {
+        if self.balance.tick(clock) {
+            // δ weighs every queued page's two terms anew.
+            let (dist, backlinks, delta) = (&self.dist, &self.backlinks, self.balance.delta);
+            self.heap.rekey_all(|u| {
+                (1.0 - delta) * dist.get(u) - delta * log10(1.0 + backlinks.get(u) as f64)
+            });
+        }
+        if links.is_empty() {
+            return;
+        }
+        let alpha = (-self.beta * clock.t as f64).exp();
+        let d = alpha * log10(links.len() as f64) + (1.0 - alpha) * self.dist.get(page);
+        for &u in links {
+            if pages.is_crawled(u) {
+                continue;
+            }
+            pages.discover(u);
+            self.backlinks.bump(u);
+            if d < self.dist.get(u) {
+                self.dist.set(u, d);
+            }
+            let prio = self.priority(u);
+            self.heap.push_or_update(u, prio, pages.seq(u) as u64);
+        }
+    }
+    fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {
+        if !pages.is_known(page) {
+            return None;
+        }
+        Some(if pages.is_crawled(page) { -self.popped.get(page) } else { -self.priority(page) })
+    }
+    fn len(&self) -> usize {
+        self.heap.len()
+    }
+    fn final_scores(&mut self, order: &[PageId], _: &PageTable) -> Vec<f64> {
+        order.iter().map(|&p| -self.popped.get(p)).collect()
+    }
+}

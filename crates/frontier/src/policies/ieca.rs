@@ -1,0 +1,110 @@
+//! `ieca`: IECA Alg. 1 with the gaps SPEC §3 fills.
+//!
+//! IECA extends FICA's logarithmic distance with the parent–child (P-C) coefficient, which
+//! rewards a queued page for each further parent found, and a balance δ that shifts weight from
+//! link structure (early, when the crawler knows little) to accumulated distance (later):
+//!
+//! - seeds enter at distance 0.3; δ = 0.35 until the first reorder, then
+//!   `δ = 0.35 − 0.28·crawled/R` at every batch boundary, before the page's children;
+//! - a new child: `D[u] = (1−δ)·d_p + log O(p)`;
+//! - a queued child, always replaced (up or down):
+//!   `D[u] = (1−δ)·[(1−α)·D[u] + α·(log O(p) + (1−δ)·d_p)] − δ·log f(D[u], d_p)`,
+//!   with `f(dj, di) = dj/di` for equal signs, `(dj − di)/|di|` otherwise (eq. 8), and the
+//!   `log f` term taken as 0 where `di = 0`, `f ≤ 0` or the value is not finite.
+
+use super::fica::{Balance, PageValues};
+use super::log10;
+use crate::{Clock, IndexedHeap, PageId, PageTable, Policy};
+
+/// The distance seeds start with (IECA Alg. 1: "a small number, like 0.3").
+pub const SEED_DISTANCE: f64 = 0.3;
+
+#[derive(Debug)]
+pub struct Ieca {
+    heap: IndexedHeap,
+    dist: PageValues,
+    balance: Balance,
+    beta: f64,
+}
+
+/// `log f(dj, di)` of IECA eq. 8, or 0 where it is undefined.
+pub fn log_pc_coefficient(dj: f64, di: f64) -> f64 {
+    if di == 0.0 {
+        return 0.0;
+    }
+    let f = if (dj >= 0.0) == (di >= 0.0) { dj / di } else { (dj - di) / di.abs() };
+    if f > 0.0 && f.is_finite() {
+        let l = log10(f);
+        if l.is_finite() {
+            return l;
+        }
+    }
+    0.0
+}
+
+impl Ieca {
+    pub fn new(beta: f64, expected_pages: u64) -> Self {
+        Self {
+            heap: IndexedHeap::new(),
+            dist: PageValues::new(f64::INFINITY),
+            balance: Balance::new(expected_pages),
+            beta,
+        }
+    }
+
+    /// The current balance δ.
+    pub fn delta(&self) -> f64 {
+        self.balance.delta
+    }
+
+    /// `D[page]` (∞ for pages not reached).
+    pub fn distance(&self, page: PageId) -> f64 {
+        self.dist.get(page)
+    }
+}
+
+impl Policy for Ieca {
+    fn name(&self) -> &'static str {
+        "ieca"
+    }
+    fn push_seed(&mut self, page: PageId, pages: &PageTable) {
+        self.dist.set(page, SEED_DISTANCE);
+        self.heap.push_or_update(page, SEED_DISTANCE, pages.seq(page) as u64);
+    }
+    fn pop(&mut self, _: &PageTable) -> Option<PageId> {
+        self.heap.pop().map(|(p, _)| p)
+    }
+    fn crawled(&mut self, page: PageId, links: &[PageId], pages: &mut PageTable, clock: &Clock) {
+        self.balance.tick(clock);
+        if links.is_empty() {
+            return;
+        }
+        let delta = self.balance.delta;
+        let alpha = (-self.beta * clock.t as f64).exp();
+        let dp = self.dist.get(page);
+        let weight = log10(links.len() as f64);
+        for &u in links {
+            if pages.is_crawled(u) {
+                continue;
+            }
+            let du = if pages.discover(u) {
+                (1.0 - delta) * dp + weight
+            } else {
+                let old = self.dist.get(u);
+                (1.0 - delta) * ((1.0 - alpha) * old + alpha * (weight + (1.0 - delta) * dp))
+                    - delta * log_pc_coefficient(old, dp)
+            };
+            self.dist.set(u, du);
+            self.heap.push_or_update(u, du, pages.seq(u) as u64);
+        }
+    }
+    fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {
+        pages.is_known(page).then(|| -self.dist.get(page))
+    }
+    fn len(&self) -> usize {
+        self.heap.len()
+    }
+    fn final_scores(&mut self, order: &[PageId], _: &PageTable) -> Vec<f64> {
+        order.iter().map(|&p| -self.dist.get(p)).collect()
+    }
+}

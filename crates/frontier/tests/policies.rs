@@ -1,0 +1,245 @@
+//! Every policy on hand graphs whose crawl order can be worked out by hand, and properties
+//! every policy must have on random graphs.
+
+use crawlrank_frontier::policies::ieca::log_pc_coefficient;
+use crawlrank_frontier::policies::opic::Opic;
+use crawlrank_frontier::{replay, Clock, Frontier, PageId, PageTable, Policy, PolicyConfig, PolicyKind};
+use crawlrank_graph::Csr;
+use std::sync::Arc;
+
+fn config(batch: u64, n: u64) -> PolicyConfig {
+    PolicyConfig {
+        batch,
+        expected_pages: n,
+        total_pages: n,
+        rng_seed: 7,
+        ..PolicyConfig::default()
+    }
+}
+
+fn run(kind: PolicyKind, g: &Csr, seeds: &[PageId], batch: u64) -> Vec<PageId> {
+    let mut c = config(batch, g.num_nodes() as u64);
+    if kind.needs_true_pagerank() {
+        c.true_pagerank = Some(Arc::new(crawlrank_rank::pagerank(g, &Default::default()).unwrap().scores));
+    }
+    let mut f = Frontier::with_policy(kind, &c).unwrap();
+    replay(g, &mut f, seeds)
+}
+
+/// FICA's Figure 1: p → q, r; q → s, t, u; r → v, w; s → four pages.
+fn figure1() -> (Csr, Vec<&'static str>) {
+    let names = vec!["p", "q", "r", "s", "t", "u", "v", "w", "s1", "s2", "s3", "s4"];
+    let arcs = [(0, 1), (0, 2), (1, 3), (1, 4), (1, 5), (2, 6), (2, 7), (3, 8), (3, 9), (3, 10), (3, 11)];
+    (Csr::from_arcs(names.len(), &arcs), names)
+}
+
+#[test]
+fn fica_crawls_figure_1_in_the_papers_order() {
+    let (g, names) = figure1();
+    // With t = 0 throughout (α = 1) and with the clock ticking at every page (K = 1).
+    for batch in [1_000, 1] {
+        let order: Vec<_> = run(PolicyKind::Fica, &g, &[0], batch).iter().map(|&p| names[p as usize]).collect();
+        assert_eq!(&order[..8], &["p", "q", "r", "v", "w", "s", "t", "u"], "K = {batch}");
+    }
+    // Breadth-first goes level by level instead (FICA §3: p, q, r, s, t, …).
+    let bfs: Vec<_> = run(PolicyKind::Bfs, &g, &[0], 1).iter().map(|&p| names[p as usize]).collect();
+    assert_eq!(&bfs[..8], &["p", "q", "r", "s", "t", "u", "v", "w"]);
+}
+
+#[test]
+fn fica_distances_are_the_papers_formula() {
+    let (g, _) = figure1();
+    let c = config(1, 12);
+    let mut f = Frontier::with_policy(PolicyKind::Fica, &c).unwrap();
+    f.seed(&[0]);
+    let p = f.pop().unwrap();
+    f.on_crawled(p, g.successors(0)); // t = 1
+    let a1 = (-0.1f64).exp();
+    let dq = a1 * 2f64.log10();
+    assert!((f.score(1).unwrap() + dq).abs() < 1e-12);
+    let q = f.pop().unwrap();
+    assert_eq!(q, 1);
+    f.on_crawled(q, g.successors(1)); // t = 2
+    let a2 = (-0.2f64).exp();
+    let ds = a2 * 3f64.log10() + (1.0 - a2) * dq;
+    assert!((f.score(3).unwrap() + ds).abs() < 1e-12);
+}
+
+#[test]
+fn backlink_and_indegree_prefer_pages_with_more_crawled_parents() {
+    // 0 → 1,2,3 ; 1 → 3,4 ; 2 → 4,5 ; 3 → 5 ; 4 → 5.
+    let g = Csr::from_arcs(6, &[(0, 1), (0, 2), (0, 3), (1, 3), (1, 4), (2, 4), (2, 5), (3, 5), (4, 5)]);
+    // indegree, online: after 0: 1,2,3 (1 each) → 1; then 3 has 2 → 3; then 2; 4 (2) ; 5.
+    assert_eq!(run(PolicyKind::Indegree, &g, &[0], 100), vec![0, 1, 3, 2, 4, 5]);
+    // backlink with K = 2: after 0,1 are crawled, reorder: 3 (2 parents) before 2, 4.
+    assert_eq!(run(PolicyKind::Backlink, &g, &[0], 2), vec![0, 1, 3, 2, 4, 5]);
+    // backlink without reorders is breadth-first.
+    assert_eq!(run(PolicyKind::Backlink, &g, &[0], 100), run(PolicyKind::Bfs, &g, &[0], 100));
+}
+
+#[test]
+fn opic_follows_cash() {
+    // 0 → 1,2 ; 1 → 2 ; 2 → 3 ; 3 (dangling). n = 4: each page starts with 0.25.
+    let g = Csr::from_arcs(4, &[(0, 1), (0, 2), (1, 2), (2, 3)]);
+    let c = config(100, 4);
+    let mut f = Frontier::with_policy(PolicyKind::Opic, &c).unwrap();
+    let order = replay(&g, &mut f, &[0]);
+    // After 0: cash(1) = cash(2) = 0.375, a tie won by 1 (found first); after 1: cash(2) = 0.75;
+    // after 2: cash(3) = 1. Each page banks the cash it holds when crawled.
+    assert_eq!(order, vec![0, 1, 2, 3]);
+    let scores = f.final_scores(&order);
+    for (s, e) in scores.iter().zip([0.25, 0.375, 0.75, 1.0]) {
+        assert!((s - e).abs() < 1e-12, "{scores:?}");
+    }
+}
+
+#[test]
+fn ieca_p_c_coefficient_follows_eq_8() {
+    assert!((log_pc_coefficient(2.0, 1.0) - 2f64.log10()).abs() < 1e-15);
+    assert!((log_pc_coefficient(-2.0, -1.0) - 2f64.log10()).abs() < 1e-15);
+    // Opposite signs: (dj − di)/|di| = (1 − (−1))/1 = 2.
+    assert!((log_pc_coefficient(1.0, -1.0) - 2f64.log10()).abs() < 1e-15);
+    assert_eq!(log_pc_coefficient(3.0, 0.0), 0.0);
+    assert_eq!(log_pc_coefficient(-1.0, 1.0), 0.0); // f = −2 ≤ 0
+    assert_eq!(log_pc_coefficient(0.0, 1.0), 0.0); // f = 0
+}
+
+#[test]
+fn ieca_distances_follow_alg_1() {
+    // 0 → 1, 2 ; 1 → 2, 3 ; seeds [0]. K = 100 (t = 0, α = 1, δ = 0.35 throughout).
+    let g = Csr::from_arcs(4, &[(0, 1), (0, 2), (1, 2), (1, 3)]);
+    let c = config(100, 4);
+    let mut f = Frontier::with_policy(PolicyKind::Ieca, &c).unwrap();
+    f.seed(&[0]);
+    let d = 0.35;
+    assert_eq!(f.pop(), Some(0));
+    f.on_crawled(0, g.successors(0));
+    let d1 = (1.0 - d) * 0.3 + 2f64.log10();
+    assert!((f.score(1).unwrap() + d1).abs() < 1e-12);
+    assert!((f.score(2).unwrap() + d1).abs() < 1e-12);
+    assert_eq!(f.pop(), Some(1)); // tie: first discovered
+    f.on_crawled(1, g.successors(1));
+    // 2 is queued: replaced by the eq. 10 value (α = 1).
+    let d2 = (1.0 - d) * (2f64.log10() + (1.0 - d) * d1) - d * log_pc_coefficient(d1, d1);
+    assert!((f.score(2).unwrap() + d2).abs() < 1e-12);
+    let d3 = (1.0 - d) * d1 + 2f64.log10();
+    assert!((f.score(3).unwrap() + d3).abs() < 1e-12);
+}
+
+#[test]
+fn omniscient_and_batch_pagerank_follow_pagerank() {
+    // A star: 0 → 1..5, every leaf → 5, so 5 is the most important leaf.
+    let g = Csr::from_arcs(6, &[(0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (1, 5), (2, 5), (3, 5), (4, 5)]);
+    assert_eq!(run(PolicyKind::Omniscient, &g, &[0], 100)[1], 5);
+    // K = 1: the known graph is PageRanked after the seed; the leaves tie and keep their order.
+    let o = run(PolicyKind::BatchPagerank, &g, &[0], 1);
+    assert_eq!(o, vec![0, 1, 5, 2, 3, 4], "after 1 is crawled, 5 has two parents");
+    let o = run(PolicyKind::PartialPagerank, &g, &[0], 1);
+    assert_eq!(o[..3], [0, 1, 5]);
+}
+
+/// A deterministic random graph with `n` nodes and about `n·d` arcs.
+fn random_graph(n: usize, d: usize, seed: u64) -> Csr {
+    let mut x = seed | 1;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut arcs = Vec::new();
+    for v in 0..n {
+        let k = (next() % (2 * d as u64 + 1)) as usize;
+        for _ in 0..k {
+            // Skewed targets, so in-degrees differ.
+            let t = (next() % n as u64) * (next() % n as u64) / n as u64;
+            arcs.push((v as u32, t as u32));
+        }
+    }
+    Csr::from_arcs(n, &arcs)
+}
+
+fn reachable(g: &Csr, seeds: &[PageId]) -> Vec<bool> {
+    let mut seen = vec![false; g.num_nodes()];
+    let mut stack: Vec<PageId> = seeds.to_vec();
+    for &s in seeds {
+        seen[s as usize] = true;
+    }
+    while let Some(v) = stack.pop() {
+        for &w in g.successors(v as usize) {
+            if !seen[w as usize] {
+                seen[w as usize] = true;
+                stack.push(w);
+            }
+        }
+    }
+    seen
+}
+
+#[test]
+fn every_policy_crawls_each_reachable_page_once_after_a_parent_deterministically() {
+    for (graph_seed, n) in [(1u64, 300usize), (2, 1_000), (3, 2_000)] {
+        let g = random_graph(n, 4, graph_seed);
+        let seeds: Vec<PageId> = vec![3, 17, 3, (n / 2) as u32];
+        let reach = reachable(&g, &seeds);
+        let r = reach.iter().filter(|&&b| b).count();
+        for kind in PolicyKind::ALL {
+            for batch in [1, 7, (r as u64).div_ceil(72)] {
+                let order = run(kind, &g, &seeds, batch);
+                assert_eq!(order.len(), r, "{kind}: every reachable page, K = {batch}");
+                let mut pos = vec![usize::MAX; n];
+                for (i, &p) in order.iter().enumerate() {
+                    assert!(reach[p as usize], "{kind}: {p} is not reachable");
+                    assert_eq!(pos[p as usize], usize::MAX, "{kind}: {p} crawled twice");
+                    pos[p as usize] = i;
+                }
+                // Distinct seeds come first in file order for FIFO policies; for all, every
+                // non-seed page is linked from a page crawled before it.
+                let t = g.transpose();
+                for (i, &p) in order.iter().enumerate() {
+                    if seeds.contains(&p) {
+                        continue;
+                    }
+                    assert!(
+                        t.successors(p as usize).iter().any(|&q| pos[q as usize] < i),
+                        "{kind}: {p} crawled before any parent"
+                    );
+                }
+                assert_eq!(order, run(kind, &g, &seeds, batch), "{kind}: deterministic");
+            }
+        }
+    }
+}
+
+#[test]
+fn opic_conserves_cash_at_every_step() {
+    let n = 500;
+    let g = random_graph(n, 3, 9);
+    let mut pages = PageTable::default();
+    let mut opic = Opic::new(n as u64);
+    for s in [0, 1, 2, 1] {
+        if pages.discover(s) {
+            opic.push_seed(s, &pages);
+        }
+    }
+    let mut crawled = 0;
+    while let Some(p) = opic.pop(&pages) {
+        pages.mark_crawled(p);
+        crawled += 1;
+        let clock = Clock { crawled, batch: 10, t: crawled / 10, boundary: crawled % 10 == 0 };
+        opic.crawled(p, g.successors(p as usize), &mut pages, &clock);
+        let cash: f64 = (0..n as PageId).map(|q| opic.cash(q)).sum();
+        assert!((cash + opic.virtual_cash() - 1.0).abs() < 1e-9, "after {crawled} pages: {cash}");
+    }
+    assert!(crawled > 100);
+    assert!(opic.virtual_cash() > 0.0, "the graph has dangling pages");
+}
+
+#[test]
+fn unknown_policies_are_listed() {
+    let err = PolicyKind::parse_list("fica,pagerankz").unwrap_err().to_string();
+    assert!(err.contains("pagerankz") && err.contains("batch-pagerank") && err.contains("ieca"), "{err}");
+    assert_eq!(PolicyKind::parse_list("all").unwrap().len(), PolicyKind::ALL.len());
+    assert_eq!(PolicyKind::parse_list("fica, opic,fica").unwrap(), vec![PolicyKind::Fica, PolicyKind::Opic]);
+    assert!(PolicyKind::parse_list("").is_err());
+}

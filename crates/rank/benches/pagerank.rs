@@ -1,0 +1,81 @@
+//! PageRank throughput: LAW cnr-2000 when the shared data is present, else a generated
+//! URL-ordered-like graph of similar shape (so `cargo bench` always has something to time).
+//! Only the iteration is timed; `scripts/bench-pagerank.sh` times whole commands against
+//! NetworKit and webgraph-rs.
+
+use crawlrank_graph::{BvWebGraph, Cache, Csr};
+use crawlrank_rank::pagerank::outdegrees;
+use crawlrank_rank::{hits, HitsConfig, PageRank, PageRankConfig};
+use criterion::{criterion_group, criterion_main, Criterion};
+use std::hint::black_box;
+use std::path::PathBuf;
+
+/// cnr-2000 (with a throw-away cache) or, failing that, a random graph with mostly local arcs.
+fn load() -> (String, Csr) {
+    let data = match std::env::var_os("CRAWLRANK_SHARED_DATA") {
+        Some(d) if !d.is_empty() => PathBuf::from(d),
+        _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
+    };
+    let base = data.join("cnr-2000/cnr-2000");
+    if base.with_extension("graph").is_file() {
+        let cache = tempfile::tempdir().expect("a temporary directory");
+        let g = BvWebGraph::open(&base, &Cache::new(cache.path()))
+            .and_then(|g| g.to_csr())
+            .expect("cnr-2000 loads");
+        return ("cnr-2000".into(), g);
+    }
+    eprintln!(
+        "cnr-2000 not found under {}: benchmarking a generated graph",
+        data.display()
+    );
+    let n = 200_000u32;
+    let mut s = 0x5eed_u64;
+    let mut next = || {
+        s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let mut arcs = Vec::new();
+    for v in 0..n {
+        for _ in 0..next() % 20 {
+            let r = next();
+            // Mostly arcs to nearby pages (same "host"), some anywhere.
+            let d = if r % 4 == 0 {
+                (r >> 8) as u32 % n
+            } else {
+                (v + (r >> 8) as u32 % 64) % n
+            };
+            arcs.push((v, d));
+        }
+    }
+    ("random-200k".into(), Csr::from_arcs(n as usize, &arcs))
+}
+
+fn bench(c: &mut Criterion) {
+    let (name, g) = load();
+    let t = g.transpose();
+    let solver = PageRank::new(&t, &outdegrees(&g)).expect("consistent graph");
+    let mut group = c.benchmark_group("rank");
+    group.sample_size(10);
+    group.bench_function(format!("pagerank-1e-10/{name}"), |b| {
+        b.iter(|| {
+            black_box(
+                solver
+                    .run(&PageRankConfig::default(), None)
+                    .expect("converges"),
+            )
+        })
+    });
+    group.bench_function(format!("transpose/{name}"), |b| {
+        b.iter(|| black_box(g.transpose()))
+    });
+    group.bench_function(format!("hits-60/{name}"), |b| {
+        b.iter(|| black_box(hits(&g, &t, &HitsConfig::default()).expect("valid graph")))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

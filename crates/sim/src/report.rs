@@ -1,0 +1,215 @@
+//! Presenting simulation results: a table per run, `summary.json`, `summary.csv` with every
+//! curve point, crawl orders, and SVG plots in the style of FICA Fig. 3 / IECA Figs. 4–6.
+//!
+//! Every file is written atomically, so an interrupted run never leaves a summary that looks
+//! complete.
+
+use crate::measures::{Measures, POINTS};
+use crate::run::PolicyRun;
+use anyhow::{Context, Result};
+use crawlrank_graph::atomic::write_file;
+use plotters::prelude::*;
+use std::io::Write;
+use std::path::Path;
+
+/// The percentages the table reports (FICA Fig. 3's 15%, IECA Table II's 45%).
+pub const TABLE_PERCENTS: [usize; 5] = [5, 10, 15, 25, 45];
+
+/// One policy's run and its measures.
+#[derive(Debug, Clone)]
+pub struct PolicyResult {
+    pub run: PolicyRun,
+    pub measures: Measures,
+}
+
+/// A whole simulation: the setting and every policy's result.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    pub graph: String,
+    pub nodes: u64,
+    pub arcs: u64,
+    pub seeds: usize,
+    /// How the seeds were chosen, e.g. "100 random (rng seed 42)" or a file name.
+    pub seed_source: String,
+    pub rng_seed: u64,
+    pub reachable: u64,
+    pub results: Vec<PolicyResult>,
+}
+
+/// Prints the table: throughput and PageRank mass at 5–45% crawled, τ_b, and costs.
+pub fn write_table(s: &Summary, w: &mut impl Write) -> std::io::Result<()> {
+    writeln!(
+        w,
+        "{}: {} pages, {} arcs; {} seeds ({}); R = {} reachable pages",
+        s.graph, s.nodes, s.arcs, s.seeds, s.seed_source, s.reachable
+    )?;
+    let pct = |label: &str| TABLE_PERCENTS.map(|p| format!("{label}@{p}%"));
+    let mut header = vec!["policy".to_string()];
+    header.extend(pct("hot"));
+    header.extend(pct("mass"));
+    header.extend(["tau_b", "time", "Marcs/s", "peak frontier", "peak RSS"].map(String::from));
+    let mut rows = vec![header];
+    for r in &s.results {
+        let m = &r.measures;
+        let mut row = vec![r.run.policy.name().to_string()];
+        row.extend(TABLE_PERCENTS.map(|p| format!("{:.3}", Measures::at(&m.throughput, p))));
+        row.extend(TABLE_PERCENTS.map(|p| format!("{:.3}", Measures::at(&m.mass, p))));
+        let secs = r.run.crawl_time.as_secs_f64();
+        row.push(format!("{:.3}", m.kendall_tau));
+        row.push(format!("{secs:.2}s"));
+        row.push(format!("{:.1}", r.run.arcs as f64 / secs.max(1e-9) / 1e6));
+        row.push(r.run.peak_frontier.to_string());
+        row.push(r.run.peak_rss_bytes.map_or("-".into(), |b| format!("{:.0} MiB", b as f64 / 1048576.0)));
+        rows.push(row);
+    }
+    let widths: Vec<usize> = (0..rows[0].len()).map(|c| rows.iter().map(|r| r[c].len()).max().unwrap_or(0)).collect();
+    for (i, row) in rows.iter().enumerate() {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(c, (cell, w))| if c == 0 { format!("{cell:<w$}") } else { format!("{cell:>w$}") })
+            .collect();
+        writeln!(w, "{}", cells.join("  "))?;
+        if i == 0 {
+            writeln!(w, "{}", "-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1)))?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes `summary.json`, `summary.csv`, `throughput.svg`, `mass.svg` and, with
+/// `save_orders`, `<policy>.order` into `dir`.
+pub fn write_outputs(s: &Summary, dir: &Path, save_orders: bool) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    write_file(&dir.join("summary.json"), |w| {
+        serde_json::to_writer_pretty(&mut *w, &summary_json(s))?;
+        writeln!(w)?;
+        Ok(())
+    })?;
+    write_file(&dir.join("summary.csv"), |w| {
+        writeln!(w, "policy,percent,k,throughput,mass,mean_pagerank")?;
+        for r in &s.results {
+            let m = &r.measures;
+            for j in 0..POINTS {
+                writeln!(
+                    w,
+                    "{},{},{},{},{},{}",
+                    r.run.policy,
+                    j + 1,
+                    m.checkpoints[j],
+                    m.throughput[j],
+                    m.mass[j],
+                    m.mean_pagerank[j]
+                )?;
+            }
+        }
+        Ok(())
+    })?;
+    if save_orders {
+        for r in &s.results {
+            write_file(&dir.join(format!("{}.order", r.run.policy)), |w| {
+                for p in &r.run.order {
+                    writeln!(w, "{p}")?;
+                }
+                Ok(())
+            })?;
+        }
+    }
+    let curves = |f: fn(&Measures) -> &Vec<f64>| -> Vec<(String, Vec<f64>)> {
+        s.results.iter().map(|r| (r.run.policy.name().to_string(), f(&r.measures).clone())).collect()
+    };
+    let title = format!("{} — {} seeds, R = {}", s.graph, s.seeds, s.reachable);
+    plot(
+        &dir.join("throughput.svg"),
+        &format!("Hot pages found: {title}"),
+        "fraction of hot pages crawled (throughput)",
+        &curves(|m| &m.throughput),
+    )?;
+    plot(
+        &dir.join("mass.svg"),
+        &format!("PageRank mass: {title}"),
+        "fraction of PageRank mass crawled",
+        &curves(|m| &m.mass),
+    )?;
+    Ok(())
+}
+
+fn summary_json(s: &Summary) -> serde_json::Value {
+    let policies: Vec<_> = s
+        .results
+        .iter()
+        .map(|r| {
+            let m = &r.measures;
+            let at = |c: &[f64]| -> serde_json::Value {
+                TABLE_PERCENTS.iter().map(|&p| (format!("{p}"), Measures::at(c, p).into())).collect::<serde_json::Map<_, _>>().into()
+            };
+            serde_json::json!({
+                "policy": r.run.policy.name(),
+                "batch": r.run.batch,
+                "crawled": r.run.order.len(),
+                "kendall_tau_b": m.kendall_tau,
+                "crawl_seconds": r.run.crawl_time.as_secs_f64(),
+                "arcs": r.run.arcs,
+                "peak_frontier": r.run.peak_frontier,
+                "peak_rss_bytes": r.run.peak_rss_bytes,
+                "throughput_at": at(&m.throughput),
+                "mass_at": at(&m.mass),
+                "checkpoints": m.checkpoints,
+                "throughput": m.throughput,
+                "mass": m.mass,
+                "mean_pagerank": m.mean_pagerank,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "graph": s.graph,
+        "nodes": s.nodes,
+        "arcs": s.arcs,
+        "seeds": s.seeds,
+        "seed_source": s.seed_source,
+        "rng_seed": s.rng_seed,
+        "reachable": s.reachable,
+        "policies": policies,
+    })
+}
+
+/// One curve per policy over `% of reachable pages crawled`, y in [0, 1].
+fn plot(path: &Path, title: &str, y_label: &str, series: &[(String, Vec<f64>)]) -> Result<()> {
+    // plotters writes the file itself; draw into a temporary name and rename when complete.
+    let tmp = path.with_extension("svg.tmp");
+    draw(&tmp, title, y_label, series).map_err(|e| anyhow::anyhow!("cannot draw {}: {e}", path.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
+}
+
+fn draw(path: &Path, title: &str, y_label: &str, series: &[(String, Vec<f64>)]) -> Result<(), Box<dyn std::error::Error>> {
+    let root = SVGBackend::new(path, (1000, 640)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(16)
+        .x_label_area_size(48)
+        .y_label_area_size(64)
+        .build_cartesian_2d(0f64..100f64, 0f64..1f64)?;
+    chart
+        .configure_mesh()
+        .x_desc("% of reachable pages crawled")
+        .y_desc(y_label)
+        .draw()?;
+    for (i, (name, ys)) in series.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        let points = ys.iter().enumerate().map(|(j, &y)| ((j + 1) as f64, y));
+        chart
+            .draw_series(LineSeries::new(points, color.stroke_width(2)))?
+            .label(name.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::LowerRight)
+        .draw()?;
+    root.present()?;
+    Ok(())
+}

@@ -1,0 +1,101 @@
+//! The measures on hand-made orders, against values worked out by hand.
+
+use crawlrank_frontier::PolicyKind;
+use crawlrank_graph::Csr;
+use crawlrank_sim::measures::{checkpoints, measure};
+use crawlrank_sim::{simulate, PolicyRun, Reference, SimConfig};
+use std::sync::Arc;
+use std::time::Duration;
+
+fn hand_run(order: Vec<u32>, scores: Vec<f64>) -> PolicyRun {
+    PolicyRun {
+        policy: PolicyKind::Bfs,
+        order,
+        final_scores: scores,
+        batch: 1,
+        crawl_time: Duration::ZERO,
+        arcs: 0,
+        peak_frontier: 0,
+        peak_rss_bytes: None,
+    }
+}
+
+#[test]
+fn throughput_mass_and_tau_by_hand() {
+    // 0 → 1, 2, 3: all reachable from 0. A hand-made "PageRank": hot order is 1, 2, 3, 0.
+    let g = Csr::from_arcs(5, &[(0, 1), (0, 2), (0, 3)]);
+    let pr = Arc::new(vec![0.1, 0.4, 0.3, 0.2, 0.0]);
+    let reference = Reference::new(&g, pr, &[0]).unwrap();
+    assert_eq!(reference.reachable, 4);
+    assert_eq!(reference.hot_rank, vec![3, 0, 1, 2, u32::MAX]);
+    assert!((reference.reachable_mass - 1.0).abs() < 1e-12);
+
+    let m = measure(&hand_run(vec![0, 1, 2, 3], vec![0.0, -1.0, -2.0, -3.0]), &reference).unwrap();
+    // k = ceil(j·4/100): 1 for j ≤ 25, 2 for j ≤ 50, 3 for j ≤ 75, 4 after.
+    assert_eq!(m.checkpoints[24], 1);
+    assert_eq!(m.checkpoints[25], 2);
+    assert_eq!(m.checkpoints[99], 4);
+    // k = 1: {0} ∩ {1} = ∅; k = 2: {0,1} ∩ {1,2} = {1}; k = 3: {0,1,2} ∩ {1,2,3} = {1,2}.
+    assert_eq!(m.throughput[0], 0.0);
+    assert_eq!(m.throughput[49], 0.5);
+    assert!((m.throughput[74] - 2.0 / 3.0).abs() < 1e-12);
+    assert_eq!(m.throughput[99], 1.0);
+    assert!((m.mass[0] - 0.1).abs() < 1e-12);
+    assert!((m.mass[49] - 0.5).abs() < 1e-12);
+    assert!((m.mass[74] - 0.8).abs() < 1e-12);
+    assert!((m.mass[99] - 1.0).abs() < 1e-12);
+    // Windows: j = 1 holds page 0; j = 26 page 1; j = 51 page 2; j = 76 page 3; others none.
+    assert!((m.mean_pagerank[0] - 0.1).abs() < 1e-12);
+    assert!((m.mean_pagerank[25] - 0.4).abs() < 1e-12);
+    assert_eq!(m.mean_pagerank[1], 0.0);
+    // Crawl-position scores vs PR: page 0 is discordant with the 3 others, the rest agree.
+    assert!(m.kendall_tau.abs() < 1e-12);
+
+    // The best order finds every hot page at once.
+    let best = measure(&hand_run(vec![1, 2, 3, 0], vec![0.4, 0.3, 0.2, 0.1]), &reference).unwrap();
+    assert!(best.throughput.iter().all(|&t| t == 1.0));
+    assert!((best.kendall_tau - 1.0).abs() < 1e-12);
+}
+
+#[test]
+fn checkpoints_cover_r() {
+    assert_eq!(checkpoints(100), (1..=100).collect::<Vec<u64>>());
+    let c = checkpoints(325_557);
+    assert_eq!(c[14], 48_834); // ceil(15·325557/100)
+    assert_eq!(c[99], 325_557);
+}
+
+#[test]
+fn a_simulation_crawls_all_of_r_and_omniscient_is_best() {
+    // A small web: a ring with chords so everything is reachable, plus unreachable pages.
+    let n = 400u32;
+    let mut arcs: Vec<(u32, u32)> = (0..300).map(|v| (v, (v + 1) % 300)).collect();
+    arcs.extend((0..300).map(|v| (v, (v * 7 + 3) % 300)));
+    arcs.extend((0..300).filter(|v| v % 5 == 0).map(|v| (v, 42)));
+    arcs.extend((300..n).map(|v| (v, 0)));
+    let g = Csr::from_arcs(n as usize, &arcs);
+    let pr = Arc::new(crawlrank_rank::pagerank(&g, &Default::default()).unwrap().scores);
+    let reference = Reference::new(&g, pr, &[0, 150]).unwrap();
+    assert_eq!(reference.reachable, 300);
+    let cfg = SimConfig::default();
+    let mut mass_at_10 = Vec::new();
+    for kind in PolicyKind::ALL {
+        let run = simulate(&g, &[0, 150], kind, &reference, &cfg, &mut |_| {}).unwrap();
+        assert_eq!(run.order.len(), 300, "{kind}");
+        let m = measure(&run, &reference).unwrap();
+        assert!((m.mass[99] - 1.0).abs() < 1e-9);
+        mass_at_10.push((kind, m.mass[9]));
+    }
+    let best = mass_at_10.iter().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
+    assert_eq!(best.0, PolicyKind::Omniscient, "{mass_at_10:?}");
+}
+
+#[test]
+fn bad_seeds_are_errors() {
+    let g = Csr::from_arcs(3, &[(0, 1)]);
+    let pr = Arc::new(vec![0.3, 0.4, 0.3]);
+    let e = Reference::new(&g, pr.clone(), &[]).unwrap_err().to_string();
+    assert!(e.contains("empty"), "{e}");
+    let e = Reference::new(&g, pr, &[7]).unwrap_err().to_string();
+    assert!(e.contains("seed 7"), "{e}");
+}
