@@ -124,10 +124,7 @@ impl<'a> IntoParLenders for &'a SyntheticWeb {
     fn into_par_lenders(self) -> (Box<[Pages<'a>]>, Box<[usize]>) {
         let c = &self.chunk_hosts;
         let lenders: Vec<Pages<'a>> = c.windows(2).map(|w| Pages::new(self, w[0], w[1])).collect();
-        let cuts: Vec<usize> = c
-            .iter()
-            .map(|&h| self.host_start[h] as usize)
-            .collect();
+        let cuts: Vec<usize> = c.iter().map(|&h| self.host_start[h] as usize).collect();
         (lenders.into_boxed_slice(), cuts.into_boxed_slice())
     }
 }

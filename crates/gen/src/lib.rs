@@ -169,10 +169,14 @@ pub fn generate_with_params(
                 .and_then(|_| w.flush())
                 .with_context(|| format!("cannot write {}", urls_path.display()))
         });
-        let comp = BvComp::with_basename(&tmp_base)
-            .tmp_dir(work.path())
-            .par_comp::<BE, _>(&web)
-            .with_context(|| format!("cannot compress the graph to {}", tmp_base.display()));
+        // `par_comp` collects the chunks in a loop that lends its thread to pending rayon
+        // tasks only on a pool thread (elsewhere it spins): run it on one.
+        let comp = rayon::scope(|_| {
+            BvComp::with_basename(&tmp_base)
+                .tmp_dir(work.path())
+                .par_comp::<BE, _>(&web)
+        })
+        .with_context(|| format!("cannot compress the graph to {}", tmp_base.display()));
         let urls = urls
             .join()
             .unwrap_or_else(|_| Err(anyhow::anyhow!("the URL writer panicked")));

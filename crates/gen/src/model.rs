@@ -7,7 +7,7 @@
 //! hosts can be generated in any order, on any number of threads, with identical results.
 
 use crate::names;
-use crate::rng::{stream_key, Rng};
+use crate::rng::{stream_key, Rng, Zipf};
 use crate::GenConfig;
 use anyhow::{ensure, Result};
 
@@ -55,7 +55,8 @@ pub struct ModelParams {
     /// Tail index of the content-outdegree law and the largest content outdegree.
     pub outdegree_tail: f64,
     pub outdegree_max: u64,
-    /// Probability of copying each content link of the previous page of the same directory.
+    /// Probability of copying each content link of the previous page of the same directory,
+    /// and of keeping its content outdegree (pages sharing a template look alike).
     pub copy: f64,
     /// Probability that a fresh content link (outside closed directories) leaves the host.
     pub external: f64,
@@ -74,10 +75,19 @@ pub struct ModelParams {
     pub local: f64,
     /// Zipf exponent `s` of page popularity (in-degree exponent `γ ≈ 1 + 1/s`).
     pub popularity_zipf: f64,
+    /// Share of the popularity-driven intra-host links that follow the popularity of the
+    /// page's own directory rather than the host's (links stay close: web sites are
+    /// organised by topic, and BVGraph codes short gaps in few bits).
+    pub group_popularity: f64,
     /// Tail index of the distance of local links.
     pub local_distance_tail: f64,
     /// Probability that a non-dangling page links to itself (no other link is a self-loop).
     pub self_loop: f64,
+    /// Pages per chunk of parallel compression (chunks are runs of whole hosts). Not part of
+    /// the model: it changes how the `.graph` bitstream is cut (references never cross a
+    /// chunk boundary), not the graph; it is fixed so that the files do not depend on the
+    /// number of threads.
+    pub chunk_pages: u64,
 }
 
 impl Default for ModelParams {
@@ -100,17 +110,19 @@ impl Default for ModelParams {
             single_page_dangling: 0.5,
             outdegree_tail: 1.8,
             outdegree_max: 2000,
-            copy: 0.6,
-            external: 0.25,
+            copy: 0.85,
+            external: 0.2,
             sibling: 0.15,
             external_home: 0.4,
             fame_tail: 1.5,
             fame_size_exponent: 0.5,
             navigation: 0.2,
-            local: 0.08,
-            popularity_zipf: 1.1,
+            local: 0.1,
+            popularity_zipf: 1.5,
+            group_popularity: 0.7,
             local_distance_tail: 1.2,
             self_loop: 0.03,
+            chunk_pages: 1 << 20,
         }
     }
 }
@@ -131,17 +143,24 @@ impl ModelParams {
             ("external_home", self.external_home),
             ("navigation", self.navigation),
             ("local", self.local),
+            ("group_popularity", self.group_popularity),
             ("self_loop", self.self_loop),
         ];
         for (name, p) in probs {
-            ensure!((0.0..=1.0).contains(&p), "model parameter {name} = {p} is not in [0, 1]");
+            ensure!(
+                (0.0..=1.0).contains(&p),
+                "model parameter {name} = {p} is not in [0, 1]"
+            );
         }
         ensure!(
             self.navigation + self.local <= 1.0,
             "navigation + local = {} exceeds 1",
             self.navigation + self.local
         );
-        ensure!(self.max_host_fraction > 0.0, "max_host_fraction must be positive");
+        ensure!(
+            self.max_host_fraction > 0.0,
+            "max_host_fraction must be positive"
+        );
         ensure!(self.dangling < 1.0, "dangling must be below 1");
         let positive = [
             ("host_size_tail", self.host_size_tail),
@@ -155,13 +174,20 @@ impl ModelParams {
             ("local_distance_tail", self.local_distance_tail),
         ];
         for (name, x) in positive {
-            ensure!(x.is_finite() && x > 0.0, "model parameter {name} = {x} must be positive");
+            ensure!(
+                x.is_finite() && x > 0.0,
+                "model parameter {name} = {x} must be positive"
+            );
         }
-        ensure!(self.fame_size_exponent.is_finite(), "fame_size_exponent must be finite");
+        ensure!(
+            self.fame_size_exponent.is_finite(),
+            "fame_size_exponent must be finite"
+        );
         for (name, x) in [
             ("dir_size_max", self.dir_size_max),
             ("outdegree_max", self.outdegree_max),
             ("dir_fanout", self.dir_fanout),
+            ("chunk_pages", self.chunk_pages),
         ] {
             ensure!(x >= 1, "model parameter {name} must be at least 1");
         }
@@ -258,13 +284,12 @@ pub struct SyntheticWeb {
     /// Probability of keeping each scaffold link (crawl tree, discovery, menu): 1 unless the
     /// mean outdegree asked for is below what the scaffold alone needs.
     pub(crate) scaffold_keep: f64,
+    /// Self-loop probability (`self_loop`, lowered if the mean outdegree is tiny).
+    pub(crate) self_loop: f64,
     /// The hosts where the chunks compressed in parallel start (fixed by the configuration,
     /// so the output does not depend on the number of threads).
     pub(crate) chunk_hosts: Vec<usize>,
 }
-
-/// Nodes per chunk of parallel compression (chunks are whole hosts).
-const CHUNK_NODES: u64 = 1 << 20;
 
 impl SyntheticWeb {
     /// Builds the model of `cfg` with the default parameters.
@@ -414,11 +439,11 @@ impl SyntheticWeb {
         let discovered: Vec<u32> = by_parent.into_iter().map(|(_, h)| h).collect();
         drop(parent);
 
-        // Parallel chunks: whole hosts, about CHUNK_NODES nodes each.
+        // Parallel chunks: whole hosts, about `chunk_pages` nodes each.
         let mut chunk_hosts = vec![0usize];
         let mut since = 0u64;
         for (h, &s) in sizes.iter().enumerate() {
-            if since >= CHUNK_NODES {
+            if since >= p.chunk_pages {
                 chunk_hosts.push(h);
                 since = 0;
             }
@@ -442,6 +467,7 @@ impl SyntheticWeb {
             deg_base: 0,
             deg_lambda: 0.0,
             scaffold_keep: 1.0,
+            self_loop: 0.0,
             chunk_hosts,
         };
         web.calibrate(cfg.outdegree);
@@ -449,12 +475,18 @@ impl SyntheticWeb {
     }
 
     /// Fits the leaf dangling probability and the content-outdegree law to the targets, from
-    /// the exact layouts: parents are never dangling, scaffold links (crawl tree, discovery,
-    /// menus) are counted in expectation, and content links make up the rest of the mean
-    /// outdegree.
+    /// the exact layouts (recomputed rather than stored: two cheap passes, O(1) memory).
+    ///
+    /// Parents are never dangling, so the leaf dangling probability makes the expected
+    /// number of dangling pages `dangling · n`. The mean outdegree `d̄` is split into scaffold
+    /// links (crawl tree, discovery, menus: counted exactly, in expectation), self-loops, and
+    /// content links: the content law's scale λ is then solved (bisection) so that
+    /// `Σ_pages E[min(d, cap_page)] = d̄·n − scaffold − self-loops`, where `cap_page` is what a
+    /// page can reach (in a closed directory, the other pages of the directory; elsewhere,
+    /// unlimited since external links are always available).
     fn calibrate(&mut self, mean_outdegree: f64) {
         let p = self.params.clone();
-        // Layouts are recomputed rather than stored: two cheap passes, O(1) memory.
+        let max = p.outdegree_max as usize;
         let (mut parents, mut singles) = (0u64, 0u64);
         for h in 0..self.num_hosts() {
             let l = self.layout(h);
@@ -470,53 +502,87 @@ impl SyntheticWeb {
                 .clamp(0.0, 0.99)
         };
         let live = 1.0 - self.leaf_dangling;
+        let single_host = self.num_hosts() == 1;
+        // `weight[c]`: expected non-dangling pages whose content outdegree is capped at `c`.
+        let mut weight = vec![0f64; max + 1];
         let mut scaffold = self.discovered.len() as f64;
         for h in 0..self.num_hosts() {
             let l = self.layout(h);
             scaffold += (l.k - 1) as f64;
             let (open, open_parents) = l.open_pages();
             let users = open_parents as f64 + (open - open_parents) as f64 * live;
-            // A page's menu links exclude itself.
-            scaffold += users * p.template * l.menu.len().saturating_sub(1) as f64;
+            // Every template page links to the whole menu, except to itself.
+            let m = l.menu.len() as f64;
+            scaffold += p.template * (users * m - m).max(0.0);
+            let open_cap = if single_host {
+                (l.k as usize).saturating_sub(1).min(max)
+            } else {
+                max
+            };
+            if l.k == 1 {
+                weight[open_cap] += 1.0 - p.single_page_dangling;
+                continue;
+            }
+            weight[open_cap] += 1.0 + l.root as f64 * live;
+            for (j, &closed) in l.closed.iter().enumerate() {
+                let s = l.dir_off[j + 1] - l.dir_off[j];
+                if closed {
+                    // The index page already links to every page of its directory.
+                    weight[0] += 1.0;
+                    weight[((s - 1) as usize).min(max)] += (s - 1) as f64 * live;
+                } else {
+                    weight[open_cap] += 1.0 + (s - 1) as f64 * live;
+                }
+            }
         }
-        let non_dangling = parents as f64
-            + singles as f64 * (1.0 - p.single_page_dangling)
-            + leaves as f64 * live;
+        let non_dangling: f64 = weight.iter().sum();
         let budget = mean_outdegree * n;
         self.scaffold_keep = if scaffold > budget && scaffold > 0.0 {
             budget / scaffold
         } else {
             1.0
         };
-        // Self-loops also count.
-        let content = (budget - scaffold * self.scaffold_keep - non_dangling * p.self_loop).max(0.0);
+        let left = (budget - scaffold * self.scaffold_keep).max(0.0);
+        self.self_loop = if non_dangling * p.self_loop > left {
+            left / non_dangling
+        } else {
+            p.self_loop
+        };
+        let content = (left - non_dangling * self.self_loop).max(0.0);
         let mu = if non_dangling > 0.0 {
             content / non_dangling
         } else {
             0.0
         };
-        let max = p.outdegree_max;
         self.deg_base = u64::from(mu >= 1.0);
+        let base = self.deg_base as usize;
         let a = p.outdegree_tail;
-        let base = self.deg_base;
-        // E[d] = base + Σ_{j=1}^{max−base} (1 + j/λ)^(−a), increasing in λ.
-        let mean = |lambda: f64| -> f64 {
-            if lambda <= 0.0 {
-                return base as f64;
+        // Σ_c weight[c] · E[min(d, c)], with E[min(d, c)] = Σ_{j=1}^{c} P(d ≥ j) and
+        // P(d ≥ j) = 1 for j ≤ base, (1 + (j − base)/λ)^(−a) above; increasing in λ.
+        let expected = |lambda: f64| -> f64 {
+            let mut total = 0.0;
+            let mut e_min = 0.0; // E[min(d, c)] for the current c
+            for (c, &w) in weight.iter().enumerate() {
+                if c > 0 {
+                    e_min += if c <= base {
+                        1.0
+                    } else if lambda > 0.0 {
+                        (1.0 + (c - base) as f64 / lambda).powf(-a)
+                    } else {
+                        0.0
+                    };
+                }
+                total += w * e_min;
             }
-            base as f64
-                + (1..=max.saturating_sub(base))
-                    .map(|j| (1.0 + j as f64 / lambda).powf(-a))
-                    .sum::<f64>()
+            total
         };
-        let target = mu.min(max as f64);
         let (mut lo, mut hi) = (0.0f64, 1.0f64);
-        while mean(hi) < target && hi < 1e12 {
+        while expected(hi) < content && hi < 1e12 {
             hi *= 2.0;
         }
         for _ in 0..100 {
             let mid = 0.5 * (lo + hi);
-            if mean(mid) < target {
+            if expected(mid) < content {
                 lo = mid;
             } else {
                 hi = mid;
@@ -712,21 +778,33 @@ pub(crate) struct HostGen<'a> {
     /// Content links (global ids) of the latest non-dangling page of the current group.
     proto: Vec<u64>,
     proto_group: Option<Role>,
+    /// The content outdegree drawn for that page.
+    proto_d: Option<u64>,
     content: Vec<u64>,
+    /// Popularity laws over the host's pages, its directories and the current group.
+    host_zipf: Zipf,
+    dirs_zipf: Option<Zipf>,
+    group_zipf: Option<Zipf>,
 }
 
 impl<'a> HostGen<'a> {
     pub fn new(web: &'a SyntheticWeb, h: usize) -> Self {
+        let layout = web.layout(h);
+        let s = web.params.popularity_zipf;
         Self {
             web,
             h,
             base: web.host_start[h],
-            layout: web.layout(h),
+            host_zipf: Zipf::new(layout.k.max(1), s),
+            dirs_zipf: (layout.dirs() > 0).then(|| Zipf::new(layout.dirs() as u64, 1.0)),
+            group_zipf: None,
+            layout,
             rng: Rng::stream(web.seed, LINKS, h as u64),
             i: 0,
             dir: 0,
             proto: Vec::new(),
             proto_group: None,
+            proto_d: None,
             content: Vec::new(),
         }
     }
@@ -794,6 +872,9 @@ impl<'a> HostGen<'a> {
         };
         if self.proto_group != Some(group_key) {
             self.proto.clear();
+            self.proto_d = None;
+            let (ga, gb) = self.group(role);
+            self.group_zipf = Some(Zipf::new((gb - ga).max(1), p.popularity_zipf));
             self.proto_group = Some(group_key);
         }
 
@@ -839,7 +920,13 @@ impl<'a> HostGen<'a> {
 
         // Content links, distinct from the scaffold and from this page: copied from the
         // previous page of the group, then fresh ones until there are `d`.
-        let d = web.content_degree(&mut self.rng);
+        // Pages sharing a template have similar link counts: keep the previous page's content
+        // outdegree with probability `copy` (the marginal law is unchanged).
+        let d = match self.proto_d {
+            Some(d) if self.rng.chance(p.copy) => d,
+            _ => web.content_degree(&mut self.rng),
+        };
+        self.proto_d = Some(d);
         let mut content = std::mem::take(&mut self.content);
         content.clear();
         let taken = |t: u64, out: &[usize]| t == v || out.binary_search(&(t as usize)).is_ok();
@@ -853,7 +940,7 @@ impl<'a> HostGen<'a> {
             content.truncate(d as usize);
         }
         let (ga, gb) = self.group(role);
-        let limit = 2 * d + 8;
+        let limit = 8 * d + 32;
         let mut tries = 0;
         loop {
             content.sort_unstable();
@@ -875,7 +962,7 @@ impl<'a> HostGen<'a> {
         self.proto.extend_from_slice(&content);
         out.extend(content.iter().map(|&u| u as usize));
         self.content = content;
-        if self.rng.chance(p.self_loop) {
+        if self.rng.chance(web.self_loop) {
             out.push(v as usize);
         }
         if out.len() > scaffold_len {
@@ -920,11 +1007,10 @@ impl<'a> HostGen<'a> {
         let local = if u < p.navigation {
             // Own directory index; outside closed directories also the home page or a
             // popular section.
-            let dirs = self.layout.dirs() as u64;
-            match (closed, rng.below(3), role) {
-                (true, _, _) | (_, 1, Role::Index(_) | Role::DirPage(_)) => ga,
-                (_, 0, _) => 0,
-                _ if dirs > 0 => self.layout.dir_off[rng.zipf_rank(dirs, 1.0) as usize],
+            match (closed, rng.below(3), role, &self.dirs_zipf) {
+                (true, ..) | (_, 1, Role::Index(_) | Role::DirPage(_), _) => ga,
+                (_, 0, ..) => 0,
+                (_, _, _, Some(z)) => self.layout.dir_off[z.sample(rng) as usize],
                 _ => 0,
             }
         } else if u < p.navigation + p.local && gb - ga > 1 {
@@ -937,10 +1023,13 @@ impl<'a> HostGen<'a> {
                 _ if up < gb => up,
                 _ => ga + rng.below(gb - ga),
             }
-        } else if closed {
+        } else if closed || (gb - ga > 1 && rng.chance(p.group_popularity)) {
             // Popularity inside the directory: rank 0 is its index page.
             let m = gb - ga;
-            let r = rng.zipf_rank(m, p.popularity_zipf);
+            let r = match &self.group_zipf {
+                Some(z) => z.sample(rng),
+                None => rng.zipf_rank(m, p.popularity_zipf),
+            };
             if r == 0 || m <= 2 {
                 ga + r
             } else {
@@ -948,7 +1037,7 @@ impl<'a> HostGen<'a> {
                 ga + 1 + scatter(key, m - 1, r - 1)
             }
         } else {
-            web.ranked_page(self.h, k, rng.zipf_rank(k, p.popularity_zipf))
+            web.ranked_page(self.h, k, self.host_zipf.sample(rng))
         };
         self.base + local
     }

@@ -22,11 +22,7 @@ pub struct LexNumbers {
 
 impl LexNumbers {
     pub fn new(n: u64) -> Self {
-        Self {
-            n,
-            cur: 1,
-            left: n,
-        }
+        Self { n, cur: 1, left: n }
     }
 }
 
@@ -106,7 +102,10 @@ pub fn write_host_urls(
     w.write_all(b"/\n")?;
     let mut num = itoa::Buffer::new();
     let mut dir = Vec::with_capacity(prefix.len() + 32);
-    for (size, d) in dir_sizes.iter().zip(LexNumbers::new(dir_sizes.len() as u64)) {
+    for (size, d) in dir_sizes
+        .iter()
+        .zip(LexNumbers::new(dir_sizes.len() as u64))
+    {
         dir.clear();
         dir.extend_from_slice(&prefix);
         dir.extend_from_slice(b"/dir");

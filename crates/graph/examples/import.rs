@@ -17,12 +17,17 @@ fn main() -> anyhow::Result<()> {
     }
     let start = Instant::now();
     let mut phase = None;
-    let report = import_with_progress(&PathBuf::from(input), &PathBuf::from(out), &opts, &mut |p| {
-        if phase != Some(p.phase) {
-            phase = Some(p.phase);
-            eprintln!("{:>8.1}s {:?}", start.elapsed().as_secs_f64(), p.phase);
-        }
-    })?;
+    let report = import_with_progress(
+        &PathBuf::from(input),
+        &PathBuf::from(out),
+        &opts,
+        &mut |p| {
+            if phase != Some(p.phase) {
+                phase = Some(p.phase);
+                eprintln!("{:>8.1}s {:?}", start.elapsed().as_secs_f64(), p.phase);
+            }
+        },
+    )?;
     let secs = start.elapsed().as_secs_f64();
     if phase == Some(ImportPhase::Finish) {
         eprintln!("{secs:>8.1}s done");

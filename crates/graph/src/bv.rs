@@ -97,16 +97,13 @@ impl BvWebGraph {
             );
         }
         let cache_dir = cache.dir_for(&basename, &graph_file)?;
-        let name = basename
-            .file_name()
-            .context("a graph basename needs a file name")?;
-        let cached = cache_dir.join(name);
+        let cached = cache_dir.join(dotless_name(&basename)?);
         link_into(&graph_file, &with_ext(&cached, "graph"))?;
         link_into(&props_file, &with_ext(&cached, "properties"))?;
 
         let verified = cache_dir.join(VERIFIED_MARKER);
         if !verified.exists() || !with_ext(&cached, "ef").exists() {
-            let offsets = verify_and_collect_offsets(&basename, &props)?;
+            let offsets = verify_and_collect_offsets(&basename, &cached, &props)?;
             write_ef(&with_ext(&cached, "ef"), &offsets, graph_bits(&graph_file)?)?;
             std::fs::write(&verified, b"ok\n")
                 .with_context(|| format!("cannot write {}", verified.display()))?;
@@ -177,10 +174,9 @@ impl BvWebGraph {
                 return Ok(beside);
             }
         }
-        let name = self.basename.file_name().context("basename without a name")?;
-        let mut tname = name.to_owned();
-        tname.push(TRANSPOSE_SUFFIX);
-        let built = self.cache_dir.join(tname);
+        let built = self
+            .cache_dir
+            .join(format!("{}{TRANSPOSE_SUFFIX}", dotless_name(&self.basename)?));
         if !is_bvgraph(&built) {
             let _ = cache; // the transpose lives in this graph's own cache directory
             write_transpose(&self.graph, &built, &self.cache_dir)?;
@@ -268,8 +264,9 @@ fn guard<T>(what: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
     }
 }
 
-/// Checks a BVGraph end to end and returns the bit offset of every node (n + 1 values).
-fn verify_and_collect_offsets(basename: &Path, props: &Properties) -> Result<Vec<u64>> {
+/// Checks the BVGraph `basename` end to end and returns the bit offset of every node (n + 1
+/// values). `loadable` is a dot-free basename linking to the same files, for webgraph.
+fn verify_and_collect_offsets(basename: &Path, loadable: &Path, props: &Properties) -> Result<Vec<u64>> {
     let graph_file = with_ext(basename, "graph");
     let bits = graph_bits(&graph_file)?;
     let n = props.nodes;
@@ -279,7 +276,7 @@ fn verify_and_collect_offsets(basename: &Path, props: &Properties) -> Result<Vec
         "{what}: {} is empty but the properties declare {n} nodes",
         graph_file.display()
     );
-    let seq = BvGraphSeq::with_basename(basename)
+    let seq = BvGraphSeq::with_basename(loadable)
         .endianness::<BE>()
         .load()
         .with_context(|| format!("cannot open {what}"))?;
@@ -402,7 +399,26 @@ pub fn write_bvgraph(
     basename: &Path,
     _tmp_dir: &Path,
 ) -> Result<u64> {
-    BvComp::with_basename(basename)
+    // webgraph derives file names with `Path::with_extension`, which would turn `g.v1` into
+    // `g.graph`: compress under a dot-free name and rename.
+    let plain = basename.with_file_name(dotless_name(basename)?);
+    let bits = BvComp::with_basename(&plain)
         .comp_graph::<BE>(graph)
-        .with_context(|| format!("cannot compress the graph to {}", basename.display()))
+        .with_context(|| format!("cannot compress the graph to {}", basename.display()))?;
+    if plain != basename {
+        for ext in ["graph", "offsets", "properties"] {
+            let (from, to) = (with_ext(&plain, ext), with_ext(basename, ext));
+            std::fs::rename(&from, &to)
+                .with_context(|| format!("cannot move {} to {}", from.display(), to.display()))?;
+        }
+    }
+    Ok(bits)
+}
+
+/// The file name of `basename` with dots replaced, for paths webgraph builds itself.
+fn dotless_name(basename: &Path) -> Result<String> {
+    let name = basename
+        .file_name()
+        .with_context(|| format!("{} is not a graph basename", basename.display()))?;
+    Ok(name.to_string_lossy().replace('.', "_"))
 }

@@ -241,9 +241,9 @@ pub fn host_name(url: &str) -> Option<String> {
 fn fast_host(url: &str) -> Option<&str> {
     let (scheme, rest) = url.split_once("://")?;
     if scheme.is_empty()
-        || !scheme
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.'))
+        || !scheme.bytes().all(|b| {
+            b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.')
+        })
     {
         return None;
     }
@@ -272,6 +272,28 @@ fn fast_host(url: &str) -> Option<&str> {
 
 fn is_dotted_quad(host: &str) -> bool {
     host.parse::<std::net::Ipv4Addr>().is_ok()
+}
+
+/// Whether a host name looks like a real Internet host: an IP address, `localhost`, or a name
+/// of at least two labels ending in a suffix of the Public Suffix List (so in a real top-level
+/// domain). `www1` and `www1.hollins` (typos for `www1.hollins.edu`) are not.
+pub fn is_plausible_host(host: &str) -> bool {
+    if host.starts_with('[') || is_dotted_quad(host) || host == "localhost" {
+        return true;
+    }
+    let host = host.strip_suffix('.').unwrap_or(host);
+    host.contains('.') && psl::suffix(host.as_bytes()).is_some_and(|s| s.is_known())
+}
+
+/// Counts the URLs whose host is not [plausible](is_plausible_host) (unparseable URLs
+/// excluded).
+pub(crate) fn implausible_hosts<S: AsRef<str>>(urls: &[S]) -> u64 {
+    urls.iter()
+        .filter(|u| match fast_host(u.as_ref()) {
+            Some(h) => !is_plausible_host(h),
+            None => host_name(u.as_ref()).is_some_and(|h| !is_plausible_host(&h)),
+        })
+        .count() as u64
 }
 
 /// The registrable domain (eTLD+1) of a host name: `www.bbc.co.uk` → `bbc.co.uk`. An IP
@@ -306,7 +328,10 @@ mod tests {
             let slow = url::Url::parse(u).unwrap().host_str().map(str::to_owned);
             assert_eq!(host_name(u), slow, "{u}");
         }
-        assert_eq!(fast_host("http://www.example.com:80/x"), Some("www.example.com"));
+        assert_eq!(
+            fast_host("http://www.example.com:80/x"),
+            Some("www.example.com")
+        );
         assert_eq!(fast_host("http://0x7f.1/"), None);
         assert_eq!(host_name("mailto:a@b.c"), None);
         assert_eq!(host_name("not a url"), None);

@@ -638,15 +638,16 @@ pub fn scc(graph: &Csr) -> SccStats {
 
 /// `1234567` → `1,234,567`.
 fn thousands(v: u64) -> String {
-    let s = v.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
+    let digits = v.to_string().into_bytes();
+    let mut out = Vec::with_capacity(digits.len() + digits.len() / 3);
+    for (i, &d) in digits.iter().rev().enumerate() {
+        if i > 0 && i % 3 == 0 {
+            out.push(b',');
         }
-        out.push(c);
+        out.push(d);
     }
-    out
+    out.reverse();
+    String::from_utf8(out).expect("ASCII digits")
 }
 
 fn pct(a: u64, b: u64) -> String {

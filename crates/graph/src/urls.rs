@@ -239,9 +239,15 @@ mod tests {
     fn normalisation() {
         let n = |s| normalize_url(s).unwrap();
         assert_eq!(n("HTTP://WWW.Example.com:80/"), "http://www.example.com/");
-        assert_eq!(n("https://example.com:443/x?b=1&a=2#frag"), "https://example.com/x?b=1&a=2");
+        assert_eq!(
+            n("https://example.com:443/x?b=1&a=2#frag"),
+            "https://example.com/x?b=1&a=2"
+        );
         assert_eq!(n("http://example.com:8080"), "http://example.com:8080/");
-        assert_eq!(n("http://example.com/a/b/../../c/./d"), "http://example.com/c/d");
+        assert_eq!(
+            n("http://example.com/a/b/../../c/./d"),
+            "http://example.com/c/d"
+        );
         assert_eq!(n("  http://example.com/x  "), "http://example.com/x");
         assert_eq!(n("http://münchen.de/"), "http://xn--mnchen-3ya.de/");
         assert_eq!(n("http://[::1]:8080/a"), "http://[::1]:8080/a");
@@ -251,7 +257,10 @@ mod tests {
         assert!(normalize_url("http://a b/").is_err());
         let h = |s| normalize_url_or_host(s).unwrap();
         assert_eq!(h("Foo.COM"), "http://foo.com/");
-        assert_eq!(h("12thharmonic.com/wordpress"), "http://12thharmonic.com/wordpress");
+        assert_eq!(
+            h("12thharmonic.com/wordpress"),
+            "http://12thharmonic.com/wordpress"
+        );
         assert_eq!(h("https://Foo.com/x#y"), "https://foo.com/x");
         assert!(normalize_url_or_host("localhost").is_err());
         assert!(normalize_url_or_host("not a host.com").is_err());
@@ -268,6 +277,9 @@ mod tests {
         assert!(read_graph_urls(&base, Some(4)).is_err());
         // CRLF line ends are accepted.
         std::fs::write(urls_path(&base), "http://a.com/\r\nhttp://b.com/\r\n").unwrap();
-        assert_eq!(read_urls(&urls_path(&base)).unwrap(), ["http://a.com/", "http://b.com/"]);
+        assert_eq!(
+            read_urls(&urls_path(&base)).unwrap(),
+            ["http://a.com/", "http://b.com/"]
+        );
     }
 }

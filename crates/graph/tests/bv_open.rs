@@ -53,7 +53,7 @@ fn cnr2000_opens_without_writing_beside_it() {
     assert_eq!((loops, dangling), (87_442, 78_056));
     // Random access agrees with the sequential decode.
     for v in [0usize, 1, 4_242, 325_556] {
-        let s: Vec<u32> = g.bv().successors(v).into_iter().map(|x| x as u32).collect();
+        let s: Vec<u32> = g.bv().successors(v).map(|x| x as u32).collect();
         assert_eq!(s, csr.successors(v));
     }
     // LAW's transpose beside the graph is used as is, and it is the transpose.
@@ -78,6 +78,19 @@ fn our_graphs_round_trip_and_transpose_into_the_cache() {
     assert_eq!(opened.open_transpose(&cache).unwrap().to_csr().unwrap(), g.transpose());
     let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(names.len(), 3, "nothing but the graph's own files in its folder: {names:?}");
+}
+
+#[test]
+fn basenames_with_dots_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache_dir = tempfile::tempdir().unwrap();
+    let cache = Cache::new(cache_dir.path());
+    let g = sample();
+    let base = write(dir.path(), "web.v1", &g);
+    assert!(dir.path().join("web.v1.graph").is_file());
+    let opened = BvWebGraph::open(&base, &cache).unwrap();
+    assert_eq!(opened.to_csr().unwrap(), g);
+    assert_eq!(opened.open_transpose(&cache).unwrap().to_csr().unwrap(), g.transpose());
 }
 
 fn open_err(base: &Path) -> String {

@@ -2,10 +2,9 @@
 //! the real datasets, and every way an input can be wrong.
 
 use crawlrank_graph::bv::{with_ext, BvWebGraph};
-use crawlrank_graph::hosts::{registrable_domain, Hosts, INVALID_HOST};
+use crawlrank_graph::hosts::{is_plausible_host, registrable_domain, Hosts, INVALID_HOST};
 use crawlrank_graph::import::{
-    detect_format, import, import_with_progress, read_ids, ImportFormat, ImportOptions,
-    ImportPhase,
+    detect_format, import, import_with_progress, read_ids, ImportFormat, ImportOptions, ImportPhase,
 };
 use crawlrank_graph::urls::{normalize_url, read_urls, urls_path};
 use crawlrank_graph::{Cache, Csr};
@@ -19,7 +18,10 @@ fn shared_data() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!("skipping: {} not found (set CRAWLRANK_SHARED_DATA)", dir.display());
+        eprintln!(
+            "skipping: {} not found (set CRAWLRANK_SHARED_DATA)",
+            dir.display()
+        );
         None
     }
 }
@@ -48,7 +50,10 @@ impl Env {
     }
 
     fn open(&self, base: &Path) -> Csr {
-        BvWebGraph::open(base, &self.cache).unwrap().to_csr().unwrap()
+        BvWebGraph::open(base, &self.cache)
+            .unwrap()
+            .to_csr()
+            .unwrap()
     }
 
     /// Entries of the output directory.
@@ -79,7 +84,9 @@ fn original_arcs(g: &Csr, base: &Path) -> BTreeSet<(u64, u64)> {
         (0..g.num_nodes() as u64).collect()
     };
     assert_eq!(ids.len(), g.num_nodes());
-    g.arcs().map(|(s, d)| (ids[s as usize], ids[d as usize])).collect()
+    g.arcs()
+        .map(|(s, d)| (ids[s as usize], ids[d as usize]))
+        .collect()
 }
 
 /// Checks the `.ef` written beside the graph is what `webgraph` itself loads.
@@ -92,7 +99,7 @@ fn check_ef(base: &Path, g: &Csr) {
         .unwrap();
     assert_eq!(bv.num_nodes(), g.num_nodes());
     for v in (0..g.num_nodes()).step_by(1 + g.num_nodes() / 50) {
-        let s: Vec<u32> = bv.successors(v).into_iter().map(|x| x as u32).collect();
+        let s: Vec<u32> = bv.successors(v).map(|x| x as u32).collect();
         assert_eq!(s, g.successors(v), "node {v}");
     }
 }
@@ -127,22 +134,48 @@ fn arc_list_round_trip_dense_ids_map_to_themselves() {
 fn sparse_and_one_based_ids_are_renumbered_in_id_order_with_an_ids_file() {
     let env = Env::new();
     let big = 1u64 << 40;
-    let arcs = [(10u64, 1_000_000u64), (5, 10), (big, 5), (1_000_000, big), (5, 10), (7, 7)];
+    let arcs = [
+        (10u64, 1_000_000u64),
+        (5, 10),
+        (big, 5),
+        (1_000_000, big),
+        (5, 10),
+        (7, 7),
+    ];
     let text: String = arcs.iter().map(|(s, d)| format!("{s} {d}\n")).collect();
     let base = env.out("sparse");
-    let r = import(&env.input("sparse.txt", &text), &base, &ImportOptions::default()).unwrap();
-    assert_eq!((r.nodes, r.arcs, r.duplicate_arcs_dropped, r.self_loops), (5, 5, 1, 1));
+    let r = import(
+        &env.input("sparse.txt", &text),
+        &base,
+        &ImportOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        (r.nodes, r.arcs, r.duplicate_arcs_dropped, r.self_loops),
+        (5, 5, 1, 1)
+    );
     assert!(r.ids_written);
-    assert_eq!(read_ids(&with_ext(&base, "ids")).unwrap(), [5, 7, 10, 1_000_000, big]);
+    assert_eq!(
+        read_ids(&with_ext(&base, "ids")).unwrap(),
+        [5, 7, 10, 1_000_000, big]
+    );
     let g = env.open(&base);
     assert_eq!(original_arcs(&g, &base), arcs.iter().copied().collect());
 
     // 1-based, as in hollins: node i is id i + 1.
     let base = env.out("one");
-    let r = import(&env.input("one.txt", "start end\n1 2\n2 3\n3 1\n"), &base, &ImportOptions::default()).unwrap();
+    let r = import(
+        &env.input("one.txt", "start end\n1 2\n2 3\n3 1\n"),
+        &base,
+        &ImportOptions::default(),
+    )
+    .unwrap();
     assert!(r.ids_written && r.header_skipped);
     assert_eq!(read_ids(&with_ext(&base, "ids")).unwrap(), [1, 2, 3]);
-    assert_eq!(arc_set(&env.open(&base)), BTreeSet::from([(0, 1), (1, 2), (2, 0)]));
+    assert_eq!(
+        arc_set(&env.open(&base)),
+        BTreeSet::from([(0, 1), (1, 2), (2, 0)])
+    );
 
     // keep_ids: original ids are node ids, gaps are isolated nodes.
     let base = env.out("kept");
@@ -162,7 +195,11 @@ fn extra_columns_are_rejected_unless_allowed() {
     let env = Env::new();
     let input = env.input("w.txt", "# src dst weight\n0 1 0.5\n1 0 2\n");
     let e = import(&input, &env.out("w"), &ImportOptions::default()).unwrap_err();
-    assert!(e.to_string().contains("line 2: expected two integer ids, found '0 1 0.5'"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("line 2: expected two integer ids, found '0 1 0.5'"),
+        "{e}"
+    );
     let o = ImportOptions {
         allow_extra_columns: true,
         ..ImportOptions::default()
@@ -175,7 +212,10 @@ fn extra_columns_are_rejected_unless_allowed() {
 fn url_pairs_keep_every_url_in_lexicographic_order() {
     let env = Env::new();
     let pairs = [
-        ("HTTP://Example.COM:80/a/./b/../c#top", "https://example.com"),
+        (
+            "HTTP://Example.COM:80/a/./b/../c#top",
+            "https://example.com",
+        ),
         ("http://b.org/x?q=1", "http://example.com/a/c"),
         ("https://example.com:443/", "http://b.org/x?q=1#frag"),
         ("http://b.org/x?q=1", "http://b.org/x?q=1"),
@@ -195,9 +235,16 @@ fn url_pairs_keep_every_url_in_lexicographic_order() {
         .iter()
         .map(|(a, b)| (normalize_url(a).unwrap(), normalize_url(b).unwrap()))
         .collect();
-    let expected_urls: BTreeSet<String> = norm.iter().flat_map(|(a, b)| [a.clone(), b.clone()]).collect();
+    let expected_urls: BTreeSet<String> = norm
+        .iter()
+        .flat_map(|(a, b)| [a.clone(), b.clone()])
+        .collect();
     let urls = read_urls(&urls_path(&base)).unwrap();
-    assert_eq!(urls, expected_urls.iter().cloned().collect::<Vec<_>>(), "sorted, one per node");
+    assert_eq!(
+        urls,
+        expected_urls.iter().cloned().collect::<Vec<_>>(),
+        "sorted, one per node"
+    );
     assert_eq!(
         urls,
         [
@@ -228,21 +275,46 @@ fn id_url_table_beside_an_arc_list() {
         "link url\r\n1 http://WWW.A.edu/ \r\n3 not a url at all\r\n2 http://www.a.edu/x#y \r\n4 b.edu\r\n",
     );
     let base = env.out("t");
-    let r = import(&arcs, &base, &opts(ImportFormat::IdUrls { urls: table.clone() })).unwrap();
+    let r = import(
+        &arcs,
+        &base,
+        &opts(ImportFormat::IdUrls {
+            urls: table.clone(),
+        }),
+    )
+    .unwrap();
     assert_eq!((r.nodes, r.arcs, r.duplicate_arcs_dropped), (4, 3, 1));
     assert_eq!((r.invalid_urls, r.lines, r.url_lines), (1, 5, 5));
     assert!(r.urls_written && r.ids_written && r.header_skipped);
     assert_eq!(
         read_urls(&urls_path(&base)).unwrap(),
-        ["http://www.a.edu/", "http://www.a.edu/x", "not a url at all", "http://b.edu/"]
+        [
+            "http://www.a.edu/",
+            "http://www.a.edu/x",
+            "not a url at all",
+            "http://b.edu/"
+        ]
     );
     assert_eq!(read_ids(&with_ext(&base, "ids")).unwrap(), [1, 2, 3, 4]);
-    assert_eq!(arc_set(&env.open(&base)), BTreeSet::from([(0, 1), (1, 2), (2, 0)]));
+    assert_eq!(
+        arc_set(&env.open(&base)),
+        BTreeSet::from([(0, 1), (1, 2), (2, 0)])
+    );
 
     // An arc naming an id without a URL is an error with its line.
     let bad = env.input("bad.dat", "1 2\n2 9\n");
-    let e = import(&bad, &env.out("u"), &opts(ImportFormat::IdUrls { urls: table })).unwrap_err();
+    let e = import(
+        &bad,
+        &env.out("u"),
+        &opts(ImportFormat::IdUrls { urls: table }),
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("line 2: id 9 has no URL in"), "{e}");
+    assert!(
+        env.out_entries().iter().all(|f| f.starts_with("t.")),
+        "the failed import left {:?}",
+        env.out_entries()
+    );
 }
 
 #[test]
@@ -255,7 +327,10 @@ fn gml_directed_and_undirected() {
     assert_eq!(detect_format(&input).unwrap(), ImportFormat::Gml);
     let base = env.out("g");
     let r = import(&input, &base, &ImportOptions::default()).unwrap();
-    assert_eq!((r.nodes, r.arcs, r.duplicate_arcs_dropped, r.self_loops), (3, 3, 1, 1));
+    assert_eq!(
+        (r.nodes, r.arcs, r.duplicate_arcs_dropped, r.self_loops),
+        (3, 3, 1, 1)
+    );
     assert!(!r.symmetrized && r.ids_written && r.urls_written);
     assert_eq!(r.invalid_urls, 1);
     assert_eq!(
@@ -263,7 +338,10 @@ fn gml_directed_and_undirected() {
         ["http://foo.com/", "http://bar.org/blog", "Not A Host"]
     );
     assert_eq!(read_ids(&with_ext(&base, "ids")).unwrap(), [10, 20, 30]);
-    assert_eq!(arc_set(&env.open(&base)), BTreeSet::from([(0, 1), (1, 0), (2, 2)]));
+    assert_eq!(
+        arc_set(&env.open(&base)),
+        BTreeSet::from([(0, 1), (1, 0), (2, 2)])
+    );
 
     // Undirected (no `directed` key): symmetrised; ids 0..n kept; no labels, no .urls.
     let input = env.input("u.txt", "graph [ node [ id 0 ] node [ id 1 ] node [ id 2 ]\n edge [ source 0 target 1 ] edge [ source 2 target 2 ] ]");
@@ -271,7 +349,10 @@ fn gml_directed_and_undirected() {
     let r = import(&input, &base, &ImportOptions::default()).unwrap();
     assert_eq!(r.format, ImportFormat::Gml, "detected from content");
     assert!(r.symmetrized && !r.ids_written && !r.urls_written);
-    assert_eq!(arc_set(&env.open(&base)), BTreeSet::from([(0, 1), (1, 0), (2, 2)]));
+    assert_eq!(
+        arc_set(&env.open(&base)),
+        BTreeSet::from([(0, 1), (1, 0), (2, 2)])
+    );
 }
 
 #[test]
@@ -283,7 +364,12 @@ fn hollins() {
     let base = env.out("hollins");
     let r = import(&edges, &base, &opts(ImportFormat::IdUrls { urls: table })).unwrap();
     assert_eq!((r.nodes, r.arcs), (6_012, 23_875));
-    assert_eq!((r.duplicate_arcs_dropped, r.self_loops, r.invalid_urls), (0, 0, 0));
+    assert_eq!(
+        (r.duplicate_arcs_dropped, r.self_loops, r.invalid_urls),
+        (0, 0, 0)
+    );
+    // PROVENANCE's "2 malformed" hosts: http://www1.hollins/edu/… and http://www1/hollins.edu/….
+    assert_eq!(r.implausible_hosts, 2);
     assert!(r.ids_written && r.urls_written && r.header_skipped);
     let ids = read_ids(&with_ext(&base, "ids")).unwrap();
     assert_eq!(ids, (1..=6_012).collect::<Vec<u64>>());
@@ -310,7 +396,15 @@ fn hollins() {
     let hosts = Hosts::from_urls_file(&urls_path(&base)).unwrap();
     let mut names: Vec<&str> = hosts.names().iter().map(String::as_str).collect();
     names.sort();
-    assert_eq!(names, ["www.hollins.edu", "www1", "www1.hollins", "www1.hollins.edu"]);
+    assert_eq!(
+        names,
+        [
+            "www.hollins.edu",
+            "www1",
+            "www1.hollins",
+            "www1.hollins.edu"
+        ]
+    );
     assert_eq!(hosts.num_invalid_pages(), 0);
     let domains = hosts.by_domain();
     let www = hosts.host(1);
@@ -336,9 +430,16 @@ fn polblogs() {
     // (`atrios.blogspot.com`) and 56 (`atrios.blogspot.com/ `) normalise to the same URL; they
     // stay two nodes (GML ids define nodes) and are counted in `duplicate_urls`.
     // `celluloid-wisdom.com/pw` and `…/pw/` differ by the trailing slash, which is kept.
-    assert_eq!((r.input_arcs, r.arcs, r.duplicate_arcs_dropped), (19_015, 19_015, 0));
+    assert_eq!(
+        (r.input_arcs, r.arcs, r.duplicate_arcs_dropped),
+        (19_015, 19_015, 0)
+    );
     assert_eq!(r.self_loops, 3);
-    assert_eq!((r.invalid_urls, r.missing_urls, r.duplicate_urls), (0, 0, 1));
+    assert_eq!(
+        (r.invalid_urls, r.missing_urls, r.duplicate_urls),
+        (0, 0, 1)
+    );
+    assert_eq!(r.implausible_hosts, 0);
     assert_eq!(r.lines, 85_004);
     let urls = read_urls(&urls_path(&base)).unwrap();
     assert_eq!(urls.len(), 1_490);
@@ -346,7 +447,10 @@ fn polblogs() {
     assert_eq!(urls[1], "http://12thharmonic.com/wordpress");
     assert_eq!(urls[54], "http://atrios.blogspot.com/");
     assert_eq!(urls[55], "http://atrios.blogspot.com/");
-    assert_eq!(read_ids(&with_ext(&base, "ids")).unwrap(), (1..=1_490).collect::<Vec<u64>>());
+    assert_eq!(
+        read_ids(&with_ext(&base, "ids")).unwrap(),
+        (1..=1_490).collect::<Vec<u64>>()
+    );
     let g = env.open(&base);
     assert_eq!(g.num_arcs(), 19_015);
     check_ef(&base, &g);
@@ -355,49 +459,148 @@ fn polblogs() {
 #[test]
 fn bad_inputs_name_the_line_and_leave_no_output() {
     let env = Env::new();
-    let table = env.input("table.txt", "1 http://a.com/\n2 http://b.com/\n2 http://c.com/\n");
+    let table = env.input(
+        "table.txt",
+        "1 http://a.com/\n2 http://b.com/\n2 http://c.com/\n",
+    );
     let cases: Vec<(&str, ImportFormat, &str)> = vec![
-        ("0 1\n3 x\n", ImportFormat::Auto, "line 2: expected two integer ids, found '3 x'"),
-        ("0 1\na b c\n", ImportFormat::Arcs, "line 2: expected two integer ids, found 'a b c'"),
-        ("0 1\n1\n", ImportFormat::Arcs, "line 2: expected two integer ids, found '1'"),
+        (
+            "0 1\n3 x\n",
+            ImportFormat::Auto,
+            "line 2: expected two integer ids, found '3 x'",
+        ),
+        (
+            "0 1\na b c\n",
+            ImportFormat::Arcs,
+            "line 2: expected two integer ids, found 'a b c'",
+        ),
+        (
+            "0 1\n1\n",
+            ImportFormat::Arcs,
+            "line 2: expected two integer ids, found '1'",
+        ),
         ("0 1\n1 -3\n", ImportFormat::Arcs, "line 2: negative id -3"),
-        ("0 99999999999999999999\n", ImportFormat::Arcs, "line 1: id 99999999999999999999 is out of range"),
-        ("0 9223372036854775808\n", ImportFormat::Arcs, "line 1: id 9223372036854775808 is out of range"),
-        ("start end\n0 1\nfoo bar\n", ImportFormat::Arcs, "line 3: expected two integer ids, found 'foo bar'"),
-        ("0 1\n1 2.5\n", ImportFormat::Arcs, "line 2: expected two integer ids, found '1 2.5'"),
+        (
+            "0 99999999999999999999\n",
+            ImportFormat::Arcs,
+            "line 1: id 99999999999999999999 is out of range",
+        ),
+        (
+            "0 9223372036854775808\n",
+            ImportFormat::Arcs,
+            "line 1: id 9223372036854775808 is out of range",
+        ),
+        (
+            "start end\n0 1\nfoo bar\n",
+            ImportFormat::Arcs,
+            "line 3: expected two integer ids, found 'foo bar'",
+        ),
+        (
+            "0 1\n1 2.5\n",
+            ImportFormat::Arcs,
+            "line 2: expected two integer ids, found '1 2.5'",
+        ),
         ("", ImportFormat::Auto, "empty graph"),
         ("# nothing\n\n", ImportFormat::Auto, "empty graph"),
         ("# nothing\n\n", ImportFormat::Arcs, "empty graph"),
         ("src dst\n", ImportFormat::Arcs, "empty graph"),
-        ("http://a.com/ http://b.com/\nhttp://a.com/ b.com\n", ImportFormat::UrlPairs, "line 2: 'b.com' is not a valid absolute URL"),
-        ("http://a.com/ http://b.com/\nhttp://a.com/\n", ImportFormat::UrlPairs, "line 2: expected two URLs"),
-        ("http://a.com/ mailto:x@y.z\n", ImportFormat::UrlPairs, "line 1: 'mailto:x@y.z' has no host"),
-        ("http://a.com/ http://b.com/\n0 1\n", ImportFormat::UrlPairs, "line 2: '0' is not a valid absolute URL"),
-        ("hello world\nfoo bar\n", ImportFormat::Auto, "line 2: cannot tell the input format"),
-        ("1 http://a.com/\n", ImportFormat::Auto, "line 1: this looks like an id→URL table"),
-        ("graph [ directed 1 node [ id 1 ] node [ id 2 ]\n edge [ source 1 target 3 ] ]", ImportFormat::Gml, "line 2: edge target 3 is not a declared node"),
-        ("graph [ node [ id 1 ]\nnode [ id 1 ] ]", ImportFormat::Gml, "line 2: node id 1 is already declared (line 1)"),
-        ("graph [ node [ id -1 ] ]", ImportFormat::Gml, "line 1: negative node id -1"),
+        (
+            "http://a.com/ http://b.com/\nhttp://a.com/ b.com\n",
+            ImportFormat::UrlPairs,
+            "line 2: 'b.com' is not a valid absolute URL",
+        ),
+        (
+            "http://a.com/ http://b.com/\nhttp://a.com/\n",
+            ImportFormat::UrlPairs,
+            "line 2: expected two URLs",
+        ),
+        (
+            "http://a.com/ mailto:x@y.z\n",
+            ImportFormat::UrlPairs,
+            "line 1: 'mailto:x@y.z' has no host",
+        ),
+        (
+            "http://a.com/ http://b.com/\n0 1\n",
+            ImportFormat::UrlPairs,
+            "line 2: '0' is not a valid absolute URL",
+        ),
+        (
+            "hello world\nfoo bar\n",
+            ImportFormat::Auto,
+            "line 2: cannot tell the input format",
+        ),
+        (
+            "1 http://a.com/\n",
+            ImportFormat::Auto,
+            "line 1: this looks like an id→URL table",
+        ),
+        (
+            "graph [ directed 1 node [ id 1 ] node [ id 2 ]\n edge [ source 1 target 3 ] ]",
+            ImportFormat::Gml,
+            "line 2: edge target 3 is not a declared node",
+        ),
+        (
+            "graph [ node [ id 1 ]\nnode [ id 1 ] ]",
+            ImportFormat::Gml,
+            "line 2: node id 1 is already declared (line 1)",
+        ),
+        (
+            "graph [ node [ id -1 ] ]",
+            ImportFormat::Gml,
+            "line 1: negative node id -1",
+        ),
         ("graph [ ]", ImportFormat::Gml, "empty graph"),
-        ("graph [ node [ id 1 ]\n", ImportFormat::Gml, "line 2: unexpected end of file: the list opened on line 1"),
-        ("1 2\n", ImportFormat::IdUrls { urls: table.clone() }, "line 3: id 2 already has a URL (line 2)"),
+        (
+            "graph [ node [ id 1 ]\n",
+            ImportFormat::Gml,
+            "line 2: unexpected end of file: the list opened on line 1",
+        ),
+        (
+            "1 2\n",
+            ImportFormat::IdUrls {
+                urls: table.clone(),
+            },
+            "line 3: id 2 already has a URL (line 2)",
+        ),
     ];
     for (i, (text, format, msg)) in cases.into_iter().enumerate() {
         let input = env.input(&format!("bad{i}.txt"), text);
         let base = env.out("x");
         let e = import(&input, &base, &opts(format.clone())).unwrap_err();
         let e = format!("{e:#}");
-        assert!(e.contains(msg), "case {i} ({format}): {e:?} does not contain {msg:?}");
+        assert!(
+            e.contains(msg),
+            "case {i} ({format}): {e:?} does not contain {msg:?}"
+        );
         if !matches!(format, ImportFormat::IdUrls { .. }) {
-            assert!(e.contains(&format!("bad{i}.txt")), "case {i}: {e} names no file");
+            assert!(
+                e.contains(&format!("bad{i}.txt")),
+                "case {i}: {e} names no file"
+            );
         }
-        assert!(env.out_entries().is_empty(), "case {i} left {:?}", env.out_entries());
+        assert!(
+            env.out_entries().is_empty(),
+            "case {i} left {:?}",
+            env.out_entries()
+        );
     }
     // Missing files.
-    let e = import(&env.dir.path().join("nope.txt"), &env.out("x"), &ImportOptions::default()).unwrap_err();
+    let e = import(
+        &env.dir.path().join("nope.txt"),
+        &env.out("x"),
+        &ImportOptions::default(),
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("nope.txt: no such file"), "{e}");
     let input = env.input("ok.txt", "1 2\n");
-    let e = import(&input, &env.out("x"), &opts(ImportFormat::IdUrls { urls: env.dir.path().join("none.txt") })).unwrap_err();
+    let e = import(
+        &input,
+        &env.out("x"),
+        &opts(ImportFormat::IdUrls {
+            urls: env.dir.path().join("none.txt"),
+        }),
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("none.txt does not exist"), "{e}");
     assert!(env.out_entries().is_empty());
 
@@ -415,13 +618,34 @@ fn bad_inputs_name_the_line_and_leave_no_output() {
 fn companion_files_of_an_earlier_import_are_removed() {
     let env = Env::new();
     let base = env.out("g");
-    import(&env.input("p.txt", "http://a.com/ http://b.com/\n"), &base, &ImportOptions::default()).unwrap();
+    import(
+        &env.input("p.txt", "http://a.com/ http://b.com/\n"),
+        &base,
+        &ImportOptions::default(),
+    )
+    .unwrap();
     assert!(urls_path(&base).exists());
-    let r = import(&env.input("a.txt", "5 6\n"), &base, &ImportOptions::default()).unwrap();
+    let r = import(
+        &env.input("a.txt", "5 6\n"),
+        &base,
+        &ImportOptions::default(),
+    )
+    .unwrap();
     assert!(r.ids_written);
-    assert_eq!(env.out_entries(), ["g.ef", "g.graph", "g.ids", "g.offsets", "g.properties"]);
-    import(&env.input("b.txt", "0 1\n"), &base, &ImportOptions::default()).unwrap();
-    assert_eq!(env.out_entries(), ["g.ef", "g.graph", "g.offsets", "g.properties"]);
+    assert_eq!(
+        env.out_entries(),
+        ["g.ef", "g.graph", "g.ids", "g.offsets", "g.properties"]
+    );
+    import(
+        &env.input("b.txt", "0 1\n"),
+        &base,
+        &ImportOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        env.out_entries(),
+        ["g.ef", "g.graph", "g.offsets", "g.properties"]
+    );
 }
 
 #[test]
@@ -429,7 +653,10 @@ fn gzip_input_and_progress() {
     use std::io::Write;
     let env = Env::new();
     let path = env.dir.path().join("arcs.txt.gz");
-    let mut gz = flate2::write::GzEncoder::new(std::fs::File::create(&path).unwrap(), flate2::Compression::fast());
+    let mut gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(&path).unwrap(),
+        flate2::Compression::fast(),
+    );
     for i in 0..100_000u32 {
         writeln!(gz, "{} {}", i, (i * 7 + 1) % 100_000).unwrap();
     }
@@ -445,7 +672,15 @@ fn gzip_input_and_progress() {
     })
     .unwrap();
     assert_eq!((r.nodes, r.arcs), (100_000, 100_000));
-    assert_eq!(phases, [ImportPhase::Scan, ImportPhase::Sort, ImportPhase::Compress, ImportPhase::Finish]);
+    assert_eq!(
+        phases,
+        [
+            ImportPhase::Scan,
+            ImportPhase::Sort,
+            ImportPhase::Compress,
+            ImportPhase::Finish
+        ]
+    );
     assert_eq!(last_lines, 65_536);
 }
 
@@ -478,7 +713,10 @@ fn two_million_arcs_through_many_sort_batches() {
     let expected: BTreeSet<(u64, u64)> = arcs.iter().copied().collect();
     assert_eq!(r.arcs as usize, expected.len());
     assert_eq!(r.input_arcs, 2_000_000);
-    assert_eq!(r.duplicate_arcs_dropped as usize, 2_000_000 - expected.len());
+    assert_eq!(
+        r.duplicate_arcs_dropped as usize,
+        2_000_000 - expected.len()
+    );
     let g = env.open(&base);
     assert_eq!(original_arcs(&g, &base), expected);
     check_ef(&base, &g);
@@ -490,10 +728,16 @@ fn format_detection() {
     let d = |name: &str, text: &str| detect_format(&env.input(name, text));
     assert_eq!(d("a", "# c\n1 2\n").unwrap(), ImportFormat::Arcs);
     assert_eq!(d("b", "from to\n1\t2\n").unwrap(), ImportFormat::Arcs);
-    assert_eq!(d("c", "http://a/ http://b/\n").unwrap(), ImportFormat::UrlPairs);
+    assert_eq!(
+        d("c", "http://a/ http://b/\n").unwrap(),
+        ImportFormat::UrlPairs
+    );
     assert_eq!(d("d.gml", "whatever").unwrap(), ImportFormat::Gml);
     assert_eq!(d("e", "graph [\n]").unwrap(), ImportFormat::Gml);
-    assert_eq!(d("f", "Creator \"x\"\ngraph [ ]").unwrap(), ImportFormat::Gml);
+    assert_eq!(
+        d("f", "Creator \"x\"\ngraph [ ]").unwrap(),
+        ImportFormat::Gml
+    );
     assert!(d("g", "1 http://a/\n").is_err());
     assert!(d("h", "").unwrap_err().to_string().contains("empty graph"));
 }
@@ -563,6 +807,20 @@ fn hosts_and_registrable_domains() {
     assert_eq!(d.num_hosts(), 8);
     assert_eq!(d.pages(d.host(0)), 3);
     assert_eq!(d.num_invalid_pages(), 3);
+    for (host, plausible) in [
+        ("www.hollins.edu", true),
+        ("blogspot.com", true),
+        ("x.blogspot.com", true),
+        ("xn--mnchen-3ya.de", true),
+        ("10.0.0.1", true),
+        ("[::1]", true),
+        ("localhost", true),
+        ("www1", false),
+        ("www1.hollins", false),
+        ("foo.notatld", false),
+    ] {
+        assert_eq!(is_plausible_host(host), plausible, "{host}");
+    }
     assert_eq!(registrable_domain("www.bbc.co.uk"), "bbc.co.uk");
     assert_eq!(registrable_domain("co.uk"), "co.uk");
     assert_eq!(registrable_domain("10.0.0.1"), "10.0.0.1");

@@ -9,6 +9,7 @@ use crawlrank_rank::{hits, HitsConfig, PageRank, PageRankConfig};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// cnr-2000 (with a throw-away cache) or, failing that, a random graph with mostly local arcs.
 fn load() -> (String, Csr) {
@@ -58,7 +59,10 @@ fn bench(c: &mut Criterion) {
     let t = g.transpose();
     let solver = PageRank::new(&t, &outdegrees(&g)).expect("consistent graph");
     let mut group = c.benchmark_group("rank");
-    group.sample_size(10);
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
     group.bench_function(format!("pagerank-1e-10/{name}"), |b| {
         b.iter(|| {
             black_box(

@@ -26,10 +26,11 @@
 //!   fresh values of its even neighbours. Web graphs in URL order keep most arcs inside a
 //!   host, hence inside a block or between neighbouring blocks, so this converges in as
 //!   few sweeps as a sequential Gauss–Seidel (64 on cnr-2000 at L1 change 1e-10, where
-//!   NetworKit's power method needs 116) — and, unlike a Gauss–Seidel on a vector shared by racing threads, the
-//!   result does not depend on thread timing: it is bit-for-bit the same whatever the
-//!   number of threads. A self-loop is solved for exactly (the page's own term moved to the
-//!   left-hand side), which matters on crawled graphs where many pages link to themselves.
+//!   NetworKit's power method needs 116) — and, unlike a Gauss–Seidel on a vector shared
+//!   by racing threads, the result does not depend on thread timing: it is bit-for-bit the
+//!   same whatever the number of threads. A self-loop is solved for exactly (the page's own
+//!   term moved to the left-hand side), which matters on crawled graphs where many pages
+//!   link to themselves.
 //!
 //! The dangling mass `Σ x_d` a phase uses is the one published before it.
 //!
@@ -329,29 +330,15 @@ impl Sweep<'_> {
         let mut dangling = 0.0;
         for k in 0..len {
             let i = lo + k;
-            let read = |j: u32| {
+            let mut sigma = 0.0;
+            for &j in self.transpose.successors(i) {
                 let j = j as usize;
                 let local = j.wrapping_sub(lo);
-                if local < len {
+                sigma += if local < len {
                     block[local]
                 } else {
                     published[j]
-                }
-            };
-            // Four independent sums: one chain of dependent additions would make every arc
-            // wait for the latency of the previous add instead of only for its load.
-            let preds = self.transpose.successors(i);
-            let mut quads = preds.chunks_exact(4);
-            let mut acc = [0.0; 4];
-            for q in &mut quads {
-                acc[0] += read(q[0]);
-                acc[1] += read(q[1]);
-                acc[2] += read(q[2]);
-                acc[3] += read(q[3]);
-            }
-            let mut sigma = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-            for &j in quads.remainder() {
-                sigma += read(j);
+                };
             }
             let inv = self.inv_outdeg[i];
             let z_old = block[k];

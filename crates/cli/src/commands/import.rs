@@ -58,12 +58,17 @@ pub fn run(args: Args) -> Result<()> {
         sort_memory: args.sort_memory.max(1) << 20,
         ..ImportOptions::default()
     };
-    let bar = progress::bar(None, "lines");
+    // One bar per phase; by bytes when the input size is known (plain files), else by lines.
+    let mut bar = progress::bar(None, "lines");
     let mut phase = None;
     let report = import::import_with_progress(&args.input, &args.out, &opts, &mut |p| {
         if phase != Some(p.phase) {
             phase = Some(p.phase);
-            bar.set_message(format!("{:?}", p.phase));
+            bar.finish_and_clear();
+            bar = match p.total_bytes {
+                Some(total) => progress::bytes_bar(total),
+                None => progress::bar(None, "lines"),
+            };
             bar.set_prefix(match p.phase {
                 ImportPhase::Scan => "scanning",
                 ImportPhase::Sort => "sorting",
@@ -71,7 +76,7 @@ pub fn run(args: Args) -> Result<()> {
                 ImportPhase::Finish => "finishing",
             });
         }
-        bar.set_position(p.lines);
+        bar.set_position(if p.total_bytes.is_some() { p.bytes } else { p.lines });
     });
     bar.finish_and_clear();
     let report = report?;

@@ -31,6 +31,9 @@ pub struct Args {
     /// Batch size K (default ceil(R/72), R = pages reachable from the seeds).
     #[arg(long, value_name = "K")]
     pub batch: Option<u64>,
+    /// L1 threshold of the PageRank the batch policies compute at every reorder.
+    #[arg(long, value_name = "L1", default_value_t = crawlrank_frontier::PolicyConfig::default().batch_pagerank_threshold)]
+    pub batch_pagerank_threshold: f64,
     /// Write summary.json, summary.csv, throughput.svg and mass.svg into DIR.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -59,7 +62,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     let config = SimConfig {
         batch: args.batch,
         rng_seed: args.rng_seed,
-        ..SimConfig::default()
+        batch_pagerank_threshold: args.batch_pagerank_threshold,
     };
     eprintln!(
         "{}: {} pages, {} arcs, {} seeds, R = {}, K = {}",

@@ -180,9 +180,7 @@ pub(super) fn import_id_urls(input: &Path, urls_file: &Path, ctx: &Ctx) -> Resul
                 report.header_skipped = true;
                 continue;
             }
-            Err(e) => {
-                return Err(r.err(id_error_message(e, id_field, line, "an id and a URL")))
-            }
+            Err(e) => return Err(r.err(id_error_message(e, id_field, line, "an id and a URL"))),
         };
         let raw = String::from_utf8_lossy(rest.trim_ascii());
         let url: Box<str> = if raw.is_empty() {
@@ -236,6 +234,7 @@ pub(super) fn import_id_urls(input: &Path, urls_file: &Path, ctx: &Ctx) -> Resul
         table.into_iter().map(|e| e.2).collect()
     };
     report.duplicate_urls = count_duplicate_urls(&urls);
+    report.implausible_hosts = crate::hosts::implausible_hosts(&urls);
     let n = urls.len();
     let keep = ctx.opts.keep_ids;
     let table_name = urls_file.display().to_string();
@@ -243,7 +242,11 @@ pub(super) fn import_id_urls(input: &Path, urls_file: &Path, ctx: &Ctx) -> Resul
     let pairs = mapped_arcs(
         input,
         ctx,
-        |id| known.get(id).map(|node| if keep { id as usize } else { node }),
+        |id| {
+            known
+                .get(id)
+                .map(|node| if keep { id as usize } else { node })
+        },
         move |id| format!("id {id} has no URL in {table_name}"),
         &lines,
     )?;
@@ -258,4 +261,3 @@ pub(super) fn import_id_urls(input: &Path, urls_file: &Path, ctx: &Ctx) -> Resul
     }
     Ok(report)
 }
-

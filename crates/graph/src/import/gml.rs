@@ -161,7 +161,10 @@ impl Tokenizer {
                     }
                     return Err(self.err(
                         start,
-                        format!("unexpected '{}' (not a key, number, string or bracket)", crate::urls::shorten(&w)),
+                        format!(
+                            "unexpected '{}' (not a key, number, string or bracket)",
+                            crate::urls::shorten(&w)
+                        ),
                     ));
                 }
             }
@@ -263,11 +266,16 @@ impl Parser {
                 if let Some((_, open)) = self.stack.last() {
                     return Err(self.tok.err(
                         self.tok.line,
-                        format!("unexpected end of file: the list opened on line {open} is not closed"),
+                        format!(
+                            "unexpected end of file: the list opened on line {open} is not closed"
+                        ),
                     ));
                 }
                 if !self.seen_graph {
-                    bail!("{}: not a GML graph: no 'graph [ … ]' block", self.tok.path.display());
+                    bail!(
+                        "{}: not a GML graph: no 'graph [ … ]' block",
+                        self.tok.path.display()
+                    );
                 }
                 return Ok(None);
             };
@@ -290,17 +298,32 @@ impl Parser {
                         };
                         return Ok(Some(Event::Node { id, label, line }));
                     }
-                    Some((Frame::Edge { line, source, target }, _)) => {
+                    Some((
+                        Frame::Edge {
+                            line,
+                            source,
+                            target,
+                        },
+                        _,
+                    )) => {
                         let (Some(source), Some(target)) = (source, target) else {
-                            return Err(self.tok.err(line, "edge without a 'source' and a 'target'"));
+                            return Err(self
+                                .tok
+                                .err(line, "edge without a 'source' and a 'target'"));
                         };
-                        return Ok(Some(Event::Edge { source, target, line }));
+                        return Ok(Some(Event::Edge {
+                            source,
+                            target,
+                            line,
+                        }));
                     }
                     Some(_) => {}
                 },
                 Tok::Key(key) => {
                     let Some((value, vline)) = self.tok.next()? else {
-                        return Err(self.tok.err(line, format!("key '{key}' has no value (end of file)")));
+                        return Err(self
+                            .tok
+                            .err(line, format!("key '{key}' has no value (end of file)")));
                     };
                     if matches!(value, Tok::Close | Tok::Key(_)) {
                         return Err(self.tok.err(
@@ -313,7 +336,9 @@ impl Parser {
                     }
                 }
                 other => {
-                    return Err(self.tok.err(line, format!("expected a key, found {}", other.describe())))
+                    return Err(self
+                        .tok
+                        .err(line, format!("expected a key, found {}", other.describe())))
                 }
             }
         }
@@ -324,12 +349,16 @@ impl Parser {
         match (top, key.as_str(), value) {
             (None, "graph", Tok::Open) => {
                 if self.seen_graph {
-                    return Err(self.tok.err(line, "a second 'graph' block (one graph per file)"));
+                    return Err(self
+                        .tok
+                        .err(line, "a second 'graph' block (one graph per file)"));
                 }
                 self.seen_graph = true;
                 self.stack.push((Frame::Graph, line));
             }
-            (Some(Frame::Graph), "directed", Tok::Int(i)) => return Ok(Some(Event::Directed(i != 0))),
+            (Some(Frame::Graph), "directed", Tok::Int(i)) => {
+                return Ok(Some(Event::Directed(i != 0)))
+            }
             (Some(Frame::Graph), "node", Tok::Open) => self.stack.push((
                 Frame::Node {
                     line,
@@ -372,7 +401,10 @@ impl Parser {
                 other => {
                     return Err(self.tok.err(
                         line,
-                        format!("edge {k} must be an integer node id, found {}", other.describe()),
+                        format!(
+                            "edge {k} must be an integer node id, found {}",
+                            other.describe()
+                        ),
                     ))
                 }
             },
@@ -411,7 +443,11 @@ pub(super) fn import_gml(input: &Path, ctx: &Ctx) -> Result<ImportReport> {
             Event::Directed(d) => directed = d,
             Event::Node { id, label, line } => {
                 if id < 0 {
-                    return Err(line_error(input, line, format!("negative node id {id} (ids must be non-negative)")));
+                    return Err(line_error(
+                        input,
+                        line,
+                        format!("negative node id {id} (ids must be non-negative)"),
+                    ));
                 }
                 nodes.push((id as u64, line, label));
             }
@@ -430,7 +466,11 @@ pub(super) fn import_gml(input: &Path, ctx: &Ctx) -> Result<ImportReport> {
     nodes.sort_unstable_by_key(|n| n.0);
     if let Some(w) = nodes.windows(2).find(|w| w[0].0 == w[1].0) {
         let (a, b) = (w[0].1.min(w[1].1), w[0].1.max(w[1].1));
-        return Err(line_error(input, b, format!("node id {} is already declared (line {a})", w[0].0)));
+        return Err(line_error(
+            input,
+            b,
+            format!("node id {} is already declared (line {a})", w[0].0),
+        ));
     }
     let known = NodeIds::from_sorted_unique(nodes.iter().map(|n| n.0).collect());
     let keep = ctx.opts.keep_ids;
@@ -460,6 +500,7 @@ pub(super) fn import_gml(input: &Path, ctx: &Ctx) -> Result<ImportReport> {
         }
         report.missing_urls = n as u64 - filled;
         report.duplicate_urls = count_duplicate_urls(&urls);
+        report.implausible_hosts = crate::hosts::implausible_hosts(&urls);
         urls
     } else {
         Vec::new()
@@ -486,10 +527,23 @@ pub(super) fn import_gml(input: &Path, ctx: &Ctx) -> Result<ImportReport> {
                 Err(e) => return Some(Err(e)),
             };
             tick(ImportPhase::Sort, &p, &mut count);
-            if let Event::Edge { source, target, line } = e {
+            if let Event::Edge {
+                source,
+                target,
+                line,
+            } = e
+            {
                 let (Some(s), Some(d)) = (map(source), map(target)) else {
-                    let (what, id) = if map(source).is_none() { ("source", source) } else { ("target", target) };
-                    return Some(Err(line_error(input, line, format!("edge {what} {id} is not a declared node"))));
+                    let (what, id) = if map(source).is_none() {
+                        ("source", source)
+                    } else {
+                        ("target", target)
+                    };
+                    return Some(Err(line_error(
+                        input,
+                        line,
+                        format!("edge {what} {id} is not a declared node"),
+                    )));
                 };
                 if !directed && s != d {
                     pending = Some((d, s));
@@ -539,16 +593,34 @@ mod tests {
             ev,
             [
                 Event::Directed(true),
-                Event::Node { id: 3, label: Some("a b & c".into()), line: 5 },
-                Event::Node { id: 7, label: None, line: 6 },
-                Event::Edge { source: 3, target: 7, line: 7 },
+                Event::Node {
+                    id: 3,
+                    label: Some("a b & c".into()),
+                    line: 5
+                },
+                Event::Node {
+                    id: 7,
+                    label: None,
+                    line: 6
+                },
+                Event::Edge {
+                    source: 3,
+                    target: 7,
+                    line: 7
+                },
             ]
         );
         for (bad, msg) in [
             ("graph [ node [ id 1 ]", "line 1: unexpected end of file"),
-            ("graph [ node [ label \"x\" ] ]", "line 1: node without an 'id'"),
+            (
+                "graph [ node [ label \"x\" ] ]",
+                "line 1: node without an 'id'",
+            ),
             ("graph [ edge [ source 1 ] ]", "line 1: edge without"),
-            ("graph [\n node [ id \"x\" ] ]", "line 2: node id must be an integer"),
+            (
+                "graph [\n node [ id \"x\" ] ]",
+                "line 2: node id must be an integer",
+            ),
             ("graph [ ] ]", "unexpected ']'"),
             ("graph [ label \"abc ]", "unterminated string"),
             ("node [ id 1 ]", "no 'graph"),
@@ -558,6 +630,9 @@ mod tests {
             let e = events(bad).unwrap_err().to_string();
             assert!(e.contains(msg), "{bad:?}: {e}");
         }
-        assert_eq!(decode_entities("a&amp;b&#65;&#x42;&bogus;&"), "a&bAB&bogus;&");
+        assert_eq!(
+            decode_entities("a&amp;b&#65;&#x42;&bogus;&"),
+            "a&bAB&bogus;&"
+        );
     }
 }

@@ -19,7 +19,8 @@ pub(crate) struct LineReader {
 
 impl LineReader {
     pub(crate) fn open(path: &Path) -> Result<Self> {
-        let meta = std::fs::metadata(path).with_context(|| format!("cannot open {}", path.display()))?;
+        let meta =
+            std::fs::metadata(path).with_context(|| format!("cannot open {}", path.display()))?;
         if meta.is_dir() {
             anyhow::bail!("{} is a directory, not an input file", path.display());
         }

@@ -61,12 +61,16 @@
 //!
 //! # Memory and speed
 //!
-//! Inputs are streamed twice (a scan that validates every line and collects node ids or URLs,
-//! then a pass that feeds renumbered arcs to `webgraph`'s external-memory sort), or once plus
-//! a temporary binary arc file for URL pairs. Memory is O(nodes) — the id map, a bitmap of
-//! self-loops — plus the sort's fixed budget ([`ImportOptions::sort_memory`], default
-//! [`DEFAULT_SORT_MEMORY`]); never O(arcs). Sorted batches go to the system temporary
-//! directory (`TMPDIR`), compressed, about 1–2 bytes per arc for typical web graphs.
+//! Arc lists and GML are read twice: a scan that validates every line and collects node ids,
+//! then a pass that feeds renumbered arcs to `webgraph`'s external-memory sort (with
+//! duplicate removal) and on to the parallel BVGraph compressor. An id→URL import reads the
+//! table once and the arc list once; URL pairs are parsed once, the provisional arcs going
+//! through an anonymous temporary file (8 bytes per arc, on disk). Memory is O(nodes) — the
+//! id map (ids below 2^32: a bitmap up to the largest id, 1.5 bits per possible id; larger
+//! ids: 8 bytes per node), a bitmap of self-loops, URLs when there are any — plus the sort's
+//! fixed budget ([`ImportOptions::sort_memory`], default [`DEFAULT_SORT_MEMORY`]); never
+//! O(arcs). Sorted batches go to the system temporary directory (`TMPDIR`), gap-compressed
+//! (a few bytes per arc).
 
 mod arcs;
 mod gml;
@@ -82,7 +86,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use webgraph::prelude::*;
 use webgraph::utils::MemoryUsage;
-
 
 /// Default memory budget of the external sort of arcs: 1 GiB.
 pub const DEFAULT_SORT_MEMORY: usize = 1 << 30;
@@ -202,8 +205,13 @@ pub struct ImportReport {
     pub invalid_urls: u64,
     /// Nodes without a URL (an empty line in `.urls`).
     pub missing_urls: u64,
-    /// Nodes whose URL is also another node's (id→URL table, GML; URL pairs merge them).
+    /// Nodes whose URL is also an earlier node's (id→URL table, GML: such nodes are kept
+    /// apart; URL pairs merge them by construction).
     pub duplicate_urls: u64,
+    /// URLs that parse but whose host is not plausible (not an IP address, `localhost` or a
+    /// name under a known public suffix: `http://www1/…`, `http://www1.hollins/edu/…`). They
+    /// are kept; this count is a hint at typos in the input.
+    pub implausible_hosts: u64,
     /// Whether an undirected GML graph was symmetrised.
     pub symmetrized: bool,
     /// Bytes of the `.graph` bitstream.
@@ -257,7 +265,11 @@ pub fn import_with_progress(
     };
     if let ImportFormat::IdUrls { urls } = &format {
         if !urls.exists() {
-            bail!("cannot import {}: the URL table {} does not exist", input.display(), urls.display());
+            bail!(
+                "cannot import {}: the URL table {} does not exist",
+                input.display(),
+                urls.display()
+            );
         }
     }
     let out = basename_of(out);
@@ -370,7 +382,11 @@ pub fn detect_format(input: &Path) -> Result<ImportFormat> {
                     lines::show(line)
                 );
             }
-            if first && f.iter().take(2).all(|t| lines::is_word(t) && !t.contains(&b':')) {
+            if first
+                && f.iter()
+                    .take(2)
+                    .all(|t| lines::is_word(t) && !t.contains(&b':'))
+            {
                 first = false;
                 continue; // a header line
             }
@@ -383,7 +399,10 @@ pub fn detect_format(input: &Path) -> Result<ImportFormat> {
             lines::show(line)
         );
     }
-    bail!("{}: empty graph: the input has no arcs and no nodes", input.display())
+    bail!(
+        "{}: empty graph: the input has no arcs and no nodes",
+        input.display()
+    )
 }
 
 /// What every importer needs.
@@ -537,9 +556,13 @@ impl ImportReport {
     }
 }
 
-/// Counts nodes whose URL equals another node's (ignoring empty URLs).
+/// Counts nodes whose URL equals an earlier node's (ignoring empty URLs).
 pub(crate) fn count_duplicate_urls<S: AsRef<str>>(urls: &[S]) -> u64 {
-    let mut v: Vec<&str> = urls.iter().map(AsRef::as_ref).filter(|u| !u.is_empty()).collect();
+    let mut v: Vec<&str> = urls
+        .iter()
+        .map(AsRef::as_ref)
+        .filter(|u| !u.is_empty())
+        .collect();
     v.sort_unstable();
     v.windows(2).filter(|w| w[0] == w[1]).count() as u64
 }

@@ -126,6 +126,7 @@ pub(super) fn import_url_pairs(input: &Path, ctx: &Ctx) -> Result<ImportReport> 
         perm[*prov as usize] = rank as u32;
     }
     let sorted_urls: Vec<Box<str>> = entries.into_iter().map(|e| e.0).collect();
+    report.implausible_hosts = crate::hosts::implausible_hosts(&sorted_urls);
 
     ctx.progress.phase(ImportPhase::Sort, Some(arcs * 8));
     let mut rd = BufReader::with_capacity(1 << 20, tmp);
@@ -136,7 +137,9 @@ pub(super) fn import_url_pairs(input: &Path, ctx: &Ctx) -> Result<ImportReport> 
         }
         let mut buf = [0u8; 8];
         if let Err(e) = rd.read_exact(&mut buf) {
-            return Some(Err(anyhow::Error::new(e).context("cannot read the temporary arc file")));
+            return Some(Err(
+                anyhow::Error::new(e).context("cannot read the temporary arc file")
+            ));
         }
         read += 1;
         if read & 0xFFFF == 0 {
@@ -147,8 +150,9 @@ pub(super) fn import_url_pairs(input: &Path, ctx: &Ctx) -> Result<ImportReport> 
                 total_bytes: Some(arcs * 8),
             });
         }
-        let s = u32::from_le_bytes(buf[..4].try_into().unwrap());
-        let d = u32::from_le_bytes(buf[4..].try_into().unwrap());
+        let [s0, s1, s2, s3, d0, d1, d2, d3] = buf;
+        let s = u32::from_le_bytes([s0, s1, s2, s3]);
+        let d = u32::from_le_bytes([d0, d1, d2, d3]);
         Some(Ok((perm[s as usize] as usize, perm[d as usize] as usize)))
     });
     let stats = ctx.write_graph(n, pairs)?;

@@ -1,0 +1,187 @@
+//! The `crawlrank` binary end to end: the commands work on small graphs written here, and bad
+//! input gets a clear error, a non-zero exit, no panic and no half-written output.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn crawlrank(cache: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_crawlrank"))
+        .arg("--cache")
+        .arg(cache)
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn ok(out: &Output) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "failed: {stderr}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Asserts a clean failure whose message contains every one of `needles`.
+fn fails(out: &Output, needles: &[&str]) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "should fail: {stderr}");
+    // 2: clap rejected the arguments; 1: crawlrank reported an error.
+    let expected = if stderr.starts_with("crawlrank: error:") { 1 } else { 2 };
+    assert_eq!(out.status.code(), Some(expected), "{stderr}");
+    assert!(!stderr.contains("panicked"), "panic: {stderr}");
+    for n in needles {
+        assert!(stderr.contains(n), "'{n}' not in: {stderr}");
+    }
+}
+
+struct Env {
+    dir: tempfile::TempDir,
+    cache: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().unwrap(),
+            cache: tempfile::tempdir().unwrap(),
+        }
+    }
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+    fn write(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.path(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+    fn run(&self, args: &[&str]) -> Output {
+        crawlrank(self.cache.path(), args)
+    }
+    fn files(&self) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(self.dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+}
+
+/// The 5-node PageRank example of issue 2.
+const FIVE: &str = "0 1\n0 2\n1 2\n2 0\n2 2\n3 0\n3 2\n2 4\n";
+const FIVE_PR: [f64; 5] = [0.202830, 0.146339, 0.413422, 0.060136, 0.177272];
+
+#[test]
+fn rank_an_arc_list_on_the_fly_and_write_one_value_per_line() {
+    let env = Env::new();
+    let arcs = env.write("five.txt", FIVE);
+    let out = env.path("pr.txt");
+    let stdout = ok(&env.run(&["rank", "--graph", arcs.to_str().unwrap(), "--out", out.to_str().unwrap(), "--top", "2"]));
+    let values: Vec<f64> = std::fs::read_to_string(&out).unwrap().lines().map(|l| l.parse().unwrap()).collect();
+    assert_eq!(values.len(), 5);
+    for (v, e) in values.iter().zip(FIVE_PR) {
+        assert!((v - e).abs() < 1e-6, "{values:?}");
+    }
+    // --top: best first, id and score.
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines[1].split_whitespace().nth(1) == Some("2"), "{stdout}");
+    assert!(lines[2].split_whitespace().nth(1) == Some("0"), "{stdout}");
+    // Nothing derived was written beside the input.
+    assert_eq!(env.files(), vec!["five.txt", "pr.txt"]);
+    // HITS and in-degree.
+    ok(&env.run(&["rank", "--graph", arcs.to_str().unwrap(), "--algo", "hits", "--top", "3"]));
+    let indeg = ok(&env.run(&["rank", "--graph", arcs.to_str().unwrap(), "--algo", "indegree", "--top", "1"]));
+    assert!(indeg.lines().nth(1).unwrap().split_whitespace().nth(1) == Some("2"), "{indeg}");
+}
+
+#[test]
+fn import_url_pairs_then_info_and_rank_show_urls() {
+    let env = Env::new();
+    let input = env.write(
+        "pairs.txt",
+        "http://a.example/ http://b.example/x\nhttp://b.example/x http://A.example:80/\nhttp://c.example/ http://b.example/x#frag\n",
+    );
+    let base = env.path("web");
+    let stdout = ok(&env.run(&["import", input.to_str().unwrap(), "--out", base.to_str().unwrap()]));
+    assert!(stdout.contains("3 nodes") && stdout.contains("3 arcs"), "{stdout}");
+    let urls = std::fs::read_to_string(env.path("web.urls")).unwrap();
+    assert_eq!(urls, "http://a.example/\nhttp://b.example/x\nhttp://c.example/\n");
+    let info = ok(&env.run(&["info", "--graph", base.to_str().unwrap()]));
+    assert!(info.contains('3'), "{info}");
+    let top = ok(&env.run(&["rank", "--graph", base.to_str().unwrap(), "--top", "1"]));
+    assert!(top.contains("http://b.example/x"), "{top}");
+}
+
+#[test]
+fn simulate_writes_summary_plots_and_orders() {
+    let env = Env::new();
+    // A little web: a ring with chords.
+    let mut text = String::new();
+    for v in 0..200 {
+        text.push_str(&format!("{v} {}\n{v} {}\n", (v + 1) % 200, (v * 7 + 3) % 200));
+    }
+    let arcs = env.write("ring.txt", &text);
+    let out = env.path("sim");
+    let stdout = ok(&env.run(&[
+        "simulate", "--graph", arcs.to_str().unwrap(), "--policy", "bfs,fica,opic", "--seeds", "3",
+        "--out", out.to_str().unwrap(), "--save-orders",
+    ]));
+    for p in ["bfs", "fica", "opic"] {
+        assert!(stdout.contains(p), "{stdout}");
+        let order = std::fs::read_to_string(out.join(format!("{p}.order"))).unwrap();
+        assert_eq!(order.lines().count(), 200);
+    }
+    let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 3 * 100);
+    let json = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    assert!(json.contains("\"kendall_tau_b\""));
+    let svg = std::fs::read_to_string(out.join("throughput.svg")).unwrap();
+    assert!(svg.contains("<svg") && svg.contains("fica") && svg.contains("% of reachable pages crawled"));
+    assert!(out.join("mass.svg").is_file());
+}
+
+#[test]
+fn bad_input_is_a_clear_error() {
+    let env = Env::new();
+    let five = env.write("five.txt", FIVE);
+    let g = five.to_str().unwrap();
+    // A missing file.
+    fails(&env.run(&["rank", "--graph", env.path("nope").to_str().unwrap()]), &["nope"]);
+    fails(&env.run(&["import", env.path("nope.txt").to_str().unwrap(), "--out", env.path("x").to_str().unwrap()]), &["nope.txt"]);
+    // A malformed line: which line and why; no output left behind.
+    let bad = env.write("bad.txt", "0 1\n1 2\n2 x\n");
+    fails(&env.run(&["import", bad.to_str().unwrap(), "--format", "arcs", "--out", env.path("bad").to_str().unwrap()]), &["line 3"]);
+    assert!(!env.files().iter().any(|f| f.starts_with("bad.") && f != "bad.txt"), "{:?}", env.files());
+    // A URL that does not parse.
+    let urls = env.write("urls.txt", "http://a.example/ http://b.example/\nhttp://a.example/ http://[bad/\n");
+    fails(&env.run(&["import", urls.to_str().unwrap(), "--format", "url-pairs", "--out", env.path("u").to_str().unwrap()]), &["line 2"]);
+    // An empty graph.
+    let empty = env.write("empty.txt", "# nothing\n");
+    fails(&env.run(&["import", empty.to_str().unwrap(), "--format", "arcs", "--out", env.path("e").to_str().unwrap()]), &["empty"]);
+    // Unknown option values list the valid ones.
+    fails(&env.run(&["rank", "--graph", g, "--algo", "pagerenk"]), &["pagerenk", "pagerank", "hits", "indegree"]);
+    fails(&env.run(&["simulate", "--graph", g, "--policy", "fica,nope"]), &["nope", "batch-pagerank", "omniscient"]);
+    // Seeds: not in the graph, empty, unreadable; K = 0.
+    let seeds = env.write("seeds.txt", "0\n9\n");
+    fails(&env.run(&["simulate", "--graph", g, "--seeds-file", seeds.to_str().unwrap()]), &["seeds.txt:2", "9"]);
+    let none = env.write("none.txt", "# no seeds\n");
+    fails(&env.run(&["simulate", "--graph", g, "--seeds-file", none.to_str().unwrap()]), &["no seeds"]);
+    fails(&env.run(&["simulate", "--graph", g, "--seeds-file", env.path("missing.txt").to_str().unwrap()]), &["missing.txt"]);
+    fails(&env.run(&["simulate", "--graph", g, "--seeds", "0"]), &["--seeds"]);
+    fails(&env.run(&["simulate", "--graph", g, "--batch", "0"]), &["--batch"]);
+    // A bad preference vector.
+    let pref = env.write("pref.txt", "0.5\n0.5\n");
+    fails(&env.run(&["rank", "--graph", g, "--preference", pref.to_str().unwrap()]), &["preference"]);
+}
+
+#[test]
+fn a_corrupt_graph_is_an_error_not_a_panic() {
+    let env = Env::new();
+    let five = env.write("five.txt", FIVE);
+    let base = env.path("g");
+    ok(&env.run(&["import", five.to_str().unwrap(), "--out", base.to_str().unwrap()]));
+    let gf = env.path("g.graph");
+    let bytes = std::fs::read(&gf).unwrap();
+    std::fs::write(&gf, &bytes[..bytes.len() / 2]).unwrap();
+    fails(&env.run(&["info", "--graph", base.to_str().unwrap()]), &["g"]);
+    std::fs::write(env.path("g.properties"), "nodes=banana\n").unwrap();
+    fails(&env.run(&["rank", "--graph", base.to_str().unwrap()]), &["properties"]);
+}
