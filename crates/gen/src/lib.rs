@@ -131,6 +131,25 @@ pub struct GenReport {
     pub elapsed: Duration,
 }
 
+impl std::fmt::Display for GenReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let secs = self.elapsed.as_secs_f64();
+        write!(
+            f,
+            "{} pages, {} arcs ({:.2} per page), {} hosts on {} domains, {:.2} bits/link, \
+             {:.2} s ({:.2} M arcs/s)",
+            self.pages,
+            self.arcs,
+            self.arcs as f64 / self.pages.max(1) as f64,
+            self.hosts,
+            self.domains,
+            self.bits_per_link,
+            secs,
+            self.arcs as f64 / secs.max(1e-9) / 1e6
+        )
+    }
+}
+
 /// Generates a synthetic web as the BVGraph `out_basename` (with `.ef` and `.urls`), with the
 /// default [`ModelParams`].
 pub fn generate(cfg: &GenConfig, out_basename: &Path) -> Result<GenReport> {

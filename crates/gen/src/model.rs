@@ -270,8 +270,8 @@ pub struct SyntheticWeb {
     pub(crate) host_domain: Vec<u32>,
     pub(crate) domain_off: Vec<u32>,
     pub(crate) domain_hosts: Vec<u32>,
-    /// Cumulative attractiveness of hosts for external links.
-    pub(crate) fame_cum: Vec<f64>,
+    /// Hosts drawn in proportion to their attractiveness for external links (fame).
+    pub(crate) fame: Alias,
     /// Hosts whose home page is linked from host `h`'s home page (how the crawler found
     /// them): `discovered[discovered_off[h]..discovered_off[h+1]]`.
     pub(crate) discovered_off: Vec<u32>,
@@ -398,12 +398,11 @@ impl SyntheticWeb {
         }
 
         // Fame: size^φ · Pareto(fame_tail).
-        let mut fame_cum = Vec::with_capacity(sizes.len());
-        let mut acc = 0.0;
-        for &s in &sizes {
-            acc += (s as f64).powf(p.fame_size_exponent) * rng.pareto(p.fame_tail);
-            fame_cum.push(acc);
-        }
+        let fame: Vec<f64> = sizes
+            .iter()
+            .map(|&s| (s as f64).powf(p.fame_size_exponent) * rng.pareto(p.fame_tail))
+            .collect();
+        let fame = Alias::new(&fame);
 
         // Discovery: every host is linked from the home page of a uniformly chosen other host
         // with more than one page (whose home page is never dangling).
@@ -460,7 +459,7 @@ impl SyntheticWeb {
             host_domain,
             domain_off,
             domain_hosts,
-            fame_cum,
+            fame,
             discovered_off,
             discovered,
             leaf_dangling: 0.0,
@@ -720,11 +719,7 @@ impl SyntheticWeb {
     /// A host drawn in proportion to fame.
     #[inline]
     fn famous_host(&self, rng: &mut Rng) -> usize {
-        let total = *self.fame_cum.last().unwrap();
-        let x = rng.f64() * total;
-        self.fame_cum
-            .partition_point(|&c| c <= x)
-            .min(self.fame_cum.len() - 1)
+        self.fame.sample(rng)
     }
 
     /// The local index of the page of popularity rank `r` in host `h` of `k` pages: rank 0
@@ -735,6 +730,48 @@ impl SyntheticWeb {
             return r;
         }
         1 + scatter(stream_key(self.seed, SCATTER, h as u64), k - 1, r - 1)
+    }
+}
+
+/// Walker's alias method (Vose's construction): draws `i` with probability `w_i / Σ w` in
+/// O(1) with two memory accesses (a binary search over a million hosts' cumulative weights
+/// would miss the cache at every step).
+#[derive(Debug, Clone)]
+pub(crate) struct Alias {
+    prob: Vec<f64>,
+    alias: Vec<u32>,
+}
+
+impl Alias {
+    /// `weights` must be non-empty, finite and non-negative with a positive sum.
+    pub fn new(weights: &[f64]) -> Self {
+        let n = weights.len();
+        let total: f64 = weights.iter().sum();
+        let mut p: Vec<f64> = weights.iter().map(|&w| w * n as f64 / total).collect();
+        let mut prob = vec![1.0; n];
+        let mut alias: Vec<u32> = (0..n as u32).collect();
+        let mut small: Vec<u32> = (0..n as u32).filter(|&i| p[i as usize] < 1.0).collect();
+        let mut large: Vec<u32> = (0..n as u32).filter(|&i| p[i as usize] >= 1.0).collect();
+        while let (Some(&l), Some(sm)) = (large.last(), small.pop()) {
+            prob[sm as usize] = p[sm as usize];
+            alias[sm as usize] = l;
+            p[l as usize] += p[sm as usize] - 1.0;
+            if p[l as usize] < 1.0 {
+                large.pop();
+                small.push(l);
+            }
+        }
+        Self { prob, alias }
+    }
+
+    #[inline]
+    pub fn sample(&self, rng: &mut Rng) -> usize {
+        let i = rng.below(self.prob.len() as u64) as usize;
+        if rng.f64() < self.prob[i] {
+            i
+        } else {
+            self.alias[i] as usize
+        }
     }
 }
 
@@ -957,6 +994,25 @@ impl<'a> HostGen<'a> {
             }
             tries += missing;
         }
+        // Small webs can run out of distinct popular targets: outside closed directories,
+        // complete with uniform pages of the host, then of the web (rare at scale).
+        if (content.len() as u64) < d && !closed {
+            for round in 0..4 {
+                let missing = d.saturating_sub(content.len() as u64);
+                for _ in 0..missing {
+                    let t = if round < 2 {
+                        self.base + self.rng.below(k)
+                    } else {
+                        self.rng.below(web.n)
+                    };
+                    if !taken(t, out) {
+                        content.push(t);
+                    }
+                }
+                content.sort_unstable();
+                content.dedup();
+            }
+        }
         // This page is the template of the next one of its group.
         self.proto.clear();
         self.proto.extend_from_slice(&content);
@@ -1067,5 +1123,36 @@ impl<'a> HostGen<'a> {
             web.ranked_page(g, kg, rng.zipf_rank(kg, p.popularity_zipf))
         };
         web.host_start[g] + local
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alias_draws_in_proportion() {
+        let w = [1.0, 0.0, 3.0, 6.0];
+        let a = Alias::new(&w);
+        let mut rng = Rng::new(9);
+        let mut counts = [0u32; 4];
+        for _ in 0..100_000 {
+            counts[a.sample(&mut rng)] += 1;
+        }
+        assert_eq!(counts[1], 0);
+        for (c, w) in counts.iter().zip(w) {
+            assert!((*c as f64 / 1e5 - w / 10.0).abs() < 0.01, "{counts:?}");
+        }
+        let one = Alias::new(&[5.0]);
+        assert_eq!(one.sample(&mut rng), 0);
+    }
+
+    #[test]
+    fn scatter_is_a_bijection() {
+        for m in [1u64, 2, 3, 10, 97, 1000] {
+            let mut seen: Vec<u64> = (0..m).map(|r| scatter(12345, m, r)).collect();
+            seen.sort_unstable();
+            assert_eq!(seen, (0..m).collect::<Vec<_>>());
+        }
     }
 }

@@ -59,6 +59,7 @@ fn same_seed_same_files_other_seed_other_files() {
     assert_ne!(fa[0], fc[0], "another seed, another graph");
     assert_ne!(fa[4], fc[4], "another seed, other URLs");
     assert_eq!((ra.arcs, ra.hosts), (rb.arcs, rb.hosts));
+    assert!(ra.to_string().starts_with("20000 pages, "), "{ra}");
     assert_eq!(ra.files, EXTS.map(|e| with_ext(&a, e)).to_vec());
     // Nothing but the outputs is left in the directory (no staging, no work files).
     let mut names: Vec<String> = std::fs::read_dir(dir.path())

@@ -93,7 +93,7 @@ pub struct PageRankResult {
 
 /// A PageRank solver bound to one graph, given by its transpose. Build it once and call
 /// [`run`](Self::run) as often as needed (different damping, preferences, warm starts).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct PageRank<'a> {
     transpose: &'a Csr,
     /// `1/outdeg(j)`, 0 for dangling pages.
@@ -101,6 +101,17 @@ pub struct PageRank<'a> {
     /// Whether page `i` links to itself.
     self_loop: Vec<bool>,
     dangling: usize,
+}
+
+impl std::fmt::Debug for PageRank<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Not the per-page vectors: a solver is debug-printed inside errors and logs.
+        f.debug_struct("PageRank")
+            .field("nodes", &self.num_nodes())
+            .field("arcs", &self.transpose.num_arcs())
+            .field("dangling", &self.dangling)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<'a> PageRank<'a> {

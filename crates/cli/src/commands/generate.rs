@@ -25,7 +25,7 @@ pub struct Args {
 pub fn run(args: Args) -> Result<()> {
     let cfg = config(&args);
     let report = crawlrank_gen::generate(&cfg, &args.out)?;
-    println!("{report:?}");
+    println!("{report}");
     Ok(())
 }
 

@@ -57,13 +57,32 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
             (random_seeds(csr.num_nodes(), args.seeds, args.rng_seed), format!("{} random, rng seed {}", args.seeds, args.rng_seed))
         }
     };
-    let pagerank = Arc::new(reference_pagerank(&graph, &csr)?);
-    let reference = Reference::new(&csr, pagerank, &seeds)?;
     let config = SimConfig {
         batch: args.batch,
         rng_seed: args.rng_seed,
         batch_pagerank_threshold: args.batch_pagerank_threshold,
     };
+    let summary = simulate_policies(&graph, &csr, &seeds, seed_source, &kinds, &config)?;
+    report::write_table(&summary, &mut std::io::stdout().lock())?;
+    if let Some(dir) = &args.out {
+        report::write_outputs(&summary, dir, args.save_orders)?;
+        println!("wrote {}/summary.json, summary.csv, throughput.svg, mass.svg", dir.display());
+    }
+    Ok(())
+}
+
+/// Simulates every policy of `kinds` on `csr` (the decoded `graph`) from `seeds`, with a
+/// progress bar per policy, and measures each crawl.
+pub fn simulate_policies(
+    graph: &BvWebGraph,
+    csr: &Csr,
+    seeds: &[PageId],
+    seed_source: String,
+    kinds: &[PolicyKind],
+    config: &SimConfig,
+) -> Result<Summary> {
+    let pagerank = Arc::new(reference_pagerank(graph, csr)?);
+    let reference = Reference::new(csr, pagerank, seeds)?;
     eprintln!(
         "{}: {} pages, {} arcs, {} seeds, R = {}, K = {}",
         graph.basename().display(),
@@ -74,31 +93,25 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         config.batch.unwrap_or_else(|| reference.default_batch())
     );
     let mut results = Vec::new();
-    for kind in kinds {
+    for &kind in kinds {
         let bar = progress::bar(Some(reference.reachable), "pages");
         bar.set_prefix(kind.name());
-        let run = simulate(&csr, &seeds, kind, &reference, &config, &mut |done| bar.set_position(done))?;
+        let run = simulate(csr, seeds, kind, &reference, config, &mut |done| bar.set_position(done))?;
         bar.finish_and_clear();
         let measures = measure(&run, &reference)?;
         eprintln!("  {:<17} {:.2?}", kind.name(), run.crawl_time);
         results.push(PolicyResult { run, measures });
     }
-    let summary = Summary {
+    Ok(Summary {
         graph: graph.basename().display().to_string(),
         nodes: csr.num_nodes() as u64,
         arcs: csr.num_arcs(),
         seeds: seeds.len(),
         seed_source,
-        rng_seed: args.rng_seed,
+        rng_seed: config.rng_seed,
         reachable: reference.reachable,
         results,
-    };
-    report::write_table(&summary, &mut std::io::stdout().lock())?;
-    if let Some(dir) = &args.out {
-        report::write_outputs(&summary, dir, args.save_orders)?;
-        println!("wrote {}/summary.json, summary.csv, throughput.svg, mass.svg", dir.display());
-    }
-    Ok(())
+    })
 }
 
 /// `n` distinct random pages (or all pages, if the graph has fewer), in draw order.

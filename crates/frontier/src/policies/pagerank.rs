@@ -68,8 +68,8 @@ impl KnownGraphPageRank {
         }
     }
 
-    /// PageRank of the known graph, warm-started from the previous one.
-    fn known_pagerank(&mut self, pages: &PageTable) -> Vec<f64> {
+    /// PageRank of the known graph to L1 change `threshold`, warm-started from the previous one.
+    fn known_pagerank(&mut self, pages: &PageTable, threshold: f64) -> Vec<f64> {
         let n = pages.num_known();
         self.grow(n);
         let mut offsets = Vec::with_capacity(n + 1);
@@ -83,7 +83,8 @@ impl KnownGraphPageRank {
         let mut initial = std::mem::take(&mut self.last_pagerank);
         let warm = !initial.is_empty();
         initial.resize(n, 1.0 / n as f64);
-        let result = pagerank_from(&graph, &self.config, warm.then_some(&initial[..]))
+        let config = PageRankConfig { threshold, ..self.config.clone() };
+        let result = pagerank_from(&graph, &config, warm.then_some(&initial[..]))
             .expect("PageRank of a consistent graph with default parameters");
         result.scores
     }
@@ -137,7 +138,7 @@ impl Policy for KnownGraphPageRank {
         }
     }
     fn reorder(&mut self, pages: &PageTable, _: &Clock) {
-        let pr = self.known_pagerank(pages);
+        let pr = self.known_pagerank(pages, self.config.threshold);
         self.score[..pr.len()].copy_from_slice(&pr);
         self.last_pagerank = pr;
         let score = &self.score;
@@ -165,9 +166,10 @@ impl Policy for KnownGraphPageRank {
             self.queue.len()
         }
     }
-    /// PageRank of the whole known graph at the end of the crawl (SPEC §4).
+    /// PageRank of the whole known graph at the end of the crawl (SPEC §4), to the reference
+    /// PageRank's precision.
     fn final_scores(&mut self, order: &[PageId], pages: &PageTable) -> Vec<f64> {
-        let pr = self.known_pagerank(pages);
+        let pr = self.known_pagerank(pages, PageRankConfig::default().threshold);
         order.iter().map(|&p| pr[pages.seq(p) as usize]).collect()
     }
 }
