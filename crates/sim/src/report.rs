@@ -119,7 +119,8 @@ pub fn write_outputs(s: &Summary, dir: &Path, save_orders: bool) -> Result<()> {
     let curves = |f: fn(&Measures) -> &Vec<f64>| -> Vec<(String, Vec<f64>)> {
         s.results.iter().map(|r| (r.run.policy.name().to_string(), f(&r.measures).clone())).collect()
     };
-    let title = format!("{} — {} seeds, R = {}", s.graph, s.seeds, s.reachable);
+    let name = Path::new(&s.graph).file_name().map_or(s.graph.clone(), |n| n.to_string_lossy().into_owned());
+    let title = format!("{name} — {} seeds, R = {}", s.seeds, s.reachable);
     plot(
         &dir.join("throughput.svg"),
         &format!("Hot pages found: {title}"),

@@ -9,12 +9,30 @@ pub struct Args {
     /// The graph: a BVGraph basename or an arc-list file.
     #[arg(long)]
     pub graph: PathBuf,
+    /// Also measure reachability: a BFS from each of N random start pages.
+    #[arg(long, value_name = "N")]
+    pub reachability: Option<usize>,
+    /// Also count strongly connected components (iterative Tarjan).
+    #[arg(long)]
+    pub scc: bool,
+    /// Seed of the random start pages.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
 }
 
 pub fn run(args: Args, cache: &Cache) -> Result<()> {
     let graph = source::open_graph(&args.graph, cache)?;
     let hosts = graph.hosts()?;
-    let stats = GraphStats::compute(graph.bv(), hosts.as_ref().map(|h| h.host_of()))?;
+    let mut stats = GraphStats::compute(graph.bv(), hosts.as_ref().map(|h| h.host_of()))?;
+    if args.reachability.is_some() || args.scc {
+        let csr = graph.to_csr()?;
+        if let Some(n) = args.reachability {
+            stats = stats.with_reachability(&csr, n, args.seed);
+        }
+        if args.scc {
+            stats = stats.with_scc(&csr);
+        }
+    }
     println!("graph: {}", graph.basename().display());
     print!("{stats}");
     Ok(())
