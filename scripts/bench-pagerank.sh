@@ -142,7 +142,7 @@ if [[ "$HAVE_CLI" == 1 ]]; then
 fi
 "$VENV/bin/python" "$BENCH_DIR/nk_pagerank.py" "$ARCS" "$NODES" "$THRESHOLD" "$THREADS" "$OUT/networkit.txt"
 RUST_LOG=info "$WGCLI/bin/webgraph-rank" pagerank --threshold "$THRESHOLD" -m weakly-preferential \
-    -t "$THREADS" -o "$OUT/webgraph-rs.txt" "$WG/cnr-2000-t" 2>&1 | grep -E "Completed after|iterations/s|took" || true
+    -t "$THREADS" -o "$OUT/webgraph-rs.txt" "$WG/cnr-2000-t" 2>&1 | grep -E "Elapsed: .*\[[0-9]+ iterations|Completed after|took" || true
 
 step "accuracy against a converged reference (crawlrank at threshold 1e-15)"
 "$EXAMPLE" --graph "$GRAPH" --threshold 1e-15 --out "$OUT/reference.txt" >/dev/null

@@ -20,7 +20,10 @@ pub fn print_top(scores: &[f64], k: usize, urls: Option<&[String]>, label: &str)
     let top = crawlrank_rank::top_k(scores, k);
     println!("{:>5}  {:>10}  {:<14}  url", "rank", "node", label);
     for (i, (node, score)) in top.iter().enumerate() {
-        let url = urls.and_then(|u| u.get(*node)).map(String::as_str).unwrap_or("-");
+        let url = urls
+            .and_then(|u| u.get(*node))
+            .map(String::as_str)
+            .unwrap_or("-");
         println!("{:>5}  {:>10}  {:<14.6e}  {}", i + 1, node, score, url);
     }
 }

@@ -24,7 +24,11 @@ fn fails(out: &Output, needles: &[&str]) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "should fail: {stderr}");
     // 2: clap rejected the arguments; 1: crawlrank reported an error.
-    let expected = if stderr.starts_with("crawlrank: error:") { 1 } else { 2 };
+    let expected = if stderr.starts_with("crawlrank: error:") {
+        1
+    } else {
+        2
+    };
     assert_eq!(out.status.code(), Some(expected), "{stderr}");
     assert!(!stderr.contains("panicked"), "panic: {stderr}");
     for n in needles {
@@ -74,8 +78,20 @@ fn rank_an_arc_list_on_the_fly_and_write_one_value_per_line() {
     let env = Env::new();
     let arcs = env.write("five.txt", FIVE);
     let out = env.path("pr.txt");
-    let stdout = ok(&env.run(&["rank", "--graph", arcs.to_str().unwrap(), "--out", out.to_str().unwrap(), "--top", "2"]));
-    let values: Vec<f64> = std::fs::read_to_string(&out).unwrap().lines().map(|l| l.parse().unwrap()).collect();
+    let stdout = ok(&env.run(&[
+        "rank",
+        "--graph",
+        arcs.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--top",
+        "2",
+    ]));
+    let values: Vec<f64> = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
     assert_eq!(values.len(), 5);
     for (v, e) in values.iter().zip(FIVE_PR) {
         assert!((v - e).abs() < 1e-6, "{values:?}");
@@ -87,9 +103,28 @@ fn rank_an_arc_list_on_the_fly_and_write_one_value_per_line() {
     // Nothing derived was written beside the input.
     assert_eq!(env.files(), vec!["five.txt", "pr.txt"]);
     // HITS and in-degree.
-    ok(&env.run(&["rank", "--graph", arcs.to_str().unwrap(), "--algo", "hits", "--top", "3"]));
-    let indeg = ok(&env.run(&["rank", "--graph", arcs.to_str().unwrap(), "--algo", "indegree", "--top", "1"]));
-    assert!(indeg.lines().nth(1).unwrap().split_whitespace().nth(1) == Some("2"), "{indeg}");
+    ok(&env.run(&[
+        "rank",
+        "--graph",
+        arcs.to_str().unwrap(),
+        "--algo",
+        "hits",
+        "--top",
+        "3",
+    ]));
+    let indeg = ok(&env.run(&[
+        "rank",
+        "--graph",
+        arcs.to_str().unwrap(),
+        "--algo",
+        "indegree",
+        "--top",
+        "1",
+    ]));
+    assert!(
+        indeg.lines().nth(1).unwrap().split_whitespace().nth(1) == Some("2"),
+        "{indeg}"
+    );
 }
 
 #[test]
@@ -100,10 +135,21 @@ fn import_url_pairs_then_info_and_rank_show_urls() {
         "http://a.example/ http://b.example/x\nhttp://b.example/x http://A.example:80/\nhttp://c.example/ http://b.example/x#frag\n",
     );
     let base = env.path("web");
-    let stdout = ok(&env.run(&["import", input.to_str().unwrap(), "--out", base.to_str().unwrap()]));
-    assert!(stdout.contains("3 nodes") && stdout.contains("3 arcs"), "{stdout}");
+    let stdout = ok(&env.run(&[
+        "import",
+        input.to_str().unwrap(),
+        "--out",
+        base.to_str().unwrap(),
+    ]));
+    assert!(
+        stdout.contains("3 nodes") && stdout.contains("3 arcs"),
+        "{stdout}"
+    );
     let urls = std::fs::read_to_string(env.path("web.urls")).unwrap();
-    assert_eq!(urls, "http://a.example/\nhttp://b.example/x\nhttp://c.example/\n");
+    assert_eq!(
+        urls,
+        "http://a.example/\nhttp://b.example/x\nhttp://c.example/\n"
+    );
     let info = ok(&env.run(&["info", "--graph", base.to_str().unwrap()]));
     assert!(info.contains('3'), "{info}");
     let top = ok(&env.run(&["rank", "--graph", base.to_str().unwrap(), "--top", "1"]));
@@ -116,13 +162,25 @@ fn simulate_writes_summary_plots_and_orders() {
     // A little web: a ring with chords.
     let mut text = String::new();
     for v in 0..200 {
-        text.push_str(&format!("{v} {}\n{v} {}\n", (v + 1) % 200, (v * 7 + 3) % 200));
+        text.push_str(&format!(
+            "{v} {}\n{v} {}\n",
+            (v + 1) % 200,
+            (v * 7 + 3) % 200
+        ));
     }
     let arcs = env.write("ring.txt", &text);
     let out = env.path("sim");
     let stdout = ok(&env.run(&[
-        "simulate", "--graph", arcs.to_str().unwrap(), "--policy", "bfs,fica,opic", "--seeds", "3",
-        "--out", out.to_str().unwrap(), "--save-orders",
+        "simulate",
+        "--graph",
+        arcs.to_str().unwrap(),
+        "--policy",
+        "bfs,fica,opic",
+        "--seeds",
+        "3",
+        "--out",
+        out.to_str().unwrap(),
+        "--save-orders",
     ]));
     for p in ["bfs", "fica", "opic"] {
         assert!(stdout.contains(p), "{stdout}");
@@ -134,7 +192,11 @@ fn simulate_writes_summary_plots_and_orders() {
     let json = std::fs::read_to_string(out.join("summary.json")).unwrap();
     assert!(json.contains("\"kendall_tau_b\""));
     let svg = std::fs::read_to_string(out.join("throughput.svg")).unwrap();
-    assert!(svg.contains("<svg") && svg.contains("fica") && svg.contains("% of reachable pages crawled"));
+    assert!(
+        svg.contains("<svg")
+            && svg.contains("fica")
+            && svg.contains("% of reachable pages crawled")
+    );
     assert!(out.join("mass.svg").is_file());
 }
 
@@ -144,32 +206,124 @@ fn bad_input_is_a_clear_error() {
     let five = env.write("five.txt", FIVE);
     let g = five.to_str().unwrap();
     // A missing file.
-    fails(&env.run(&["rank", "--graph", env.path("nope").to_str().unwrap()]), &["nope"]);
-    fails(&env.run(&["import", env.path("nope.txt").to_str().unwrap(), "--out", env.path("x").to_str().unwrap()]), &["nope.txt"]);
+    fails(
+        &env.run(&["rank", "--graph", env.path("nope").to_str().unwrap()]),
+        &["nope"],
+    );
+    fails(
+        &env.run(&[
+            "import",
+            env.path("nope.txt").to_str().unwrap(),
+            "--out",
+            env.path("x").to_str().unwrap(),
+        ]),
+        &["nope.txt"],
+    );
     // A malformed line: which line and why; no output left behind.
     let bad = env.write("bad.txt", "0 1\n1 2\n2 x\n");
-    fails(&env.run(&["import", bad.to_str().unwrap(), "--format", "arcs", "--out", env.path("bad").to_str().unwrap()]), &["line 3"]);
-    assert!(!env.files().iter().any(|f| f.starts_with("bad.") && f != "bad.txt"), "{:?}", env.files());
+    fails(
+        &env.run(&[
+            "import",
+            bad.to_str().unwrap(),
+            "--format",
+            "arcs",
+            "--out",
+            env.path("bad").to_str().unwrap(),
+        ]),
+        &["line 3"],
+    );
+    assert!(
+        !env.files()
+            .iter()
+            .any(|f| f.starts_with("bad.") && f != "bad.txt"),
+        "{:?}",
+        env.files()
+    );
     // A URL that does not parse.
-    let urls = env.write("urls.txt", "http://a.example/ http://b.example/\nhttp://a.example/ http://[bad/\n");
-    fails(&env.run(&["import", urls.to_str().unwrap(), "--format", "url-pairs", "--out", env.path("u").to_str().unwrap()]), &["line 2"]);
+    let urls = env.write(
+        "urls.txt",
+        "http://a.example/ http://b.example/\nhttp://a.example/ http://[bad/\n",
+    );
+    fails(
+        &env.run(&[
+            "import",
+            urls.to_str().unwrap(),
+            "--format",
+            "url-pairs",
+            "--out",
+            env.path("u").to_str().unwrap(),
+        ]),
+        &["line 2"],
+    );
     // An empty graph.
     let empty = env.write("empty.txt", "# nothing\n");
-    fails(&env.run(&["import", empty.to_str().unwrap(), "--format", "arcs", "--out", env.path("e").to_str().unwrap()]), &["empty"]);
+    fails(
+        &env.run(&[
+            "import",
+            empty.to_str().unwrap(),
+            "--format",
+            "arcs",
+            "--out",
+            env.path("e").to_str().unwrap(),
+        ]),
+        &["empty"],
+    );
     // Unknown option values list the valid ones.
-    fails(&env.run(&["rank", "--graph", g, "--algo", "pagerenk"]), &["pagerenk", "pagerank", "hits", "indegree"]);
-    fails(&env.run(&["simulate", "--graph", g, "--policy", "fica,nope"]), &["nope", "batch-pagerank", "omniscient"]);
+    fails(
+        &env.run(&["rank", "--graph", g, "--algo", "pagerenk"]),
+        &["pagerenk", "pagerank", "hits", "indegree"],
+    );
+    fails(
+        &env.run(&["simulate", "--graph", g, "--policy", "fica,nope"]),
+        &["nope", "batch-pagerank", "omniscient"],
+    );
     // Seeds: not in the graph, empty, unreadable; K = 0.
     let seeds = env.write("seeds.txt", "0\n9\n");
-    fails(&env.run(&["simulate", "--graph", g, "--seeds-file", seeds.to_str().unwrap()]), &["seeds.txt:2", "9"]);
+    fails(
+        &env.run(&[
+            "simulate",
+            "--graph",
+            g,
+            "--seeds-file",
+            seeds.to_str().unwrap(),
+        ]),
+        &["seeds.txt:2", "9"],
+    );
     let none = env.write("none.txt", "# no seeds\n");
-    fails(&env.run(&["simulate", "--graph", g, "--seeds-file", none.to_str().unwrap()]), &["no seeds"]);
-    fails(&env.run(&["simulate", "--graph", g, "--seeds-file", env.path("missing.txt").to_str().unwrap()]), &["missing.txt"]);
-    fails(&env.run(&["simulate", "--graph", g, "--seeds", "0"]), &["--seeds"]);
-    fails(&env.run(&["simulate", "--graph", g, "--batch", "0"]), &["--batch"]);
+    fails(
+        &env.run(&[
+            "simulate",
+            "--graph",
+            g,
+            "--seeds-file",
+            none.to_str().unwrap(),
+        ]),
+        &["no seeds"],
+    );
+    fails(
+        &env.run(&[
+            "simulate",
+            "--graph",
+            g,
+            "--seeds-file",
+            env.path("missing.txt").to_str().unwrap(),
+        ]),
+        &["missing.txt"],
+    );
+    fails(
+        &env.run(&["simulate", "--graph", g, "--seeds", "0"]),
+        &["--seeds"],
+    );
+    fails(
+        &env.run(&["simulate", "--graph", g, "--batch", "0"]),
+        &["--batch"],
+    );
     // A bad preference vector.
     let pref = env.write("pref.txt", "0.5\n0.5\n");
-    fails(&env.run(&["rank", "--graph", g, "--preference", pref.to_str().unwrap()]), &["preference"]);
+    fails(
+        &env.run(&["rank", "--graph", g, "--preference", pref.to_str().unwrap()]),
+        &["preference"],
+    );
 }
 
 #[test]
@@ -177,11 +331,22 @@ fn a_corrupt_graph_is_an_error_not_a_panic() {
     let env = Env::new();
     let five = env.write("five.txt", FIVE);
     let base = env.path("g");
-    ok(&env.run(&["import", five.to_str().unwrap(), "--out", base.to_str().unwrap()]));
+    ok(&env.run(&[
+        "import",
+        five.to_str().unwrap(),
+        "--out",
+        base.to_str().unwrap(),
+    ]));
     let gf = env.path("g.graph");
     let bytes = std::fs::read(&gf).unwrap();
     std::fs::write(&gf, &bytes[..bytes.len() / 2]).unwrap();
-    fails(&env.run(&["info", "--graph", base.to_str().unwrap()]), &["g"]);
+    fails(
+        &env.run(&["info", "--graph", base.to_str().unwrap()]),
+        &["g"],
+    );
     std::fs::write(env.path("g.properties"), "nodes=banana\n").unwrap();
-    fails(&env.run(&["rank", "--graph", base.to_str().unwrap()]), &["properties"]);
+    fails(
+        &env.run(&["rank", "--graph", base.to_str().unwrap()]),
+        &["properties"],
+    );
 }

@@ -145,7 +145,11 @@ impl IndexedHeap {
                 break;
             }
             let r = l + 1;
-            let c = if r < n && self.heap[r].before(&self.heap[l]) { r } else { l };
+            let c = if r < n && self.heap[r].before(&self.heap[l]) {
+                r
+            } else {
+                l
+            };
             if !self.heap[c].before(&e) {
                 break;
             }

@@ -130,7 +130,7 @@ impl Frontier {
             crawled: self.crawled,
             batch: self.batch,
             t: self.crawled / self.batch,
-            boundary: self.crawled % self.batch == 0,
+            boundary: self.crawled.is_multiple_of(self.batch),
         };
         self.policy.crawled(page, links, &mut self.pages, &clock);
         self.peak = self.peak.max(self.policy.len());
@@ -178,7 +178,11 @@ impl Frontier {
 /// Replays SPEC §2's crawl loop over a known graph: seeds, then pop / on-crawled until the
 /// frontier is empty. Returns the pages in crawl order. The simulator runs an instrumented
 /// copy of this loop; tests use this one.
-pub fn replay(graph: &crawlrank_graph::Csr, frontier: &mut Frontier, seeds: &[PageId]) -> Vec<PageId> {
+pub fn replay(
+    graph: &crawlrank_graph::Csr,
+    frontier: &mut Frontier,
+    seeds: &[PageId],
+) -> Vec<PageId> {
     frontier.seed(seeds);
     let mut order = Vec::new();
     while let Some(p) = frontier.pop() {

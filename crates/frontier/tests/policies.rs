@@ -3,7 +3,9 @@
 
 use crawlrank_frontier::policies::ieca::log_pc_coefficient;
 use crawlrank_frontier::policies::opic::Opic;
-use crawlrank_frontier::{replay, Clock, Frontier, PageId, PageTable, Policy, PolicyConfig, PolicyKind};
+use crawlrank_frontier::{
+    replay, Clock, Frontier, PageId, PageTable, Policy, PolicyConfig, PolicyKind,
+};
 use crawlrank_graph::Csr;
 use std::sync::Arc;
 
@@ -20,7 +22,11 @@ fn config(batch: u64, n: u64) -> PolicyConfig {
 fn run(kind: PolicyKind, g: &Csr, seeds: &[PageId], batch: u64) -> Vec<PageId> {
     let mut c = config(batch, g.num_nodes() as u64);
     if kind.needs_true_pagerank() {
-        c.true_pagerank = Some(Arc::new(crawlrank_rank::pagerank(g, &Default::default()).unwrap().scores));
+        c.true_pagerank = Some(Arc::new(
+            crawlrank_rank::pagerank(g, &Default::default())
+                .unwrap()
+                .scores,
+        ));
     }
     let mut f = Frontier::with_policy(kind, &c).unwrap();
     replay(g, &mut f, seeds)
@@ -28,8 +34,22 @@ fn run(kind: PolicyKind, g: &Csr, seeds: &[PageId], batch: u64) -> Vec<PageId> {
 
 /// FICA's Figure 1: p → q, r; q → s, t, u; r → v, w; s → four pages.
 fn figure1() -> (Csr, Vec<&'static str>) {
-    let names = vec!["p", "q", "r", "s", "t", "u", "v", "w", "s1", "s2", "s3", "s4"];
-    let arcs = [(0, 1), (0, 2), (1, 3), (1, 4), (1, 5), (2, 6), (2, 7), (3, 8), (3, 9), (3, 10), (3, 11)];
+    let names = vec![
+        "p", "q", "r", "s", "t", "u", "v", "w", "s1", "s2", "s3", "s4",
+    ];
+    let arcs = [
+        (0, 1),
+        (0, 2),
+        (1, 3),
+        (1, 4),
+        (1, 5),
+        (2, 6),
+        (2, 7),
+        (3, 8),
+        (3, 9),
+        (3, 10),
+        (3, 11),
+    ];
     (Csr::from_arcs(names.len(), &arcs), names)
 }
 
@@ -38,11 +58,21 @@ fn fica_crawls_figure_1_in_the_papers_order() {
     let (g, names) = figure1();
     // With t = 0 throughout (α = 1) and with the clock ticking at every page (K = 1).
     for batch in [1_000, 1] {
-        let order: Vec<_> = run(PolicyKind::Fica, &g, &[0], batch).iter().map(|&p| names[p as usize]).collect();
-        assert_eq!(&order[..8], &["p", "q", "r", "v", "w", "s", "t", "u"], "K = {batch}");
+        let order: Vec<_> = run(PolicyKind::Fica, &g, &[0], batch)
+            .iter()
+            .map(|&p| names[p as usize])
+            .collect();
+        assert_eq!(
+            &order[..8],
+            &["p", "q", "r", "v", "w", "s", "t", "u"],
+            "K = {batch}"
+        );
     }
     // Breadth-first goes level by level instead (FICA §3: p, q, r, s, t, …).
-    let bfs: Vec<_> = run(PolicyKind::Bfs, &g, &[0], 1).iter().map(|&p| names[p as usize]).collect();
+    let bfs: Vec<_> = run(PolicyKind::Bfs, &g, &[0], 1)
+        .iter()
+        .map(|&p| names[p as usize])
+        .collect();
     assert_eq!(&bfs[..8], &["p", "q", "r", "s", "t", "u", "v", "w"]);
 }
 
@@ -68,13 +98,35 @@ fn fica_distances_are_the_papers_formula() {
 #[test]
 fn backlink_and_indegree_prefer_pages_with_more_crawled_parents() {
     // 0 → 1,2,3 ; 1 → 3,4 ; 2 → 4,5 ; 3 → 5 ; 4 → 5.
-    let g = Csr::from_arcs(6, &[(0, 1), (0, 2), (0, 3), (1, 3), (1, 4), (2, 4), (2, 5), (3, 5), (4, 5)]);
+    let g = Csr::from_arcs(
+        6,
+        &[
+            (0, 1),
+            (0, 2),
+            (0, 3),
+            (1, 3),
+            (1, 4),
+            (2, 4),
+            (2, 5),
+            (3, 5),
+            (4, 5),
+        ],
+    );
     // indegree, online: after 0: 1,2,3 (1 each) → 1; then 3 has 2 → 3; then 2; 4 (2) ; 5.
-    assert_eq!(run(PolicyKind::Indegree, &g, &[0], 100), vec![0, 1, 3, 2, 4, 5]);
+    assert_eq!(
+        run(PolicyKind::Indegree, &g, &[0], 100),
+        vec![0, 1, 3, 2, 4, 5]
+    );
     // backlink with K = 2: after 0,1 are crawled, reorder: 3 (2 parents) before 2, 4.
-    assert_eq!(run(PolicyKind::Backlink, &g, &[0], 2), vec![0, 1, 3, 2, 4, 5]);
+    assert_eq!(
+        run(PolicyKind::Backlink, &g, &[0], 2),
+        vec![0, 1, 3, 2, 4, 5]
+    );
     // backlink without reorders is breadth-first.
-    assert_eq!(run(PolicyKind::Backlink, &g, &[0], 100), run(PolicyKind::Bfs, &g, &[0], 100));
+    assert_eq!(
+        run(PolicyKind::Backlink, &g, &[0], 100),
+        run(PolicyKind::Bfs, &g, &[0], 100)
+    );
 }
 
 #[test]
@@ -129,11 +181,28 @@ fn ieca_distances_follow_alg_1() {
 #[test]
 fn omniscient_and_batch_pagerank_follow_pagerank() {
     // A star: 0 → 1..5, every leaf → 5, so 5 is the most important leaf.
-    let g = Csr::from_arcs(6, &[(0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (1, 5), (2, 5), (3, 5), (4, 5)]);
+    let g = Csr::from_arcs(
+        6,
+        &[
+            (0, 1),
+            (0, 2),
+            (0, 3),
+            (0, 4),
+            (0, 5),
+            (1, 5),
+            (2, 5),
+            (3, 5),
+            (4, 5),
+        ],
+    );
     assert_eq!(run(PolicyKind::Omniscient, &g, &[0], 100)[1], 5);
     // K = 1: the known graph is PageRanked after the seed; the leaves tie and keep their order.
     let o = run(PolicyKind::BatchPagerank, &g, &[0], 1);
-    assert_eq!(o, vec![0, 1, 5, 2, 3, 4], "after 1 is crawled, 5 has two parents");
+    assert_eq!(
+        o,
+        vec![0, 1, 5, 2, 3, 4],
+        "after 1 is crawled, 5 has two parents"
+    );
     let o = run(PolicyKind::PartialPagerank, &g, &[0], 1);
     assert_eq!(o[..3], [0, 1, 5]);
 }
@@ -201,7 +270,9 @@ fn every_policy_crawls_each_reachable_page_once_after_a_parent_deterministically
                         continue;
                     }
                     assert!(
-                        t.successors(p as usize).iter().any(|&q| pos[q as usize] < i),
+                        t.successors(p as usize)
+                            .iter()
+                            .any(|&q| pos[q as usize] < i),
                         "{kind}: {p} crawled before any parent"
                     );
                 }
@@ -226,10 +297,18 @@ fn opic_conserves_cash_at_every_step() {
     while let Some(p) = opic.pop(&pages) {
         pages.mark_crawled(p);
         crawled += 1;
-        let clock = Clock { crawled, batch: 10, t: crawled / 10, boundary: crawled % 10 == 0 };
+        let clock = Clock {
+            crawled,
+            batch: 10,
+            t: crawled / 10,
+            boundary: crawled % 10 == 0,
+        };
         opic.crawled(p, g.successors(p as usize), &mut pages, &clock);
         let cash: f64 = (0..n as PageId).map(|q| opic.cash(q)).sum();
-        assert!((cash + opic.virtual_cash() - 1.0).abs() < 1e-9, "after {crawled} pages: {cash}");
+        assert!(
+            (cash + opic.virtual_cash() - 1.0).abs() < 1e-9,
+            "after {crawled} pages: {cash}"
+        );
     }
     assert!(crawled > 100);
     assert!(opic.virtual_cash() > 0.0, "the graph has dangling pages");
@@ -237,9 +316,20 @@ fn opic_conserves_cash_at_every_step() {
 
 #[test]
 fn unknown_policies_are_listed() {
-    let err = PolicyKind::parse_list("fica,pagerankz").unwrap_err().to_string();
-    assert!(err.contains("pagerankz") && err.contains("batch-pagerank") && err.contains("ieca"), "{err}");
-    assert_eq!(PolicyKind::parse_list("all").unwrap().len(), PolicyKind::ALL.len());
-    assert_eq!(PolicyKind::parse_list("fica, opic,fica").unwrap(), vec![PolicyKind::Fica, PolicyKind::Opic]);
+    let err = PolicyKind::parse_list("fica,pagerankz")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("pagerankz") && err.contains("batch-pagerank") && err.contains("ieca"),
+        "{err}"
+    );
+    assert_eq!(
+        PolicyKind::parse_list("all").unwrap().len(),
+        PolicyKind::ALL.len()
+    );
+    assert_eq!(
+        PolicyKind::parse_list("fica, opic,fica").unwrap(),
+        vec![PolicyKind::Fica, PolicyKind::Opic]
+    );
     assert!(PolicyKind::parse_list("").is_err());
 }

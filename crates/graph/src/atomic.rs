@@ -44,7 +44,8 @@ impl StagedBasename {
     /// Starts staging files for the final basename `target`.
     pub fn new(target: &Path) -> Result<Self> {
         let dir = parent_dir(target);
-        std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
         let name = target
             .file_name()
             .with_context(|| format!("{} is not a valid output basename", target.display()))?

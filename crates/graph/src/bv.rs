@@ -17,9 +17,7 @@ use anyhow::{bail, ensure, Context, Result};
 use dsi_bitstream::prelude::*;
 use lender::prelude::*;
 use std::path::{Path, PathBuf};
-use webgraph::graphs::bvgraph::{
-    self, BvGraph, BvGraphSeq, DynCodesDecoderFactory, EF,
-};
+use webgraph::graphs::bvgraph::{self, BvGraph, BvGraphSeq, DynCodesDecoderFactory, EF};
 use webgraph::prelude::*;
 use webgraph::utils::MmapHelper;
 
@@ -174,9 +172,10 @@ impl BvWebGraph {
                 return Ok(beside);
             }
         }
-        let built = self
-            .cache_dir
-            .join(format!("{}{TRANSPOSE_SUFFIX}", dotless_name(&self.basename)?));
+        let built = self.cache_dir.join(format!(
+            "{}{TRANSPOSE_SUFFIX}",
+            dotless_name(&self.basename)?
+        ));
         if !is_bvgraph(&built) {
             let _ = cache; // the transpose lives in this graph's own cache directory
             write_transpose(&self.graph, &built, &self.cache_dir)?;
@@ -204,8 +203,8 @@ pub struct Properties {
 pub fn read_properties(path: &Path) -> Result<Properties> {
     let (nodes, arcs, flags) = bvgraph::parse_properties::<BE>(path)
         .with_context(|| format!("{} is not a valid BVGraph properties file", path.display()))?;
-    let endianness = bvgraph::get_endianness(path.with_extension(""))
-        .unwrap_or_else(|_| "big".to_string());
+    let endianness =
+        bvgraph::get_endianness(path.with_extension("")).unwrap_or_else(|_| "big".to_string());
     ensure!(
         nodes < u32::MAX as usize,
         "{}: {nodes} nodes; crawlrank supports up to 2^32-1 nodes",
@@ -229,7 +228,8 @@ fn graph_bits(graph_file: &Path) -> Result<u64> {
 /// Symlinks `src` to `dst` (replacing a stale link), so the cache can hold an `.ef` beside
 /// the input's bitstream without copying it.
 fn link_into(src: &Path, dst: &Path) -> Result<()> {
-    let src = std::fs::canonicalize(src).with_context(|| format!("cannot resolve {}", src.display()))?;
+    let src =
+        std::fs::canonicalize(src).with_context(|| format!("cannot resolve {}", src.display()))?;
     if let Ok(existing) = std::fs::read_link(dst) {
         if existing == src {
             return Ok(());
@@ -240,7 +240,8 @@ fn link_into(src: &Path, dst: &Path) -> Result<()> {
     std::os::unix::fs::symlink(&src, dst)
         .with_context(|| format!("cannot link {} into the cache", src.display()))?;
     #[cfg(not(unix))]
-    std::fs::copy(&src, dst).with_context(|| format!("cannot copy {} into the cache", src.display()))?;
+    std::fs::copy(&src, dst)
+        .with_context(|| format!("cannot copy {} into the cache", src.display()))?;
     Ok(())
 }
 
@@ -266,7 +267,11 @@ fn guard<T>(what: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
 
 /// Checks the BVGraph `basename` end to end and returns the bit offset of every node (n + 1
 /// values). `loadable` is a dot-free basename linking to the same files, for webgraph.
-fn verify_and_collect_offsets(basename: &Path, loadable: &Path, props: &Properties) -> Result<Vec<u64>> {
+fn verify_and_collect_offsets(
+    basename: &Path,
+    loadable: &Path,
+    props: &Properties,
+) -> Result<Vec<u64>> {
     let graph_file = with_ext(basename, "graph");
     let bits = graph_bits(&graph_file)?;
     let n = props.nodes;
@@ -344,7 +349,10 @@ fn verify_and_collect_offsets(basename: &Path, loadable: &Path, props: &Properti
         while let Some((node, succ)) = it.next() {
             let mut prev: Option<usize> = None;
             for s in succ {
-                ensure!(s < n, "{what}: node {node} links to {s}, outside 0..{n} (corrupt file)");
+                ensure!(
+                    s < n,
+                    "{what}: node {node} links to {s}, outside 0..{n} (corrupt file)"
+                );
                 ensure!(
                     prev.is_none_or(|p| p < s),
                     "{what}: successors of node {node} are not strictly increasing (corrupt file)"

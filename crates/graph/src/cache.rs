@@ -29,7 +29,11 @@ impl Cache {
     /// The default cache: `$CRAWLRANK_CACHE`, else `$XDG_CACHE_HOME/crawlrank`, else
     /// `~/.cache/crawlrank`, else a folder in the system temporary directory.
     pub fn from_env() -> Self {
-        let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let env = |k: &str| {
+            std::env::var_os(k)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
         let root = env(CACHE_ENV)
             .or_else(|| env("XDG_CACHE_HOME").map(|p| p.join("crawlrank")))
             .or_else(|| env("HOME").map(|p| p.join(".cache").join("crawlrank")))

@@ -23,7 +23,10 @@ impl Csr {
     pub fn from_arcs(n: usize, arcs: &[(u32, u32)]) -> Self {
         let mut lists = vec![Vec::new(); n];
         for &(s, d) in arcs {
-            assert!((s as usize) < n && (d as usize) < n, "arc ({s}, {d}) outside 0..{n}");
+            assert!(
+                (s as usize) < n && (d as usize) < n,
+                "arc ({s}, {d}) outside 0..{n}"
+            );
             lists[s as usize].push(d);
         }
         for l in &mut lists {
@@ -48,7 +51,10 @@ impl Csr {
     /// A graph from raw CSR arrays: `offsets` has one entry per node plus one, starts at 0
     /// and never decreases; its last entry is `succ.len()`; every successor is a node.
     pub fn from_parts(offsets: Vec<u64>, succ: Vec<u32>) -> Result<Self> {
-        ensure!(!offsets.is_empty() && offsets[0] == 0, "CSR offsets must start with 0");
+        ensure!(
+            !offsets.is_empty() && offsets[0] == 0,
+            "CSR offsets must start with 0"
+        );
         ensure!(
             offsets.windows(2).all(|w| w[0] <= w[1]),
             "CSR offsets must not decrease"
@@ -77,7 +83,11 @@ impl Csr {
             succ.extend(s.into_iter().map(|x| x as u32));
             offsets.push(succ.len() as u64);
         }
-        ensure!(offsets.len() == n + 1, "the graph yielded {} nodes, expected {n}", offsets.len() - 1);
+        ensure!(
+            offsets.len() == n + 1,
+            "the graph yielded {} nodes, expected {n}",
+            offsets.len() - 1
+        );
         Ok(Self { offsets, succ })
     }
 
@@ -107,7 +117,8 @@ impl Csr {
 
     /// Every arc `(src, dst)` in node order.
     pub fn arcs(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
-        (0..self.num_nodes()).flat_map(move |v| self.successors(v).iter().map(move |&d| (v as u32, d)))
+        (0..self.num_nodes())
+            .flat_map(move |v| self.successors(v).iter().map(move |&d| (v as u32, d)))
     }
 
     /// The in-degree of every node.

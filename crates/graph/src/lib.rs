@@ -11,7 +11,8 @@
 //! - [`urls`] and [`hosts`]: LAW's `.urls` convention, URL normalisation and a host per page;
 //! - [`stats`]: the statistics `crawlrank info` and the generator's documentation report;
 //! - [`source`]: what `--graph` means on the command line (a basename or an arc list);
-//! - [`atomic`]: outputs that appear whole or not at all.
+//! - [`atomic`]: outputs that appear whole or not at all;
+//! - [`testdata`]: where tests and benchmarks find the real graphs that are not in the repository.
 
 pub mod atomic;
 pub mod bv;
@@ -21,6 +22,7 @@ pub mod hosts;
 pub mod import;
 pub mod source;
 pub mod stats;
+pub mod testdata;
 pub mod urls;
 
 pub use bv::BvWebGraph;

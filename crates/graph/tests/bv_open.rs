@@ -2,21 +2,10 @@
 //! every way a graph on disk can be broken.
 
 use crawlrank_graph::bv::{self, with_ext, BvWebGraph};
+use crawlrank_graph::testdata::shared_data_or_skip;
 use crawlrank_graph::{Cache, Csr};
 use std::path::{Path, PathBuf};
 use webgraph::prelude::*;
-
-fn shared_data() -> Option<PathBuf> {
-    let dir = std::env::var_os("CRAWLRANK_SHARED_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipping: {} not found (set CRAWLRANK_SHARED_DATA)", dir.display());
-        None
-    }
-}
 
 /// Writes `g` as a BVGraph at `dir/name` and returns the basename.
 fn write(dir: &Path, name: &str, g: &Csr) -> PathBuf {
@@ -30,26 +19,45 @@ fn write(dir: &Path, name: &str, g: &Csr) -> PathBuf {
 fn sample() -> Csr {
     Csr::from_arcs(
         6,
-        &[(0, 1), (0, 2), (1, 2), (2, 0), (2, 2), (3, 0), (3, 2), (2, 4), (4, 5), (5, 0), (5, 1)],
+        &[
+            (0, 1),
+            (0, 2),
+            (1, 2),
+            (2, 0),
+            (2, 2),
+            (3, 0),
+            (3, 2),
+            (2, 4),
+            (4, 5),
+            (5, 0),
+            (5, 1),
+        ],
     )
 }
 
 #[test]
 fn cnr2000_opens_without_writing_beside_it() {
-    let Some(data) = shared_data() else { return };
+    let Some(data) = shared_data_or_skip("cnr-2000/cnr-2000.graph") else {
+        return;
+    };
     let base = data.join("cnr-2000/cnr-2000");
     let cache_dir = tempfile::tempdir().unwrap();
     let cache = Cache::new(cache_dir.path());
     let g = BvWebGraph::open(&base, &cache).unwrap();
     assert_eq!(g.num_nodes(), 325_557);
     assert_eq!(g.num_arcs(), 3_216_152);
-    assert!(!with_ext(&base, "ef").exists(), "the .ef must go to the cache");
+    assert!(
+        !with_ext(&base, "ef").exists(),
+        "the .ef must go to the cache"
+    );
     assert!(g.cache_dir().starts_with(cache_dir.path()));
     let csr = g.to_csr().unwrap();
     let loops = (0..csr.num_nodes())
         .filter(|&v| csr.successors(v).contains(&(v as u32)))
         .count();
-    let dangling = (0..csr.num_nodes()).filter(|&v| csr.outdegree(v) == 0).count();
+    let dangling = (0..csr.num_nodes())
+        .filter(|&v| csr.outdegree(v) == 0)
+        .count();
     assert_eq!((loops, dangling), (87_442, 78_056));
     // Random access agrees with the sequential decode.
     for v in [0usize, 1, 4_242, 325_556] {
@@ -57,11 +65,17 @@ fn cnr2000_opens_without_writing_beside_it() {
         assert_eq!(s, csr.successors(v));
     }
     // LAW's transpose beside the graph is used as is, and it is the transpose.
-    assert_eq!(g.transpose_basename(&cache).unwrap(), data.join("cnr-2000/cnr-2000-t"));
+    assert_eq!(
+        g.transpose_basename(&cache).unwrap(),
+        data.join("cnr-2000/cnr-2000-t")
+    );
     let t = g.open_transpose(&cache).unwrap().to_csr().unwrap();
     assert_eq!(t, csr.transpose());
     // A second open reuses the verified cache entry.
-    assert_eq!(BvWebGraph::open(&base, &cache).unwrap().num_arcs(), 3_216_152);
+    assert_eq!(
+        BvWebGraph::open(&base, &cache).unwrap().num_arcs(),
+        3_216_152
+    );
 }
 
 #[test]
@@ -74,10 +88,24 @@ fn our_graphs_round_trip_and_transpose_into_the_cache() {
     let opened = BvWebGraph::open(&with_ext(&base, "graph"), &cache).unwrap();
     assert_eq!(opened.to_csr().unwrap(), g);
     let tb = opened.transpose_basename(&cache).unwrap();
-    assert!(tb.starts_with(cache_dir.path()), "transpose built in the cache, got {}", tb.display());
-    assert_eq!(opened.open_transpose(&cache).unwrap().to_csr().unwrap(), g.transpose());
-    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
-    assert_eq!(names.len(), 3, "nothing but the graph's own files in its folder: {names:?}");
+    assert!(
+        tb.starts_with(cache_dir.path()),
+        "transpose built in the cache, got {}",
+        tb.display()
+    );
+    assert_eq!(
+        opened.open_transpose(&cache).unwrap().to_csr().unwrap(),
+        g.transpose()
+    );
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        names.len(),
+        3,
+        "nothing but the graph's own files in its folder: {names:?}"
+    );
 }
 
 #[test]
@@ -90,7 +118,10 @@ fn basenames_with_dots_work() {
     assert!(dir.path().join("web.v1.graph").is_file());
     let opened = BvWebGraph::open(&base, &cache).unwrap();
     assert_eq!(opened.to_csr().unwrap(), g);
-    assert_eq!(opened.open_transpose(&cache).unwrap().to_csr().unwrap(), g.transpose());
+    assert_eq!(
+        opened.open_transpose(&cache).unwrap().to_csr().unwrap(),
+        g.transpose()
+    );
 }
 
 fn open_err(base: &Path) -> String {
@@ -114,20 +145,27 @@ fn truncated_graph_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     // A graph big enough that truncation cuts through real data.
     let n = 2_000u32;
-    let arcs: Vec<_> = (0..n).flat_map(|v| (1..8).map(move |k| (v, (v * 7 + k * 13) % n))).collect();
+    let arcs: Vec<_> = (0..n)
+        .flat_map(|v| (1..8).map(move |k| (v, (v * 7 + k * 13) % n)))
+        .collect();
     let base = write(dir.path(), "big", &Csr::from_arcs(n as usize, &arcs));
     let gf = with_ext(&base, "graph");
     let bytes = std::fs::read(&gf).unwrap();
     std::fs::write(&gf, &bytes[..bytes.len() / 2]).unwrap();
     let msg = open_err(&base);
-    assert!(msg.contains("corrupt") || msg.contains("truncated"), "{msg}");
+    assert!(
+        msg.contains("corrupt") || msg.contains("truncated"),
+        "{msg}"
+    );
 }
 
 #[test]
 fn corrupt_bytes_are_an_error_not_a_panic() {
     let dir = tempfile::tempdir().unwrap();
     let n = 500u32;
-    let arcs: Vec<_> = (0..n).flat_map(|v| (1..6).map(move |k| (v, (v * 31 + k * 17) % n))).collect();
+    let arcs: Vec<_> = (0..n)
+        .flat_map(|v| (1..6).map(move |k| (v, (v * 31 + k * 17) % n)))
+        .collect();
     let base = write(dir.path(), "g", &Csr::from_arcs(n as usize, &arcs));
     let gf = with_ext(&base, "graph");
     let clean = std::fs::read(&gf).unwrap();
@@ -152,7 +190,11 @@ fn bad_properties_are_an_error() {
     let pf = with_ext(&base, "properties");
     let props = std::fs::read_to_string(&pf).unwrap();
     std::fs::write(&pf, props.replace("arcs=11", "arcs=12")).unwrap();
-    assert!(open_err(&base).contains("declare 12"), "{}", open_err(&base));
+    assert!(
+        open_err(&base).contains("declare 12"),
+        "{}",
+        open_err(&base)
+    );
     std::fs::write(&pf, "this is not a properties file\n").unwrap();
     assert!(open_err(&base).contains("properties"));
 }

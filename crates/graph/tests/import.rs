@@ -6,25 +6,11 @@ use crawlrank_graph::hosts::{is_plausible_host, registrable_domain, Hosts, INVAL
 use crawlrank_graph::import::{
     detect_format, import, import_with_progress, read_ids, ImportFormat, ImportOptions, ImportPhase,
 };
+use crawlrank_graph::testdata::shared_data_or_skip;
 use crawlrank_graph::urls::{normalize_url, read_urls, urls_path};
 use crawlrank_graph::{Cache, Csr};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-
-fn shared_data() -> Option<PathBuf> {
-    let dir = std::env::var_os("CRAWLRANK_SHARED_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipping: {} not found (set CRAWLRANK_SHARED_DATA)",
-            dir.display()
-        );
-        None
-    }
-}
 
 struct Env {
     dir: tempfile::TempDir,
@@ -357,7 +343,9 @@ fn gml_directed_and_undirected() {
 
 #[test]
 fn hollins() {
-    let Some(data) = shared_data() else { return };
+    let Some(data) = shared_data_or_skip("hollins/hollins-edges.dat") else {
+        return;
+    };
     let env = Env::new();
     let edges = data.join("hollins/hollins-edges.dat");
     let table = data.join("hollins/hollins-urls.dat");
@@ -416,7 +404,9 @@ fn hollins() {
 
 #[test]
 fn polblogs() {
-    let Some(data) = shared_data() else { return };
+    let Some(data) = shared_data_or_skip("polblogs/polblogs.gml") else {
+        return;
+    };
     let env = Env::new();
     let input = data.join("polblogs/polblogs.gml");
     let base = env.out("polblogs");

@@ -8,15 +8,11 @@ use crawlrank_rank::pagerank::outdegrees;
 use crawlrank_rank::{hits, HitsConfig, PageRank, PageRankConfig};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::time::Duration;
 
 /// cnr-2000 (with a throw-away cache) or, failing that, a random graph with mostly local arcs.
 fn load() -> (String, Csr) {
-    let data = match std::env::var_os("CRAWLRANK_SHARED_DATA") {
-        Some(d) if !d.is_empty() => PathBuf::from(d),
-        _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
-    };
+    let data = crawlrank_graph::testdata::shared_data_dir();
     let base = data.join("cnr-2000/cnr-2000");
     if base.with_extension("graph").is_file() {
         let cache = tempfile::tempdir().expect("a temporary directory");

@@ -3,18 +3,11 @@
 //! Skips (with a message) when the shared data folder is absent, so that a checkout without
 //! `../shared/data` still passes its tests.
 
+use crawlrank_graph::testdata::shared_data_or_skip;
 use crawlrank_graph::{BvWebGraph, Cache};
 use crawlrank_rank::{PageRank, PageRankConfig};
-use std::path::PathBuf;
 use webgraph::traits::SequentialLabeling;
 use webgraph_algo::rank::pagerank::{preds, Mode};
-
-fn data_dir() -> PathBuf {
-    match std::env::var_os("CRAWLRANK_SHARED_DATA") {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
-    }
-}
 
 fn l1(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| (x - y).abs()).sum()
@@ -22,14 +15,10 @@ fn l1(a: &[f64], b: &[f64]) -> f64 {
 
 #[test]
 fn cnr_2000_agrees_with_webgraph_algo() {
-    let dir = data_dir().join("cnr-2000");
-    if !dir.join("cnr-2000.graph").is_file() || !dir.join("cnr-2000-t.graph").is_file() {
-        eprintln!(
-            "skipping: ../shared/data/cnr-2000 not found (looked in {})",
-            dir.display()
-        );
+    let Some(data) = shared_data_or_skip("cnr-2000/cnr-2000-t.graph") else {
         return;
-    }
+    };
+    let dir = data.join("cnr-2000");
     // A private cache: the test must never write beside the shared data.
     let cache_dir = tempfile::tempdir().unwrap();
     let cache = Cache::new(cache_dir.path());

@@ -9,20 +9,20 @@ use crawlrank_frontier::PolicyKind;
 use crawlrank_graph::{BvWebGraph, Cache, Csr};
 use crawlrank_sim::{simulate, Reference, SimConfig};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 fn graph() -> (String, Csr) {
-    let data = std::env::var_os("CRAWLRANK_SHARED_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
+    let data = crawlrank_graph::testdata::shared_data_dir();
     let base = data.join("cnr-2000/cnr-2000");
     if base.with_extension("graph").exists() {
         let cache = tempfile::tempdir().expect("temp dir");
         let g = BvWebGraph::open(&base, &Cache::new(cache.path())).expect("cnr-2000 opens");
         return ("cnr-2000".into(), g.to_csr().expect("decodes"));
     }
-    eprintln!("cnr-2000 not found under {}; using a random graph of the same size", data.display());
+    eprintln!(
+        "cnr-2000 not found under {}; using a random graph of the same size",
+        data.display()
+    );
     let n = 325_557u64;
     let mut x = 0x9E37_79B9_7F4A_7C15u64;
     let mut arcs = Vec::with_capacity(3_216_152);
@@ -39,16 +39,34 @@ fn graph() -> (String, Csr) {
 
 fn bench(c: &mut Criterion) {
     let (name, g) = graph();
-    let pr = Arc::new(crawlrank_rank::pagerank(&g, &Default::default()).expect("pagerank").scores);
-    let seeds: Vec<u32> = (0..100u32).map(|i| (i as u64 * 3_257 % g.num_nodes() as u64) as u32).collect();
+    let pr = Arc::new(
+        crawlrank_rank::pagerank(&g, &Default::default())
+            .expect("pagerank")
+            .scores,
+    );
+    let seeds: Vec<u32> = (0..100u32)
+        .map(|i| (i as u64 * 3_257 % g.num_nodes() as u64) as u32)
+        .collect();
     let reference = Reference::new(&g, pr, &seeds).expect("reference");
     let config = SimConfig::default();
     let mut group = c.benchmark_group(format!("crawl-loop/{name}"));
     group.sample_size(10);
-    let arcs = simulate(&g, &seeds, PolicyKind::Bfs, &reference, &config, &mut |_| {}).unwrap().arcs;
+    let arcs = simulate(
+        &g,
+        &seeds,
+        PolicyKind::Bfs,
+        &reference,
+        &config,
+        &mut |_| {},
+    )
+    .unwrap()
+    .arcs;
     group.throughput(Throughput::Elements(arcs));
     for kind in PolicyKind::ALL {
-        if matches!(kind, PolicyKind::BatchPagerank | PolicyKind::PartialPagerank) {
+        if matches!(
+            kind,
+            PolicyKind::BatchPagerank | PolicyKind::PartialPagerank
+        ) {
             continue; // seconds per run; measured by scripts/bench-simulate.sh
         }
         group.bench_function(kind.name(), |b| {

@@ -11,8 +11,8 @@
 //! - [`report`]: the table, `summary.json`/`.csv`, crawl orders and SVG plots.
 
 pub mod measures;
-pub mod report;
 pub mod reference;
+pub mod report;
 pub mod run;
 
 pub use measures::{Measures, POINTS};

@@ -31,7 +31,9 @@ impl Measures {
 
 /// `k_j = ceil(j·R/100)`.
 pub fn checkpoints(reachable: u64) -> Vec<u64> {
-    (1..=POINTS as u64).map(|j| (j * reachable).div_ceil(POINTS as u64)).collect()
+    (1..=POINTS as u64)
+        .map(|j| (j * reachable).div_ceil(POINTS as u64))
+        .collect()
 }
 
 /// Measures a crawl order against the reference.
@@ -57,7 +59,8 @@ pub fn measure(run: &PolicyRun, reference: &Reference) -> Result<Measures> {
     let mut throughput = Vec::with_capacity(POINTS);
     let mut mass = Vec::with_capacity(POINTS);
     let mut mean_pagerank = Vec::with_capacity(POINTS);
-    let (mut hits, mut k, mut prefix, mut window_sum, mut window_start) = (0u64, 0u64, 0.0f64, 0.0f64, 0u64);
+    let (mut hits, mut k, mut prefix, mut window_sum, mut window_start) =
+        (0u64, 0u64, 0.0f64, 0.0f64, 0u64);
     for &target in &ks {
         while k < target {
             let p = order[k as usize];
@@ -72,9 +75,17 @@ pub fn measure(run: &PolicyRun, reference: &Reference) -> Result<Measures> {
             k += 1;
         }
         throughput.push(if k == 0 { 0.0 } else { hits as f64 / k as f64 });
-        mass.push(if reference.reachable_mass > 0.0 { prefix / reference.reachable_mass } else { 0.0 });
+        mass.push(if reference.reachable_mass > 0.0 {
+            prefix / reference.reachable_mass
+        } else {
+            0.0
+        });
         let width = k - window_start;
-        mean_pagerank.push(if width == 0 { 0.0 } else { window_sum / width as f64 });
+        mean_pagerank.push(if width == 0 {
+            0.0
+        } else {
+            window_sum / width as f64
+        });
         window_sum = 0.0;
         window_start = k;
     }

@@ -25,10 +25,18 @@ impl Reference {
     /// The reference for crawls of `graph` from `seeds`, given the graph's PageRank.
     pub fn new(graph: &Csr, pagerank: Arc<Vec<f64>>, seeds: &[PageId]) -> Result<Self> {
         let n = graph.num_nodes();
-        ensure!(pagerank.len() == n, "the PageRank has {} entries for {n} pages", pagerank.len());
+        ensure!(
+            pagerank.len() == n,
+            "the PageRank has {} entries for {n} pages",
+            pagerank.len()
+        );
         let reach = reachable_from(graph, seeds)?;
         let mut ranked: Vec<u32> = (0..n as u32).filter(|&v| reach[v as usize]).collect();
-        ranked.sort_unstable_by(|&a, &b| pagerank[b as usize].total_cmp(&pagerank[a as usize]).then(a.cmp(&b)));
+        ranked.sort_unstable_by(|&a, &b| {
+            pagerank[b as usize]
+                .total_cmp(&pagerank[a as usize])
+                .then(a.cmp(&b))
+        });
         let mut hot_rank = vec![u32::MAX; n];
         for (i, &v) in ranked.iter().enumerate() {
             hot_rank[v as usize] = i as u32;
@@ -54,7 +62,10 @@ pub fn reachable_from(graph: &Csr, seeds: &[PageId]) -> Result<Vec<bool>> {
     let n = graph.num_nodes();
     ensure!(!seeds.is_empty(), "the seed set is empty");
     if let Some(&bad) = seeds.iter().find(|&&s| s as usize >= n) {
-        anyhow::bail!("seed {bad} is not a page of the graph (it has {n} pages: 0..{})", n.saturating_sub(1));
+        anyhow::bail!(
+            "seed {bad} is not a page of the graph (it has {n} pages: 0..{})",
+            n.saturating_sub(1)
+        );
     }
     let mut seen = vec![false; n];
     let mut queue: Vec<PageId> = Vec::with_capacity(seeds.len());

@@ -59,20 +59,36 @@ pub fn write_table(s: &Summary, w: &mut impl Write) -> std::io::Result<()> {
         row.push(format!("{secs:.2}s"));
         row.push(format!("{:.1}", r.run.arcs as f64 / secs.max(1e-9) / 1e6));
         row.push(r.run.peak_frontier.to_string());
-        row.push(r.run.peak_rss_bytes.map_or("-".into(), |b| format!("{:.0} MiB", b as f64 / 1048576.0)));
+        row.push(
+            r.run
+                .peak_rss_bytes
+                .map_or("-".into(), |b| format!("{:.0} MiB", b as f64 / 1048576.0)),
+        );
         rows.push(row);
     }
-    let widths: Vec<usize> = (0..rows[0].len()).map(|c| rows.iter().map(|r| r[c].len()).max().unwrap_or(0)).collect();
+    let widths: Vec<usize> = (0..rows[0].len())
+        .map(|c| rows.iter().map(|r| r[c].len()).max().unwrap_or(0))
+        .collect();
     for (i, row) in rows.iter().enumerate() {
         let cells: Vec<String> = row
             .iter()
             .zip(&widths)
             .enumerate()
-            .map(|(c, (cell, w))| if c == 0 { format!("{cell:<w$}") } else { format!("{cell:>w$}") })
+            .map(|(c, (cell, w))| {
+                if c == 0 {
+                    format!("{cell:<w$}")
+                } else {
+                    format!("{cell:>w$}")
+                }
+            })
             .collect();
         writeln!(w, "{}", cells.join("  "))?;
         if i == 0 {
-            writeln!(w, "{}", "-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1)))?;
+            writeln!(
+                w,
+                "{}",
+                "-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1))
+            )?;
         }
     }
     Ok(())
@@ -117,9 +133,14 @@ pub fn write_outputs(s: &Summary, dir: &Path, save_orders: bool) -> Result<()> {
         }
     }
     let curves = |f: fn(&Measures) -> &Vec<f64>| -> Vec<(String, Vec<f64>)> {
-        s.results.iter().map(|r| (r.run.policy.name().to_string(), f(&r.measures).clone())).collect()
+        s.results
+            .iter()
+            .map(|r| (r.run.policy.name().to_string(), f(&r.measures).clone()))
+            .collect()
     };
-    let name = Path::new(&s.graph).file_name().map_or(s.graph.clone(), |n| n.to_string_lossy().into_owned());
+    let name = Path::new(&s.graph)
+        .file_name()
+        .map_or(s.graph.clone(), |n| n.to_string_lossy().into_owned());
     let title = format!("{name} — {} seeds, R = {}", s.seeds, s.reachable);
     plot(
         &dir.join("throughput.svg"),
@@ -143,7 +164,11 @@ fn summary_json(s: &Summary) -> serde_json::Value {
         .map(|r| {
             let m = &r.measures;
             let at = |c: &[f64]| -> serde_json::Value {
-                TABLE_PERCENTS.iter().map(|&p| (format!("{p}"), Measures::at(c, p).into())).collect::<serde_json::Map<_, _>>().into()
+                TABLE_PERCENTS
+                    .iter()
+                    .map(|&p| (format!("{p}"), Measures::at(c, p).into()))
+                    .collect::<serde_json::Map<_, _>>()
+                    .into()
             };
             serde_json::json!({
                 "policy": r.run.policy.name(),
@@ -179,11 +204,17 @@ fn summary_json(s: &Summary) -> serde_json::Value {
 fn plot(path: &Path, title: &str, y_label: &str, series: &[(String, Vec<f64>)]) -> Result<()> {
     // plotters writes the file itself; draw into a temporary name and rename when complete.
     let tmp = path.with_extension("svg.tmp");
-    draw(&tmp, title, y_label, series).map_err(|e| anyhow::anyhow!("cannot draw {}: {e}", path.display()))?;
+    draw(&tmp, title, y_label, series)
+        .map_err(|e| anyhow::anyhow!("cannot draw {}: {e}", path.display()))?;
     std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
 }
 
-fn draw(path: &Path, title: &str, y_label: &str, series: &[(String, Vec<f64>)]) -> Result<(), Box<dyn std::error::Error>> {
+fn draw(
+    path: &Path,
+    title: &str,
+    y_label: &str,
+    series: &[(String, Vec<f64>)],
+) -> Result<(), Box<dyn std::error::Error>> {
     let root = SVGBackend::new(path, (1000, 640)).into_drawing_area();
     root.fill(&WHITE)?;
     let mut chart = ChartBuilder::on(&root)
@@ -203,7 +234,9 @@ fn draw(path: &Path, title: &str, y_label: &str, series: &[(String, Vec<f64>)]) 
         chart
             .draw_series(LineSeries::new(points, color.stroke_width(2)))?
             .label(name.as_str())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
     }
     chart
         .configure_series_labels()

@@ -65,7 +65,9 @@ pub fn simulate(
         total_pages: graph.num_nodes() as u64,
         rng_seed: config.rng_seed,
         batch_pagerank_threshold: config.batch_pagerank_threshold,
-        true_pagerank: kind.needs_true_pagerank().then(|| reference.pagerank.clone()),
+        true_pagerank: kind
+            .needs_true_pagerank()
+            .then(|| reference.pagerank.clone()),
         ..PolicyConfig::default()
     };
     reset_peak_rss();

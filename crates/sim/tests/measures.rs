@@ -30,7 +30,11 @@ fn throughput_mass_and_tau_by_hand() {
     assert_eq!(reference.hot_rank, vec![3, 0, 1, 2, u32::MAX]);
     assert!((reference.reachable_mass - 1.0).abs() < 1e-12);
 
-    let m = measure(&hand_run(vec![0, 1, 2, 3], vec![0.0, -1.0, -2.0, -3.0]), &reference).unwrap();
+    let m = measure(
+        &hand_run(vec![0, 1, 2, 3], vec![0.0, -1.0, -2.0, -3.0]),
+        &reference,
+    )
+    .unwrap();
     // k = ceil(j·4/100): 1 for j ≤ 25, 2 for j ≤ 50, 3 for j ≤ 75, 4 after.
     assert_eq!(m.checkpoints[24], 1);
     assert_eq!(m.checkpoints[25], 2);
@@ -52,7 +56,11 @@ fn throughput_mass_and_tau_by_hand() {
     assert!(m.kendall_tau.abs() < 1e-12);
 
     // The best order finds every hot page at once.
-    let best = measure(&hand_run(vec![1, 2, 3, 0], vec![0.4, 0.3, 0.2, 0.1]), &reference).unwrap();
+    let best = measure(
+        &hand_run(vec![1, 2, 3, 0], vec![0.4, 0.3, 0.2, 0.1]),
+        &reference,
+    )
+    .unwrap();
     assert!(best.throughput.iter().all(|&t| t == 1.0));
     assert!((best.kendall_tau - 1.0).abs() < 1e-12);
 }
@@ -74,7 +82,11 @@ fn a_simulation_crawls_all_of_r_and_omniscient_is_best() {
     arcs.extend((0..300).filter(|v| v % 5 == 0).map(|v| (v, 42)));
     arcs.extend((300..n).map(|v| (v, 0)));
     let g = Csr::from_arcs(n as usize, &arcs);
-    let pr = Arc::new(crawlrank_rank::pagerank(&g, &Default::default()).unwrap().scores);
+    let pr = Arc::new(
+        crawlrank_rank::pagerank(&g, &Default::default())
+            .unwrap()
+            .scores,
+    );
     let reference = Reference::new(&g, pr, &[0, 150]).unwrap();
     assert_eq!(reference.reachable, 300);
     let cfg = SimConfig::default();
@@ -86,7 +98,10 @@ fn a_simulation_crawls_all_of_r_and_omniscient_is_best() {
         assert!((m.mass[99] - 1.0).abs() < 1e-9);
         mass_at_10.push((kind, m.mass[9]));
     }
-    let best = mass_at_10.iter().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
+    let best = mass_at_10
+        .iter()
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .unwrap();
     assert_eq!(best.0, PolicyKind::Omniscient, "{mass_at_10:?}");
 }
 

@@ -22,7 +22,10 @@ pub struct Args {
     #[arg(long, default_value_t = 10)]
     pub top: usize,
     /// Policies to simulate (comma-separated, or `all`).
-    #[arg(long, default_value = "bfs,backlink,partial-pagerank,opic,fica,ieca,omniscient")]
+    #[arg(
+        long,
+        default_value = "bfs,backlink,partial-pagerank,opic,fica,ieca,omniscient"
+    )]
     pub policy: String,
     /// Where to write the simulation's summary and plots.
     #[arg(long, value_name = "DIR", default_value = "crawlrank-demo")]
@@ -32,7 +35,10 @@ pub struct Args {
 pub fn run(args: Args, cache: &Cache) -> Result<()> {
     let dir = cache.root().join("demo");
     let basename = dir.join(format!("web-{}-{}", args.pages, args.seed));
-    println!("== 1. generate a synthetic web of {} pages (seed {})", args.pages, args.seed);
+    println!(
+        "== 1. generate a synthetic web of {} pages (seed {})",
+        args.pages, args.seed
+    );
     if is_bvgraph(&basename) {
         println!("reusing {}", basename.display());
     } else {
@@ -48,7 +54,10 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     let graph = BvWebGraph::open(&basename, cache)?;
     let hosts = graph.hosts()?;
 
-    println!("\n== 2. its statistics (crawlrank info --graph {})", basename.display());
+    println!(
+        "\n== 2. its statistics (crawlrank info --graph {})",
+        basename.display()
+    );
     let stats = GraphStats::compute(graph.bv(), hosts.as_ref().map(|h| h.host_of()))?;
     print!("{stats}");
 
@@ -65,10 +74,23 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     println!("\nKendall's tau_b between PageRank and in-degree: {tau:.4}");
 
     let kinds = crawlrank_frontier::PolicyKind::parse_list(&args.policy)?;
-    println!("\n== 4. replay crawls from 100 random seeds with {} policies (crawlrank simulate)", kinds.len());
+    println!(
+        "\n== 4. replay crawls from 100 random seeds with {} policies (crawlrank simulate)",
+        kinds.len()
+    );
     let seeds = super::simulate::random_seeds(csr.num_nodes(), 100, 42);
-    let config = crawlrank_sim::SimConfig { rng_seed: 42, ..Default::default() };
-    let summary = super::simulate::simulate_policies(&graph, &csr, &seeds, "100 random, rng seed 42".into(), &kinds, &config)?;
+    let config = crawlrank_sim::SimConfig {
+        rng_seed: 42,
+        ..Default::default()
+    };
+    let summary = super::simulate::simulate_policies(
+        &graph,
+        &csr,
+        &seeds,
+        "100 random, rng seed 42".into(),
+        &kinds,
+        &config,
+    )?;
     crawlrank_sim::report::write_table(&summary, &mut std::io::stdout().lock())?;
     crawlrank_sim::report::write_outputs(&summary, &args.out, false)?;
     println!(

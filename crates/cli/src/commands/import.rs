@@ -76,7 +76,11 @@ pub fn run(args: Args) -> Result<()> {
                 ImportPhase::Finish => "finishing",
             });
         }
-        bar.set_position(if p.total_bytes.is_some() { p.bytes } else { p.lines });
+        bar.set_position(if p.total_bytes.is_some() {
+            p.bytes
+        } else {
+            p.lines
+        });
     });
     bar.finish_and_clear();
     let report = report?;

@@ -67,7 +67,6 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
                 threshold: args.threshold,
                 max_iterations: args.max_iter,
                 preference,
-                ..Default::default()
             };
             let r = crawlrank_rank::pagerank::pagerank(&csr, &cfg)?;
             let note = format!("{} iterations, L1 change {:.3e}", r.iterations, r.l1_change);
@@ -86,7 +85,11 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
                 HitsScore::Hub => (r.hubs, "hub", note),
             }
         }
-        Algo::Indegree => (crawlrank_rank::indegree::indegree(&csr), "indegree", String::new()),
+        Algo::Indegree => (
+            crawlrank_rank::indegree::indegree(&csr),
+            "indegree",
+            String::new(),
+        ),
     };
     eprintln!(
         "{}: {} nodes, {} arcs; loaded in {:.2?}, ranked in {:.2?} {}",
@@ -119,7 +122,11 @@ fn read_vector(path: &std::path::Path) -> Result<Vec<f64>> {
             continue;
         }
         let x: f64 = line.parse().with_context(|| {
-            format!("{}:{}: expected a number, found {line:?}", path.display(), i + 1)
+            format!(
+                "{}:{}: expected a number, found {line:?}",
+                path.display(),
+                i + 1
+            )
         })?;
         v.push(x);
     }

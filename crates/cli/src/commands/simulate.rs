@@ -20,7 +20,12 @@ pub struct Args {
     #[arg(long, default_value = "all")]
     pub policy: String,
     /// Number of random seed pages (drawn with --rng-seed).
-    #[arg(long, value_name = "N", default_value_t = 100, conflicts_with = "seeds_file")]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 100,
+        conflicts_with = "seeds_file"
+    )]
     pub seeds: usize,
     /// Seed pages, one per line: node ids, or URLs when the graph has them.
     #[arg(long, value_name = "FILE")]
@@ -49,12 +54,19 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     }
     let graph = source::open_graph(&args.graph, cache)?;
     let csr = graph.to_csr()?;
-    ensure!(csr.num_nodes() > 0, "{} is an empty graph", args.graph.display());
+    ensure!(
+        csr.num_nodes() > 0,
+        "{} is an empty graph",
+        args.graph.display()
+    );
     let (seeds, seed_source) = match &args.seeds_file {
         Some(f) => (read_seeds(f, &graph)?, f.display().to_string()),
         None => {
             ensure!(args.seeds > 0, "--seeds must be at least 1");
-            (random_seeds(csr.num_nodes(), args.seeds, args.rng_seed), format!("{} random, rng seed {}", args.seeds, args.rng_seed))
+            (
+                random_seeds(csr.num_nodes(), args.seeds, args.rng_seed),
+                format!("{} random, rng seed {}", args.seeds, args.rng_seed),
+            )
         }
     };
     let config = SimConfig {
@@ -66,7 +78,10 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     report::write_table(&summary, &mut std::io::stdout().lock())?;
     if let Some(dir) = &args.out {
         report::write_outputs(&summary, dir, args.save_orders)?;
-        println!("wrote {}/summary.json, summary.csv, throughput.svg, mass.svg", dir.display());
+        println!(
+            "wrote {}/summary.json, summary.csv, throughput.svg, mass.svg",
+            dir.display()
+        );
     }
     Ok(())
 }
@@ -96,7 +111,9 @@ pub fn simulate_policies(
     for &kind in kinds {
         let bar = progress::bar(Some(reference.reachable), "pages");
         bar.set_prefix(kind.name());
-        let run = simulate(csr, seeds, kind, &reference, config, &mut |done| bar.set_position(done))?;
+        let run = simulate(csr, seeds, kind, &reference, config, &mut |done| {
+            bar.set_position(done)
+        })?;
         bar.finish_and_clear();
         let measures = measure(&run, &reference)?;
         eprintln!("  {:<17} {:.2?}", kind.name(), run.crawl_time);
@@ -131,7 +148,8 @@ pub fn random_seeds(nodes: usize, n: usize, rng_seed: u64) -> Vec<PageId> {
 
 /// Reads a seeds file: ids, or URLs looked up in the graph's `.urls`.
 fn read_seeds(path: &Path, graph: &BvWebGraph) -> Result<Vec<PageId>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read the seeds file {}", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the seeds file {}", path.display()))?;
     let n = graph.num_nodes();
     let mut url_index: Option<std::collections::HashMap<String, PageId>> = None;
     let mut seeds = Vec::new();
@@ -142,12 +160,26 @@ fn read_seeds(path: &Path, graph: &BvWebGraph) -> Result<Vec<PageId>> {
         }
         let at = || format!("{}:{}", path.display(), i + 1);
         let id = if let Ok(id) = line.parse::<u64>() {
-            ensure!((id as usize) < n, "{}: seed {id} is not a page of the graph (it has {n} pages)", at());
+            ensure!(
+                (id as usize) < n,
+                "{}: seed {id} is not a page of the graph (it has {n} pages)",
+                at()
+            );
             id as PageId
         } else {
             if url_index.is_none() {
-                let urls = graph.urls()?.with_context(|| format!("{}: '{line}' is not a page id, and the graph has no URLs", at()))?;
-                url_index = Some(urls.into_iter().enumerate().map(|(i, u)| (u, i as PageId)).collect());
+                let urls = graph.urls()?.with_context(|| {
+                    format!(
+                        "{}: '{line}' is not a page id, and the graph has no URLs",
+                        at()
+                    )
+                })?;
+                url_index = Some(
+                    urls.into_iter()
+                        .enumerate()
+                        .map(|(i, u)| (u, i as PageId))
+                        .collect(),
+                );
             }
             let url = crawlrank_graph::urls::normalize_url(line).with_context(at)?;
             *url_index
@@ -158,7 +190,11 @@ fn read_seeds(path: &Path, graph: &BvWebGraph) -> Result<Vec<PageId>> {
         };
         seeds.push(id);
     }
-    ensure!(!seeds.is_empty(), "the seeds file {} holds no seeds", path.display());
+    ensure!(
+        !seeds.is_empty(),
+        "the seeds file {} holds no seeds",
+        path.display()
+    );
     Ok(seeds)
 }
 
@@ -167,7 +203,10 @@ fn reference_pagerank(graph: &BvWebGraph, csr: &Csr) -> Result<Vec<f64>> {
     let path = graph.cache_dir().join("pagerank-0.85-1e-10.f64");
     if let Ok(bytes) = std::fs::read(&path) {
         if bytes.len() == csr.num_nodes() * 8 {
-            return Ok(bytes.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes"))).collect());
+            return Ok(bytes
+                .chunks_exact(8)
+                .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
+                .collect());
         }
     }
     let pr = crawlrank_rank::pagerank(csr, &Default::default())?.scores;

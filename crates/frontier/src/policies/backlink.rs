@@ -95,7 +95,8 @@ impl Policy for InDegree {
             }
             pages.discover(u);
             let c = self.counts.bump(u);
-            self.heap.push_or_update(u, -(c as f64), pages.seq(u) as u64);
+            self.heap
+                .push_or_update(u, -(c as f64), pages.seq(u) as u64);
         }
     }
     fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {

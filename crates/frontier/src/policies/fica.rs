@@ -24,7 +24,10 @@ pub(crate) struct PageValues {
 
 impl PageValues {
     pub(crate) fn new(fill: f64) -> Self {
-        Self { values: Vec::new(), fill }
+        Self {
+            values: Vec::new(),
+            fill,
+        }
     }
     #[inline]
     pub(crate) fn get(&self, page: PageId) -> f64 {
@@ -171,7 +174,8 @@ impl Policy for FicaPlus {
     }
     fn push_seed(&mut self, page: PageId, pages: &PageTable) {
         self.dist.set(page, 0.0);
-        self.heap.push_or_update(page, self.priority(page), pages.seq(page) as u64);
+        self.heap
+            .push_or_update(page, self.priority(page), pages.seq(page) as u64);
     }
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         let (p, key) = self.heap.pop()?;
@@ -208,7 +212,11 @@ impl Policy for FicaPlus {
         if !pages.is_known(page) {
             return None;
         }
-        Some(if pages.is_crawled(page) { -self.popped.get(page) } else { -self.priority(page) })
+        Some(if pages.is_crawled(page) {
+            -self.popped.get(page)
+        } else {
+            -self.priority(page)
+        })
     }
     fn len(&self) -> usize {
         self.heap.len()

@@ -32,7 +32,11 @@ pub fn log_pc_coefficient(dj: f64, di: f64) -> f64 {
     if di == 0.0 {
         return 0.0;
     }
-    let f = if (dj >= 0.0) == (di >= 0.0) { dj / di } else { (dj - di) / di.abs() };
+    let f = if (dj >= 0.0) == (di >= 0.0) {
+        dj / di
+    } else {
+        (dj - di) / di.abs()
+    };
     if f > 0.0 && f.is_finite() {
         let l = log10(f);
         if l.is_finite() {
@@ -69,7 +73,8 @@ impl Policy for Ieca {
     }
     fn push_seed(&mut self, page: PageId, pages: &PageTable) {
         self.dist.set(page, SEED_DISTANCE);
-        self.heap.push_or_update(page, SEED_DISTANCE, pages.seq(page) as u64);
+        self.heap
+            .push_or_update(page, SEED_DISTANCE, pages.seq(page) as u64);
     }
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.heap.pop().map(|(p, _)| p)

@@ -92,14 +92,22 @@ impl PolicyKind {
     pub fn parse_list(list: &str) -> Result<Vec<Self>> {
         let mut out = Vec::new();
         for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            let kinds = if name == "all" { Self::ALL.to_vec() } else { vec![Self::parse(name)?] };
+            let kinds = if name == "all" {
+                Self::ALL.to_vec()
+            } else {
+                vec![Self::parse(name)?]
+            };
             for k in kinds {
                 if !out.contains(&k) {
                     out.push(k);
                 }
             }
         }
-        ensure!(!out.is_empty(), "no policy given; valid policies: {}, or all", Self::ALL.map(|k| k.name()).join(", "));
+        ensure!(
+            !out.is_empty(),
+            "no policy given; valid policies: {}, or all",
+            Self::ALL.map(|k| k.name()).join(", ")
+        );
         Ok(out)
     }
 
@@ -157,8 +165,12 @@ pub fn build(kind: PolicyKind, c: &PolicyConfig) -> Result<Box<dyn Policy>> {
         PolicyKind::Random => Box::new(simple::RandomOrder::new(c.rng_seed)),
         PolicyKind::Backlink => Box::new(backlink::Backlink::default()),
         PolicyKind::Indegree => Box::new(backlink::InDegree::default()),
-        PolicyKind::BatchPagerank => Box::new(pagerank::KnownGraphPageRank::batch(c.batch_pagerank_threshold)),
-        PolicyKind::PartialPagerank => Box::new(pagerank::KnownGraphPageRank::partial(c.batch_pagerank_threshold)),
+        PolicyKind::BatchPagerank => Box::new(pagerank::KnownGraphPageRank::batch(
+            c.batch_pagerank_threshold,
+        )),
+        PolicyKind::PartialPagerank => Box::new(pagerank::KnownGraphPageRank::partial(
+            c.batch_pagerank_threshold,
+        )),
         PolicyKind::Opic => Box::new(opic::Opic::new(c.total_pages)),
         PolicyKind::Fica => Box::new(fica::Fica::new(c.beta)),
         PolicyKind::FicaPlus => Box::new(fica::FicaPlus::new(c.beta, c.expected_pages)),

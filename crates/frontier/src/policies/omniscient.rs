@@ -29,7 +29,8 @@ impl Policy for Omniscient {
         "omniscient"
     }
     fn push_seed(&mut self, page: PageId, pages: &PageTable) {
-        self.heap.push_or_update(page, -self.pr(page), pages.seq(page) as u64);
+        self.heap
+            .push_or_update(page, -self.pr(page), pages.seq(page) as u64);
     }
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.heap.pop().map(|(p, _)| p)
@@ -37,7 +38,8 @@ impl Policy for Omniscient {
     fn crawled(&mut self, _: PageId, links: &[PageId], pages: &mut PageTable, _: &Clock) {
         for &u in links {
             if pages.discover(u) {
-                self.heap.push_or_update(u, -self.pr(u), pages.seq(u) as u64);
+                self.heap
+                    .push_or_update(u, -self.pr(u), pages.seq(u) as u64);
             }
         }
     }

@@ -45,7 +45,10 @@ impl Opic {
 
     /// The cash page `page` holds now.
     pub fn cash(&self, page: PageId) -> f64 {
-        self.cash.get(page as usize).copied().unwrap_or(self.initial)
+        self.cash
+            .get(page as usize)
+            .copied()
+            .unwrap_or(self.initial)
     }
 
     /// The cash page `page` has banked by being crawled.
@@ -65,7 +68,8 @@ impl Policy for Opic {
     }
     fn push_seed(&mut self, page: PageId, pages: &PageTable) {
         self.grow(page);
-        self.heap.push_or_update(page, -self.cash(page), pages.seq(page) as u64);
+        self.heap
+            .push_or_update(page, -self.cash(page), pages.seq(page) as u64);
     }
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.heap.pop().map(|(p, _)| p)
@@ -84,7 +88,8 @@ impl Policy for Opic {
             self.cash[u as usize] += share;
             if !pages.is_crawled(u) {
                 pages.discover(u);
-                self.heap.push_or_update(u, -self.cash[u as usize], pages.seq(u) as u64);
+                self.heap
+                    .push_or_update(u, -self.cash[u as usize], pages.seq(u) as u64);
             }
         }
     }
@@ -95,6 +100,9 @@ impl Policy for Opic {
         self.heap.len()
     }
     fn final_scores(&mut self, order: &[PageId], _: &PageTable) -> Vec<f64> {
-        order.iter().map(|&p| self.history(p) + self.cash(p)).collect()
+        order
+            .iter()
+            .map(|&p| self.history(p) + self.cash(p))
+            .collect()
     }
 }

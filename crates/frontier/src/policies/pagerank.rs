@@ -83,7 +83,10 @@ impl KnownGraphPageRank {
         let mut initial = std::mem::take(&mut self.last_pagerank);
         let warm = !initial.is_empty();
         initial.resize(n, 1.0 / n as f64);
-        let config = PageRankConfig { threshold, ..self.config.clone() };
+        let config = PageRankConfig {
+            threshold,
+            ..self.config.clone()
+        };
         let result = pagerank_from(&graph, &config, warm.then_some(&initial[..]))
             .expect("PageRank of a consistent graph with default parameters");
         result.scores
@@ -133,7 +136,8 @@ impl Policy for KnownGraphPageRank {
                 }
                 let us = pages.seq(u);
                 self.score[us as usize] += share;
-                self.heap.push_or_update(u, -self.score[us as usize], us as u64);
+                self.heap
+                    .push_or_update(u, -self.score[us as usize], us as u64);
             }
         }
     }
@@ -148,7 +152,9 @@ impl Policy for KnownGraphPageRank {
             let mut v: Vec<PageId> = self.queue.drain(..).collect();
             v.sort_unstable_by(|&a, &b| {
                 let (sa, sb) = (pages.seq(a), pages.seq(b));
-                score[sb as usize].total_cmp(&score[sa as usize]).then(sa.cmp(&sb))
+                score[sb as usize]
+                    .total_cmp(&score[sa as usize])
+                    .then(sa.cmp(&sb))
             });
             self.queue.extend(v);
         }

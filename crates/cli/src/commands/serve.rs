@@ -1,0 +1,122 @@
+//! `crawlrank serve`: serve a graph as a local test web for the crawler.
+//!
+//! The crawler must be run, measured and debugged against something reproducible that never
+//! leaves the machine; this command puts `crawlrank-testweb` behind a command line so a crawl
+//! can be watched by hand (`curl -x http://127.0.0.1:PORT http://h0.crawlrank.test/p0.html`)
+//! and benchmarked from another process. All behaviour lives in the library; this module only
+//! turns arguments into a `TestWebConfig` and waits for Ctrl-C.
+
+use anyhow::{bail, Context, Result};
+use crawlrank_graph::{source, Cache};
+use crawlrank_testweb::{robots_rules_from_arg, TestWeb, TestWebConfig};
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The graph: a BVGraph basename or an arc-list file. Its URLs are used when it has them,
+    /// else node v is http://h{v/K}.crawlrank.test/p{v}.html (K = --pages-per-host).
+    #[arg(long)]
+    pub graph: PathBuf,
+
+    /// Address to listen on: a loopback address; port 0 picks a free port. Every host is
+    /// served on this one port: use it as an HTTP proxy, or send a Host header.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub addr: String,
+
+    /// Milliseconds slept (without blocking) before every response.
+    #[arg(long, default_value_t = 0, value_name = "MS")]
+    pub latency: u64,
+
+    /// Probability in [0, 1] that a page request gets a 500 or 503, drawn per (URL, attempt)
+    /// so retries can succeed.
+    #[arg(long, default_value_t = 0.0, value_name = "P")]
+    pub error_rate: f64,
+
+    /// robots.txt rules for every host: a file, or the rules themselves
+    /// ('Disallow: /private/\nCrawl-delay: 1'). Default: allow all.
+    #[arg(long, value_name = "RULES")]
+    pub robots: Option<String>,
+
+    /// Seed of the error draws.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+
+    /// Also serve the trap catalogue on http://traps.crawlrank.test/ (redirects, loops, spider
+    /// traps, a huge and a slow page, non-HTML, broken HTML, nofollow, canonical, ...).
+    #[arg(long)]
+    pub traps: bool,
+
+    /// With --traps: the graph pages that link to the trap index (comma-separated ids).
+    #[arg(long, value_delimiter = ',', default_value = "0", value_name = "NODES")]
+    pub trap_links: Vec<u32>,
+
+    /// Pages per generated host (graphs without URLs).
+    #[arg(long, default_value_t = 8, value_name = "K")]
+    pub pages_per_host: u32,
+
+    /// Ignore the graph's URLs and serve the generated ones.
+    #[arg(long)]
+    pub no_urls: bool,
+
+    /// Write the request log (TSV: times in µs since start, host, path, status, bytes, ...)
+    /// to FILE on exit. Without it, requests are not recorded.
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+}
+
+pub fn run(args: Args, cache: &Cache) -> Result<()> {
+    let addr: SocketAddr = args
+        .addr
+        .parse()
+        .with_context(|| format!("bad --addr '{}': expected IP:PORT, e.g. 127.0.0.1:8080", args.addr))?;
+    let robots = args.robots.as_deref().map(robots_rules_from_arg).transpose()?;
+    let cfg = TestWebConfig {
+        latency: Duration::from_millis(args.latency),
+        error_rate: args.error_rate,
+        seed: args.seed,
+        robots,
+        pages_per_host: args.pages_per_host,
+        traps: args.traps,
+        trap_link_nodes: if args.traps { args.trap_links.clone() } else { Vec::new() },
+        record_log: args.log.is_some(),
+        ..TestWebConfig::default()
+    };
+    // Argument errors before the (possibly long) graph load.
+    cfg.validate()?;
+    let graph = source::open_graph(&args.graph, cache)?;
+    let urls = if args.no_urls { None } else { graph.urls()? };
+    let csr = Arc::new(graph.to_csr()?);
+    if let Some(&v) = cfg.trap_link_nodes.iter().find(|&&v| v as usize >= csr.num_nodes()) {
+        bail!("--trap-links {v}: the graph has only {} nodes", csr.num_nodes());
+    }
+    let web = TestWeb::start_blocking(csr, urls, addr, cfg)?;
+    println!(
+        "serving {} pages on {} hosts at http://{} (use it as an HTTP proxy, or send a Host header)",
+        web.num_nodes(),
+        web.num_hosts(),
+        web.addr()
+    );
+    if web.num_nodes() > 0 {
+        println!("first page: {}", web.url(0));
+    }
+    if let Some(t) = web.traps_url() {
+        println!("traps: {t}");
+    }
+    if web.num_fallback_urls() > 0 {
+        println!("{} pages without a usable URL get generated ones", web.num_fallback_urls());
+    }
+    println!("Ctrl-C stops");
+    std::io::stdout().flush()?;
+    crawlrank_testweb::wait_for_ctrl_c()?;
+    web.shutdown_blocking();
+    println!("served {} requests", web.num_requests());
+    if let Some(path) = &args.log {
+        web.write_log(path)?;
+        println!("request log: {}", path.display());
+    }
+    Ok(())
+}
