@@ -18,8 +18,8 @@ threads=${THREADS:-$(nproc)}
 seed=${SEED:-0}
 
 if [[ ! -x /usr/bin/time ]]; then
-    echo "GNU time is missing: apt-get install time" >&2
-    exit 1
+    echo "GNU time is missing: installing it (apt-get install time)" >&2
+    apt-get update -qq && apt-get install -y -qq time >/dev/null
 fi
 if [[ -z "$out" ]]; then
     out=$(mktemp -d)

@@ -43,6 +43,8 @@ enum Command {
     Info(commands::info::Args),
     /// Replay crawls of a known graph with each ordering policy and score them.
     Simulate(commands::simulate::Args),
+    /// Serve a graph as a local test web for the crawler (loopback only; --traps adds robustness traps).
+    Serve(commands::serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -58,6 +60,7 @@ fn main() -> ExitCode {
         Command::Rank(a) => commands::rank::run(a, &cache),
         Command::Info(a) => commands::info::run(a, &cache),
         Command::Simulate(a) => commands::simulate::run(a, &cache),
+        Command::Serve(a) => commands::serve::run(a, &cache),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

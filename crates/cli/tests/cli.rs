@@ -350,3 +350,50 @@ fn a_corrupt_graph_is_an_error_not_a_panic() {
         &["properties"],
     );
 }
+
+/// Sends one proxy-style HTTP/1.1 request to `addr` and returns the whole response.
+fn http_get(addr: &str, url: &str) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    let host = url.split('/').nth(2).unwrap();
+    write!(s, "GET {url} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    out
+}
+
+#[test]
+fn serve_a_graph_as_a_local_test_web() {
+    use std::io::{BufRead, BufReader};
+    let env = Env::new();
+    let four = env.write("four.txt", "0 1\n0 2\n1 2\n2 0\n");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
+        .arg("--cache")
+        .arg(env.cache.path())
+        .args(["serve", "--graph", four.to_str().unwrap(), "--addr", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    let addr = first.split("http://").nth(1).and_then(|s| s.split_whitespace().next()).map(str::to_string);
+    let result = std::panic::catch_unwind(|| {
+        let addr = addr.expect("serve prints its address");
+        let page = http_get(&addr, "http://h0.crawlrank.test/p0.html");
+        assert!(page.starts_with("HTTP/1.1 200"), "{page}");
+        let p1 = page.find("/p1.html").expect("link to page 1");
+        let p2 = page.find("/p2.html").expect("link to page 2");
+        assert!(p1 < p2, "links in graph order");
+        assert!(http_get(&addr, "http://h0.crawlrank.test/nope.html").starts_with("HTTP/1.1 404"));
+        assert!(http_get(&addr, "http://h0.crawlrank.test/robots.txt").contains("User-agent"));
+    });
+    child.kill().ok();
+    child.wait().ok();
+    if let Err(e) = result {
+        std::panic::resume_unwind(e);
+    }
+    // Bad values are clear errors.
+    fails(&env.run(&["serve", "--graph", four.to_str().unwrap(), "--addr", "10.0.0.1:80"]), &["loopback"]);
+    fails(&env.run(&["serve", "--graph", four.to_str().unwrap(), "--error-rate", "1.5"]), &["error"]);
+}

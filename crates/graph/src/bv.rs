@@ -162,7 +162,7 @@ impl BvWebGraph {
     /// The basename of this graph's transpose: `BASENAME-t` beside it when that exists and
     /// has the same numbers of nodes and arcs (LAW's convention), otherwise one built in the
     /// cache with webgraph's external-memory sort.
-    pub fn transpose_basename(&self, cache: &Cache) -> Result<PathBuf> {
+    pub fn transpose_basename(&self) -> Result<PathBuf> {
         let mut beside = self.basename.as_os_str().to_owned();
         beside.push(TRANSPOSE_SUFFIX);
         let beside = PathBuf::from(beside);
@@ -177,7 +177,6 @@ impl BvWebGraph {
             dotless_name(&self.basename)?
         ));
         if !is_bvgraph(&built) {
-            let _ = cache; // the transpose lives in this graph's own cache directory
             write_transpose(&self.graph, &built, &self.cache_dir)?;
         }
         Ok(built)
@@ -185,7 +184,7 @@ impl BvWebGraph {
 
     /// Opens this graph's transpose (see [`transpose_basename`](Self::transpose_basename)).
     pub fn open_transpose(&self, cache: &Cache) -> Result<BvWebGraph> {
-        BvWebGraph::open(&self.transpose_basename(cache)?, cache)
+        BvWebGraph::open(&self.transpose_basename()?, cache)
     }
 }
 

@@ -66,7 +66,7 @@ fn cnr2000_opens_without_writing_beside_it() {
     }
     // LAW's transpose beside the graph is used as is, and it is the transpose.
     assert_eq!(
-        g.transpose_basename(&cache).unwrap(),
+        g.transpose_basename().unwrap(),
         data.join("cnr-2000/cnr-2000-t")
     );
     let t = g.open_transpose(&cache).unwrap().to_csr().unwrap();
@@ -87,7 +87,7 @@ fn our_graphs_round_trip_and_transpose_into_the_cache() {
     let base = write(dir.path(), "sample", &g);
     let opened = BvWebGraph::open(&with_ext(&base, "graph"), &cache).unwrap();
     assert_eq!(opened.to_csr().unwrap(), g);
-    let tb = opened.transpose_basename(&cache).unwrap();
+    let tb = opened.transpose_basename().unwrap();
     assert!(
         tb.starts_with(cache_dir.path()),
         "transpose built in the cache, got {}",

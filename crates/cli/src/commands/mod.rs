@@ -5,4 +5,5 @@ pub mod generate;
 pub mod import;
 pub mod info;
 pub mod rank;
+pub mod serve;
 pub mod simulate;

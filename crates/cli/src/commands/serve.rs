@@ -69,11 +69,17 @@ pub struct Args {
 }
 
 pub fn run(args: Args, cache: &Cache) -> Result<()> {
-    let addr: SocketAddr = args
-        .addr
-        .parse()
-        .with_context(|| format!("bad --addr '{}': expected IP:PORT, e.g. 127.0.0.1:8080", args.addr))?;
-    let robots = args.robots.as_deref().map(robots_rules_from_arg).transpose()?;
+    let addr: SocketAddr = args.addr.parse().with_context(|| {
+        format!(
+            "bad --addr '{}': expected IP:PORT, e.g. 127.0.0.1:8080",
+            args.addr
+        )
+    })?;
+    let robots = args
+        .robots
+        .as_deref()
+        .map(robots_rules_from_arg)
+        .transpose()?;
     let cfg = TestWebConfig {
         latency: Duration::from_millis(args.latency),
         error_rate: args.error_rate,
@@ -81,7 +87,11 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         robots,
         pages_per_host: args.pages_per_host,
         traps: args.traps,
-        trap_link_nodes: if args.traps { args.trap_links.clone() } else { Vec::new() },
+        trap_link_nodes: if args.traps {
+            args.trap_links.clone()
+        } else {
+            Vec::new()
+        },
         record_log: args.log.is_some(),
         ..TestWebConfig::default()
     };
@@ -90,8 +100,15 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     let graph = source::open_graph(&args.graph, cache)?;
     let urls = if args.no_urls { None } else { graph.urls()? };
     let csr = Arc::new(graph.to_csr()?);
-    if let Some(&v) = cfg.trap_link_nodes.iter().find(|&&v| v as usize >= csr.num_nodes()) {
-        bail!("--trap-links {v}: the graph has only {} nodes", csr.num_nodes());
+    if let Some(&v) = cfg
+        .trap_link_nodes
+        .iter()
+        .find(|&&v| v as usize >= csr.num_nodes())
+    {
+        bail!(
+            "--trap-links {v}: the graph has only {} nodes",
+            csr.num_nodes()
+        );
     }
     let web = TestWeb::start_blocking(csr, urls, addr, cfg)?;
     println!(
@@ -107,7 +124,10 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         println!("traps: {t}");
     }
     if web.num_fallback_urls() > 0 {
-        println!("{} pages without a usable URL get generated ones", web.num_fallback_urls());
+        println!(
+            "{} pages without a usable URL get generated ones",
+            web.num_fallback_urls()
+        );
     }
     println!("Ctrl-C stops");
     std::io::stdout().flush()?;

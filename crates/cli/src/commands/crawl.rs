@@ -1,0 +1,142 @@
+//! `crawlrank crawl`: a real, polite HTTP crawl in the order of a policy, resumable.
+
+use anyhow::{Context, Result};
+use crawlrank_crawler::engine::{self, CrawlConfig, StopReason};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Seed URLs, one per line (`#` comments and blank lines ignored). Optional when
+    /// resuming: the state remembers its seeds.
+    #[arg(long, value_name = "FILE")]
+    pub seeds: Option<PathBuf>,
+    /// The ordering policy (bfs, random, backlink, indegree, batch-pagerank,
+    /// partial-pagerank, opic, fica, fica-plus, ieca). A resumed crawl keeps its own.
+    #[arg(long, default_value = "fica")]
+    pub policy: String,
+    /// The state directory: created on the first run, resumed by the next ones.
+    #[arg(long, value_name = "DIR")]
+    pub state: PathBuf,
+    /// Stop after this many pages in total (over all runs).
+    #[arg(long, value_name = "N")]
+    pub max_pages: Option<u64>,
+    /// Requests in flight at most (never more than one per host).
+    #[arg(long, default_value_t = 16)]
+    pub concurrency: usize,
+    /// Least delay between two requests to one host, in milliseconds (robots.txt's
+    /// Crawl-delay, capped at 30 s, applies when larger).
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    pub delay: u64,
+    /// The User-Agent header; its first word is matched against robots.txt groups.
+    #[arg(long)]
+    pub user_agent: Option<String>,
+    /// Pages the crawl is expected to reach (IECA's and FICA+'s R; K = ceil(R/72)).
+    /// Default: --max-pages, else 100,000.
+    #[arg(long, value_name = "N")]
+    pub expected_pages: Option<u64>,
+    /// The batch size K (default ceil(expected/72)).
+    #[arg(long, value_name = "K")]
+    pub batch: Option<u64>,
+    /// Seed of the random policy.
+    #[arg(long, default_value_t = 0)]
+    pub rng_seed: u64,
+    /// Send every request through this HTTP proxy (e.g. a local test web:
+    /// http://127.0.0.1:PORT).
+    #[arg(long, value_name = "URL")]
+    pub proxy: Option<String>,
+    /// Total timeout of one request, in seconds.
+    #[arg(long, default_value_t = 30)]
+    pub timeout: u64,
+    /// Largest body fetched, in bytes.
+    #[arg(long, default_value_t = 10 << 20)]
+    pub max_body: usize,
+    /// Further tries of a 5xx, a timeout or a connection failure.
+    #[arg(long, default_value_t = 2)]
+    pub max_retries: u32,
+    /// Most URLs kept per host (spider-trap cap).
+    #[arg(long, default_value_t = 100_000)]
+    pub max_pages_per_host: u64,
+    /// Do not write WARC files.
+    #[arg(long)]
+    pub no_warc: bool,
+}
+
+fn read_seeds(path: &PathBuf) -> Result<Vec<String>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read the seeds {}", path.display()))?;
+    Ok(text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect())
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let mut c = CrawlConfig {
+        state_dir: args.state.clone(),
+        seeds: match &args.seeds {
+            Some(p) => read_seeds(p)?,
+            None => Vec::new(),
+        },
+        policy: args.policy.clone(),
+        max_pages: args.max_pages,
+        concurrency: args.concurrency,
+        delay: Duration::from_millis(args.delay),
+        expected_pages: args.expected_pages,
+        batch: args.batch,
+        rng_seed: args.rng_seed,
+        max_retries: args.max_retries,
+        max_pages_per_host: args.max_pages_per_host,
+        ..CrawlConfig::default()
+    };
+    if let Some(ua) = args.user_agent {
+        c.fetch.user_agent = ua;
+    }
+    c.fetch.proxy = args.proxy;
+    c.fetch.timeout = Duration::from_secs(args.timeout.max(1));
+    c.fetch.connect_timeout = c.fetch.timeout.min(Duration::from_secs(10));
+    c.fetch.max_body = args.max_body;
+    c.fetch.warc = !args.no_warc;
+
+    let stop = Arc::new(AtomicBool::new(false));
+    engine::stop_on_ctrl_c(stop.clone())?;
+    let pb = crate::progress::bar(None, "pages");
+    pb.set_prefix("crawl");
+    let report = engine::crawl(&c, &stop, &mut |p| {
+        pb.set_position(p.pages_this_run);
+        pb.set_message(String::new());
+        pb.set_prefix(format!(
+            "crawl {:.0} pages/s, frontier {}, waiting {}, in flight {}, hosts {}, errors {} |",
+            p.pages_per_sec, p.frontier, p.waiting, p.in_flight, p.hosts, p.errors
+        ));
+    })?;
+    pb.finish_and_clear();
+    let why = match report.stop {
+        StopReason::Exhausted => "the frontier is empty",
+        StopReason::MaxPages => "--max-pages reached",
+        StopReason::Interrupted => "interrupted",
+    };
+    println!(
+        "crawl stopped: {why}; {} pages this run in {:.1} s ({:.0} pages/s); {} pages in total, {} URLs discovered on {} hosts, {} in the frontier",
+        report.pages_this_run,
+        report.elapsed.as_secs_f64(),
+        report.pages_this_run as f64 / report.elapsed.as_secs_f64().max(1e-9),
+        report.crawled,
+        report.discovered,
+        report.hosts,
+        report.frontier
+    );
+    print!("{}", report.stats);
+    if report.stop != StopReason::Exhausted {
+        println!(
+            "resume with: crawlrank crawl --state {} --policy {}{}",
+            args.state.display(),
+            args.policy,
+            if report.pending > 0 { format!("  ({} pages in flight will be fetched first)", report.pending) } else { String::new() }
+        );
+    }
+    Ok(())
+}

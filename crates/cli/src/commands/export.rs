@@ -1,0 +1,33 @@
+//! `crawlrank export`: a crawl's link graph as a BVGraph + `.urls`, and/or the policy's
+//! current ranking of every URL.
+
+use anyhow::{bail, Result};
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The crawl's state directory.
+    #[arg(long, value_name = "DIR")]
+    pub state: PathBuf,
+    /// Write the link graph here (BASENAME.graph, .offsets, .properties, .urls).
+    #[arg(long, value_name = "BASENAME")]
+    pub out: Option<PathBuf>,
+    /// Write `score<TAB>url` lines, by decreasing policy score, to this file.
+    #[arg(long, value_name = "FILE")]
+    pub ranking: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    if args.out.is_none() && args.ranking.is_none() {
+        bail!("nothing to export: give --out BASENAME and/or --ranking FILE");
+    }
+    if let Some(out) = &args.out {
+        let e = crawlrank_crawler::export::export_graph(&args.state, out)?;
+        println!("graph: {} nodes, {} arcs ({} pages crawled) -> {}", e.nodes, e.arcs, e.crawled, out.display());
+    }
+    if let Some(r) = &args.ranking {
+        let (scored, unscored) = crawlrank_crawler::export::export_ranking(&args.state, r)?;
+        println!("ranking: {scored} URLs -> {} ({unscored} URLs without a score left out)", r.display());
+    }
+    Ok(())
+}

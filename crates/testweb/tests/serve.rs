@@ -1,0 +1,784 @@
+//! End-to-end tests of the test web: real HTTP over loopback, with reqwest both as a proxy
+//! client (absolute-form requests) and with an explicit `Host` header, plus raw sockets where
+//! the exact bytes matter.
+
+use crawlrank_graph::Csr;
+use crawlrank_testweb::{
+    max_in_flight_per_host, min_gap_per_host, robots_rules_from_arg, TestWeb, TestWebConfig,
+};
+use reqwest::redirect::Policy;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+fn any_port() -> SocketAddr {
+    "127.0.0.1:0".parse().unwrap()
+}
+
+/// A small graph with self-loops, dangling nodes and unsorted-looking arcs.
+fn graph(n: u32) -> Arc<Csr> {
+    let mut arcs = Vec::new();
+    for v in 0..n {
+        for k in [1, 2, 7, 13] {
+            if (v + k) % 5 != 0 {
+                arcs.push((v, (v * k + 3) % n));
+            }
+        }
+    }
+    arcs.push((0, 0));
+    Arc::new(Csr::from_arcs(n as usize, &arcs))
+}
+
+fn proxy_client(web: &TestWeb) -> reqwest::Client {
+    reqwest::Client::builder()
+        .proxy(reqwest::Proxy::all(web.proxy_url()).unwrap())
+        .redirect(Policy::none())
+        .build()
+        .unwrap()
+}
+
+fn direct_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .no_proxy()
+        .redirect(Policy::none())
+        .build()
+        .unwrap()
+}
+
+/// The hrefs of `html` in document order, entity-decoded and resolved against `base`
+/// (honouring neither `<base>` nor comments: the graph pages have neither).
+fn links(html: &str, base: &str) -> Vec<String> {
+    let base = url::Url::parse(base).unwrap();
+    let mut out = Vec::new();
+    let mut rest = html;
+    while let Some(i) = rest.find("href=") {
+        rest = &rest[i + 5..];
+        let q = rest.chars().next().unwrap();
+        let raw = if q == '"' || q == '\'' {
+            let end = rest[1..].find(q).unwrap();
+            &rest[1..1 + end]
+        } else {
+            &rest[..rest.find([' ', '>']).unwrap()]
+        };
+        let decoded = raw
+            .replace("&quot;", "\"")
+            .replace("&#39;", "'")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&amp;", "&");
+        out.push(base.join(&decoded).unwrap().to_string());
+    }
+    out
+}
+
+async fn check_all_pages(web: &TestWeb, client: &reqwest::Client) {
+    let g = web.graph().clone();
+    for v in 0..g.num_nodes() as u32 {
+        let url = web.url(v).to_owned();
+        let resp = client.get(&url).send().await.unwrap();
+        assert_eq!(resp.status(), 200, "{url}");
+        assert_eq!(resp.headers()["content-type"], "text/html; charset=utf-8");
+        let html = resp.text().await.unwrap();
+        assert!(html.contains(&format!("<title>crawlrank test page {v}</title>")));
+        let got: Vec<u32> = links(&html, &url)
+            .iter()
+            .map(|u| web.node_of(u).unwrap_or_else(|| panic!("{u} on {url}")))
+            .collect();
+        assert_eq!(got, g.successors(v as usize), "links of {url}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn generated_urls_via_proxy_and_host_header() {
+    let web = TestWeb::start(graph(40), None, any_port(), TestWebConfig::default())
+        .await
+        .unwrap();
+    assert_eq!(web.url(0), "http://h0.crawlrank.test/p0.html");
+    assert_eq!(web.url(17), "http://h2.crawlrank.test/p17.html");
+    assert_eq!(web.num_hosts(), 5);
+    assert_eq!(
+        web.node_of("http://H2.crawlrank.test:8080/p17.html#x"),
+        Some(17)
+    );
+    assert_eq!(web.node_of("http://h1.crawlrank.test/p17.html"), None);
+    assert_eq!(
+        web.seed_urls(&[3, 1]),
+        vec![web.url(3).to_owned(), web.url(1).to_owned()]
+    );
+    check_all_pages(&web, &proxy_client(&web)).await;
+
+    // Origin-form request with a Host header (with and without port).
+    let c = direct_client();
+    for host in ["h2.crawlrank.test", "H2.crawlrank.test:1234"] {
+        let r = c
+            .get(format!("http://{}/p17.html", web.addr()))
+            .header("host", host)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        let html = r.text().await.unwrap();
+        assert!(html.contains("crawlrank test page 17"));
+    }
+    // The right path under the wrong host is not a page.
+    let r = c
+        .get(format!("http://{}/p17.html", web.addr()))
+        .header("host", "h0.crawlrank.test")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+    web.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn graph_urls_with_fallbacks() {
+    let urls: Vec<String> = [
+        "HTTP://Example.COM/a/b.html",
+        "http://example.com/a/c.html?x=1&y=\"2\"",
+        "https://example.com/",
+        "http://other.org/dir/",
+        "",
+        "not a url",
+        "http://example.com/a/b.html",
+        "mailto:x@y.z",
+        "http://other.org:8080/dir/p'q<r>.html",
+        "http://example.com/a/sub/d.html",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let n = urls.len() as u32;
+    let mut arcs = Vec::new();
+    for v in 0..n {
+        for w in 0..n {
+            if (v + 2 * w) % 3 != 1 {
+                arcs.push((v, w));
+            }
+        }
+    }
+    let g = Arc::new(Csr::from_arcs(n as usize, &arcs));
+    let web = TestWeb::start(g, Some(urls), any_port(), TestWebConfig::default())
+        .await
+        .unwrap();
+    assert_eq!(web.url(0), "http://example.com/a/b.html");
+    assert_eq!(web.url(4), "http://h0.crawlrank.test/p4.html");
+    assert_eq!(web.url(5), "http://h0.crawlrank.test/p5.html");
+    assert_eq!(
+        web.url(6),
+        "http://h0.crawlrank.test/p6.html",
+        "duplicate of node 0"
+    );
+    assert_eq!(web.url(7), "http://h0.crawlrank.test/p7.html");
+    assert_eq!(web.num_fallback_urls(), 4);
+    assert_eq!(
+        web.node_of("http://example.com/a/c.html?x=1&y=%222%22"),
+        Some(1)
+    );
+    assert_eq!(
+        web.node_of("http://example.com/"),
+        Some(2),
+        "scheme is ignored"
+    );
+    for v in 0..n {
+        assert_eq!(web.node_of(web.url(v)), Some(v));
+    }
+    check_all_pages(&web, &proxy_client(&web)).await;
+    web.shutdown().await;
+}
+
+#[tokio::test]
+async fn robots_404_and_methods() {
+    let cfg = TestWebConfig {
+        robots: Some("Disallow: /private/\nCrawl-delay: 1".into()),
+        ..Default::default()
+    };
+    let web = TestWeb::start(graph(10), None, any_port(), cfg)
+        .await
+        .unwrap();
+    let c = proxy_client(&web);
+    let r = c
+        .get("http://h1.crawlrank.test/robots.txt")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(
+        r.text().await.unwrap(),
+        "User-agent: *\nDisallow: /private/\nCrawl-delay: 1\n"
+    );
+    for url in [
+        "http://h1.crawlrank.test/nothing.html",
+        "http://h1.crawlrank.test/p1.html",
+        "http://unknown.test/p1.html",
+        "http://unknown.test/robots.txt",
+        "http://traps.crawlrank.test/",
+    ] {
+        assert_eq!(c.get(url).send().await.unwrap().status(), 404, "{url}");
+    }
+    // An https URL through the proxy is a CONNECT: refused, and nothing leaves loopback.
+    assert!(c
+        .get("https://h1.crawlrank.test/p1.html")
+        .send()
+        .await
+        .is_err());
+    let r = c.post(web.url(1)).send().await.unwrap();
+    assert_eq!(r.status(), 405);
+    let r = c.head(web.url(1)).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    web.shutdown().await;
+
+    let web = TestWeb::start(graph(10), None, any_port(), TestWebConfig::default())
+        .await
+        .unwrap();
+    let r = proxy_client(&web)
+        .get("http://h0.crawlrank.test/robots.txt")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.text().await.unwrap(), "User-agent: *\nDisallow:\n");
+    web.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn error_rate_is_deterministic_and_retries_succeed() {
+    let n = 400;
+    let cfg = TestWebConfig {
+        error_rate: 0.25,
+        seed: 7,
+        ..Default::default()
+    };
+    let web = TestWeb::start(graph(n), None, any_port(), cfg.clone())
+        .await
+        .unwrap();
+    let c = proxy_client(&web);
+    let mut errors = 0;
+    for v in 0..n {
+        let s = c.get(web.url(v)).send().await.unwrap().status().as_u16();
+        assert_eq!(web.error_status(v, 0).unwrap_or(200), s, "node {v}");
+        if s != 200 {
+            assert!(s == 500 || s == 503);
+            errors += 1;
+        }
+    }
+    // Binomial(400, 0.25): mean 100, sd ~8.7.
+    assert!((65..=135).contains(&errors), "{errors} errors");
+    // Retrying the failed ones: attempt 1 is an independent draw.
+    for v in 0..n {
+        if web.error_status(v, 0).is_some() {
+            let s = c.get(web.url(v)).send().await.unwrap().status().as_u16();
+            assert_eq!(web.error_status(v, 1).unwrap_or(200), s);
+        }
+    }
+    let log = web.log();
+    assert!(log
+        .iter()
+        .filter(|e| e.attempt == 1)
+        .all(|e| e.node.is_some()));
+    web.shutdown().await;
+    // Same seed, same draws; another seed, other draws.
+    let other = TestWeb::start(
+        graph(n),
+        None,
+        any_port(),
+        TestWebConfig {
+            seed: 8,
+            ..cfg.clone()
+        },
+    )
+    .await
+    .unwrap();
+    let same = TestWeb::start(graph(n), None, any_port(), cfg)
+        .await
+        .unwrap();
+    assert!((0..n).all(|v| same.error_status(v, 0) == web.error_status(v, 0)));
+    assert!((0..n).any(|v| other.error_status(v, 0) != web.error_status(v, 0)));
+    let cfg = TestWebConfig {
+        error_rate: 1.0,
+        ..Default::default()
+    };
+    let all = TestWeb::start(graph(5), None, any_port(), cfg)
+        .await
+        .unwrap();
+    assert_ne!(
+        proxy_client(&all)
+            .get(all.url(1))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+    assert_eq!(
+        proxy_client(&all)
+            .get("http://h0.crawlrank.test/robots.txt")
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+}
+
+#[tokio::test]
+async fn latency_is_asynchronous() {
+    // A single-threaded runtime: 8 concurrent requests only finish in ~1 latency if the
+    // server sleeps without blocking.
+    let cfg = TestWebConfig {
+        latency: Duration::from_millis(200),
+        ..Default::default()
+    };
+    let web = TestWeb::start(graph(16), None, any_port(), cfg)
+        .await
+        .unwrap();
+    let c = proxy_client(&web);
+    let t = Instant::now();
+    let futs: Vec<_> = (0..8).map(|v| c.get(web.url(v)).send()).collect();
+    let mut handles = Vec::new();
+    for f in futs {
+        handles.push(tokio::spawn(f));
+    }
+    for h in handles {
+        assert_eq!(h.await.unwrap().unwrap().status(), 200);
+    }
+    let took = t.elapsed();
+    assert!(took >= Duration::from_millis(200), "{took:?}");
+    assert!(took < Duration::from_millis(1200), "{took:?}");
+    for e in web.log() {
+        assert!(e.finish - e.arrival >= Duration::from_millis(200));
+    }
+    web.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn log_records_every_request() {
+    let web = TestWeb::start(graph(24), None, any_port(), TestWebConfig::default())
+        .await
+        .unwrap();
+    let c = proxy_client(&web);
+    let t0 = Instant::now();
+    let mut sizes = Vec::new();
+    for v in [3u32, 4, 11, 3] {
+        let body = c
+            .get(web.url(v))
+            .send()
+            .await
+            .unwrap()
+            .bytes()
+            .await
+            .unwrap();
+        sizes.push(body.len() as u64);
+    }
+    c.get("http://h1.crawlrank.test/missing")
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    let log = web.log();
+    assert_eq!(log.len(), 5);
+    for (e, (v, size)) in log.iter().zip([3u32, 4, 11, 3].iter().zip(&sizes)) {
+        assert_eq!(e.node, Some(*v));
+        assert_eq!(e.status, 200);
+        assert_eq!(e.bytes, *size);
+        assert!(e.complete);
+        assert_eq!(e.host, format!("h{}.crawlrank.test", v / 8));
+        assert_eq!(e.path, format!("/p{v}.html"));
+        assert!(e.arrival >= t0 && e.finish >= e.arrival);
+    }
+    assert_eq!((log[3].attempt, log[0].attempt), (1, 0));
+    assert_eq!(
+        (log[4].status, log[4].node, log[4].path.as_str()),
+        (404, None, "/missing")
+    );
+    // A sequential client: one request in flight per host, in order.
+    assert!(max_in_flight_per_host(&log).values().all(|&m| m == 1));
+    assert!(min_gap_per_host(&log).contains_key("h0.crawlrank.test"));
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("log.tsv");
+    web.write_log(&p).unwrap();
+    let text = std::fs::read_to_string(&p).unwrap();
+    assert_eq!(text.lines().count(), 6);
+    assert!(text
+        .lines()
+        .nth(1)
+        .unwrap()
+        .contains("\th0.crawlrank.test\t/p3.html\t200\t"));
+    web.clear_log();
+    assert!(web.log().is_empty());
+    // Concurrent requests to one host overlap in the log.
+    let cfg = TestWebConfig {
+        latency: Duration::from_millis(100),
+        ..Default::default()
+    };
+    let slow = TestWeb::start(graph(8), None, any_port(), cfg)
+        .await
+        .unwrap();
+    let c = proxy_client(&slow);
+    let (a, b) = tokio::join!(c.get(slow.url(1)).send(), c.get(slow.url(2)).send());
+    a.unwrap();
+    b.unwrap();
+    assert_eq!(max_in_flight_per_host(&slow.log())["h0.crawlrank.test"], 2);
+    web.shutdown().await;
+    slow.shutdown().await;
+}
+
+fn raw_get(addr: SocketAddr, request: &str) -> Vec<u8> {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(request.as_bytes()).unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).unwrap();
+    out
+}
+
+#[test]
+fn blocking_helper_and_raw_requests() {
+    let web =
+        TestWeb::start_blocking(graph(12), None, any_port(), TestWebConfig::default()).unwrap();
+    let resp = raw_get(web.addr(), "GET http://h1.crawlrank.test/p9.html HTTP/1.1\r\nHost: h1.crawlrank.test\r\nConnection: close\r\n\r\n");
+    let text = String::from_utf8(resp).unwrap();
+    assert!(text.starts_with("HTTP/1.1 200 OK\r\n"), "{text}");
+    assert!(text.contains("crawlrank test page 9"));
+    let resp = raw_get(
+        web.addr(),
+        "GET /p9.html HTTP/1.1\r\nHost: h1.crawlrank.test\r\nConnection: close\r\n\r\n",
+    );
+    assert!(String::from_utf8(resp)
+        .unwrap()
+        .contains("crawlrank test page 9"));
+    // No host at all (HTTP/1.0 without Host): 400.
+    let resp = raw_get(web.addr(), "GET /p9.html HTTP/1.0\r\n\r\n");
+    assert!(String::from_utf8(resp).unwrap().starts_with("HTTP/1.0 400"));
+    web.shutdown_blocking();
+    web.shutdown_blocking();
+    assert_eq!(web.log().len(), 3);
+    assert!(
+        TcpStream::connect(web.addr()).is_err(),
+        "still listening after shutdown"
+    );
+}
+
+#[tokio::test]
+async fn bad_input_is_an_error() {
+    let g = graph(4);
+    let bad = |cfg: TestWebConfig| async move {
+        TestWeb::start(graph(4), None, any_port(), cfg)
+            .await
+            .err()
+            .unwrap()
+            .to_string()
+    };
+    assert!(bad(TestWebConfig {
+        error_rate: 1.5,
+        ..Default::default()
+    })
+    .await
+    .contains("error rate"));
+    assert!(bad(TestWebConfig {
+        error_rate: f64::NAN,
+        ..Default::default()
+    })
+    .await
+    .contains("error rate"));
+    assert!(bad(TestWebConfig {
+        pages_per_host: 0,
+        ..Default::default()
+    })
+    .await
+    .contains("pages per host"));
+    assert!(bad(TestWebConfig {
+        robots: Some("Disallow /x".into()),
+        ..Default::default()
+    })
+    .await
+    .contains("no ':'"));
+    let e = TestWeb::start(
+        g.clone(),
+        None,
+        "10.1.2.3:80".parse().unwrap(),
+        TestWebConfig::default(),
+    )
+    .await
+    .err()
+    .unwrap();
+    assert!(e.to_string().contains("loopback"), "{e}");
+    let e = TestWeb::start(
+        g.clone(),
+        Some(vec!["http://a.b/".into()]),
+        any_port(),
+        TestWebConfig::default(),
+    )
+    .await
+    .err()
+    .unwrap();
+    assert!(e.to_string().contains("4 nodes but 1 URLs"), "{e}");
+    let web = TestWeb::start(g.clone(), None, any_port(), TestWebConfig::default())
+        .await
+        .unwrap();
+    let e = TestWeb::start(g.clone(), None, web.addr(), TestWebConfig::default())
+        .await
+        .err()
+        .unwrap();
+    assert!(format!("{e:#}").contains("cannot listen on"), "{e:#}");
+    let e = TestWeb::start_blocking(g, None, web.addr(), TestWebConfig::default())
+        .err()
+        .unwrap();
+    assert!(format!("{e:#}").contains("cannot listen on"), "{e:#}");
+
+    // --robots: rules, a file, a missing file, a bad file.
+    assert_eq!(
+        robots_rules_from_arg("Disallow: /a/\\nDisallow: /b/").unwrap(),
+        "Disallow: /a/\nDisallow: /b/"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("robots.txt");
+    std::fs::write(&f, "User-agent: *\nDisallow: /x/\n").unwrap();
+    assert_eq!(
+        robots_rules_from_arg(f.to_str().unwrap()).unwrap(),
+        "User-agent: *\nDisallow: /x/\n"
+    );
+    assert!(
+        robots_rules_from_arg(dir.path().join("missing.txt").to_str().unwrap())
+            .unwrap_err()
+            .to_string()
+            .contains("no such file")
+    );
+    std::fs::write(&f, "this is not robots\n").unwrap();
+    assert!(format!(
+        "{:#}",
+        robots_rules_from_arg(f.to_str().unwrap()).unwrap_err()
+    )
+    .contains("no ':'"));
+    std::fs::write(&f, b"Disallow: \xff\n").unwrap();
+    assert!(robots_rules_from_arg(f.to_str().unwrap()).is_err());
+}
+
+fn trap_cfg() -> TestWebConfig {
+    TestWebConfig {
+        traps: true,
+        trap_link_nodes: vec![0],
+        huge_bytes: 3_000_000,
+        slow_delay: Duration::from_secs(3),
+        shutdown_grace: Duration::from_millis(200),
+        ..Default::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn traps_behave_as_documented() {
+    let web = TestWeb::start(graph(20), None, any_port(), trap_cfg())
+        .await
+        .unwrap();
+    let c = proxy_client(&web);
+    let index = web.traps_url().unwrap();
+    assert_eq!(index, "http://traps.crawlrank.test/");
+    // Node 0 links to the index after its successors; node 1 does not.
+    let html = c
+        .get(web.url(0))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let l = links(&html, web.url(0));
+    assert_eq!(l.last().unwrap(), &index);
+    assert_eq!(l.len(), web.graph().successors(0).len() + 1);
+    let html = c
+        .get(web.url(1))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(
+        links(&html, web.url(1)).len(),
+        web.graph().successors(1).len()
+    );
+
+    let get = |path: &str| c.get(format!("http://traps.crawlrank.test{path}")).send();
+    let index_links = links(&get("/").await.unwrap().text().await.unwrap(), &index);
+    assert!(index_links.contains(&"http://traps.crawlrank.test/r301/19".to_owned()));
+    assert!(index_links.contains(&"http://traps.crawlrank.test/grow?s=x".to_owned()));
+
+    let r = get("/r301/19").await.unwrap();
+    assert_eq!(
+        (
+            r.status().as_u16(),
+            r.headers()["location"].to_str().unwrap()
+        ),
+        (301, web.url(19))
+    );
+    let r = get("/r302/10").await.unwrap();
+    assert_eq!(
+        (
+            r.status().as_u16(),
+            r.headers()["location"].to_str().unwrap()
+        ),
+        (302, web.url(10))
+    );
+    assert_eq!(get("/r301/20").await.unwrap().status(), 404);
+    assert_eq!(
+        get("/r-relative").await.unwrap().headers()["location"],
+        "/found/relative-redirect"
+    );
+    assert_eq!(
+        get("/redirect-loop/a").await.unwrap().headers()["location"],
+        "/redirect-loop/b"
+    );
+    assert_eq!(
+        get("/redirect-loop/b").await.unwrap().headers()["location"],
+        "/redirect-loop/a"
+    );
+    assert_eq!(
+        get("/chain/2").await.unwrap().headers()["location"],
+        "/chain/1"
+    );
+    assert_eq!(get("/chain/0").await.unwrap().status(), 200);
+
+    // Spider traps: always one level deeper / one character longer.
+    let url = "http://traps.crawlrank.test/trap/a/b/";
+    let l = links(&get("/trap/a/b/").await.unwrap().text().await.unwrap(), url);
+    assert_eq!(l, vec![format!("{url}a/"), format!("{url}b/")]);
+    let l = links(
+        &get("/calendar?day=41").await.unwrap().text().await.unwrap(),
+        "http://traps.crawlrank.test/calendar?day=41",
+    );
+    assert_eq!(l, vec!["http://traps.crawlrank.test/calendar?day=42"]);
+    let l = links(
+        &get("/grow?s=xx").await.unwrap().text().await.unwrap(),
+        "http://traps.crawlrank.test/grow?s=xx",
+    );
+    assert_eq!(l, vec!["http://traps.crawlrank.test/grow?s=xxx"]);
+
+    // Huge: exactly huge_bytes, streamed, link at the tail.
+    let r = get("/huge.html").await.unwrap();
+    let len = r.content_length().unwrap();
+    let body = r.bytes().await.unwrap();
+    assert_eq!(body.len() as u64, len);
+    assert!(
+        body.len() as u64 >= 3_000_000 && body.len() < 3_000_000 + 64 * 1024,
+        "{}",
+        body.len()
+    );
+    assert!(String::from_utf8_lossy(&body[body.len() - 100..]).contains("/canary/huge-tail"));
+
+    // Slow: exceeds a client timeout; the abandoned request is still logged.
+    let t = Instant::now();
+    let r = c
+        .get("http://traps.crawlrank.test/slow.html")
+        .timeout(Duration::from_millis(300))
+        .send()
+        .await;
+    assert!(r.unwrap_err().is_timeout());
+    assert!(t.elapsed() < Duration::from_secs(2));
+
+    let r = get("/doc.pdf").await.unwrap();
+    assert_eq!(r.headers()["content-type"], "application/pdf");
+    assert!(r.bytes().await.unwrap().starts_with(b"%PDF-"));
+    let r = get("/bad-utf8.html").await.unwrap();
+    assert_eq!(r.headers()["content-type"], "text/html; charset=utf-8");
+    let body = r.bytes().await.unwrap();
+    assert!(std::str::from_utf8(&body).is_err());
+    assert!(String::from_utf8_lossy(&body).contains("href=\"/found/bad-utf8\""));
+    let html = get("/malformed.html").await.unwrap().text().await.unwrap();
+    assert!(
+        html.contains("<a href=/found/malformed-unquoted>")
+            && html.contains("<!-- <a href=\"/canary/comment\">")
+    );
+    let html = get("/base/page.html").await.unwrap().text().await.unwrap();
+    assert!(html.contains("<base href=\"http://traps.crawlrank.test/found/\">"));
+    assert!(get("/nofollow.html")
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+        .contains("rel=\"nofollow\""));
+    assert!(get("/meta-nofollow.html")
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+        .contains("content=\"nofollow\""));
+    assert!(get("/canonical.html?sessionid=42")
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+        .contains("rel=\"canonical\""));
+    assert_eq!(get("/flaky.html").await.unwrap().status(), 503);
+    assert_eq!(get("/flaky.html").await.unwrap().status(), 200);
+    assert_eq!(get("/status/410").await.unwrap().status(), 410);
+    let robots = get("/robots.txt").await.unwrap().text().await.unwrap();
+    assert_eq!(
+        robots,
+        "User-agent: *\nDisallow: /disallowed/\n\nUser-agent: *\nDisallow:\n"
+    );
+    let cfg = TestWebConfig {
+        robots: Some("Crawl-delay: 1".into()),
+        ..trap_cfg()
+    };
+    let web2 = TestWeb::start(graph(3), None, any_port(), cfg)
+        .await
+        .unwrap();
+    let robots = proxy_client(&web2)
+        .get("http://traps.crawlrank.test/robots.txt")
+        .send()
+        .await
+        .unwrap();
+    let robots = robots.text().await.unwrap();
+    assert_eq!(
+        robots,
+        "User-agent: *\nDisallow: /disallowed/\nCrawl-delay: 1\n"
+    );
+    web2.shutdown().await;
+
+    // The expectations name real pages: every must-fetch URL answers 200 (graph pages and
+    // /found/…), every must-not-fetch one exists or is the base-ignored 404.
+    let exp = web.trap_expectations();
+    assert!(
+        exp.must_fetch.contains(&web.url(19).to_owned())
+            && exp.must_fetch.contains(&web.url(10).to_owned())
+    );
+    for u in &exp.must_fetch {
+        assert_eq!(c.get(u).send().await.unwrap().status(), 200, "{u}");
+    }
+    for u in &exp.must_not_fetch {
+        let s = c.get(u).send().await.unwrap().status();
+        assert!(s == 200 || u.ends_with("/base/based"), "{u}: {s}");
+    }
+    assert_eq!(exp.bounded_prefixes.len(), 4);
+
+    web.shutdown().await;
+    let log = web.log();
+    let slow = log
+        .iter()
+        .find(|e| e.path == "/slow.html")
+        .expect("slow request logged");
+    assert!(!slow.complete);
+    let huge = log.iter().find(|e| e.path == "/huge.html").unwrap();
+    assert!(huge.complete && huge.bytes >= 3_000_000);
+}
+
+#[tokio::test]
+async fn shutdown_cuts_slow_responses_after_the_grace() {
+    let web = TestWeb::start(graph(4), None, any_port(), trap_cfg())
+        .await
+        .unwrap();
+    let c = proxy_client(&web);
+    let req =
+        tokio::spawn(async move { c.get("http://traps.crawlrank.test/slow.html").send().await });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let t = Instant::now();
+    web.shutdown().await;
+    assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+    assert!(req.await.unwrap().is_err());
+    assert_eq!(web.log()[0].status, 0, "the head was never sent");
+}
