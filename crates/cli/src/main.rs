@@ -43,6 +43,12 @@ enum Command {
     Info(commands::info::Args),
     /// Replay crawls of a known graph with each ordering policy and score them.
     Simulate(commands::simulate::Args),
+    /// Crawl the web politely in a policy's order (resumable).
+    Crawl(commands::crawl::Args),
+    /// Export a crawl's link graph (BVGraph) and/or its ranking.
+    Export(commands::export::Args),
+    /// Show where a crawl stands.
+    Status(commands::status::Args),
     /// Serve a graph as a local test web for the crawler (loopback only; --traps adds robustness traps).
     Serve(commands::serve::Args),
 }
@@ -61,6 +67,9 @@ fn main() -> ExitCode {
         Command::Info(a) => commands::info::run(a, &cache),
         Command::Simulate(a) => commands::simulate::run(a, &cache),
         Command::Serve(a) => commands::serve::run(a, &cache),
+        Command::Crawl(a) => commands::crawl::run(a),
+        Command::Export(a) => commands::export::run(a),
+        Command::Status(a) => commands::status::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -356,7 +356,11 @@ fn http_get(addr: &str, url: &str) -> String {
     use std::io::{Read, Write};
     let mut s = std::net::TcpStream::connect(addr).unwrap();
     let host = url.split('/').nth(2).unwrap();
-    write!(s, "GET {url} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").unwrap();
+    write!(
+        s,
+        "GET {url} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
     let mut out = String::new();
     s.read_to_string(&mut out).unwrap();
     out
@@ -370,14 +374,26 @@ fn serve_a_graph_as_a_local_test_web() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
         .arg("--cache")
         .arg(env.cache.path())
-        .args(["serve", "--graph", four.to_str().unwrap(), "--addr", "127.0.0.1:0"])
+        .args([
+            "serve",
+            "--graph",
+            four.to_str().unwrap(),
+            "--addr",
+            "127.0.0.1:0",
+        ])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
-    let addr = first.split("http://").nth(1).and_then(|s| s.split_whitespace().next()).map(str::to_string);
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let addr = first
+        .split("http://")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .map(str::to_string);
     let result = std::panic::catch_unwind(|| {
         let addr = addr.expect("serve prints its address");
         let page = http_get(&addr, "http://h0.crawlrank.test/p0.html");
@@ -394,6 +410,24 @@ fn serve_a_graph_as_a_local_test_web() {
         std::panic::resume_unwind(e);
     }
     // Bad values are clear errors.
-    fails(&env.run(&["serve", "--graph", four.to_str().unwrap(), "--addr", "10.0.0.1:80"]), &["loopback"]);
-    fails(&env.run(&["serve", "--graph", four.to_str().unwrap(), "--error-rate", "1.5"]), &["error"]);
+    fails(
+        &env.run(&[
+            "serve",
+            "--graph",
+            four.to_str().unwrap(),
+            "--addr",
+            "10.0.0.1:80",
+        ]),
+        &["loopback"],
+    );
+    fails(
+        &env.run(&[
+            "serve",
+            "--graph",
+            four.to_str().unwrap(),
+            "--error-rate",
+            "1.5",
+        ]),
+        &["error"],
+    );
 }

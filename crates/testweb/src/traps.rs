@@ -244,7 +244,7 @@ pub(crate) fn reply(shared: &Shared, path: &str) -> Reply {
               <p><a href=\"/found/bad-utf8\">caf\xe9 link</a></p>\n<p>truncated: \xe2\x82</p></body></html>\n",
         )),
         "/malformed.html" => Reply::html(Bytes::from_static(
-            b"<html><HEAD><title>malformed<title>\n<body><div><p>unclosed <b>bold <i>italic\n\
+            b"<html><HEAD><title>malformed</title>\n<body><div><p>unclosed <b>bold <i>italic\n\
               <a href=/found/malformed-unquoted>unquoted</a>\n\
               <A HREF='/found/malformed-upper'>upper</A></b></i></span>\n\
               <a\nclass=x\nhref=\"/found/malformed-newline\"\n>newline</a>\n\

@@ -65,7 +65,8 @@ pub struct Args {
 }
 
 fn read_seeds(path: &PathBuf) -> Result<Vec<String>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read the seeds {}", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the seeds {}", path.display()))?;
     Ok(text
         .lines()
         .map(str::trim)
@@ -135,7 +136,14 @@ pub fn run(args: Args) -> Result<()> {
             "resume with: crawlrank crawl --state {} --policy {}{}",
             args.state.display(),
             args.policy,
-            if report.pending > 0 { format!("  ({} pages in flight will be fetched first)", report.pending) } else { String::new() }
+            if report.pending > 0 {
+                format!(
+                    "  ({} pages in flight will be fetched first)",
+                    report.pending
+                )
+            } else {
+                String::new()
+            }
         );
     }
     Ok(())

@@ -1,14 +1,22 @@
 //! `crawlrank demo`: the main job on a built-in default, with nothing to download.
 //!
 //! Generates a synthetic crawled web into the cache (once per size and seed), prints its
-//! statistics, ranks it by PageRank, then replays crawls of it with several ordering policies
-//! and prints how fast each finds the important pages, with plots.
+//! statistics and ranks it by PageRank; serves it on loopback and crawls it for real with
+//! FICA's order; replays crawls of it with several ordering policies in the simulator and
+//! prints how fast each finds the important pages, with plots — and how the real crawl
+//! compares with the simulated one.
 
 use crate::output;
-use anyhow::Result;
+use anyhow::{Context, Result};
+use crawlrank_crawler::engine::CrawlConfig;
+use crawlrank_crawler::fetch::FetchConfig;
+use crawlrank_graph::Csr;
 use crawlrank_graph::{bv::is_bvgraph, stats::GraphStats, BvWebGraph, Cache};
-use std::path::PathBuf;
-use std::time::Instant;
+use crawlrank_testweb::{TestWeb, TestWebConfig};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -27,7 +35,10 @@ pub struct Args {
         default_value = "bfs,backlink,partial-pagerank,opic,fica,ieca,omniscient"
     )]
     pub policy: String,
-    /// Where to write the simulation's summary and plots.
+    /// Pages the real crawl of step 4 fetches.
+    #[arg(long, default_value_t = 20_000)]
+    pub crawl_pages: u64,
+    /// Where to write the simulation's summary and plots (and the demo crawl's state).
     #[arg(long, value_name = "DIR", default_value = "crawlrank-demo")]
     pub out: PathBuf,
 }
@@ -73,12 +84,25 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     let tau = crawlrank_rank::kendall::kendall_tau_b(&pr.scores, &indeg)?;
     println!("\nKendall's tau_b between PageRank and in-degree: {tau:.4}");
 
+    let seeds = super::simulate::random_seeds(csr.num_nodes(), 100, 42);
+    println!(
+        "\n== 4. serve it on loopback and crawl {} pages for real in FICA's order (crawlrank serve, crawlrank crawl)",
+        args.crawl_pages
+    );
+    let csr = Arc::new(csr);
+    let crawled = demo_crawl(
+        &csr,
+        urls,
+        &seeds,
+        args.crawl_pages,
+        &args.out.join("crawl-state"),
+    )?;
+
     let kinds = crawlrank_frontier::PolicyKind::parse_list(&args.policy)?;
     println!(
-        "\n== 4. replay crawls from 100 random seeds with {} policies (crawlrank simulate)",
+        "\n== 5. replay crawls from the same 100 seeds with {} policies (crawlrank simulate)",
         kinds.len()
     );
-    let seeds = super::simulate::random_seeds(csr.num_nodes(), 100, 42);
     let config = crawlrank_sim::SimConfig {
         rng_seed: 42,
         ..Default::default()
@@ -93,10 +117,81 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     )?;
     crawlrank_sim::report::write_table(&summary, &mut std::io::stdout().lock())?;
     crawlrank_sim::report::write_outputs(&summary, &args.out, false)?;
+    if let Some(fica) = summary
+        .results
+        .iter()
+        .find(|r| r.run.policy == crawlrank_frontier::PolicyKind::Fica)
+    {
+        let mass = |pages: &[u32]| pages.iter().map(|&p| pr.scores[p as usize]).sum::<f64>();
+        let k = crawled.len().min(fica.run.order.len());
+        println!(
+            "\nthe real crawl's first {k} pages hold {:.1}% of the PageRank mass; the simulated FICA crawl's first {k}, {:.1}%",
+            100.0 * mass(&crawled[..k]),
+            100.0 * mass(&fica.run.order[..k])
+        );
+    }
     println!(
         "\nhot@k%: fraction of the k% most important pages (by PageRank) found in the first k% crawled;\n\
          mass@k%: fraction of the PageRank mass crawled. Plots: {0}/throughput.svg, {0}/mass.svg",
         args.out.display()
     );
     Ok(())
+}
+
+/// Serves `graph` on a loopback port and crawls `pages` pages of it with the real crawler in
+/// FICA's order (persistent state in `state_dir`, started afresh), returning the crawled
+/// pages in crawl order.
+fn demo_crawl(
+    graph: &Arc<Csr>,
+    urls: Option<Vec<String>>,
+    seeds: &[u32],
+    pages: u64,
+    state_dir: &Path,
+) -> Result<Vec<u32>> {
+    let addr = "127.0.0.1:0".parse().expect("a socket address");
+    let web_config = TestWebConfig {
+        record_log: false,
+        ..TestWebConfig::default()
+    };
+    let web = TestWeb::start_blocking(graph.clone(), urls, addr, web_config)?;
+    println!(
+        "test web: {} pages on {} hosts at {}",
+        web.num_nodes(),
+        web.num_hosts(),
+        web.proxy_url()
+    );
+    if state_dir.exists() {
+        std::fs::remove_dir_all(state_dir)
+            .with_context(|| format!("cannot clear {}", state_dir.display()))?;
+    }
+    let n = graph.num_nodes() as u64;
+    let config = CrawlConfig {
+        state_dir: state_dir.to_path_buf(),
+        seeds: web.seed_urls(seeds),
+        policy: "fica".into(),
+        max_pages: Some(pages),
+        concurrency: 32,
+        delay: Duration::ZERO,
+        expected_pages: Some(n),
+        total_pages: Some(n),
+        fetch: FetchConfig {
+            proxy: Some(web.proxy_url()),
+            ..FetchConfig::default()
+        },
+        ..CrawlConfig::default()
+    };
+    let report = crawlrank_crawler::engine::crawl(&config, &AtomicBool::new(false), &mut |_| {});
+    web.shutdown_blocking();
+    let report = report?;
+    println!(
+        "crawled {} pages in {:.2?} ({:.0} pages/s, concurrency 32, one request per host at a time), {} URLs discovered, {} hosts; state in {}",
+        report.crawled,
+        report.elapsed,
+        report.crawled as f64 / report.elapsed.as_secs_f64().max(1e-9),
+        report.discovered,
+        report.hosts,
+        state_dir.display()
+    );
+    let order = crawlrank_crawler::export::crawl_order(state_dir)?;
+    Ok(order.iter().filter_map(|u| web.node_of(u)).collect())
 }

@@ -23,11 +23,20 @@ pub fn run(args: Args) -> Result<()> {
     }
     if let Some(out) = &args.out {
         let e = crawlrank_crawler::export::export_graph(&args.state, out)?;
-        println!("graph: {} nodes, {} arcs ({} pages crawled) -> {}", e.nodes, e.arcs, e.crawled, out.display());
+        println!(
+            "graph: {} nodes, {} arcs ({} pages crawled) -> {}",
+            e.nodes,
+            e.arcs,
+            e.crawled,
+            out.display()
+        );
     }
     if let Some(r) = &args.ranking {
         let (scored, unscored) = crawlrank_crawler::export::export_ranking(&args.state, r)?;
-        println!("ranking: {scored} URLs -> {} ({unscored} URLs without a score left out)", r.display());
+        println!(
+            "ranking: {scored} URLs -> {} ({unscored} URLs without a score left out)",
+            r.display()
+        );
     }
     Ok(())
 }

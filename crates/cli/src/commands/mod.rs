@@ -1,9 +1,12 @@
 //! One module per subcommand: argument definitions and the glue that runs them.
 
+pub mod crawl;
 pub mod demo;
+pub mod export;
 pub mod generate;
 pub mod import;
 pub mod info;
 pub mod rank;
 pub mod serve;
 pub mod simulate;
+pub mod status;

@@ -1,0 +1,93 @@
+//! Crawl throughput on the local test web (loopback only), with persistence and WARC on:
+//! `cargo run --release -p crawlrank-crawler --example bench_crawl -- [PAGES] [CONCURRENCY]
+//! [SPIDER_BINARY]`. Serves a synthetic web of PAGES pages (8 per host), crawls all of it
+//! with policy fica, no delay, and prints pages/s; with SPIDER_BINARY (see
+//! `bench-spider/`), the `spider` crate then crawls the same web through the same server
+//! and the ratio is printed. Run by `scripts/bench-crawl.sh`.
+
+use crawlrank_crawler::engine::{crawl, CrawlConfig};
+use crawlrank_graph::Csr;
+use crawlrank_testweb::{TestWeb, TestWebConfig};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A deterministic web with skewed out-degrees (mean about 8), preferential to low ids, and
+/// a path through every page so all of it is reachable from page 0.
+fn graph(n: u32) -> Csr {
+    let mut x: u64 = 0x9e3779b97f4a7c15;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut arcs = Vec::new();
+    for v in 0..n {
+        arcs.push((v, (v + 1) % n));
+        for _ in 0..(next() % 15) {
+            let r = next();
+            let w = if r % 3 == 0 {
+                (r >> 8) as u32 % (n / 100).max(1)
+            } else {
+                (r >> 8) as u32 % n
+            };
+            arcs.push((v, w));
+        }
+    }
+    arcs.sort_unstable();
+    arcs.dedup();
+    Csr::from_arcs(n as usize, &arcs)
+}
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let pages: u32 = args.get(1).map_or(Ok(20_000), |s| s.parse())?;
+    let conc: usize = args.get(2).map_or(Ok(64), |s| s.parse())?;
+    let g = graph(pages);
+    let cfg = TestWebConfig {
+        record_log: false,
+        ..TestWebConfig::default()
+    };
+    let web = TestWeb::start_blocking(Arc::new(g), None, "127.0.0.1:0".parse()?, cfg)?;
+    let dir = tempfile::tempdir()?;
+    let mut c = CrawlConfig {
+        state_dir: dir.path().join("state"),
+        seeds: web.seed_urls(&[0]),
+        policy: "fica".into(),
+        concurrency: conc,
+        delay: Duration::ZERO,
+        expected_pages: Some(u64::from(pages)),
+        ..CrawlConfig::default()
+    };
+    c.fetch.proxy = Some(web.proxy_url());
+    let start = Instant::now();
+    let report = crawl(&c, &AtomicBool::new(false), &mut |_| {})?;
+    let secs = start.elapsed().as_secs_f64();
+    let ours = report.pages_this_run as f64 / secs;
+    println!(
+        "crawlrank: {} pages ({} hosts, {} requests) in {secs:.2} s = {ours:.0} pages/s (concurrency {conc}, redb + WARC on)",
+        report.pages_this_run, report.hosts, report.stats.requests
+    );
+    if let Some(spider) = args.get(3) {
+        let out = std::process::Command::new(spider)
+            .args([
+                web.proxy_url(),
+                web.url(0).to_string(),
+                pages.to_string(),
+                conc.to_string(),
+            ])
+            .output()?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut it = text.split_whitespace();
+        let (n, s): (f64, f64) = (
+            it.next().unwrap_or("0").parse()?,
+            it.next().unwrap_or("1").parse()?,
+        );
+        let theirs = n / s.max(1e-9);
+        println!("spider:    {n} pages in {s:.2} s = {theirs:.0} pages/s (concurrency {conc}, no robots, in memory)");
+        println!("ratio crawlrank / spider = {:.2}", ours / theirs.max(1e-9));
+    }
+    web.shutdown_blocking();
+    Ok(())
+}

@@ -1,0 +1,751 @@
+//! The crawl engine: one thread that owns the frontier, the URL table, the politeness
+//! scheduler and the state store, driving fetch tasks on a tokio runtime.
+//!
+//! Why one owner thread: the frontier's policy updates (a batch PageRank every K pages) and
+//! the store's commits are CPU and disk work that must not stall the async I/O threads, and
+//! a single owner needs no locks and makes the order of frontier calls — which the event log
+//! records and a restart replays — the order in which this thread made them.
+//!
+//! One step of the loop: wait for fetch results (or a timer); handle all that arrived
+//! (intern links, `on_crawled`, WARC append, retries); commit the step's events, new URLs,
+//! WARC position and counters in one durable transaction; only then fill the free request
+//! slots (pop, queue by host, start fetches that politeness allows). Because a slot is
+//! reused only after its page's result is committed, a `kill -9` can only lose the pages of
+//! the `--concurrency` slots in flight, and those were logged as popped: the next run
+//! fetches them again, first. The WARC files are cut back to the committed position, so no
+//! record of an uncommitted fetch stays behind either.
+
+use crate::fetch::{self, FetchConfig, PageFetch, RobotsFetch, RobotsRules};
+use crate::links::{self, UrlRules};
+use crate::politeness::{HostId, Scheduler, Waiting};
+use crate::state::{self, default_batch};
+use crate::stats::Stats;
+use crate::store::{Batch, Event, Outcome, StateConfig, Store};
+use crate::warc::WarcWriter;
+use anyhow::{bail, Context, Result};
+use crawlrank_frontier::{Frontier, PageId};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Everything a crawl run is told.
+#[derive(Debug, Clone)]
+pub struct CrawlConfig {
+    /// The state directory (created on the first run, resumed after).
+    pub state_dir: PathBuf,
+    /// Seed URLs (a resumed crawl may add new ones; known ones are ignored).
+    pub seeds: Vec<String>,
+    /// The policy's command-line name. A resumed crawl must name the same one.
+    pub policy: String,
+    /// Stop after this many pages popped in total, over all runs.
+    pub max_pages: Option<u64>,
+    /// Requests in flight at most.
+    pub concurrency: usize,
+    /// Least delay between two requests to one host (`--delay`).
+    pub delay: Duration,
+    /// Cap on robots.txt's Crawl-delay.
+    pub max_crawl_delay: Duration,
+    /// `R` for IECA and FICA+ (and K's default); default `max_pages`, else 100,000.
+    pub expected_pages: Option<u64>,
+    /// K; default `ceil(expected_pages / 72)`.
+    pub batch: Option<u64>,
+    /// `n` for OPIC's initial cash; default `expected_pages`.
+    pub total_pages: Option<u64>,
+    pub rng_seed: u64,
+    /// Further tries of a 5xx / timeout / connection failure.
+    pub max_retries: u32,
+    /// First retry's delay; doubled at each further try.
+    pub retry_backoff: Duration,
+    /// Most URLs discovered per host (a spider-trap cap).
+    pub max_pages_per_host: u64,
+    /// Most popped pages waiting for their host; default `max(256, 8 × concurrency)`.
+    pub max_waiting: Option<usize>,
+    /// WARC files rotate past this size.
+    pub warc_max_size: u64,
+    /// After a stop request, wait this long for the requests in flight.
+    pub stop_grace: Duration,
+    /// Tokio worker threads.
+    pub io_threads: usize,
+    pub fetch: FetchConfig,
+}
+
+impl Default for CrawlConfig {
+    fn default() -> Self {
+        Self {
+            state_dir: PathBuf::from("crawl-state"),
+            seeds: Vec::new(),
+            policy: "fica".into(),
+            max_pages: None,
+            concurrency: 16,
+            delay: Duration::ZERO,
+            max_crawl_delay: Duration::from_secs(30),
+            expected_pages: None,
+            batch: None,
+            total_pages: None,
+            rng_seed: 0,
+            max_retries: 2,
+            retry_backoff: Duration::from_secs(1),
+            max_pages_per_host: 100_000,
+            max_waiting: None,
+            warc_max_size: 1 << 30,
+            stop_grace: Duration::from_secs(5),
+            io_threads: 2,
+            fetch: FetchConfig::default(),
+        }
+    }
+}
+
+impl CrawlConfig {
+    /// The frontier configuration of a new crawl.
+    pub fn state_config(&self) -> StateConfig {
+        let expected = self
+            .expected_pages
+            .or(self.max_pages)
+            .unwrap_or(100_000)
+            .max(1);
+        StateConfig {
+            policy: self.policy.trim().to_string(),
+            batch: self.batch.unwrap_or_else(|| default_batch(expected)).max(1),
+            expected_pages: expected,
+            total_pages: self.total_pages.unwrap_or(expected).max(1),
+            rng_seed: self.rng_seed,
+        }
+    }
+}
+
+/// A snapshot for the progress line.
+#[derive(Debug, Clone, Default)]
+pub struct Progress {
+    /// Pages fetched (any outcome) in this run.
+    pub pages_this_run: u64,
+    /// Pages per second in this run.
+    pub pages_per_sec: f64,
+    /// Pages finished over all runs.
+    pub pages_total: u64,
+    pub frontier: usize,
+    /// Popped pages waiting for their host.
+    pub waiting: usize,
+    pub in_flight: usize,
+    pub hosts: usize,
+    pub discovered: usize,
+    pub errors: u64,
+}
+
+/// Why a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    /// The frontier is empty and nothing waits.
+    Exhausted,
+    /// `--max-pages` reached.
+    MaxPages,
+    /// A stop was requested (Ctrl-C).
+    Interrupted,
+}
+
+/// What a run did.
+#[derive(Debug, Clone)]
+pub struct CrawlReport {
+    pub stop: StopReason,
+    pub stats: Stats,
+    pub pages_this_run: u64,
+    pub elapsed: Duration,
+    pub discovered: usize,
+    pub crawled: u64,
+    pub frontier: usize,
+    /// Pages popped but not finished (fetched first by the next run).
+    pub pending: usize,
+    pub hosts: usize,
+}
+
+enum Msg {
+    Page {
+        id: PageId,
+        host: HostId,
+        seq: u64,
+        attempts: u32,
+        fetch: Box<PageFetch>,
+    },
+    Robots {
+        host: HostId,
+        fetch: RobotsFetch,
+    },
+}
+
+#[derive(Default)]
+struct HostInfo {
+    origin: String,
+    pages: u64,
+    robots: Option<RobotsRules>,
+    robots_attempts: u32,
+}
+
+struct Engine {
+    cfg: CrawlConfig,
+    store: Store,
+    frontier: Frontier,
+    sched: Scheduler,
+    urls: Vec<Arc<str>>,
+    index: HashMap<Arc<str>, PageId>,
+    page_host: Vec<HostId>,
+    hosts: Vec<HostInfo>,
+    host_index: HashMap<String, HostId>,
+    warc: Option<WarcWriter>,
+    batch: Batch,
+    stats: Stats,
+    stats_dirty: bool,
+    popped: u64,
+    crawled: u64,
+    pop_seq: u64,
+    in_flight: usize,
+    pages_this_run: u64,
+    max_waiting: usize,
+    tx: mpsc::Sender<Msg>,
+    client: reqwest::Client,
+    fetch_cfg: Arc<FetchConfig>,
+    rt: tokio::runtime::Handle,
+}
+
+/// Runs (or resumes) a crawl until the frontier is exhausted, `max_pages` is reached or
+/// `stop` is set. `progress` is called about four times a second.
+pub fn crawl(
+    cfg: &CrawlConfig,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<CrawlReport> {
+    if cfg.concurrency == 0 {
+        bail!("--concurrency must be at least 1");
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(cfg.io_threads.max(1))
+        .enable_all()
+        .build()
+        .context("cannot start the I/O runtime")?;
+    let (tx, rx) = mpsc::channel();
+    let mut engine = Engine::open(cfg, tx, rt.handle().clone())?;
+    let result = engine.run(&rx, stop, progress);
+    // Whatever happened, requests still in flight are abandoned: their pages are logged as
+    // popped and will be fetched first by the next run.
+    rt.shutdown_timeout(Duration::from_millis(200));
+    result
+}
+
+impl Engine {
+    fn open(cfg: &CrawlConfig, tx: mpsc::Sender<Msg>, rt: tokio::runtime::Handle) -> Result<Self> {
+        let (store, loaded) = Store::open(&cfg.state_dir, true)?;
+        let wanted = cfg.state_config();
+        let config = match &loaded.config {
+            Some(c) => {
+                if c.policy != wanted.policy {
+                    bail!(
+                        "{} holds a crawl with policy '{}', not '{}'; resume it with --policy {} or use another --state",
+                        cfg.state_dir.display(),
+                        c.policy,
+                        wanted.policy,
+                        c.policy
+                    );
+                }
+                c.clone()
+            }
+            None => {
+                // Validate before anything is written, so a typo leaves no state behind.
+                state::new_frontier(&wanted)?;
+                store.set_config(&wanted)?;
+                wanted
+            }
+        };
+        let replayed = state::replay(&config, &loaded.events)?;
+        let warc = if cfg.fetch.warc {
+            Some(WarcWriter::open(
+                &cfg.state_dir.join("warc"),
+                loaded.warc,
+                cfg.warc_max_size,
+                &cfg.fetch.user_agent,
+            )?)
+        } else {
+            None
+        };
+        let fetch_cfg = Arc::new(cfg.fetch.clone());
+        let client = fetch::build_client(&fetch_cfg)?;
+        let mut e = Self {
+            cfg: cfg.clone(),
+            store,
+            frontier: replayed.frontier,
+            sched: Scheduler::default(),
+            urls: Vec::with_capacity(loaded.urls.len()),
+            index: HashMap::with_capacity(loaded.urls.len()),
+            page_host: Vec::with_capacity(loaded.urls.len()),
+            hosts: Vec::new(),
+            host_index: HashMap::new(),
+            warc,
+            batch: Batch::default(),
+            stats: Stats::decode(&loaded.stats),
+            stats_dirty: false,
+            popped: replayed.popped,
+            crawled: replayed.crawled,
+            pop_seq: 0,
+            in_flight: 0,
+            pages_this_run: 0,
+            max_waiting: cfg.max_waiting.unwrap_or((8 * cfg.concurrency).max(256)),
+            tx,
+            client,
+            fetch_cfg,
+            rt,
+        };
+        for u in loaded.urls {
+            e.add_url(u);
+        }
+        // Pages in flight when the last run ended go first, in their pop order.
+        let now = Instant::now();
+        for p in replayed.pending {
+            let host = e.host_of(p)?;
+            let seq = e.next_seq();
+            e.sched.push(
+                host,
+                seq,
+                Waiting {
+                    page: p,
+                    attempts: 0,
+                    not_before: None,
+                },
+                now,
+            );
+        }
+        e.seed()?;
+        Ok(e)
+    }
+
+    fn next_seq(&mut self) -> u64 {
+        self.pop_seq += 1;
+        self.pop_seq - 1
+    }
+
+    fn host_of(&self, p: PageId) -> Result<HostId> {
+        self.page_host
+            .get(p as usize)
+            .copied()
+            .with_context(|| format!("page {p} has no URL in the state"))
+    }
+
+    /// Registers a URL already known to be new; returns its id.
+    fn add_url(&mut self, url: String) -> PageId {
+        let id = self.urls.len() as PageId;
+        let origin = links::host_key(&url).unwrap_or_default();
+        let host = match self.host_index.get(&origin) {
+            Some(&h) => h,
+            None => {
+                let h = self.hosts.len() as HostId;
+                self.hosts.push(HostInfo {
+                    origin: origin.clone(),
+                    ..HostInfo::default()
+                });
+                self.sched.set_delay(h, self.cfg.delay);
+                self.host_index.insert(origin, h);
+                h
+            }
+        };
+        self.hosts[host as usize].pages += 1;
+        let url: Arc<str> = url.into();
+        self.urls.push(url.clone());
+        self.index.insert(url, id);
+        self.page_host.push(host);
+        id
+    }
+
+    /// The id of a URL, assigning a new one (and logging it) when unseen. `None` when the
+    /// URL's host already has `max_pages_per_host` URLs (unless `force`).
+    fn intern(&mut self, url: String, force: bool) -> Option<PageId> {
+        if let Some(&id) = self.index.get(url.as_str()) {
+            return Some(id);
+        }
+        if !force {
+            let origin = links::host_key(&url).unwrap_or_default();
+            if let Some(&h) = self.host_index.get(&origin) {
+                if self.hosts[h as usize].pages >= self.cfg.max_pages_per_host {
+                    self.stats.host_cap_links += 1;
+                    return None;
+                }
+            }
+        }
+        let id = self.add_url(url.clone());
+        self.batch.new_urls.push((id, url));
+        Some(id)
+    }
+
+    fn seed(&mut self) -> Result<()> {
+        let mut ids = Vec::new();
+        let mut bad = Vec::new();
+        for s in self.cfg.seeds.clone() {
+            match links::normalize(&s, &self.cfg.fetch.url_rules) {
+                Ok(u) => {
+                    if let Some(id) = self.intern(u, true) {
+                        ids.push(id);
+                    }
+                }
+                Err(_) => bad.push(s),
+            }
+        }
+        if !bad.is_empty() {
+            bail!(
+                "{} seed(s) are not absolute http(s) URLs, e.g. '{}'",
+                bad.len(),
+                bad[0]
+            );
+        }
+        let new: Vec<PageId> = ids
+            .into_iter()
+            .filter(|&id| !self.frontier.pages().is_known(id))
+            .collect();
+        if !new.is_empty() {
+            self.frontier.seed(&new);
+            self.batch.events.push(Event::Seed(new));
+        }
+        if self.popped == 0 && self.frontier.is_empty() {
+            bail!("no seeds: give at least one URL to start from");
+        }
+        self.commit()
+    }
+
+    fn commit(&mut self) -> Result<()> {
+        if let Some(w) = &self.warc {
+            if self
+                .batch
+                .events
+                .iter()
+                .any(|e| matches!(e, Event::Crawled { .. }))
+                || self.stats_dirty
+            {
+                self.batch.warc = Some(w.position());
+            }
+        }
+        if self.stats_dirty {
+            self.batch.stats = Some(self.stats.encode());
+        }
+        let batch = std::mem::take(&mut self.batch);
+        self.store.commit(&batch)?;
+        self.stats_dirty = false;
+        Ok(())
+    }
+
+    fn max_pages_reached(&self) -> bool {
+        self.cfg.max_pages.is_some_and(|m| self.popped >= m)
+    }
+
+    /// Fills free request slots.
+    fn dispatch(&mut self) -> Result<()> {
+        let now = Instant::now();
+        while self.in_flight < self.cfg.concurrency {
+            if let Some((host, seq, w)) = self.sched.next_ready(now) {
+                self.start(host, seq, w, now)?;
+                continue;
+            }
+            if self.sched.waiting() >= self.max_waiting || self.max_pages_reached() {
+                break;
+            }
+            let Some(p) = self.frontier.pop() else { break };
+            self.batch.events.push(Event::Popped(p));
+            self.popped += 1;
+            let host = self.host_of(p)?;
+            let seq = self.next_seq();
+            self.sched.push(
+                host,
+                seq,
+                Waiting {
+                    page: p,
+                    attempts: 0,
+                    not_before: None,
+                },
+                now,
+            );
+        }
+        Ok(())
+    }
+
+    /// Starts the fetch of a page whose host is free (or its robots.txt first).
+    fn start(&mut self, host: HostId, seq: u64, w: Waiting, now: Instant) -> Result<()> {
+        let info = &mut self.hosts[host as usize];
+        let Some(rules) = info.robots.clone() else {
+            // robots.txt first; the page goes back under its own sequence number.
+            self.sched.push(host, seq, w, now);
+            self.sched.start(host, now);
+            self.in_flight += 1;
+            self.stats.robots_fetched += 1;
+            let (client, cfg, tx, origin) = (
+                self.client.clone(),
+                self.fetch_cfg.clone(),
+                self.tx.clone(),
+                info.origin.clone(),
+            );
+            self.rt.spawn(async move {
+                let fetch = fetch::fetch_robots(&client, &cfg, &origin).await;
+                let _ = tx.send(Msg::Robots { host, fetch });
+            });
+            return Ok(());
+        };
+        let url = self.urls[w.page as usize].clone();
+        if !rules.allowed(&url) {
+            self.stats.robots_disallowed += 1;
+            self.finish_page(w.page, Outcome::RobotsDisallowed, 0, Vec::new());
+            return Ok(());
+        }
+        self.sched.start(host, now);
+        self.in_flight += 1;
+        let (client, cfg, tx) = (self.client.clone(), self.fetch_cfg.clone(), self.tx.clone());
+        let (id, attempts) = (w.page, w.attempts);
+        self.rt.spawn(async move {
+            let fetch = Box::new(fetch::fetch_page(&client, &cfg, &url).await);
+            let _ = tx.send(Msg::Page {
+                id,
+                host,
+                seq,
+                attempts,
+                fetch,
+            });
+        });
+        Ok(())
+    }
+
+    /// Reports a finished page to the frontier and the log.
+    fn finish_page(&mut self, id: PageId, outcome: Outcome, status: u16, links: Vec<PageId>) {
+        self.frontier.on_crawled(id, &links);
+        self.batch.events.push(Event::Crawled {
+            id,
+            outcome,
+            status,
+            links,
+        });
+        self.crawled += 1;
+        self.pages_this_run += 1;
+        self.stats_dirty = true;
+    }
+
+    fn handle(&mut self, msg: Msg) -> Result<()> {
+        let now = Instant::now();
+        self.in_flight -= 1;
+        self.stats_dirty = true;
+        match msg {
+            Msg::Robots { host, fetch } => {
+                self.stats.requests += fetch.requests;
+                self.stats.timeouts += u64::from(fetch.timed_out);
+                let info = &mut self.hosts[host as usize];
+                let mut backoff = Duration::ZERO;
+                match fetch.rules {
+                    RobotsRules::Unreachable if info.robots_attempts < self.cfg.max_retries => {
+                        // Retry later; the host's pages keep waiting meanwhile.
+                        backoff =
+                            self.cfg.retry_backoff * 2u32.saturating_pow(info.robots_attempts);
+                        info.robots_attempts += 1;
+                        self.stats.retries += 1;
+                    }
+                    rules => {
+                        let crawl_delay = rules
+                            .crawl_delay()
+                            .unwrap_or_default()
+                            .min(self.cfg.max_crawl_delay);
+                        self.sched.set_delay(host, self.cfg.delay.max(crawl_delay));
+                        info.robots = Some(rules);
+                    }
+                }
+                self.sched.finish(host, now);
+                if !backoff.is_zero() {
+                    self.sched.hold(host, now + backoff, now);
+                }
+            }
+            Msg::Page {
+                id,
+                host,
+                seq,
+                attempts,
+                fetch,
+            } => {
+                self.sched.finish(host, now);
+                let f = *fetch;
+                self.stats.requests += 1;
+                self.stats.bytes += f.bytes;
+                self.stats.timeouts += u64::from(f.timed_out);
+                if let Some(w) = &mut self.warc {
+                    w.append(&f.warc)?;
+                }
+                if f.retryable && attempts < self.cfg.max_retries {
+                    self.stats.retries += 1;
+                    let not_before = now + self.cfg.retry_backoff * 2u32.saturating_pow(attempts);
+                    self.sched.push(
+                        host,
+                        seq,
+                        Waiting {
+                            page: id,
+                            attempts: attempts + 1,
+                            not_before: Some(not_before),
+                        },
+                        now,
+                    );
+                    return Ok(());
+                }
+                let outcome = f.outcome.unwrap_or(Outcome::FetchError);
+                match outcome {
+                    Outcome::Html => self.stats.pages_html += 1,
+                    Outcome::NotHtml => self.stats.pages_not_html += 1,
+                    Outcome::HttpError => self.stats.http_errors += 1,
+                    Outcome::Redirect => self.stats.redirects += 1,
+                    Outcome::FetchError => self.stats.fetch_errors += 1,
+                    Outcome::TooLarge => self.stats.too_large += 1,
+                    Outcome::RobotsDisallowed => self.stats.robots_disallowed += 1,
+                    Outcome::Unfetched => {}
+                }
+                self.stats.nofollow_pages += u64::from(f.nofollow_page);
+                self.stats.nofollow_links += u64::from(f.nofollow_links);
+                self.stats.invalid_links += u64::from(f.invalid_links);
+                self.stats.trap_links += u64::from(f.trap_links);
+                self.stats.parse_errors += u64::from(f.parse_error);
+                let mut ids = Vec::with_capacity(f.links.len());
+                for u in f.links {
+                    if let Some(l) = self.intern(u, false) {
+                        ids.push(l);
+                    }
+                }
+                self.finish_page(id, outcome, f.status, ids);
+            }
+        }
+        Ok(())
+    }
+
+    fn progress(&self, start: Instant) -> Progress {
+        let secs = start.elapsed().as_secs_f64().max(1e-9);
+        Progress {
+            pages_this_run: self.pages_this_run,
+            pages_per_sec: self.pages_this_run as f64 / secs,
+            pages_total: self.crawled,
+            frontier: self.frontier.len(),
+            waiting: self.sched.waiting(),
+            in_flight: self.in_flight,
+            hosts: self.hosts.len(),
+            discovered: self.urls.len(),
+            errors: self.stats.errors(),
+        }
+    }
+
+    fn run(
+        &mut self,
+        rx: &mpsc::Receiver<Msg>,
+        stop: &AtomicBool,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<CrawlReport> {
+        let start = Instant::now();
+        let mut last_progress = start;
+        let mut stopping: Option<Instant> = None;
+        let reason = loop {
+            if stopping.is_none() && stop.load(Ordering::Relaxed) {
+                stopping = Some(Instant::now());
+            }
+            // Commit the results handled so far *before* their slots are reused: at most
+            // `concurrency` fetches are ever uncommitted. The pops of `dispatch` are
+            // committed with the next step (a pop lost in a crash is simply replayed).
+            self.commit()?;
+            if stopping.is_none() {
+                self.dispatch()?;
+            }
+            if self.in_flight == 0 {
+                if stopping.is_some() {
+                    break StopReason::Interrupted;
+                }
+                if self.sched.waiting() == 0 {
+                    if self.max_pages_reached() {
+                        break StopReason::MaxPages;
+                    }
+                    if self.frontier.is_empty() {
+                        break StopReason::Exhausted;
+                    }
+                }
+            }
+            if let Some(t) = stopping {
+                if t.elapsed() >= self.cfg.stop_grace {
+                    break StopReason::Interrupted;
+                }
+            }
+            let now = Instant::now();
+            let mut wait = Duration::from_millis(100);
+            if let Some(t) = self.sched.next_timer() {
+                wait = wait.min(t.saturating_duration_since(now));
+            }
+            match rx.recv_timeout(wait) {
+                Ok(m) => {
+                    self.handle(m)?;
+                    while let Ok(m) = rx.try_recv() {
+                        self.handle(m)?;
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    bail!("the fetch tasks stopped unexpectedly")
+                }
+            }
+            if last_progress.elapsed() >= Duration::from_millis(250) {
+                last_progress = Instant::now();
+                progress(&self.progress(start));
+            }
+        };
+        self.stats_dirty = true;
+        self.commit()?;
+        progress(&self.progress(start));
+        Ok(CrawlReport {
+            stop: reason,
+            stats: self.stats.clone(),
+            pages_this_run: self.pages_this_run,
+            elapsed: start.elapsed(),
+            discovered: self.urls.len(),
+            crawled: self.crawled,
+            frontier: self.frontier.len(),
+            pending: (self.popped - self.crawled) as usize,
+            hosts: self.hosts.len(),
+        })
+    }
+}
+
+/// Default `UrlRules`, re-exported for the CLI's option defaults.
+pub fn default_url_rules() -> UrlRules {
+    UrlRules::default()
+}
+
+/// Sets `stop` on Ctrl-C (SIGINT) or SIGTERM, from a small thread of its own, so a front
+/// end can stop a crawl cleanly without depending on a signal crate. A second Ctrl-C exits
+/// the process at once (the state stays consistent: it is committed transactionally).
+pub fn stop_on_ctrl_c(stop: Arc<AtomicBool>) -> Result<()> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the signal handler")?;
+    std::thread::Builder::new()
+        .name("crawlrank-signals".into())
+        .spawn(move || {
+            rt.block_on(async move {
+                #[cfg(unix)]
+                let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+                loop {
+                    #[cfg(unix)]
+                    let term_fut = async {
+                        match term.as_mut() {
+                            Some(t) => {
+                                t.recv().await;
+                            }
+                            None => std::future::pending::<()>().await,
+                        }
+                    };
+                    #[cfg(not(unix))]
+                    let term_fut = std::future::pending::<()>();
+                    tokio::select! {
+                        r = tokio::signal::ctrl_c() => { if r.is_err() { return; } }
+                        _ = term_fut => {}
+                    }
+                    if stop.swap(true, Ordering::SeqCst) {
+                        eprintln!("\ncrawlrank: stopping now");
+                        std::process::exit(130);
+                    }
+                    eprintln!("\ncrawlrank: stopping after the requests in flight (Ctrl-C again to quit at once)");
+                }
+            });
+        })
+        .context("cannot start the signal thread")?;
+    Ok(())
+}

@@ -1,0 +1,434 @@
+//! HTTP fetching: one page or one robots.txt per call, run as tokio tasks.
+//!
+//! Redirects are never followed by the client: a 3xx's `Location` becomes the page's single
+//! out-link and goes through the frontier like any other link, so the policy (and
+//! politeness, and dedup) decide about it. Bodies are streamed with a size cap; a response
+//! whose `Content-Type` is not HTML is not downloaded at all. Parsing and WARC compression are
+//! CPU work and run in `spawn_blocking`, off the I/O threads. Nothing here fails the crawl:
+//! every failure is an outcome the engine counts, retries or records.
+
+use crate::links::{extract_links, UrlRules};
+use crate::store::Outcome;
+use crate::warc;
+use anyhow::{Context, Result};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+use texting_robots::Robot;
+use url::Url;
+
+/// What fetching needs to know.
+#[derive(Debug, Clone)]
+pub struct FetchConfig {
+    pub user_agent: String,
+    pub connect_timeout: Duration,
+    pub timeout: Duration,
+    /// Largest body read, in bytes; larger ones are abandoned.
+    pub max_body: usize,
+    /// Send every request through this HTTP proxy (tests route a whole synthetic web to one
+    /// loopback server this way).
+    pub proxy: Option<String>,
+    pub url_rules: UrlRules,
+    /// Write WARC records.
+    pub warc: bool,
+}
+
+impl Default for FetchConfig {
+    fn default() -> Self {
+        Self {
+            user_agent: format!(
+                "crawlrank/{} (+https://crates.io/crates/crawlrank)",
+                env!("CARGO_PKG_VERSION")
+            ),
+            connect_timeout: Duration::from_secs(10),
+            timeout: Duration::from_secs(30),
+            max_body: 10 << 20,
+            proxy: None,
+            url_rules: UrlRules::default(),
+            warc: true,
+        }
+    }
+}
+
+impl FetchConfig {
+    /// The product token robots.txt groups are matched against (`crawlrank` for
+    /// `crawlrank/0.1 (+…)`).
+    pub fn robots_agent(&self) -> &str {
+        self.user_agent
+            .split(['/', ' '])
+            .next()
+            .filter(|s| !s.is_empty())
+            .unwrap_or("crawlrank")
+    }
+}
+
+/// The HTTP client: rustls, no automatic redirects, no proxy from the environment.
+pub fn build_client(cfg: &FetchConfig) -> Result<reqwest::Client> {
+    let mut b = reqwest::Client::builder()
+        .user_agent(cfg.user_agent.clone())
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(cfg.connect_timeout)
+        .timeout(cfg.timeout)
+        .pool_max_idle_per_host(64)
+        .tcp_nodelay(true);
+    b = match &cfg.proxy {
+        Some(p) => b.proxy(reqwest::Proxy::all(p).with_context(|| format!("bad proxy URL '{p}'"))?),
+        None => b.no_proxy(),
+    };
+    b.build().context("cannot build the HTTP client")
+}
+
+/// How one fetch attempt of a page ended.
+#[derive(Debug, Default)]
+pub struct PageFetch {
+    pub outcome: Option<Outcome>,
+    pub status: u16,
+    /// Normalised out-links in page order, deduplicated.
+    pub links: Vec<String>,
+    /// Compressed WARC records to append.
+    pub warc: Vec<u8>,
+    /// A 5xx, a timeout or a connection failure: worth another try later.
+    pub retryable: bool,
+    pub timed_out: bool,
+    pub bytes: u64,
+    pub nofollow_page: bool,
+    pub nofollow_links: u32,
+    pub invalid_links: u32,
+    pub trap_links: u32,
+    pub parse_error: bool,
+    pub canonical: Option<String>,
+}
+
+fn is_html(content_type: Option<&str>) -> bool {
+    // No Content-Type: assume HTML, as browsers sniff most such pages to be.
+    content_type.is_none_or(|ct| {
+        let mime = ct
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        mime.is_empty() || mime == "text/html" || mime == "application/xhtml+xml"
+    })
+}
+
+fn request_head(url: &Url, ua: &str) -> Vec<u8> {
+    let target = &url[url::Position::BeforePath..url::Position::AfterQuery];
+    let host = &url[url::Position::BeforeHost..url::Position::AfterPort];
+    format!("GET {target} HTTP/1.1\r\nHost: {host}\r\nUser-Agent: {ua}\r\nAccept: text/html,application/xhtml+xml;q=0.9,*/*;q=0.5\r\n\r\n").into_bytes()
+}
+
+fn response_head(resp: &reqwest::Response) -> Vec<u8> {
+    let status = resp.status();
+    let mut h = format!(
+        "HTTP/1.1 {} {}\r\n",
+        status.as_u16(),
+        status.canonical_reason().unwrap_or("")
+    );
+    for (k, v) in resp.headers() {
+        h.push_str(k.as_str());
+        h.push_str(": ");
+        h.push_str(&String::from_utf8_lossy(v.as_bytes()));
+        h.push_str("\r\n");
+    }
+    h.push_str("\r\n");
+    h.into_bytes()
+}
+
+/// Reads a body up to `cap` bytes; `Ok(None)` when it is larger.
+async fn read_capped(resp: &mut reqwest::Response, cap: usize) -> reqwest::Result<Option<Vec<u8>>> {
+    if resp.content_length().is_some_and(|n| n > cap as u64) {
+        return Ok(None);
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = resp.chunk().await? {
+        if body.len() + chunk.len() > cap {
+            return Ok(None);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(Some(body))
+}
+
+fn transport_failure(e: &reqwest::Error) -> PageFetch {
+    PageFetch {
+        outcome: Some(Outcome::FetchError),
+        retryable: true,
+        timed_out: e.is_timeout(),
+        ..PageFetch::default()
+    }
+}
+
+/// Fetches one page once. Never fails: failures are outcomes.
+pub async fn fetch_page(client: &reqwest::Client, cfg: &Arc<FetchConfig>, url: &str) -> PageFetch {
+    let Ok(parsed) = Url::parse(url) else {
+        return PageFetch {
+            outcome: Some(Outcome::FetchError),
+            ..PageFetch::default()
+        };
+    };
+    let date = SystemTime::now();
+    let mut resp = match client.get(parsed.clone()).send().await {
+        Ok(r) => r,
+        Err(e) => return transport_failure(&e),
+    };
+    let status = resp.status().as_u16();
+    let head = response_head(&resp);
+    let mut out = PageFetch {
+        status,
+        ..PageFetch::default()
+    };
+    let content_type = resp
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    let x_robots_nofollow = resp.headers().get_all("x-robots-tag").iter().any(|v| {
+        String::from_utf8_lossy(v.as_bytes())
+            .to_ascii_lowercase()
+            .contains("nofollow")
+    });
+    if resp.status().is_redirection() {
+        let target = resp
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .and_then(|l| l.to_str().ok())
+            .map(|l| crate::links::resolve(&parsed, l, &cfg.url_rules));
+        match target {
+            Some(Ok(t)) => out.links.push(t),
+            Some(Err(crate::links::UrlRefusal::Trap)) => out.trap_links += 1,
+            _ => out.invalid_links += 1,
+        }
+        out.outcome = Some(Outcome::Redirect);
+    } else if !resp.status().is_success() {
+        out.outcome = Some(Outcome::HttpError);
+        out.retryable = resp.status().is_server_error() || status == 429;
+    } else if !is_html(content_type.as_deref()) {
+        out.outcome = Some(Outcome::NotHtml);
+        return out; // The body is not wanted: dropping the response abandons it.
+    }
+    let body = match read_capped(&mut resp, cfg.max_body).await {
+        Ok(Some(b)) => b,
+        Ok(None) => {
+            out.outcome = Some(Outcome::TooLarge);
+            out.links.clear();
+            out.retryable = false;
+            return out;
+        }
+        Err(e) => {
+            let mut f = transport_failure(&e);
+            f.status = status;
+            return f;
+        }
+    };
+    out.bytes = body.len() as u64;
+    let parse = out.outcome.is_none();
+    let cfg2 = Arc::clone(cfg);
+    let url2 = url.to_string();
+    let done = tokio::task::spawn_blocking(move || {
+        let links = parse.then(|| extract_links(&parsed, &body, &cfg2.url_rules));
+        let records = if cfg2.warc {
+            warc::fetch_records(
+                &url2,
+                date,
+                &request_head(&parsed, &cfg2.user_agent),
+                &head,
+                &body,
+            )
+        } else {
+            Vec::new()
+        };
+        (links, records)
+    })
+    .await;
+    let Ok((links, records)) = done else {
+        // The blocking task panicked (a bug in a dependency): count it as a parse failure.
+        out.outcome = Some(out.outcome.unwrap_or(Outcome::Html));
+        out.parse_error = true;
+        return out;
+    };
+    out.warc = records;
+    if let Some(p) = links {
+        out.outcome = Some(Outcome::Html);
+        out.nofollow_page = p.nofollow || x_robots_nofollow;
+        out.links = if x_robots_nofollow {
+            Vec::new()
+        } else {
+            p.links
+        };
+        out.nofollow_links = p.nofollow_links;
+        out.invalid_links = p.invalid;
+        out.trap_links = p.traps;
+        out.parse_error = p.parse_error;
+        out.canonical = p.canonical;
+    }
+    out
+}
+
+/// What robots.txt says for a host.
+#[derive(Debug, Clone)]
+pub enum RobotsRules {
+    /// No usable robots.txt (4xx, or unparseable): everything allowed (RFC 9309 §2.3.1.3).
+    AllowAll,
+    /// The host's rules for our agent.
+    Rules(Arc<Robot>),
+    /// robots.txt unreachable (5xx, network): everything disallowed (RFC 9309 §2.3.1.4).
+    Unreachable,
+}
+
+impl RobotsRules {
+    /// Whether `url` may be fetched.
+    pub fn allowed(&self, url: &str) -> bool {
+        match self {
+            RobotsRules::AllowAll => true,
+            RobotsRules::Rules(r) => r.allowed(url),
+            RobotsRules::Unreachable => false,
+        }
+    }
+
+    /// The host's Crawl-delay, if any.
+    pub fn crawl_delay(&self) -> Option<Duration> {
+        match self {
+            RobotsRules::Rules(r) => r
+                .delay
+                .filter(|d| d.is_finite() && *d > 0.0)
+                .map(|d| Duration::from_secs_f32(d.min(86_400.0))),
+            _ => None,
+        }
+    }
+}
+
+/// The result of a robots.txt fetch.
+#[derive(Debug)]
+pub struct RobotsFetch {
+    pub rules: RobotsRules,
+    /// Requests made (redirects are followed, up to 5 hops as RFC 9309 asks).
+    pub requests: u64,
+    pub timed_out: bool,
+}
+
+/// Fetches and parses `origin/robots.txt` (`origin` as from [`crate::links::host_key`]).
+pub async fn fetch_robots(
+    client: &reqwest::Client,
+    cfg: &FetchConfig,
+    origin: &str,
+) -> RobotsFetch {
+    let mut url = match Url::parse(origin).and_then(|o| o.join("/robots.txt")) {
+        Ok(u) => u,
+        Err(_) => {
+            return RobotsFetch {
+                rules: RobotsRules::AllowAll,
+                requests: 0,
+                timed_out: false,
+            }
+        }
+    };
+    let mut requests = 0;
+    for _hop in 0..6 {
+        requests += 1;
+        let mut resp = match client.get(url.clone()).send().await {
+            Ok(r) => r,
+            Err(e) => {
+                return RobotsFetch {
+                    rules: RobotsRules::Unreachable,
+                    requests,
+                    timed_out: e.is_timeout(),
+                }
+            }
+        };
+        let st = resp.status();
+        if st.is_redirection() {
+            match resp
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|l| l.to_str().ok())
+                .and_then(|l| url.join(l).ok())
+            {
+                Some(next) => {
+                    url = next;
+                    continue;
+                }
+                None => break,
+            }
+        }
+        if st.is_server_error() || st.as_u16() == 429 {
+            return RobotsFetch {
+                rules: RobotsRules::Unreachable,
+                requests,
+                timed_out: false,
+            };
+        }
+        if !st.is_success() {
+            break;
+        }
+        // RFC 9309 asks parsers to read at least 500 KiB; more is ignored.
+        let body = match read_capped(&mut resp, 512 << 10).await {
+            Ok(Some(b)) => b,
+            Ok(None) => Vec::new(),
+            Err(e) => {
+                return RobotsFetch {
+                    rules: RobotsRules::Unreachable,
+                    requests,
+                    timed_out: e.is_timeout(),
+                }
+            }
+        };
+        let agent = cfg.robots_agent().to_string();
+        let rules = tokio::task::spawn_blocking(move || Robot::new(&agent, &body).ok())
+            .await
+            .ok()
+            .flatten()
+            .map_or(RobotsRules::AllowAll, |r| RobotsRules::Rules(Arc::new(r)));
+        return RobotsFetch {
+            rules,
+            requests,
+            timed_out: false,
+        };
+    }
+    RobotsFetch {
+        rules: RobotsRules::AllowAll,
+        requests,
+        timed_out: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn html_content_types() {
+        assert!(is_html(None));
+        assert!(is_html(Some("text/html; charset=utf-8")));
+        assert!(is_html(Some("Application/XHTML+XML")));
+        assert!(!is_html(Some("image/png")));
+        assert!(!is_html(Some("application/pdf")));
+    }
+
+    #[test]
+    fn robots_agent_and_crawl_delay() {
+        let cfg = FetchConfig {
+            user_agent: "crawlrank/0.1 (+x)".into(),
+            ..FetchConfig::default()
+        };
+        assert_eq!(cfg.robots_agent(), "crawlrank");
+        let r = Robot::new(
+            "crawlrank",
+            b"User-agent: *\nCrawl-delay: 2.5\nDisallow: /private\n",
+        )
+        .unwrap();
+        let rules = RobotsRules::Rules(Arc::new(r));
+        assert_eq!(rules.crawl_delay(), Some(Duration::from_millis(2500)));
+        assert!(!rules.allowed("http://a.test/private/x"));
+        assert!(rules.allowed("http://a.test/public"));
+        assert!(!RobotsRules::Unreachable.allowed("http://a.test/"));
+    }
+
+    #[test]
+    fn request_head_form() {
+        let u = Url::parse("http://a.test:8080/p?q=1#f").unwrap();
+        let h = String::from_utf8(request_head(&u, "ua")).unwrap();
+        assert!(
+            h.starts_with("GET /p?q=1 HTTP/1.1\r\nHost: a.test:8080\r\n"),
+            "{h}"
+        );
+    }
+}

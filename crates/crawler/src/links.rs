@@ -1,0 +1,388 @@
+//! Link extraction and URL rules: from an HTML body to the page's out-links.
+//!
+//! The policies order pages by their out-links, so the crawler must report them the way the
+//! simulator sees a graph's successor lists: absolute, normalised (one URL per page), in page
+//! order, without duplicates. HTML is parsed with `lol_html`, a streaming tokenizer that never
+//! builds a DOM and copes with any malformed input (it never fails on bad markup, only on a
+//! memory limit we set, and then the links found so far are kept).
+//!
+//! What counts as a link: `<a href>` without `rel=nofollow`; the document base is the first
+//! `<base href>` (resolved against the page URL), applied to every link as browsers do, even
+//! to links before it; `<meta name=robots content=nofollow>` drops every link (and
+//! `noindex` is reported); `<link rel=canonical>` is reported, not followed, since following
+//! it would mostly fetch the same content twice. Only `http`/`https` URLs are kept.
+//!
+//! Spider traps are cut here, before a URL ever gets an id: URLs longer than
+//! [`UrlRules::max_url_len`] or deeper than [`UrlRules::max_path_depth`] path segments are
+//! dropped (and counted). The per-host page cap needs the whole crawl and lives in the engine.
+
+use std::cell::RefCell;
+use url::Url;
+
+/// Limits that keep infinite URL spaces (calendars, session ids in paths) out of the crawl.
+#[derive(Debug, Clone)]
+pub struct UrlRules {
+    /// Longest URL kept, in bytes after normalisation.
+    pub max_url_len: usize,
+    /// Most path segments kept (`/a/b/c` has 3).
+    pub max_path_depth: usize,
+}
+
+impl Default for UrlRules {
+    fn default() -> Self {
+        Self {
+            max_url_len: 2048,
+            max_path_depth: 16,
+        }
+    }
+}
+
+/// Why a URL was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UrlRefusal {
+    /// Not an absolute `http`/`https` URL with a host, or not parseable.
+    Invalid,
+    /// Longer than `max_url_len` or deeper than `max_path_depth`.
+    Trap,
+}
+
+/// Normalises a parsed URL in place: WHATWG parsing already lower-cased scheme and host and
+/// dropped the default port; the fragment goes too (`page#a` is `page`). This is what
+/// [`crawlrank_graph::urls::normalize_url`] does, done on an already parsed `Url` to avoid a
+/// second parse per link.
+fn finish(mut url: Url, rules: &UrlRules) -> Result<String, UrlRefusal> {
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none_or(str::is_empty) {
+        return Err(UrlRefusal::Invalid);
+    }
+    url.set_fragment(None);
+    let depth = url
+        .path_segments()
+        .map_or(0, |s| s.filter(|s| !s.is_empty()).count());
+    let s: String = url.into();
+    if s.len() > rules.max_url_len || depth > rules.max_path_depth {
+        return Err(UrlRefusal::Trap);
+    }
+    Ok(s)
+}
+
+/// Normalises an absolute URL (seeds, redirect targets resolved by the caller).
+pub fn normalize(s: &str, rules: &UrlRules) -> Result<String, UrlRefusal> {
+    let url = Url::parse(s.trim()).map_err(|_| UrlRefusal::Invalid)?;
+    finish(url, rules)
+}
+
+/// Resolves `href` against `base` and normalises it.
+pub fn resolve(base: &Url, href: &str, rules: &UrlRules) -> Result<String, UrlRefusal> {
+    let url = base.join(href.trim()).map_err(|_| UrlRefusal::Invalid)?;
+    finish(url, rules)
+}
+
+/// The politeness key of a URL: scheme, host and port (`http://a.test:8080`). Two URLs with
+/// the same key are served by the same server as far as the crawler can tell.
+pub fn host_key(url: &str) -> Option<String> {
+    let u = Url::parse(url).ok()?;
+    let host = u.host_str()?;
+    Some(match u.port() {
+        Some(p) => format!("{}://{}:{}", u.scheme(), host, p),
+        None => format!("{}://{}", u.scheme(), host),
+    })
+}
+
+/// What a page yields.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct PageLinks {
+    /// Out-links: normalised, first occurrence order, no duplicates (the page itself included
+    /// if it links to itself, as a graph would have the self-loop).
+    pub links: Vec<String>,
+    /// `<link rel=canonical>`, normalised, when it names another URL.
+    pub canonical: Option<String>,
+    /// `<meta name=robots>` said `nofollow` (then `links` is empty).
+    pub nofollow: bool,
+    /// `<meta name=robots>` said `noindex`.
+    pub noindex: bool,
+    /// Links dropped as malformed or not http(s).
+    pub invalid: u32,
+    /// Links dropped by the trap rules.
+    pub traps: u32,
+    /// `<a rel=nofollow>` links skipped.
+    pub nofollow_links: u32,
+    /// The HTML parser gave up (memory limit); the links found before are kept.
+    pub parse_error: bool,
+}
+
+/// Decodes the character references of an attribute value (`lol_html` returns values raw):
+/// numeric ones and the named ones that occur in URLs. Unknown names are left as written,
+/// as browsers do for most of them in attributes.
+pub fn decode_entities(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains('&') {
+        return s.into();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        let end = rest[1..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '#'))
+            .map(|e| e + 1);
+        let (name, has_semi) = match end {
+            Some(e) if rest.as_bytes()[e] == b';' => (&rest[1..e], true),
+            Some(e) => (&rest[1..e], false),
+            None => (&rest[1..], false),
+        };
+        let decoded = if let Some(num) = name.strip_prefix('#') {
+            let v = match num.strip_prefix(['x', 'X']) {
+                Some(hex) => u32::from_str_radix(hex, 16).ok(),
+                None => num.parse().ok(),
+            };
+            v.map(|v| {
+                char::from_u32(v)
+                    .filter(|&c| c != '\0')
+                    .unwrap_or('\u{FFFD}')
+            })
+        } else if has_semi {
+            match name {
+                "amp" => Some('&'),
+                "lt" => Some('<'),
+                "gt" => Some('>'),
+                "quot" => Some('"'),
+                "apos" => Some('\''),
+                "nbsp" => Some('\u{a0}'),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        match decoded {
+            Some(c) if !name.is_empty() => {
+                out.push(c);
+                rest = &rest[1 + name.len() + usize::from(has_semi)..];
+            }
+            _ => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out.into()
+}
+
+/// Raw findings of the tokenizer, resolved once the whole document is read.
+#[derive(Default)]
+struct Raw {
+    hrefs: Vec<String>,
+    base: Option<String>,
+    canonical: Option<String>,
+    nofollow: bool,
+    noindex: bool,
+    nofollow_links: u32,
+}
+
+/// Extracts the out-links of an HTML page fetched from `page_url`. Never fails: bad markup
+/// and bad bytes (decoded lossily) yield what can be read.
+pub fn extract_links(page_url: &Url, body: &[u8], rules: &UrlRules) -> PageLinks {
+    use lol_html::{element, HtmlRewriter, MemorySettings, Settings};
+    let raw = RefCell::new(Raw::default());
+    let parse_error = {
+        let handlers = vec![
+            element!("a[href]", |el| {
+                let mut r = raw.borrow_mut();
+                let nofollow = el.get_attribute("rel").is_some_and(|rel| {
+                    rel.split_ascii_whitespace()
+                        .any(|t| t.eq_ignore_ascii_case("nofollow"))
+                });
+                if nofollow {
+                    r.nofollow_links += 1;
+                } else if let Some(h) = el.get_attribute("href") {
+                    r.hrefs.push(h);
+                }
+                Ok(())
+            }),
+            element!("base[href]", |el| {
+                let mut r = raw.borrow_mut();
+                if r.base.is_none() {
+                    r.base = el.get_attribute("href");
+                }
+                Ok(())
+            }),
+            element!("meta[name][content]", |el| {
+                let is_robots = el
+                    .get_attribute("name")
+                    .is_some_and(|n| n.trim().eq_ignore_ascii_case("robots"));
+                if is_robots {
+                    let content = el
+                        .get_attribute("content")
+                        .unwrap_or_default()
+                        .to_ascii_lowercase();
+                    let mut r = raw.borrow_mut();
+                    for t in content.split([',', ' ']).map(str::trim) {
+                        match t {
+                            "nofollow" | "none" => r.nofollow = true,
+                            "noindex" => r.noindex = true,
+                            _ => {}
+                        }
+                        if t == "none" {
+                            r.noindex = true;
+                        }
+                    }
+                }
+                Ok(())
+            }),
+            element!("link[rel][href]", |el| {
+                let canonical = el.get_attribute("rel").is_some_and(|rel| {
+                    rel.split_ascii_whitespace()
+                        .any(|t| t.eq_ignore_ascii_case("canonical"))
+                });
+                let mut r = raw.borrow_mut();
+                if canonical && r.canonical.is_none() {
+                    r.canonical = el.get_attribute("href");
+                }
+                Ok(())
+            }),
+        ];
+        let mut settings = Settings::new()
+            // Keep going on ambiguous markup: a crawler wants the links, not a faithful rewrite.
+            .with_strict(false)
+            // A hostile page must not make the parser hold more than this; past it we keep
+            // the links read so far.
+            .with_memory_settings(MemorySettings::new().with_max_allowed_memory_usage(16 << 20));
+        for h in handlers {
+            settings = settings.append_element_content_handler(h);
+        }
+        let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
+        // Feed in chunks as a network stream would; a failure stops parsing, nothing else.
+        let mut failed = false;
+        for chunk in body.chunks(64 * 1024) {
+            if rewriter.write(chunk).is_err() {
+                failed = true;
+                break;
+            }
+        }
+        if !failed && rewriter.end().is_err() {
+            failed = true;
+        }
+        failed
+    };
+    let raw = raw.into_inner();
+    let mut out = PageLinks {
+        nofollow: raw.nofollow,
+        noindex: raw.noindex,
+        nofollow_links: raw.nofollow_links,
+        parse_error,
+        ..PageLinks::default()
+    };
+    let base = raw
+        .base
+        .as_deref()
+        .and_then(|b| page_url.join(decode_entities(b).trim()).ok())
+        .unwrap_or_else(|| page_url.clone());
+    out.canonical = raw
+        .canonical
+        .as_deref()
+        .and_then(|c| resolve(&base, &decode_entities(c), rules).ok())
+        .filter(|c| c.as_str() != page_url.as_str());
+    if raw.nofollow {
+        return out;
+    }
+    let mut seen = std::collections::HashSet::with_capacity(raw.hrefs.len());
+    for h in &raw.hrefs {
+        match resolve(&base, &decode_entities(h), rules) {
+            Ok(u) => {
+                if seen.insert(u.clone()) {
+                    out.links.push(u);
+                }
+            }
+            Err(UrlRefusal::Invalid) => out.invalid += 1,
+            Err(UrlRefusal::Trap) => out.traps += 1,
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn links(html: &str) -> PageLinks {
+        extract_links(
+            &Url::parse("http://a.test/dir/page.html").unwrap(),
+            html.as_bytes(),
+            &UrlRules::default(),
+        )
+    }
+
+    #[test]
+    fn resolves_dedups_and_keeps_order() {
+        let p = links(
+            r#"<a href="b">x</a><A HREF="/c#frag">y</a><a href="b#top">z</a><a href="HTTP://B.TEST:80/">w</a>"#,
+        );
+        assert_eq!(
+            p.links,
+            ["http://a.test/dir/b", "http://a.test/c", "http://b.test/"]
+        );
+    }
+
+    #[test]
+    fn base_href_applies_to_every_link() {
+        let p = links(r#"<a href="x">x</a><base href="http://c.test/sub/"><a href="y">y</a>"#);
+        assert_eq!(p.links, ["http://c.test/sub/x", "http://c.test/sub/y"]);
+    }
+
+    #[test]
+    fn nofollow_links_and_meta() {
+        let p = links(r#"<a rel="external NoFollow" href="/n">n</a><a href="/f">f</a>"#);
+        assert_eq!(p.links, ["http://a.test/f"]);
+        assert_eq!(p.nofollow_links, 1);
+        let p = links(r#"<meta name="ROBOTS" content="noindex, nofollow"><a href="/f">f</a>"#);
+        assert!(p.links.is_empty() && p.nofollow && p.noindex);
+    }
+
+    #[test]
+    fn canonical_is_reported_not_followed() {
+        let p = links(r#"<link rel="canonical" href="/canon"><a href="/f">f</a>"#);
+        assert_eq!(p.canonical.as_deref(), Some("http://a.test/canon"));
+        assert_eq!(p.links, ["http://a.test/f"]);
+    }
+
+    #[test]
+    fn junk_and_traps_are_counted_not_fatal() {
+        let deep = format!("/{}", "d/".repeat(40));
+        let long = format!("/{}", "x".repeat(3000));
+        let html = format!(
+            "<a href='mailto:x@y'>m</a><a href='javascript:void(0)'>j</a><a href='http://[::1'>b</a>\
+             <a href='{deep}'>d</a><a href='{long}'>l</a><a href='ok'>ok</a><div><<p></a></b>"
+        );
+        let mut body = html.into_bytes();
+        body.extend_from_slice(&[
+            0xff, 0xfe, b'<', b'a', b' ', b'h', b'r', b'e', b'f', b'=', b'z', b'>',
+        ]);
+        let p = extract_links(
+            &Url::parse("http://a.test/").unwrap(),
+            &body,
+            &UrlRules::default(),
+        );
+        assert_eq!(p.links, ["http://a.test/ok", "http://a.test/z"]);
+        assert_eq!(p.invalid, 3);
+        assert_eq!(p.traps, 2);
+    }
+
+    #[test]
+    fn entities_in_hrefs_are_decoded() {
+        let p = links(r#"<a href="/q?a=1&amp;b=2&#38;c=3&#x26;d=4&copy=5&zz;">x</a>"#);
+        assert_eq!(p.links, ["http://a.test/q?a=1&b=2&c=3&d=4&copy=5&zz;"]);
+        assert_eq!(decode_entities("&#0;&#xZZ;&"), "\u{FFFD}&#xZZ;&");
+    }
+
+    #[test]
+    fn host_keys() {
+        assert_eq!(
+            host_key("http://a.test/x").as_deref(),
+            Some("http://a.test")
+        );
+        assert_eq!(
+            host_key("https://a.test:8443/x").as_deref(),
+            Some("https://a.test:8443")
+        );
+    }
+}

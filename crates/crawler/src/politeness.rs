@@ -1,0 +1,297 @@
+//! The politeness scheduler: which popped page may be fetched now.
+//!
+//! The policy decides the order; politeness decides when. A page popped from the frontier
+//! whose host is busy (a request in flight), not yet ready (its delay since the last request
+//! has not passed) or has no robots.txt yet, waits in that host's queue. Design:
+//!
+//! - every popped page gets a *pop sequence number*; a host's queue is ordered by it, so
+//!   within a host the policy's order is kept, and across hosts the page popped earliest among
+//!   the hosts that are ready goes first ([`Scheduler::next_ready`]). With one request slot
+//!   and no delay this is exactly the policy's order (the simulator's).
+//! - at most one request per host is in flight, and the next one starts `delay` after the
+//!   previous one *ended* (`delay = max(--delay, robots Crawl-delay)`, capped).
+//! - a page whose fetch failed transiently goes back to its host's queue under its original
+//!   sequence number with a not-before time (exponential backoff): it keeps its place in the
+//!   policy order but never blocks the host; the host serves its other pages meanwhile.
+//! - the engine stops popping once [`Scheduler::waiting`] reaches a bound, so a single slow
+//!   host cannot drain the frontier into its queue and freeze the policy's order.
+//!
+//! Time is passed in (`now`), never read here, so the unit tests drive a virtual clock.
+
+use crawlrank_frontier::PageId;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::time::{Duration, Instant};
+
+/// A host's politeness key, interned by the engine.
+pub type HostId = u32;
+
+/// A page waiting for its host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Waiting {
+    pub page: PageId,
+    /// Failed attempts so far.
+    pub attempts: u32,
+    /// Not to be fetched before this time (retries' backoff).
+    pub not_before: Option<Instant>,
+}
+
+#[derive(Debug, Default)]
+struct Host {
+    busy: bool,
+    next_ready: Option<Instant>,
+    delay: Duration,
+    /// Pages by pop sequence.
+    queue: BTreeMap<u64, Waiting>,
+    /// Where the host is listed: `ready` (by sequence) or `timers` (by time).
+    listed: Option<Listed>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Listed {
+    Ready(u64),
+    Timer(Instant),
+}
+
+/// Per-host queues and timers.
+#[derive(Debug, Default)]
+pub struct Scheduler {
+    hosts: HashMap<HostId, Host>,
+    /// Idle hosts whose first eligible page may be fetched now, by that page's sequence.
+    ready: BTreeSet<(u64, HostId)>,
+    /// Idle hosts with pages that become fetchable at a later time.
+    timers: BTreeSet<(Instant, HostId)>,
+    waiting: usize,
+}
+
+impl Scheduler {
+    /// Pages waiting in host queues.
+    pub fn waiting(&self) -> usize {
+        self.waiting
+    }
+
+    /// Hosts seen.
+    pub fn hosts(&self) -> usize {
+        self.hosts.len()
+    }
+
+    /// Whether `host` has a request in flight.
+    pub fn is_busy(&self, host: HostId) -> bool {
+        self.hosts.get(&host).is_some_and(|h| h.busy)
+    }
+
+    /// Sets the delay between two requests to `host` (from the next request on).
+    pub fn set_delay(&mut self, host: HostId, delay: Duration) {
+        self.hosts.entry(host).or_default().delay = delay;
+    }
+
+    /// Queues a page popped with sequence number `seq`.
+    pub fn push(&mut self, host: HostId, seq: u64, w: Waiting, now: Instant) {
+        self.hosts.entry(host).or_default().queue.insert(seq, w);
+        self.waiting += 1;
+        self.relist(host, now);
+    }
+
+    /// Marks `host` busy (a request, page or robots.txt, is in flight).
+    pub fn start(&mut self, host: HostId, now: Instant) {
+        self.hosts.entry(host).or_default().busy = true;
+        self.relist(host, now);
+    }
+
+    /// The request to `host` ended at `now`: the next may start after the host's delay.
+    pub fn finish(&mut self, host: HostId, now: Instant) {
+        let h = self.hosts.entry(host).or_default();
+        h.busy = false;
+        h.next_ready = Some(now + h.delay);
+        self.relist(host, now);
+    }
+
+    /// Keeps `host` from starting a request before `until` (robots.txt retry backoff).
+    pub fn hold(&mut self, host: HostId, until: Instant, now: Instant) {
+        let h = self.hosts.entry(host).or_default();
+        h.next_ready = Some(h.next_ready.map_or(until, |t| t.max(until)));
+        self.relist(host, now);
+    }
+
+    /// Moves hosts whose time has come from the timers to the ready set.
+    pub fn advance(&mut self, now: Instant) {
+        while let Some(&(t, host)) = self.timers.first() {
+            if t > now {
+                break;
+            }
+            self.relist(host, now);
+        }
+    }
+
+    /// When the next timer fires, if any.
+    pub fn next_timer(&self) -> Option<Instant> {
+        self.timers.first().map(|&(t, _)| t)
+    }
+
+    /// The earliest-popped page among hosts that may be fetched now, removed from its queue
+    /// (the host is not marked busy: the caller does, or decides not to fetch).
+    pub fn next_ready(&mut self, now: Instant) -> Option<(HostId, u64, Waiting)> {
+        self.advance(now);
+        // A listing made earlier may be stale: a retry may have come due since. Relist the
+        // first host at `now` until the first entry is stable.
+        let (seq, host) = loop {
+            let first = *self.ready.first()?;
+            self.relist(first.1, now);
+            if self.ready.first() == Some(&first) {
+                break first;
+            }
+        };
+        let h = self.hosts.get_mut(&host)?;
+        let w = h.queue.remove(&seq)?;
+        self.waiting -= 1;
+        self.relist(host, now);
+        Some((host, seq, w))
+    }
+
+    /// Whether `host` may start a request now and has nothing queued before a new page.
+    pub fn is_free_now(&self, host: HostId, now: Instant) -> bool {
+        self.hosts
+            .get(&host)
+            .is_none_or(|h| !h.busy && h.queue.is_empty() && h.next_ready.is_none_or(|t| t <= now))
+    }
+
+    /// The queued pages of `host` in sequence order (for tests and status).
+    pub fn queued(&self, host: HostId) -> Vec<PageId> {
+        self.hosts
+            .get(&host)
+            .map_or_else(Vec::new, |h| h.queue.values().map(|w| w.page).collect())
+    }
+
+    /// Recomputes where `host` is listed.
+    fn relist(&mut self, host: HostId, now: Instant) {
+        let Some(h) = self.hosts.get_mut(&host) else {
+            return;
+        };
+        match h.listed.take() {
+            Some(Listed::Ready(s)) => {
+                self.ready.remove(&(s, host));
+            }
+            Some(Listed::Timer(t)) => {
+                self.timers.remove(&(t, host));
+            }
+            None => {}
+        }
+        if h.busy || h.queue.is_empty() {
+            return;
+        }
+        let host_time = h.next_ready.unwrap_or(now);
+        // The first page, in sequence order, that is eligible at the host's time; else the
+        // page that becomes eligible first.
+        let eligible = h
+            .queue
+            .iter()
+            .find(|(_, w)| w.not_before.is_none_or(|t| t <= host_time.max(now)));
+        let listed = match eligible {
+            Some((&seq, _)) if host_time <= now => Listed::Ready(seq),
+            Some(_) => Listed::Timer(host_time),
+            None => {
+                let t = h
+                    .queue
+                    .values()
+                    .filter_map(|w| w.not_before)
+                    .min()
+                    .unwrap_or(now);
+                Listed::Timer(t.max(host_time))
+            }
+        };
+        h.listed = Some(listed);
+        match listed {
+            Listed::Ready(s) => self.ready.insert((s, host)),
+            Listed::Timer(t) => self.timers.insert((t, host)),
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(page: PageId) -> Waiting {
+        Waiting {
+            page,
+            attempts: 0,
+            not_before: None,
+        }
+    }
+
+    #[test]
+    fn earliest_popped_among_ready_hosts_goes_first() {
+        let t0 = Instant::now();
+        let mut s = Scheduler::default();
+        s.push(1, 0, w(10), t0);
+        s.push(2, 1, w(20), t0);
+        s.push(1, 2, w(11), t0);
+        let (h, seq, p) = s.next_ready(t0).unwrap();
+        assert_eq!((h, seq, p.page), (1, 0, 10));
+        s.start(1, t0);
+        // Host 1 is busy: host 2's page goes, though 11 was popped... later than 20 anyway.
+        assert_eq!(s.next_ready(t0).unwrap().2.page, 20);
+        s.start(2, t0);
+        assert!(s.next_ready(t0).is_none());
+        s.finish(1, t0);
+        assert_eq!(s.next_ready(t0).unwrap().2.page, 11);
+        assert_eq!(s.waiting(), 0);
+    }
+
+    #[test]
+    fn delay_is_counted_from_the_end_of_the_last_request() {
+        let t0 = Instant::now();
+        let d = Duration::from_millis(100);
+        let mut s = Scheduler::default();
+        s.set_delay(1, d);
+        s.start(1, t0);
+        s.push(1, 0, w(5), t0);
+        assert!(s.next_ready(t0).is_none());
+        s.finish(1, t0 + d);
+        assert!(s.next_ready(t0 + d).is_none());
+        assert_eq!(s.next_timer(), Some(t0 + 2 * d));
+        assert!(s
+            .next_ready(t0 + 2 * d - Duration::from_millis(1))
+            .is_none());
+        assert_eq!(s.next_ready(t0 + 2 * d).unwrap().2.page, 5);
+    }
+
+    #[test]
+    fn a_retry_keeps_its_place_but_never_blocks_the_host() {
+        let t0 = Instant::now();
+        let mut s = Scheduler::default();
+        let later = t0 + Duration::from_secs(5);
+        s.push(
+            1,
+            0,
+            Waiting {
+                page: 1,
+                attempts: 1,
+                not_before: Some(later),
+            },
+            t0,
+        );
+        s.push(1, 3, w(2), t0);
+        // The retry is not due: page 2 goes first.
+        assert_eq!(s.next_ready(t0).unwrap().2.page, 2);
+        assert!(s.next_ready(t0).is_none());
+        assert_eq!(s.next_timer(), Some(later));
+        // Once due, it goes before anything popped after it.
+        s.push(1, 4, w(3), t0);
+        let got = s.next_ready(later).unwrap();
+        assert_eq!((got.1, got.2.page), (0, 1));
+        assert_eq!(s.next_ready(later).unwrap().2.page, 3);
+    }
+
+    #[test]
+    fn free_now() {
+        let t0 = Instant::now();
+        let mut s = Scheduler::default();
+        assert!(s.is_free_now(1, t0));
+        s.set_delay(1, Duration::from_secs(1));
+        s.start(1, t0);
+        assert!(!s.is_free_now(1, t0));
+        s.finish(1, t0);
+        assert!(!s.is_free_now(1, t0));
+        assert!(s.is_free_now(1, t0 + Duration::from_secs(1)));
+    }
+}

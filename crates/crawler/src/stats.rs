@@ -1,0 +1,115 @@
+//! Crawl counters: what happened, for the progress line, the final summary and
+//! `crawlrank status`. Kept by the engine thread alone (no atomics) and saved with every
+//! commit, so they survive restarts and add up across runs.
+
+use std::fmt;
+
+macro_rules! stats {
+    ($($field:ident: $doc:literal),* $(,)?) => {
+        /// Counters of a crawl, cumulative over all its runs.
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        pub struct Stats {
+            $(#[doc = $doc] pub $field: u64,)*
+        }
+
+        impl Stats {
+            /// `name=value` lines.
+            pub fn encode(&self) -> Vec<u8> {
+                let mut s = String::new();
+                $(s.push_str(&format!("{}={}\n", stringify!($field), self.$field));)*
+                s.into_bytes()
+            }
+
+            /// Reads [`encode`](Self::encode)'s output; unknown or bad lines are ignored
+            /// (counters are informative, never worth refusing a state for).
+            pub fn decode(b: &[u8]) -> Self {
+                let mut st = Self::default();
+                for line in String::from_utf8_lossy(b).lines() {
+                    let Some((k, v)) = line.split_once('=') else { continue };
+                    let Ok(v) = v.parse::<u64>() else { continue };
+                    match k {
+                        $(stringify!($field) => st.$field = v,)*
+                        _ => {}
+                    }
+                }
+                st
+            }
+
+            /// Every counter with its name.
+            pub fn fields(&self) -> Vec<(&'static str, u64)> {
+                vec![$((stringify!($field), self.$field),)*]
+            }
+        }
+    };
+}
+
+stats! {
+    requests: "HTTP requests sent (pages, robots.txt and retries).",
+    pages_html: "HTML pages fetched and parsed.",
+    pages_not_html: "Responses skipped as not HTML (by Content-Type).",
+    redirects: "3xx responses (their target became a discovered link).",
+    http_errors: "Final 4xx/5xx responses.",
+    retries: "Fetches retried after a 5xx, a timeout or a connection error.",
+    fetch_errors: "Pages given up after connection, DNS or timeout failures.",
+    timeouts: "Requests that timed out (each attempt).",
+    too_large: "Bodies over the size cap.",
+    robots_fetched: "robots.txt files requested.",
+    robots_disallowed: "Pages not fetched because robots.txt disallows them.",
+    nofollow_pages: "Pages whose meta robots said nofollow.",
+    nofollow_links: "a rel=nofollow links skipped.",
+    invalid_links: "Links that were malformed or not http(s).",
+    trap_links: "Links dropped as too long or too deep.",
+    host_cap_links: "Links dropped because their host reached --max-pages-per-host.",
+    parse_errors: "Pages the HTML parser gave up on (links found before were kept).",
+    bytes: "Body bytes received.",
+}
+
+impl Stats {
+    /// Pages whose fetch ended, whatever the outcome.
+    pub fn pages_done(&self) -> u64 {
+        self.pages_html
+            + self.pages_not_html
+            + self.redirects
+            + self.http_errors
+            + self.fetch_errors
+            + self.too_large
+            + self.robots_disallowed
+    }
+
+    /// Errors of any kind (for the progress line).
+    pub fn errors(&self) -> u64 {
+        self.http_errors + self.fetch_errors + self.too_large
+    }
+}
+
+impl fmt::Display for Stats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (k, v) in self.fields() {
+            writeln!(f, "  {:<20} {v}", k.replace('_', " "))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip() {
+        let s = Stats {
+            requests: 5,
+            bytes: 1 << 40,
+            trap_links: 2,
+            ..Stats::default()
+        };
+        assert_eq!(Stats::decode(&s.encode()), s);
+        assert_eq!(
+            Stats::decode(b"junk\nrequests=x\nfuture_field=3\npages_html=2"),
+            Stats {
+                pages_html: 2,
+                ..Stats::default()
+            }
+        );
+    }
+}

@@ -1,0 +1,537 @@
+//! The crawl state on disk: an embedded `redb` database holding the URL table, an append-only
+//! event log, and a little metadata.
+//!
+//! Why an event log rather than a snapshot of the frontier: every policy is a deterministic
+//! function of the calls made to it (`seed`, `pop`, `on_crawled`, in their order), so
+//! recording those calls is enough to rebuild the exact frontier — IECA's distances, OPIC's
+//! cash, the batch policies' PageRank vectors, even `random`'s generator — without each policy
+//! having to serialise itself. On restart the log is replayed through the same calls and every
+//! replayed pop is checked against the recorded one (see [`crate::state`]).
+//!
+//! Tables:
+//! - `meta`: format version, the policy configuration the frontier was built with, the WARC
+//!   write position and the counters of [`crate::stats::Stats`];
+//! - `urls`: id → URL (ids are dense, in discovery order). The URL → id index is rebuilt in
+//!   memory at open, which halves the writes per discovered URL;
+//! - `events`: sequence number → encoded [`Event`]. The link graph is the `Crawled` events'
+//!   links, the crawled set is their ids.
+//!
+//! Every change of one engine step goes in one transaction with `Durability::Immediate`, so a
+//! `kill -9` or a power cut leaves the state of the last commit, whole. A state written by
+//! another format version is refused with a clear error and left untouched.
+
+use anyhow::{bail, ensure, Context, Result};
+use crawlrank_frontier::PageId;
+use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+use std::path::{Path, PathBuf};
+
+const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+const URLS: TableDefinition<u32, &str> = TableDefinition::new("urls");
+const EVENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("events");
+
+/// The state format this build reads and writes. Bump on any change of the tables or of the
+/// event encoding.
+pub const FORMAT: &str = "crawlrank-crawl-state/1";
+
+/// How a fetched page ended. Stored in the log (one byte), counted in the stats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Outcome {
+    /// An HTML page; its links were extracted.
+    Html = 0,
+    /// A 2xx response that is not HTML (by `Content-Type`): stored, not parsed.
+    NotHtml = 1,
+    /// A final 4xx/5xx (after retries for 5xx).
+    HttpError = 2,
+    /// A 3xx: its `Location` is the page's one link.
+    Redirect = 3,
+    /// Connection, DNS or timeout failure after the retries.
+    FetchError = 4,
+    /// The body exceeded the size cap.
+    TooLarge = 5,
+    /// robots.txt disallows the URL (never fetched).
+    RobotsDisallowed = 6,
+    /// Not fetched: the crawl stopped before (recorded only by `export`, never logged).
+    Unfetched = 7,
+}
+
+impl Outcome {
+    fn from_u8(b: u8) -> Result<Self> {
+        Ok(match b {
+            0 => Self::Html,
+            1 => Self::NotHtml,
+            2 => Self::HttpError,
+            3 => Self::Redirect,
+            4 => Self::FetchError,
+            5 => Self::TooLarge,
+            6 => Self::RobotsDisallowed,
+            7 => Self::Unfetched,
+            _ => bail!("unknown page outcome {b}"),
+        })
+    }
+
+    /// A short name for status output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Html => "html",
+            Self::NotHtml => "not-html",
+            Self::HttpError => "http-error",
+            Self::Redirect => "redirect",
+            Self::FetchError => "fetch-error",
+            Self::TooLarge => "too-large",
+            Self::RobotsDisallowed => "robots-disallowed",
+            Self::Unfetched => "unfetched",
+        }
+    }
+}
+
+/// One recorded call on the frontier.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// `frontier.seed(ids)`.
+    Seed(Vec<PageId>),
+    /// `frontier.pop()` returned this page.
+    Popped(PageId),
+    /// `frontier.on_crawled(id, links)`, with how the fetch ended and its HTTP status (0 if
+    /// none).
+    Crawled {
+        id: PageId,
+        outcome: Outcome,
+        status: u16,
+        links: Vec<PageId>,
+    },
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn get_varint(b: &[u8], pos: &mut usize) -> Result<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let byte = *b.get(*pos).context("truncated event")?;
+        *pos += 1;
+        v |= u64::from(byte & 0x7f) << shift;
+        if byte < 0x80 {
+            return Ok(v);
+        }
+    }
+    bail!("bad varint in event")
+}
+
+fn get_u32(b: &[u8], pos: &mut usize) -> Result<u32> {
+    u32::try_from(get_varint(b, pos)?).context("page id out of range")
+}
+
+impl Event {
+    /// The binary form: a tag byte, then varints.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        match self {
+            Event::Seed(ids) => {
+                out.push(0);
+                put_varint(&mut out, ids.len() as u64);
+                ids.iter().for_each(|&i| put_varint(&mut out, i.into()));
+            }
+            Event::Popped(id) => {
+                out.push(1);
+                put_varint(&mut out, (*id).into());
+            }
+            Event::Crawled {
+                id,
+                outcome,
+                status,
+                links,
+            } => {
+                out.push(2);
+                put_varint(&mut out, (*id).into());
+                out.push(*outcome as u8);
+                put_varint(&mut out, (*status).into());
+                put_varint(&mut out, links.len() as u64);
+                links.iter().for_each(|&i| put_varint(&mut out, i.into()));
+            }
+        }
+        out
+    }
+
+    /// Parses [`encode`](Self::encode)'s output.
+    pub fn decode(b: &[u8]) -> Result<Self> {
+        let mut pos = 1;
+        let ev = match b.first() {
+            Some(0) => {
+                let n = get_varint(b, &mut pos)? as usize;
+                ensure!(n <= b.len(), "bad seed count");
+                Event::Seed(
+                    (0..n)
+                        .map(|_| get_u32(b, &mut pos))
+                        .collect::<Result<_>>()?,
+                )
+            }
+            Some(1) => Event::Popped(get_u32(b, &mut pos)?),
+            Some(2) => {
+                let id = get_u32(b, &mut pos)?;
+                let outcome = Outcome::from_u8(*b.get(pos).context("truncated event")?)?;
+                pos += 1;
+                let status = u16::try_from(get_varint(b, &mut pos)?).context("bad status")?;
+                let n = get_varint(b, &mut pos)? as usize;
+                ensure!(n <= b.len(), "bad link count");
+                let links = (0..n)
+                    .map(|_| get_u32(b, &mut pos))
+                    .collect::<Result<_>>()?;
+                Event::Crawled {
+                    id,
+                    outcome,
+                    status,
+                    links,
+                }
+            }
+            _ => bail!("unknown event tag"),
+        };
+        ensure!(pos == b.len(), "trailing bytes in event");
+        Ok(ev)
+    }
+}
+
+/// The frontier configuration a state was created with; a resumed crawl must use the same
+/// one or the replay would build another frontier.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateConfig {
+    pub policy: String,
+    pub batch: u64,
+    pub expected_pages: u64,
+    pub total_pages: u64,
+    pub rng_seed: u64,
+}
+
+impl StateConfig {
+    fn encode(&self) -> Vec<u8> {
+        format!(
+            "policy={}\nbatch={}\nexpected_pages={}\ntotal_pages={}\nrng_seed={}\n",
+            self.policy, self.batch, self.expected_pages, self.total_pages, self.rng_seed
+        )
+        .into_bytes()
+    }
+
+    fn decode(b: &[u8]) -> Result<Self> {
+        let text = std::str::from_utf8(b).context("the stored configuration is not text")?;
+        let get = |key: &str| -> Result<&str> {
+            text.lines()
+                .find_map(|l| l.strip_prefix(key).and_then(|r| r.strip_prefix('=')))
+                .with_context(|| format!("the stored configuration lacks {key}"))
+        };
+        let num = |key: &str| -> Result<u64> {
+            get(key)?
+                .parse()
+                .with_context(|| format!("bad stored {key}"))
+        };
+        Ok(Self {
+            policy: get("policy")?.to_string(),
+            batch: num("batch")?,
+            expected_pages: num("expected_pages")?,
+            total_pages: num("total_pages")?,
+            rng_seed: num("rng_seed")?,
+        })
+    }
+}
+
+/// Where the WARC writer was at the last commit: records past it belong to pages whose
+/// fetch was not committed, and are cut on resume.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct WarcPosition {
+    pub file: u32,
+    pub offset: u64,
+}
+
+/// Everything read back from a state directory.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub config: Option<StateConfig>,
+    pub urls: Vec<String>,
+    pub events: Vec<Event>,
+    pub warc: WarcPosition,
+    /// The serialized counters (see [`crate::stats::Stats::decode`]).
+    pub stats: Vec<u8>,
+}
+
+/// The changes of one engine step, committed at once.
+#[derive(Debug, Default)]
+pub struct Batch {
+    pub new_urls: Vec<(PageId, String)>,
+    pub events: Vec<Event>,
+    pub warc: Option<WarcPosition>,
+    pub stats: Option<Vec<u8>>,
+}
+
+impl Batch {
+    pub fn is_empty(&self) -> bool {
+        self.new_urls.is_empty()
+            && self.events.is_empty()
+            && self.warc.is_none()
+            && self.stats.is_none()
+    }
+}
+
+/// An open state directory.
+pub struct Store {
+    db: Database,
+    path: PathBuf,
+    next_event: u64,
+}
+
+/// The database file inside a state directory.
+pub fn db_path(dir: &Path) -> PathBuf {
+    dir.join("crawl.redb")
+}
+
+fn open_error(path: &Path, e: impl std::fmt::Display) -> anyhow::Error {
+    anyhow::anyhow!(
+        "cannot open the crawl state {} ({e}); if another crawl uses this directory, stop it first; \
+         the state was not modified",
+        path.display()
+    )
+}
+
+impl Store {
+    /// Opens the state in `dir`, creating it when `create` holds and the directory has none.
+    pub fn open(dir: &Path, create: bool) -> Result<(Self, Loaded)> {
+        let path = db_path(dir);
+        let exists = path.is_file();
+        if !exists && !create {
+            bail!(
+                "{} holds no crawl state (no {})",
+                dir.display(),
+                path.display()
+            );
+        }
+        if !exists {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+        let db = if exists {
+            Database::open(&path)
+        } else {
+            Database::create(&path)
+        }
+        .map_err(|e| open_error(&path, e))?;
+        let mut store = Self {
+            db,
+            path,
+            next_event: 0,
+        };
+        if !exists {
+            let txn = store
+                .db
+                .begin_write()
+                .context("cannot start a transaction")?;
+            {
+                let mut meta = txn.open_table(META)?;
+                meta.insert("format", FORMAT.as_bytes())?;
+                txn.open_table(URLS)?;
+                txn.open_table(EVENTS)?;
+            }
+            txn.commit()
+                .with_context(|| format!("cannot initialise {}", store.path.display()))?;
+        }
+        let loaded = store.load().with_context(|| {
+            format!(
+                "the crawl state {} is unreadable; it was not modified",
+                store.path.display()
+            )
+        })?;
+        Ok((store, loaded))
+    }
+
+    fn load(&mut self) -> Result<Loaded> {
+        let txn = self.db.begin_read()?;
+        let meta = txn
+            .open_table(META)
+            .context("no metadata table: not a crawlrank crawl state")?;
+        let format = meta
+            .get("format")?
+            .map(|v| v.value().to_vec())
+            .unwrap_or_default();
+        let format = String::from_utf8_lossy(&format);
+        ensure!(
+            format == FORMAT,
+            "the state was written in format '{format}', this crawlrank reads '{FORMAT}': \
+             finish it with the version that started it, or start a new state directory"
+        );
+        let mut loaded = Loaded::default();
+        if let Some(c) = meta.get("config")? {
+            loaded.config = Some(StateConfig::decode(c.value())?);
+        }
+        if let Some(w) = meta.get("warc")? {
+            let b = w.value();
+            ensure!(b.len() == 12, "bad WARC position");
+            loaded.warc = WarcPosition {
+                file: u32::from_le_bytes(b[0..4].try_into()?),
+                offset: u64::from_le_bytes(b[4..12].try_into()?),
+            };
+        }
+        if let Some(s) = meta.get("stats")? {
+            loaded.stats = s.value().to_vec();
+        }
+        let urls = txn.open_table(URLS)?;
+        for (i, row) in urls.iter()?.enumerate() {
+            let (k, v) = row?;
+            ensure!(
+                k.value() as usize == i,
+                "URL ids are not dense (missing id {i})"
+            );
+            loaded.urls.push(v.value().to_string());
+        }
+        let events = txn.open_table(EVENTS)?;
+        for row in events.iter()? {
+            let (k, v) = row?;
+            ensure!(
+                k.value() == self.next_event,
+                "event {} is missing",
+                self.next_event
+            );
+            loaded
+                .events
+                .push(Event::decode(v.value()).with_context(|| format!("event {}", k.value()))?);
+            self.next_event += 1;
+        }
+        Ok(loaded)
+    }
+
+    /// Records the frontier configuration (once, when the crawl starts).
+    pub fn set_config(&self, c: &StateConfig) -> Result<()> {
+        let txn = self.db.begin_write()?;
+        txn.open_table(META)?
+            .insert("config", c.encode().as_slice())?;
+        txn.commit().context("cannot write the crawl configuration")
+    }
+
+    /// Commits a batch, durably. On error (a full disk) nothing of it is kept.
+    pub fn commit(&mut self, batch: &Batch) -> Result<()> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let res = (|| -> Result<()> {
+            let txn = self.db.begin_write()?;
+            {
+                let mut urls = txn.open_table(URLS)?;
+                for (id, u) in &batch.new_urls {
+                    urls.insert(*id, u.as_str())?;
+                }
+                let mut events = txn.open_table(EVENTS)?;
+                for (i, e) in batch.events.iter().enumerate() {
+                    events.insert(self.next_event + i as u64, e.encode().as_slice())?;
+                }
+                let mut meta = txn.open_table(META)?;
+                if let Some(w) = batch.warc {
+                    let mut b = w.file.to_le_bytes().to_vec();
+                    b.extend_from_slice(&w.offset.to_le_bytes());
+                    meta.insert("warc", b.as_slice())?;
+                }
+                if let Some(s) = &batch.stats {
+                    meta.insert("stats", s.as_slice())?;
+                }
+            }
+            txn.commit()?;
+            Ok(())
+        })();
+        res.with_context(|| {
+            format!(
+                "cannot commit to the crawl state {} (is the disk full?)",
+                self.path.display()
+            )
+        })?;
+        self.next_event += batch.events.len() as u64;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_round_trip() {
+        for e in [
+            Event::Seed(vec![0, 1, 300_000]),
+            Event::Popped(u32::MAX),
+            Event::Crawled {
+                id: 7,
+                outcome: Outcome::Redirect,
+                status: 301,
+                links: vec![1, 2, 128],
+            },
+        ] {
+            assert_eq!(Event::decode(&e.encode()).unwrap(), e);
+        }
+        assert!(Event::decode(&[2, 1]).is_err());
+        assert!(Event::decode(&[9]).is_err());
+        assert!(Event::decode(&[1, 0x80]).is_err());
+    }
+
+    #[test]
+    fn store_round_trip_and_version_check() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut s, l) = Store::open(dir.path(), true).unwrap();
+        assert!(l.config.is_none() && l.urls.is_empty());
+        let c = StateConfig {
+            policy: "fica".into(),
+            batch: 3,
+            expected_pages: 10,
+            total_pages: 10,
+            rng_seed: 1,
+        };
+        s.set_config(&c).unwrap();
+        let b = Batch {
+            new_urls: vec![(0, "http://a.test/".into()), (1, "http://a.test/x".into())],
+            events: vec![Event::Seed(vec![0]), Event::Popped(0)],
+            warc: Some(WarcPosition {
+                file: 2,
+                offset: 99,
+            }),
+            stats: Some(b"x".to_vec()),
+        };
+        s.commit(&b).unwrap();
+        drop(s);
+        let (_, l) = Store::open(dir.path(), false).unwrap();
+        assert_eq!(l.config, Some(c));
+        assert_eq!(l.urls.len(), 2);
+        assert_eq!(l.events, b.events);
+        assert_eq!(
+            l.warc,
+            WarcPosition {
+                file: 2,
+                offset: 99
+            }
+        );
+
+        // Another format version: refused, untouched.
+        {
+            let db = Database::open(db_path(dir.path())).unwrap();
+            let txn = db.begin_write().unwrap();
+            txn.open_table(META)
+                .unwrap()
+                .insert("format", b"crawlrank-crawl-state/999".as_slice())
+                .unwrap();
+            txn.commit().unwrap();
+        }
+        let err = Store::open(dir.path(), true).err().unwrap();
+        assert!(format!("{err:#}").contains("crawl-state/999"), "{err:#}");
+
+        // Garbage: a clear error, and the file is left as it was.
+        let garbage = tempfile::tempdir().unwrap();
+        std::fs::write(db_path(garbage.path()), b"not a database at all").unwrap();
+        let err = Store::open(garbage.path(), true).err().unwrap();
+        assert!(
+            format!("{err:#}").contains("cannot open the crawl state"),
+            "{err:#}"
+        );
+        assert_eq!(
+            std::fs::read(db_path(garbage.path())).unwrap(),
+            b"not a database at all"
+        );
+        assert!(Store::open(tempfile::tempdir().unwrap().path(), false).is_err());
+    }
+}

@@ -1,0 +1,553 @@
+//! End-to-end crawls of the local test web (`crawlrank-testweb`, loopback only): the crawl
+//! order equals the simulator's, kills and stops lose nothing, politeness and robots.txt
+//! hold, faults and traps never stop the crawl, and the outputs (WARC, BVGraph, ranking) are
+//! what was crawled.
+
+use crawlrank_crawler::engine::{crawl, CrawlConfig, StopReason};
+use crawlrank_crawler::export;
+use crawlrank_frontier::{replay, Frontier, PolicyConfig, PolicyKind};
+use crawlrank_graph::Csr;
+use crawlrank_testweb::{
+    max_in_flight_per_host, min_gap_per_host, LogEntry, TestWeb, TestWebConfig,
+};
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A deterministic web: `n` pages, skewed outdegrees (0 to 11), distinct successors, some
+/// self-loops, preferential towards low ids (so some pages matter much more).
+fn graph(n: u32, seed: u64) -> Csr {
+    let mut x = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut arcs = Vec::new();
+    for v in 0..n {
+        let d = (next() % 12) as u32;
+        let mut seen = HashSet::new();
+        for _ in 0..d {
+            let r = next();
+            let w = if r % 3 == 0 {
+                (r >> 8) as u32 % (n / 10).max(1)
+            } else {
+                (r >> 8) as u32 % n
+            };
+            if seen.insert(w) {
+                arcs.push((v, w));
+            }
+        }
+    }
+    Csr::from_arcs(n as usize, &arcs)
+}
+
+fn reachable(g: &Csr, seeds: &[u32]) -> usize {
+    let mut seen: HashSet<u32> = seeds.iter().copied().collect();
+    let mut stack: Vec<u32> = seeds.to_vec();
+    while let Some(v) = stack.pop() {
+        for &w in g.successors(v as usize) {
+            if seen.insert(w) {
+                stack.push(w);
+            }
+        }
+    }
+    seen.len()
+}
+
+fn start_web(g: &Csr, cfg: TestWebConfig) -> TestWeb {
+    TestWeb::start_blocking(
+        Arc::new(g.clone()),
+        None,
+        "127.0.0.1:0".parse().unwrap(),
+        cfg,
+    )
+    .unwrap()
+}
+
+fn base_config(web: &TestWeb, state: &Path, seeds: Vec<String>, policy: &str) -> CrawlConfig {
+    let mut c = CrawlConfig {
+        state_dir: state.to_path_buf(),
+        seeds,
+        policy: policy.into(),
+        concurrency: 1,
+        retry_backoff: Duration::from_millis(20),
+        ..CrawlConfig::default()
+    };
+    c.fetch.proxy = Some(web.proxy_url());
+    c.fetch.timeout = Duration::from_secs(5);
+    c
+}
+
+fn run(c: &CrawlConfig) -> crawlrank_crawler::CrawlReport {
+    crawl(c, &AtomicBool::new(false), &mut |_| {}).unwrap()
+}
+
+/// Requests for graph pages, per node.
+fn page_fetches(log: &[LogEntry]) -> HashMap<u32, usize> {
+    let mut m = HashMap::new();
+    for e in log {
+        if let Some(v) = e.node {
+            *m.entry(v).or_insert(0) += 1;
+        }
+    }
+    m
+}
+
+#[test]
+fn crawl_order_is_the_simulators_for_bfs_fica_and_opic() {
+    let g = graph(400, 7);
+    let seeds = [0u32, 5];
+    let r = reachable(&g, &seeds) as u64;
+    let web = start_web(&g, TestWebConfig::default());
+    for (policy, batch) in [
+        ("bfs", 1),
+        ("fica", r.div_ceil(72)),
+        ("opic", 1),
+        ("fica", 10),
+        ("ieca", 7),
+        ("batch-pagerank", 25),
+    ] {
+        let config = PolicyConfig {
+            batch,
+            expected_pages: r,
+            total_pages: g.num_nodes() as u64,
+            ..PolicyConfig::default()
+        };
+        let mut frontier =
+            Frontier::with_policy(PolicyKind::parse(policy).unwrap(), &config).unwrap();
+        let expected = replay(&g, &mut frontier, &seeds);
+        assert_eq!(expected.len() as u64, r);
+
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = base_config(&web, dir.path(), web.seed_urls(&seeds), policy);
+        c.batch = Some(batch);
+        c.expected_pages = Some(r);
+        c.total_pages = Some(g.num_nodes() as u64);
+        web.clear_log();
+        let report = run(&c);
+        assert_eq!(report.stop, StopReason::Exhausted);
+        let order: Vec<u32> = export::crawl_order(dir.path())
+            .unwrap()
+            .iter()
+            .map(|u| web.node_of(u).unwrap())
+            .collect();
+        assert_eq!(order, expected, "{policy} K={batch}");
+        // And the fetches happened in that order, each once.
+        let fetched: Vec<u32> = web.log().iter().filter_map(|e| e.node).collect();
+        assert_eq!(fetched, expected, "{policy}: server-side order");
+    }
+    web.shutdown_blocking();
+}
+
+#[test]
+fn robots_and_politeness_are_honoured() {
+    let g = graph(160, 3);
+    let cfg = TestWebConfig {
+        robots: Some("Disallow: /p1\nCrawl-delay: 0.05".into()),
+        latency: Duration::from_millis(2),
+        ..TestWebConfig::default()
+    };
+    let web = start_web(&g, cfg);
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = base_config(&web, dir.path(), web.seed_urls(&[0, 2, 3]), "fica");
+    c.concurrency = 16;
+    let report = run(&c);
+    assert_eq!(report.stop, StopReason::Exhausted);
+    let log = web.log();
+    assert!(
+        log.iter().all(|e| !e.path.starts_with("/p1")),
+        "a disallowed page was fetched"
+    );
+    assert!(report.stats.robots_disallowed > 0);
+    for (host, n) in max_in_flight_per_host(&log) {
+        assert_eq!(n, 1, "{host} had {n} requests at once");
+    }
+    for (host, gap) in min_gap_per_host(&log) {
+        assert!(
+            gap >= Duration::from_millis(49),
+            "{host}: only {gap:?} between two requests"
+        );
+    }
+    // Several hosts were crawled in parallel: the run took far less than the sum of delays.
+    assert!(web.num_hosts() > 5);
+
+    // --delay above the Crawl-delay wins.
+    let web2 = start_web(
+        &g,
+        TestWebConfig {
+            robots: Some("Crawl-delay: 0.01".into()),
+            ..TestWebConfig::default()
+        },
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = base_config(&web2, dir.path(), web2.seed_urls(&[0]), "bfs");
+    c.concurrency = 8;
+    c.delay = Duration::from_millis(40);
+    c.max_pages = Some(40);
+    run(&c);
+    for (host, gap) in min_gap_per_host(&web2.log()) {
+        assert!(gap >= Duration::from_millis(39), "{host}: only {gap:?}");
+    }
+    web.shutdown_blocking();
+    web2.shutdown_blocking();
+}
+
+#[test]
+fn faults_and_traps_do_not_stop_the_crawl() {
+    let g = graph(120, 11);
+    let cfg = TestWebConfig {
+        traps: true,
+        trap_link_nodes: vec![0],
+        error_rate: 0.15,
+        seed: 4,
+        huge_bytes: 3_000_000,
+        slow_delay: Duration::from_secs(4),
+        ..TestWebConfig::default()
+    };
+    let web = start_web(&g, cfg);
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = base_config(&web, dir.path(), web.seed_urls(&[0]), "opic");
+    c.concurrency = 8;
+    c.max_retries = 6;
+    c.fetch.timeout = Duration::from_millis(1500);
+    c.fetch.max_body = 1 << 20;
+    c.max_pages_per_host = 150;
+    c.fetch.url_rules.max_path_depth = 8;
+    let report = run(&c);
+    assert_eq!(report.stop, StopReason::Exhausted);
+    let log = web.log();
+    let requested: HashSet<String> = log
+        .iter()
+        .map(|e| format!("http://{}{}", e.host, e.path))
+        .collect();
+    let exp = web.trap_expectations();
+    for u in &exp.must_fetch {
+        assert!(requested.contains(u), "never fetched {u}");
+    }
+    for u in &exp.must_not_fetch {
+        assert!(!requested.contains(u), "fetched {u}");
+    }
+    for p in &exp.bounded_prefixes {
+        let n = log
+            .iter()
+            .filter(|e| format!("http://{}{}", e.host, e.path).starts_with(p.as_str()))
+            .count();
+        assert!(n <= 160, "{n} requests under {p}");
+    }
+    // Every reachable graph page was eventually fetched with success.
+    let ok: HashSet<u32> = log
+        .iter()
+        .filter(|e| e.status == 200)
+        .filter_map(|e| e.node)
+        .collect();
+    assert_eq!(ok.len(), reachable(&g, &[0]));
+    let s = &report.stats;
+    assert!(
+        s.retries > 0 && s.too_large >= 1 && s.timeouts >= 1 && s.redirects >= 4,
+        "{s}"
+    );
+    assert!(
+        s.pages_not_html >= 1
+            && s.http_errors >= 2
+            && s.robots_disallowed >= 1
+            && s.host_cap_links > 0,
+        "{s}"
+    );
+    web.shutdown_blocking();
+}
+
+#[test]
+fn outputs_warc_graph_and_ranking() {
+    let g = graph(200, 5);
+    let web = start_web(&g, TestWebConfig::default());
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = base_config(&web, dir.path(), web.seed_urls(&[0]), "fica");
+    c.concurrency = 4;
+    let report = run(&c);
+    let r = reachable(&g, &[0]);
+    assert_eq!(report.stats.pages_html as usize, r);
+
+    // WARC: one response and one request record per page, plus warcinfo.
+    let mut text = String::new();
+    for e in std::fs::read_dir(dir.path().join("warc")).unwrap() {
+        let bytes = std::fs::read(e.unwrap().path()).unwrap();
+        std::io::Read::read_to_string(
+            &mut flate2::read::MultiGzDecoder::new(&bytes[..]),
+            &mut text,
+        )
+        .unwrap();
+    }
+    assert_eq!(text.matches("WARC-Type: response").count(), r);
+    assert_eq!(text.matches("WARC-Type: request").count(), r);
+    assert_eq!(text.matches("WARC-Type: warcinfo").count(), 1);
+
+    // The exported graph is the crawled part of the web, arc for arc.
+    let out = dir.path().join("export/crawl");
+    let e = export::export_graph(dir.path(), &out).unwrap();
+    assert_eq!(e.nodes, r);
+    let urls = crawlrank_graph::urls::read_urls(&out.with_extension("urls")).unwrap();
+    let cache = crawlrank_graph::Cache::new(dir.path().join("cache"));
+    let bv = crawlrank_graph::BvWebGraph::open(&out, &cache).unwrap();
+    let csr = bv.to_csr().unwrap();
+    let mut got: Vec<(u32, u32)> = csr
+        .arcs()
+        .map(|(s, d)| {
+            (
+                web.node_of(&urls[s as usize]).unwrap(),
+                web.node_of(&urls[d as usize]).unwrap(),
+            )
+        })
+        .collect();
+    let mut want: Vec<(u32, u32)> = g
+        .arcs()
+        .filter(|&(s, _)| urls.iter().any(|u| web.node_of(u) == Some(s)))
+        .collect();
+    got.sort_unstable();
+    want.sort_unstable();
+    assert_eq!(got, want);
+
+    // The ranking: every scored URL once, scores non-increasing.
+    let rank = dir.path().join("rank.tsv");
+    let (scored, _) = export::export_ranking(dir.path(), &rank).unwrap();
+    let lines = std::fs::read_to_string(&rank).unwrap();
+    let scores: Vec<f64> = lines
+        .lines()
+        .map(|l| l.split('\t').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(scores.len(), scored);
+    assert!(scored > 0 && scores.windows(2).all(|w| w[0] >= w[1]));
+    let st = export::status(dir.path()).unwrap();
+    assert_eq!((st.crawled as usize, st.pending, st.frontier), (r, 0, 0));
+    assert!(st.to_string().contains("policy fica"));
+    web.shutdown_blocking();
+}
+
+#[test]
+fn stop_and_resume_fetch_every_page_once() {
+    let g = graph(300, 9);
+    let web = start_web(
+        &g,
+        TestWebConfig {
+            latency: Duration::from_millis(3),
+            ..TestWebConfig::default()
+        },
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = base_config(&web, dir.path(), web.seed_urls(&[0]), "ieca");
+    c.concurrency = 4;
+    c.stop_grace = Duration::from_millis(0);
+    let stop = Arc::new(AtomicBool::new(false));
+    let s2 = stop.clone();
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        s2.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    let first = crawl(&c, &stop, &mut |_| {}).unwrap();
+    t.join().unwrap();
+    assert_eq!(first.stop, StopReason::Interrupted);
+    assert!(first.pages_this_run > 0);
+    let second = run(&c);
+    assert_eq!(second.stop, StopReason::Exhausted);
+    let fetches = page_fetches(&web.log());
+    let r = reachable(&g, &[0]);
+    assert_eq!(fetches.len(), r);
+    let dups: usize = fetches.values().map(|&n| n - 1).sum();
+    assert!(dups <= c.concurrency, "{dups} pages fetched twice");
+    // A different policy on the same state is refused.
+    c.policy = "bfs".into();
+    let err = crawl(&c, &AtomicBool::new(false), &mut |_| {})
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("policy 'ieca'"), "{err}");
+    web.shutdown_blocking();
+}
+
+/// Runs a crawl in this process when spawned as a child by [`kill_9_and_resume`].
+#[test]
+fn child_crawl_entry() {
+    let Ok(args) = std::env::var("CRAWLRANK_TEST_CHILD") else {
+        return;
+    };
+    let mut it = args.split('\t');
+    let (state, proxy, seed) = (it.next().unwrap(), it.next().unwrap(), it.next().unwrap());
+    let c = CrawlConfig {
+        state_dir: state.into(),
+        seeds: vec![seed.to_string()],
+        policy: "fica".into(),
+        concurrency: 4,
+        fetch: crawlrank_crawler::FetchConfig {
+            proxy: Some(proxy.into()),
+            ..Default::default()
+        },
+        ..CrawlConfig::default()
+    };
+    run(&c);
+}
+
+#[test]
+fn kill_9_and_resume() {
+    let g = graph(500, 13);
+    let web = start_web(
+        &g,
+        TestWebConfig {
+            latency: Duration::from_millis(2),
+            ..TestWebConfig::default()
+        },
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let args = format!(
+        "{}\t{}\t{}",
+        dir.path().display(),
+        web.proxy_url(),
+        web.url(0)
+    );
+    let r = reachable(&g, &[0]);
+    let mut kills = 0;
+    for target in [30, 120, 250, 380] {
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "child_crawl_entry",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("CRAWLRANK_TEST_CHILD", &args)
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            let done = web.log().iter().filter(|e| e.node.is_some()).count();
+            if done >= target
+                || child.try_wait().unwrap().is_some()
+                || std::time::Instant::now() > deadline
+            {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        if child.try_wait().unwrap().is_none() {
+            child.kill().unwrap(); // SIGKILL
+            kills += 1;
+        }
+        child.wait().unwrap();
+    }
+    // Finish in this process.
+    let c = CrawlConfig {
+        state_dir: dir.path().into(),
+        policy: "fica".into(),
+        concurrency: 4,
+        fetch: crawlrank_crawler::FetchConfig {
+            proxy: Some(web.proxy_url()),
+            ..Default::default()
+        },
+        ..CrawlConfig::default()
+    };
+    assert_eq!(run(&c).stop, StopReason::Exhausted);
+    let fetches = page_fetches(&web.log());
+    assert_eq!(fetches.len(), r, "every reachable page fetched");
+    let dups: usize = fetches.values().map(|&n| n - 1).sum();
+    assert!(kills >= 2, "the crawl finished before the kills");
+    assert!(
+        dups <= kills * 4,
+        "{dups} duplicate fetches after {kills} kills at concurrency 4"
+    );
+    let st = export::status(dir.path()).unwrap();
+    assert_eq!(st.crawled as usize, r);
+    web.shutdown_blocking();
+}
+
+/// The CLI's `crawl`, `export` and `status` command files, through the `crawl_cli` example
+/// (which `cargo test` builds beside this test).
+#[test]
+fn cli_commands_crawl_resume_status_export() {
+    let exe = std::env::current_exe().unwrap();
+    let Some(bin) = exe
+        .parent()
+        .and_then(Path::parent)
+        .map(|d| d.join("examples/crawl_cli"))
+    else {
+        return;
+    };
+    if !bin.is_file() {
+        eprintln!("skipping: {} not built", bin.display());
+        return;
+    }
+    let g = graph(100, 21);
+    let web = start_web(&g, TestWebConfig::default());
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = dir.path().join("seeds.txt");
+    std::fs::write(&seeds, format!("# seeds\n{}\n\n", web.url(0))).unwrap();
+    let state = dir.path().join("state");
+    let cli = |args: &[&str]| {
+        let out = std::process::Command::new(&bin)
+            .args(args)
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.success(), text)
+    };
+    let (st, s, p) = (
+        state.to_str().unwrap(),
+        seeds.to_str().unwrap(),
+        web.proxy_url(),
+    );
+    let (ok, out) = cli(&[
+        "crawl",
+        "--seeds",
+        s,
+        "--state",
+        st,
+        "--proxy",
+        &p,
+        "--delay",
+        "0",
+        "--max-pages",
+        "20",
+    ]);
+    assert!(
+        ok && out.contains("--max-pages reached") && out.contains("resume with"),
+        "{out}"
+    );
+    let (ok, out) = cli(&["crawl", "--state", st, "--proxy", &p, "--delay", "0"]);
+    assert!(ok && out.contains("the frontier is empty"), "{out}");
+    let (ok, out) = cli(&["status", "--state", st]);
+    assert!(
+        ok && out.contains(&format!("pages finished    {}", reachable(&g, &[0]))),
+        "{out}"
+    );
+    let base = dir.path().join("g");
+    let rank = dir.path().join("rank.tsv");
+    let (ok, out) = cli(&[
+        "export",
+        "--state",
+        st,
+        "--out",
+        base.to_str().unwrap(),
+        "--ranking",
+        rank.to_str().unwrap(),
+    ]);
+    assert!(
+        ok && base.with_extension("graph").is_file() && rank.is_file(),
+        "{out}"
+    );
+    let (ok, out) = cli(&["crawl", "--state", st, "--policy", "bfs"]);
+    assert!(!ok && out.contains("policy 'fica'"), "{out}");
+    let (ok, out) = cli(&[
+        "status",
+        "--state",
+        dir.path().join("none").to_str().unwrap(),
+    ]);
+    assert!(!ok && out.contains("holds no crawl state"), "{out}");
+    web.shutdown_blocking();
+}
