@@ -366,48 +366,68 @@ fn http_get(addr: &str, url: &str) -> String {
     out
 }
 
+/// A `crawlrank serve` child process serving `graph` (an arc-list file) on a free loopback
+/// port; killed when dropped.
+struct Served {
+    child: std::process::Child,
+    addr: String,
+}
+
+impl Served {
+    fn start(env: &Env, graph: &Path) -> Served {
+        use std::io::{BufRead, BufReader};
+        let mut child = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
+            .arg("--cache")
+            .arg(env.cache.path())
+            .args([
+                "serve",
+                "--graph",
+                graph.to_str().unwrap(),
+                "--addr",
+                "127.0.0.1:0",
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        let addr = first
+            .split("http://")
+            .nth(1)
+            .and_then(|s| s.split_whitespace().next());
+        let Some(addr) = addr.map(str::to_string) else {
+            child.kill().ok();
+            panic!("serve did not print its address: {first}");
+        };
+        Served { child, addr }
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        self.child.kill().ok();
+        self.child.wait().ok();
+    }
+}
+
 #[test]
 fn serve_a_graph_as_a_local_test_web() {
-    use std::io::{BufRead, BufReader};
     let env = Env::new();
     let four = env.write("four.txt", "0 1\n0 2\n1 2\n2 0\n");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
-        .arg("--cache")
-        .arg(env.cache.path())
-        .args([
-            "serve",
-            "--graph",
-            four.to_str().unwrap(),
-            "--addr",
-            "127.0.0.1:0",
-        ])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let addr = first
-        .split("http://")
-        .nth(1)
-        .and_then(|s| s.split_whitespace().next())
-        .map(str::to_string);
-    let result = std::panic::catch_unwind(|| {
-        let addr = addr.expect("serve prints its address");
-        let page = http_get(&addr, "http://h0.crawlrank.test/p0.html");
+    {
+        let web = Served::start(&env, &four);
+        let page = http_get(&web.addr, "http://h0.crawlrank.test/p0.html");
         assert!(page.starts_with("HTTP/1.1 200"), "{page}");
         let p1 = page.find("/p1.html").expect("link to page 1");
         let p2 = page.find("/p2.html").expect("link to page 2");
         assert!(p1 < p2, "links in graph order");
-        assert!(http_get(&addr, "http://h0.crawlrank.test/nope.html").starts_with("HTTP/1.1 404"));
-        assert!(http_get(&addr, "http://h0.crawlrank.test/robots.txt").contains("User-agent"));
-    });
-    child.kill().ok();
-    child.wait().ok();
-    if let Err(e) = result {
-        std::panic::resume_unwind(e);
+        assert!(
+            http_get(&web.addr, "http://h0.crawlrank.test/nope.html").starts_with("HTTP/1.1 404")
+        );
+        assert!(http_get(&web.addr, "http://h0.crawlrank.test/robots.txt").contains("User-agent"));
     }
     // Bad values are clear errors.
     fails(
@@ -429,5 +449,79 @@ fn serve_a_graph_as_a_local_test_web() {
             "1.5",
         ]),
         &["error"],
+    );
+}
+
+#[test]
+fn crawl_resume_status_and_export_a_served_graph() {
+    let env = Env::new();
+    // 100 pages, all reachable from page 0: a ring with chords.
+    let mut text = String::new();
+    for v in 0..100 {
+        text.push_str(&format!(
+            "{v} {}\n{v} {}\n",
+            (v + 1) % 100,
+            (v * 13 + 7) % 100
+        ));
+    }
+    let arcs = env.write("ring.txt", &text);
+    let web = Served::start(&env, &arcs);
+    let proxy = format!("http://{}", web.addr);
+    let seeds = env.write("seeds.txt", "# seeds\nhttp://h0.crawlrank.test/p0.html\n\n");
+    let state = env.path("state");
+    let st = state.to_str().unwrap();
+    let all = |out: &Output| {
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    };
+    let crawl = |extra: &[&str]| {
+        let mut args = vec!["crawl", "--state", st, "--proxy", &proxy, "--delay", "0"];
+        args.extend_from_slice(extra);
+        env.run(&args)
+    };
+    let out = crawl(&["--seeds", seeds.to_str().unwrap(), "--max-pages", "20"]);
+    assert!(
+        out.status.success()
+            && all(&out).contains("--max-pages reached")
+            && all(&out).contains("resume with"),
+        "{}",
+        all(&out)
+    );
+    let out = crawl(&[]);
+    assert!(
+        out.status.success() && all(&out).contains("the frontier is empty"),
+        "{}",
+        all(&out)
+    );
+    let status = ok(&env.run(&["status", "--state", st]));
+    assert!(status.contains("pages finished    100"), "{status}");
+    let base = env.path("crawled");
+    let ranking = env.path("rank.tsv");
+    ok(&env.run(&[
+        "export",
+        "--state",
+        st,
+        "--out",
+        base.to_str().unwrap(),
+        "--ranking",
+        ranking.to_str().unwrap(),
+    ]));
+    let urls = std::fs::read_to_string(env.path("crawled.urls")).unwrap();
+    assert_eq!(urls.lines().count(), 100);
+    assert_eq!(
+        std::fs::read_to_string(&ranking).unwrap().lines().count(),
+        100
+    );
+    // The exported crawl is a graph the other commands take.
+    let info = ok(&env.run(&["info", "--graph", base.to_str().unwrap()]));
+    assert!(info.contains("200"), "{info}");
+    // A resumed crawl must keep its policy; a missing state is an error.
+    fails(&crawl(&["--policy", "bfs"]), &["policy 'fica'"]);
+    fails(
+        &env.run(&["status", "--state", env.path("none").to_str().unwrap()]),
+        &["holds no crawl state"],
     );
 }
