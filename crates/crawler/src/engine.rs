@@ -300,18 +300,7 @@ impl Engine {
         // Pages in flight when the last run ended go first, in their pop order.
         let now = Instant::now();
         for p in replayed.pending {
-            let host = e.host_of(p)?;
-            let seq = e.next_seq();
-            e.sched.push(
-                host,
-                seq,
-                Waiting {
-                    page: p,
-                    attempts: 0,
-                    not_before: None,
-                },
-                now,
-            );
+            e.schedule(p, now)?;
         }
         e.seed()?;
         Ok(e)
@@ -320,6 +309,20 @@ impl Engine {
     fn next_seq(&mut self) -> u64 {
         self.pop_seq += 1;
         self.pop_seq - 1
+    }
+
+    /// Queues a freshly popped page (or one in flight at the last stop) behind its host, in
+    /// pop order.
+    fn schedule(&mut self, p: PageId, now: Instant) -> Result<()> {
+        let host = self.host_of(p)?;
+        let seq = self.next_seq();
+        let waiting = Waiting {
+            page: p,
+            attempts: 0,
+            not_before: None,
+        };
+        self.sched.push(host, seq, waiting, now);
+        Ok(())
     }
 
     fn host_of(&self, p: PageId) -> Result<HostId> {
@@ -447,18 +450,7 @@ impl Engine {
             let Some(p) = self.frontier.pop() else { break };
             self.batch.events.push(Event::Popped(p));
             self.popped += 1;
-            let host = self.host_of(p)?;
-            let seq = self.next_seq();
-            self.sched.push(
-                host,
-                seq,
-                Waiting {
-                    page: p,
-                    attempts: 0,
-                    not_before: None,
-                },
-                now,
-            );
+            self.schedule(p, now)?;
         }
         Ok(())
     }

@@ -378,18 +378,7 @@ impl Sweep<'_> {
 
 /// Checks that `v` is a probability distribution over `n` pages.
 fn check_distribution(v: &[f64], n: usize) -> Result<()> {
-    ensure!(
-        v.len() == n,
-        "it has {} entries but the graph has {n} pages",
-        v.len()
-    );
-    if let Some(i) = v.iter().position(|x| !(x.is_finite() && *x >= 0.0)) {
-        bail!(
-            "entry {i} is {}: entries must be finite and non-negative",
-            v[i]
-        );
-    }
-    let sum: f64 = v.iter().sum();
+    let sum = checked_sum(v, n)?;
     ensure!(
         (sum - 1.0).abs() <= 1e-6,
         "its entries sum to {sum}, not 1 (tolerance 1e-6)"
@@ -399,6 +388,13 @@ fn check_distribution(v: &[f64], n: usize) -> Result<()> {
 
 /// `v` rescaled to sum 1, after checking it has `n` finite non-negative entries, not all 0.
 fn normalised(v: &[f64], n: usize) -> Result<Vec<f64>> {
+    let sum = checked_sum(v, n)?;
+    ensure!(sum > 0.0, "all its entries are 0");
+    Ok(v.iter().map(|x| x / sum).collect())
+}
+
+/// The sum of `v`, after checking it has `n` entries, all finite and non-negative.
+fn checked_sum(v: &[f64], n: usize) -> Result<f64> {
     ensure!(
         v.len() == n,
         "it has {} entries but the graph has {n} pages",
@@ -410,9 +406,7 @@ fn normalised(v: &[f64], n: usize) -> Result<Vec<f64>> {
             v[i]
         );
     }
-    let sum: f64 = v.iter().sum();
-    ensure!(sum > 0.0, "all its entries are 0");
-    Ok(v.iter().map(|x| x / sum).collect())
+    Ok(v.iter().sum())
 }
 
 /// The outdegree of every page of `graph`.

@@ -44,6 +44,13 @@ impl PageValues {
     }
 }
 
+/// FICA's eq. 3: the distance a page at `d_p` with `outdegree` out-links hands its children,
+/// `α·log O(p) + (1−α)·d_p` with the learning rate `α = exp(−β·t)` (eq. 4).
+fn log_distance(beta: f64, clock: &Clock, outdegree: usize, d_p: f64) -> f64 {
+    let alpha = (-beta * clock.t as f64).exp();
+    alpha * log10(outdegree as f64) + (1.0 - alpha) * d_p
+}
+
 /// `fica`: logarithmic distance, smallest first.
 #[derive(Debug)]
 pub struct Fica {
@@ -82,8 +89,7 @@ impl Policy for Fica {
         if links.is_empty() {
             return;
         }
-        let alpha = (-self.beta * clock.t as f64).exp();
-        let d = alpha * log10(links.len() as f64) + (1.0 - alpha) * self.dist.get(page);
+        let d = log_distance(self.beta, clock, links.len(), self.dist.get(page));
         for &u in links {
             if pages.is_crawled(u) {
                 continue;
@@ -193,8 +199,7 @@ impl Policy for FicaPlus {
         if links.is_empty() {
             return;
         }
-        let alpha = (-self.beta * clock.t as f64).exp();
-        let d = alpha * log10(links.len() as f64) + (1.0 - alpha) * self.dist.get(page);
+        let d = log_distance(self.beta, clock, links.len(), self.dist.get(page));
         for &u in links {
             if pages.is_crawled(u) {
                 continue;

@@ -151,7 +151,7 @@ impl Default for PolicyConfig {
             total_pages: 1,
             rng_seed: 0,
             beta: 0.1,
-            batch_pagerank_threshold: 1e-7,
+            batch_pagerank_threshold: 1e-6,
             true_pagerank: None,
         }
     }
