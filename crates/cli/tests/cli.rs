@@ -518,6 +518,37 @@ fn crawl_resume_status_and_export_a_served_graph() {
     // The exported crawl is a graph the other commands take.
     let info = ok(&env.run(&["info", "--graph", base.to_str().unwrap()]));
     assert!(info.contains("200"), "{info}");
+    // Malformed and unreachable seeds are clear errors (port 9 on loopback: nothing listens).
+    let bad = env.write("bad-seeds.txt", "not a url\n");
+    let b = env.path("bad-state");
+    fails(
+        &env.run(&[
+            "crawl",
+            "--seeds",
+            bad.to_str().unwrap(),
+            "--state",
+            b.to_str().unwrap(),
+            "--proxy",
+            &proxy,
+        ]),
+        &["not a url"],
+    );
+    let gone = env.write("gone.txt", "http://gone.crawlrank.test/\n");
+    let g = env.path("gone-state");
+    let args = [
+        "crawl",
+        "--seeds",
+        gone.to_str().unwrap(),
+        "--state",
+        g.to_str().unwrap(),
+        "--proxy",
+        "http://127.0.0.1:9",
+        "--delay",
+        "0",
+        "--max-retries",
+        "0",
+    ];
+    fails(&env.run(&args), &["no page could be fetched"]);
     // A resumed crawl must keep its policy; a missing state is an error.
     fails(&crawl(&["--policy", "bfs"]), &["policy 'fica'"]);
     fails(

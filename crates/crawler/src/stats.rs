@@ -76,6 +76,11 @@ impl Stats {
             + self.robots_disallowed
     }
 
+    /// Responses received from a server for pages (not robots.txt), whatever their status.
+    pub fn pages_answered(&self) -> u64 {
+        self.pages_html + self.pages_not_html + self.redirects + self.http_errors + self.too_large
+    }
+
     /// Errors of any kind (for the progress line).
     pub fn errors(&self) -> u64 {
         self.http_errors + self.fetch_errors + self.too_large

@@ -131,6 +131,15 @@ pub fn run(args: Args) -> Result<()> {
         report.frontier
     );
     print!("{}", report.stats);
+    if report.stop == StopReason::Exhausted && report.stats.pages_answered() == 0 {
+        anyhow::bail!(
+            "no page could be fetched: the seeds' hosts did not answer ({} fetch errors, {} timeouts) or \
+             their robots.txt could not be read or disallows them ({} pages); check the seeds and the network",
+            report.stats.fetch_errors,
+            report.stats.timeouts,
+            report.stats.robots_disallowed
+        );
+    }
     if report.stop != StopReason::Exhausted {
         println!(
             "resume with: crawlrank crawl --state {} --policy {}{}",
