@@ -56,8 +56,7 @@ pub fn export_graph(dir: &Path, out: &Path) -> Result<GraphExport> {
     g.add_arcs(arcs.iter().copied());
     let staged = StagedBasename::new(out)?;
     let base = staged.basename();
-    let tmp = base.parent().map(Path::to_path_buf).unwrap_or_default();
-    crawlrank_graph::bv::write_bvgraph(&g, n, &base, &tmp)?;
+    crawlrank_graph::bv::write_bvgraph(&g, &base)?;
     crawlrank_graph::urls::write_urls(&staged.path(".urls"), &loaded.urls)?;
     staged.commit()?;
     Ok(GraphExport {

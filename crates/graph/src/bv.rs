@@ -177,7 +177,7 @@ impl BvWebGraph {
             dotless_name(&self.basename)?
         ));
         if !is_bvgraph(&built) {
-            write_transpose(&self.graph, &built, &self.cache_dir)?;
+            write_transpose(&self.graph, &built)?;
         }
         Ok(built)
     }
@@ -381,12 +381,8 @@ fn write_ef(ef_path: &Path, offsets: &[u64], bits: u64) -> Result<()> {
 }
 
 /// Writes the transpose of `graph` as a BVGraph at `basename`, sorting arcs in external memory
-/// under `tmp_dir` (memory stays bounded on billion-arc graphs).
-pub fn write_transpose(
-    graph: &impl SequentialGraph,
-    basename: &Path,
-    tmp_dir: &Path,
-) -> Result<()> {
+/// in the system temporary directory (memory stays bounded on billion-arc graphs).
+pub fn write_transpose(graph: &impl SequentialGraph, basename: &Path) -> Result<()> {
     let staged = crate::atomic::StagedBasename::new(basename)?;
     let sorted = webgraph::transform::transpose_seq(
         graph,
@@ -394,18 +390,13 @@ pub fn write_transpose(
         &mut dsi_progress_logger::no_logging![],
     )
     .context("cannot sort the arcs of the transpose")?;
-    write_bvgraph(sorted, graph.num_nodes(), &staged.basename(), tmp_dir)?;
+    write_bvgraph(sorted, &staged.basename())?;
     staged.commit()
 }
 
 /// Compresses a sequential graph to a BVGraph at `basename` (`.graph`, `.offsets`,
 /// `.properties`) with the Java defaults. Callers stage `basename` for atomicity.
-pub fn write_bvgraph(
-    graph: impl SequentialGraph,
-    _num_nodes: usize,
-    basename: &Path,
-    _tmp_dir: &Path,
-) -> Result<u64> {
+pub fn write_bvgraph(graph: impl SequentialGraph, basename: &Path) -> Result<u64> {
     // webgraph derives file names with `Path::with_extension`, which would turn `g.v1` into
     // `g.graph`: compress under a dot-free name and rename.
     let plain = basename.with_file_name(dotless_name(basename)?);

@@ -12,7 +12,7 @@ fn write(dir: &Path, name: &str, g: &Csr) -> PathBuf {
     let base = dir.join(name);
     let mut vg = VecGraph::empty(g.num_nodes());
     vg.add_arcs(g.arcs().map(|(s, d)| (s as usize, d as usize)));
-    bv::write_bvgraph(&vg, g.num_nodes(), &base, dir).unwrap();
+    bv::write_bvgraph(&vg, &base).unwrap();
     base
 }
 
