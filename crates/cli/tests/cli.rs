@@ -556,3 +556,84 @@ fn crawl_resume_status_and_export_a_served_graph() {
         &["holds no crawl state"],
     );
 }
+
+/// A tmpfs of a given size mounted on a fresh directory, unmounted when dropped.
+struct SmallDisk {
+    dir: tempfile::TempDir,
+}
+
+impl SmallDisk {
+    /// `None` (and a message) where mounting is not permitted, e.g. without root.
+    fn mount(size: &str) -> Option<SmallDisk> {
+        let dir = tempfile::tempdir().unwrap();
+        let status = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir.path())
+            .stderr(std::process::Stdio::null())
+            .status();
+        if status.map(|s| s.success()).unwrap_or(false) {
+            Some(SmallDisk { dir })
+        } else {
+            eprintln!(
+                "skipping: cannot mount a tmpfs here (needs root), so no full disk to test on"
+            );
+            None
+        }
+    }
+
+    fn resize(&self, size: &str) {
+        let ok = Command::new("mount")
+            .args(["-o", &format!("remount,size={size}")])
+            .arg(self.dir.path())
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.dir.path()).status();
+    }
+}
+
+#[test]
+fn a_full_disk_is_a_clear_error_and_the_state_stays_usable() {
+    let Some(disk) = SmallDisk::mount("400k") else {
+        return;
+    };
+    let env = Env::new();
+    let mut text = String::new();
+    for v in 0..3000 {
+        for w in [(v + 1) % 3000, (v * 13 + 7) % 3000, (v * 101 + 3) % 3000] {
+            text.push_str(&format!("{v} {w}\n"));
+        }
+    }
+    let arcs = env.write("web.txt", &text);
+    let web = Served::start(&env, &arcs);
+    let proxy = format!("http://{}", web.addr);
+    let seeds = env.write("seeds.txt", "http://h0.crawlrank.test/p0.html\n");
+    let state = disk.dir.path().join("state");
+    let st = state.to_str().unwrap();
+    let crawl = |extra: &[&str]| {
+        let mut args = vec!["crawl", "--state", st, "--proxy", &proxy, "--delay", "0"];
+        args.extend_from_slice(extra);
+        env.run(&args)
+    };
+    fails(
+        &crawl(&["--seeds", seeds.to_str().unwrap()]),
+        &["is the disk full?"],
+    );
+    // The state is readable as it stands, and a crawl resumed with room to spare finishes.
+    let status = ok(&env.run(&["status", "--state", st]));
+    assert!(status.contains("pages finished"), "{status}");
+    disk.resize("64m");
+    let out = crawl(&[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let status = ok(&env.run(&["status", "--state", st]));
+    assert!(status.contains("pages finished    3000"), "{status}");
+}
