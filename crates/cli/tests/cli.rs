@@ -371,6 +371,8 @@ fn http_get(addr: &str, url: &str) -> String {
 struct Served {
     child: std::process::Child,
     addr: String,
+    /// Kept open for the child's lifetime: a closed pipe would make its next print fail.
+    _stdout: std::io::BufReader<std::process::ChildStdout>,
 }
 
 impl Served {
@@ -391,9 +393,8 @@ impl Served {
             .spawn()
             .unwrap();
         let mut first = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut first)
-            .unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        stdout.read_line(&mut first).unwrap();
         let addr = first
             .split("http://")
             .nth(1)
@@ -402,7 +403,11 @@ impl Served {
             child.kill().ok();
             panic!("serve did not print its address: {first}");
         };
-        Served { child, addr }
+        Served {
+            child,
+            addr,
+            _stdout: stdout,
+        }
     }
 }
 
