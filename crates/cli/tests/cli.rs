@@ -642,3 +642,71 @@ fn a_full_disk_is_a_clear_error_and_the_state_stays_usable() {
     let status = ok(&env.run(&["status", "--state", st]));
     assert!(status.contains("pages finished    3000"), "{status}");
 }
+
+#[test]
+fn the_ranking_is_exportable_while_a_crawl_runs() {
+    let env = Env::new();
+    let mut text = String::new();
+    for v in 0..100 {
+        text.push_str(&format!(
+            "{v} {}\n{v} {}\n",
+            (v + 1) % 100,
+            (v * 13 + 7) % 100
+        ));
+    }
+    let arcs = env.write("ring.txt", &text);
+    let web = Served::start(&env, &arcs);
+    let seeds = env.write("seeds.txt", "http://h0.crawlrank.test/p0.html\n");
+    let state = env.path("state");
+    // A slow crawl: one request at a time, a second apart per host (8 pages per host); with
+    // 100 expected pages, K = 2 and the ranking snapshot is refreshed every 2 pages.
+    let mut crawl = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
+        .args([
+            "crawl",
+            "--seeds",
+            seeds.to_str().unwrap(),
+            "--state",
+            state.to_str().unwrap(),
+        ])
+        .args([
+            "--proxy",
+            &format!("http://{}", web.addr),
+            "--delay",
+            "1000",
+            "--concurrency",
+            "1",
+            "--expected-pages",
+            "100",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let snapshot = state.join("ranking.tsv");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !snapshot.is_file() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let ranking = env.path("ranking.tsv");
+    let out = env.run(&[
+        "export",
+        "--state",
+        state.to_str().unwrap(),
+        "--ranking",
+        ranking.to_str().unwrap(),
+    ]);
+    let running = crawl.try_wait().unwrap().is_none();
+    crawl.kill().ok();
+    crawl.wait().ok();
+    let stdout = ok(&out);
+    assert!(running, "the crawl should still have been running");
+    assert!(stdout.contains("latest snapshot"), "{stdout}");
+    let lines = std::fs::read_to_string(&ranking).unwrap();
+    assert!(lines.lines().count() >= 2, "{lines}");
+    assert!(
+        lines
+            .lines()
+            .all(|l| l.split('\t').count() == 2 && l.contains("http://")),
+        "{lines}"
+    );
+}

@@ -198,6 +198,11 @@ struct Engine {
     stats_dirty: bool,
     popped: u64,
     crawled: u64,
+    /// Pages between two ranking snapshots (the policy's batch size K).
+    snapshot_every: u64,
+    /// `crawled` when the last ranking snapshot was written, and when.
+    last_snapshot: u64,
+    last_snapshot_at: Instant,
     pop_seq: u64,
     in_flight: usize,
     pages_this_run: u64,
@@ -285,6 +290,9 @@ impl Engine {
             stats_dirty: false,
             popped: replayed.popped,
             crawled: replayed.crawled,
+            snapshot_every: config.batch.max(1),
+            last_snapshot: replayed.crawled,
+            last_snapshot_at: Instant::now(),
             pop_seq: 0,
             in_flight: 0,
             pages_this_run: 0,
@@ -429,6 +437,18 @@ impl Engine {
         let batch = std::mem::take(&mut self.batch);
         self.store.commit(&batch)?;
         self.stats_dirty = false;
+        Ok(())
+    }
+
+    /// Writes the policy's current ranking of every URL to the state's
+    /// [`RANKING_SNAPSHOT`](crate::export::RANKING_SNAPSHOT), which `export --ranking` reads
+    /// while this crawl holds the state.
+    fn snapshot_ranking(&mut self) -> Result<()> {
+        let path = self.cfg.state_dir.join(crate::export::RANKING_SNAPSHOT);
+        let frontier = &self.frontier;
+        crate::export::write_ranking(&path, &self.urls, |id| frontier.score(id))?;
+        self.last_snapshot = self.crawled;
+        self.last_snapshot_at = Instant::now();
         Ok(())
     }
 
@@ -635,6 +655,13 @@ impl Engine {
             // `concurrency` fetches are ever uncommitted. The pops of `dispatch` are
             // committed with the next step (a pop lost in a crash is simply replayed).
             self.commit()?;
+            // Every K pages, and at least every 30 s while pages are being crawled.
+            if self.crawled >= self.last_snapshot + self.snapshot_every
+                || (self.crawled > self.last_snapshot
+                    && self.last_snapshot_at.elapsed() >= SNAPSHOT_INTERVAL)
+            {
+                self.snapshot_ranking()?;
+            }
             if stopping.is_none() {
                 self.dispatch()?;
             }
@@ -680,6 +707,7 @@ impl Engine {
         };
         self.stats_dirty = true;
         self.commit()?;
+        self.snapshot_ranking()?;
         progress(&self.progress(start));
         Ok(CrawlReport {
             stop: reason,
@@ -694,6 +722,9 @@ impl Engine {
         })
     }
 }
+
+/// Longest time between two ranking snapshots while pages are being crawled.
+const SNAPSHOT_INTERVAL: Duration = Duration::from_secs(30);
 
 /// Default `UrlRules`, re-exported for the CLI's option defaults.
 pub fn default_url_rules() -> UrlRules {

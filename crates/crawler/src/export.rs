@@ -66,31 +66,76 @@ pub fn export_graph(dir: &Path, out: &Path) -> Result<GraphExport> {
     })
 }
 
+/// The ranking snapshot a crawl keeps in its state directory, refreshed every `K` crawled
+/// pages and when it stops, so the ranking can be read while the crawl holds the state.
+pub const RANKING_SNAPSHOT: &str = "ranking.tsv";
+
+/// What [`export_ranking`] wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RankingExport {
+    /// URLs written (those the policy scores).
+    pub scored: usize,
+    /// URLs left out because the policy has no score for them (unknown when read from a
+    /// snapshot).
+    pub unscored: Option<usize>,
+    /// Whether a running crawl held the state, so the latest snapshot was copied instead.
+    pub from_snapshot: bool,
+}
+
 /// Writes `score\turl` for every URL the policy scores, by decreasing score (ties by
-/// discovery order), atomically. Returns (scored, unscored) counts; unscored URLs (those the
-/// policy has no score for, e.g. pages a FIFO policy never ranks) are left out.
-pub fn export_ranking(dir: &Path, out: &Path) -> Result<(usize, usize)> {
-    let loaded = load(dir)?;
-    let cfg = config(dir, &loaded)?;
-    let replayed = state::replay(&cfg, &loaded.events)?;
-    let mut scored: Vec<(f64, u32)> = (0..loaded.urls.len() as u32)
-        .filter_map(|id| {
-            replayed
-                .frontier
-                .score(id)
-                .filter(|s| !s.is_nan())
-                .map(|s| (s, id))
-        })
+/// discovery order), atomically. Returns (scored, unscored) counts.
+pub(crate) fn write_ranking<S: AsRef<str>>(
+    out: &Path,
+    urls: &[S],
+    score: impl Fn(u32) -> Option<f64>,
+) -> Result<(usize, usize)> {
+    let mut scored: Vec<(f64, u32)> = (0..urls.len() as u32)
+        .filter_map(|id| score(id).filter(|s| !s.is_nan()).map(|s| (s, id)))
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     crawlrank_graph::atomic::write_file(out, |w| {
         for &(s, id) in &scored {
-            writeln!(w, "{s}\t{}", loaded.urls[id as usize])
+            writeln!(w, "{s}\t{}", urls[id as usize].as_ref())
                 .with_context(|| format!("cannot write {}", out.display()))?;
         }
         Ok(())
     })?;
-    Ok((scored.len(), loaded.urls.len() - scored.len()))
+    Ok((scored.len(), urls.len() - scored.len()))
+}
+
+/// Writes the current ranking of every URL by the policy's score (`score\turl`, best first;
+/// URLs the policy has no score for, e.g. pages a FIFO policy never ranks, are left out).
+/// While a crawl is running and holds the state, the crawl's latest snapshot
+/// ([`RANKING_SNAPSHOT`]) is copied instead.
+pub fn export_ranking(dir: &Path, out: &Path) -> Result<RankingExport> {
+    let loaded = match load(dir) {
+        Ok(loaded) => loaded,
+        Err(e) => {
+            let snapshot = dir.join(RANKING_SNAPSHOT);
+            if !snapshot.is_file() {
+                return Err(e);
+            }
+            let text = std::fs::read(&snapshot)
+                .with_context(|| format!("cannot read {}", snapshot.display()))?;
+            crawlrank_graph::atomic::write_file(out, |w| {
+                w.write_all(&text)
+                    .with_context(|| format!("cannot write {}", out.display()))
+            })?;
+            return Ok(RankingExport {
+                scored: text.iter().filter(|&&b| b == b'\n').count(),
+                unscored: None,
+                from_snapshot: true,
+            });
+        }
+    };
+    let cfg = config(dir, &loaded)?;
+    let replayed = state::replay(&cfg, &loaded.events)?;
+    let (scored, unscored) = write_ranking(out, &loaded.urls, |id| replayed.frontier.score(id))?;
+    Ok(RankingExport {
+        scored,
+        unscored: Some(unscored),
+        from_snapshot: false,
+    })
 }
 
 /// A summary of a crawl state.

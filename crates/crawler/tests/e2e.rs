@@ -314,7 +314,7 @@ fn outputs_warc_graph_and_ranking() {
 
     // The ranking: every scored URL once, scores non-increasing.
     let rank = dir.path().join("rank.tsv");
-    let (scored, _) = export::export_ranking(dir.path(), &rank).unwrap();
+    let scored = export::export_ranking(dir.path(), &rank).unwrap().scored;
     let lines = std::fs::read_to_string(&rank).unwrap();
     let scores: Vec<f64> = lines
         .lines()

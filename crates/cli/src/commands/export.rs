@@ -32,11 +32,19 @@ pub fn run(args: Args) -> Result<()> {
         );
     }
     if let Some(r) = &args.ranking {
-        let (scored, unscored) = crawlrank_crawler::export::export_ranking(&args.state, r)?;
-        println!(
-            "ranking: {scored} URLs -> {} ({unscored} URLs without a score left out)",
-            r.display()
-        );
+        let e = crawlrank_crawler::export::export_ranking(&args.state, r)?;
+        match e.unscored {
+            Some(unscored) => println!(
+                "ranking: {} URLs -> {} ({unscored} URLs without a score left out)",
+                e.scored,
+                r.display()
+            ),
+            None => println!(
+                "ranking: {} URLs -> {} (a crawl is running: its latest snapshot, taken every K pages)",
+                e.scored,
+                r.display()
+            ),
+        }
     }
     Ok(())
 }
