@@ -69,6 +69,19 @@ impl Env {
     }
 }
 
+/// An arc list of `n` pages, every one reachable from page 0: page `v` links to `v + 1` (a ring)
+/// and to `a·v + b` for each chord `(a, b)`, all modulo `n`.
+fn ring_with_chords(n: usize, chords: &[(usize, usize)]) -> String {
+    let mut text = String::new();
+    for v in 0..n {
+        text.push_str(&format!("{v} {}\n", (v + 1) % n));
+        for &(a, b) in chords {
+            text.push_str(&format!("{v} {}\n", (v * a + b) % n));
+        }
+    }
+    text
+}
+
 /// The 5-node PageRank example of issue 2.
 const FIVE: &str = "0 1\n0 2\n1 2\n2 0\n2 2\n3 0\n3 2\n2 4\n";
 const FIVE_PR: [f64; 5] = [0.202830, 0.146339, 0.413422, 0.060136, 0.177272];
@@ -159,15 +172,7 @@ fn import_url_pairs_then_info_and_rank_show_urls() {
 #[test]
 fn simulate_writes_summary_plots_and_orders() {
     let env = Env::new();
-    // A little web: a ring with chords.
-    let mut text = String::new();
-    for v in 0..200 {
-        text.push_str(&format!(
-            "{v} {}\n{v} {}\n",
-            (v + 1) % 200,
-            (v * 7 + 3) % 200
-        ));
-    }
+    let text = ring_with_chords(200, &[(7, 3)]);
     let arcs = env.write("ring.txt", &text);
     let out = env.path("sim");
     let stdout = ok(&env.run(&[
@@ -460,15 +465,7 @@ fn serve_a_graph_as_a_local_test_web() {
 #[test]
 fn crawl_resume_status_and_export_a_served_graph() {
     let env = Env::new();
-    // 100 pages, all reachable from page 0: a ring with chords.
-    let mut text = String::new();
-    for v in 0..100 {
-        text.push_str(&format!(
-            "{v} {}\n{v} {}\n",
-            (v + 1) % 100,
-            (v * 13 + 7) % 100
-        ));
-    }
+    let text = ring_with_chords(100, &[(13, 7)]);
     let arcs = env.write("ring.txt", &text);
     let web = Served::start(&env, &arcs);
     let proxy = format!("http://{}", web.addr);
@@ -608,12 +605,7 @@ fn a_full_disk_is_a_clear_error_and_the_state_stays_usable() {
         return;
     };
     let env = Env::new();
-    let mut text = String::new();
-    for v in 0..3000 {
-        for w in [(v + 1) % 3000, (v * 13 + 7) % 3000, (v * 101 + 3) % 3000] {
-            text.push_str(&format!("{v} {w}\n"));
-        }
-    }
+    let text = ring_with_chords(3000, &[(13, 7), (101, 3)]);
     let arcs = env.write("web.txt", &text);
     let web = Served::start(&env, &arcs);
     let proxy = format!("http://{}", web.addr);
@@ -646,14 +638,7 @@ fn a_full_disk_is_a_clear_error_and_the_state_stays_usable() {
 #[test]
 fn the_ranking_is_exportable_while_a_crawl_runs() {
     let env = Env::new();
-    let mut text = String::new();
-    for v in 0..100 {
-        text.push_str(&format!(
-            "{v} {}\n{v} {}\n",
-            (v + 1) % 100,
-            (v * 13 + 7) % 100
-        ));
-    }
+    let text = ring_with_chords(100, &[(13, 7)]);
     let arcs = env.write("ring.txt", &text);
     let web = Served::start(&env, &arcs);
     let seeds = env.write("seeds.txt", "http://h0.crawlrank.test/p0.html\n");
