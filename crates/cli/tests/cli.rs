@@ -376,12 +376,18 @@ fn http_get(addr: &str, url: &str) -> String {
 struct Served {
     child: std::process::Child,
     addr: String,
-    /// Kept open for the child's lifetime: a closed pipe would make its next print fail.
-    _stdout: std::io::BufReader<std::process::ChildStdout>,
+    /// Kept open for the child's lifetime (unless a test closes it on purpose): nothing
+    /// reads it after the first line, but the child's later prints should reach a pipe.
+    stdout: Option<std::io::BufReader<std::process::ChildStdout>>,
 }
 
 impl Served {
     fn start(env: &Env, graph: &Path) -> Served {
+        Served::start_with(env, graph, &[])
+    }
+
+    /// `serve` with `extra` arguments.
+    fn start_with(env: &Env, graph: &Path, extra: &[&str]) -> Served {
         use std::io::{BufRead, BufReader};
         let mut child = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
             .arg("--cache")
@@ -393,6 +399,7 @@ impl Served {
                 "--addr",
                 "127.0.0.1:0",
             ])
+            .args(extra)
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
             .spawn()
@@ -411,7 +418,7 @@ impl Served {
         Served {
             child,
             addr,
-            _stdout: stdout,
+            stdout: Some(stdout),
         }
     }
 }
@@ -463,6 +470,74 @@ fn serve_a_graph_as_a_local_test_web() {
 }
 
 #[test]
+fn serve_https_and_crawl_it_trusting_the_served_ca() {
+    let env = Env::new();
+    let arcs = env.write("ring.txt", &ring_with_chords(30, &[(4, 20)]));
+    let ca = env.path("ca.pem");
+    let web = Served::start_with(&env, &arcs, &["--tls", "--ca-out", ca.to_str().unwrap()]);
+    assert!(std::fs::read_to_string(&ca)
+        .unwrap()
+        .starts_with("-----BEGIN CERTIFICATE-----"));
+    let proxy = format!("http://{}", web.addr);
+    let seeds = env.write("seeds.txt", "https://h0.crawlrank.test/p0.html\n");
+    let crawl = |state: &str, extra: &[&str]| {
+        let st = env.path(state);
+        let mut args = vec![
+            "crawl",
+            "--seeds",
+            seeds.to_str().unwrap(),
+            "--state",
+            st.to_str().unwrap(),
+            "--proxy",
+            &proxy,
+            "--delay",
+            "0",
+            "--max-retries",
+            "0",
+        ];
+        args.extend_from_slice(extra);
+        env.run(&args)
+    };
+    let out = ok(&crawl("trusting", &["--ca-cert", ca.to_str().unwrap()]));
+    assert!(out.contains("30 pages in total"), "{out}");
+    // Without the CA nothing can be fetched: a clear error, not a hang or a panic.
+    fails(
+        &crawl("distrusting", &[]),
+        &["no page could be fetched", "1 TLS", "--ca-cert"],
+    );
+    fails(
+        &crawl("bad-ca", &["--ca-cert", arcs.to_str().unwrap()]),
+        &["ring.txt", "no certificate"],
+    );
+    // --tls needs --ca-out: a client could not trust it otherwise.
+    fails(
+        &env.run(&["serve", "--graph", arcs.to_str().unwrap(), "--tls"]),
+        &["--ca-out"],
+    );
+}
+
+#[test]
+fn serve_outlives_a_closed_stdout() {
+    let env = Env::new();
+    let arcs = env.write("ring.txt", &ring_with_chords(5, &[]));
+    let mut web = Served::start(&env, &arcs);
+    // Whoever watched the output went away; the server must go on, and stop cleanly.
+    web.stdout = None;
+    assert!(http_get(&web.addr, "http://h0.crawlrank.test/p0.html").starts_with("HTTP/1.1 200"));
+    let pid = web.child.id().to_string();
+    assert!(Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let status = web.child.wait().unwrap();
+    assert!(
+        status.success(),
+        "serve died after its stdout closed: {status:?}"
+    );
+}
+
+#[test]
 fn crawl_resume_status_and_export_a_served_graph() {
     let env = Env::new();
     let text = ring_with_chords(100, &[(13, 7)]);
@@ -502,7 +577,7 @@ fn crawl_resume_status_and_export_a_served_graph() {
     assert!(status.contains("pages finished    100"), "{status}");
     let base = env.path("crawled");
     let ranking = env.path("rank.tsv");
-    ok(&env.run(&[
+    let out = ok(&env.run(&[
         "export",
         "--state",
         st,
@@ -511,6 +586,9 @@ fn crawl_resume_status_and_export_a_served_graph() {
         "--ranking",
         ranking.to_str().unwrap(),
     ]));
+    // The test web's pages carry no noindex or canonical: an empty companion file, named.
+    assert!(out.contains("page marks: 0 pages"), "{out}");
+    assert!(env.path("rank.pages.tsv").exists());
     let urls = std::fs::read_to_string(env.path("crawled.urls")).unwrap();
     assert_eq!(urls.lines().count(), 100);
     assert_eq!(

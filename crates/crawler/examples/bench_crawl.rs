@@ -3,7 +3,9 @@
 //! [SPIDER_BINARY]`. Serves a synthetic web of PAGES pages (8 per host), crawls all of it
 //! with policy fica, no delay, and prints pages/s; with SPIDER_BINARY (see
 //! `bench-spider/`), the `spider` crate then crawls the same web through the same server
-//! and the ratio is printed. Run by `scripts/bench-crawl.sh`.
+//! and the ratio is printed. Last, crawlrank crawls the same web served over HTTPS (TLS
+//! tunnels through the same kind of server, its CA trusted), to show what TLS costs. Run by
+//! `scripts/bench-crawl.sh`.
 
 use crawlrank_crawler::engine::{crawl, CrawlConfig};
 use crawlrank_graph::Csr;
@@ -88,6 +90,31 @@ fn main() -> anyhow::Result<()> {
         println!("spider:    {n} pages in {s:.2} s = {theirs:.0} pages/s (concurrency {conc}, no robots, in memory)");
         println!("ratio crawlrank / spider = {:.2}", ours / theirs.max(1e-9));
     }
+    web.shutdown_blocking();
+
+    let g = web.graph().clone();
+    let cfg = TestWebConfig {
+        record_log: false,
+        tls: true,
+        ..TestWebConfig::default()
+    };
+    let web = TestWeb::start_blocking(g, None, "127.0.0.1:0".parse()?, cfg)?;
+    let ca = dir.path().join("test-ca.pem");
+    web.write_ca_pem(&ca)?;
+    c.state_dir = dir.path().join("state-https");
+    c.seeds = web.seed_urls(&[0]);
+    c.fetch.proxy = Some(web.proxy_url());
+    c.fetch.ca_certs = vec![ca];
+    let start = Instant::now();
+    let report = crawl(&c, &AtomicBool::new(false), &mut |_| {})?;
+    let secs = start.elapsed().as_secs_f64();
+    let (tunnels, _) = web.tunnels();
+    println!(
+        "crawlrank over HTTPS: {} pages in {secs:.2} s = {:.0} pages/s ({tunnels} TLS tunnels; {:.2} of plain HTTP)",
+        report.pages_this_run,
+        report.pages_this_run as f64 / secs,
+        report.pages_this_run as f64 / secs / ours
+    );
     web.shutdown_blocking();
     Ok(())
 }

@@ -15,21 +15,21 @@
 //! fetches them again, first. The WARC files are cut back to the committed position, so no
 //! record of an uncommitted fetch stays behind either.
 
-use crate::fetch::{self, FetchConfig, PageFetch, RobotsFetch, RobotsRules};
+use crate::fetch::{self, FetchConfig, PageFetch, RobotsFetch, RobotsRules, TransportFailure};
 use crate::links::{self, UrlRules};
 use crate::politeness::{HostId, Scheduler, Waiting};
 use crate::state::{self, default_batch};
 use crate::stats::Stats;
-use crate::store::{Batch, Event, Outcome, StateConfig, Store};
+use crate::store::{Batch, Event, Outcome, PageMeta, StateConfig, Store, StoredRobots};
 use crate::warc::WarcWriter;
 use anyhow::{bail, Context, Result};
 use crawlrank_frontier::{Frontier, PageId};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 /// Everything a crawl run is told.
 #[derive(Debug, Clone)]
@@ -179,7 +179,27 @@ struct HostInfo {
     origin: String,
     pages: u64,
     robots: Option<RobotsRules>,
+    /// When the answer behind `robots` was fetched (seconds since the Unix epoch).
+    robots_at: u64,
     robots_attempts: u32,
+    /// The host's robots.txt got no answer for a reason a retry would not change (its name
+    /// does not resolve, its TLS fails): its pages are given up without a request each.
+    failed: Option<TransportFailure>,
+}
+
+/// RFC 9309 §2.4: a crawler SHOULD NOT use a cached robots.txt for longer than 24 hours.
+const ROBOTS_MAX_AGE: u64 = 24 * 3600;
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// Whether a robots.txt answer fetched at `at` may still be used at `now`. One from the
+/// future (the clock went back) is not trusted: it could otherwise live for any time.
+fn robots_fresh(at: u64, now: u64) -> bool {
+    at <= now && now - at < ROBOTS_MAX_AGE
 }
 
 struct Engine {
@@ -192,6 +212,12 @@ struct Engine {
     page_host: Vec<HostId>,
     hosts: Vec<HostInfo>,
     host_index: HashMap<String, HostId>,
+    /// robots.txt answers stored by earlier runs, by origin, taken when their host is first
+    /// needed (if still fresh then).
+    robots_cache: HashMap<String, StoredRobots>,
+    /// noindex and canonical marks of fetched pages (only pages with any), for the ranking
+    /// snapshot's companion.
+    page_meta: BTreeMap<PageId, PageMeta>,
     warc: Option<WarcWriter>,
     batch: Batch,
     stats: Stats,
@@ -284,6 +310,8 @@ impl Engine {
             page_host: Vec::with_capacity(loaded.urls.len()),
             hosts: Vec::new(),
             host_index: HashMap::new(),
+            robots_cache: loaded.robots.into_iter().collect(),
+            page_meta: loaded.pages.into_iter().collect(),
             warc,
             batch: Batch::default(),
             stats: Stats::decode(&loaded.stats),
@@ -446,6 +474,11 @@ impl Engine {
     fn snapshot_ranking(&mut self) -> Result<()> {
         let path = self.cfg.state_dir.join(crate::export::RANKING_SNAPSHOT);
         let frontier = &self.frontier;
+        crate::export::write_page_marks(
+            &self.cfg.state_dir.join(crate::export::PAGE_MARKS_SNAPSHOT),
+            &self.urls,
+            &self.page_meta,
+        )?;
         crate::export::write_ranking(&path, &self.urls, |id| frontier.score(id))?;
         self.last_snapshot = self.crawled;
         self.last_snapshot_at = Instant::now();
@@ -475,8 +508,54 @@ impl Engine {
         Ok(())
     }
 
+    /// Uses `rules` for `host` from now on: its delay becomes the larger of `--delay` and its
+    /// (capped) Crawl-delay.
+    fn set_robots(&mut self, host: HostId, rules: RobotsRules, fetched_at: u64) {
+        let crawl_delay = rules
+            .crawl_delay()
+            .unwrap_or_default()
+            .min(self.cfg.max_crawl_delay);
+        self.sched.set_delay(host, self.cfg.delay.max(crawl_delay));
+        let info = &mut self.hosts[host as usize];
+        info.robots = Some(rules);
+        info.robots_at = fetched_at;
+    }
+
+    /// Counts a page given up without an HTTP answer.
+    fn count_fetch_error(&mut self, failure: Option<TransportFailure>) {
+        self.stats.fetch_errors += 1;
+        match failure {
+            Some(TransportFailure::Dns) => self.stats.dns_errors += 1,
+            Some(TransportFailure::Tls) => self.stats.tls_errors += 1,
+            _ => {}
+        }
+    }
+
     /// Starts the fetch of a page whose host is free (or its robots.txt first).
     fn start(&mut self, host: HostId, seq: u64, w: Waiting, now: Instant) -> Result<()> {
+        let unix = unix_now();
+        let info = &mut self.hosts[host as usize];
+        if info.robots.is_some() && !robots_fresh(info.robots_at, unix) {
+            // Too old to be used (a run longer than a day): fetched again, failures included.
+            info.robots = None;
+            info.failed = None;
+            info.robots_attempts = 0;
+        }
+        if info.robots.is_none() {
+            if let Some(stored) = self.robots_cache.remove(&info.origin) {
+                if robots_fresh(stored.fetched_at, unix) {
+                    let rules = fetch::robots_rules(self.fetch_cfg.robots_agent(), &stored.answer);
+                    self.stats.robots_cached += 1;
+                    self.stats_dirty = true;
+                    self.set_robots(host, rules, stored.fetched_at);
+                }
+            }
+        }
+        if let Some(failure) = self.hosts[host as usize].failed {
+            self.count_fetch_error(Some(failure));
+            self.finish_page(w.page, Outcome::FetchError, 0, Vec::new());
+            return Ok(());
+        }
         let info = &mut self.hosts[host as usize];
         let Some(rules) = info.robots.clone() else {
             // robots.txt first; the page goes back under its own sequence number.
@@ -541,10 +620,13 @@ impl Engine {
             Msg::Robots { host, fetch } => {
                 self.stats.requests += fetch.requests;
                 self.stats.timeouts += u64::from(fetch.timed_out);
+                let retryable = fetch.failure.is_none_or(TransportFailure::retryable);
                 let info = &mut self.hosts[host as usize];
                 let mut backoff = Duration::ZERO;
                 match fetch.rules {
-                    RobotsRules::Unreachable if info.robots_attempts < self.cfg.max_retries => {
+                    RobotsRules::Unreachable
+                        if retryable && info.robots_attempts < self.cfg.max_retries =>
+                    {
                         // Retry later; the host's pages keep waiting meanwhile.
                         backoff =
                             self.cfg.retry_backoff * 2u32.saturating_pow(info.robots_attempts);
@@ -552,12 +634,17 @@ impl Engine {
                         self.stats.retries += 1;
                     }
                     rules => {
-                        let crawl_delay = rules
-                            .crawl_delay()
-                            .unwrap_or_default()
-                            .min(self.cfg.max_crawl_delay);
-                        self.sched.set_delay(host, self.cfg.delay.max(crawl_delay));
-                        info.robots = Some(rules);
+                        info.failed = fetch.failure.filter(|f| !f.retryable());
+                        let unix = unix_now();
+                        // Only answers are kept for later runs; a failure is asked again.
+                        if let Some(answer) = fetch.answer {
+                            let stored = StoredRobots {
+                                fetched_at: unix,
+                                answer,
+                            };
+                            self.batch.robots.push((info.origin.clone(), stored));
+                        }
+                        self.set_robots(host, rules, unix);
                     }
                 }
                 self.sched.finish(host, now);
@@ -601,7 +688,7 @@ impl Engine {
                     Outcome::NotHtml => self.stats.pages_not_html += 1,
                     Outcome::HttpError => self.stats.http_errors += 1,
                     Outcome::Redirect => self.stats.redirects += 1,
-                    Outcome::FetchError => self.stats.fetch_errors += 1,
+                    Outcome::FetchError => self.count_fetch_error(f.failure),
                     Outcome::TooLarge => self.stats.too_large += 1,
                     Outcome::RobotsDisallowed => self.stats.robots_disallowed += 1,
                     Outcome::Unfetched => {}
@@ -611,6 +698,16 @@ impl Engine {
                 self.stats.invalid_links += u64::from(f.invalid_links);
                 self.stats.trap_links += u64::from(f.trap_links);
                 self.stats.parse_errors += u64::from(f.parse_error);
+                let meta = PageMeta {
+                    noindex: f.noindex,
+                    canonical: f.canonical,
+                };
+                self.stats.noindex_pages += u64::from(meta.noindex);
+                self.stats.canonical_pages += u64::from(meta.canonical.is_some());
+                if !meta.is_empty() {
+                    self.batch.pages.push((id, meta.clone()));
+                    self.page_meta.insert(id, meta);
+                }
                 let mut ids = Vec::with_capacity(f.links.len());
                 for u in f.links {
                     if let Some(l) = self.intern(u, false) {
@@ -771,4 +868,19 @@ pub fn stop_on_ctrl_c(stop: Arc<AtomicBool>) -> Result<()> {
         })
         .context("cannot start the signal thread")?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn robots_answers_expire_after_a_day() {
+        let now = 1_700_000_000;
+        assert!(robots_fresh(now, now));
+        assert!(robots_fresh(now - ROBOTS_MAX_AGE + 1, now));
+        assert!(!robots_fresh(now - ROBOTS_MAX_AGE, now));
+        assert!(!robots_fresh(now + 60, now), "fetched in the future");
+        assert!(!robots_fresh(0, now));
+    }
 }

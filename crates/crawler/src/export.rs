@@ -5,16 +5,21 @@
 //! The graph: nodes are all discovered URLs (ids in discovery order, which is the `.urls`
 //! line order), arcs are the out-links of the crawled pages as reported to the policy
 //! (redirects contribute their target). Pages not crawled have no out-links.
+//!
+//! The ranking is `score<TAB>url` lines, and stays so: scripts and tests read exactly those
+//! two columns. What fetched pages said about themselves — `noindex`, a canonical URL — goes
+//! to a companion file next to it ([`page_marks_path`]) rather than into extra columns.
 
 use crate::state;
 use crate::stats::Stats;
-use crate::store::{Event, Loaded, StateConfig, Store};
+use crate::store::{Event, Loaded, PageMeta, StateConfig, Store};
 use anyhow::{Context, Result};
+use crawlrank_frontier::PageId;
 use crawlrank_graph::atomic::StagedBasename;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use webgraph::graphs::vec_graph::VecGraph;
 
 fn load(dir: &Path) -> Result<Loaded> {
@@ -70,8 +75,50 @@ pub fn export_graph(dir: &Path, out: &Path) -> Result<GraphExport> {
 /// pages and when it stops, so the ranking can be read while the crawl holds the state.
 pub const RANKING_SNAPSHOT: &str = "ranking.tsv";
 
+/// The companion of [`RANKING_SNAPSHOT`] (see [`page_marks_path`]), written with it.
+pub const PAGE_MARKS_SNAPSHOT: &str = "ranking.pages.tsv";
+
+/// Where [`export_ranking`] writes the page marks of a ranking written to `ranking`: the
+/// same name with `.pages.tsv` in place of a `.tsv` extension (`rank.tsv` →
+/// `rank.pages.tsv`), else appended (`rank` → `rank.pages.tsv`).
+pub fn page_marks_path(ranking: &Path) -> PathBuf {
+    let name = ranking
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = name.strip_suffix(".tsv").unwrap_or(&name);
+    ranking.with_file_name(format!("{stem}.pages.tsv"))
+}
+
+/// Writes `url<TAB>noindex<TAB>canonical` for every fetched page that said `noindex`
+/// (`1`, else `0`) or named a canonical URL other than its own (else the field is empty),
+/// in discovery order, atomically. Returns the number of lines.
+pub(crate) fn write_page_marks<S: AsRef<str>>(
+    out: &Path,
+    urls: &[S],
+    marks: &BTreeMap<PageId, PageMeta>,
+) -> Result<usize> {
+    crawlrank_graph::atomic::write_file(out, |w| {
+        for (&id, m) in marks {
+            let url = urls
+                .get(id as usize)
+                .with_context(|| format!("page {id} has marks but no URL in the state"))?;
+            writeln!(
+                w,
+                "{}\t{}\t{}",
+                url.as_ref(),
+                u8::from(m.noindex),
+                m.canonical.as_deref().unwrap_or("")
+            )
+            .with_context(|| format!("cannot write {}", out.display()))?;
+        }
+        Ok(())
+    })?;
+    Ok(marks.len())
+}
+
 /// What [`export_ranking`] wrote.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RankingExport {
     /// URLs written (those the policy scores).
     pub scored: usize,
@@ -80,6 +127,9 @@ pub struct RankingExport {
     pub unscored: Option<usize>,
     /// Whether a running crawl held the state, so the latest snapshot was copied instead.
     pub from_snapshot: bool,
+    /// The companion file of page marks ([`page_marks_path`]) and its number of lines; `None`
+    /// when a running crawl's snapshot has none (a crawl started by an older build).
+    pub page_marks: Option<(PathBuf, usize)>,
 }
 
 /// Writes `score\turl` for every URL the policy scores, by decreasing score (ties by
@@ -103,11 +153,24 @@ pub(crate) fn write_ranking<S: AsRef<str>>(
     Ok((scored.len(), urls.len() - scored.len()))
 }
 
+/// Copies a snapshot file; returns its number of lines.
+fn copy_snapshot(from: &Path, out: &Path) -> Result<usize> {
+    let text = std::fs::read(from).with_context(|| format!("cannot read {}", from.display()))?;
+    crawlrank_graph::atomic::write_file(out, |w| {
+        w.write_all(&text)
+            .with_context(|| format!("cannot write {}", out.display()))
+    })?;
+    Ok(text.iter().filter(|&&b| b == b'\n').count())
+}
+
 /// Writes the current ranking of every URL by the policy's score (`score\turl`, best first;
-/// URLs the policy has no score for, e.g. pages a FIFO policy never ranks, are left out).
-/// While a crawl is running and holds the state, the crawl's latest snapshot
-/// ([`RANKING_SNAPSHOT`]) is copied instead.
+/// URLs the policy has no score for, e.g. pages a FIFO policy never ranks, are left out), and
+/// the marks of the fetched pages to [`page_marks_path`]`(out)`: `url\tnoindex\tcanonical`
+/// for each page that said `noindex` (`1`, else `0`) or named another canonical URL.
+/// While a crawl is running and holds the state, the crawl's latest snapshots
+/// ([`RANKING_SNAPSHOT`], [`PAGE_MARKS_SNAPSHOT`]) are copied instead.
 pub fn export_ranking(dir: &Path, out: &Path) -> Result<RankingExport> {
+    let marks_out = page_marks_path(out);
     let loaded = match load(dir) {
         Ok(loaded) => loaded,
         Err(e) => {
@@ -115,27 +178,49 @@ pub fn export_ranking(dir: &Path, out: &Path) -> Result<RankingExport> {
             if !snapshot.is_file() {
                 return Err(e);
             }
-            let text = std::fs::read(&snapshot)
-                .with_context(|| format!("cannot read {}", snapshot.display()))?;
-            crawlrank_graph::atomic::write_file(out, |w| {
-                w.write_all(&text)
-                    .with_context(|| format!("cannot write {}", out.display()))
-            })?;
+            let scored = copy_snapshot(&snapshot, out)?;
+            let marks = dir.join(PAGE_MARKS_SNAPSHOT);
+            let page_marks = if marks.is_file() {
+                Some((marks_out.clone(), copy_snapshot(&marks, &marks_out)?))
+            } else {
+                None
+            };
             return Ok(RankingExport {
-                scored: text.iter().filter(|&&b| b == b'\n').count(),
+                scored,
                 unscored: None,
                 from_snapshot: true,
+                page_marks,
             });
         }
     };
     let cfg = config(dir, &loaded)?;
     let replayed = state::replay(&cfg, &loaded.events)?;
     let (scored, unscored) = write_ranking(out, &loaded.urls, |id| replayed.frontier.score(id))?;
+    let marks: BTreeMap<PageId, PageMeta> = loaded.pages.into_iter().collect();
+    let n = write_page_marks(&marks_out, &loaded.urls, &marks)?;
     Ok(RankingExport {
         scored,
         unscored: Some(unscored),
         from_snapshot: false,
+        page_marks: Some((marks_out, n)),
     })
+}
+
+/// The marks of the fetched pages that have any (`noindex`, a canonical URL), by URL, read
+/// from the state.
+pub fn page_marks(dir: &Path) -> Result<Vec<(String, PageMeta)>> {
+    let loaded = load(dir)?;
+    loaded
+        .pages
+        .into_iter()
+        .map(|(id, m)| {
+            let url = loaded
+                .urls
+                .get(id as usize)
+                .with_context(|| format!("page {id} has marks but no URL in the state"))?;
+            Ok((url.clone(), m))
+        })
+        .collect()
 }
 
 /// A summary of a crawl state.

@@ -27,6 +27,9 @@ pub struct FetchConfig {
     /// Send every request through this HTTP proxy (tests route a whole synthetic web to one
     /// loopback server this way).
     pub proxy: Option<String>,
+    /// PEM files of extra certificate authorities to trust for HTTPS, beside the built-in
+    /// web PKI roots (the test web's own CA; a company's internal CA).
+    pub ca_certs: Vec<std::path::PathBuf>,
     pub url_rules: UrlRules,
     /// Write WARC records.
     pub warc: bool,
@@ -43,6 +46,7 @@ impl Default for FetchConfig {
             timeout: Duration::from_secs(30),
             max_body: 10 << 20,
             proxy: None,
+            ca_certs: Vec::new(),
             url_rules: UrlRules::default(),
             warc: true,
         }
@@ -61,7 +65,8 @@ impl FetchConfig {
     }
 }
 
-/// The HTTP client: rustls, no automatic redirects, no proxy from the environment.
+/// The HTTP client: rustls, no automatic redirects, no proxy from the environment; the web
+/// PKI roots plus every certificate in `cfg.ca_certs`.
 pub fn build_client(cfg: &FetchConfig) -> Result<reqwest::Client> {
     let mut b = reqwest::Client::builder()
         .user_agent(cfg.user_agent.clone())
@@ -74,7 +79,27 @@ pub fn build_client(cfg: &FetchConfig) -> Result<reqwest::Client> {
         Some(p) => b.proxy(reqwest::Proxy::all(p).with_context(|| format!("bad proxy URL '{p}'"))?),
         None => b.no_proxy(),
     };
+    for path in &cfg.ca_certs {
+        for cert in read_ca_file(path)? {
+            b = b.add_root_certificate(cert);
+        }
+    }
     b.build().context("cannot build the HTTP client")
+}
+
+/// The certificates of a PEM file; an error naming the file when it has none or a bad one.
+fn read_ca_file(path: &std::path::Path) -> Result<Vec<reqwest::Certificate>> {
+    let pem = std::fs::read(path)
+        .with_context(|| format!("cannot read CA certificate file {}", path.display()))?;
+    let certs = reqwest::Certificate::from_pem_bundle(&pem)
+        .with_context(|| format!("{} is not a PEM certificate file", path.display()))?;
+    if certs.is_empty() {
+        anyhow::bail!(
+            "{} holds no certificate (expected PEM: -----BEGIN CERTIFICATE-----)",
+            path.display()
+        );
+    }
+    Ok(certs)
 }
 
 /// How one fetch attempt of a page ended.
@@ -95,7 +120,61 @@ pub struct PageFetch {
     pub invalid_links: u32,
     pub trap_links: u32,
     pub parse_error: bool,
+    /// Meta robots or `X-Robots-Tag` said `noindex`.
+    pub noindex: bool,
     pub canonical: Option<String>,
+    /// Why no HTTP answer came, when none did.
+    pub failure: Option<TransportFailure>,
+}
+
+/// Why a request got no HTTP answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransportFailure {
+    /// The host name did not resolve.
+    Dns,
+    /// The TLS handshake failed (a certificate the client refuses, or a broken handshake).
+    Tls,
+    /// Anything else: refused or reset connections, timeouts, a body cut short.
+    Other,
+}
+
+impl TransportFailure {
+    /// Whether another try a few seconds later may succeed. A name that does not resolve or
+    /// a certificate that is refused will not change within a retry's backoff, so retrying
+    /// would only delay the page's end (and the host's other pages) for nothing.
+    pub fn retryable(self) -> bool {
+        self == Self::Other
+    }
+}
+
+/// Classifies a request error by walking its `source()` chain.
+///
+/// TLS: tokio-rustls reports a handshake failure as an `io::Error` wrapping a
+/// `rustls::Error`, which hyper-rustls wraps in another `io::Error`; `io::Error::source()`
+/// skips the error it wraps (it returns that error's own source), so the walk steps into an
+/// `io::Error`'s payload with `get_ref()` instead. DNS: hyper-util's connector wraps resolver
+/// failures in a `ConnectError` whose only public trait is its text, "dns error" (the type is
+/// not exported and the resolver's error is a plain `io::Error` without a distinct kind), so
+/// the text is matched; if a future hyper-util changed it, DNS failures would be counted as
+/// other connection errors (and retried), not lost.
+pub fn classify(e: &(dyn std::error::Error + 'static)) -> TransportFailure {
+    let mut cur = Some(e);
+    while let Some(err) = cur {
+        if err.is::<rustls::Error>() {
+            return TransportFailure::Tls;
+        }
+        if err.to_string() == "dns error" {
+            return TransportFailure::Dns;
+        }
+        cur = match err
+            .downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref())
+        {
+            Some(payload) => Some(payload),
+            None => err.source(),
+        };
+    }
+    TransportFailure::Other
 }
 
 fn is_html(content_type: Option<&str>) -> bool {
@@ -150,10 +229,12 @@ async fn read_capped(resp: &mut reqwest::Response, cap: usize) -> reqwest::Resul
 }
 
 fn transport_failure(e: &reqwest::Error) -> PageFetch {
+    let failure = classify(e);
     PageFetch {
         outcome: Some(Outcome::FetchError),
-        retryable: true,
+        retryable: failure.retryable(),
         timed_out: e.is_timeout(),
+        failure: Some(failure),
         ..PageFetch::default()
     }
 }
@@ -181,11 +262,15 @@ pub async fn fetch_page(client: &reqwest::Client, cfg: &Arc<FetchConfig>, url: &
         .headers()
         .get(reqwest::header::CONTENT_TYPE)
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-    let x_robots_nofollow = resp.headers().get_all("x-robots-tag").iter().any(|v| {
-        String::from_utf8_lossy(v.as_bytes())
-            .to_ascii_lowercase()
-            .contains("nofollow")
-    });
+    let x_robots = |directive: &str| {
+        resp.headers().get_all("x-robots-tag").iter().any(|v| {
+            String::from_utf8_lossy(v.as_bytes())
+                .to_ascii_lowercase()
+                .contains(directive)
+        })
+    };
+    let x_robots_nofollow = x_robots("nofollow");
+    let x_robots_noindex = x_robots("noindex");
     if resp.status().is_redirection() {
         let target = resp
             .headers()
@@ -258,6 +343,7 @@ pub async fn fetch_page(client: &reqwest::Client, cfg: &Arc<FetchConfig>, url: &
         out.invalid_links = p.invalid;
         out.trap_links = p.traps;
         out.parse_error = p.parse_error;
+        out.noindex = p.noindex || x_robots_noindex;
         out.canonical = p.canonical;
     }
     out
@@ -296,6 +382,29 @@ impl RobotsRules {
     }
 }
 
+/// What a server answered for robots.txt, when that answer decides the rules by itself (a
+/// failure — 5xx, network — does not: it says nothing about the file and is asked again).
+/// This is what the state keeps, so that a later run need not fetch the file again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RobotsAnswer {
+    /// No file (4xx, or redirects that led nowhere): everything allowed.
+    Unavailable,
+    /// The file's body (at most 512 KiB).
+    Body(Vec<u8>),
+}
+
+/// The rules an answer means for `agent` (a product token, see
+/// [`FetchConfig::robots_agent`]). Used both on a fresh fetch and on an answer stored by an
+/// earlier run, so both read a file the same way.
+pub fn robots_rules(agent: &str, answer: &RobotsAnswer) -> RobotsRules {
+    match answer {
+        RobotsAnswer::Unavailable => RobotsRules::AllowAll,
+        RobotsAnswer::Body(body) => Robot::new(agent, body)
+            .ok()
+            .map_or(RobotsRules::AllowAll, |r| RobotsRules::Rules(Arc::new(r))),
+    }
+}
+
 /// The result of a robots.txt fetch.
 #[derive(Debug)]
 pub struct RobotsFetch {
@@ -303,6 +412,31 @@ pub struct RobotsFetch {
     /// Requests made (redirects are followed, up to 5 hops as RFC 9309 asks).
     pub requests: u64,
     pub timed_out: bool,
+    /// The answer the rules come from, when there was one worth keeping.
+    pub answer: Option<RobotsAnswer>,
+    /// The host's own robots.txt URL got no HTTP answer, and why (a failure after a
+    /// redirect to elsewhere says nothing about the host itself and is not reported).
+    pub failure: Option<TransportFailure>,
+}
+
+impl RobotsFetch {
+    fn unreachable(requests: u64) -> Self {
+        RobotsFetch {
+            rules: RobotsRules::Unreachable,
+            requests,
+            timed_out: false,
+            answer: None,
+            failure: None,
+        }
+    }
+
+    fn unavailable(requests: u64) -> Self {
+        RobotsFetch {
+            rules: RobotsRules::AllowAll,
+            answer: Some(RobotsAnswer::Unavailable),
+            ..Self::unreachable(requests)
+        }
+    }
 }
 
 /// Fetches and parses `origin/robots.txt` (`origin` as from [`crate::links::host_key`]).
@@ -316,21 +450,20 @@ pub async fn fetch_robots(
         Err(_) => {
             return RobotsFetch {
                 rules: RobotsRules::AllowAll,
-                requests: 0,
-                timed_out: false,
+                ..RobotsFetch::unreachable(0)
             }
         }
     };
     let mut requests = 0;
-    for _hop in 0..6 {
+    for hop in 0..6 {
         requests += 1;
         let mut resp = match client.get(url.clone()).send().await {
             Ok(r) => r,
             Err(e) => {
                 return RobotsFetch {
-                    rules: RobotsRules::Unreachable,
-                    requests,
                     timed_out: e.is_timeout(),
+                    failure: (hop == 0).then(|| classify(&e)),
+                    ..RobotsFetch::unreachable(requests)
                 }
             }
         };
@@ -350,11 +483,7 @@ pub async fn fetch_robots(
             }
         }
         if st.is_server_error() || st.as_u16() == 429 {
-            return RobotsFetch {
-                rules: RobotsRules::Unreachable,
-                requests,
-                timed_out: false,
-            };
+            return RobotsFetch::unreachable(requests);
         }
         if !st.is_success() {
             break;
@@ -365,29 +494,30 @@ pub async fn fetch_robots(
             Ok(None) => Vec::new(),
             Err(e) => {
                 return RobotsFetch {
-                    rules: RobotsRules::Unreachable,
-                    requests,
                     timed_out: e.is_timeout(),
+                    ..RobotsFetch::unreachable(requests)
                 }
             }
         };
         let agent = cfg.robots_agent().to_string();
-        let rules = tokio::task::spawn_blocking(move || Robot::new(&agent, &body).ok())
-            .await
-            .ok()
-            .flatten()
-            .map_or(RobotsRules::AllowAll, |r| RobotsRules::Rules(Arc::new(r)));
-        return RobotsFetch {
-            rules,
-            requests,
-            timed_out: false,
+        let answer = RobotsAnswer::Body(body);
+        let parsed =
+            tokio::task::spawn_blocking(move || (robots_rules(&agent, &answer), answer)).await;
+        return match parsed {
+            Ok((rules, answer)) => RobotsFetch {
+                rules,
+                answer: Some(answer),
+                ..RobotsFetch::unreachable(requests)
+            },
+            // The parser panicked (a bug in a dependency): allow all, as for an unparseable
+            // file, but keep nothing, so the next run tries again.
+            Err(_) => RobotsFetch {
+                rules: RobotsRules::AllowAll,
+                ..RobotsFetch::unreachable(requests)
+            },
         };
     }
-    RobotsFetch {
-        rules: RobotsRules::AllowAll,
-        requests,
-        timed_out: false,
-    }
+    RobotsFetch::unavailable(requests)
 }
 
 #[cfg(test)]
@@ -420,6 +550,73 @@ mod tests {
         assert!(!rules.allowed("http://a.test/private/x"));
         assert!(rules.allowed("http://a.test/public"));
         assert!(!RobotsRules::Unreachable.allowed("http://a.test/"));
+    }
+
+    /// An error with a message and a cause, as the layers of reqwest and hyper build them.
+    #[derive(Debug)]
+    struct Layer(&'static str, Box<dyn std::error::Error + Send + Sync>);
+
+    impl std::fmt::Display for Layer {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+
+    impl std::error::Error for Layer {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&*self.1)
+        }
+    }
+
+    #[test]
+    fn transport_failures_are_classified_from_the_source_chain() {
+        use std::io::{Error, ErrorKind};
+        let lookup =
+            Error::other("failed to lookup address information: Name or service not known");
+        let dns = Layer(
+            "client error (Connect)",
+            Box::new(Layer("dns error", Box::new(lookup))),
+        );
+        assert_eq!(classify(&dns), TransportFailure::Dns);
+        let cert = rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer);
+        let tls = Layer(
+            "client error (Connect)",
+            Box::new(Error::other(Error::new(
+                ErrorKind::InvalidData,
+                cert.clone(),
+            ))),
+        );
+        assert_eq!(classify(&tls), TransportFailure::Tls);
+        assert_eq!(classify(&cert), TransportFailure::Tls);
+        let refused = Layer(
+            "client error (Connect)",
+            Box::new(Layer(
+                "tcp connect error",
+                Box::new(Error::from(ErrorKind::ConnectionRefused)),
+            )),
+        );
+        assert_eq!(classify(&refused), TransportFailure::Other);
+        // Only the connector's own message means DNS, not a page or path that mentions it.
+        let text = Layer(
+            "error decoding response body: dns error page",
+            Box::new(Error::other("x")),
+        );
+        assert_eq!(classify(&text), TransportFailure::Other);
+        assert!(TransportFailure::Other.retryable());
+        assert!(!TransportFailure::Dns.retryable() && !TransportFailure::Tls.retryable());
+    }
+
+    #[test]
+    fn robots_answers_become_rules() {
+        assert!(matches!(
+            robots_rules("crawlrank", &RobotsAnswer::Unavailable),
+            RobotsRules::AllowAll
+        ));
+        let r = robots_rules(
+            "crawlrank",
+            &RobotsAnswer::Body(b"User-agent: *\nDisallow: /x\n".to_vec()),
+        );
+        assert!(!r.allowed("http://a.test/x/1") && r.allowed("http://a.test/y"));
     }
 
     #[test]

@@ -8,10 +8,10 @@
 //! | [`politeness`] | per-host queues: one request in flight per host, delays, retries |
 //! | [`fetch`] | HTTP requests (reqwest + rustls), robots.txt, body caps |
 //! | [`links`] | streaming HTML link extraction (lol_html), URL normalisation, trap limits |
-//! | [`store`] | the state on disk (redb): URL table and the frontier event log |
+//! | [`store`] | the state on disk (redb): URL table, the frontier event log, page marks, robots.txt answers |
 //! | [`state`] | rebuilding the frontier by replaying the log |
 //! | [`warc`] | WARC/1.1 output, one gzip member per record |
-//! | [`export`] | the crawl as a BVGraph + `.urls`, the current ranking, the status |
+//! | [`export`] | the crawl as a BVGraph + `.urls`, the current ranking and page marks, the status |
 //! | [`stats`] | counters |
 //!
 //! Entry points: [`engine::crawl`], [`export::export_graph`], [`export::export_ranking`],

@@ -14,12 +14,22 @@
 //! - `urls`: id → URL (ids are dense, in discovery order). The URL → id index is rebuilt in
 //!   memory at open, which halves the writes per discovered URL;
 //! - `events`: sequence number → encoded [`Event`]. The link graph is the `Crawled` events'
-//!   links, the crawled set is their ids.
+//!   links, the crawled set is their ids;
+//! - `pages`: id → [`PageMeta`], for the fetched pages that said `noindex` or named a
+//!   canonical URL (most pages say neither, so the table stays small);
+//! - `robots`: origin → [`StoredRobots`], each host's last robots.txt answer and when it was
+//!   fetched, so that a resumed crawl does not fetch it again while it is fresh.
+//!
+//! `pages` and `robots` were added after format 1 without changing it: an older state simply
+//! lacks them (read as empty: its robots.txt files are fetched again, its pages carry no
+//! marks), and an older build ignores them. Anything an older build would misread — another
+//! event encoding, a changed table — needs a new [`FORMAT`].
 //!
 //! Every change of one engine step goes in one transaction with `Durability::Immediate`, so a
 //! `kill -9` or a power cut leaves the state of the last commit, whole. A state written by
 //! another format version is refused with a clear error and left untouched.
 
+use crate::fetch::RobotsAnswer;
 use anyhow::{bail, ensure, Context, Result};
 use crawlrank_frontier::PageId;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
@@ -28,9 +38,12 @@ use std::path::{Path, PathBuf};
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 const URLS: TableDefinition<u32, &str> = TableDefinition::new("urls");
 const EVENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("events");
+const PAGES: TableDefinition<u32, &[u8]> = TableDefinition::new("pages");
+const ROBOTS: TableDefinition<&str, &[u8]> = TableDefinition::new("robots");
 
-/// The state format this build reads and writes. Bump on any change of the tables or of the
-/// event encoding.
+/// The state format this build reads and writes. Bump on any change of the existing tables or
+/// of the event encoding (a new table that older states lack and older builds ignore needs
+/// none).
 pub const FORMAT: &str = "crawlrank-crawl-state/1";
 
 /// How a fetched page ended. Stored in the log (one byte), counted in the stats.
@@ -196,6 +209,82 @@ impl Event {
     }
 }
 
+/// What a fetched HTML page said about itself, beyond its links.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PageMeta {
+    /// Meta robots or `X-Robots-Tag` said `noindex`.
+    pub noindex: bool,
+    /// `<link rel=canonical>`, normalised, when it names another URL.
+    pub canonical: Option<String>,
+}
+
+impl PageMeta {
+    /// Whether there is anything to store.
+    pub fn is_empty(&self) -> bool {
+        !self.noindex && self.canonical.is_none()
+    }
+
+    /// A flags byte (bit 0: noindex, bit 1: canonical present), then the canonical URL.
+    fn encode(&self) -> Vec<u8> {
+        let flags = u8::from(self.noindex) | u8::from(self.canonical.is_some()) << 1;
+        let mut out = vec![flags];
+        out.extend_from_slice(self.canonical.as_deref().unwrap_or("").as_bytes());
+        out
+    }
+
+    fn decode(b: &[u8]) -> Result<Self> {
+        let (&flags, rest) = b.split_first().context("empty page record")?;
+        ensure!(flags < 4, "unknown page flags {flags}");
+        let canonical = if flags & 2 != 0 {
+            Some(
+                std::str::from_utf8(rest)
+                    .context("canonical URL is not UTF-8")?
+                    .to_string(),
+            )
+        } else {
+            ensure!(rest.is_empty(), "trailing bytes in page record");
+            None
+        };
+        Ok(Self {
+            noindex: flags & 1 != 0,
+            canonical,
+        })
+    }
+}
+
+/// A host's robots.txt answer as fetched, and when (seconds since the Unix epoch).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredRobots {
+    pub fetched_at: u64,
+    pub answer: RobotsAnswer,
+}
+
+impl StoredRobots {
+    /// Fetch time (8 bytes, little endian), a kind byte (0: no file, 1: a body), the body.
+    fn encode(&self) -> Vec<u8> {
+        let mut out = self.fetched_at.to_le_bytes().to_vec();
+        match &self.answer {
+            RobotsAnswer::Unavailable => out.push(0),
+            RobotsAnswer::Body(b) => {
+                out.push(1);
+                out.extend_from_slice(b);
+            }
+        }
+        out
+    }
+
+    fn decode(b: &[u8]) -> Result<Self> {
+        ensure!(b.len() >= 9, "truncated robots.txt record");
+        let fetched_at = u64::from_le_bytes(b[0..8].try_into()?);
+        let answer = match b[8] {
+            0 if b.len() == 9 => RobotsAnswer::Unavailable,
+            1 => RobotsAnswer::Body(b[9..].to_vec()),
+            k => bail!("bad robots.txt record kind {k}"),
+        };
+        Ok(Self { fetched_at, answer })
+    }
+}
+
 /// The frontier configuration a state was created with; a resumed crawl must use the same
 /// one or the replay would build another frontier.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -255,6 +344,10 @@ pub struct Loaded {
     pub warc: WarcPosition,
     /// The serialized counters (see [`crate::stats::Stats::decode`]).
     pub stats: Vec<u8>,
+    /// Marks of fetched pages, by id (only pages that have any).
+    pub pages: Vec<(PageId, PageMeta)>,
+    /// The last robots.txt answer of each host, by origin.
+    pub robots: Vec<(String, StoredRobots)>,
 }
 
 /// The changes of one engine step, committed at once.
@@ -264,12 +357,16 @@ pub struct Batch {
     pub events: Vec<Event>,
     pub warc: Option<WarcPosition>,
     pub stats: Option<Vec<u8>>,
+    pub pages: Vec<(PageId, PageMeta)>,
+    pub robots: Vec<(String, StoredRobots)>,
 }
 
 impl Batch {
     pub fn is_empty(&self) -> bool {
         self.new_urls.is_empty()
             && self.events.is_empty()
+            && self.pages.is_empty()
+            && self.robots.is_empty()
             && self.warc.is_none()
             && self.stats.is_none()
     }
@@ -332,6 +429,8 @@ impl Store {
                 meta.insert("format", FORMAT.as_bytes())?;
                 txn.open_table(URLS)?;
                 txn.open_table(EVENTS)?;
+                txn.open_table(PAGES)?;
+                txn.open_table(ROBOTS)?;
             }
             txn.commit()
                 .with_context(|| format!("cannot initialise {}", store.path.display()))?;
@@ -397,6 +496,33 @@ impl Store {
                 .push(Event::decode(v.value()).with_context(|| format!("event {}", k.value()))?);
             self.next_event += 1;
         }
+        // Tables added after format 1: a state written before lacks them.
+        match txn.open_table(PAGES) {
+            Ok(pages) => {
+                for row in pages.iter()? {
+                    let (k, v) = row?;
+                    let meta = PageMeta::decode(v.value())
+                        .with_context(|| format!("page record {}", k.value()))?;
+                    loaded.pages.push((k.value(), meta));
+                }
+            }
+            Err(redb::TableError::TableDoesNotExist(_)) => {}
+            Err(e) => return Err(e.into()),
+        }
+        match txn.open_table(ROBOTS) {
+            Ok(robots) => {
+                for row in robots.iter()? {
+                    let (k, v) = row?;
+                    // A cache, never worth refusing a state for: a record this build cannot
+                    // read only means that host's robots.txt is fetched again.
+                    if let Ok(r) = StoredRobots::decode(v.value()) {
+                        loaded.robots.push((k.value().to_string(), r));
+                    }
+                }
+            }
+            Err(redb::TableError::TableDoesNotExist(_)) => {}
+            Err(e) => return Err(e.into()),
+        }
         Ok(loaded)
     }
 
@@ -423,6 +549,18 @@ impl Store {
                 let mut events = txn.open_table(EVENTS)?;
                 for (i, e) in batch.events.iter().enumerate() {
                     events.insert(self.next_event + i as u64, e.encode().as_slice())?;
+                }
+                if !batch.pages.is_empty() {
+                    let mut pages = txn.open_table(PAGES)?;
+                    for (id, m) in &batch.pages {
+                        pages.insert(*id, m.encode().as_slice())?;
+                    }
+                }
+                if !batch.robots.is_empty() {
+                    let mut robots = txn.open_table(ROBOTS)?;
+                    for (origin, r) in &batch.robots {
+                        robots.insert(origin.as_str(), r.encode().as_slice())?;
+                    }
                 }
                 let mut meta = txn.open_table(META)?;
                 if let Some(w) = batch.warc {
@@ -472,6 +610,81 @@ mod tests {
     }
 
     #[test]
+    fn page_and_robots_records_round_trip() {
+        for m in [
+            PageMeta {
+                noindex: true,
+                canonical: Some("http://a.test/é".into()),
+            },
+            PageMeta {
+                noindex: true,
+                canonical: None,
+            },
+            PageMeta {
+                noindex: false,
+                canonical: Some(String::new()),
+            },
+        ] {
+            assert_eq!(PageMeta::decode(&m.encode()).unwrap(), m);
+        }
+        assert!(PageMeta::decode(&[]).is_err());
+        assert!(PageMeta::decode(&[8]).is_err());
+        assert!(PageMeta::decode(&[1, b'x']).is_err());
+        for r in [
+            StoredRobots {
+                fetched_at: u64::MAX,
+                answer: RobotsAnswer::Body(Vec::new()),
+            },
+            StoredRobots {
+                fetched_at: 0,
+                answer: RobotsAnswer::Unavailable,
+            },
+        ] {
+            assert_eq!(StoredRobots::decode(&r.encode()).unwrap(), r);
+        }
+        assert!(StoredRobots::decode(&[0; 8]).is_err());
+        assert!(StoredRobots::decode(&[0; 10]).is_err());
+    }
+
+    /// A state written before the `pages` and `robots` tables existed opens, with neither.
+    #[test]
+    fn a_state_without_the_newer_tables_opens() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut s, _) = Store::open(dir.path(), true).unwrap();
+        s.commit(&Batch {
+            new_urls: vec![(0, "http://a.test/".into())],
+            events: vec![Event::Seed(vec![0])],
+            ..Batch::default()
+        })
+        .unwrap();
+        drop(s);
+        {
+            let db = Database::open(db_path(dir.path())).unwrap();
+            let txn = db.begin_write().unwrap();
+            assert!(txn.delete_table(PAGES).unwrap());
+            assert!(txn.delete_table(ROBOTS).unwrap());
+            txn.commit().unwrap();
+        }
+        let (mut s, l) = Store::open(dir.path(), false).unwrap();
+        assert_eq!(l.urls.len(), 1);
+        assert!(l.pages.is_empty() && l.robots.is_empty());
+        // And it takes the new records: the tables are created by the first commit.
+        s.commit(&Batch {
+            pages: vec![(
+                0,
+                PageMeta {
+                    noindex: true,
+                    canonical: None,
+                },
+            )],
+            ..Batch::default()
+        })
+        .unwrap();
+        drop(s);
+        assert_eq!(Store::open(dir.path(), false).unwrap().1.pages.len(), 1);
+    }
+
+    #[test]
     fn store_round_trip_and_version_check() {
         let dir = tempfile::tempdir().unwrap();
         let (mut s, l) = Store::open(dir.path(), true).unwrap();
@@ -492,6 +705,38 @@ mod tests {
                 offset: 99,
             }),
             stats: Some(b"x".to_vec()),
+            pages: vec![
+                (
+                    1,
+                    PageMeta {
+                        noindex: true,
+                        canonical: None,
+                    },
+                ),
+                (
+                    0,
+                    PageMeta {
+                        noindex: false,
+                        canonical: Some("http://a.test/c".into()),
+                    },
+                ),
+            ],
+            robots: vec![
+                (
+                    "http://a.test".into(),
+                    StoredRobots {
+                        fetched_at: 1_700_000_000,
+                        answer: RobotsAnswer::Body(b"User-agent: *\nDisallow: /x".to_vec()),
+                    },
+                ),
+                (
+                    "http://b.test:81".into(),
+                    StoredRobots {
+                        fetched_at: 5,
+                        answer: RobotsAnswer::Unavailable,
+                    },
+                ),
+            ],
         };
         s.commit(&b).unwrap();
         drop(s);
@@ -499,6 +744,10 @@ mod tests {
         assert_eq!(l.config, Some(c));
         assert_eq!(l.urls.len(), 2);
         assert_eq!(l.events, b.events);
+        let mut pages = b.pages.clone();
+        pages.sort_by_key(|p| p.0);
+        assert_eq!(l.pages, pages);
+        assert_eq!(l.robots, b.robots);
         assert_eq!(
             l.warc,
             WarcPosition {

@@ -368,6 +368,50 @@ fn stop_and_resume_fetch_every_page_once() {
     web.shutdown_blocking();
 }
 
+#[test]
+fn robots_txt_is_fetched_once_across_runs() {
+    let g = graph(240, 21);
+    let web = start_web(
+        &g,
+        TestWebConfig {
+            robots: Some("Disallow: /p1".into()),
+            ..TestWebConfig::default()
+        },
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = base_config(&web, dir.path(), web.seed_urls(&[0]), "bfs");
+    c.concurrency = 4;
+    c.max_pages = Some(40);
+    let first = run(&c);
+    assert_eq!(first.stop, StopReason::MaxPages);
+    assert_eq!(first.stats.robots_cached, 0);
+    let hosts_first: HashSet<String> = web
+        .log()
+        .iter()
+        .filter(|e| e.path == "/robots.txt")
+        .map(|e| e.host.clone())
+        .collect();
+    assert!(hosts_first.len() >= 2, "{hosts_first:?}");
+    c.max_pages = None;
+    let second = run(&c);
+    assert_eq!(second.stop, StopReason::Exhausted);
+    let log = web.log();
+    let mut robots: HashMap<&str, usize> = HashMap::new();
+    for e in log.iter().filter(|e| e.path == "/robots.txt") {
+        *robots.entry(e.host.as_str()).or_insert(0) += 1;
+    }
+    for (host, n) in &robots {
+        assert_eq!(*n, 1, "{host}'s robots.txt was requested {n} times");
+    }
+    // The second run did crawl hosts whose rules came from the state, and obeyed them.
+    let stats = &second.stats;
+    assert!(stats.robots_cached > 0, "{stats}");
+    assert_eq!(stats.robots_fetched, robots.len() as u64, "{stats}");
+    assert!(log.iter().all(|e| !e.path.starts_with("/p1")));
+    assert!(stats.robots_disallowed > 0, "{stats}");
+    web.shutdown_blocking();
+}
+
 /// Runs a crawl in this process when spawned as a child by [`kill_9_and_resume`].
 #[test]
 fn child_crawl_entry() {

@@ -12,8 +12,9 @@
 //! missing, invalid, not `http(s)` or a duplicate — uses the generated
 //! `http://h{v / pages_per_host}.crawlrank.test/p{v}.html` ([`generated_url`]; 8 pages per
 //! host by default: hosts are blocks of consecutive ids). [`TestWeb::url`] and
-//! [`TestWeb::node_of`] convert both ways. The server speaks plain HTTP only, so an `https://`
-//! URL of the graph is served (and linked) as `http://`; lookups ignore scheme and port.
+//! [`TestWeb::node_of`] convert both ways. Every graph page is served under one scheme: `http://`
+//! by default, `https://` with [`TestWebConfig::tls`] (a graph URL's own scheme is replaced);
+//! lookups ignore scheme and port. The trap host stays on `http://`.
 //!
 //! # Routing many hosts to one port
 //! The server routes by the requested host, taken from
@@ -22,11 +23,20 @@
 //!   server as its HTTP proxy, e.g. `reqwest::Client::builder().proxy(reqwest::Proxy::all(
 //!   web.proxy_url())?)` — every URL then goes to the test web, whatever its host, and nothing
 //!   leaves loopback (`Proxy::all` rather than `Proxy::http`: an `https://` URL found anywhere
-//!   becomes a `CONNECT`, answered 405, instead of a real DNS lookup);
+//!   becomes a `CONNECT` to the test web instead of a real DNS lookup);
 //! - else the **`Host` header** (`GET /p25.html` + `Host: h3.crawlrank.test[:port]`), for
 //!   clients that connect to [`TestWeb::addr`] themselves.
 //!
 //! Only `GET` and `HEAD` are served (others: 405); an unknown host or path is 404.
+//!
+//! # HTTPS
+//! With [`TestWebConfig::tls`], a `CONNECT host:port` is answered 200 and the tunnel speaks
+//! TLS (rustls) with a certificate for the name the client sends (SNI), signed by a CA the
+//! server makes at start-up; the client must trust [`TestWeb::ca_pem`] (written to a file by
+//! [`TestWeb::write_ca_pem`], `crawlrank serve --tls --ca-out FILE`). Inside the tunnel the
+//! same pages are served and logged with [`LogEntry::tls`] set; `CONNECT`s themselves are not
+//! logged, [`TestWeb::tunnels`] counts them and the failed handshakes. Without `tls`, a
+//! `CONNECT` is 405.
 //!
 //! # Pages
 //! - a node's page: 200, `text/html; charset=utf-8`, `<title>crawlrank test page {v}</title>`,
@@ -75,6 +85,7 @@
 mod log;
 mod server;
 mod site;
+mod tls;
 pub mod traps;
 
 pub use log::{max_in_flight_per_host, min_gap_per_host, write_log, LogEntry};
@@ -114,6 +125,10 @@ pub struct TestWebConfig {
     pub record_log: bool,
     /// On shutdown, how long open responses may take before their connections are cut.
     pub shutdown_grace: Duration,
+    /// Serve the graph's pages over HTTPS: their URLs become `https://`, a `CONNECT` to any
+    /// host opens a TLS tunnel with a certificate signed by a CA made at start-up
+    /// ([`TestWeb::ca_pem`]). Plain proxied `http://` requests are still answered.
+    pub tls: bool,
 }
 
 impl Default for TestWebConfig {
@@ -130,6 +145,7 @@ impl Default for TestWebConfig {
             slow_delay: Duration::from_secs(30),
             record_log: true,
             shutdown_grace: Duration::from_secs(2),
+            tls: false,
         }
     }
 }
@@ -251,6 +267,42 @@ impl TestWeb {
     /// `http://{addr}`: the proxy URL that sends every `http://` URL to this server.
     pub fn proxy_url(&self) -> String {
         format!("http://{}", self.inner.addr)
+    }
+
+    /// With [`TestWebConfig::tls`], the PEM certificate of the CA that signs the test web's
+    /// host certificates: what a client must trust (e.g. reqwest's `add_root_certificate`,
+    /// `crawlrank crawl --ca-cert`).
+    pub fn ca_pem(&self) -> Option<&str> {
+        self.inner.shared.tls.as_ref().map(|(ca, _)| ca.ca_pem())
+    }
+
+    /// Writes [`ca_pem`](Self::ca_pem) to `path` (atomically); an error without TLS.
+    pub fn write_ca_pem(&self, path: &Path) -> Result<()> {
+        let Some(pem) = self.ca_pem() else {
+            bail!("the test web does not serve HTTPS (TestWebConfig::tls is off): it has no CA");
+        };
+        crawlrank_graph::atomic::write_file(path, |w| {
+            use std::io::Write as _;
+            w.write_all(pem.as_bytes())?;
+            Ok(())
+        })
+        .with_context(|| {
+            format!(
+                "cannot write the test web's CA certificate to {}",
+                path.display()
+            )
+        })
+    }
+
+    /// `CONNECT` tunnels opened so far, and the TLS handshakes that failed in them (a client
+    /// that does not trust the CA fails its handshake).
+    pub fn tunnels(&self) -> (u64, u64) {
+        let s = &self.inner.shared;
+        (
+            s.tunnels_opened.load(std::sync::atomic::Ordering::Relaxed),
+            s.handshake_failures
+                .load(std::sync::atomic::Ordering::Relaxed),
+        )
     }
 
     /// The graph served.

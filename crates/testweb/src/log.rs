@@ -35,6 +35,8 @@ pub struct LogEntry {
     pub node: Option<u32>,
     /// For graph pages: how many earlier requests this node had (0 for the first).
     pub attempt: u32,
+    /// Whether the request came through a TLS tunnel (HTTPS) rather than plain HTTP.
+    pub tls: bool,
 }
 
 /// The most requests ever in flight at once to each host, from a log: 1 everywhere for a
@@ -93,13 +95,13 @@ pub fn write_log(log: &[LogEntry], origin: Instant, path: &Path) -> Result<()> {
     let us = |t: Instant| t.saturating_duration_since(origin).as_micros();
     writeln!(
         w,
-        "arrival_us\tfinish_us\thost\tpath\tstatus\tbytes\tcomplete\tnode\tattempt"
+        "arrival_us\tfinish_us\thost\tpath\tstatus\tbytes\tcomplete\tnode\tattempt\ttls"
     )?;
     for e in log {
         let node = e.node.map_or_else(|| "-".to_owned(), |v| v.to_string());
         writeln!(
             w,
-            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{node}\t{}",
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{node}\t{}\t{}",
             us(e.arrival),
             us(e.finish),
             e.host,
@@ -107,7 +109,8 @@ pub fn write_log(log: &[LogEntry], origin: Instant, path: &Path) -> Result<()> {
             e.status,
             e.bytes,
             e.complete,
-            e.attempt
+            e.attempt,
+            e.tls
         )?;
     }
     w.flush()
@@ -129,6 +132,7 @@ mod tests {
             complete: true,
             node: None,
             attempt: 0,
+            tls: false,
         }
     }
 

@@ -6,8 +6,16 @@
 //! last byte leaves so the log's `finish` times are exact. The hot path — a graph page — takes
 //! one hash lookup, one atomic increment and one small `String` for the HTML; the only lock is
 //! the log's push.
+//!
+//! HTTPS goes through the proxy route too: with [`TestWebConfig::tls`] a `CONNECT host:port`
+//! is answered 200, the upgraded connection is wrapped in TLS with a certificate for the SNI
+//! name (see [`crate::tls`]), and the tunnel is served by the same handler, its requests
+//! logged with `tls: true`. The `CONNECT` itself is not logged: it is not a page request, and
+//! counting it would make a polite crawler look impolite (it precedes the first `GET` by
+//! microseconds).
 
 use crate::site::{host_of_authority, Site};
+use crate::tls::TestCa;
 use crate::{injected_error, names_agent, robots_body, traps, LogEntry, TestWebConfig, TRAPS_HOST};
 use anyhow::{bail, Context, Result};
 use bytes::Bytes;
@@ -23,9 +31,11 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::task::{Context as TaskContext, Poll};
 use std::time::{Duration, Instant};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
+use tokio_rustls::TlsAcceptor;
 
 pub(crate) const HTML: &str = "text/html; charset=utf-8";
 
@@ -45,6 +55,16 @@ pub(crate) struct Shared {
     /// Set (and notified) when the accept loop and every connection have ended.
     done: (Mutex<bool>, Condvar),
     done_tx: watch::Sender<bool>,
+    /// With [`TestWebConfig::tls`]: the CA and the acceptor of `CONNECT` tunnels.
+    pub tls: Option<(Arc<TestCa>, TlsAcceptor)>,
+    /// The tunnels' tasks, so that shutdown waits for (and then cuts) them like connections.
+    tunnels: Mutex<JoinSet<()>>,
+    /// `CONNECT` tunnels opened, and TLS handshakes that failed in them.
+    pub tunnels_opened: AtomicU64,
+    pub handshake_failures: AtomicU64,
+    /// Stays `false` until shutdown (tunnels are spawned by handlers, which have no receiver
+    /// of their own).
+    stop_rx: watch::Receiver<bool>,
 }
 
 /// The server side of a [`crate::TestWeb`].
@@ -62,8 +82,8 @@ impl Handle {
         addr: SocketAddr,
         cfg: TestWebConfig,
     ) -> Result<Handle> {
-        let (shared, listener, addr) = prepare(graph, urls, addr, cfg).await?;
         let (stop, stop_rx) = watch::channel(false);
+        let (shared, listener, addr) = prepare(graph, urls, addr, cfg, stop_rx.clone()).await?;
         tokio::spawn(accept_loop(listener, shared.clone(), stop_rx));
         Ok(Handle {
             shared,
@@ -96,9 +116,9 @@ impl Handle {
                     }
                 };
                 rt.block_on(async move {
-                    match prepare(graph, urls, addr, cfg).await {
+                    let (stop, stop_rx) = watch::channel(false);
+                    match prepare(graph, urls, addr, cfg, stop_rx.clone()).await {
                         Ok((shared, listener, addr)) => {
-                            let (stop, stop_rx) = watch::channel(false);
                             let _ = tx.send(Ok((shared.clone(), addr, stop)));
                             accept_loop(listener, shared, stop_rx).await;
                         }
@@ -159,6 +179,7 @@ async fn prepare(
     urls: Option<Vec<String>>,
     addr: SocketAddr,
     cfg: TestWebConfig,
+    stop_rx: watch::Receiver<bool>,
 ) -> Result<(Arc<Shared>, TcpListener, SocketAddr)> {
     cfg.validate()?;
     if !addr.ip().is_loopback() {
@@ -168,7 +189,14 @@ async fn prepare(
         );
     }
     let n = graph.num_nodes();
-    let site = Site::new(graph, urls, cfg.pages_per_host)?;
+    let site = Site::new(graph, urls, cfg.pages_per_host, cfg.tls)?;
+    let tls = if cfg.tls {
+        let ca = Arc::new(TestCa::new()?);
+        let acceptor = TlsAcceptor::from(ca.server_config()?);
+        Some((ca, acceptor))
+    } else {
+        None
+    };
     let robots = match &cfg.robots {
         Some(r) => robots_body(r)?,
         None => "User-agent: *\nDisallow:\n".to_owned(),
@@ -202,6 +230,11 @@ async fn prepare(
         started: Instant::now(),
         done: (Mutex::new(false), Condvar::new()),
         done_tx: watch::channel(false).0,
+        tls,
+        tunnels: Mutex::new(JoinSet::new()),
+        tunnels_opened: AtomicU64::new(0),
+        handshake_failures: AtomicU64::new(0),
+        stop_rx,
     });
     Ok((shared, listener, addr))
 }
@@ -223,32 +256,93 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, mut stop: watch
         };
         // Small responses must not wait for Nagle's algorithm.
         let _ = stream.set_nodelay(true);
-        let shared = shared.clone();
-        let mut stop = conn_stop.clone();
-        conns.spawn(async move {
-            let svc = hyper::service::service_fn(move |req| handle(shared.clone(), req));
-            let conn = hyper::server::conn::http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), svc);
-            tokio::pin!(conn);
-            let stopped = tokio::select! {
-                _ = conn.as_mut() => false,
-                _ = stop.wait_for(|s| *s) => true,
-            };
-            if stopped {
-                conn.as_mut().graceful_shutdown();
-                let _ = conn.await;
-            }
-        });
+        conns.spawn(serve_connection(
+            stream,
+            shared.clone(),
+            false,
+            conn_stop.clone(),
+        ));
     }
     drop(listener);
     let grace = shared.cfg.shutdown_grace;
-    let _ = tokio::time::timeout(grace, async { while conns.join_next().await.is_some() {} }).await;
+    let take_tunnels =
+        || std::mem::take(&mut *shared.tunnels.lock().unwrap_or_else(|e| e.into_inner()));
+    // Dropping the drain at the deadline drops (and so aborts) the tunnels it holds.
+    let _ = tokio::time::timeout(grace, async {
+        while conns.join_next().await.is_some() {}
+        // Connections still draining may have opened tunnels meanwhile: until none is left.
+        loop {
+            let mut tunnels = take_tunnels();
+            if tunnels.is_empty() {
+                break;
+            }
+            while tunnels.join_next().await.is_some() {}
+        }
+    })
+    .await;
     conns.abort_all();
     while conns.join_next().await.is_some() {}
+    let mut tunnels = take_tunnels();
+    tunnels.abort_all();
+    while tunnels.join_next().await.is_some() {}
     let (lock, cv) = &shared.done;
     *lock.lock().unwrap_or_else(|e| e.into_inner()) = true;
     cv.notify_all();
     shared.done_tx.send_replace(true);
+}
+
+/// Serves one connection — a TCP connection, or the inside of a TLS tunnel (`tls`) — until
+/// the client closes it or the server stops.
+async fn serve_connection<I>(io: I, shared: Arc<Shared>, tls: bool, mut stop: watch::Receiver<bool>)
+where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let svc = hyper::service::service_fn(move |req| handle(shared.clone(), req, tls));
+    let conn = hyper::server::conn::http1::Builder::new()
+        .serve_connection(TokioIo::new(io), svc)
+        .with_upgrades();
+    tokio::pin!(conn);
+    let stopped = tokio::select! {
+        _ = conn.as_mut() => false,
+        _ = stop.wait_for(|s| *s) => true,
+    };
+    if stopped {
+        conn.as_mut().graceful_shutdown();
+        let _ = conn.await;
+    }
+}
+
+/// Answers a `CONNECT`: 200, then TLS and the usual handler inside the upgraded connection.
+/// (Without TLS configured a `CONNECT` is 405, as any method but `GET` and `HEAD`.)
+fn connect(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<TwBody> {
+    let acceptor = shared.tls.as_ref().expect("TLS configured").1.clone();
+    shared.tunnels_opened.fetch_add(1, Ordering::Relaxed);
+    let tunnel_shared = shared.clone();
+    let stop = shared.stop_rx.clone();
+    let mut tunnels = shared.tunnels.lock().unwrap_or_else(|e| e.into_inner());
+    while tunnels.try_join_next().is_some() {}
+    tunnels.spawn(async move {
+        let Ok(upgraded) = hyper::upgrade::on(req).await else {
+            return;
+        };
+        match acceptor.accept(TokioIo::new(upgraded)).await {
+            Ok(stream) => serve_connection(stream, tunnel_shared, true, stop).await,
+            Err(_) => {
+                tunnel_shared
+                    .handshake_failures
+                    .fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    });
+    // Unlogged (see the module's comment): the pending entry never reaches the log.
+    let pending = Pending {
+        shared: shared.clone(),
+        entry: None,
+    };
+    Response::builder()
+        .status(200)
+        .body(TwBody::new(BodySpec::Bytes(Bytes::new()), pending))
+        .expect("valid status")
 }
 
 /// A response before it becomes a hyper `Response`.
@@ -428,8 +522,12 @@ impl Drop for TwBody {
 async fn handle(
     shared: Arc<Shared>,
     req: Request<Incoming>,
+    tls: bool,
 ) -> Result<Response<TwBody>, Infallible> {
     let arrival = Instant::now();
+    if req.method() == Method::CONNECT && !tls && shared.tls.is_some() {
+        return Ok(connect(&shared, req));
+    }
     shared.requests.fetch_add(1, Ordering::Relaxed);
     let authority = match req.uri().authority() {
         Some(a) => Some(a.as_str()),
@@ -453,6 +551,7 @@ async fn handle(
             complete: false,
             node: None,
             attempt: 0,
+            tls,
         }),
     };
     if !shared.cfg.latency.is_zero() {

@@ -90,10 +90,16 @@ pub(crate) struct Site {
 
 impl Site {
     /// Builds the table. With `urls`, node `i` is served at the normalised `urls[i]` (with
-    /// `https://` turned into `http://`: the server speaks plain HTTP only); a node
+    /// its scheme made `https://` when `https`, else `http://`: the server speaks one of
+    /// them for the graph's pages); a node
     /// whose URL is empty, invalid, not `http(s)`, or a duplicate of an earlier node's gets its
     /// generated URL instead, so every node stays reachable under a unique URL.
-    pub fn new(graph: Arc<Csr>, urls: Option<Vec<String>>, pages_per_host: u32) -> Result<Site> {
+    pub fn new(
+        graph: Arc<Csr>,
+        urls: Option<Vec<String>>,
+        pages_per_host: u32,
+        https: bool,
+    ) -> Result<Site> {
         let n = graph.num_nodes();
         if n > u32::MAX as usize {
             bail!("the graph has {n} nodes; the test web serves at most 2^32 - 1");
@@ -141,15 +147,22 @@ impl Site {
                 normal.into_iter().map(Option::unwrap_or_default).collect()
             }
         };
-        let mut text = String::with_capacity(chosen.iter().map(String::len).sum());
+        let mut text = String::with_capacity(chosen.iter().map(|u| u.len() + 1).sum());
         let mut starts = Vec::with_capacity(n + 1);
         starts.push(0u64);
         let mut index = Vec::with_capacity(n);
         let mut hosts = HashSet::new();
         for (v, u) in chosen.iter().enumerate() {
-            text.push_str(u);
+            let start = text.len();
+            match u.strip_prefix("http://") {
+                Some(rest) if https => {
+                    text.push_str("https://");
+                    text.push_str(rest);
+                }
+                _ => text.push_str(u),
+            }
             starts.push(text.len() as u64);
-            let (_, host, path) = split_url(u).expect("chosen URLs are absolute");
+            let (_, host, path) = split_url(&text[start..]).expect("chosen URLs are absolute");
             index.push((key_hash(host, path), v as u32));
             if !hosts.contains(host) {
                 hosts.insert(host.into());

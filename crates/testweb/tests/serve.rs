@@ -782,3 +782,99 @@ async fn shutdown_cuts_slow_responses_after_the_grace() {
     assert!(req.await.unwrap().is_err());
     assert_eq!(web.log()[0].status, 0, "the head was never sent");
 }
+
+fn https_client(web: &TestWeb, trust: bool) -> reqwest::Client {
+    let mut b = reqwest::Client::builder()
+        .proxy(reqwest::Proxy::all(web.proxy_url()).unwrap())
+        .redirect(Policy::none())
+        .tls_built_in_root_certs(false);
+    if trust {
+        let pem = web.ca_pem().expect("TLS is on");
+        b = b.add_root_certificate(reqwest::Certificate::from_pem(pem.as_bytes()).unwrap());
+    }
+    b.build().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn https_through_connect_tunnels() {
+    let cfg = TestWebConfig {
+        tls: true,
+        ..TestWebConfig::default()
+    };
+    let urls: Vec<String> = ["http://example.com/a.html", "https://other.org/", ""]
+        .iter()
+        .map(|s| s.to_string())
+        .chain((3..24).map(|_| String::new()))
+        .collect();
+    let g = graph(24);
+    let web = TestWeb::start(g.clone(), Some(urls), any_port(), cfg.clone())
+        .await
+        .unwrap();
+    assert_eq!(web.url(0), "https://example.com/a.html");
+    assert_eq!(web.url(1), "https://other.org/");
+    assert_eq!(web.url(2), "https://h0.crawlrank.test/p2.html");
+    assert_eq!(web.node_of("http://example.com/a.html"), Some(0));
+    // Every page, over TLS, with links in https.
+    check_all_pages(&web, &https_client(&web, true)).await;
+    let log = web.log();
+    assert_eq!(log.len(), 24, "CONNECTs are not logged");
+    assert!(log.iter().all(|e| e.tls && e.status == 200));
+    let (opened, failed) = web.tunnels();
+    assert!((1..=24).contains(&opened), "{opened} tunnels");
+    assert_eq!(failed, 0);
+    // Plain proxied http still works beside the tunnels (and is logged as such).
+    let r = proxy_client(&web)
+        .get("http://h0.crawlrank.test/p2.html")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(!web.log().last().unwrap().tls);
+
+    // A client that does not trust the test CA fails its handshake: no page is served.
+    web.clear_log();
+    let err = https_client(&web, false)
+        .get(web.url(3))
+        .send()
+        .await
+        .unwrap_err();
+    assert!(err.is_connect() || err.is_request(), "{err:?}");
+    assert!(web.log().is_empty());
+    // The server sees the failure when the client's alert arrives, maybe after `send` returned.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while web.tunnels().1 == 0 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(web.tunnels().1, 1);
+
+    // The CA is written atomically, and is a new one per server.
+    let dir = tempfile::tempdir().unwrap();
+    let pem_path = dir.path().join("ca.pem");
+    web.write_ca_pem(&pem_path).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&pem_path).unwrap(),
+        web.ca_pem().unwrap()
+    );
+    let other = TestWeb::start(g, None, any_port(), cfg).await.unwrap();
+    assert_ne!(other.ca_pem(), web.ca_pem());
+    // Trusting another server's CA is not enough.
+    let wrong = reqwest::Client::builder()
+        .proxy(reqwest::Proxy::all(other.proxy_url()).unwrap())
+        .tls_built_in_root_certs(false)
+        .add_root_certificate(
+            reqwest::Certificate::from_pem(web.ca_pem().unwrap().as_bytes()).unwrap(),
+        )
+        .build()
+        .unwrap();
+    assert!(wrong.get(other.url(0)).send().await.is_err());
+    other.shutdown().await;
+    web.shutdown().await;
+
+    // Without TLS there is no CA to write.
+    let plain = TestWeb::start(graph(3), None, any_port(), TestWebConfig::default())
+        .await
+        .unwrap();
+    assert!(plain.ca_pem().is_none());
+    assert!(plain.write_ca_pem(&pem_path).is_err());
+    plain.shutdown().await;
+}

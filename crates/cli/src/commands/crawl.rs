@@ -47,6 +47,10 @@ pub struct Args {
     /// http://127.0.0.1:PORT).
     #[arg(long, value_name = "URL")]
     pub proxy: Option<String>,
+    /// Also trust the certificate authorities in this PEM file for HTTPS (repeatable), e.g.
+    /// the one `crawlrank serve --tls --ca-out FILE` writes.
+    #[arg(long, value_name = "FILE")]
+    pub ca_cert: Vec<PathBuf>,
     /// Total timeout of one request, in seconds.
     #[arg(long, default_value_t = 30)]
     pub timeout: u64,
@@ -97,6 +101,7 @@ pub fn run(args: Args) -> Result<()> {
         c.fetch.user_agent = ua;
     }
     c.fetch.proxy = args.proxy;
+    c.fetch.ca_certs = args.ca_cert;
     c.fetch.timeout = Duration::from_secs(args.timeout.max(1));
     c.fetch.connect_timeout = c.fetch.timeout.min(Duration::from_secs(10));
     c.fetch.max_body = args.max_body;
@@ -132,12 +137,22 @@ pub fn run(args: Args) -> Result<()> {
     );
     print!("{}", report.stats);
     if report.stop == StopReason::Exhausted && report.stats.pages_answered() == 0 {
+        let st = &report.stats;
+        let hint = if st.tls_errors > 0 {
+            "; TLS failures: is the server's certificate trusted (--ca-cert FILE)?"
+        } else if st.dns_errors > 0 {
+            "; DNS failures: do the seeds' host names exist?"
+        } else {
+            "; check the seeds and the network"
+        };
         anyhow::bail!(
-            "no page could be fetched: the seeds' hosts did not answer ({} fetch errors, {} timeouts) or \
-             their robots.txt could not be read or disallows them ({} pages); check the seeds and the network",
-            report.stats.fetch_errors,
-            report.stats.timeouts,
-            report.stats.robots_disallowed
+            "no page could be fetched: the seeds' hosts did not answer ({} fetch errors: {} DNS, {} TLS; \
+             {} timeouts) or their robots.txt could not be read or disallows them ({} pages){hint}",
+            st.fetch_errors,
+            st.dns_errors,
+            st.tls_errors,
+            st.timeouts,
+            st.robots_disallowed
         );
     }
     if report.stop != StopReason::Exhausted {

@@ -12,7 +12,9 @@ pub struct Args {
     /// Write the link graph here (BASENAME.graph, .offsets, .properties, .urls).
     #[arg(long, value_name = "BASENAME")]
     pub out: Option<PathBuf>,
-    /// Write `score<TAB>url` lines, by decreasing policy score, to this file.
+    /// Write `score<TAB>url` lines, by decreasing policy score, to this file; and beside it
+    /// FILE-stem.pages.tsv: `url<TAB>noindex<TAB>canonical` for pages marked noindex or
+    /// naming another canonical URL.
     #[arg(long, value_name = "FILE")]
     pub ranking: Option<PathBuf>,
 }
@@ -44,6 +46,12 @@ pub fn run(args: Args) -> Result<()> {
                 e.scored,
                 r.display()
             ),
+        }
+        if let Some((path, lines)) = &e.page_marks {
+            println!(
+                "page marks: {lines} pages marked noindex or canonical -> {}",
+                path.display()
+            );
         }
     }
     Ok(())

@@ -5,6 +5,9 @@
 //! can be watched by hand (`curl -x http://127.0.0.1:PORT http://h0.crawlrank.test/p0.html`)
 //! and benchmarked from another process. All behaviour lives in the library; this module only
 //! turns arguments into a `TestWebConfig` and waits for Ctrl-C.
+//!
+//! What it prints is for a person or a test harness watching; if whoever reads its output
+//! goes away (a closed pipe), the server keeps serving rather than dying on the write.
 
 use anyhow::{bail, Context, Result};
 use crawlrank_graph::{source, Cache};
@@ -62,6 +65,17 @@ pub struct Args {
     #[arg(long)]
     pub no_urls: bool,
 
+    /// Serve the graph's pages over HTTPS (their URLs become https://): CONNECT tunnels
+    /// through this address speak TLS with certificates from a CA made at start-up.
+    /// Needs --ca-out.
+    #[arg(long, requires = "ca_out")]
+    pub tls: bool,
+
+    /// With --tls: write the CA certificate (PEM) that clients must trust to FILE, e.g. for
+    /// `crawlrank crawl --ca-cert FILE`.
+    #[arg(long, value_name = "FILE", requires = "tls")]
+    pub ca_out: Option<PathBuf>,
+
     /// Write the request log (TSV: times in µs since start, host, path, status, bytes, ...)
     /// to FILE on exit. Without it, requests are not recorded.
     #[arg(long, value_name = "FILE")]
@@ -93,6 +107,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
             Vec::new()
         },
         record_log: args.log.is_some(),
+        tls: args.tls,
         ..TestWebConfig::default()
     };
     // Argument errors before the (possibly long) graph load.
@@ -111,32 +126,51 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         );
     }
     let web = TestWeb::start_blocking(csr, urls, addr, cfg)?;
-    println!(
+    if let Some(path) = &args.ca_out {
+        if let Err(e) = web.write_ca_pem(path) {
+            web.shutdown_blocking();
+            return Err(e);
+        }
+    }
+    say(format_args!(
         "serving {} pages on {} hosts at http://{} (use it as an HTTP proxy, or send a Host header)",
         web.num_nodes(),
         web.num_hosts(),
         web.addr()
-    );
+    ));
     if web.num_nodes() > 0 {
-        println!("first page: {}", web.url(0));
+        say(format_args!("first page: {}", web.url(0)));
+    }
+    if let Some(path) = &args.ca_out {
+        say(format_args!(
+            "HTTPS through CONNECT; clients must trust the CA in {} (crawl --ca-cert {0})",
+            path.display()
+        ));
     }
     if let Some(t) = web.traps_url() {
-        println!("traps: {t}");
+        say(format_args!("traps: {t}"));
     }
     if web.num_fallback_urls() > 0 {
-        println!(
+        say(format_args!(
             "{} pages without a usable URL get generated ones",
             web.num_fallback_urls()
-        );
+        ));
     }
-    println!("Ctrl-C stops");
-    std::io::stdout().flush()?;
+    say(format_args!("Ctrl-C stops"));
     crawlrank_testweb::wait_for_ctrl_c()?;
     web.shutdown_blocking();
-    println!("served {} requests", web.num_requests());
+    say(format_args!("served {} requests", web.num_requests()));
     if let Some(path) = &args.log {
         web.write_log(path)?;
-        println!("request log: {}", path.display());
+        say(format_args!("request log: {}", path.display()));
     }
     Ok(())
+}
+
+/// Prints a line and flushes it (a harness waits for these lines); a closed or full stdout
+/// is ignored, where `println!` would panic.
+fn say(line: std::fmt::Arguments<'_>) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
 }

@@ -1,0 +1,235 @@
+//! Crawls of a tiny site served on loopback and reached directly, without the test web as a
+//! proxy: through a proxy, name resolution and TLS are the proxy's business, so the crawler's
+//! own DNS and TLS failures can only be seen this way. The same site serves pages that say
+//! `noindex` or name a canonical URL, which the test web's graph pages never do.
+
+use crawlrank_crawler::engine::{crawl, CrawlConfig, StopReason};
+use crawlrank_crawler::export;
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// One response: status, extra header lines, HTML body.
+struct Page {
+    status: u16,
+    headers: &'static str,
+    body: String,
+}
+
+/// A blocking HTTP/1.1 server on 127.0.0.1: one thread per connection, `Connection: close`.
+/// A connection that opens with a TLS record (a `ClientHello`, byte 0x16) gets a plain HTTP
+/// answer instead — which a TLS client must refuse. Every request is logged: its path, or
+/// `<tls>`.
+struct Site {
+    port: u16,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl Site {
+    fn start(pages: impl FnOnce(u16) -> HashMap<&'static str, Page>) -> Site {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let pages = Arc::new(pages(port));
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let log2 = log.clone();
+        // Never joined: the thread dies with the test process.
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                let Ok(conn) = conn else { continue };
+                let (pages, log) = (pages.clone(), log2.clone());
+                std::thread::spawn(move || serve(conn, &pages, &log));
+            }
+        });
+        Site { port, log }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    fn log(&self) -> Vec<String> {
+        self.log.lock().unwrap().clone()
+    }
+}
+
+fn serve(mut conn: TcpStream, pages: &HashMap<&'static str, Page>, log: &Mutex<Vec<String>>) {
+    conn.set_read_timeout(Some(Duration::from_secs(5))).ok();
+    let mut head = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        match conn.read(&mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => head.extend_from_slice(&buf[..n]),
+        }
+        if head[0] == 0x16 {
+            log.lock().unwrap().push("<tls>".into());
+            let _ = conn.write_all(
+                b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            );
+            return;
+        }
+    }
+    let text = String::from_utf8_lossy(&head);
+    let path = text.split(' ').nth(1).unwrap_or("").to_string();
+    log.lock().unwrap().push(path.clone());
+    let reply = match pages.get(path.as_str()) {
+        Some(p) => format!(
+            "HTTP/1.1 {} X\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\n{}Connection: close\r\n\r\n{}",
+            p.status,
+            p.body.len(),
+            p.headers,
+            p.body
+        ),
+        None => "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".into(),
+    };
+    let _ = conn.write_all(reply.as_bytes());
+}
+
+fn html(head: &str, body: &str) -> Page {
+    Page {
+        status: 200,
+        headers: "",
+        body: format!("<!DOCTYPE html><html><head>{head}</head><body>{body}</body></html>"),
+    }
+}
+
+fn config(state: &std::path::Path, seed: String) -> CrawlConfig {
+    let mut c = CrawlConfig {
+        state_dir: state.to_path_buf(),
+        seeds: vec![seed],
+        policy: "bfs".into(),
+        concurrency: 2,
+        max_retries: 2,
+        retry_backoff: Duration::from_millis(20),
+        ..CrawlConfig::default()
+    };
+    c.fetch.timeout = Duration::from_secs(5);
+    c.fetch.connect_timeout = Duration::from_secs(5);
+    c
+}
+
+/// `.invalid` never resolves (RFC 6761): a resolver answers NXDOMAIN at once, and without
+/// network the lookup fails at once too. Only a configured resolver that never answers would
+/// make it a connect timeout instead (counted as such, so this test would fail, not hang).
+const UNRESOLVABLE: &str = "http://nonexistent.invalid/";
+
+#[test]
+fn dns_and_tls_failures_are_counted_apart_and_not_retried() {
+    let site = Site::start(|port| {
+        HashMap::from([(
+            "/",
+            html(
+                "<title>start</title>",
+                &format!(
+                    "<a href=\"{UNRESOLVABLE}\">gone</a> <a href=\"https://127.0.0.1:{port}/tls.html\">tls</a> \
+                     <a href=\"/ok.html\">ok</a>"
+                ),
+            ),
+        ), ("/ok.html", html("", "fine"))])
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let c = config(dir.path(), site.url("/"));
+    let report = crawl(&c, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    assert_eq!(report.stop, StopReason::Exhausted);
+    let s = &report.stats;
+    assert_eq!((s.dns_errors, s.tls_errors), (1, 1), "{s}");
+    // Both are fetch errors, so every page is counted once in the totals.
+    assert_eq!((s.fetch_errors, s.pages_html), (2, 2), "{s}");
+    assert_eq!(s.pages_done(), report.crawled);
+    assert_eq!(report.crawled, 4);
+    // Neither is retried: one TLS handshake (the host's robots.txt), none for its page.
+    assert_eq!(s.retries, 0, "{s}");
+    let log = site.log();
+    assert_eq!(log.iter().filter(|p| *p == "<tls>").count(), 1, "{log:?}");
+    let st = export::status(dir.path()).unwrap();
+    assert_eq!(st.outcomes.get("fetch-error"), Some(&2));
+    let text = st.to_string();
+    assert!(
+        text.contains("dns errors           1") && text.contains("tls errors           1"),
+        "{text}"
+    );
+}
+
+#[test]
+fn noindex_and_canonical_are_stored_and_exported() {
+    let site = Site::start(|_| {
+        HashMap::from([
+            (
+                "/",
+                html(
+                    "",
+                    "<a href=\"/noindex.html\">a</a><a href=\"/header-noindex.html\">b</a>\
+                     <a href=\"/canonical.html?session=1\">c</a><a href=\"/self.html\">d</a>",
+                ),
+            ),
+            (
+                "/noindex.html",
+                html(
+                    "<meta name=\"robots\" content=\"noindex\">",
+                    "<a href=\"/after-noindex.html\">still followed</a>",
+                ),
+            ),
+            (
+                "/header-noindex.html",
+                Page {
+                    headers: "X-Robots-Tag: noindex\r\n",
+                    ..html("", "")
+                },
+            ),
+            (
+                "/canonical.html?session=1",
+                html("<link rel=\"canonical\" href=\"/canonical.html\">", ""),
+            ),
+            (
+                "/self.html",
+                html("<link rel=\"canonical\" href=\"/self.html\">", ""),
+            ),
+            ("/after-noindex.html", html("", "")),
+        ])
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let c = config(dir.path(), site.url("/"));
+    let report = crawl(&c, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    assert_eq!(report.stop, StopReason::Exhausted);
+    let s = &report.stats;
+    assert_eq!(
+        (s.pages_html, s.noindex_pages, s.canonical_pages),
+        (6, 2, 1),
+        "{s}"
+    );
+    // A canonical URL is recorded, not fetched; noindex does not stop link following.
+    let log = site.log();
+    assert!(!log.iter().any(|p| p == "/canonical.html"), "{log:?}");
+    assert!(log.iter().any(|p| p == "/after-noindex.html"), "{log:?}");
+
+    let rank = dir.path().join("rank.tsv");
+    let e = export::export_ranking(dir.path(), &rank).unwrap();
+    let marks_file = dir.path().join("rank.pages.tsv");
+    assert_eq!(e.page_marks, Some((marks_file.clone(), 3)));
+    let marks = std::fs::read_to_string(&marks_file).unwrap();
+    let want = format!(
+        "{}\t1\t\n{}\t1\t\n{}\t0\t{}\n",
+        site.url("/noindex.html"),
+        site.url("/header-noindex.html"),
+        site.url("/canonical.html?session=1"),
+        site.url("/canonical.html"),
+    );
+    assert_eq!(marks, want);
+    // The ranking itself keeps its two columns.
+    let ranking = std::fs::read_to_string(&rank).unwrap();
+    assert!(
+        ranking.lines().all(|l| l.split('\t').count() == 2),
+        "{ranking}"
+    );
+    // The crawl's own snapshot has the same companion, and so has the state.
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join(export::PAGE_MARKS_SNAPSHOT)).unwrap(),
+        want
+    );
+    let stored = export::page_marks(dir.path()).unwrap();
+    assert_eq!(stored.len(), 3);
+    assert!(stored[0].1.noindex && stored[2].1.canonical.is_some());
+}
