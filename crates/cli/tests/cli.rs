@@ -773,3 +773,49 @@ fn the_ranking_is_exportable_while_a_crawl_runs() {
         "{lines}"
     );
 }
+
+/// The README's main command, on a small web: every step runs and says what it found, the
+/// real crawl fetches its pages, the table has a row per policy, the files are written, and
+/// a second run reuses the generated web from the cache.
+#[test]
+fn the_demo_runs_every_step_on_a_small_web() {
+    let env = Env::new();
+    let out_dir = env.path("demo");
+    let args = [
+        "demo",
+        "--pages",
+        "3000",
+        "--crawl-pages",
+        "300",
+        "--policy",
+        "bfs,fica,opic",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ];
+    let out = ok(&env.run(&args));
+    for step in 1..=5 {
+        assert!(out.contains(&format!("== {step}. ")), "step {step}: {out}");
+    }
+    assert!(out.contains("3000 pages"), "{out}");
+    for policy in ["bfs ", "fica ", "opic "] {
+        assert!(
+            out.lines().any(|l| l.starts_with(policy)),
+            "no {policy}row: {out}"
+        );
+    }
+    assert!(
+        out.contains("the real crawl's first 300 pages hold"),
+        "{out}"
+    );
+    for f in ["summary.json", "summary.csv", "throughput.svg", "mass.svg"] {
+        assert!(out_dir.join(f).is_file(), "{f} missing");
+    }
+    let status = ok(&env.run(&[
+        "status",
+        "--state",
+        out_dir.join("crawl-state").to_str().unwrap(),
+    ]));
+    assert!(status.contains("pages finished    300"), "{status}");
+    let again = ok(&env.run(&args));
+    assert!(again.contains("reusing"), "{again}");
+}

@@ -140,7 +140,9 @@ pub(crate) fn write_ranking<S: AsRef<str>>(
     score: impl Fn(u32) -> Option<f64>,
 ) -> Result<(usize, usize)> {
     let mut scored: Vec<(f64, u32)> = (0..urls.len() as u32)
-        .filter_map(|id| score(id).filter(|s| !s.is_nan()).map(|s| (s, id)))
+        // `+ 0.0` turns -0 (FICA's score of a seed, −distance) into 0: printed as "0", and
+        // equal to +0 for `total_cmp`, so ties stay in discovery order.
+        .filter_map(|id| score(id).filter(|s| !s.is_nan()).map(|s| (s + 0.0, id)))
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     crawlrank_graph::atomic::write_file(out, |w| {
@@ -316,4 +318,23 @@ pub fn crawl_order(dir: &Path) -> Result<Vec<String>> {
             _ => None,
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranking_is_by_score_then_discovery_and_prints_no_negative_zero() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("r.tsv");
+        let urls = ["a", "b", "c", "d", "e"];
+        let scores = [Some(-0.0), Some(0.0), None, Some(f64::NAN), Some(-1.5)];
+        let (scored, unscored) = write_ranking(&out, &urls, |id| scores[id as usize]).unwrap();
+        assert_eq!((scored, unscored), (3, 2));
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            "0\ta\n0\tb\n-1.5\te\n"
+        );
+    }
 }
