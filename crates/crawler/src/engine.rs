@@ -287,7 +287,7 @@ impl Engine {
                 wanted
             }
         };
-        let replayed = state::replay(&config, &loaded.events)?;
+        let replayed = state::replay(&config, store.events()?)?;
         let warc = if cfg.fetch.warc {
             Some(WarcWriter::open(
                 &cfg.state_dir.join("warc"),

@@ -13,18 +13,21 @@
 use crate::state;
 use crate::stats::Stats;
 use crate::store::{Event, Loaded, PageMeta, StateConfig, Store};
-use anyhow::{Context, Result};
+use anyhow::{anyhow, Context, Result};
 use crawlrank_frontier::PageId;
 use crawlrank_graph::atomic::StagedBasename;
+use crawlrank_graph::import::DEFAULT_SORT_MEMORY;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use webgraph::graphs::vec_graph::VecGraph;
+use webgraph::graphs::par_sorted_graph::ParSortedGraph;
+use webgraph::utils::MemoryUsage;
 
-fn load(dir: &Path) -> Result<Loaded> {
-    let (_, loaded) = Store::open(dir, false)?;
-    Ok(loaded)
+/// The state of `dir`, opened without creating it; its events are then read from the store
+/// as a stream.
+fn load(dir: &Path) -> Result<(Store, Loaded)> {
+    Store::open(dir, false)
 }
 
 fn config(dir: &Path, loaded: &Loaded) -> Result<StateConfig> {
@@ -44,29 +47,67 @@ pub struct GraphExport {
 
 /// Writes the crawl's link graph as a BVGraph at `out` (`.graph`, `.offsets`,
 /// `.properties`) with `out.urls`, atomically.
+///
+/// The arcs come in crawl order and a BVGraph wants them by source: they are sorted in
+/// external memory (sorted batches of at most [`DEFAULT_SORT_MEMORY`] spilled to the system
+/// temporary directory, `TMPDIR`), so memory stays within that budget however many links
+/// the crawl found.
 pub fn export_graph(dir: &Path, out: &Path) -> Result<GraphExport> {
-    let loaded = load(dir)?;
+    let (store, loaded) = load(dir)?;
     let n = loaded.urls.len();
-    let mut arcs: Vec<(usize, usize)> = Vec::new();
     let mut crawled = 0;
-    for e in &loaded.events {
-        if let Event::Crawled { id, links, .. } = e {
-            crawled += 1;
-            arcs.extend(links.iter().map(|&l| (*id as usize, l as usize)));
+    // The sort takes an iterator of arcs; a bad event ends it and is reported as is rather
+    // than as a failure of the sort.
+    let mut read_error = None;
+    let mut events = store.events()?;
+    let (mut from, mut links) = (0, Vec::new().into_iter());
+    let arcs = std::iter::from_fn(|| loop {
+        if let Some(to) = links.next() {
+            return Some((from, to as usize));
         }
+        match events.next()? {
+            Ok((i, Event::Crawled { id, links: l, .. })) => {
+                if let Some(p) = std::iter::once(id)
+                    .chain(l.iter().copied())
+                    .find(|&p| p as usize >= n)
+                {
+                    read_error = Some(anyhow!(
+                        "the crawl state {} is inconsistent: event {i} names page {p}, which has \
+                         no URL",
+                        crate::store::db_path(dir).display()
+                    ));
+                    return None;
+                }
+                crawled += 1;
+                from = id as usize;
+                links = l.into_iter();
+            }
+            Ok(_) => {}
+            Err(e) => {
+                read_error = Some(e);
+                return None;
+            }
+        }
+    });
+    let sorted = ParSortedGraph::config()
+        .dedup()
+        .memory_usage(MemoryUsage::MemorySize(DEFAULT_SORT_MEMORY))
+        .sort_pairs(n, arcs);
+    if let Some(e) = read_error {
+        return Err(e);
     }
-    arcs.sort_unstable();
-    arcs.dedup();
-    let mut g = VecGraph::empty(n);
-    g.add_arcs(arcs.iter().copied());
+    let sorted = sorted.context("cannot sort the crawl's links in the temporary directory")?;
     let staged = StagedBasename::new(out)?;
     let base = staged.basename();
-    crawlrank_graph::bv::write_bvgraph(&g, &base)?;
+    crawlrank_graph::bv::write_bvgraph(sorted, &base)?;
+    let arcs =
+        crawlrank_graph::bv::read_properties(&crawlrank_graph::bv::with_ext(&base, "properties"))?
+            .arcs;
     crawlrank_graph::urls::write_urls(&staged.path(".urls"), &loaded.urls)?;
     staged.commit()?;
     Ok(GraphExport {
         nodes: n,
-        arcs: arcs.len() as u64,
+        arcs,
         crawled,
     })
 }
@@ -173,8 +214,8 @@ fn copy_snapshot(from: &Path, out: &Path) -> Result<usize> {
 /// ([`RANKING_SNAPSHOT`], [`PAGE_MARKS_SNAPSHOT`]) are copied instead.
 pub fn export_ranking(dir: &Path, out: &Path) -> Result<RankingExport> {
     let marks_out = page_marks_path(out);
-    let loaded = match load(dir) {
-        Ok(loaded) => loaded,
+    let (store, loaded) = match load(dir) {
+        Ok(opened) => opened,
         Err(e) => {
             let snapshot = dir.join(RANKING_SNAPSHOT);
             if !snapshot.is_file() {
@@ -196,7 +237,7 @@ pub fn export_ranking(dir: &Path, out: &Path) -> Result<RankingExport> {
         }
     };
     let cfg = config(dir, &loaded)?;
-    let replayed = state::replay(&cfg, &loaded.events)?;
+    let replayed = state::replay(&cfg, store.events()?)?;
     let (scored, unscored) = write_ranking(out, &loaded.urls, |id| replayed.frontier.score(id))?;
     let marks: BTreeMap<PageId, PageMeta> = loaded.pages.into_iter().collect();
     let n = write_page_marks(&marks_out, &loaded.urls, &marks)?;
@@ -211,7 +252,7 @@ pub fn export_ranking(dir: &Path, out: &Path) -> Result<RankingExport> {
 /// The marks of the fetched pages that have any (`noindex`, a canonical URL), by URL, read
 /// from the state.
 pub fn page_marks(dir: &Path) -> Result<Vec<(String, PageMeta)>> {
-    let loaded = load(dir)?;
+    let (_, loaded) = load(dir)?;
     loaded
         .pages
         .into_iter()
@@ -244,11 +285,11 @@ pub struct Status {
 
 /// Reads the status of the crawl in `dir`.
 pub fn status(dir: &Path) -> Result<Status> {
-    let loaded = load(dir)?;
+    let (store, loaded) = load(dir)?;
     let (mut popped, mut crawled) = (0, 0);
     let mut outcomes = BTreeMap::new();
-    for e in &loaded.events {
-        match e {
+    for event in store.events()? {
+        match event?.1 {
             Event::Popped(_) => popped += 1,
             Event::Crawled { outcome, .. } => {
                 crawled += 1;
@@ -309,20 +350,152 @@ impl fmt::Display for Status {
 /// The URLs of the pages popped so far, in pop order (the crawl order the policy chose;
 /// with one request slot it is also the fetch order).
 pub fn crawl_order(dir: &Path) -> Result<Vec<String>> {
-    let loaded = load(dir)?;
-    Ok(loaded
-        .events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Popped(id) => loaded.urls.get(*id as usize).cloned(),
-            _ => None,
-        })
-        .collect())
+    let (store, loaded) = load(dir)?;
+    let mut order = Vec::new();
+    for event in store.events()? {
+        if let Event::Popped(id) = event?.1 {
+            order.extend(loaded.urls.get(id as usize).cloned());
+        }
+    }
+    Ok(order)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::{Batch, Outcome};
+
+    /// A bfs crawl of `0 -> 1, 2; 1 -> 0, 3` stopped with page 2 in flight: events 0 (seed)
+    /// to 5, event 4 being page 1's `Crawled`.
+    fn stopped_crawl(dir: &Path) {
+        let (mut s, _) = Store::open(dir, true).unwrap();
+        let c = StateConfig {
+            policy: "bfs".into(),
+            batch: 1,
+            expected_pages: 4,
+            total_pages: 4,
+            rng_seed: 0,
+        };
+        s.set_config(&c).unwrap();
+        let succ: [Vec<PageId>; 4] = [vec![1, 2], vec![0, 3], vec![], vec![]];
+        let mut f = state::new_frontier(&c).unwrap();
+        f.seed(&[0]);
+        let mut events = vec![Event::Seed(vec![0])];
+        for _ in 0..2 {
+            let p = f.pop().unwrap();
+            f.on_crawled(p, &succ[p as usize]);
+            events.push(Event::Popped(p));
+            events.push(Event::Crawled {
+                id: p,
+                outcome: Outcome::Html,
+                status: 200,
+                links: succ[p as usize].clone(),
+            });
+        }
+        events.push(Event::Popped(f.pop().unwrap()));
+        s.commit(&Batch {
+            new_urls: (0..4).map(|i| (i, format!("http://a.test/{i}"))).collect(),
+            events,
+            ..Batch::default()
+        })
+        .unwrap();
+    }
+
+    /// Overwrites event `i` behind the store's back.
+    fn tamper(dir: &Path, i: u64, bytes: &[u8]) {
+        let table = redb::TableDefinition::<u64, &[u8]>::new("events");
+        let db = redb::Database::open(crate::store::db_path(dir)).unwrap();
+        let txn = db.begin_write().unwrap();
+        txn.open_table(table).unwrap().insert(i, bytes).unwrap();
+        txn.commit().unwrap();
+    }
+
+    #[test]
+    fn status_order_graph_and_ranking_read_the_log() {
+        let dir = tempfile::tempdir().unwrap();
+        stopped_crawl(dir.path());
+        let st = status(dir.path()).unwrap();
+        assert_eq!(
+            (
+                st.discovered,
+                st.popped,
+                st.crawled,
+                st.pending,
+                st.frontier
+            ),
+            (4, 3, 2, 1, 1)
+        );
+        assert_eq!(st.outcomes.get("html"), Some(&2));
+        let url = |i: u32| format!("http://a.test/{i}");
+        assert_eq!(crawl_order(dir.path()).unwrap(), [url(0), url(1), url(2)]);
+
+        let out = dir.path().join("out/crawl.v1");
+        let e = export_graph(dir.path(), &out).unwrap();
+        assert_eq!((e.nodes, e.arcs, e.crawled), (4, 4, 2));
+        let cache = crawlrank_graph::Cache::new(dir.path().join("cache"));
+        let g = crawlrank_graph::BvWebGraph::open(&out, &cache).unwrap();
+        let arcs: Vec<(u32, u32)> = g.to_csr().unwrap().arcs().collect();
+        assert_eq!(arcs, [(0, 1), (0, 2), (1, 0), (1, 3)]);
+        let urls = crawlrank_graph::urls::read_urls(&crawlrank_graph::bv::with_ext(&out, "urls"));
+        assert_eq!(urls.unwrap(), (0..4).map(url).collect::<Vec<_>>());
+
+        let r = export_ranking(dir.path(), &dir.path().join("rank.tsv")).unwrap();
+        assert!(!r.from_snapshot);
+        assert_eq!(r.scored + r.unscored.unwrap(), 4);
+
+        // A state whose crawl never started (its seeds were refused) exports an empty graph.
+        let empty = tempfile::tempdir().unwrap();
+        drop(Store::open(empty.path(), true).unwrap());
+        let e = export_graph(empty.path(), &empty.path().join("g")).unwrap();
+        assert_eq!((e.nodes, e.arcs, e.crawled), (0, 0, 0));
+        assert_eq!(crawl_order(empty.path()).unwrap(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_bad_event_is_an_error_for_every_reader_and_for_a_resume() {
+        let dir = tempfile::tempdir().unwrap();
+        stopped_crawl(dir.path());
+        tamper(dir.path(), 4, &[2, 1]);
+        let out = dir.path().join("crawl");
+        let rank = dir.path().join("rank.tsv");
+        let resume = crate::engine::CrawlConfig {
+            state_dir: dir.path().to_path_buf(),
+            policy: "bfs".into(),
+            ..Default::default()
+        };
+        for err in [
+            status(dir.path()).err(),
+            crawl_order(dir.path()).err(),
+            export_graph(dir.path(), &out).err(),
+            export_ranking(dir.path(), &rank).err(),
+            crate::engine::crawl(
+                &resume,
+                &std::sync::atomic::AtomicBool::new(false),
+                &mut |_| {},
+            )
+            .err(),
+        ] {
+            let err = format!("{:#}", err.expect("refused"));
+            assert!(
+                err.contains("is unreadable") && err.contains("event 4"),
+                "{err}"
+            );
+        }
+        assert!(!crawlrank_graph::bv::with_ext(&out, "properties").exists());
+        assert!(!rank.exists());
+
+        // Decodable but naming a page the URL table lacks.
+        let bad = Event::Crawled {
+            id: 1,
+            outcome: Outcome::Html,
+            status: 200,
+            links: vec![0, 9],
+        };
+        tamper(dir.path(), 4, &bad.encode());
+        let err = format!("{:#}", export_graph(dir.path(), &out).err().unwrap());
+        assert!(err.contains("event 4 names page 9"), "{err}");
+        assert!(!crawlrank_graph::bv::with_ext(&out, "properties").exists());
+    }
 
     #[test]
     fn ranking_is_by_score_then_discovery_and_prints_no_negative_zero() {

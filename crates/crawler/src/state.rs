@@ -10,6 +10,7 @@
 use crate::store::{Event, StateConfig};
 use anyhow::{bail, Result};
 use crawlrank_frontier::{Frontier, PageId, PolicyConfig, PolicyKind};
+use std::collections::{BTreeMap, HashMap};
 
 /// The frontier of a crawl, rebuilt.
 pub struct Replayed {
@@ -46,51 +47,102 @@ pub fn new_frontier(c: &StateConfig) -> Result<Frontier> {
     Frontier::with_policy(kind, &pc)
 }
 
-/// Replays `events` into a new frontier for `config`.
-pub fn replay(config: &StateConfig, events: &[Event]) -> Result<Replayed> {
-    let mut frontier = new_frontier(config)?;
-    let mut pending: Vec<PageId> = Vec::new();
-    let mut is_pending = std::collections::HashSet::new();
-    let (mut popped, mut crawled) = (0u64, 0u64);
-    for (i, e) in events.iter().enumerate() {
-        match e {
-            Event::Seed(ids) => frontier.seed(ids),
+/// Rebuilds a frontier one event at a time, so that the log is replayed as it is read and
+/// never held whole: what it keeps besides the frontier is only the pages in flight.
+pub struct Replayer {
+    /// The policy's name, for the divergence message.
+    policy: String,
+    frontier: Frontier,
+    /// Popped and not yet crawled: by the number of their `Popped` event (so in pop order),
+    /// and the other way round.
+    pending: BTreeMap<u64, PageId>,
+    pending_at: HashMap<PageId, u64>,
+    popped: u64,
+    crawled: u64,
+}
+
+impl Replayer {
+    /// Starts from an empty frontier for `config`.
+    pub fn new(config: &StateConfig) -> Result<Self> {
+        Ok(Self {
+            policy: config.policy.clone(),
+            frontier: new_frontier(config)?,
+            pending: BTreeMap::new(),
+            pending_at: HashMap::new(),
+            popped: 0,
+            crawled: 0,
+        })
+    }
+
+    /// Replays event number `i` (its number in the log, for the error messages).
+    pub fn apply(&mut self, i: u64, event: &Event) -> Result<()> {
+        match event {
+            Event::Seed(ids) => self.frontier.seed(ids),
             Event::Popped(id) => {
-                let got = frontier.pop();
+                let got = self.frontier.pop();
                 if got != Some(*id) {
                     bail!(
                         "replaying the crawl log diverged at event {i}: the log says page {id} was popped, \
                          this build's {} policy pops {got:?}; the state was written by a different \
                          crawlrank version, finish it with that version or start a new state directory",
-                        config.policy
+                        self.policy
                     );
                 }
-                popped += 1;
-                pending.push(*id);
-                is_pending.insert(*id);
+                self.popped += 1;
+                // A frontier pops a page once; were a log to say twice, the page is still
+                // pending once, at its last pop, and the two maps stay in step.
+                if let Some(earlier) = self.pending_at.insert(*id, i) {
+                    self.pending.remove(&earlier);
+                }
+                self.pending.insert(i, *id);
             }
             Event::Crawled { id, links, .. } => {
-                if !is_pending.remove(id) {
+                let Some(at) = self.pending_at.remove(id) else {
                     bail!("the crawl log reports page {id} crawled at event {i} but it was never popped");
-                }
-                frontier.on_crawled(*id, links);
-                crawled += 1;
+                };
+                self.pending.remove(&at);
+                self.frontier.on_crawled(*id, links);
+                self.crawled += 1;
             }
         }
+        Ok(())
     }
-    pending.retain(|p| is_pending.contains(p));
-    Ok(Replayed {
-        frontier,
-        pending,
-        popped,
-        crawled,
-    })
+
+    /// The frontier after the events applied.
+    pub fn finish(self) -> Replayed {
+        Replayed {
+            frontier: self.frontier,
+            pending: self.pending.into_values().collect(),
+            popped: self.popped,
+            crawled: self.crawled,
+        }
+    }
+}
+
+/// Replays a log, read as `(number, event)` pairs (as [`Store::events`](crate::store::Store::events)
+/// yields them), into a new frontier for `config`. The first error, of reading or of
+/// replaying, ends it.
+pub fn replay(
+    config: &StateConfig,
+    events: impl IntoIterator<Item = Result<(u64, Event)>>,
+) -> Result<Replayed> {
+    let mut replayer = Replayer::new(config)?;
+    for event in events {
+        let (i, event) = event?;
+        replayer.apply(i, &event)?;
+    }
+    Ok(replayer.finish())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::store::Outcome;
+
+    /// A log as the store yields it.
+    fn numbered(log: &[Event]) -> impl Iterator<Item = Result<(u64, Event)>> + '_ {
+        (0..).zip(log.iter().cloned()).map(Ok)
+    }
 
     fn cfg(policy: &str) -> StateConfig {
         StateConfig {
@@ -128,7 +180,7 @@ mod tests {
                     links: succ[p as usize].clone(),
                 });
             }
-            let r = replay(&c, &log).unwrap();
+            let r = replay(&c, numbered(&log)).unwrap();
             assert_eq!(r.pending, inflight, "{policy}");
             assert_eq!(r.frontier.len(), f.len(), "{policy}");
             let mut f2 = r.frontier;
@@ -144,8 +196,8 @@ mod tests {
     #[test]
     fn a_diverging_log_is_refused() {
         let log = vec![Event::Seed(vec![0, 1]), Event::Popped(1)];
-        let err = replay(&cfg("bfs"), &log).err().unwrap();
-        assert!(err.to_string().contains("diverged"), "{err}");
+        let err = replay(&cfg("bfs"), numbered(&log)).err().unwrap();
+        assert!(err.to_string().contains("diverged at event 1"), "{err}");
         let log = vec![
             Event::Seed(vec![0]),
             Event::Crawled {
@@ -155,7 +207,18 @@ mod tests {
                 links: vec![],
             },
         ];
-        assert!(replay(&cfg("bfs"), &log).is_err());
+        assert!(replay(&cfg("bfs"), numbered(&log)).is_err());
         assert!(new_frontier(&cfg("omniscient")).is_err());
+    }
+
+    #[test]
+    fn a_read_error_ends_the_replay() {
+        let log = [
+            Ok((0, Event::Seed(vec![0]))),
+            Err(anyhow::anyhow!("the crawl state is unreadable")),
+            Ok((2, Event::Popped(0))),
+        ];
+        let err = replay(&cfg("bfs"), log).err().unwrap();
+        assert!(err.to_string().contains("unreadable"), "{err}");
     }
 }

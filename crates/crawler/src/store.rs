@@ -14,7 +14,8 @@
 //! - `urls`: id → URL (ids are dense, in discovery order). The URL → id index is rebuilt in
 //!   memory at open, which halves the writes per discovered URL;
 //! - `events`: sequence number → encoded [`Event`]. The link graph is the `Crawled` events'
-//!   links, the crawled set is their ids;
+//!   links, the crawled set is their ids. The log grows with the crawl's links, so it is
+//!   never loaded whole but read as a stream ([`Store::events`]);
 //! - `pages`: id → [`PageMeta`], for the fetched pages that said `noindex` or named a
 //!   canonical URL (most pages say neither, so the table stays small);
 //! - `robots`: origin → [`StoredRobots`], each host's last robots.txt answer and when it was
@@ -32,7 +33,7 @@
 use crate::fetch::RobotsAnswer;
 use anyhow::{bail, ensure, Context, Result};
 use crawlrank_frontier::PageId;
-use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 use std::path::{Path, PathBuf};
 
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
@@ -335,12 +336,12 @@ pub struct WarcPosition {
     pub offset: u64,
 }
 
-/// Everything read back from a state directory.
+/// Everything read back from a state directory at open, except the event log, which grows
+/// with the number of links and is read as a stream ([`Store::events`]).
 #[derive(Debug, Default)]
 pub struct Loaded {
     pub config: Option<StateConfig>,
     pub urls: Vec<String>,
-    pub events: Vec<Event>,
     pub warc: WarcPosition,
     /// The serialized counters (see [`crate::stats::Stats::decode`]).
     pub stats: Vec<u8>,
@@ -392,6 +393,47 @@ fn open_error(path: &Path, e: impl std::fmt::Display) -> anyhow::Error {
     )
 }
 
+fn unreadable(path: &Path) -> String {
+    format!(
+        "the crawl state {} is unreadable; it was not modified",
+        path.display()
+    )
+}
+
+/// The event log being read ([`Store::events`]).
+pub struct Events {
+    /// `None` once an error was returned: what follows a gap or a bad record is not trusted.
+    rows: Option<redb::Range<'static, u64, &'static [u8]>>,
+    next: u64,
+    path: PathBuf,
+}
+
+impl Iterator for Events {
+    type Item = Result<(u64, Event)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let row = self.rows.as_mut()?.next()?;
+        let i = self.next;
+        let res = row
+            .map_err(anyhow::Error::from)
+            .and_then(|(k, v)| {
+                ensure!(k.value() == i, "event {i} is missing");
+                Event::decode(v.value()).with_context(|| format!("event {i}"))
+            })
+            .with_context(|| unreadable(&self.path));
+        match res {
+            Ok(event) => {
+                self.next += 1;
+                Some(Ok((i, event)))
+            }
+            Err(e) => {
+                self.rows = None;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
 impl Store {
     /// Opens the state in `dir`, creating it when `create` holds and the directory has none.
     pub fn open(dir: &Path, create: bool) -> Result<(Self, Loaded)> {
@@ -435,13 +477,26 @@ impl Store {
             txn.commit()
                 .with_context(|| format!("cannot initialise {}", store.path.display()))?;
         }
-        let loaded = store.load().with_context(|| {
-            format!(
-                "the crawl state {} is unreadable; it was not modified",
-                store.path.display()
-            )
-        })?;
+        let loaded = store.load().with_context(|| unreadable(&store.path))?;
         Ok((store, loaded))
+    }
+
+    /// The event log in order, `(sequence number, event)`, read in one read transaction (a
+    /// snapshot: later commits are not seen) and decoded one event at a time, so that no more
+    /// than one event is in memory however long the log. A gap or an undecodable event is an
+    /// error naming the event, after which the iterator ends.
+    pub fn events(&self) -> Result<Events> {
+        let rows = (|| -> Result<_> {
+            let txn = self.db.begin_read()?;
+            let table = txn.open_table(EVENTS)?;
+            Ok(table.range::<u64>(..)?)
+        })()
+        .with_context(|| unreadable(&self.path))?;
+        Ok(Events {
+            rows: Some(rows),
+            next: 0,
+            path: self.path.clone(),
+        })
     }
 
     fn load(&mut self) -> Result<Loaded> {
@@ -483,18 +538,22 @@ impl Store {
             );
             loaded.urls.push(v.value().to_string());
         }
+        // The events themselves are decoded when they are streamed (`events`): decoding them
+        // here too would read the whole log twice on every resume. Their keys are distinct, so
+        // `len` of them ending at `len - 1` means none is missing, which is what `commit`
+        // needs to append after them.
         let events = txn.open_table(EVENTS)?;
-        for row in events.iter()? {
-            let (k, v) = row?;
-            ensure!(
-                k.value() == self.next_event,
-                "event {} is missing",
-                self.next_event
-            );
-            loaded
-                .events
-                .push(Event::decode(v.value()).with_context(|| format!("event {}", k.value()))?);
-            self.next_event += 1;
+        self.next_event = events.len()?;
+        let last = events.last()?.map(|(k, _)| k.value());
+        if last.is_some_and(|last| last + 1 != self.next_event) {
+            let mut expected = 0;
+            for row in events.iter()? {
+                if row?.0.value() != expected {
+                    break;
+                }
+                expected += 1;
+            }
+            bail!("event {expected} is missing");
         }
         // Tables added after format 1: a state written before lacks them.
         match txn.open_table(PAGES) {
@@ -740,10 +799,13 @@ mod tests {
         };
         s.commit(&b).unwrap();
         drop(s);
-        let (_, l) = Store::open(dir.path(), false).unwrap();
+        let (s, l) = Store::open(dir.path(), false).unwrap();
         assert_eq!(l.config, Some(c));
         assert_eq!(l.urls.len(), 2);
-        assert_eq!(l.events, b.events);
+        assert_eq!(
+            read_events(&s),
+            [(0, b.events[0].clone()), (1, b.events[1].clone())]
+        );
         let mut pages = b.pages.clone();
         pages.sort_by_key(|p| p.0);
         assert_eq!(l.pages, pages);
@@ -755,6 +817,7 @@ mod tests {
                 offset: 99
             }
         );
+        drop(s);
 
         // Another format version: refused, untouched.
         {
@@ -782,5 +845,106 @@ mod tests {
             b"not a database at all"
         );
         assert!(Store::open(tempfile::tempdir().unwrap().path(), false).is_err());
+    }
+
+    fn read_events(s: &Store) -> Vec<(u64, Event)> {
+        s.events().unwrap().map(Result::unwrap).collect()
+    }
+
+    /// Replaces (or, with `None`, removes) the stored bytes of event `i`, behind the store.
+    fn tamper(dir: &Path, i: u64, bytes: Option<&[u8]>) {
+        let db = Database::open(db_path(dir)).unwrap();
+        let txn = db.begin_write().unwrap();
+        {
+            let mut events = txn.open_table(EVENTS).unwrap();
+            match bytes {
+                Some(b) => events.insert(i, b).unwrap(),
+                None => events.remove(i).unwrap(),
+            };
+        }
+        txn.commit().unwrap();
+    }
+
+    #[test]
+    fn the_log_is_streamed_in_order_and_appended_after_its_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut s, _) = Store::open(dir.path(), true).unwrap();
+        assert!(read_events(&s).is_empty());
+        let first = vec![Event::Seed(vec![0]), Event::Popped(0)];
+        s.commit(&Batch {
+            new_urls: vec![(0, "http://a.test/".into())],
+            events: first.clone(),
+            ..Batch::default()
+        })
+        .unwrap();
+        drop(s);
+        // A reopened store numbers its next events after the stored ones.
+        let (mut s, _) = Store::open(dir.path(), false).unwrap();
+        let crawled = Event::Crawled {
+            id: 0,
+            outcome: Outcome::Html,
+            status: 200,
+            links: vec![0],
+        };
+        s.commit(&Batch {
+            events: vec![crawled.clone()],
+            ..Batch::default()
+        })
+        .unwrap();
+        let all: Vec<Event> = first.into_iter().chain([crawled]).collect();
+        let want: Vec<(u64, Event)> = (0..).zip(all).collect();
+        assert_eq!(read_events(&s), want);
+        // A stream is a snapshot: what is committed while it is read is not in it.
+        let mut events = s.events().unwrap();
+        assert_eq!(events.next().unwrap().unwrap(), want[0]);
+        s.commit(&Batch {
+            events: vec![Event::Popped(1)],
+            ..Batch::default()
+        })
+        .unwrap();
+        assert_eq!(events.map(Result::unwrap).collect::<Vec<_>>(), want[1..]);
+        assert_eq!(read_events(&s).len(), 4);
+    }
+
+    #[test]
+    fn a_gap_in_the_log_is_refused_at_open_and_a_bad_event_when_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut s, _) = Store::open(dir.path(), true).unwrap();
+        s.commit(&Batch {
+            new_urls: vec![(0, "http://a.test/".into()), (1, "http://a.test/b".into())],
+            events: vec![Event::Seed(vec![0, 1]), Event::Popped(0), Event::Popped(1)],
+            ..Batch::default()
+        })
+        .unwrap();
+        drop(s);
+
+        // An undecodable event: the state opens (events are decoded when read), and reading
+        // stops at it with its number.
+        tamper(dir.path(), 1, Some(&[1, 0x80]));
+        let (s, _) = Store::open(dir.path(), false).unwrap();
+        let mut events = s.events().unwrap();
+        assert_eq!(
+            events.next().unwrap().unwrap(),
+            (0, Event::Seed(vec![0, 1]))
+        );
+        let err = format!("{:#}", events.next().unwrap().unwrap_err());
+        assert!(
+            err.contains("is unreadable") && err.contains("event 1"),
+            "{err}"
+        );
+        assert!(events.next().is_none(), "nothing is read past a bad event");
+        drop((events, s));
+
+        // A missing event: refused at open, named.
+        tamper(dir.path(), 1, None);
+        let err = format!("{:#}", Store::open(dir.path(), false).err().unwrap());
+        assert!(
+            err.contains("is unreadable") && err.contains("event 1 is missing"),
+            "{err}"
+        );
+        tamper(dir.path(), 1, Some(&Event::Popped(0).encode()));
+        tamper(dir.path(), 0, None);
+        let err = format!("{:#}", Store::open(dir.path(), false).err().unwrap());
+        assert!(err.contains("event 0 is missing"), "{err}");
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! The crawler must be run, measured and debugged against something reproducible that never
 //! leaves the machine; this command puts `crawlrank-testweb` behind a command line so a crawl
-//! can be watched by hand (`curl -x http://127.0.0.1:PORT http://h0.crawlrank.test/p0.html`)
+//! can be watched by hand (`curl -x http://127.0.0.1:PORT http://h0.crawlrank.test/p0.html`;
+//! with `--tls --ca-out ca.pem`, `curl -x http://127.0.0.1:PORT --cacert ca.pem https://…`)
 //! and benchmarked from another process. All behaviour lives in the library; this module only
 //! turns arguments into a `TestWebConfig` and waits for Ctrl-C.
 //!
