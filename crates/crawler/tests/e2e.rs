@@ -1,7 +1,8 @@
 //! End-to-end crawls of the local test web (`crawlrank-testweb`, loopback only): the crawl
 //! order equals the simulator's, kills and stops lose nothing, politeness and robots.txt
 //! hold, faults and traps never stop the crawl, and the outputs (WARC, BVGraph, ranking) are
-//! what was crawled.
+//! what was crawled. Over HTTPS too: the test web then serves its pages through TLS tunnels
+//! with certificates from a CA it makes at start-up, which the crawler must be told to trust.
 
 use crawlrank_crawler::engine::{crawl, CrawlConfig, StopReason};
 use crawlrank_crawler::export;
@@ -88,6 +89,32 @@ fn run(c: &CrawlConfig) -> crawlrank_crawler::CrawlReport {
     crawl(c, &AtomicBool::new(false), &mut |_| {}).unwrap()
 }
 
+/// The order in which the simulator's frontier crawls `g` from `seeds` with `policy`.
+fn simulator_order(g: &Csr, seeds: &[u32], policy: &str, batch: u64, expected: u64) -> Vec<u32> {
+    let config = PolicyConfig {
+        batch,
+        expected_pages: expected,
+        total_pages: g.num_nodes() as u64,
+        ..PolicyConfig::default()
+    };
+    let mut frontier = Frontier::with_policy(PolicyKind::parse(policy).unwrap(), &config).unwrap();
+    replay(g, &mut frontier, seeds)
+}
+
+/// Every WARC record of a crawl, decompressed and concatenated.
+fn warc_text(state: &Path) -> String {
+    let mut text = String::new();
+    for e in std::fs::read_dir(state.join("warc")).unwrap() {
+        let bytes = std::fs::read(e.unwrap().path()).unwrap();
+        std::io::Read::read_to_string(
+            &mut flate2::read::MultiGzDecoder::new(&bytes[..]),
+            &mut text,
+        )
+        .unwrap();
+    }
+    text
+}
+
 /// Requests for graph pages, per node.
 fn page_fetches(log: &[LogEntry]) -> HashMap<u32, usize> {
     let mut m = HashMap::new();
@@ -113,15 +140,7 @@ fn crawl_order_is_the_simulators_for_bfs_fica_and_opic() {
         ("ieca", 7),
         ("batch-pagerank", 25),
     ] {
-        let config = PolicyConfig {
-            batch,
-            expected_pages: r,
-            total_pages: g.num_nodes() as u64,
-            ..PolicyConfig::default()
-        };
-        let mut frontier =
-            Frontier::with_policy(PolicyKind::parse(policy).unwrap(), &config).unwrap();
-        let expected = replay(&g, &mut frontier, &seeds);
+        let expected = simulator_order(&g, &seeds, policy, batch, r);
         assert_eq!(expected.len() as u64, r);
 
         let dir = tempfile::tempdir().unwrap();
@@ -274,15 +293,7 @@ fn outputs_warc_graph_and_ranking() {
     assert_eq!(report.stats.pages_html as usize, r);
 
     // WARC: one response and one request record per page, plus warcinfo.
-    let mut text = String::new();
-    for e in std::fs::read_dir(dir.path().join("warc")).unwrap() {
-        let bytes = std::fs::read(e.unwrap().path()).unwrap();
-        std::io::Read::read_to_string(
-            &mut flate2::read::MultiGzDecoder::new(&bytes[..]),
-            &mut text,
-        )
-        .unwrap();
-    }
+    let text = warc_text(dir.path());
     assert_eq!(text.matches("WARC-Type: response").count(), r);
     assert_eq!(text.matches("WARC-Type: request").count(), r);
     assert_eq!(text.matches("WARC-Type: warcinfo").count(), 1);
@@ -504,5 +515,120 @@ fn kill_9_and_resume() {
     );
     let st = export::status(dir.path()).unwrap();
     assert_eq!(st.crawled as usize, r);
+    web.shutdown_blocking();
+}
+
+/// A small web of 60 pages on 8 hosts, every page reachable from 0: a ring plus chords.
+fn ring_with_chords() -> Csr {
+    let n = 60u32;
+    let mut arcs = Vec::new();
+    for v in 0..n {
+        arcs.push((v, (v + 1) % n));
+        if v % 3 == 0 {
+            arcs.push((v, (v * 7 + 11) % n));
+        }
+        if v % 4 == 1 {
+            arcs.push((v, (v * 13 + 5) % n));
+        }
+    }
+    Csr::from_arcs(n as usize, &arcs)
+}
+
+/// The test web over HTTPS.
+fn https() -> TestWebConfig {
+    TestWebConfig {
+        tls: true,
+        ..TestWebConfig::default()
+    }
+}
+
+#[test]
+fn crawls_https_in_policy_order_when_the_ca_is_trusted() {
+    let g = ring_with_chords();
+    let web = start_web(&g, https());
+    assert!(web.url(0).starts_with("https://"));
+    let dir = tempfile::tempdir().unwrap();
+    let ca = dir.path().join("test-ca.pem");
+    web.write_ca_pem(&ca).unwrap();
+
+    let n = g.num_nodes() as u64;
+    let expected = simulator_order(&g, &[0], "fica", 1, n);
+
+    let state = dir.path().join("state");
+    let mut c = base_config(&web, &state, web.seed_urls(&[0]), "fica");
+    c.batch = Some(1);
+    c.expected_pages = Some(n);
+    c.total_pages = Some(n);
+    c.fetch.ca_certs = vec![ca];
+    let report = crawl(&c, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    assert_eq!(report.stop, StopReason::Exhausted);
+    assert_eq!(report.stats.pages_html, n);
+    assert_eq!(report.stats.fetch_errors, 0);
+
+    // The simulator's order, every URL https, every request (robots.txt too) over TLS.
+    let order = export::crawl_order(&state).unwrap();
+    assert!(order.iter().all(|u| u.starts_with("https://")));
+    let order: Vec<u32> = order.iter().map(|u| web.node_of(u).unwrap()).collect();
+    assert_eq!(order, expected);
+    let log = web.log();
+    assert!(log.iter().all(|e| e.tls), "a request left the tunnels");
+    let robots = log.iter().filter(|e| e.path == "/robots.txt").count();
+    assert_eq!(robots, web.num_hosts(), "one robots.txt per host");
+    let (tunnels, failed) = web.tunnels();
+    assert!(tunnels >= web.num_hosts() as u64 && failed == 0);
+
+    // The WARC records name the https URLs.
+    assert!(warc_text(&state).contains(&format!("WARC-Target-URI: {}", web.url(0))));
+    web.shutdown_blocking();
+}
+
+#[test]
+fn an_untrusted_certificate_fetches_nothing_and_does_not_stop_the_crawl() {
+    let g = ring_with_chords();
+    let web = start_web(&g, https());
+    let dir = tempfile::tempdir().unwrap();
+    let report = crawl(
+        &base_config(&web, dir.path(), web.seed_urls(&[0]), "bfs"),
+        &AtomicBool::new(false),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(report.stop, StopReason::Exhausted);
+    assert_eq!(report.stats.pages_answered(), 0);
+    // The seed's host fails at its robots.txt: its pages are given up as TLS failures, once.
+    assert_eq!(report.stats.tls_errors, 1);
+    assert_eq!(report.stats.fetch_errors, 1);
+    assert_eq!(report.stats.retries, 0);
+    assert!(
+        web.log().is_empty(),
+        "no request got through a failed handshake"
+    );
+    assert!(web.tunnels().1 >= 1);
+    web.shutdown_blocking();
+}
+
+#[test]
+fn a_bad_ca_file_is_a_clear_error() {
+    let g = ring_with_chords();
+    let web = start_web(&g, https());
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = base_config(&web, &dir.path().join("state"), web.seed_urls(&[0]), "bfs");
+    let missing = dir.path().join("missing.pem");
+    c.fetch.ca_certs = vec![missing.clone()];
+    let err = crawl(&c, &AtomicBool::new(false), &mut |_| {}).unwrap_err();
+    let msg = format!("{err:#}");
+    assert!(msg.contains("missing.pem"), "{msg}");
+    let junk = dir.path().join("junk.pem");
+    std::fs::write(&junk, "not a certificate\n").unwrap();
+    c.fetch.ca_certs = vec![junk];
+    let msg = format!(
+        "{:#}",
+        crawl(&c, &AtomicBool::new(false), &mut |_| {}).unwrap_err()
+    );
+    assert!(
+        msg.contains("junk.pem") && msg.contains("no certificate"),
+        "{msg}"
+    );
+    assert!(web.log().is_empty());
     web.shutdown_blocking();
 }

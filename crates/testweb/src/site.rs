@@ -89,11 +89,11 @@ pub(crate) struct Site {
 }
 
 impl Site {
-    /// Builds the table. With `urls`, node `i` is served at the normalised `urls[i]` (with
-    /// its scheme made `https://` when `https`, else `http://`: the server speaks one of
-    /// them for the graph's pages); a node
+    /// Builds the table. With `urls`, node `i` is served at the normalised `urls[i]`; a node
     /// whose URL is empty, invalid, not `http(s)`, or a duplicate of an earlier node's gets its
-    /// generated URL instead, so every node stays reachable under a unique URL.
+    /// generated URL instead, so every node stays reachable under a unique URL. Every URL,
+    /// the graph's and the generated ones, then gets the one scheme the server speaks for the
+    /// graph's pages: `https://` when `https`, else `http://`.
     pub fn new(
         graph: Arc<Csr>,
         urls: Option<Vec<String>>,
@@ -120,14 +120,11 @@ impl Site {
                     .iter()
                     .map(|u| {
                         let u = crawlrank_graph::urls::normalize_url(u).ok()?;
-                        // The test web speaks plain HTTP only: https pages are served as http.
-                        match u.strip_prefix("https://") {
-                            Some(rest) => Some(format!("http://{rest}")),
-                            None => u.starts_with("http://").then_some(u),
-                        }
+                        (u.starts_with("http://") || u.starts_with("https://")).then_some(u)
                     })
                     .collect();
-                // Duplicates (two nodes, one URL) keep the first node; later ones fall back.
+                // Duplicates (two nodes, one URL — the scheme aside, since all are served
+                // under one) keep the first node; later ones fall back.
                 let mut seen: HashMap<(&str, &str), u32> = HashMap::with_capacity(n);
                 let mut dup = vec![false; n];
                 for (v, u) in normal.iter().enumerate() {
@@ -154,13 +151,9 @@ impl Site {
         let mut hosts = HashSet::new();
         for (v, u) in chosen.iter().enumerate() {
             let start = text.len();
-            match u.strip_prefix("http://") {
-                Some(rest) if https => {
-                    text.push_str("https://");
-                    text.push_str(rest);
-                }
-                _ => text.push_str(u),
-            }
+            let (_, rest) = u.split_once("://").expect("chosen URLs are http(s)");
+            text.push_str(if https { "https://" } else { "http://" });
+            text.push_str(rest);
             starts.push(text.len() as u64);
             let (_, host, path) = split_url(&text[start..]).expect("chosen URLs are absolute");
             index.push((key_hash(host, path), v as u32));

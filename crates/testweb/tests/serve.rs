@@ -601,7 +601,8 @@ async fn traps_behave_as_documented() {
     );
 
     let get = |path: &str| c.get(format!("http://traps.crawlrank.test{path}")).send();
-    let index_links = links(&get("/").await.unwrap().text().await.unwrap(), &index);
+    let text = async |path: &str| get(path).await.unwrap().text().await.unwrap();
+    let index_links = links(&text("/").await, &index);
     assert!(index_links.contains(&"http://traps.crawlrank.test/r301/19".to_owned()));
     assert!(index_links.contains(&"http://traps.crawlrank.test/grow?s=x".to_owned()));
 
@@ -642,15 +643,15 @@ async fn traps_behave_as_documented() {
 
     // Spider traps: always one level deeper / one character longer.
     let url = "http://traps.crawlrank.test/trap/a/b/";
-    let l = links(&get("/trap/a/b/").await.unwrap().text().await.unwrap(), url);
+    let l = links(&text("/trap/a/b/").await, url);
     assert_eq!(l, vec![format!("{url}a/"), format!("{url}b/")]);
     let l = links(
-        &get("/calendar?day=41").await.unwrap().text().await.unwrap(),
+        &text("/calendar?day=41").await,
         "http://traps.crawlrank.test/calendar?day=41",
     );
     assert_eq!(l, vec!["http://traps.crawlrank.test/calendar?day=42"]);
     let l = links(
-        &get("/grow?s=xx").await.unwrap().text().await.unwrap(),
+        &text("/grow?s=xx").await,
         "http://traps.crawlrank.test/grow?s=xx",
     );
     assert_eq!(l, vec!["http://traps.crawlrank.test/grow?s=xxx"]);
@@ -685,38 +686,24 @@ async fn traps_behave_as_documented() {
     let body = r.bytes().await.unwrap();
     assert!(std::str::from_utf8(&body).is_err());
     assert!(String::from_utf8_lossy(&body).contains("href=\"/found/bad-utf8\""));
-    let html = get("/malformed.html").await.unwrap().text().await.unwrap();
+    let html = text("/malformed.html").await;
     assert!(
         html.contains("<a href=/found/malformed-unquoted>")
             && html.contains("<!-- <a href=\"/canary/comment\">")
     );
-    let html = get("/base/page.html").await.unwrap().text().await.unwrap();
+    let html = text("/base/page.html").await;
     assert!(html.contains("<base href=\"http://traps.crawlrank.test/found/\">"));
-    assert!(get("/nofollow.html")
+    assert!(text("/nofollow.html").await.contains("rel=\"nofollow\""));
+    assert!(text("/meta-nofollow.html")
         .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
-        .contains("rel=\"nofollow\""));
-    assert!(get("/meta-nofollow.html")
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
         .contains("content=\"nofollow\""));
-    assert!(get("/canonical.html?sessionid=42")
+    assert!(text("/canonical.html?sessionid=42")
         .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
         .contains("rel=\"canonical\""));
     assert_eq!(get("/flaky.html").await.unwrap().status(), 503);
     assert_eq!(get("/flaky.html").await.unwrap().status(), 200);
     assert_eq!(get("/status/410").await.unwrap().status(), 410);
-    let robots = get("/robots.txt").await.unwrap().text().await.unwrap();
+    let robots = text("/robots.txt").await;
     assert_eq!(
         robots,
         "User-agent: *\nDisallow: /disallowed/\n\nUser-agent: *\nDisallow:\n"
