@@ -56,7 +56,7 @@ fn main() -> anyhow::Result<()> {
     let mut c = CrawlConfig {
         state_dir: dir.path().join("state"),
         seeds: web.seed_urls(&[0]),
-        policy: "fica".into(),
+        policy: crawlrank_frontier::PolicyKind::Fica,
         concurrency: conc,
         delay: Duration::ZERO,
         expected_pages: Some(u64::from(pages)),

@@ -18,12 +18,12 @@
 use crate::fetch::{self, FetchConfig, PageFetch, RobotsFetch, RobotsRules, TransportFailure};
 use crate::links::{self, UrlRules};
 use crate::politeness::{HostId, Scheduler, Waiting};
-use crate::state::{self, default_batch};
+use crate::state;
 use crate::stats::Stats;
-use crate::store::{Batch, Event, Outcome, PageMeta, StateConfig, Store, StoredRobots};
+use crate::store::{Batch, Event, Outcome, PageMeta, Store, StoredRobots};
 use crate::warc::WarcWriter;
 use anyhow::{bail, Context, Result};
-use crawlrank_frontier::{Frontier, PageId};
+use crawlrank_frontier::{PageId, PolicyConfig, PolicyKind, PolicySpec};
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -38,8 +38,8 @@ pub struct CrawlConfig {
     pub state_dir: PathBuf,
     /// Seed URLs (a resumed crawl may add new ones; known ones are ignored).
     pub seeds: Vec<String>,
-    /// The policy's command-line name. A resumed crawl must name the same one.
-    pub policy: String,
+    /// The ordering policy. A resumed crawl must name the same one.
+    pub policy: PolicyKind,
     /// Stop after this many pages popped in total, over all runs.
     pub max_pages: Option<u64>,
     /// Requests in flight at most.
@@ -77,7 +77,7 @@ impl Default for CrawlConfig {
         Self {
             state_dir: PathBuf::from("crawl-state"),
             seeds: Vec::new(),
-            policy: "fica".into(),
+            policy: PolicyKind::Fica,
             max_pages: None,
             concurrency: 16,
             delay: Duration::ZERO,
@@ -99,19 +99,19 @@ impl Default for CrawlConfig {
 }
 
 impl CrawlConfig {
-    /// The frontier configuration of a new crawl.
-    pub fn state_config(&self) -> StateConfig {
-        let expected = self
-            .expected_pages
-            .or(self.max_pages)
-            .unwrap_or(100_000)
-            .max(1);
-        StateConfig {
-            policy: self.policy.trim().to_string(),
-            batch: self.batch.unwrap_or_else(|| default_batch(expected)).max(1),
-            expected_pages: expected,
-            total_pages: self.total_pages.unwrap_or(expected).max(1),
-            rng_seed: self.rng_seed,
+    /// The policy and frontier configuration of a new crawl: `R` is `--expected-pages`, else
+    /// `--max-pages`, else 100,000; `n` is `--total-pages`, else `R`; `K` is `--batch`, else
+    /// its default for `R`.
+    pub fn policy_spec(&self) -> PolicySpec {
+        let expected = self.expected_pages.or(self.max_pages).unwrap_or(100_000);
+        let defaults = PolicyConfig::for_crawl(expected, self.total_pages.unwrap_or(expected));
+        PolicySpec {
+            kind: self.policy,
+            config: PolicyConfig {
+                batch: self.batch.unwrap_or(defaults.batch),
+                rng_seed: self.rng_seed,
+                ..defaults
+            },
         }
     }
 }
@@ -205,7 +205,7 @@ fn robots_fresh(at: u64, now: u64) -> bool {
 struct Engine {
     cfg: CrawlConfig,
     store: Store,
-    frontier: Frontier,
+    frontier: crawlrank_frontier::Frontier,
     sched: Scheduler,
     urls: Vec<Arc<str>>,
     index: HashMap<Arc<str>, PageId>,
@@ -266,23 +266,23 @@ pub fn crawl(
 impl Engine {
     fn open(cfg: &CrawlConfig, tx: mpsc::Sender<Msg>, rt: tokio::runtime::Handle) -> Result<Self> {
         let (store, loaded) = Store::open(&cfg.state_dir, true)?;
-        let wanted = cfg.state_config();
+        let wanted = cfg.policy_spec();
         let config = match &loaded.config {
             Some(c) => {
-                if c.policy != wanted.policy {
+                if c.kind != wanted.kind {
                     bail!(
                         "{} holds a crawl with policy '{}', not '{}'; resume it with --policy {} or use another --state",
                         cfg.state_dir.display(),
-                        c.policy,
-                        wanted.policy,
-                        c.policy
+                        c.kind,
+                        wanted.kind,
+                        c.kind
                     );
                 }
                 c.clone()
             }
             None => {
-                // Validate before anything is written, so a typo leaves no state behind.
-                state::new_frontier(&wanted)?;
+                // Validate before anything is written, so a bad value leaves no state behind.
+                wanted.config.check()?;
                 store.set_config(&wanted)?;
                 wanted
             }
@@ -318,7 +318,7 @@ impl Engine {
             stats_dirty: false,
             popped: replayed.popped,
             crawled: replayed.crawled,
-            snapshot_every: config.batch.max(1),
+            snapshot_every: config.config.batch.max(1),
             last_snapshot: replayed.crawled,
             last_snapshot_at: Instant::now(),
             pop_seq: 0,

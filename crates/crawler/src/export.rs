@@ -12,9 +12,9 @@
 
 use crate::state;
 use crate::stats::Stats;
-use crate::store::{Event, Loaded, PageMeta, StateConfig, Store};
+use crate::store::{Event, Loaded, PageMeta, Store};
 use anyhow::{anyhow, Context, Result};
-use crawlrank_frontier::PageId;
+use crawlrank_frontier::{PageId, PolicySpec};
 use crawlrank_graph::atomic::StagedBasename;
 use crawlrank_graph::import::DEFAULT_SORT_MEMORY;
 use std::collections::BTreeMap;
@@ -30,7 +30,7 @@ fn load(dir: &Path) -> Result<(Store, Loaded)> {
     Store::open(dir, false)
 }
 
-fn config(dir: &Path, loaded: &Loaded) -> Result<StateConfig> {
+fn config(dir: &Path, loaded: &Loaded) -> Result<PolicySpec> {
     loaded
         .config
         .clone()
@@ -269,7 +269,7 @@ pub fn page_marks(dir: &Path) -> Result<Vec<(String, PageMeta)>> {
 /// A summary of a crawl state.
 #[derive(Debug, Clone)]
 pub struct Status {
-    pub config: Option<StateConfig>,
+    pub config: Option<PolicySpec>,
     pub discovered: usize,
     pub popped: u64,
     pub crawled: u64,
@@ -323,11 +323,12 @@ pub fn status(dir: &Path) -> Result<Status> {
 
 impl fmt::Display for Status {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(c) = &self.config {
+        if let Some(spec) = &self.config {
+            let c = &spec.config;
             writeln!(
                 f,
                 "policy {} (K = {}, expected pages {}, total pages {}, rng seed {})",
-                c.policy, c.batch, c.expected_pages, c.total_pages, c.rng_seed
+                spec.kind, c.batch, c.expected_pages, c.total_pages, c.rng_seed
             )?;
         }
         writeln!(f, "discovered URLs   {}", self.discovered)?;
@@ -364,21 +365,22 @@ pub fn crawl_order(dir: &Path) -> Result<Vec<String>> {
 mod tests {
     use super::*;
     use crate::store::{Batch, Outcome};
+    use crawlrank_frontier::{PolicyConfig, PolicyKind};
 
     /// A bfs crawl of `0 -> 1, 2; 1 -> 0, 3` stopped with page 2 in flight: events 0 (seed)
     /// to 5, event 4 being page 1's `Crawled`.
     fn stopped_crawl(dir: &Path) {
         let (mut s, _) = Store::open(dir, true).unwrap();
-        let c = StateConfig {
-            policy: "bfs".into(),
-            batch: 1,
-            expected_pages: 4,
-            total_pages: 4,
-            rng_seed: 0,
+        let c = PolicySpec {
+            kind: PolicyKind::Bfs,
+            config: PolicyConfig {
+                batch: 1,
+                ..PolicyConfig::for_crawl(4, 4)
+            },
         };
         s.set_config(&c).unwrap();
         let succ: [Vec<PageId>; 4] = [vec![1, 2], vec![0, 3], vec![], vec![]];
-        let mut f = state::new_frontier(&c).unwrap();
+        let mut f = crawlrank_frontier::Frontier::from_spec(&c).unwrap();
         f.seed(&[0]);
         let mut events = vec![Event::Seed(vec![0])];
         for _ in 0..2 {
@@ -460,7 +462,7 @@ mod tests {
         let rank = dir.path().join("rank.tsv");
         let resume = crate::engine::CrawlConfig {
             state_dir: dir.path().to_path_buf(),
-            policy: "bfs".into(),
+            policy: PolicyKind::Bfs,
             ..Default::default()
         };
         for err in [

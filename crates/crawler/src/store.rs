@@ -32,7 +32,7 @@
 
 use crate::fetch::RobotsAnswer;
 use anyhow::{bail, ensure, Context, Result};
-use crawlrank_frontier::PageId;
+use crawlrank_frontier::{PageId, PolicySpec};
 use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 use std::path::{Path, PathBuf};
 
@@ -286,48 +286,6 @@ impl StoredRobots {
     }
 }
 
-/// The frontier configuration a state was created with; a resumed crawl must use the same
-/// one or the replay would build another frontier.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StateConfig {
-    pub policy: String,
-    pub batch: u64,
-    pub expected_pages: u64,
-    pub total_pages: u64,
-    pub rng_seed: u64,
-}
-
-impl StateConfig {
-    fn encode(&self) -> Vec<u8> {
-        format!(
-            "policy={}\nbatch={}\nexpected_pages={}\ntotal_pages={}\nrng_seed={}\n",
-            self.policy, self.batch, self.expected_pages, self.total_pages, self.rng_seed
-        )
-        .into_bytes()
-    }
-
-    fn decode(b: &[u8]) -> Result<Self> {
-        let text = std::str::from_utf8(b).context("the stored configuration is not text")?;
-        let get = |key: &str| -> Result<&str> {
-            text.lines()
-                .find_map(|l| l.strip_prefix(key).and_then(|r| r.strip_prefix('=')))
-                .with_context(|| format!("the stored configuration lacks {key}"))
-        };
-        let num = |key: &str| -> Result<u64> {
-            get(key)?
-                .parse()
-                .with_context(|| format!("bad stored {key}"))
-        };
-        Ok(Self {
-            policy: get("policy")?.to_string(),
-            batch: num("batch")?,
-            expected_pages: num("expected_pages")?,
-            total_pages: num("total_pages")?,
-            rng_seed: num("rng_seed")?,
-        })
-    }
-}
-
 /// Where the WARC writer was at the last commit: records past it belong to pages whose
 /// fetch was not committed, and are cut on resume.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -340,7 +298,9 @@ pub struct WarcPosition {
 /// with the number of links and is read as a stream ([`Store::events`]).
 #[derive(Debug, Default)]
 pub struct Loaded {
-    pub config: Option<StateConfig>,
+    /// The policy and configuration the crawl's frontier was built with (a resumed crawl
+    /// must use the same, or the replay would build another frontier).
+    pub config: Option<PolicySpec>,
     pub urls: Vec<String>,
     pub warc: WarcPosition,
     /// The serialized counters (see [`crate::stats::Stats::decode`]).
@@ -516,7 +476,15 @@ impl Store {
         );
         let mut loaded = Loaded::default();
         if let Some(c) = meta.get("config")? {
-            loaded.config = Some(StateConfig::decode(c.value())?);
+            let text = std::str::from_utf8(c.value())
+                .context("the stored crawl configuration is not text")?;
+            let spec = PolicySpec::decode(text).with_context(|| {
+                format!(
+                    "the stored crawl configuration in {} is unreadable",
+                    self.path.display()
+                )
+            })?;
+            loaded.config = Some(spec);
         }
         if let Some(w) = meta.get("warc")? {
             let b = w.value();
@@ -586,10 +554,10 @@ impl Store {
     }
 
     /// Records the frontier configuration (once, when the crawl starts).
-    pub fn set_config(&self, c: &StateConfig) -> Result<()> {
+    pub fn set_config(&self, c: &PolicySpec) -> Result<()> {
         let txn = self.db.begin_write()?;
         txn.open_table(META)?
-            .insert("config", c.encode().as_slice())?;
+            .insert("config", c.encode().as_bytes())?;
         txn.commit().context("cannot write the crawl configuration")
     }
 
@@ -648,6 +616,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crawlrank_frontier::{PolicyConfig, PolicyKind};
 
     #[test]
     fn events_round_trip() {
@@ -748,12 +717,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (mut s, l) = Store::open(dir.path(), true).unwrap();
         assert!(l.config.is_none() && l.urls.is_empty());
-        let c = StateConfig {
-            policy: "fica".into(),
-            batch: 3,
-            expected_pages: 10,
-            total_pages: 10,
-            rng_seed: 1,
+        let c = PolicySpec {
+            kind: PolicyKind::Fica,
+            config: PolicyConfig {
+                batch: 3,
+                rng_seed: 1,
+                ..PolicyConfig::for_crawl(10, 10)
+            },
         };
         s.set_config(&c).unwrap();
         let b = Batch {

@@ -100,7 +100,7 @@ fn config(state: &std::path::Path, seed: String) -> CrawlConfig {
     let mut c = CrawlConfig {
         state_dir: state.to_path_buf(),
         seeds: vec![seed],
-        policy: "bfs".into(),
+        policy: crawlrank_frontier::PolicyKind::Bfs,
         concurrency: 2,
         max_retries: 2,
         retry_backoff: Duration::from_millis(20),

@@ -6,8 +6,9 @@
 
 use crawlrank_crawler::engine::{crawl, CrawlConfig, StopReason};
 use crawlrank_crawler::export;
-use crawlrank_frontier::{replay, Frontier, PolicyConfig, PolicyKind};
+use crawlrank_frontier::PolicyKind;
 use crawlrank_graph::Csr;
+use crawlrank_sim::{simulate, Reference, SimConfig, SimPolicy};
 use crawlrank_testweb::{
     max_in_flight_per_host, min_gap_per_host, LogEntry, TestWeb, TestWebConfig,
 };
@@ -75,7 +76,7 @@ fn base_config(web: &TestWeb, state: &Path, seeds: Vec<String>, policy: &str) ->
     let mut c = CrawlConfig {
         state_dir: state.to_path_buf(),
         seeds,
-        policy: policy.into(),
+        policy: PolicyKind::parse(policy).unwrap(),
         concurrency: 1,
         retry_backoff: Duration::from_millis(20),
         ..CrawlConfig::default()
@@ -89,16 +90,23 @@ fn run(c: &CrawlConfig) -> crawlrank_crawler::CrawlReport {
     crawl(c, &AtomicBool::new(false), &mut |_| {}).unwrap()
 }
 
-/// The order in which the simulator's frontier crawls `g` from `seeds` with `policy`.
-fn simulator_order(g: &Csr, seeds: &[u32], policy: &str, batch: u64, expected: u64) -> Vec<u32> {
-    let config = PolicyConfig {
-        batch,
-        expected_pages: expected,
-        total_pages: g.num_nodes() as u64,
-        ..PolicyConfig::default()
+/// The order in which the simulator crawls `g` from `seeds` with `policy` and batch size
+/// `batch` (its `R`, the pages reachable from the seeds, is IECA's expected page count).
+fn simulator_order(g: &Csr, seeds: &[u32], policy: &str, batch: u64) -> Vec<u32> {
+    let pagerank = Arc::new(
+        crawlrank_rank::pagerank(g, &Default::default())
+            .unwrap()
+            .scores,
+    );
+    let reference = Reference::new(g, pagerank, seeds).unwrap();
+    let config = SimConfig {
+        batch: Some(batch),
+        ..SimConfig::default()
     };
-    let mut frontier = Frontier::with_policy(PolicyKind::parse(policy).unwrap(), &config).unwrap();
-    replay(g, &mut frontier, seeds)
+    let policy = SimPolicy::Crawl(PolicyKind::parse(policy).unwrap());
+    simulate(g, seeds, policy, &reference, &config, &mut |_| {})
+        .unwrap()
+        .order
 }
 
 /// Every WARC record of a crawl, decompressed and concatenated.
@@ -140,7 +148,7 @@ fn crawl_order_is_the_simulators_for_bfs_fica_and_opic() {
         ("ieca", 7),
         ("batch-pagerank", 25),
     ] {
-        let expected = simulator_order(&g, &seeds, policy, batch, r);
+        let expected = simulator_order(&g, &seeds, policy, batch);
         assert_eq!(expected.len() as u64, r);
 
         let dir = tempfile::tempdir().unwrap();
@@ -371,7 +379,7 @@ fn stop_and_resume_fetch_every_page_once() {
     let dups: usize = fetches.values().map(|&n| n - 1).sum();
     assert!(dups <= c.concurrency, "{dups} pages fetched twice");
     // A different policy on the same state is refused.
-    c.policy = "bfs".into();
+    c.policy = PolicyKind::Bfs;
     let err = crawl(&c, &AtomicBool::new(false), &mut |_| {})
         .err()
         .unwrap();
@@ -434,7 +442,7 @@ fn child_crawl_entry() {
     let c = CrawlConfig {
         state_dir: state.into(),
         seeds: vec![seed.to_string()],
-        policy: "fica".into(),
+        policy: PolicyKind::Fica,
         concurrency: 4,
         fetch: crawlrank_crawler::FetchConfig {
             proxy: Some(proxy.into()),
@@ -496,7 +504,7 @@ fn kill_9_and_resume() {
     // Finish in this process.
     let c = CrawlConfig {
         state_dir: dir.path().into(),
-        policy: "fica".into(),
+        policy: PolicyKind::Fica,
         concurrency: 4,
         fetch: crawlrank_crawler::FetchConfig {
             proxy: Some(web.proxy_url()),
@@ -552,7 +560,7 @@ fn crawls_https_in_policy_order_when_the_ca_is_trusted() {
     web.write_ca_pem(&ca).unwrap();
 
     let n = g.num_nodes() as u64;
-    let expected = simulator_order(&g, &[0], "fica", 1, n);
+    let expected = simulator_order(&g, &[0], "fica", 1);
 
     let state = dir.path().join("state");
     let mut c = base_config(&web, &state, web.seed_urls(&[0]), "fica");

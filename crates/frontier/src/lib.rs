@@ -2,31 +2,43 @@
 //!
 //! A crawler keeps a *frontier*: the pages it knows of but has not fetched. The order in which
 //! it empties the frontier decides which pages it gets before it must stop. This crate holds
-//! that order, once, for both the simulator (which replays crawls over a known graph) and the
-//! real crawler (which fetches over HTTP): what the simulator measures is what the crawler does.
+//! that order, once, for the simulator (which replays crawls over a known graph), the real
+//! crawler (which fetches over HTTP) and anything else that orders a crawl: what the simulator
+//! measures is what the crawler does.
 //!
-//! The loop both of them run is SPEC §2's:
+//! The crawl loop (docs/algorithms.md §2) is [`drive`]:
 //!
 //! ```text
 //! frontier.seed(seeds)
-//! while let Some(p) = frontier.pop() {          // p is now crawled (or in flight)
+//! while let Some(p) = frontier.pop() {          // p is now popped (crawled or in flight)
 //!     frontier.on_crawled(p, &out_links(p));    // reorders itself every K pages
 //! }
 //! ```
 //!
+//! The simulator and the tests call [`drive`]; the crawler makes the same three calls in the
+//! same order, with fetches in flight between `pop` and `on_crawled`, and records them in a
+//! log that [`LogReplay`] turns back into the same frontier after a restart.
+//!
 //! Pages are dense ids (`u32`); the crawler maps URLs to ids, the simulator uses the graph's.
 //! The id space grows on demand, so a crawler need not know how many pages it will meet.
-//! [`Frontier`] keeps what every policy shares — which pages are unseen, queued or crawled,
-//! the first-discovery order used to break ties, the crawl counter and the batch clock — and
-//! delegates the ordering to a [`Policy`].
+//!
+//! [`Frontier`] owns what every policy shares — which pages are unseen, queued or popped, the
+//! first-discovery order that breaks ties, the crawl counter and the batch clock — and hands a
+//! [`Policy`] the events it orders by: a seed, and each crawled page's links, every link
+//! marked [`Target::New`], [`Target::Queued`] or [`Target::Popped`]. A policy is one file in
+//! [`policies`] and one line in its registry ([`PolicyKind`]).
 
+mod drive;
 mod heap;
 mod pages;
 pub mod policies;
+mod replay;
 
+pub use drive::{crawl_order, drive};
 pub use heap::IndexedHeap;
 pub use pages::PageTable;
-pub use policies::{PolicyConfig, PolicyKind};
+pub use policies::{default_batch, PolicyConfig, PolicyKind, PolicySpec};
+pub use replay::{LogReplay, Logged, Replayed};
 
 /// A page: a dense id.
 pub type PageId = u32;
@@ -41,11 +53,42 @@ pub struct Clock {
     /// `t = crawled div K` (FICA's and IECA's time).
     pub t: u64,
     /// Whether `crawled` is a multiple of `K`: the batch policies reorder now, and IECA's δ
-    /// is recomputed (before the children of the page are processed, SPEC §2).
+    /// is recomputed (before the children of the page are processed, docs/algorithms.md §2).
     pub boundary: bool,
 }
 
-/// A crawl ordering. Implementations live in [`policies`]; [`Frontier`] drives them.
+/// What a link of a crawled page pointed at when the frontier saw it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// A page seen for the first time: the frontier has just recorded it (its discovery
+    /// sequence number is the next one); the policy decides whether and where it is queued.
+    New,
+    /// A page already known and not yet popped: it waits in the frontier.
+    Queued,
+    /// A page already popped (crawled, or in flight in a real crawler). Most policies ignore
+    /// such links; OPIC still pays it cash and the PageRank policies keep the arc.
+    Popped,
+}
+
+/// One out-link of a crawled page, as handed to [`Policy::crawled`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Link {
+    /// The linked page.
+    pub page: PageId,
+    /// What it was when the link was seen.
+    pub target: Target,
+}
+
+impl Link {
+    /// Whether the linked page is still waiting to be crawled (new or queued).
+    #[inline]
+    pub fn is_pending(&self) -> bool {
+        self.target != Target::Popped
+    }
+}
+
+/// A crawl ordering. Implementations live in [`policies`]; [`Frontier`] drives them and owns
+/// the page bookkeeping they read ([`PageTable`]).
 pub trait Policy: Send {
     /// The policy's name, as on the command line.
     fn name(&self) -> &'static str;
@@ -53,13 +96,13 @@ pub trait Policy: Send {
     fn push_seed(&mut self, page: PageId, pages: &PageTable);
     /// Removes and returns the next page to crawl.
     fn pop(&mut self, pages: &PageTable) -> Option<PageId>;
-    /// `page` was crawled and has these out-links (its outdegree `O(p)` is their number).
-    /// Children not yet seen must be recorded with [`PageTable::discover`] before queueing.
-    fn crawled(&mut self, page: PageId, links: &[PageId], pages: &mut PageTable, clock: &Clock);
+    /// `page` was crawled and has these out-links (its outdegree `O(p)` is their number), in
+    /// the order the crawler saw them. New pages are already recorded in `pages`.
+    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, clock: &Clock);
     /// Called after [`crawled`](Self::crawled) when `clock.boundary` holds: batch policies
     /// recompute their ranking and reorder the frontier.
     fn reorder(&mut self, _pages: &PageTable, _clock: &Clock) {}
-    /// The current score of a known page, higher meaning more important (ranking while
+    /// The current score of a known page, higher meaning more important (the ranking while
     /// crawling); `None` for pages the policy has no score for.
     fn score(&self, page: PageId, pages: &PageTable) -> Option<f64>;
     /// Pages in the frontier.
@@ -68,15 +111,25 @@ pub trait Policy: Send {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
-    /// The policy's final score of every crawled page, in crawl order (SPEC §4, for Kendall's
-    /// τ against PageRank).
-    fn final_scores(&mut self, crawl_order: &[PageId], pages: &PageTable) -> Vec<f64>;
+    /// The policy's final score of every crawled page, in crawl order, which the simulator
+    /// correlates with PageRank (Kendall's τ, docs/algorithms.md §4). The default, for
+    /// policies with no score of their own, is `−(crawl position)`.
+    fn final_scores(&mut self, crawl_order: &[PageId], _pages: &PageTable) -> Vec<f64> {
+        crawl_position_scores(crawl_order)
+    }
+}
+
+/// `−(crawl position)`: the final score of policies that have no score of their own.
+pub fn crawl_position_scores(order: &[PageId]) -> Vec<f64> {
+    (0..order.len()).map(|i| -(i as f64)).collect()
 }
 
 /// A crawl frontier: page bookkeeping shared by all policies, plus one [`Policy`].
 pub struct Frontier {
     pages: PageTable,
     policy: Box<dyn Policy>,
+    /// The links of the page being reported, classified; kept to reuse its allocation.
+    links: Vec<Link>,
     crawled: u64,
     batch: u64,
     peak: usize,
@@ -88,15 +141,21 @@ impl Frontier {
         Self {
             pages: PageTable::default(),
             policy,
+            links: Vec::new(),
             crawled: 0,
             batch: batch.max(1),
             peak: 0,
         }
     }
 
-    /// Builds the frontier of a named policy (see [`PolicyKind`]).
+    /// The frontier of a registered policy (see [`PolicyKind`]).
     pub fn with_policy(kind: PolicyKind, config: &PolicyConfig) -> anyhow::Result<Self> {
-        Ok(Self::new(policies::build(kind, config)?, config.batch))
+        Ok(Self::new(kind.build(config)?, config.batch))
+    }
+
+    /// The frontier a [`PolicySpec`] describes.
+    pub fn from_spec(spec: &PolicySpec) -> anyhow::Result<Self> {
+        Self::with_policy(spec.kind, &spec.config)
     }
 
     /// The policy's name.
@@ -114,16 +173,17 @@ impl Frontier {
         self.peak = self.peak.max(self.policy.len());
     }
 
-    /// The next page to crawl; it counts as crawled from now on (a real crawler has it in
-    /// flight), so links to it found meanwhile are ignored.
+    /// The next page to crawl; it counts as popped from now on (a real crawler has it in
+    /// flight), so links to it found meanwhile are [`Target::Popped`].
     pub fn pop(&mut self) -> Option<PageId> {
         let p = self.policy.pop(&self.pages)?;
-        self.pages.mark_crawled(p);
+        self.pages.mark_popped(p);
         Some(p)
     }
 
     /// Reports the out-links of a crawled page (as the crawler saw them, no duplicates).
-    /// Every `K` pages the policy reorders the frontier.
+    /// New pages are recorded in link order, so first-discovery order is the same whatever
+    /// the policy. Every `K` pages the policy reorders the frontier.
     pub fn on_crawled(&mut self, page: PageId, links: &[PageId]) {
         self.crawled += 1;
         let clock = Clock {
@@ -132,7 +192,18 @@ impl Frontier {
             t: self.crawled / self.batch,
             boundary: self.crawled.is_multiple_of(self.batch),
         };
-        self.policy.crawled(page, links, &mut self.pages, &clock);
+        self.links.clear();
+        for &u in links {
+            let target = if self.pages.is_popped(u) {
+                Target::Popped
+            } else if self.pages.discover(u) {
+                Target::New
+            } else {
+                Target::Queued
+            };
+            self.links.push(Link { page: u, target });
+        }
+        self.policy.crawled(page, &self.links, &self.pages, &clock);
         self.peak = self.peak.max(self.policy.len());
         if clock.boundary {
             self.policy.reorder(&self.pages, &clock);
@@ -169,25 +240,9 @@ impl Frontier {
         &self.pages
     }
 
-    /// The final score of every crawled page, in crawl order (see [`Policy::final_scores`]).
-    pub fn final_scores(&mut self, crawl_order: &[PageId]) -> Vec<f64> {
-        self.policy.final_scores(crawl_order, &self.pages)
+    /// Ends the crawl, returning the policy and the page bookkeeping: what the simulator
+    /// needs for [`Policy::final_scores`].
+    pub fn into_parts(self) -> (Box<dyn Policy>, PageTable) {
+        (self.policy, self.pages)
     }
-}
-
-/// Replays SPEC §2's crawl loop over a known graph: seeds, then pop / on-crawled until the
-/// frontier is empty. Returns the pages in crawl order. The simulator runs an instrumented
-/// copy of this loop; tests use this one.
-pub fn replay(
-    graph: &crawlrank_graph::Csr,
-    frontier: &mut Frontier,
-    seeds: &[PageId],
-) -> Vec<PageId> {
-    frontier.seed(seeds);
-    let mut order = Vec::new();
-    while let Some(p) = frontier.pop() {
-        order.push(p);
-        frontier.on_crawled(p, graph.successors(p as usize));
-    }
-    order
 }

@@ -1,4 +1,7 @@
-//! Which pages a frontier has seen, in what order, and which are crawled.
+//! Which pages a frontier has seen, in what order, and which it has popped.
+//!
+//! The frontier owns this table (policies only read it): discovery is the same for every
+//! policy, so it is done once, in [`crate::Frontier`], and not in each policy.
 
 use crate::PageId;
 
@@ -6,11 +9,12 @@ const UNSEEN: u32 = u32::MAX;
 
 /// Per-page bookkeeping shared by every policy: the first-discovery sequence number (which
 /// breaks priority ties, SPEC §2, and doubles as a dense local id for the known graph) and
-/// whether the page has been crawled. Grows on demand as ids appear.
+/// whether the page has been popped (crawled, or in flight in a real crawler). Grows on demand
+/// as ids appear.
 #[derive(Debug, Default, Clone)]
 pub struct PageTable {
     seq: Vec<u32>,
-    crawled: Vec<bool>,
+    popped: Vec<bool>,
     by_seq: Vec<PageId>,
 }
 
@@ -20,7 +24,7 @@ impl PageTable {
         if need > self.seq.len() {
             let len = need.max(self.seq.len() * 3 / 2);
             self.seq.resize(len, UNSEEN);
-            self.crawled.resize(len, false);
+            self.popped.resize(len, false);
         }
     }
 
@@ -36,23 +40,23 @@ impl PageTable {
         true
     }
 
-    /// Whether `page` has been discovered (queued or crawled).
+    /// Whether `page` has been discovered (queued or popped).
     #[inline]
     pub fn is_known(&self, page: PageId) -> bool {
         self.seq.get(page as usize).is_some_and(|&s| s != UNSEEN)
     }
 
-    /// Whether `page` has been crawled (or popped for crawling).
+    /// Whether `page` has been popped from the frontier (crawled, or being crawled).
     #[inline]
-    pub fn is_crawled(&self, page: PageId) -> bool {
-        self.crawled.get(page as usize).copied().unwrap_or(false)
+    pub fn is_popped(&self, page: PageId) -> bool {
+        self.popped.get(page as usize).copied().unwrap_or(false)
     }
 
-    /// Marks `page` crawled.
+    /// Marks `page` popped.
     #[inline]
-    pub fn mark_crawled(&mut self, page: PageId) {
+    pub fn mark_popped(&mut self, page: PageId) {
         self.grow(page);
-        self.crawled[page as usize] = true;
+        self.popped[page as usize] = true;
     }
 
     /// The discovery sequence number of a known page (0 for the first seed).

@@ -4,10 +4,9 @@
 use crawlrank_frontier::policies::ieca::log_pc_coefficient;
 use crawlrank_frontier::policies::opic::Opic;
 use crawlrank_frontier::{
-    replay, Clock, Frontier, PageId, PageTable, Policy, PolicyConfig, PolicyKind,
+    crawl_order, Clock, Frontier, Link, PageId, PageTable, Policy, PolicyConfig, PolicyKind, Target,
 };
 use crawlrank_graph::Csr;
-use std::sync::Arc;
 
 fn config(batch: u64, n: u64) -> PolicyConfig {
     PolicyConfig {
@@ -20,16 +19,9 @@ fn config(batch: u64, n: u64) -> PolicyConfig {
 }
 
 fn run(kind: PolicyKind, g: &Csr, seeds: &[PageId], batch: u64) -> Vec<PageId> {
-    let mut c = config(batch, g.num_nodes() as u64);
-    if kind.needs_true_pagerank() {
-        c.true_pagerank = Some(Arc::new(
-            crawlrank_rank::pagerank(g, &Default::default())
-                .unwrap()
-                .scores,
-        ));
-    }
+    let c = config(batch, g.num_nodes() as u64);
     let mut f = Frontier::with_policy(kind, &c).unwrap();
-    replay(g, &mut f, seeds)
+    crawl_order(g, &mut f, seeds)
 }
 
 /// FICA's Figure 1: p → q, r; q → s, t, u; r → v, w; s → four pages.
@@ -135,11 +127,12 @@ fn opic_follows_cash() {
     let g = Csr::from_arcs(4, &[(0, 1), (0, 2), (1, 2), (2, 3)]);
     let c = config(100, 4);
     let mut f = Frontier::with_policy(PolicyKind::Opic, &c).unwrap();
-    let order = replay(&g, &mut f, &[0]);
+    let order = crawl_order(&g, &mut f, &[0]);
     // After 0: cash(1) = cash(2) = 0.375, a tie won by 1 (found first); after 1: cash(2) = 0.75;
     // after 2: cash(3) = 1. Each page banks the cash it holds when crawled.
     assert_eq!(order, vec![0, 1, 2, 3]);
-    let scores = f.final_scores(&order);
+    let (mut opic, pages) = f.into_parts();
+    let scores = opic.final_scores(&order, &pages);
     for (s, e) in scores.iter().zip([0.25, 0.375, 0.75, 1.0]) {
         assert!((s - e).abs() < 1e-12, "{scores:?}");
     }
@@ -179,7 +172,7 @@ fn ieca_distances_follow_alg_1() {
 }
 
 #[test]
-fn omniscient_and_batch_pagerank_follow_pagerank() {
+fn batch_pagerank_follows_pagerank() {
     // A star: 0 → 1..5, every leaf → 5, so 5 is the most important leaf.
     let g = Csr::from_arcs(
         6,
@@ -195,7 +188,6 @@ fn omniscient_and_batch_pagerank_follow_pagerank() {
             (4, 5),
         ],
     );
-    assert_eq!(run(PolicyKind::Omniscient, &g, &[0], 100)[1], 5);
     // K = 1: the known graph is PageRanked after the seed; the leaves tie and keep their order.
     let o = run(PolicyKind::BatchPagerank, &g, &[0], 1);
     assert_eq!(
@@ -252,7 +244,7 @@ fn every_policy_crawls_each_reachable_page_once_after_a_parent_deterministically
         let seeds: Vec<PageId> = vec![3, 17, 3, (n / 2) as u32];
         let reach = reachable(&g, &seeds);
         let r = reach.iter().filter(|&&b| b).count();
-        for kind in PolicyKind::ALL {
+        for &kind in PolicyKind::ALL {
             for batch in [1, 7, (r as u64).div_ceil(72)] {
                 let order = run(kind, &g, &seeds, batch);
                 assert_eq!(order.len(), r, "{kind}: every reachable page, K = {batch}");
@@ -294,8 +286,9 @@ fn opic_conserves_cash_at_every_step() {
         }
     }
     let mut crawled = 0;
+    let mut links = Vec::new();
     while let Some(p) = opic.pop(&pages) {
-        pages.mark_crawled(p);
+        pages.mark_popped(p);
         crawled += 1;
         let clock = Clock {
             crawled,
@@ -303,7 +296,19 @@ fn opic_conserves_cash_at_every_step() {
             t: crawled / 10,
             boundary: crawled % 10 == 0,
         };
-        opic.crawled(p, g.successors(p as usize), &mut pages, &clock);
+        // What the frontier hands a policy: each link marked by what it pointed at.
+        links.clear();
+        for &u in g.successors(p as usize) {
+            let target = if pages.is_popped(u) {
+                Target::Popped
+            } else if pages.discover(u) {
+                Target::New
+            } else {
+                Target::Queued
+            };
+            links.push(Link { page: u, target });
+        }
+        opic.crawled(p, &links, &pages, &clock);
         let cash: f64 = (0..n as PageId).map(|q| opic.cash(q)).sum();
         assert!(
             (cash + opic.virtual_cash() - 1.0).abs() < 1e-9,
@@ -315,21 +320,74 @@ fn opic_conserves_cash_at_every_step() {
 }
 
 #[test]
-fn unknown_policies_are_listed() {
-    let err = PolicyKind::parse_list("fica,pagerankz")
-        .unwrap_err()
-        .to_string();
+fn unknown_policies_are_listed_and_the_simulators_reference_is_not_a_policy() {
+    let err = PolicyKind::parse("pagerankz").unwrap_err().to_string();
     assert!(
         err.contains("pagerankz") && err.contains("batch-pagerank") && err.contains("ieca"),
         "{err}"
     );
+    assert!(PolicyKind::parse("omniscient").is_err());
+    for &k in PolicyKind::ALL {
+        assert_eq!(PolicyKind::parse(k.name()).unwrap(), k);
+        assert!(!k.about().is_empty());
+    }
+}
+
+#[test]
+fn every_policy_sees_each_link_marked_as_the_frontier_found_it() {
+    /// Each crawled page with the links the policy was handed.
+    type Handed = std::sync::Arc<std::sync::Mutex<Vec<(PageId, Vec<Link>)>>>;
+    // A policy that records what it is handed.
+    #[derive(Default)]
+    struct Recorder {
+        queue: std::collections::VecDeque<PageId>,
+        seen: Handed,
+    }
+    impl Policy for Recorder {
+        fn name(&self) -> &'static str {
+            "recorder"
+        }
+        fn push_seed(&mut self, page: PageId, _: &PageTable) {
+            self.queue.push_back(page);
+        }
+        fn pop(&mut self, _: &PageTable) -> Option<PageId> {
+            self.queue.pop_front()
+        }
+        fn crawled(&mut self, page: PageId, links: &[Link], _: &PageTable, _: &Clock) {
+            self.seen.lock().unwrap().push((page, links.to_vec()));
+            let new = links.iter().filter(|l| l.target == Target::New);
+            self.queue.extend(new.map(|l| l.page));
+        }
+        fn score(&self, _: PageId, _: &PageTable) -> Option<f64> {
+            None
+        }
+        fn len(&self) -> usize {
+            self.queue.len()
+        }
+    }
+    // 0 → 1, 2 ; 1 → 0, 1, 2, 3: the self-loop and the link back are to popped pages.
+    let g = Csr::from_arcs(4, &[(0, 1), (0, 2), (1, 0), (1, 1), (1, 2), (1, 3)]);
+    let recorder = Recorder::default();
+    let seen = recorder.seen.clone();
+    let mut f = Frontier::new(Box::new(recorder), 1);
+    assert_eq!(crawl_order(&g, &mut f, &[0]), vec![0, 1, 2, 3]);
+    let link = |page, target| Link { page, target };
+    let seen = seen.lock().unwrap();
     assert_eq!(
-        PolicyKind::parse_list("all").unwrap().len(),
-        PolicyKind::ALL.len()
+        seen[0],
+        (0, vec![link(1, Target::New), link(2, Target::New)])
     );
     assert_eq!(
-        PolicyKind::parse_list("fica, opic,fica").unwrap(),
-        vec![PolicyKind::Fica, PolicyKind::Opic]
+        seen[1],
+        (
+            1,
+            vec![
+                link(0, Target::Popped),
+                link(1, Target::Popped),
+                link(2, Target::Queued),
+                link(3, Target::New)
+            ]
+        )
     );
-    assert!(PolicyKind::parse_list("").is_err());
+    assert_eq!(f.pages().seq(3), 3, "first-discovery order");
 }

@@ -7,7 +7,7 @@
 
 use crawlrank_frontier::PolicyKind;
 use crawlrank_graph::{BvWebGraph, Cache, Csr};
-use crawlrank_sim::{simulate, Reference, SimConfig};
+use crawlrank_sim::{simulate, Reference, SimConfig, SimPolicy};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::sync::Arc;
 
@@ -54,7 +54,7 @@ fn bench(c: &mut Criterion) {
     let arcs = simulate(
         &g,
         &seeds,
-        PolicyKind::Bfs,
+        SimPolicy::Crawl(PolicyKind::Bfs),
         &reference,
         &config,
         &mut |_| {},
@@ -62,10 +62,10 @@ fn bench(c: &mut Criterion) {
     .unwrap()
     .arcs;
     group.throughput(Throughput::Elements(arcs));
-    for kind in PolicyKind::ALL {
+    for kind in SimPolicy::all() {
         if matches!(
             kind,
-            PolicyKind::BatchPagerank | PolicyKind::PartialPagerank
+            SimPolicy::Crawl(PolicyKind::BatchPagerank | PolicyKind::PartialPagerank)
         ) {
             continue; // seconds per run; measured by scripts/bench-simulate.sh
         }

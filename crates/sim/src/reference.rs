@@ -1,15 +1,16 @@
 //! What every crawl order is measured against: the pages reachable from the seeds, ranked by
-//! the PageRank of the full graph.
+//! the PageRank of the full graph (docs/algorithms.md §4), which is computed once per graph and
+//! kept in the graph's cache directory.
 
-use anyhow::{ensure, Result};
+use anyhow::{ensure, Context, Result};
 use crawlrank_frontier::PageId;
-use crawlrank_graph::Csr;
+use crawlrank_graph::{BvWebGraph, Csr};
 use std::sync::Arc;
 
 /// The reachable set `R` and its PageRank ranking.
 #[derive(Debug, Clone)]
 pub struct Reference {
-    /// PageRank of the full graph (SPEC §4), one score per node.
+    /// PageRank of the full graph (docs/algorithms.md §4), one score per node.
     pub pagerank: Arc<Vec<f64>>,
     /// `hot_rank[v]`: the position of `v` among reachable pages sorted by PageRank
     /// (descending, ties by smaller id), so `hot_k = {v : hot_rank[v] < k}`; `u32::MAX` for
@@ -50,9 +51,9 @@ impl Reference {
         })
     }
 
-    /// SPEC §2's default batch size: `ceil(R / 72)` (the FICA paper's 18M pages / 250,000).
+    /// The default batch size for crawls of `R` pages (docs/algorithms.md §2).
     pub fn default_batch(&self) -> u64 {
-        self.reachable.div_ceil(72).max(1)
+        crawlrank_frontier::default_batch(self.reachable)
     }
 }
 
@@ -85,4 +86,30 @@ pub fn reachable_from(graph: &Csr, seeds: &[PageId]) -> Result<Vec<bool>> {
         }
     }
     Ok(seen)
+}
+
+/// The PageRank of the whole of `graph` (`csr` is it decoded; docs/algorithms.md §4: damping
+/// 0.85, L1 change below 1e-10), read from the graph's cache directory when an earlier run
+/// left it there, else computed and cached (written atomically).
+pub fn reference_pagerank(graph: &BvWebGraph, csr: &Csr) -> Result<Vec<f64>> {
+    let path = graph.cache_dir().join("pagerank-0.85-1e-10.f64");
+    if let Ok(bytes) = std::fs::read(&path) {
+        if bytes.len() == csr.num_nodes() * 8 {
+            return Ok(bytes
+                .chunks_exact(8)
+                .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
+                .collect());
+        }
+    }
+    let pr = crawlrank_rank::pagerank(csr, &Default::default())
+        .with_context(|| format!("PageRank of {}", graph.basename().display()))?
+        .scores;
+    crawlrank_graph::atomic::write_file(&path, |w| {
+        use std::io::Write;
+        for x in &pr {
+            w.write_all(&x.to_le_bytes())?;
+        }
+        Ok(())
+    })?;
+    Ok(pr)
 }

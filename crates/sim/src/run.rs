@@ -1,9 +1,12 @@
-//! The instrumented crawl loop: SPEC §2's loop with timing and memory accounting.
+//! One simulated crawl: the frontier's crawl loop ([`drive`]) over a known graph, with timing
+//! and memory accounting.
 
+use crate::policy::SimPolicy;
 use crate::reference::Reference;
 use anyhow::{ensure, Result};
-use crawlrank_frontier::{Frontier, PageId, PolicyConfig, PolicyKind};
+use crawlrank_frontier::{drive, Frontier, PageId, PolicyConfig};
 use crawlrank_graph::Csr;
+use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
 /// How to simulate.
@@ -22,7 +25,7 @@ impl Default for SimConfig {
         Self {
             batch: None,
             rng_seed: 0,
-            batch_pagerank_threshold: PolicyConfig::default().batch_pagerank_threshold,
+            batch_pagerank_threshold: PolicyConfig::BATCH_PAGERANK_THRESHOLD,
         }
     }
 }
@@ -30,10 +33,11 @@ impl Default for SimConfig {
 /// One policy's simulated crawl.
 #[derive(Debug, Clone)]
 pub struct PolicyRun {
-    pub policy: PolicyKind,
+    /// The policy that crawled.
+    pub policy: SimPolicy,
     /// Crawled pages, in crawl order.
     pub order: Vec<PageId>,
-    /// The policy's final score of each crawled page, in crawl order (SPEC §4).
+    /// The policy's final score of each crawled page, in crawl order (docs/algorithms.md §4).
     pub final_scores: Vec<f64>,
     /// `K`.
     pub batch: u64,
@@ -47,12 +51,12 @@ pub struct PolicyRun {
     pub peak_rss_bytes: Option<u64>,
 }
 
-/// Crawls `graph` from `seeds` with `kind` until the frontier is empty. `progress` is called
-/// with the number of pages crawled every 65,536 pages.
+/// Crawls `graph` from `seeds` with `policy` until the frontier is empty. `progress` is called
+/// with the number of pages crawled every 65,536 pages and at the end.
 pub fn simulate(
     graph: &Csr,
     seeds: &[PageId],
-    kind: PolicyKind,
+    policy: SimPolicy,
     reference: &Reference,
     config: &SimConfig,
     progress: &mut dyn FnMut(u64),
@@ -61,41 +65,41 @@ pub fn simulate(
     ensure!(batch >= 1, "the batch size K must be at least 1");
     let policy_config = PolicyConfig {
         batch,
-        expected_pages: reference.reachable,
-        total_pages: graph.num_nodes() as u64,
         rng_seed: config.rng_seed,
         batch_pagerank_threshold: config.batch_pagerank_threshold,
-        true_pagerank: kind
-            .needs_true_pagerank()
-            .then(|| reference.pagerank.clone()),
-        ..PolicyConfig::default()
+        ..PolicyConfig::for_crawl(reference.reachable, graph.num_nodes() as u64)
     };
     reset_peak_rss();
-    let mut frontier = Frontier::with_policy(kind, &policy_config)?;
+    let mut frontier = Frontier::new(policy.build(&policy_config, &reference.pagerank)?, batch);
     let mut order = Vec::with_capacity(reference.reachable as usize);
     let mut arcs = 0u64;
     let start = Instant::now();
-    frontier.seed(seeds);
-    while let Some(p) = frontier.pop() {
-        order.push(p);
-        let links = graph.successors(p as usize);
-        arcs += links.len() as u64;
-        frontier.on_crawled(p, links);
-        if order.len() & 0xFFFF == 0 {
-            progress(order.len() as u64);
-        }
-    }
+    drive(
+        &mut frontier,
+        seeds,
+        |p| graph.successors(p as usize),
+        |p, links| {
+            order.push(p);
+            arcs += links.len() as u64;
+            if order.len() & 0xFFFF == 0 {
+                progress(order.len() as u64);
+            }
+            ControlFlow::Continue(())
+        },
+    );
     let crawl_time = start.elapsed();
     progress(order.len() as u64);
-    let final_scores = frontier.final_scores(&order);
+    let peak_frontier = frontier.peak_len();
+    let (mut policy_state, pages) = frontier.into_parts();
+    let final_scores = policy_state.final_scores(&order, &pages);
     Ok(PolicyRun {
-        policy: kind,
+        policy,
         order,
         final_scores,
         batch,
         crawl_time,
         arcs,
-        peak_frontier: frontier.peak_len(),
+        peak_frontier,
         peak_rss_bytes: peak_rss(),
     })
 }

@@ -3,13 +3,14 @@
 use crawlrank_frontier::PolicyKind;
 use crawlrank_graph::Csr;
 use crawlrank_sim::measures::{checkpoints, measure};
+use crawlrank_sim::SimPolicy;
 use crawlrank_sim::{simulate, PolicyRun, Reference, SimConfig};
 use std::sync::Arc;
 use std::time::Duration;
 
 fn hand_run(order: Vec<u32>, scores: Vec<f64>) -> PolicyRun {
     PolicyRun {
-        policy: PolicyKind::Bfs,
+        policy: SimPolicy::Crawl(PolicyKind::Bfs),
         order,
         final_scores: scores,
         batch: 1,
@@ -91,7 +92,7 @@ fn a_simulation_crawls_all_of_r_and_omniscient_is_best() {
     assert_eq!(reference.reachable, 300);
     let cfg = SimConfig::default();
     let mut mass_at_10 = Vec::new();
-    for kind in PolicyKind::ALL {
+    for kind in SimPolicy::all() {
         let run = simulate(&g, &[0, 150], kind, &reference, &cfg, &mut |_| {}).unwrap();
         assert_eq!(run.order.len(), 300, "{kind}");
         let m = measure(&run, &reference).unwrap();
@@ -102,7 +103,7 @@ fn a_simulation_crawls_all_of_r_and_omniscient_is_best() {
         .iter()
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .unwrap();
-    assert_eq!(best.0, PolicyKind::Omniscient, "{mass_at_10:?}");
+    assert_eq!(best.0, SimPolicy::Omniscient, "{mass_at_10:?}");
 }
 
 #[test]
@@ -113,4 +114,59 @@ fn bad_seeds_are_errors() {
     assert!(e.contains("empty"), "{e}");
     let e = Reference::new(&g, pr, &[7]).unwrap_err().to_string();
     assert!(e.contains("seed 7"), "{e}");
+}
+
+#[test]
+fn omniscient_follows_the_true_pagerank() {
+    // A star: 0 → 1..5, every leaf → 5, so 5 is the most important leaf.
+    let g = Csr::from_arcs(
+        6,
+        &[
+            (0, 1),
+            (0, 2),
+            (0, 3),
+            (0, 4),
+            (0, 5),
+            (1, 5),
+            (2, 5),
+            (3, 5),
+            (4, 5),
+        ],
+    );
+    let pr = Arc::new(
+        crawlrank_rank::pagerank(&g, &Default::default())
+            .unwrap()
+            .scores,
+    );
+    let reference = Reference::new(&g, pr, &[0]).unwrap();
+    let run = simulate(
+        &g,
+        &[0],
+        SimPolicy::Omniscient,
+        &reference,
+        &SimConfig::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(run.order[..2], [0, 5]);
+    assert_eq!(run.order.len(), 6);
+}
+
+#[test]
+fn the_simulator_lists_every_crawl_policy_and_omniscient() {
+    let all = SimPolicy::parse_list("all").unwrap();
+    assert_eq!(all.len(), PolicyKind::ALL.len() + 1);
+    assert_eq!(all.last(), Some(&SimPolicy::Omniscient));
+    assert_eq!(
+        SimPolicy::parse_list("fica, omniscient,fica").unwrap(),
+        vec![SimPolicy::Crawl(PolicyKind::Fica), SimPolicy::Omniscient]
+    );
+    let err = SimPolicy::parse_list("fica,pagerankz")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("pagerankz") && err.contains("omniscient"),
+        "{err}"
+    );
+    assert!(SimPolicy::parse_list("").is_err());
 }

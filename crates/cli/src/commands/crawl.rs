@@ -2,6 +2,7 @@
 
 use anyhow::{Context, Result};
 use crawlrank_crawler::engine::{self, CrawlConfig, StopReason};
+use crawlrank_frontier::PolicyKind;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -14,7 +15,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub seeds: Option<PathBuf>,
     /// The ordering policy (bfs, random, backlink, indegree, batch-pagerank,
-    /// partial-pagerank, opic, fica, fica-plus, ieca). A resumed crawl keeps its own.
+    /// partial-pagerank, opic, fica, fica-plus, ieca). A resumed crawl must name its own.
     #[arg(long, default_value = "fica")]
     pub policy: String,
     /// The state directory: created on the first run, resumed by the next ones.
@@ -86,7 +87,7 @@ pub fn run(args: Args) -> Result<()> {
             Some(p) => read_seeds(p)?,
             None => Vec::new(),
         },
-        policy: args.policy.clone(),
+        policy: PolicyKind::parse(&args.policy)?,
         max_pages: args.max_pages,
         concurrency: args.concurrency,
         delay: Duration::from_millis(args.delay),

@@ -10,8 +10,10 @@ use crate::output;
 use anyhow::{Context, Result};
 use crawlrank_crawler::engine::CrawlConfig;
 use crawlrank_crawler::fetch::FetchConfig;
+use crawlrank_frontier::PolicyKind;
 use crawlrank_graph::Csr;
 use crawlrank_graph::{bv::is_bvgraph, stats::GraphStats, BvWebGraph, Cache};
+use crawlrank_sim::{Experiment, SeedChoice, SimConfig, SimPolicy};
 use crawlrank_testweb::{TestWeb, TestWebConfig};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -84,7 +86,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     let tau = crawlrank_rank::kendall::kendall_tau_b(&pr.scores, &indeg)?;
     println!("\nKendall's tau_b between PageRank and in-degree: {tau:.4}");
 
-    let seeds = super::simulate::random_seeds(csr.num_nodes(), 100, 42);
+    let seeds = crawlrank_sim::seeds::random_seeds(csr.num_nodes(), 100, 42);
     println!(
         "\n== 4. serve it on loopback and crawl {} pages for real in FICA's order (crawlrank serve, crawlrank crawl)",
         args.crawl_pages
@@ -98,29 +100,29 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         &args.out.join("crawl-state"),
     )?;
 
-    let kinds = crawlrank_frontier::PolicyKind::parse_list(&args.policy)?;
+    let policies = SimPolicy::parse_list(&args.policy)?;
     println!(
         "\n== 5. replay crawls from the same 100 seeds with {} policies (crawlrank simulate)",
-        kinds.len()
+        policies.len()
     );
-    let config = crawlrank_sim::SimConfig {
-        rng_seed: 42,
-        ..Default::default()
+    let experiment = Experiment {
+        seeds: SeedChoice::Random {
+            count: 100,
+            rng_seed: 42,
+        },
+        policies,
+        config: SimConfig {
+            rng_seed: 42,
+            ..Default::default()
+        },
     };
-    let summary = super::simulate::simulate_policies(
-        &graph,
-        &csr,
-        &seeds,
-        "100 random, rng seed 42".into(),
-        &kinds,
-        &config,
-    )?;
+    let summary = super::simulate::run_with_progress(&graph, &csr, &experiment)?;
     crawlrank_sim::report::write_table(&summary, &mut std::io::stdout().lock())?;
     crawlrank_sim::report::write_outputs(&summary, &args.out, false)?;
     if let Some(fica) = summary
         .results
         .iter()
-        .find(|r| r.run.policy == crawlrank_frontier::PolicyKind::Fica)
+        .find(|r| r.run.policy == SimPolicy::Crawl(PolicyKind::Fica))
     {
         let mass = |pages: &[u32]| pages.iter().map(|&p| pr.scores[p as usize]).sum::<f64>();
         let k = crawled.len().min(fica.run.order.len());
@@ -168,7 +170,7 @@ fn demo_crawl(
     let config = CrawlConfig {
         state_dir: state_dir.to_path_buf(),
         seeds: web.seed_urls(seeds),
-        policy: "fica".into(),
+        policy: PolicyKind::Fica,
         max_pages: Some(pages),
         concurrency: 32,
         delay: Duration::ZERO,

@@ -1,15 +1,14 @@
 //! `crawlrank simulate`: replay crawls of a known graph with each policy and score them.
 
 use crate::progress;
-use anyhow::{bail, ensure, Context, Result};
-use crawlrank_frontier::policies::simple::Xoshiro;
-use crawlrank_frontier::{PageId, PolicyKind};
+use anyhow::{ensure, Result};
+use crawlrank_frontier::PolicyConfig;
 use crawlrank_graph::{source, BvWebGraph, Cache, Csr};
-use crawlrank_sim::measures::measure;
-use crawlrank_sim::report::{self, PolicyResult, Summary};
-use crawlrank_sim::{simulate, Reference, SimConfig};
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use crawlrank_sim::report::{self, Summary};
+use crawlrank_sim::{
+    run_experiment, Experiment, ExperimentEvent, SeedChoice, SimConfig, SimPolicy,
+};
+use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -37,7 +36,7 @@ pub struct Args {
     #[arg(long, value_name = "K")]
     pub batch: Option<u64>,
     /// L1 threshold of the PageRank the batch policies compute at every reorder.
-    #[arg(long, value_name = "L1", default_value_t = crawlrank_frontier::PolicyConfig::default().batch_pagerank_threshold)]
+    #[arg(long, value_name = "L1", default_value_t = PolicyConfig::BATCH_PAGERANK_THRESHOLD)]
     pub batch_pagerank_threshold: f64,
     /// Write summary.json, summary.csv, throughput.svg and mass.svg into DIR.
     #[arg(long, value_name = "DIR")]
@@ -48,33 +47,28 @@ pub struct Args {
 }
 
 pub fn run(args: Args, cache: &Cache) -> Result<()> {
-    let kinds = PolicyKind::parse_list(&args.policy)?;
-    if args.batch == Some(0) {
-        bail!("--batch must be at least 1");
-    }
+    let policies = SimPolicy::parse_list(&args.policy)?;
+    ensure!(args.seeds > 0, "--seeds must be at least 1");
+    ensure!(args.batch != Some(0), "--batch must be at least 1");
+    let seeds = match args.seeds_file {
+        Some(f) => SeedChoice::File(f),
+        None => SeedChoice::Random {
+            count: args.seeds,
+            rng_seed: args.rng_seed,
+        },
+    };
+    let experiment = Experiment {
+        seeds,
+        policies,
+        config: SimConfig {
+            batch: args.batch,
+            rng_seed: args.rng_seed,
+            batch_pagerank_threshold: args.batch_pagerank_threshold,
+        },
+    };
     let graph = source::open_graph(&args.graph, cache)?;
     let csr = graph.to_csr()?;
-    ensure!(
-        csr.num_nodes() > 0,
-        "{} is an empty graph",
-        args.graph.display()
-    );
-    let (seeds, seed_source) = match &args.seeds_file {
-        Some(f) => (read_seeds(f, &graph)?, f.display().to_string()),
-        None => {
-            ensure!(args.seeds > 0, "--seeds must be at least 1");
-            (
-                random_seeds(csr.num_nodes(), args.seeds, args.rng_seed),
-                format!("{} random, rng seed {}", args.seeds, args.rng_seed),
-            )
-        }
-    };
-    let config = SimConfig {
-        batch: args.batch,
-        rng_seed: args.rng_seed,
-        batch_pagerank_threshold: args.batch_pagerank_threshold,
-    };
-    let summary = simulate_policies(&graph, &csr, &seeds, seed_source, &kinds, &config)?;
+    let summary = run_with_progress(&graph, &csr, &experiment)?;
     report::write_table(&summary, &mut std::io::stdout().lock())?;
     if let Some(dir) = &args.out {
         report::write_outputs(&summary, dir, args.save_orders)?;
@@ -86,136 +80,48 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     Ok(())
 }
 
-/// Simulates every policy of `kinds` on `csr` (the decoded `graph`) from `seeds`, with a
-/// progress bar per policy, and measures each crawl.
-pub fn simulate_policies(
+/// Runs an experiment with a progress bar per policy and a line per finished policy on
+/// stderr.
+pub fn run_with_progress(
     graph: &BvWebGraph,
     csr: &Csr,
-    seeds: &[PageId],
-    seed_source: String,
-    kinds: &[PolicyKind],
-    config: &SimConfig,
+    experiment: &Experiment,
 ) -> Result<Summary> {
-    let pagerank = Arc::new(reference_pagerank(graph, csr)?);
-    let reference = Reference::new(csr, pagerank, seeds)?;
-    eprintln!(
-        "{}: {} pages, {} arcs, {} seeds, R = {}, K = {}",
-        graph.basename().display(),
-        csr.num_nodes(),
-        csr.num_arcs(),
-        seeds.len(),
-        reference.reachable,
-        config.batch.unwrap_or_else(|| reference.default_batch())
-    );
-    let mut results = Vec::new();
-    for &kind in kinds {
-        let bar = progress::bar(Some(reference.reachable), "pages");
-        bar.set_prefix(kind.name());
-        let run = simulate(csr, seeds, kind, &reference, config, &mut |done| {
-            bar.set_position(done)
-        })?;
-        bar.finish_and_clear();
-        let measures = measure(&run, &reference)?;
-        eprintln!("  {:<17} {:.2?}", kind.name(), run.crawl_time);
-        results.push(PolicyResult { run, measures });
-    }
-    Ok(Summary {
-        graph: graph.basename().display().to_string(),
-        nodes: csr.num_nodes() as u64,
-        arcs: csr.num_arcs(),
-        seeds: seeds.len(),
-        seed_source,
-        rng_seed: config.rng_seed,
-        reachable: reference.reachable,
-        results,
-    })
-}
-
-/// `n` distinct random pages (or all pages, if the graph has fewer), in draw order.
-pub fn random_seeds(nodes: usize, n: usize, rng_seed: u64) -> Vec<PageId> {
-    let mut rng = Xoshiro::new(rng_seed);
-    let want = n.min(nodes);
-    let mut chosen = std::collections::HashSet::with_capacity(want);
-    let mut seeds = Vec::with_capacity(want);
-    while seeds.len() < want {
-        let p = rng.below(nodes as u64) as PageId;
-        if chosen.insert(p) {
-            seeds.push(p);
-        }
-    }
-    seeds
-}
-
-/// Reads a seeds file: ids, or URLs looked up in the graph's `.urls`.
-fn read_seeds(path: &Path, graph: &BvWebGraph) -> Result<Vec<PageId>> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read the seeds file {}", path.display()))?;
-    let n = graph.num_nodes();
-    let mut url_index: Option<std::collections::HashMap<String, PageId>> = None;
-    let mut seeds = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let at = || format!("{}:{}", path.display(), i + 1);
-        let id = if let Ok(id) = line.parse::<u64>() {
-            ensure!(
-                (id as usize) < n,
-                "{}: seed {id} is not a page of the graph (it has {n} pages)",
-                at()
+    let mut reachable = 0;
+    let mut bar: Option<indicatif::ProgressBar> = None;
+    let summary = run_experiment(graph, csr, experiment, &mut |event| match event {
+        ExperimentEvent::Ready {
+            seeds,
+            reachable: r,
+            batch,
+        } => {
+            reachable = r;
+            eprintln!(
+                "{}: {} pages, {} arcs, {seeds} seeds, R = {r}, K = {batch}",
+                graph.basename().display(),
+                csr.num_nodes(),
+                csr.num_arcs(),
             );
-            id as PageId
-        } else {
-            if url_index.is_none() {
-                let urls = graph.urls()?.with_context(|| {
-                    format!(
-                        "{}: '{line}' is not a page id, and the graph has no URLs",
-                        at()
-                    )
-                })?;
-                url_index = Some(
-                    urls.into_iter()
-                        .enumerate()
-                        .map(|(i, u)| (u, i as PageId))
-                        .collect(),
-                );
+        }
+        ExperimentEvent::PolicyStarted(policy) => {
+            let b = progress::bar(Some(reachable), "pages");
+            b.set_prefix(policy.name());
+            bar = Some(b);
+        }
+        ExperimentEvent::Crawled(_, done) => {
+            if let Some(b) = &bar {
+                b.set_position(done);
             }
-            let url = crawlrank_graph::urls::normalize_url(line).with_context(at)?;
-            *url_index
-                .as_ref()
-                .expect("built above")
-                .get(&url)
-                .with_context(|| format!("{}: {url} is not a page of the graph", at()))?
-        };
-        seeds.push(id);
-    }
-    ensure!(
-        !seeds.is_empty(),
-        "the seeds file {} holds no seeds",
-        path.display()
-    );
-    Ok(seeds)
-}
-
-/// The PageRank of the whole graph (SPEC §4), cached in the graph's cache directory.
-fn reference_pagerank(graph: &BvWebGraph, csr: &Csr) -> Result<Vec<f64>> {
-    let path = graph.cache_dir().join("pagerank-0.85-1e-10.f64");
-    if let Ok(bytes) = std::fs::read(&path) {
-        if bytes.len() == csr.num_nodes() * 8 {
-            return Ok(bytes
-                .chunks_exact(8)
-                .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
-                .collect());
         }
-    }
-    let pr = crawlrank_rank::pagerank(csr, &Default::default())?.scores;
-    crawlrank_graph::atomic::write_file(&path, |w| {
-        use std::io::Write;
-        for x in &pr {
-            w.write_all(&x.to_le_bytes())?;
+        ExperimentEvent::PolicyDone(run) => {
+            if let Some(b) = bar.take() {
+                b.finish_and_clear();
+            }
+            eprintln!("  {:<17} {:.2?}", run.policy.name(), run.crawl_time);
         }
-        Ok(())
-    })?;
-    Ok(pr)
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    summary
 }

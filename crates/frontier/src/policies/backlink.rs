@@ -3,7 +3,8 @@
 //!
 //! Both count a page's in-links *from crawled pages*: the only in-links a crawler can know.
 
-use crate::{Clock, IndexedHeap, PageId, PageTable, Policy};
+use super::PolicyConfig;
+use crate::{Clock, IndexedHeap, Link, PageId, PageTable, Policy, Target};
 use std::collections::VecDeque;
 
 /// In-links from crawled pages, per page (grows with the id space).
@@ -26,6 +27,16 @@ impl Counts {
     }
 }
 
+/// `backlink`'s constructor (registry).
+pub fn backlink(_: &PolicyConfig) -> Box<dyn Policy> {
+    Box::new(Backlink::default())
+}
+
+/// `indegree`'s constructor (registry).
+pub fn indegree(_: &PolicyConfig) -> Box<dyn Policy> {
+    Box::new(InDegree::default())
+}
+
 /// `backlink`: at each reorder the frontier is sorted by back-link count (descending, ties in
 /// discovery order); between reorders newly found pages are appended in discovery order.
 #[derive(Debug, Default)]
@@ -44,15 +55,12 @@ impl Policy for Backlink {
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.queue.pop_front()
     }
-    fn crawled(&mut self, _: PageId, links: &[PageId], pages: &mut PageTable, _: &Clock) {
-        for &u in links {
-            if pages.is_crawled(u) {
-                continue;
+    fn crawled(&mut self, _: PageId, links: &[Link], _: &PageTable, _: &Clock) {
+        for l in links.iter().filter(|l| l.is_pending()) {
+            if l.target == Target::New {
+                self.queue.push_back(l.page);
             }
-            if pages.discover(u) {
-                self.queue.push_back(u);
-            }
-            self.counts.bump(u);
+            self.counts.bump(l.page);
         }
     }
     fn reorder(&mut self, pages: &PageTable, _: &Clock) {
@@ -100,15 +108,11 @@ impl Policy for InDegree {
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.heap.pop().map(|(p, _)| p)
     }
-    fn crawled(&mut self, _: PageId, links: &[PageId], pages: &mut PageTable, _: &Clock) {
-        for &u in links {
-            if pages.is_crawled(u) {
-                continue;
-            }
-            pages.discover(u);
-            let c = self.counts.bump(u);
+    fn crawled(&mut self, _: PageId, links: &[Link], pages: &PageTable, _: &Clock) {
+        for l in links.iter().filter(|l| l.is_pending()) {
+            let c = self.counts.bump(l.page);
             self.heap
-                .push_or_update(u, -(c as f64), pages.seq(u) as u64);
+                .push_or_update(l.page, -(c as f64), pages.seq(l.page) as u64);
         }
     }
     fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {

@@ -13,7 +13,8 @@
 
 use super::backlink::Counts;
 use super::log10;
-use crate::{Clock, IndexedHeap, PageId, PageTable, Policy};
+use super::PolicyConfig;
+use crate::{Clock, IndexedHeap, Link, PageId, PageTable, Policy};
 
 /// A per-page `f64` that grows with the id space, filled with `fill`.
 #[derive(Debug)]
@@ -51,6 +52,16 @@ fn log_distance(beta: f64, clock: &Clock, outdegree: usize, d_p: f64) -> f64 {
     alpha * log10(outdegree as f64) + (1.0 - alpha) * d_p
 }
 
+/// `fica`'s constructor (registry).
+pub fn fica(c: &PolicyConfig) -> Box<dyn Policy> {
+    Box::new(Fica::new(c.beta))
+}
+
+/// `fica-plus`'s constructor (registry).
+pub fn fica_plus(c: &PolicyConfig) -> Box<dyn Policy> {
+    Box::new(FicaPlus::new(c.beta, c.expected_pages))
+}
+
 /// `fica`: logarithmic distance, smallest first.
 #[derive(Debug)]
 pub struct Fica {
@@ -85,16 +96,13 @@ impl Policy for Fica {
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.heap.pop().map(|(p, _)| p)
     }
-    fn crawled(&mut self, page: PageId, links: &[PageId], pages: &mut PageTable, clock: &Clock) {
+    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, clock: &Clock) {
         if links.is_empty() {
             return;
         }
         let d = log_distance(self.beta, clock, links.len(), self.dist.get(page));
-        for &u in links {
-            if pages.is_crawled(u) {
-                continue;
-            }
-            pages.discover(u);
+        for l in links.iter().filter(|l| l.is_pending()) {
+            let u = l.page;
             if d < self.dist.get(u) {
                 self.dist.set(u, d);
                 self.heap.push_or_update(u, d, pages.seq(u) as u64);
@@ -188,7 +196,7 @@ impl Policy for FicaPlus {
         self.popped.set(p, key);
         Some(p)
     }
-    fn crawled(&mut self, page: PageId, links: &[PageId], pages: &mut PageTable, clock: &Clock) {
+    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, clock: &Clock) {
         if self.balance.tick(clock) {
             // δ weighs every queued page's two terms anew.
             let (dist, backlinks, delta) = (&self.dist, &self.backlinks, self.balance.delta);
@@ -200,11 +208,8 @@ impl Policy for FicaPlus {
             return;
         }
         let d = log_distance(self.beta, clock, links.len(), self.dist.get(page));
-        for &u in links {
-            if pages.is_crawled(u) {
-                continue;
-            }
-            pages.discover(u);
+        for l in links.iter().filter(|l| l.is_pending()) {
+            let u = l.page;
             self.backlinks.bump(u);
             if d < self.dist.get(u) {
                 self.dist.set(u, d);
@@ -217,7 +222,7 @@ impl Policy for FicaPlus {
         if !pages.is_known(page) {
             return None;
         }
-        Some(if pages.is_crawled(page) {
+        Some(if pages.is_popped(page) {
             -self.popped.get(page)
         } else {
             -self.priority(page)

@@ -14,11 +14,18 @@
 
 use super::fica::{Balance, PageValues};
 use super::log10;
-use crate::{Clock, IndexedHeap, PageId, PageTable, Policy};
+use super::PolicyConfig;
+use crate::{Clock, IndexedHeap, Link, PageId, PageTable, Policy, Target};
 
 /// The distance seeds start with (IECA Alg. 1: "a small number, like 0.3").
 pub const SEED_DISTANCE: f64 = 0.3;
 
+/// `ieca`'s constructor (registry).
+pub fn ieca(c: &PolicyConfig) -> Box<dyn Policy> {
+    Box::new(Ieca::new(c.beta, c.expected_pages))
+}
+
+/// `ieca`: smallest IECA distance first.
 #[derive(Debug)]
 pub struct Ieca {
     heap: IndexedHeap,
@@ -79,7 +86,7 @@ impl Policy for Ieca {
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.heap.pop().map(|(p, _)| p)
     }
-    fn crawled(&mut self, page: PageId, links: &[PageId], pages: &mut PageTable, clock: &Clock) {
+    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, clock: &Clock) {
         self.balance.tick(clock);
         if links.is_empty() {
             return;
@@ -88,11 +95,9 @@ impl Policy for Ieca {
         let alpha = (-self.beta * clock.t as f64).exp();
         let dp = self.dist.get(page);
         let weight = log10(links.len() as f64);
-        for &u in links {
-            if pages.is_crawled(u) {
-                continue;
-            }
-            let du = if pages.discover(u) {
+        for l in links.iter().filter(|l| l.is_pending()) {
+            let u = l.page;
+            let du = if l.target == Target::New {
                 (1.0 - delta) * dp + weight
             } else {
                 let old = self.dist.get(u);

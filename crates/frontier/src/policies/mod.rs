@@ -1,119 +1,101 @@
-//! The crawl-ordering policies of SPEC §3, one module each.
+//! The crawl-ordering policies of docs/algorithms.md §3, one module each, and their registry.
 //!
-//! | name | module |
-//! |---|---|
-//! | `bfs`, `random` | [`simple`] |
-//! | `backlink`, `indegree` | [`backlink`] |
-//! | `batch-pagerank`, `partial-pagerank` | [`pagerank`] |
-//! | `opic` | [`opic`] |
-//! | `fica`, `fica-plus` | [`fica`] |
-//! | `ieca` | [`ieca`] |
-//! | `omniscient` | [`omniscient`] |
+//! Adding a policy means one file here implementing [`Policy`] with a
+//! `fn(&PolicyConfig) -> Box<dyn Policy>` constructor, and one line in the `registry!` call
+//! below: that line gives it its [`PolicyKind`] variant, its command-line name, its one-line
+//! description and its constructor, and every command, table and stored crawl state picks it
+//! up from there.
+//!
+//! The simulator's reference line `omniscient`, which needs the whole graph, is not a policy a
+//! crawl can run and lives in the simulator crate.
 
 pub mod backlink;
 pub mod fica;
 pub mod ieca;
-pub mod omniscient;
 pub mod opic;
 pub mod pagerank;
 pub mod simple;
 
 use crate::Policy;
-use anyhow::{bail, ensure, Result};
-use std::sync::Arc;
+use anyhow::{bail, ensure, Context, Result};
 
-/// `log` in every formula is base 10 (FICA Definition 1, SPEC §1).
+/// `log` in every formula is base 10 (FICA Definition 1, docs/algorithms.md §1).
 #[inline]
 pub(crate) fn log10(x: f64) -> f64 {
     x.log10()
 }
 
-/// The policies, by command-line name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PolicyKind {
-    Bfs,
-    Random,
-    Backlink,
-    Indegree,
-    BatchPagerank,
-    PartialPagerank,
-    Opic,
-    Fica,
-    FicaPlus,
-    Ieca,
-    Omniscient,
-}
-
-impl PolicyKind {
-    /// Every policy, in the order tables and plots list them.
-    pub const ALL: [PolicyKind; 11] = [
-        PolicyKind::Bfs,
-        PolicyKind::Random,
-        PolicyKind::Backlink,
-        PolicyKind::Indegree,
-        PolicyKind::BatchPagerank,
-        PolicyKind::PartialPagerank,
-        PolicyKind::Opic,
-        PolicyKind::Fica,
-        PolicyKind::FicaPlus,
-        PolicyKind::Ieca,
-        PolicyKind::Omniscient,
-    ];
-
-    /// The command-line name.
-    pub fn name(self) -> &'static str {
-        match self {
-            PolicyKind::Bfs => "bfs",
-            PolicyKind::Random => "random",
-            PolicyKind::Backlink => "backlink",
-            PolicyKind::Indegree => "indegree",
-            PolicyKind::BatchPagerank => "batch-pagerank",
-            PolicyKind::PartialPagerank => "partial-pagerank",
-            PolicyKind::Opic => "opic",
-            PolicyKind::Fica => "fica",
-            PolicyKind::FicaPlus => "fica-plus",
-            PolicyKind::Ieca => "ieca",
-            PolicyKind::Omniscient => "omniscient",
+/// Declares [`PolicyKind`] from one line per policy: variant, name, description, constructor.
+macro_rules! registry {
+    ($($variant:ident => $name:literal, $about:literal, $build:path;)+) => {
+        /// The policies a crawl can run, by command-line name.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum PolicyKind {
+            $(#[doc = $about] $variant,)+
         }
-    }
 
-    /// Parses a name; the error lists the valid ones.
-    pub fn parse(name: &str) -> Result<Self> {
-        match Self::ALL.iter().find(|k| k.name() == name.trim()) {
-            Some(k) => Ok(*k),
-            None => bail!(
-                "unknown policy '{name}'; valid policies: {}, or all",
-                Self::ALL.map(|k| k.name()).join(", ")
-            ),
-        }
-    }
+        impl PolicyKind {
+            /// Every policy, in the order tables and plots list them.
+            pub const ALL: &'static [PolicyKind] = &[$(PolicyKind::$variant,)+];
 
-    /// Parses a comma-separated list, where `all` means every policy.
-    pub fn parse_list(list: &str) -> Result<Vec<Self>> {
-        let mut out = Vec::new();
-        for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            let kinds = if name == "all" {
-                Self::ALL.to_vec()
-            } else {
-                vec![Self::parse(name)?]
-            };
-            for k in kinds {
-                if !out.contains(&k) {
-                    out.push(k);
+            /// The command-line name.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(PolicyKind::$variant => $name,)+
+                }
+            }
+
+            /// One line saying how the policy orders the frontier.
+            pub fn about(self) -> &'static str {
+                match self {
+                    $(PolicyKind::$variant => $about,)+
+                }
+            }
+
+            fn constructor(self) -> fn(&PolicyConfig) -> Box<dyn Policy> {
+                match self {
+                    $(PolicyKind::$variant => $build,)+
                 }
             }
         }
-        ensure!(
-            !out.is_empty(),
-            "no policy given; valid policies: {}, or all",
-            Self::ALL.map(|k| k.name()).join(", ")
-        );
-        Ok(out)
+    };
+}
+
+registry! {
+    Bfs => "bfs", "first-discovery order (FIFO)", simple::bfs;
+    Random => "random", "uniformly random among the frontier (seeded)", simple::random;
+    Backlink => "backlink", "most in-links from crawled pages, re-sorted every K pages", backlink::backlink;
+    Indegree => "indegree", "most in-links from crawled pages, kept in order at every link", backlink::indegree;
+    BatchPagerank => "batch-pagerank", "PageRank of the known graph, re-sorted every K pages", pagerank::batch;
+    PartialPagerank => "partial-pagerank", "PageRank every K pages, shares of crawled parents' scores between", pagerank::partial;
+    Opic => "opic", "most OPIC cash (on-line page importance)", opic::opic;
+    Fica => "fica", "smallest logarithmic distance from the seeds (FICA)", fica::fica;
+    FicaPlus => "fica-plus", "FICA's distance traded against in-links (our FICA+ reconstruction)", fica::fica_plus;
+    Ieca => "ieca", "smallest IECA distance (FICA with the parent-child coefficient)", ieca::ieca;
+}
+
+impl PolicyKind {
+    /// The policy with this command-line name; the error lists the valid ones.
+    pub fn parse(name: &str) -> Result<Self> {
+        match Self::ALL.iter().find(|k| k.name() == name.trim()) {
+            Some(k) => Ok(*k),
+            None => bail!("unknown policy '{name}'; valid policies: {}", Self::names()),
+        }
     }
 
-    /// Whether the policy needs the true PageRank of the whole graph (simulator only).
-    pub fn needs_true_pagerank(self) -> bool {
-        self == PolicyKind::Omniscient
+    /// Every name, comma-separated (for messages and help).
+    pub fn names() -> String {
+        Self::ALL
+            .iter()
+            .map(|k| k.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Builds the policy.
+    pub fn build(self, config: &PolicyConfig) -> Result<Box<dyn Policy>> {
+        config.check()?;
+        Ok(self.constructor()(config))
     }
 }
 
@@ -123,8 +105,15 @@ impl std::fmt::Display for PolicyKind {
     }
 }
 
+/// The default batch size `K` for a crawl expected to reach `expected_pages` pages:
+/// `ceil(expected / 72)`, the FICA paper's 18M pages over 250,000 reorders
+/// (docs/algorithms.md §2). The simulator's `expected_pages` is `R`, the reachable pages.
+pub fn default_batch(expected_pages: u64) -> u64 {
+    expected_pages.div_ceil(72).max(1)
+}
+
 /// What policies need to know about the crawl they order.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PolicyConfig {
     /// The batch size `K`: batch policies reorder, and FICA's/IECA's `t` ticks, every K pages.
     pub batch: u64,
@@ -139,45 +128,166 @@ pub struct PolicyConfig {
     pub beta: f64,
     /// L1 threshold of the PageRanks the batch policies compute at each reorder.
     pub batch_pagerank_threshold: f64,
-    /// The true PageRank of the whole graph (`omniscient` only).
-    pub true_pagerank: Option<Arc<Vec<f64>>>,
+}
+
+impl PolicyConfig {
+    /// β's default, as in both papers.
+    pub const BETA: f64 = 0.1;
+    /// The batch PageRank's default L1 threshold (docs/algorithms.md §3.3: orders agree with
+    /// 1e-10 and it is several times faster).
+    pub const BATCH_PAGERANK_THRESHOLD: f64 = 1e-6;
+
+    /// The defaults for a crawl expected to reach `expected_pages` pages of a web of
+    /// `total_pages`: `K` = [`default_batch`]`(expected_pages)`, β = 0.1, rng seed 0.
+    pub fn for_crawl(expected_pages: u64, total_pages: u64) -> Self {
+        let expected_pages = expected_pages.max(1);
+        Self {
+            batch: default_batch(expected_pages),
+            expected_pages,
+            total_pages: total_pages.max(1),
+            rng_seed: 0,
+            beta: Self::BETA,
+            batch_pagerank_threshold: Self::BATCH_PAGERANK_THRESHOLD,
+        }
+    }
+
+    /// Checks the values a policy relies on.
+    pub fn check(&self) -> Result<()> {
+        ensure!(self.batch >= 1, "the batch size K must be at least 1");
+        ensure!(
+            self.beta.is_finite() && self.beta >= 0.0,
+            "β must be a finite number ≥ 0, not {}",
+            self.beta
+        );
+        ensure!(
+            self.batch_pagerank_threshold.is_finite() && self.batch_pagerank_threshold > 0.0,
+            "the batch PageRank threshold must be a positive number, not {}",
+            self.batch_pagerank_threshold
+        );
+        Ok(())
+    }
 }
 
 impl Default for PolicyConfig {
     fn default() -> Self {
-        Self {
-            batch: 1,
-            expected_pages: 1,
-            total_pages: 1,
-            rng_seed: 0,
-            beta: 0.1,
-            batch_pagerank_threshold: 1e-6,
-            true_pagerank: None,
-        }
+        Self::for_crawl(1, 1)
     }
 }
 
-/// Builds a policy.
-pub fn build(kind: PolicyKind, c: &PolicyConfig) -> Result<Box<dyn Policy>> {
-    ensure!(c.batch >= 1, "the batch size K must be at least 1");
-    Ok(match kind {
-        PolicyKind::Bfs => Box::new(simple::Bfs::default()),
-        PolicyKind::Random => Box::new(simple::RandomOrder::new(c.rng_seed)),
-        PolicyKind::Backlink => Box::new(backlink::Backlink::default()),
-        PolicyKind::Indegree => Box::new(backlink::InDegree::default()),
-        PolicyKind::BatchPagerank => Box::new(pagerank::KnownGraphPageRank::batch(
-            c.batch_pagerank_threshold,
-        )),
-        PolicyKind::PartialPagerank => Box::new(pagerank::KnownGraphPageRank::partial(
-            c.batch_pagerank_threshold,
-        )),
-        PolicyKind::Opic => Box::new(opic::Opic::new(c.total_pages)),
-        PolicyKind::Fica => Box::new(fica::Fica::new(c.beta)),
-        PolicyKind::FicaPlus => Box::new(fica::FicaPlus::new(c.beta, c.expected_pages)),
-        PolicyKind::Ieca => Box::new(ieca::Ieca::new(c.beta, c.expected_pages)),
-        PolicyKind::Omniscient => match &c.true_pagerank {
-            Some(pr) => Box::new(omniscient::Omniscient::new(pr.clone())),
-            None => bail!("the omniscient policy needs the true PageRank (simulator only)"),
-        },
-    })
+/// A policy with its configuration: everything needed to build a frontier, and to build the
+/// same one again when a crawl resumes. [`encode`](Self::encode) is the one stored form.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PolicySpec {
+    pub kind: PolicyKind,
+    pub config: PolicyConfig,
+}
+
+impl PolicySpec {
+    /// `key=value` lines. Floats are written in Rust's shortest round-trip form, so decoding
+    /// gives back the same bits.
+    pub fn encode(&self) -> String {
+        let c = &self.config;
+        format!(
+            "policy={}\nbatch={}\nexpected_pages={}\ntotal_pages={}\nrng_seed={}\nbeta={:?}\nbatch_pagerank_threshold={:?}\n",
+            self.kind.name(),
+            c.batch,
+            c.expected_pages,
+            c.total_pages,
+            c.rng_seed,
+            c.beta,
+            c.batch_pagerank_threshold
+        )
+    }
+
+    /// Reads [`encode`](Self::encode)'s form. `beta` and `batch_pagerank_threshold` may be
+    /// missing (states written before they were stored), meaning the defaults those crawls
+    /// ran with; any other missing key, an unknown key or a bad value is an error.
+    pub fn decode(text: &str) -> Result<Self> {
+        let mut values = std::collections::BTreeMap::new();
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() {
+                continue;
+            }
+            let (k, v) = line
+                .split_once('=')
+                .with_context(|| format!("line {}: '{line}' is not key=value", i + 1))?;
+            ensure!(
+                values.insert(k.trim(), v.trim()).is_none(),
+                "line {}: '{k}' given twice",
+                i + 1
+            );
+        }
+        let mut take = |key: &str| values.remove(key);
+        let kind = PolicyKind::parse(take("policy").context("no policy")?)?;
+        fn num<T: std::str::FromStr>(key: &str, v: Option<&str>) -> Result<T>
+        where
+            T::Err: std::error::Error + Send + Sync + 'static,
+        {
+            let v = v.with_context(|| format!("no {key}"))?;
+            v.parse().with_context(|| format!("{key}: bad value '{v}'"))
+        }
+        let config = PolicyConfig {
+            batch: num("batch", take("batch"))?,
+            expected_pages: num("expected_pages", take("expected_pages"))?,
+            total_pages: num("total_pages", take("total_pages"))?,
+            rng_seed: num("rng_seed", take("rng_seed"))?,
+            beta: num("beta", Some(take("beta").unwrap_or("0.1")))?,
+            batch_pagerank_threshold: num(
+                "batch_pagerank_threshold",
+                Some(take("batch_pagerank_threshold").unwrap_or("1e-6")),
+            )?,
+        };
+        if let Some(k) = values.keys().next() {
+            bail!("unknown key '{k}'");
+        }
+        config.check()?;
+        Ok(Self { kind, config })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_round_trip_and_old_ones_read() {
+        for &kind in PolicyKind::ALL {
+            let spec = PolicySpec {
+                kind,
+                config: PolicyConfig {
+                    beta: 0.3,
+                    batch_pagerank_threshold: 1.5e-7,
+                    rng_seed: u64::MAX,
+                    ..PolicyConfig::for_crawl(12_345, 99)
+                },
+            };
+            assert_eq!(PolicySpec::decode(&spec.encode()).unwrap(), spec);
+        }
+        // As crawl states stored it before β and the threshold were part of it.
+        let old = "policy=ieca\nbatch=7\nexpected_pages=500\ntotal_pages=600\nrng_seed=3\n";
+        let spec = PolicySpec::decode(old).unwrap();
+        assert_eq!(spec.kind, PolicyKind::Ieca);
+        assert_eq!(spec.config.beta, PolicyConfig::BETA);
+        assert_eq!(spec.config.batch, 7);
+        for bad in [
+            "policy=omniscient\nbatch=1\nexpected_pages=1\ntotal_pages=1\nrng_seed=0\n",
+            "policy=fica\nbatch=0\nexpected_pages=1\ntotal_pages=1\nrng_seed=0\n",
+            "policy=fica\nbatch=1\nexpected_pages=1\ntotal_pages=1\n",
+            "policy=fica\nbatch=x\nexpected_pages=1\ntotal_pages=1\nrng_seed=0\n",
+            "policy=fica\nbatch=1\nexpected_pages=1\ntotal_pages=1\nrng_seed=0\ncolour=red\n",
+            "policy=fica\npolicy=bfs\n",
+            "nonsense",
+        ] {
+            assert!(PolicySpec::decode(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn the_default_batch_is_the_papers_ratio() {
+        assert_eq!(default_batch(0), 1);
+        assert_eq!(default_batch(72), 1);
+        assert_eq!(default_batch(73), 2);
+        assert_eq!(PolicyConfig::for_crawl(7_200, 1).batch, 100);
+    }
 }

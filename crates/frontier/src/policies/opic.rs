@@ -11,8 +11,15 @@
 //! flowed through a page), which the tests check at every step — unlike implementations
 //! that let cash leak away.
 
-use crate::{Clock, IndexedHeap, PageId, PageTable, Policy};
+use super::PolicyConfig;
+use crate::{Clock, IndexedHeap, Link, PageId, PageTable, Policy};
 
+/// `opic`'s constructor (registry): `n` is `total_pages`.
+pub fn opic(c: &PolicyConfig) -> Box<dyn Policy> {
+    Box::new(Opic::new(c.total_pages))
+}
+
+/// `opic`: most cash first.
 #[derive(Debug)]
 pub struct Opic {
     heap: IndexedHeap,
@@ -74,7 +81,7 @@ impl Policy for Opic {
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.heap.pop().map(|(p, _)| p)
     }
-    fn crawled(&mut self, page: PageId, links: &[PageId], pages: &mut PageTable, _: &Clock) {
+    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, _: &Clock) {
         self.grow(page);
         let c = std::mem::take(&mut self.cash[page as usize]);
         self.history[page as usize] += c;
@@ -83,11 +90,11 @@ impl Policy for Opic {
             return;
         }
         let share = c / links.len() as f64;
-        for &u in links {
+        for l in links {
+            let u = l.page;
             self.grow(u);
             self.cash[u as usize] += share;
-            if !pages.is_crawled(u) {
-                pages.discover(u);
+            if l.is_pending() {
                 self.heap
                     .push_or_update(u, -self.cash[u as usize], pages.seq(u) as u64);
             }

@@ -13,11 +13,23 @@
 //!   pages are crawled: crawling `p` adds `score(p)/O(p)` to each queued child (p's score is its
 //!   last PageRank, or the temporary score it gathered if it had none).
 
-use crate::{Clock, IndexedHeap, PageId, PageTable, Policy};
+use super::PolicyConfig;
+use crate::{Clock, IndexedHeap, Link, PageId, PageTable, Policy, Target};
 use crawlrank_graph::Csr;
 use crawlrank_rank::pagerank::{pagerank_from, PageRankConfig};
 use std::collections::VecDeque;
 
+/// `batch-pagerank`'s constructor (registry).
+pub fn batch(c: &PolicyConfig) -> Box<dyn Policy> {
+    Box::new(KnownGraphPageRank::batch(c.batch_pagerank_threshold))
+}
+
+/// `partial-pagerank`'s constructor (registry).
+pub fn partial(c: &PolicyConfig) -> Box<dyn Policy> {
+    Box::new(KnownGraphPageRank::partial(c.batch_pagerank_threshold))
+}
+
+/// `batch-pagerank` and `partial-pagerank`: PageRank of the known graph.
 #[derive(Debug)]
 pub struct KnownGraphPageRank {
     partial: bool,
@@ -116,13 +128,12 @@ impl Policy for KnownGraphPageRank {
             self.queue.pop_front()
         }
     }
-    fn crawled(&mut self, page: PageId, links: &[PageId], pages: &mut PageTable, _: &Clock) {
+    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, _: &Clock) {
         let start = self.targets.len() as u64;
-        for &u in links {
-            let new = pages.discover(u);
-            self.targets.push(pages.seq(u));
-            if new && !self.partial {
-                self.queue.push_back(u);
+        for l in links {
+            self.targets.push(pages.seq(l.page));
+            if l.target == Target::New && !self.partial {
+                self.queue.push_back(l.page);
             }
         }
         self.grow(pages.num_known());
@@ -130,10 +141,8 @@ impl Policy for KnownGraphPageRank {
         self.lists[ps] = (start, links.len() as u32);
         if self.partial && !links.is_empty() {
             let share = self.score[ps] / links.len() as f64;
-            for &u in links {
-                if pages.is_crawled(u) {
-                    continue;
-                }
+            for l in links.iter().filter(|l| l.is_pending()) {
+                let u = l.page;
                 let us = pages.seq(u);
                 self.score[us as usize] += share;
                 self.heap

@@ -1,7 +1,18 @@
 //! `bfs` (FICA Alg. 2 with no reordering) and `random` (the RW paper's baseline).
 
-use crate::{Clock, PageId, PageTable, Policy};
+use super::PolicyConfig;
+use crate::{Clock, Link, PageId, PageTable, Policy, Target};
 use std::collections::VecDeque;
+
+/// `bfs`'s constructor (registry).
+pub fn bfs(_: &PolicyConfig) -> Box<dyn Policy> {
+    Box::new(Bfs::default())
+}
+
+/// `random`'s constructor (registry): seeded by `rng_seed`.
+pub fn random(c: &PolicyConfig) -> Box<dyn Policy> {
+    Box::new(RandomOrder::new(c.rng_seed))
+}
 
 /// Breadth-first: pages in first-discovery order.
 #[derive(Debug, Default)]
@@ -19,12 +30,9 @@ impl Policy for Bfs {
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.queue.pop_front()
     }
-    fn crawled(&mut self, _: PageId, links: &[PageId], pages: &mut PageTable, _: &Clock) {
-        for &u in links {
-            if pages.discover(u) {
-                self.queue.push_back(u);
-            }
-        }
+    fn crawled(&mut self, _: PageId, links: &[Link], _: &PageTable, _: &Clock) {
+        let new = links.iter().filter(|l| l.target == Target::New);
+        self.queue.extend(new.map(|l| l.page));
     }
     /// Earlier discovered is more important: `−(discovery sequence)`.
     fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {
@@ -33,14 +41,6 @@ impl Policy for Bfs {
     fn len(&self) -> usize {
         self.queue.len()
     }
-    fn final_scores(&mut self, order: &[PageId], _: &PageTable) -> Vec<f64> {
-        crawl_position_scores(order)
-    }
-}
-
-/// `−(crawl position)`: the final score of policies that have no score of their own (SPEC §4).
-pub(crate) fn crawl_position_scores(order: &[PageId]) -> Vec<f64> {
-    (0..order.len()).map(|i| -(i as f64)).collect()
 }
 
 /// Uniformly random among the frontier, from a seeded generator (xoshiro256**), so a crawl is
@@ -74,21 +74,15 @@ impl Policy for RandomOrder {
         let i = self.rng.below(self.pool.len() as u64) as usize;
         Some(self.pool.swap_remove(i))
     }
-    fn crawled(&mut self, _: PageId, links: &[PageId], pages: &mut PageTable, _: &Clock) {
-        for &u in links {
-            if pages.discover(u) {
-                self.pool.push(u);
-            }
-        }
+    fn crawled(&mut self, _: PageId, links: &[Link], _: &PageTable, _: &Clock) {
+        let new = links.iter().filter(|l| l.target == Target::New);
+        self.pool.extend(new.map(|l| l.page));
     }
     fn score(&self, _: PageId, _: &PageTable) -> Option<f64> {
         None
     }
     fn len(&self) -> usize {
         self.pool.len()
-    }
-    fn final_scores(&mut self, order: &[PageId], _: &PageTable) -> Vec<f64> {
-        crawl_position_scores(order)
     }
 }
 

@@ -1,11 +1,14 @@
 //! `omniscient`: the frontier page with the highest *true* PageRank of the full graph.
 //!
 //! No real crawler can do this — it needs the graph it has not crawled yet — but it draws the
-//! line every real policy is measured against in the simulator's plots.
+//! line every real policy is measured against in the simulator's plots. It is therefore not
+//! in the frontier's registry (a crawl cannot even name it) but here, beside the reference
+//! PageRank it needs, as a [`Policy`] the simulator's frontier runs like any other.
 
-use crate::{Clock, IndexedHeap, PageId, PageTable, Policy};
+use crawlrank_frontier::{Clock, IndexedHeap, Link, PageId, PageTable, Policy, Target};
 use std::sync::Arc;
 
+/// The frontier page with the highest true PageRank first.
 #[derive(Debug)]
 pub struct Omniscient {
     heap: IndexedHeap,
@@ -13,6 +16,7 @@ pub struct Omniscient {
 }
 
 impl Omniscient {
+    /// Orders by `pagerank`, the full graph's PageRank (one score per page).
     pub fn new(pagerank: Arc<Vec<f64>>) -> Self {
         Self {
             heap: IndexedHeap::new(),
@@ -35,12 +39,10 @@ impl Policy for Omniscient {
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.heap.pop().map(|(p, _)| p)
     }
-    fn crawled(&mut self, _: PageId, links: &[PageId], pages: &mut PageTable, _: &Clock) {
-        for &u in links {
-            if pages.discover(u) {
-                self.heap
-                    .push_or_update(u, -self.pr(u), pages.seq(u) as u64);
-            }
+    fn crawled(&mut self, _: PageId, links: &[Link], pages: &PageTable, _: &Clock) {
+        for l in links.iter().filter(|l| l.target == Target::New) {
+            self.heap
+                .push_or_update(l.page, -self.pr(l.page), pages.seq(l.page) as u64);
         }
     }
     fn score(&self, page: PageId, _: &PageTable) -> Option<f64> {

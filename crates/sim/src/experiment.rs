@@ -1,0 +1,91 @@
+//! A whole experiment in one call: open the reference, run every policy from the same seeds,
+//! measure each crawl. The command line and the demo are thin front ends over
+//! [`run_experiment`]; a library user gets the same [`Summary`] they print.
+
+use crate::measures::measure;
+use crate::policy::SimPolicy;
+use crate::reference::{reference_pagerank, Reference};
+use crate::report::{PolicyResult, Summary};
+use crate::run::{simulate, PolicyRun, SimConfig};
+use crate::seeds::SeedChoice;
+use anyhow::{ensure, Result};
+use crawlrank_graph::{BvWebGraph, Csr};
+use std::sync::Arc;
+
+/// What to simulate.
+#[derive(Debug, Clone)]
+pub struct Experiment {
+    /// Where the crawls start.
+    pub seeds: SeedChoice,
+    /// The policies, in report order.
+    pub policies: Vec<SimPolicy>,
+    /// Batch size, rng seed, thresholds.
+    pub config: SimConfig,
+}
+
+/// What an experiment reports while it runs, for progress bars and logs.
+#[derive(Debug)]
+pub enum ExperimentEvent<'a> {
+    /// The reference is ready: the seeds and the pages they reach.
+    Ready {
+        /// Seeds in use.
+        seeds: usize,
+        /// `R`.
+        reachable: u64,
+        /// `K` in use.
+        batch: u64,
+    },
+    /// A policy starts crawling.
+    PolicyStarted(SimPolicy),
+    /// Pages crawled so far by the running policy (every 65,536 pages).
+    Crawled(SimPolicy, u64),
+    /// A policy's crawl is done and measured.
+    PolicyDone(&'a PolicyRun),
+}
+
+/// Runs `experiment` on `graph` (`csr` is the graph decoded), reporting to `progress`.
+pub fn run_experiment(
+    graph: &BvWebGraph,
+    csr: &Csr,
+    experiment: &Experiment,
+    progress: &mut dyn FnMut(ExperimentEvent<'_>),
+) -> Result<Summary> {
+    ensure!(
+        csr.num_nodes() > 0,
+        "{} is an empty graph",
+        graph.basename().display()
+    );
+    ensure!(
+        experiment.config.batch != Some(0),
+        "the batch size K must be at least 1"
+    );
+    let (seeds, seed_source) = experiment.seeds.resolve(graph)?;
+    let pagerank = Arc::new(reference_pagerank(graph, csr)?);
+    let reference = Reference::new(csr, pagerank, &seeds)?;
+    let config = &experiment.config;
+    progress(ExperimentEvent::Ready {
+        seeds: seeds.len(),
+        reachable: reference.reachable,
+        batch: config.batch.unwrap_or_else(|| reference.default_batch()),
+    });
+    let mut results = Vec::new();
+    for &policy in &experiment.policies {
+        progress(ExperimentEvent::PolicyStarted(policy));
+        let run = simulate(csr, &seeds, policy, &reference, config, &mut |done| {
+            progress(ExperimentEvent::Crawled(policy, done))
+        })?;
+        let measures = measure(&run, &reference)?;
+        progress(ExperimentEvent::PolicyDone(&run));
+        results.push(PolicyResult { run, measures });
+    }
+    Ok(Summary {
+        graph: graph.basename().display().to_string(),
+        nodes: csr.num_nodes() as u64,
+        arcs: csr.num_arcs(),
+        seeds: seeds.len(),
+        seed_source,
+        rng_seed: config.rng_seed,
+        reachable: reference.reachable,
+        results,
+    })
+}

@@ -1,0 +1,95 @@
+//! What the simulator can run: every crawl policy of the frontier's registry, plus the
+//! `omniscient` reference line, which needs the whole graph and so exists only here.
+
+use crate::omniscient::Omniscient;
+use anyhow::{bail, ensure, Result};
+use crawlrank_frontier::{Policy, PolicyConfig, PolicyKind};
+use std::sync::Arc;
+
+/// A policy the simulator runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SimPolicy {
+    /// A policy a real crawl can run.
+    Crawl(PolicyKind),
+    /// The frontier page with the highest true PageRank (docs/algorithms.md §3.9).
+    Omniscient,
+}
+
+impl SimPolicy {
+    /// Every policy, in the order tables and plots list them: the registry's, then
+    /// `omniscient`.
+    pub fn all() -> Vec<SimPolicy> {
+        let crawl = PolicyKind::ALL.iter().map(|&k| SimPolicy::Crawl(k));
+        crawl.chain([SimPolicy::Omniscient]).collect()
+    }
+
+    /// The command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            SimPolicy::Crawl(k) => k.name(),
+            SimPolicy::Omniscient => "omniscient",
+        }
+    }
+
+    /// Parses a name; the error lists the valid ones.
+    pub fn parse(name: &str) -> Result<Self> {
+        match Self::all().into_iter().find(|k| k.name() == name.trim()) {
+            Some(k) => Ok(k),
+            None => bail!(
+                "unknown policy '{name}'; valid policies: {}, or all",
+                Self::names()
+            ),
+        }
+    }
+
+    fn names() -> String {
+        let names: Vec<_> = Self::all().iter().map(|k| k.name()).collect();
+        names.join(", ")
+    }
+
+    /// Parses a comma-separated list, where `all` means every policy; repeats are dropped.
+    pub fn parse_list(list: &str) -> Result<Vec<Self>> {
+        let mut out = Vec::new();
+        for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let kinds = if name == "all" {
+                Self::all()
+            } else {
+                vec![Self::parse(name)?]
+            };
+            for k in kinds {
+                if !out.contains(&k) {
+                    out.push(k);
+                }
+            }
+        }
+        ensure!(
+            !out.is_empty(),
+            "no policy given; valid policies: {}, or all",
+            Self::names()
+        );
+        Ok(out)
+    }
+
+    /// Builds the policy; `pagerank` is the full graph's (only `omniscient` reads it).
+    pub fn build(self, config: &PolicyConfig, pagerank: &Arc<Vec<f64>>) -> Result<Box<dyn Policy>> {
+        match self {
+            SimPolicy::Crawl(k) => k.build(config),
+            SimPolicy::Omniscient => {
+                config.check()?;
+                Ok(Box::new(Omniscient::new(pagerank.clone())))
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for SimPolicy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl From<PolicyKind> for SimPolicy {
+    fn from(k: PolicyKind) -> Self {
+        SimPolicy::Crawl(k)
+    }
+}
