@@ -94,6 +94,7 @@ pub use traps::{TrapExpectations, TRAPS_HOST};
 
 use anyhow::{bail, Context, Result};
 use crawlrank_graph::Csr;
+use crawlrank_rng::splitmix64;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
@@ -218,8 +219,8 @@ pub fn injected_error(seed: u64, error_rate: f64, node: u32, attempt: u32) -> Op
     if error_rate <= 0.0 {
         return None;
     }
-    let h = site::mix64(
-        site::mix64(seed ^ 0x7465_7374_7765_6221) ^ (u64::from(node) << 32 | u64::from(attempt)),
+    let h = splitmix64(
+        splitmix64(seed ^ 0x7465_7374_7765_6221) ^ (u64::from(node) << 32 | u64::from(attempt)),
     );
     let u = (h >> 11) as f64 / (1u64 << 53) as f64;
     (u < error_rate).then_some(if h & 1 == 0 { 500 } else { 503 })
