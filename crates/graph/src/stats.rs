@@ -891,9 +891,10 @@ mod tests {
             }
         );
         // A long path (deep DFS) and a big cycle: no recursion to overflow.
+        // From testkit's arc lists: in this crate's own tests, testkit's `Csr` is another type.
         let n = 200_000u32;
-        let path: Vec<(u32, u32)> = (0..n - 1).map(|v| (v, v + 1)).collect();
-        let s = scc(&Csr::from_arcs(n as usize, &path));
+        let path = crawlrank_testkit::path(n);
+        let s = scc(&Csr::from_arcs(path.nodes, &path.arcs));
         assert_eq!(
             s,
             SccStats {
@@ -901,9 +902,8 @@ mod tests {
                 largest: 1
             }
         );
-        let mut cycle = path;
-        cycle.push((n - 1, 0));
-        let s = scc(&Csr::from_arcs(n as usize, &cycle));
+        let cycle = crawlrank_testkit::cycle(n);
+        let s = scc(&Csr::from_arcs(cycle.nodes, &cycle.arcs));
         assert_eq!(
             s,
             SccStats {
