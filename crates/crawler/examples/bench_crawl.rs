@@ -9,6 +9,7 @@
 
 use crawlrank_crawler::engine::{crawl, CrawlConfig};
 use crawlrank_graph::Csr;
+use crawlrank_rng::XorShift64;
 use crawlrank_testweb::{TestWeb, TestWebConfig};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -17,13 +18,8 @@ use std::time::{Duration, Instant};
 /// A deterministic web with skewed out-degrees (mean about 8), preferential to low ids, and
 /// a path through every page so all of it is reachable from page 0.
 fn graph(n: u32) -> Csr {
-    let mut x: u64 = 0x9e3779b97f4a7c15;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut rng = XorShift64::new(0x9e3779b97f4a7c15);
+    let mut next = move || rng.next_u64();
     let mut arcs = Vec::new();
     for v in 0..n {
         arcs.push((v, (v + 1) % n));

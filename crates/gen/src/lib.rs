@@ -10,7 +10,7 @@
 //! Guarantees:
 //! - **Deterministic**: the files depend only on the [`GenConfig`] (and [`ModelParams`]), not
 //!   on the number of threads or the run; every random draw comes from a fixed-algorithm
-//!   generator (xoshiro256++) keyed by `(seed, purpose, host)`.
+//!   generator (`crawlrank_rng::Xoshiro256PlusPlus`) keyed by `(seed, purpose, host)`.
 //! - **Streaming**: pages are generated host by host in node order with their successors
 //!   already sorted and fed straight to the BVGraph compressor; memory is O(hosts) for the
 //!   model plus O(largest outdegree) per thread — no arc is stored, nothing is sorted
@@ -28,7 +28,6 @@
 mod lender;
 mod model;
 pub mod names;
-pub mod rng;
 
 pub use lender::{Pages, Succ};
 pub use model::{ModelParams, SyntheticWeb};

@@ -7,9 +7,9 @@
 //! hosts can be generated in any order, on any number of threads, with identical results.
 
 use crate::names;
-use crate::rng::{stream_key, Rng, Zipf};
 use crate::GenConfig;
 use anyhow::{ensure, Result};
+use crawlrank_rng::{stream_key, Xoshiro256PlusPlus, Zipf};
 
 const HOSTS: u64 = 1;
 const LAYOUT: u64 = 2;
@@ -305,7 +305,7 @@ impl SyntheticWeb {
         let num_hosts = cfg.num_hosts();
         ensure!(num_hosts < u32::MAX as u64, "too many hosts");
         let p = params.clone();
-        let mut rng = Rng::stream(cfg.seed, HOSTS, 0);
+        let mut rng = Xoshiro256PlusPlus::stream(cfg.seed, HOSTS, 0);
 
         // Host names and domains, in creation order, then sorted into URL order.
         let mut created: Vec<(String, u32)> = Vec::with_capacity(num_hosts as usize);
@@ -643,7 +643,7 @@ impl SyntheticWeb {
     pub(crate) fn layout(&self, h: usize) -> Layout {
         let k = self.host_start[h + 1] - self.host_start[h];
         let p = &self.params;
-        let mut rng = Rng::stream(self.seed, LAYOUT, h as u64);
+        let mut rng = Xoshiro256PlusPlus::stream(self.seed, LAYOUT, h as u64);
         let mut dir_off = Vec::new();
         let mut closed = Vec::new();
         let root = if k <= 1 + p.root_pages {
@@ -691,7 +691,7 @@ impl SyntheticWeb {
 
     /// Content-outdegree law: a shifted, truncated discrete Pareto.
     #[inline]
-    fn content_degree(&self, rng: &mut Rng) -> u64 {
+    fn content_degree(&self, rng: &mut Xoshiro256PlusPlus) -> u64 {
         let base = self.deg_base;
         if self.deg_lambda <= 0.0 {
             return base;
@@ -703,7 +703,7 @@ impl SyntheticWeb {
 
     /// A uniform random host of `h`'s domain other than `h`, if there is one.
     #[inline]
-    fn sibling(&self, h: usize, rng: &mut Rng) -> Option<usize> {
+    fn sibling(&self, h: usize, rng: &mut Xoshiro256PlusPlus) -> Option<usize> {
         let d = self.host_domain[h] as usize;
         let (a, b) = (self.domain_off[d] as u64, self.domain_off[d + 1] as u64);
         if b - a < 2 {
@@ -718,7 +718,7 @@ impl SyntheticWeb {
 
     /// A host drawn in proportion to fame.
     #[inline]
-    fn famous_host(&self, rng: &mut Rng) -> usize {
+    fn famous_host(&self, rng: &mut Xoshiro256PlusPlus) -> usize {
         self.fame.sample(rng)
     }
 
@@ -765,7 +765,7 @@ impl Alias {
     }
 
     #[inline]
-    pub fn sample(&self, rng: &mut Rng) -> usize {
+    pub fn sample(&self, rng: &mut Xoshiro256PlusPlus) -> usize {
         let i = rng.below(self.prob.len() as u64) as usize;
         if rng.f64() < self.prob[i] {
             i
@@ -808,7 +808,7 @@ pub(crate) struct HostGen<'a> {
     h: usize,
     base: u64,
     layout: Layout,
-    rng: Rng,
+    rng: Xoshiro256PlusPlus,
     /// Next local index and the directory it is in (or past).
     i: u64,
     dir: usize,
@@ -836,7 +836,7 @@ impl<'a> HostGen<'a> {
             dirs_zipf: (layout.dirs() > 0).then(|| Zipf::new(layout.dirs() as u64, 1.0)),
             group_zipf: None,
             layout,
-            rng: Rng::stream(web.seed, LINKS, h as u64),
+            rng: Xoshiro256PlusPlus::stream(web.seed, LINKS, h as u64),
             i: 0,
             dir: 0,
             proto: Vec::new(),
@@ -1134,7 +1134,7 @@ mod tests {
     fn alias_draws_in_proportion() {
         let w = [1.0, 0.0, 3.0, 6.0];
         let a = Alias::new(&w);
-        let mut rng = Rng::new(9);
+        let mut rng = Xoshiro256PlusPlus::new(9);
         let mut counts = [0u32; 4];
         for _ in 0..100_000 {
             counts[a.sample(&mut rng)] += 1;

@@ -4,6 +4,7 @@ use crawlrank_gen::{generate, generate_with_params, GenConfig, ModelParams, Synt
 use crawlrank_graph::bv::with_ext;
 use crawlrank_graph::stats::GraphStats;
 use crawlrank_graph::{BvWebGraph, Cache, Csr};
+use crawlrank_testkit::{file_names, write_file};
 use lender::prelude::*;
 use std::path::{Path, PathBuf};
 use webgraph::prelude::*;
@@ -62,11 +63,7 @@ fn same_seed_same_files_other_seed_other_files() {
     assert!(ra.to_string().starts_with("20000 pages, "), "{ra}");
     assert_eq!(ra.files, EXTS.map(|e| with_ext(&a, e)).to_vec());
     // Nothing but the outputs is left in the directory (no staging, no work files).
-    let mut names: Vec<String> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
+    let names = file_names(dir.path());
     assert_eq!(names.len(), 15, "{names:?}");
     assert!(names.iter().all(|n| !n.starts_with('.')), "{names:?}");
 }
@@ -330,6 +327,6 @@ fn bad_configurations_are_errors_and_write_nothing() {
         "nothing written"
     );
     // An output path that cannot be created is an error too.
-    std::fs::write(dir.path().join("file"), b"x").unwrap();
+    write_file(dir.path(), "file", b"x");
     assert!(generate(&GenConfig::new(100), &dir.path().join("file/sub/web")).is_err());
 }

@@ -27,6 +27,7 @@
 
 use crate::csr::Csr;
 use anyhow::{ensure, Result};
+use crawlrank_rng::SplitMix64;
 use lender::prelude::*;
 use std::fmt;
 use webgraph::prelude::SequentialGraph;
@@ -446,7 +447,7 @@ impl GraphStats {
     }
 
     /// Adds reachability statistics: a BFS from each of `samples` start nodes drawn uniformly
-    /// (with replacement) by a SplitMix64 generator seeded with `seed`, so the result is
+    /// (with replacement) by a [`SplitMix64`] generator seeded with `seed`, so the result is
     /// reproducible. Costs `samples` sweeps of the arcs and 4 bytes per node. `graph` must be
     /// the graph the statistics were computed on.
     pub fn with_reachability(mut self, graph: &Csr, samples: usize, seed: u64) -> Self {
@@ -482,27 +483,10 @@ fn ratio(a: u64, b: u64) -> f64 {
     }
 }
 
-/// SplitMix64 (Steele, Lea, Flood 2014): a tiny fixed-algorithm generator.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        ((self.next_u64() as u128 * n as u128) >> 64) as u64
-    }
-}
-
 /// Reachability from `samples` random start nodes (see [`GraphStats::with_reachability`]).
 pub fn reachability(graph: &Csr, samples: usize, seed: u64) -> Reachability {
     let n = graph.num_nodes();
-    let mut rng = SplitMix64(seed);
+    let mut rng = SplitMix64::new(seed);
     let starts: Vec<u32> = if n == 0 {
         Vec::new()
     } else {
@@ -907,9 +891,10 @@ mod tests {
             }
         );
         // A long path (deep DFS) and a big cycle: no recursion to overflow.
+        // From testkit's arc lists: in this crate's own tests, testkit's `Csr` is another type.
         let n = 200_000u32;
-        let path: Vec<(u32, u32)> = (0..n - 1).map(|v| (v, v + 1)).collect();
-        let s = scc(&Csr::from_arcs(n as usize, &path));
+        let path = crawlrank_testkit::path(n);
+        let s = scc(&Csr::from_arcs(path.nodes, &path.arcs));
         assert_eq!(
             s,
             SccStats {
@@ -917,9 +902,8 @@ mod tests {
                 largest: 1
             }
         );
-        let mut cycle = path;
-        cycle.push((n - 1, 0));
-        let s = scc(&Csr::from_arcs(n as usize, &cycle));
+        let cycle = crawlrank_testkit::cycle(n);
+        let s = scc(&Csr::from_arcs(cycle.nodes, &cycle.arcs));
         assert_eq!(
             s,
             SccStats {

@@ -4,6 +4,7 @@
 use crawlrank_graph::bv::{self, with_ext, BvWebGraph};
 use crawlrank_graph::testdata::shared_data_or_skip;
 use crawlrank_graph::{Cache, Csr};
+use crawlrank_testkit::{five_pages, modular_chords};
 use std::path::{Path, PathBuf};
 use webgraph::prelude::*;
 
@@ -16,23 +17,12 @@ fn write(dir: &Path, name: &str, g: &Csr) -> PathBuf {
     base
 }
 
+/// The five-page example with a sixth page: 6 nodes, 11 arcs.
 fn sample() -> Csr {
-    Csr::from_arcs(
-        6,
-        &[
-            (0, 1),
-            (0, 2),
-            (1, 2),
-            (2, 0),
-            (2, 2),
-            (3, 0),
-            (3, 2),
-            (2, 4),
-            (4, 5),
-            (5, 0),
-            (5, 1),
-        ],
-    )
+    five_pages()
+        .with_nodes(6)
+        .with_arcs([(4, 5), (5, 0), (5, 1)])
+        .csr()
 }
 
 #[test]
@@ -144,11 +134,8 @@ fn missing_files_are_named() {
 fn truncated_graph_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     // A graph big enough that truncation cuts through real data.
-    let n = 2_000u32;
-    let arcs: Vec<_> = (0..n)
-        .flat_map(|v| (1..8).map(move |k| (v, (v * 7 + k * 13) % n)))
-        .collect();
-    let base = write(dir.path(), "big", &Csr::from_arcs(n as usize, &arcs));
+    let chords: Vec<(u32, u32)> = (1..8).map(|k| (7, k * 13)).collect();
+    let base = write(dir.path(), "big", &modular_chords(2_000, &chords).csr());
     let gf = with_ext(&base, "graph");
     let bytes = std::fs::read(&gf).unwrap();
     std::fs::write(&gf, &bytes[..bytes.len() / 2]).unwrap();
@@ -163,10 +150,8 @@ fn truncated_graph_is_an_error() {
 fn corrupt_bytes_are_an_error_not_a_panic() {
     let dir = tempfile::tempdir().unwrap();
     let n = 500u32;
-    let arcs: Vec<_> = (0..n)
-        .flat_map(|v| (1..6).map(move |k| (v, (v * 31 + k * 17) % n)))
-        .collect();
-    let base = write(dir.path(), "g", &Csr::from_arcs(n as usize, &arcs));
+    let chords: Vec<(u32, u32)> = (1..6).map(|k| (31, k * 17)).collect();
+    let base = write(dir.path(), "g", &modular_chords(n, &chords).csr());
     let gf = with_ext(&base, "graph");
     let clean = std::fs::read(&gf).unwrap();
     // Flip bytes at many places; every open must either fail cleanly or (if the damage

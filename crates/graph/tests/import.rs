@@ -9,6 +9,7 @@ use crawlrank_graph::import::{
 use crawlrank_graph::testdata::shared_data_or_skip;
 use crawlrank_graph::urls::{normalize_url, read_urls, urls_path};
 use crawlrank_graph::{Cache, Csr};
+use crawlrank_testkit::{file_names, write_file};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -26,9 +27,7 @@ impl Env {
     }
 
     fn input(&self, name: &str, text: &str) -> PathBuf {
-        let p = self.dir.path().join(name);
-        std::fs::write(&p, text).unwrap();
-        p
+        write_file(self.dir.path(), name, text)
     }
 
     fn out(&self, name: &str) -> PathBuf {
@@ -42,14 +41,9 @@ impl Env {
             .unwrap()
     }
 
-    /// Entries of the output directory.
+    /// Entries of the output directory, sorted.
     fn out_entries(&self) -> Vec<String> {
-        let mut v: Vec<String> = std::fs::read_dir(self.dir.path().join("out"))
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        v.sort();
-        v
+        file_names(&self.dir.path().join("out"))
     }
 }
 

@@ -6,6 +6,7 @@
 use crawlrank_graph::{BvWebGraph, Cache, Csr};
 use crawlrank_rank::pagerank::outdegrees;
 use crawlrank_rank::{hits, HitsConfig, PageRank, PageRankConfig};
+use crawlrank_rng::SplitMix64;
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 use std::time::Duration;
@@ -26,14 +27,8 @@ fn load() -> (String, Csr) {
         data.display()
     );
     let n = 200_000u32;
-    let mut s = 0x5eed_u64;
-    let mut next = || {
-        s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = s;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
+    let mut rng = SplitMix64::new(0x5eed);
+    let mut next = || rng.next_u64();
     let mut arcs = Vec::new();
     for v in 0..n {
         for _ in 0..next() % 20 {

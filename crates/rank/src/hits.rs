@@ -128,15 +128,16 @@ fn l1_distance(a: &[f64], b: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crawlrank_testkit::{star, SmallGraph};
 
-    fn run(n: usize, arcs: &[(u32, u32)]) -> HitsResult {
-        let g = Csr::from_arcs(n, arcs);
+    fn run(g: &SmallGraph) -> HitsResult {
+        let g = g.csr();
         hits(&g, &g.transpose(), &HitsConfig::default()).unwrap()
     }
 
     #[test]
     fn star_hub_points_to_authorities() {
-        let r = run(4, &[(0, 1), (0, 2), (0, 3)]);
+        let r = run(&star(3));
         assert!((r.hubs[0] - 1.0).abs() < 1e-12);
         for i in 1..4 {
             assert!(r.hubs[i].abs() < 1e-12);
@@ -156,7 +157,7 @@ mod tests {
                 arcs.push((h, a));
             }
         }
-        let r = run(7, &arcs);
+        let r = run(&SmallGraph::new(7, arcs));
         for h in 0..2 {
             assert!((r.hubs[h] - 0.5f64.sqrt()).abs() < 1e-12);
         }
@@ -169,7 +170,7 @@ mod tests {
 
     #[test]
     fn tolerance_stops_early_and_empty_graphs_work() {
-        let g = Csr::from_arcs(3, &[(0, 1), (0, 2)]);
+        let g = star(2).csr();
         let cfg = HitsConfig {
             iterations: 60,
             tolerance: Some(1e-12),

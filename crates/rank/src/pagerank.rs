@@ -435,22 +435,7 @@ pub fn pagerank_from(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn example() -> Csr {
-        Csr::from_arcs(
-            5,
-            &[
-                (0, 1),
-                (0, 2),
-                (1, 2),
-                (2, 0),
-                (2, 2),
-                (3, 0),
-                (3, 2),
-                (2, 4),
-            ],
-        )
-    }
+    use crawlrank_testkit::{five_pages, FIVE_PAGES_PAGERANK};
 
     /// Plain power iteration, the textbook definition, as an oracle.
     fn power_iteration(g: &Csr, alpha: f64, v: &[f64]) -> Vec<f64> {
@@ -473,10 +458,13 @@ mod tests {
 
     #[test]
     fn matches_reference_values() {
-        let r = pagerank(&example(), &PageRankConfig::default()).unwrap();
-        let expected = [0.202830, 0.146339, 0.413422, 0.060136, 0.177272];
-        for (s, e) in r.scores.iter().zip(expected) {
-            assert!((s - e).abs() < 1e-6, "{:?} vs {expected:?}", r.scores);
+        let r = pagerank(&five_pages().csr(), &PageRankConfig::default()).unwrap();
+        for (s, e) in r.scores.iter().zip(FIVE_PAGES_PAGERANK) {
+            assert!(
+                (s - e).abs() < 1e-6,
+                "{:?} vs {FIVE_PAGES_PAGERANK:?}",
+                r.scores
+            );
         }
         assert!((r.scores.iter().sum::<f64>() - 1.0).abs() < 1e-12);
         assert!(r.converged && r.l1_change < 1e-10 && r.iterations > 1);
@@ -484,7 +472,7 @@ mod tests {
 
     #[test]
     fn preference_is_weakly_preferential() {
-        let g = example();
+        let g = five_pages().csr();
         let v = vec![0.5, 0.1, 0.1, 0.2, 0.1];
         let cfg = PageRankConfig {
             preference: Some(v.clone()),

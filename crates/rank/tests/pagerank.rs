@@ -3,24 +3,7 @@
 use crawlrank_graph::Csr;
 use crawlrank_rank::pagerank::{outdegrees, pagerank_from};
 use crawlrank_rank::{pagerank, PageRank, PageRankConfig};
-
-fn example() -> Csr {
-    Csr::from_arcs(
-        5,
-        &[
-            (0, 1),
-            (0, 2),
-            (1, 2),
-            (2, 0),
-            (2, 2),
-            (3, 0),
-            (3, 2),
-            (2, 4),
-        ],
-    )
-}
-
-const EXPECTED: [f64; 5] = [0.202830, 0.146339, 0.413422, 0.060136, 0.177272];
+use crawlrank_testkit::{five_pages, FIVE_PAGES_PAGERANK};
 
 fn assert_close(a: &[f64], b: &[f64], tol: f64) {
     assert_eq!(a.len(), b.len());
@@ -31,19 +14,19 @@ fn assert_close(a: &[f64], b: &[f64], tol: f64) {
 
 #[test]
 fn five_page_example() {
-    let r = pagerank(&example(), &PageRankConfig::default()).unwrap();
-    assert_close(&r.scores, &EXPECTED, 1e-6);
+    let r = pagerank(&five_pages().csr(), &PageRankConfig::default()).unwrap();
+    assert_close(&r.scores, &FIVE_PAGES_PAGERANK, 1e-6);
     assert!((r.scores.iter().sum::<f64>() - 1.0).abs() < 1e-12);
     assert!(r.converged);
 }
 
 #[test]
 fn reusing_a_transpose_and_warm_starting() {
-    let g = example();
+    let g = five_pages().csr();
     let t = g.transpose();
     let solver = PageRank::new(&t, &outdegrees(&g)).unwrap();
     let cold = solver.run(&PageRankConfig::default(), None).unwrap();
-    assert_close(&cold.scores, &EXPECTED, 1e-6);
+    assert_close(&cold.scores, &FIVE_PAGES_PAGERANK, 1e-6);
     // The solver can also count outdegrees from the transpose itself.
     let same = PageRank::from_transpose(&t)
         .run(&PageRankConfig::default(), None)
@@ -89,7 +72,7 @@ fn results_are_deterministic_across_thread_counts() {
 
 #[test]
 fn invalid_configurations_are_errors() {
-    let g = example();
+    let g = five_pages().csr();
     let bad = |preference: Vec<f64>| {
         let cfg = PageRankConfig {
             preference: Some(preference),
@@ -139,7 +122,7 @@ fn a_valid_preference_vector_is_accepted() {
         threshold: 1e-15,
         ..Default::default()
     };
-    let r = pagerank(&example(), &cfg).unwrap();
+    let r = pagerank(&five_pages().csr(), &cfg).unwrap();
     assert!((r.scores.iter().sum::<f64>() - 1.0).abs() < 1e-12);
     // Page 3 has no in-links and no teleport mass: only the uniform share of the dangling
     // page 4's mass reaches it (weakly preferential), so x₃ = α·x₄/n.
@@ -169,7 +152,7 @@ fn max_iterations_caps_the_work() {
         threshold: 0.0,
         ..Default::default()
     };
-    let r = pagerank(&example(), &cfg).unwrap();
+    let r = pagerank(&five_pages().csr(), &cfg).unwrap();
     assert_eq!(r.iterations, 3);
     assert!(!r.converged);
     assert!((r.scores.iter().sum::<f64>() - 1.0).abs() < 1e-12);

@@ -7,6 +7,7 @@
 
 use crawlrank_frontier::PolicyKind;
 use crawlrank_graph::{BvWebGraph, Cache, Csr};
+use crawlrank_rng::XorShift64;
 use crawlrank_sim::{simulate, Reference, SimConfig, SimPolicy};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::sync::Arc;
@@ -24,13 +25,11 @@ fn graph() -> (String, Csr) {
         data.display()
     );
     let n = 325_557u64;
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut rng = XorShift64::new(0x9E37_79B9_7F4A_7C15);
     let mut arcs = Vec::with_capacity(3_216_152);
     for v in 0..n {
         for _ in 0..10 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = rng.next_u64();
             arcs.push((v as u32, ((x % n) * (x % 97) / 97) as u32));
         }
     }

@@ -14,15 +14,18 @@
 //! counting it would make a polite crawler look impolite (it precedes the first `GET` by
 //! microseconds).
 
+use crate::config::{injected_error, names_agent, robots_body, TestWebConfig};
+use crate::log::LogEntry;
+use crate::reply::{BodySpec, Reply};
 use crate::site::{host_of_authority, Site};
 use crate::tls::TestCa;
-use crate::{injected_error, names_agent, robots_body, traps, LogEntry, TestWebConfig, TRAPS_HOST};
+use crate::traps::{self, TRAPS_HOST};
 use anyhow::{bail, Context, Result};
 use bytes::Bytes;
 use crawlrank_graph::Csr;
 use hyper::body::{Body, Frame, Incoming, SizeHint};
 use hyper::header::{HeaderValue, CONTENT_TYPE, HOST, LOCATION};
-use hyper::{Method, Request, Response, StatusCode};
+use hyper::{Method, Request, Response};
 use hyper_util::rt::TokioIo;
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -36,8 +39,6 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio_rustls::TlsAcceptor;
-
-pub(crate) const HTML: &str = "text/html; charset=utf-8";
 
 /// Everything the request handlers share.
 pub(crate) struct Shared {
@@ -345,61 +346,6 @@ fn connect(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<TwBody> {
         .expect("valid status")
 }
 
-/// A response before it becomes a hyper `Response`.
-pub(crate) struct Reply {
-    pub status: u16,
-    pub content_type: Option<&'static str>,
-    pub location: Option<String>,
-    pub body: BodySpec,
-    /// Slept before the head is sent (the slow trap).
-    pub delay: Duration,
-}
-
-pub(crate) enum BodySpec {
-    Bytes(Bytes),
-    /// `head`, then `chunk` `count` times, then `tail`: large bodies without large buffers.
-    Repeat {
-        head: Bytes,
-        chunk: Bytes,
-        count: u64,
-        tail: Bytes,
-    },
-}
-
-impl Reply {
-    pub fn with_body(status: u16, content_type: &'static str, body: impl Into<Bytes>) -> Reply {
-        Reply {
-            status,
-            content_type: Some(content_type),
-            location: None,
-            body: BodySpec::Bytes(body.into()),
-            delay: Duration::ZERO,
-        }
-    }
-
-    pub fn html(body: impl Into<Bytes>) -> Reply {
-        Reply::with_body(200, HTML, body)
-    }
-
-    pub fn status_page(status: u16) -> Reply {
-        let reason = StatusCode::from_u16(status)
-            .ok()
-            .and_then(|s| s.canonical_reason())
-            .unwrap_or("");
-        Reply::with_body(
-            status,
-            HTML,
-            format!("<!DOCTYPE html>\n<html><head><title>{status} {reason}</title></head><body><h1>{status} {reason}</h1></body></html>\n"),
-        )
-    }
-
-    pub fn redirect(status: u16, location: String) -> Reply {
-        let mut r = Reply::status_page(status);
-        r.location = Some(location);
-        r
-    }
-}
-
 /// The log entry of a request being answered; pushed exactly once, when the body is done or
 /// abandoned (or, if the handler itself is dropped — client gone during `--latency` —, then).
 struct Pending {
@@ -609,7 +555,7 @@ fn route(shared: &Shared, host: &str, entry: &mut LogEntry) -> Reply {
                 shared.traps_robots.clone(),
             );
         }
-        return traps::reply(shared, path);
+        return traps::reply(&shared.site, &shared.trap_state, path);
     }
     if path == "/robots.txt" {
         return if shared.site.has_host(host) {

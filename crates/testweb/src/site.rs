@@ -9,6 +9,7 @@
 
 use anyhow::{bail, Result};
 use crawlrank_graph::Csr;
+use crawlrank_rng::splitmix64;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -65,14 +66,6 @@ fn key_hash(host: &str, path: &str) -> u64 {
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
     h
-}
-
-/// SplitMix64's finaliser: a cheap, well-mixed hash of a 64-bit value.
-pub(crate) fn mix64(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
 }
 
 /// The URL table, reverse index and renderer of the graph's pages.
@@ -248,7 +241,7 @@ impl Site {
         );
         let from = self.url(v);
         for (i, &s) in succ.iter().enumerate() {
-            let h = mix64(u64::from(v) << 32 | i as u64);
+            let h = splitmix64(u64::from(v) << 32 | i as u64);
             out.push_str(if h % 11 == 5 {
                 "<li><a class=\"l\" "
             } else {
@@ -259,7 +252,12 @@ impl Site {
         }
         for (i, e) in extra.iter().enumerate() {
             out.push_str("<li><a ");
-            write_href(&mut out, from, e, mix64(!(u64::from(v) << 32 | i as u64)));
+            write_href(
+                &mut out,
+                from,
+                e,
+                splitmix64(!(u64::from(v) << 32 | i as u64)),
+            );
             out.push_str(">more</a></li>\n");
         }
         out.push_str("</ul>\n</body>\n</html>\n");

@@ -5,7 +5,9 @@
 //! them. Each trap here is deterministic, and its expected outcome is either a page a correct
 //! crawler **must fetch** (under `/found/…`, or a graph page reached by a redirect), a URL it
 //! must **never fetch** (mostly `/canary/…`: only a mistake reveals them), or a URL family it
-//! must fetch only **finitely often**. [`expectations`] lists them as absolute URLs.
+//! must fetch only **finitely often**.
+//! [`TestWeb::trap_expectations`](crate::TestWeb::trap_expectations) lists them as absolute
+//! URLs.
 //!
 //! Served when [`crate::TestWebConfig::traps`] is on, at `http://traps.crawlrank.test/…`
 //! (graph pages listed in `trap_link_nodes` link to the index `/` after their successors):
@@ -37,11 +39,12 @@
 //! The traps host's `robots.txt` is `User-agent: *` / `Disallow: /disallowed/` followed by
 //! the configured rules (in the same group when they name no agent). Trap pages never get injected errors.
 
-use crate::server::{BodySpec, Reply, Shared, HTML};
-use crate::site::Site;
-use crate::TestWebConfig;
+use crate::config::TestWebConfig;
+use crate::reply::{BodySpec, Reply, HTML};
+use crate::site::{write_href, Site};
 use bytes::Bytes;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
 
 /// The host serving the traps.
 pub const TRAPS_HOST: &str = "traps.crawlrank.test";
@@ -118,9 +121,11 @@ fn redirect_targets(site: &Site) -> Vec<u32> {
     }
 }
 
-/// Mutable trap state and prebuilt bodies.
+/// Mutable trap state, prebuilt bodies, and the configuration the traps read.
 pub(crate) struct State {
     flaky_attempts: AtomicU32,
+    /// How long `/slow.html` waits ([`TestWebConfig::slow_delay`]).
+    slow_delay: Duration,
     huge_head: Bytes,
     huge_chunk: Bytes,
     huge_count: u64,
@@ -144,6 +149,7 @@ impl State {
             .div_ceil(chunk.len() as u64);
         State {
             flaky_attempts: AtomicU32::new(0),
+            slow_delay: cfg.slow_delay,
             huge_head: head,
             huge_chunk: Bytes::from(chunk),
             huge_count,
@@ -160,15 +166,13 @@ fn page(title: &str, body: &str) -> Reply {
 
 fn link(href: &str) -> String {
     let mut s = String::from("<p><a ");
-    crate::site::write_href(&mut s, "", href, 0);
+    write_href(&mut s, "", href, 0);
     s.push_str(">link</a></p>\n");
     s
 }
 
-/// The reply for `path` (with query) on the traps host.
-pub(crate) fn reply(shared: &Shared, path: &str) -> Reply {
-    let site = &shared.site;
-    let cfg = &shared.cfg;
+/// The reply for `path` (with query) on the traps host of `site`.
+pub(crate) fn reply(site: &Site, state: &State, path: &str) -> Reply {
     let (p, query) = path.split_once('?').unwrap_or((path, ""));
     match p {
         "/" => {
@@ -217,16 +221,16 @@ pub(crate) fn reply(shared: &Shared, path: &str) -> Reply {
             content_type: Some(HTML),
             location: None,
             body: BodySpec::Repeat {
-                head: shared.trap_state.huge_head.clone(),
-                chunk: shared.trap_state.huge_chunk.clone(),
-                count: shared.trap_state.huge_count,
-                tail: shared.trap_state.huge_tail.clone(),
+                head: state.huge_head.clone(),
+                chunk: state.huge_chunk.clone(),
+                count: state.huge_count,
+                tail: state.huge_tail.clone(),
             },
-            delay: std::time::Duration::ZERO,
+            delay: Duration::ZERO,
         },
         "/slow.html" => {
             let mut r = page("slow", &link("/canary/slow"));
-            r.delay = cfg.slow_delay;
+            r.delay = state.slow_delay;
             r
         }
         "/doc.pdf" => Reply::with_body(
@@ -273,7 +277,7 @@ pub(crate) fn reply(shared: &Shared, path: &str) -> Reply {
         ),
         "/disallowed/page.html" => page("disallowed by robots.txt", &link("/found/behind-robots")),
         "/flaky.html" => {
-            if shared.trap_state.flaky_attempts.fetch_add(1, Ordering::Relaxed) == 0 {
+            if state.flaky_attempts.fetch_add(1, Ordering::Relaxed) == 0 {
                 Reply::status_page(503)
             } else {
                 page("flaky", &link("/found/flaky"))

@@ -3,6 +3,7 @@
 //! the exact bytes matter.
 
 use crawlrank_graph::Csr;
+use crawlrank_testkit::write_file;
 use crawlrank_testweb::{
     max_in_flight_per_host, min_gap_per_host, robots_rules_from_arg, TestWeb, TestWebConfig,
 };
@@ -534,8 +535,7 @@ async fn bad_input_is_an_error() {
         "Disallow: /a/\nDisallow: /b/"
     );
     let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("robots.txt");
-    std::fs::write(&f, "User-agent: *\nDisallow: /x/\n").unwrap();
+    let f = write_file(dir.path(), "robots.txt", "User-agent: *\nDisallow: /x/\n");
     assert_eq!(
         robots_rules_from_arg(f.to_str().unwrap()).unwrap(),
         "User-agent: *\nDisallow: /x/\n"
@@ -546,13 +546,13 @@ async fn bad_input_is_an_error() {
             .to_string()
             .contains("no such file")
     );
-    std::fs::write(&f, "this is not robots\n").unwrap();
+    write_file(dir.path(), "robots.txt", "this is not robots\n");
     assert!(format!(
         "{:#}",
         robots_rules_from_arg(f.to_str().unwrap()).unwrap_err()
     )
     .contains("no ':'"));
-    std::fs::write(&f, b"Disallow: \xff\n").unwrap();
+    write_file(dir.path(), "robots.txt", b"Disallow: \xff\n");
     assert!(robots_rules_from_arg(f.to_str().unwrap()).is_err());
 }
 

@@ -572,8 +572,7 @@ mod tests {
 
     fn events(text: &str) -> Result<Vec<Event>> {
         let dir = tempfile::tempdir().unwrap();
-        let f = dir.path().join("g.gml");
-        std::fs::write(&f, text).unwrap();
+        let f = crawlrank_testkit::write_file(dir.path(), "g.gml", text);
         let mut p = Parser::open(&f)?;
         let mut v = Vec::new();
         while let Some(e) = p.next_event()? {

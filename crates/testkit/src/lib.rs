@@ -1,0 +1,24 @@
+//! `crawlrank-testkit`: what the tests of several crawlrank crates used to write by hand,
+//! written once — the small graphs whose ranking or crawl order a test works out by hand or
+//! checks against a formula, and the few file helpers those tests need.
+//!
+//! A graph here is a [`SmallGraph`]: a node count and an arc list, which a test turns into
+//! whatever it feeds the code under test — a [`Csr`](crawlrank_graph::Csr)
+//! ([`SmallGraph::csr`]), or an arc-list file ([`SmallGraph::write_arc_list`]) for importers
+//! and the command line. Keeping the arcs (not only a `Csr`) lets the graph crate's own unit
+//! tests use these graphs too: there, this crate's `Csr` is not the crate-under-test's `Csr`,
+//! so they build theirs from [`SmallGraph::nodes`] and [`SmallGraph::arcs`].
+//!
+//! Only a dev-dependency: nothing here is fast, general or stable, and every helper panics on
+//! misuse or I/O errors, as a test should.
+
+#![warn(missing_docs)]
+
+mod files;
+mod graphs;
+
+pub use files::{file_names, write_file};
+pub use graphs::{
+    cycle, five_pages, modular_chords, path, ring_with_chords, star, SmallGraph,
+    FIVE_PAGES_PAGERANK,
+};
