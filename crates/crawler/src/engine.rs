@@ -15,12 +15,14 @@
 //! fetches them again, first. The WARC files are cut back to the committed position, so no
 //! record of an uncommitted fetch stays behind either.
 
-use crate::fetch::{self, FetchConfig, PageFetch, RobotsFetch, RobotsRules, TransportFailure};
+use crate::fetch::{self, FetchConfig, PageFetch, RobotsFetch};
 use crate::links::{self, UrlRules};
+use crate::page::{Outcome, PageMeta, TransportFailure};
 use crate::politeness::{HostId, Scheduler, Waiting};
+use crate::robots::{self, robots_rules, RobotsRules, StoredRobots};
 use crate::state::{self, default_batch};
 use crate::stats::Stats;
-use crate::store::{Batch, Event, Outcome, PageMeta, StateConfig, Store, StoredRobots};
+use crate::store::{Event, StateConfig, StepWrites, Store};
 use crate::warc::WarcWriter;
 use anyhow::{bail, Context, Result};
 use crawlrank_frontier::{Frontier, PageId};
@@ -29,7 +31,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 /// Everything a crawl run is told.
 #[derive(Debug, Clone)]
@@ -187,21 +189,6 @@ struct HostInfo {
     failed: Option<TransportFailure>,
 }
 
-/// RFC 9309 §2.4: a crawler SHOULD NOT use a cached robots.txt for longer than 24 hours.
-const ROBOTS_MAX_AGE: u64 = 24 * 3600;
-
-fn unix_now() -> u64 {
-    SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
-
-/// Whether a robots.txt answer fetched at `at` may still be used at `now`. One from the
-/// future (the clock went back) is not trusted: it could otherwise live for any time.
-fn robots_fresh(at: u64, now: u64) -> bool {
-    at <= now && now - at < ROBOTS_MAX_AGE
-}
-
 struct Engine {
     cfg: CrawlConfig,
     store: Store,
@@ -219,7 +206,7 @@ struct Engine {
     /// snapshot's companion.
     page_meta: BTreeMap<PageId, PageMeta>,
     warc: Option<WarcWriter>,
-    batch: Batch,
+    writes: StepWrites,
     stats: Stats,
     stats_dirty: bool,
     popped: u64,
@@ -313,7 +300,7 @@ impl Engine {
             robots_cache: loaded.robots.into_iter().collect(),
             page_meta: loaded.pages.into_iter().collect(),
             warc,
-            batch: Batch::default(),
+            writes: StepWrites::default(),
             stats: Stats::decode(&loaded.stats),
             stats_dirty: false,
             popped: replayed.popped,
@@ -409,7 +396,7 @@ impl Engine {
             }
         }
         let id = self.add_url(url.clone());
-        self.batch.new_urls.push((id, url));
+        self.writes.new_urls.push((id, url));
         Some(id)
     }
 
@@ -439,7 +426,7 @@ impl Engine {
             .collect();
         if !new.is_empty() {
             self.frontier.seed(&new);
-            self.batch.events.push(Event::Seed(new));
+            self.writes.events.push(Event::Seed(new));
         }
         if self.popped == 0 && self.frontier.is_empty() {
             bail!("no seeds: give at least one URL to start from");
@@ -450,20 +437,20 @@ impl Engine {
     fn commit(&mut self) -> Result<()> {
         if let Some(w) = &self.warc {
             if self
-                .batch
+                .writes
                 .events
                 .iter()
                 .any(|e| matches!(e, Event::Crawled { .. }))
                 || self.stats_dirty
             {
-                self.batch.warc = Some(w.position());
+                self.writes.warc = Some(w.position());
             }
         }
         if self.stats_dirty {
-            self.batch.stats = Some(self.stats.encode());
+            self.writes.stats = Some(self.stats.encode());
         }
-        let batch = std::mem::take(&mut self.batch);
-        self.store.commit(&batch)?;
+        let writes = std::mem::take(&mut self.writes);
+        self.store.commit(&writes)?;
         self.stats_dirty = false;
         Ok(())
     }
@@ -501,7 +488,7 @@ impl Engine {
                 break;
             }
             let Some(p) = self.frontier.pop() else { break };
-            self.batch.events.push(Event::Popped(p));
+            self.writes.events.push(Event::Popped(p));
             self.popped += 1;
             self.schedule(p, now)?;
         }
@@ -533,9 +520,9 @@ impl Engine {
 
     /// Starts the fetch of a page whose host is free (or its robots.txt first).
     fn start(&mut self, host: HostId, seq: u64, w: Waiting, now: Instant) -> Result<()> {
-        let unix = unix_now();
+        let unix = robots::unix_now();
         let info = &mut self.hosts[host as usize];
-        if info.robots.is_some() && !robots_fresh(info.robots_at, unix) {
+        if info.robots.is_some() && !robots::fresh(info.robots_at, unix) {
             // Too old to be used (a run longer than a day): fetched again, failures included.
             info.robots = None;
             info.failed = None;
@@ -543,8 +530,8 @@ impl Engine {
         }
         if info.robots.is_none() {
             if let Some(stored) = self.robots_cache.remove(&info.origin) {
-                if robots_fresh(stored.fetched_at, unix) {
-                    let rules = fetch::robots_rules(self.fetch_cfg.robots_agent(), &stored.answer);
+                if robots::fresh(stored.fetched_at, unix) {
+                    let rules = robots_rules(self.fetch_cfg.robots_agent(), &stored.answer);
                     self.stats.robots_cached += 1;
                     self.stats_dirty = true;
                     self.set_robots(host, rules, stored.fetched_at);
@@ -601,7 +588,7 @@ impl Engine {
     /// Reports a finished page to the frontier and the log.
     fn finish_page(&mut self, id: PageId, outcome: Outcome, status: u16, links: Vec<PageId>) {
         self.frontier.on_crawled(id, &links);
-        self.batch.events.push(Event::Crawled {
+        self.writes.events.push(Event::Crawled {
             id,
             outcome,
             status,
@@ -635,14 +622,14 @@ impl Engine {
                     }
                     rules => {
                         info.failed = fetch.failure.filter(|f| !f.retryable());
-                        let unix = unix_now();
+                        let unix = robots::unix_now();
                         // Only answers are kept for later runs; a failure is asked again.
                         if let Some(answer) = fetch.answer {
                             let stored = StoredRobots {
                                 fetched_at: unix,
                                 answer,
                             };
-                            self.batch.robots.push((info.origin.clone(), stored));
+                            self.writes.robots.push((info.origin.clone(), stored));
                         }
                         self.set_robots(host, rules, unix);
                     }
@@ -691,7 +678,6 @@ impl Engine {
                     Outcome::FetchError => self.count_fetch_error(f.failure),
                     Outcome::TooLarge => self.stats.too_large += 1,
                     Outcome::RobotsDisallowed => self.stats.robots_disallowed += 1,
-                    Outcome::Unfetched => {}
                 }
                 self.stats.nofollow_pages += u64::from(f.nofollow_page);
                 self.stats.nofollow_links += u64::from(f.nofollow_links);
@@ -705,7 +691,7 @@ impl Engine {
                 self.stats.noindex_pages += u64::from(meta.noindex);
                 self.stats.canonical_pages += u64::from(meta.canonical.is_some());
                 if !meta.is_empty() {
-                    self.batch.pages.push((id, meta.clone()));
+                    self.writes.pages.push((id, meta.clone()));
                     self.page_meta.insert(id, meta);
                 }
                 let mut ids = Vec::with_capacity(f.links.len());
@@ -868,19 +854,4 @@ pub fn stop_on_ctrl_c(stop: Arc<AtomicBool>) -> Result<()> {
         })
         .context("cannot start the signal thread")?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn robots_answers_expire_after_a_day() {
-        let now = 1_700_000_000;
-        assert!(robots_fresh(now, now));
-        assert!(robots_fresh(now - ROBOTS_MAX_AGE + 1, now));
-        assert!(!robots_fresh(now - ROBOTS_MAX_AGE, now));
-        assert!(!robots_fresh(now + 60, now), "fetched in the future");
-        assert!(!robots_fresh(0, now));
-    }
 }

@@ -10,9 +10,10 @@
 //! two columns. What fetched pages said about themselves — `noindex`, a canonical URL — goes
 //! to a companion file next to it ([`page_marks_path`]) rather than into extra columns.
 
+use crate::page::PageMeta;
 use crate::state;
 use crate::stats::Stats;
-use crate::store::{Event, Loaded, PageMeta, StateConfig, Store};
+use crate::store::{Event, Loaded, StateConfig, Store};
 use anyhow::{anyhow, Context, Result};
 use crawlrank_frontier::PageId;
 use crawlrank_graph::atomic::StagedBasename;
@@ -363,7 +364,8 @@ pub fn crawl_order(dir: &Path) -> Result<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{Batch, Outcome};
+    use crate::page::Outcome;
+    use crate::store::StepWrites;
 
     /// A bfs crawl of `0 -> 1, 2; 1 -> 0, 3` stopped with page 2 in flight: events 0 (seed)
     /// to 5, event 4 being page 1's `Crawled`.
@@ -393,10 +395,10 @@ mod tests {
             });
         }
         events.push(Event::Popped(f.pop().unwrap()));
-        s.commit(&Batch {
+        s.commit(&StepWrites {
             new_urls: (0..4).map(|i| (i, format!("http://a.test/{i}"))).collect(),
             events,
-            ..Batch::default()
+            ..StepWrites::default()
         })
         .unwrap();
     }
