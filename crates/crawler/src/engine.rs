@@ -16,7 +16,7 @@
 //! record of an uncommitted fetch stays behind either.
 
 use crate::fetch::{self, FetchConfig, PageFetch, RobotsFetch};
-use crate::links::{self, UrlRules};
+use crate::links;
 use crate::page::{Outcome, PageMeta, TransportFailure};
 use crate::politeness::{HostId, Scheduler, Waiting};
 use crate::robots::{self, robots_rules, RobotsRules, StoredRobots};
@@ -808,11 +808,6 @@ impl Engine {
 
 /// Longest time between two ranking snapshots while pages are being crawled.
 const SNAPSHOT_INTERVAL: Duration = Duration::from_secs(30);
-
-/// Default `UrlRules`, re-exported for the CLI's option defaults.
-pub fn default_url_rules() -> UrlRules {
-    UrlRules::default()
-}
 
 /// Sets `stop` on Ctrl-C (SIGINT) or SIGTERM, from a small thread of its own, so a front
 /// end can stop a crawl cleanly without depending on a signal crate. A second Ctrl-C exits

@@ -69,16 +69,6 @@ impl Scheduler {
         self.waiting
     }
 
-    /// Hosts seen.
-    pub fn hosts(&self) -> usize {
-        self.hosts.len()
-    }
-
-    /// Whether `host` has a request in flight.
-    pub fn is_busy(&self, host: HostId) -> bool {
-        self.hosts.get(&host).is_some_and(|h| h.busy)
-    }
-
     /// Sets the delay between two requests to `host` (from the next request on).
     pub fn set_delay(&mut self, host: HostId, delay: Duration) {
         self.hosts.entry(host).or_default().delay = delay;
@@ -145,20 +135,6 @@ impl Scheduler {
         self.waiting -= 1;
         self.relist(host, now);
         Some((host, seq, w))
-    }
-
-    /// Whether `host` may start a request now and has nothing queued before a new page.
-    pub fn is_free_now(&self, host: HostId, now: Instant) -> bool {
-        self.hosts
-            .get(&host)
-            .is_none_or(|h| !h.busy && h.queue.is_empty() && h.next_ready.is_none_or(|t| t <= now))
-    }
-
-    /// The queued pages of `host` in sequence order (for tests and status).
-    pub fn queued(&self, host: HostId) -> Vec<PageId> {
-        self.hosts
-            .get(&host)
-            .map_or_else(Vec::new, |h| h.queue.values().map(|w| w.page).collect())
     }
 
     /// Recomputes where `host` is listed.
@@ -280,18 +256,5 @@ mod tests {
         let got = s.next_ready(later).unwrap();
         assert_eq!((got.1, got.2.page), (0, 1));
         assert_eq!(s.next_ready(later).unwrap().2.page, 3);
-    }
-
-    #[test]
-    fn free_now() {
-        let t0 = Instant::now();
-        let mut s = Scheduler::default();
-        assert!(s.is_free_now(1, t0));
-        s.set_delay(1, Duration::from_secs(1));
-        s.start(1, t0);
-        assert!(!s.is_free_now(1, t0));
-        s.finish(1, t0);
-        assert!(!s.is_free_now(1, t0));
-        assert!(s.is_free_now(1, t0 + Duration::from_secs(1)));
     }
 }
