@@ -24,6 +24,7 @@ pub mod links;
 pub mod page;
 pub mod politeness;
 pub mod robots;
+pub mod signals;
 pub mod state;
 pub mod stats;
 pub mod store;
