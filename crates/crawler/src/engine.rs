@@ -456,17 +456,17 @@ impl Engine {
     }
 
     /// Writes the policy's current ranking of every URL to the state's
-    /// [`RANKING_SNAPSHOT`](crate::export::RANKING_SNAPSHOT), which `export --ranking` reads
+    /// [`RANKING_SNAPSHOT`](crate::ranking::RANKING_SNAPSHOT), which `export --ranking` reads
     /// while this crawl holds the state.
     fn snapshot_ranking(&mut self) -> Result<()> {
-        let path = self.cfg.state_dir.join(crate::export::RANKING_SNAPSHOT);
+        let path = self.cfg.state_dir.join(crate::ranking::RANKING_SNAPSHOT);
         let frontier = &self.frontier;
-        crate::export::write_page_marks(
-            &self.cfg.state_dir.join(crate::export::PAGE_MARKS_SNAPSHOT),
+        crate::ranking::write_page_marks(
+            &self.cfg.state_dir.join(crate::ranking::PAGE_MARKS_SNAPSHOT),
             &self.urls,
             &self.page_meta,
         )?;
-        crate::export::write_ranking(&path, &self.urls, |id| frontier.score(id))?;
+        crate::ranking::write_ranking(&path, &self.urls, |id| frontier.score(id))?;
         self.last_snapshot = self.crawled;
         self.last_snapshot_at = Instant::now();
         Ok(())

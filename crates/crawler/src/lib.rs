@@ -23,6 +23,7 @@ pub mod fetch;
 pub mod links;
 pub mod page;
 pub mod politeness;
+pub mod ranking;
 pub mod robots;
 pub mod signals;
 pub mod state;
