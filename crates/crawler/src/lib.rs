@@ -20,6 +20,7 @@
 pub mod engine;
 pub mod export;
 pub mod fetch;
+pub mod in_flight;
 pub mod links;
 pub mod page;
 pub mod politeness;
@@ -29,6 +30,7 @@ pub mod signals;
 pub mod state;
 pub mod stats;
 pub mod store;
+pub mod urls;
 pub mod warc;
 
 pub use engine::{crawl, CrawlConfig, CrawlReport, Progress, StopReason};

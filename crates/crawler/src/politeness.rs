@@ -18,12 +18,10 @@
 //!
 //! Time is passed in (`now`), never read here, so the unit tests drive a virtual clock.
 
+use crate::urls::HostId;
 use crawlrank_frontier::PageId;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::{Duration, Instant};
-
-/// A host's politeness key, interned by the engine.
-pub type HostId = u32;
 
 /// A page waiting for its host.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,6 +53,8 @@ enum Listed {
 /// Per-host queues and timers.
 #[derive(Debug, Default)]
 pub struct Scheduler {
+    /// The delay of a host until [`set_delay`](Self::set_delay) gives it its own.
+    default_delay: Duration,
     hosts: HashMap<HostId, Host>,
     /// Idle hosts whose first eligible page may be fetched now, by that page's sequence.
     ready: BTreeSet<(u64, HostId)>,
@@ -64,6 +64,23 @@ pub struct Scheduler {
 }
 
 impl Scheduler {
+    /// A scheduler whose hosts wait `delay` between two requests until
+    /// [`set_delay`](Self::set_delay) says otherwise.
+    pub fn new(delay: Duration) -> Self {
+        Self {
+            default_delay: delay,
+            ..Self::default()
+        }
+    }
+
+    fn host(&mut self, host: HostId) -> &mut Host {
+        let delay = self.default_delay;
+        self.hosts.entry(host).or_insert_with(|| Host {
+            delay,
+            ..Host::default()
+        })
+    }
+
     /// Pages waiting in host queues.
     pub fn waiting(&self) -> usize {
         self.waiting
@@ -71,25 +88,25 @@ impl Scheduler {
 
     /// Sets the delay between two requests to `host` (from the next request on).
     pub fn set_delay(&mut self, host: HostId, delay: Duration) {
-        self.hosts.entry(host).or_default().delay = delay;
+        self.host(host).delay = delay;
     }
 
     /// Queues a page popped with sequence number `seq`.
     pub fn push(&mut self, host: HostId, seq: u64, w: Waiting, now: Instant) {
-        self.hosts.entry(host).or_default().queue.insert(seq, w);
+        self.host(host).queue.insert(seq, w);
         self.waiting += 1;
         self.relist(host, now);
     }
 
     /// Marks `host` busy (a request, page or robots.txt, is in flight).
     pub fn start(&mut self, host: HostId, now: Instant) {
-        self.hosts.entry(host).or_default().busy = true;
+        self.host(host).busy = true;
         self.relist(host, now);
     }
 
     /// The request to `host` ended at `now`: the next may start after the host's delay.
     pub fn finish(&mut self, host: HostId, now: Instant) {
-        let h = self.hosts.entry(host).or_default();
+        let h = self.host(host);
         h.busy = false;
         h.next_ready = Some(now + h.delay);
         self.relist(host, now);
@@ -97,7 +114,7 @@ impl Scheduler {
 
     /// Keeps `host` from starting a request before `until` (robots.txt retry backoff).
     pub fn hold(&mut self, host: HostId, until: Instant, now: Instant) {
-        let h = self.hosts.entry(host).or_default();
+        let h = self.host(host);
         h.next_ready = Some(h.next_ready.map_or(until, |t| t.max(until)));
         self.relist(host, now);
     }

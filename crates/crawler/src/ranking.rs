@@ -16,6 +16,7 @@ use crawlrank_frontier::PageId;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// The ranking snapshot a crawl keeps in its state directory, refreshed every `K` crawled
 /// pages and when it stops, so the ranking can be read while the crawl holds the state.
@@ -23,6 +24,42 @@ pub const RANKING_SNAPSHOT: &str = "ranking.tsv";
 
 /// The companion of [`RANKING_SNAPSHOT`] (see [`page_marks_path`]), written with it.
 pub const PAGE_MARKS_SNAPSHOT: &str = "ranking.pages.tsv";
+
+/// Longest time between two ranking snapshots while pages are being crawled.
+pub const SNAPSHOT_INTERVAL: Duration = Duration::from_secs(30);
+
+/// When a running crawl rewrites its snapshots: every `K` crawled pages, and at least every
+/// [`SNAPSHOT_INTERVAL`] while pages are being crawled.
+#[derive(Debug, Clone)]
+pub struct SnapshotClock {
+    every: u64,
+    /// Pages crawled at the last snapshot, and when it was written.
+    last: u64,
+    last_at: Instant,
+}
+
+impl SnapshotClock {
+    /// A clock for snapshots every `every` pages, `crawled` pages having been crawled.
+    pub fn new(every: u64, crawled: u64) -> Self {
+        Self {
+            every: every.max(1),
+            last: crawled,
+            last_at: Instant::now(),
+        }
+    }
+
+    /// Whether a snapshot is due, `crawled` pages having been crawled.
+    pub fn due(&self, crawled: u64) -> bool {
+        crawled >= self.last + self.every
+            || (crawled > self.last && self.last_at.elapsed() >= SNAPSHOT_INTERVAL)
+    }
+
+    /// A snapshot was written, `crawled` pages having been crawled.
+    pub fn written(&mut self, crawled: u64) {
+        self.last = crawled;
+        self.last_at = Instant::now();
+    }
+}
 
 /// Where [`export_ranking`](crate::export::export_ranking) writes the page marks of a
 /// ranking written to `ranking`: the same name with `.pages.tsv` in place of a `.tsv`
