@@ -13,6 +13,8 @@
 //! - a page whose fetch failed transiently goes back to its host's queue under its original
 //!   sequence number with a not-before time (exponential backoff): it keeps its place in the
 //!   policy order but never blocks the host; the host serves its other pages meanwhile.
+//! - a host can be held back until a time ([`Scheduler::hold`]: a robots.txt retry's
+//!   backoff); hosts start with the crawl's `--delay` ([`Scheduler::new`]).
 //! - the engine stops popping once [`Scheduler::waiting`] reaches a bound, so a single slow
 //!   host cannot drain the frontier into its queue and freeze the policy's order.
 //!
@@ -273,5 +275,23 @@ mod tests {
         let got = s.next_ready(later).unwrap();
         assert_eq!((got.1, got.2.page), (0, 1));
         assert_eq!(s.next_ready(later).unwrap().2.page, 3);
+    }
+
+    #[test]
+    fn hosts_wait_the_default_delay_until_given_their_own() {
+        let t0 = Instant::now();
+        let d = Duration::from_millis(100);
+        let mut s = Scheduler::new(d);
+        s.start(1, t0);
+        s.finish(1, t0);
+        s.push(1, 0, w(5), t0);
+        assert_eq!(s.next_timer(), Some(t0 + d));
+        s.set_delay(2, 3 * d);
+        s.start(2, t0);
+        s.finish(2, t0);
+        s.push(2, 1, w(6), t0);
+        assert_eq!(s.next_ready(t0 + d).unwrap().2.page, 5);
+        assert!(s.next_ready(t0 + 2 * d).is_none());
+        assert_eq!(s.next_ready(t0 + 3 * d).unwrap().2.page, 6);
     }
 }

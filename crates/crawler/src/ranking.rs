@@ -76,7 +76,7 @@ pub fn page_marks_path(ranking: &Path) -> PathBuf {
 /// Writes `url<TAB>noindex<TAB>canonical` for every fetched page that said `noindex`
 /// (`1`, else `0`) or named a canonical URL other than its own (else the field is empty),
 /// in discovery order, atomically. Returns the number of lines.
-pub(crate) fn write_page_marks<S: AsRef<str>>(
+pub fn write_page_marks<S: AsRef<str>>(
     out: &Path,
     urls: &[S],
     marks: &BTreeMap<PageId, PageMeta>,
@@ -102,7 +102,7 @@ pub(crate) fn write_page_marks<S: AsRef<str>>(
 
 /// Writes `score\turl` for every URL the policy scores, by decreasing score (ties by
 /// discovery order), atomically. Returns (scored, unscored) counts.
-pub(crate) fn write_ranking<S: AsRef<str>>(
+pub fn write_ranking<S: AsRef<str>>(
     out: &Path,
     urls: &[S],
     score: impl Fn(u32) -> Option<f64>,

@@ -26,9 +26,10 @@
 //! marks), and an older build ignores them. Anything an older build would misread — another
 //! event encoding, a changed table — needs a new [`FORMAT`].
 //!
-//! Every change of one engine step goes in one transaction with `Durability::Immediate`, so a
-//! `kill -9` or a power cut leaves the state of the last commit, whole. A state written by
-//! another format version is refused with a clear error and left untouched.
+//! Every change of one engine step ([`StepWrites`]) goes in one transaction with
+//! `Durability::Immediate`, so a `kill -9` or a power cut leaves the state of the last commit,
+//! whole. A state written by another format version is refused with a clear error and left
+//! untouched.
 
 use crate::page::PageMeta;
 // The log's `Crawled` events carry an outcome: named here too, where readers of the log
