@@ -164,6 +164,8 @@ pub struct CrawlReport {
     pub hosts: usize,
 }
 
+/// A crawl run: the one owner of the crawl's parts (see the module docs), driving them from
+/// one thread.
 struct Engine {
     cfg: CrawlConfig,
     store: Store,
