@@ -1,5 +1,6 @@
-//! The crawl engine: one thread that owns the frontier, the URL table, the politeness
-//! scheduler and the state store, driving fetch tasks on a tokio runtime.
+//! The crawl loop: one thread that owns the frontier, the URL table ([`crate::urls`]), the
+//! robots.txt table ([`crate::robots`]), the politeness scheduler ([`crate::politeness`]), the
+//! requests in flight ([`crate::in_flight`]) and the state store, and drives them.
 //!
 //! Why one owner thread: the frontier's policy updates (a batch PageRank every K pages) and
 //! the store's commits are CPU and disk work that must not stall the async I/O threads, and
@@ -15,21 +16,24 @@
 //! fetches them again, first. The WARC files are cut back to the committed position, so no
 //! record of an uncommitted fetch stays behind either.
 
-use crate::fetch::{self, FetchConfig, PageFetch, RobotsFetch, RobotsRules, TransportFailure};
-use crate::links::{self, UrlRules};
-use crate::politeness::{HostId, Scheduler, Waiting};
-use crate::state;
+use crate::fetch::{FetchConfig, PageFetch, RobotsFetch};
+use crate::in_flight::{Done, InFlight, PageTicket};
+use crate::links;
+use crate::page::{Outcome, PageMeta};
+use crate::politeness::{Scheduler, Waiting};
+use crate::ranking::{self, SnapshotClock, PAGE_MARKS_SNAPSHOT, RANKING_SNAPSHOT};
+use crate::resume;
+use crate::robots::{self, AfterFetch, HostRobots, RobotsRules, RobotsTable};
 use crate::stats::Stats;
-use crate::store::{Batch, Event, Outcome, PageMeta, Store, StoredRobots};
-use crate::warc::WarcWriter;
+use crate::store::{Event, Loaded, StepWrites, Store};
+use crate::urls::{HostId, Interned, UrlTable};
+use crate::warc::{WarcPosition, WarcWriter};
 use anyhow::{bail, Context, Result};
-use crawlrank_frontier::{PageId, PolicyConfig, PolicyKind, PolicySpec};
-use std::collections::{BTreeMap, HashMap};
+use crawlrank_frontier::{Frontier, PageId, PolicyConfig, PolicyKind, PolicySpec};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
-use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 /// Everything a crawl run is told.
 #[derive(Debug, Clone)]
@@ -160,84 +164,41 @@ pub struct CrawlReport {
     pub hosts: usize,
 }
 
-enum Msg {
-    Page {
-        id: PageId,
-        host: HostId,
-        seq: u64,
-        attempts: u32,
-        fetch: Box<PageFetch>,
-    },
-    Robots {
-        host: HostId,
-        fetch: RobotsFetch,
-    },
-}
-
-#[derive(Default)]
-struct HostInfo {
-    origin: String,
-    pages: u64,
-    robots: Option<RobotsRules>,
-    /// When the answer behind `robots` was fetched (seconds since the Unix epoch).
-    robots_at: u64,
-    robots_attempts: u32,
-    /// The host's robots.txt got no answer for a reason a retry would not change (its name
-    /// does not resolve, its TLS fails): its pages are given up without a request each.
-    failed: Option<TransportFailure>,
-}
-
-/// RFC 9309 §2.4: a crawler SHOULD NOT use a cached robots.txt for longer than 24 hours.
-const ROBOTS_MAX_AGE: u64 = 24 * 3600;
-
-fn unix_now() -> u64 {
-    SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
-
-/// Whether a robots.txt answer fetched at `at` may still be used at `now`. One from the
-/// future (the clock went back) is not trusted: it could otherwise live for any time.
-fn robots_fresh(at: u64, now: u64) -> bool {
-    at <= now && now - at < ROBOTS_MAX_AGE
-}
-
+/// A crawl run: the one owner of the crawl's parts (see the module docs), driving them from
+/// one thread.
 struct Engine {
     cfg: CrawlConfig,
     store: Store,
-    frontier: crawlrank_frontier::Frontier,
+    /// What the current step will commit ([`commit`](Self::commit)).
+    writes: StepWrites,
+    /// The counters changed since the last commit.
+    stats_dirty: bool,
+    stats: Stats,
+    frontier: Frontier,
+    urls: UrlTable,
+    robots: RobotsTable,
     sched: Scheduler,
-    urls: Vec<Arc<str>>,
-    index: HashMap<Arc<str>, PageId>,
-    page_host: Vec<HostId>,
-    hosts: Vec<HostInfo>,
-    host_index: HashMap<String, HostId>,
-    /// robots.txt answers stored by earlier runs, by origin, taken when their host is first
-    /// needed (if still fresh then).
-    robots_cache: HashMap<String, StoredRobots>,
+    in_flight: InFlight,
+    warc: Option<WarcWriter>,
     /// noindex and canonical marks of fetched pages (only pages with any), for the ranking
     /// snapshot's companion.
     page_meta: BTreeMap<PageId, PageMeta>,
-    warc: Option<WarcWriter>,
-    batch: Batch,
-    stats: Stats,
-    stats_dirty: bool,
+    snapshots: SnapshotClock,
+    /// Pops and finished pages over all runs, pages finished in this run.
     popped: u64,
     crawled: u64,
-    /// Pages between two ranking snapshots (the policy's batch size K).
-    snapshot_every: u64,
-    /// `crawled` when the last ranking snapshot was written, and when.
-    last_snapshot: u64,
-    last_snapshot_at: Instant,
-    pop_seq: u64,
-    in_flight: usize,
     pages_this_run: u64,
+    /// The next pop sequence number (a page's place in its host's queue).
+    pop_seq: u64,
+    /// Stop popping while this many pages wait for their host.
     max_waiting: usize,
-    tx: mpsc::Sender<Msg>,
-    client: reqwest::Client,
-    fetch_cfg: Arc<FetchConfig>,
-    rt: tokio::runtime::Handle,
 }
+
+/// How often the progress callback is called.
+const PROGRESS_INTERVAL: Duration = Duration::from_millis(250);
+
+/// Longest wait for a fetch result before the loop looks at its timers and the stop flag.
+const POLL_INTERVAL: Duration = Duration::from_millis(100);
 
 /// Runs (or resumes) a crawl until the frontier is exhausted, `max_pages` is reached or
 /// `stop` is set. `progress` is called about four times a second.
@@ -254,85 +215,75 @@ pub fn crawl(
         .enable_all()
         .build()
         .context("cannot start the I/O runtime")?;
-    let (tx, rx) = mpsc::channel();
-    let mut engine = Engine::open(cfg, tx, rt.handle().clone())?;
-    let result = engine.run(&rx, stop, progress);
+    let mut engine = Engine::open(cfg, rt.handle().clone())?;
+    let result = engine.run(stop, progress);
     // Whatever happened, requests still in flight are abandoned: their pages are logged as
     // popped and will be fetched first by the next run.
     rt.shutdown_timeout(Duration::from_millis(200));
     result
 }
 
+/// The frontier configuration of the crawl in `store`: the stored one, which a resumed crawl
+/// must not contradict; else `cfg`'s, validated (before anything is written, so a typo leaves
+/// no state behind) and stored.
+fn frontier_config(cfg: &CrawlConfig, store: &Store, loaded: &Loaded) -> Result<PolicySpec> {
+    let wanted = cfg.policy_spec();
+    if let Some(c) = &loaded.config {
+        if c.kind != wanted.kind {
+            bail!(
+                "{} holds a crawl with policy '{}', not '{}'; resume it with --policy {} or use another --state",
+                cfg.state_dir.display(),
+                c.kind,
+                wanted.kind,
+                c.kind
+            );
+        }
+        return Ok(c.clone());
+    }
+    wanted.config.check()?;
+    store.set_config(&wanted)?;
+    Ok(wanted)
+}
+
+/// The WARC writer, cut back to the last committed position `at`, unless WARC is off.
+fn open_warc(cfg: &CrawlConfig, at: WarcPosition) -> Result<Option<WarcWriter>> {
+    if !cfg.fetch.warc {
+        return Ok(None);
+    }
+    let dir = cfg.state_dir.join("warc");
+    WarcWriter::open(&dir, at, cfg.warc_max_size, &cfg.fetch.user_agent).map(Some)
+}
+
 impl Engine {
-    fn open(cfg: &CrawlConfig, tx: mpsc::Sender<Msg>, rt: tokio::runtime::Handle) -> Result<Self> {
+    /// Opens (or creates) the state, rebuilds the frontier from its log, queues the pages
+    /// that were in flight and adds the seeds.
+    fn open(cfg: &CrawlConfig, rt: tokio::runtime::Handle) -> Result<Self> {
         let (store, loaded) = Store::open(&cfg.state_dir, true)?;
-        let wanted = cfg.policy_spec();
-        let config = match &loaded.config {
-            Some(c) => {
-                if c.kind != wanted.kind {
-                    bail!(
-                        "{} holds a crawl with policy '{}', not '{}'; resume it with --policy {} or use another --state",
-                        cfg.state_dir.display(),
-                        c.kind,
-                        wanted.kind,
-                        c.kind
-                    );
-                }
-                c.clone()
-            }
-            None => {
-                // Validate before anything is written, so a bad value leaves no state behind.
-                wanted.config.check()?;
-                store.set_config(&wanted)?;
-                wanted
-            }
-        };
-        let replayed = state::replay(&config, store.events()?)?;
-        let warc = if cfg.fetch.warc {
-            Some(WarcWriter::open(
-                &cfg.state_dir.join("warc"),
-                loaded.warc,
-                cfg.warc_max_size,
-                &cfg.fetch.user_agent,
-            )?)
-        } else {
-            None
-        };
-        let fetch_cfg = Arc::new(cfg.fetch.clone());
-        let client = fetch::build_client(&fetch_cfg)?;
+        let config = frontier_config(cfg, &store, &loaded)?;
+        let replayed = resume::replay(&config, store.events()?)?;
+        let warc = open_warc(cfg, loaded.warc)?;
+        let in_flight = InFlight::new(&cfg.fetch, rt)?;
+        let robots_agent = cfg.fetch.robots_agent();
         let mut e = Self {
             cfg: cfg.clone(),
             store,
-            frontier: replayed.frontier,
-            sched: Scheduler::default(),
-            urls: Vec::with_capacity(loaded.urls.len()),
-            index: HashMap::with_capacity(loaded.urls.len()),
-            page_host: Vec::with_capacity(loaded.urls.len()),
-            hosts: Vec::new(),
-            host_index: HashMap::new(),
-            robots_cache: loaded.robots.into_iter().collect(),
-            page_meta: loaded.pages.into_iter().collect(),
-            warc,
-            batch: Batch::default(),
-            stats: Stats::decode(&loaded.stats),
+            writes: StepWrites::default(),
             stats_dirty: false,
+            stats: Stats::decode(&loaded.stats),
+            frontier: replayed.frontier,
+            urls: UrlTable::new(loaded.urls, cfg.max_pages_per_host),
+            robots: RobotsTable::new(robots_agent, cfg.max_retries, loaded.robots),
+            sched: Scheduler::new(cfg.delay),
+            in_flight,
+            warc,
+            page_meta: loaded.pages.into_iter().collect(),
+            snapshots: SnapshotClock::new(config.config.batch, replayed.crawled),
             popped: replayed.popped,
             crawled: replayed.crawled,
-            snapshot_every: config.config.batch.max(1),
-            last_snapshot: replayed.crawled,
-            last_snapshot_at: Instant::now(),
-            pop_seq: 0,
-            in_flight: 0,
             pages_this_run: 0,
+            pop_seq: 0,
             max_waiting: cfg.max_waiting.unwrap_or((8 * cfg.concurrency).max(256)),
-            tx,
-            client,
-            fetch_cfg,
-            rt,
         };
-        for u in loaded.urls {
-            e.add_url(u);
-        }
         // Pages in flight when the last run ended go first, in their pop order.
         let now = Instant::now();
         for p in replayed.pending {
@@ -342,16 +293,15 @@ impl Engine {
         Ok(e)
     }
 
-    fn next_seq(&mut self) -> u64 {
-        self.pop_seq += 1;
-        self.pop_seq - 1
-    }
-
     /// Queues a freshly popped page (or one in flight at the last stop) behind its host, in
     /// pop order.
     fn schedule(&mut self, p: PageId, now: Instant) -> Result<()> {
-        let host = self.host_of(p)?;
-        let seq = self.next_seq();
+        let host = self
+            .urls
+            .host_of(p)
+            .with_context(|| format!("page {p} has no URL in the state"))?;
+        let seq = self.pop_seq;
+        self.pop_seq += 1;
         let waiting = Waiting {
             page: p,
             attempts: 0,
@@ -361,68 +311,29 @@ impl Engine {
         Ok(())
     }
 
-    fn host_of(&self, p: PageId) -> Result<HostId> {
-        self.page_host
-            .get(p as usize)
-            .copied()
-            .with_context(|| format!("page {p} has no URL in the state"))
-    }
-
-    /// Registers a URL already known to be new; returns its id.
-    fn add_url(&mut self, url: String) -> PageId {
-        let id = self.urls.len() as PageId;
-        let origin = links::host_key(&url).unwrap_or_default();
-        let host = match self.host_index.get(&origin) {
-            Some(&h) => h,
-            None => {
-                let h = self.hosts.len() as HostId;
-                self.hosts.push(HostInfo {
-                    origin: origin.clone(),
-                    ..HostInfo::default()
-                });
-                self.sched.set_delay(h, self.cfg.delay);
-                self.host_index.insert(origin, h);
-                h
-            }
-        };
-        self.hosts[host as usize].pages += 1;
-        let url: Arc<str> = url.into();
-        self.urls.push(url.clone());
-        self.index.insert(url, id);
-        self.page_host.push(host);
-        id
-    }
-
     /// The id of a URL, assigning a new one (and logging it) when unseen. `None` when the
     /// URL's host already has `max_pages_per_host` URLs (unless `force`).
     fn intern(&mut self, url: String, force: bool) -> Option<PageId> {
-        if let Some(&id) = self.index.get(url.as_str()) {
-            return Some(id);
-        }
-        if !force {
-            let origin = links::host_key(&url).unwrap_or_default();
-            if let Some(&h) = self.host_index.get(&origin) {
-                if self.hosts[h as usize].pages >= self.cfg.max_pages_per_host {
-                    self.stats.host_cap_links += 1;
-                    return None;
-                }
+        match self.urls.intern(&url, force) {
+            Interned::Known(id) => Some(id),
+            Interned::New(id) => {
+                self.writes.new_urls.push((id, url));
+                Some(id)
+            }
+            Interned::Capped => {
+                self.stats.host_cap_links += 1;
+                None
             }
         }
-        let id = self.add_url(url.clone());
-        self.batch.new_urls.push((id, url));
-        Some(id)
     }
 
+    /// Interns the seeds and gives the frontier those it does not know yet.
     fn seed(&mut self) -> Result<()> {
         let mut ids = Vec::new();
         let mut bad = Vec::new();
         for s in self.cfg.seeds.clone() {
             match links::normalize(&s, &self.cfg.fetch.url_rules) {
-                Ok(u) => {
-                    if let Some(id) = self.intern(u, true) {
-                        ids.push(id);
-                    }
-                }
+                Ok(u) => ids.extend(self.intern(u, true)),
                 Err(_) => bad.push(s),
             }
         }
@@ -439,7 +350,7 @@ impl Engine {
             .collect();
         if !new.is_empty() {
             self.frontier.seed(&new);
-            self.batch.events.push(Event::Seed(new));
+            self.writes.events.push(Event::Seed(new));
         }
         if self.popped == 0 && self.frontier.is_empty() {
             bail!("no seeds: give at least one URL to start from");
@@ -447,41 +358,38 @@ impl Engine {
         self.commit()
     }
 
+    /// Commits the step's writes, with the WARC position when pages were finished and the
+    /// counters when they changed, in one durable transaction.
     fn commit(&mut self) -> Result<()> {
         if let Some(w) = &self.warc {
-            if self
-                .batch
+            let finished = self
+                .writes
                 .events
                 .iter()
-                .any(|e| matches!(e, Event::Crawled { .. }))
-                || self.stats_dirty
-            {
-                self.batch.warc = Some(w.position());
+                .any(|e| matches!(e, Event::Crawled { .. }));
+            if finished || self.stats_dirty {
+                self.writes.warc = Some(w.position());
             }
         }
         if self.stats_dirty {
-            self.batch.stats = Some(self.stats.encode());
+            self.writes.stats = Some(self.stats.encode());
         }
-        let batch = std::mem::take(&mut self.batch);
-        self.store.commit(&batch)?;
+        let writes = std::mem::take(&mut self.writes);
+        self.store.commit(&writes)?;
         self.stats_dirty = false;
         Ok(())
     }
 
-    /// Writes the policy's current ranking of every URL to the state's
-    /// [`RANKING_SNAPSHOT`](crate::export::RANKING_SNAPSHOT), which `export --ranking` reads
-    /// while this crawl holds the state.
+    /// Writes the policy's current ranking of every URL, and the page marks, to the state's
+    /// snapshots ([`RANKING_SNAPSHOT`], [`PAGE_MARKS_SNAPSHOT`]), which `export --ranking`
+    /// reads while this crawl holds the state.
     fn snapshot_ranking(&mut self) -> Result<()> {
-        let path = self.cfg.state_dir.join(crate::export::RANKING_SNAPSHOT);
+        let dir = &self.cfg.state_dir;
+        let urls = self.urls.urls();
+        ranking::write_page_marks(&dir.join(PAGE_MARKS_SNAPSHOT), urls, &self.page_meta)?;
         let frontier = &self.frontier;
-        crate::export::write_page_marks(
-            &self.cfg.state_dir.join(crate::export::PAGE_MARKS_SNAPSHOT),
-            &self.urls,
-            &self.page_meta,
-        )?;
-        crate::export::write_ranking(&path, &self.urls, |id| frontier.score(id))?;
-        self.last_snapshot = self.crawled;
-        self.last_snapshot_at = Instant::now();
+        ranking::write_ranking(&dir.join(RANKING_SNAPSHOT), urls, |id| frontier.score(id))?;
+        self.snapshots.written(self.crawled);
         Ok(())
     }
 
@@ -489,10 +397,12 @@ impl Engine {
         self.cfg.max_pages.is_some_and(|m| self.popped >= m)
     }
 
-    /// Fills free request slots.
+    /// Fills free request slots: with the earliest-popped page that politeness lets go,
+    /// else with a new pop, until the slots are full, too many pages wait for their host or
+    /// `max_pages` were popped.
     fn dispatch(&mut self) -> Result<()> {
         let now = Instant::now();
-        while self.in_flight < self.cfg.concurrency {
+        while self.in_flight.len() < self.cfg.concurrency {
             if let Some((host, seq, w)) = self.sched.next_ready(now) {
                 self.start(host, seq, w, now)?;
                 continue;
@@ -501,107 +411,82 @@ impl Engine {
                 break;
             }
             let Some(p) = self.frontier.pop() else { break };
-            self.batch.events.push(Event::Popped(p));
+            self.writes.events.push(Event::Popped(p));
             self.popped += 1;
             self.schedule(p, now)?;
         }
         Ok(())
     }
 
-    /// Uses `rules` for `host` from now on: its delay becomes the larger of `--delay` and its
-    /// (capped) Crawl-delay.
-    fn set_robots(&mut self, host: HostId, rules: RobotsRules, fetched_at: u64) {
+    /// Uses `rules`' Crawl-delay for `host` from now on: its delay becomes the larger of
+    /// `--delay` and the (capped) Crawl-delay.
+    fn apply_crawl_delay(&mut self, host: HostId, rules: &RobotsRules) {
         let crawl_delay = rules
             .crawl_delay()
             .unwrap_or_default()
             .min(self.cfg.max_crawl_delay);
         self.sched.set_delay(host, self.cfg.delay.max(crawl_delay));
-        let info = &mut self.hosts[host as usize];
-        info.robots = Some(rules);
-        info.robots_at = fetched_at;
     }
 
-    /// Counts a page given up without an HTTP answer.
-    fn count_fetch_error(&mut self, failure: Option<TransportFailure>) {
-        self.stats.fetch_errors += 1;
-        match failure {
-            Some(TransportFailure::Dns) => self.stats.dns_errors += 1,
-            Some(TransportFailure::Tls) => self.stats.tls_errors += 1,
-            _ => {}
+    /// Where `host` stands with its robots.txt; rules an earlier run stored are counted, and
+    /// their Crawl-delay applied, when first taken.
+    fn robots_of(&mut self, host: HostId) -> HostRobots {
+        let now = robots::unix_now();
+        let lookup = self.robots.lookup(host, self.urls.origin(host), now);
+        if let HostRobots::StoredRules(rules) = &lookup {
+            self.stats.robots_cached += 1;
+            self.stats_dirty = true;
+            self.apply_crawl_delay(host, rules);
         }
+        lookup
     }
 
-    /// Starts the fetch of a page whose host is free (or its robots.txt first).
+    /// Starts what a page whose host is free needs next: its host's robots.txt, else the
+    /// page's own fetch. A page robots.txt disallows, or whose host cannot be reached, ends
+    /// here without a request.
     fn start(&mut self, host: HostId, seq: u64, w: Waiting, now: Instant) -> Result<()> {
-        let unix = unix_now();
-        let info = &mut self.hosts[host as usize];
-        if info.robots.is_some() && !robots_fresh(info.robots_at, unix) {
-            // Too old to be used (a run longer than a day): fetched again, failures included.
-            info.robots = None;
-            info.failed = None;
-            info.robots_attempts = 0;
-        }
-        if info.robots.is_none() {
-            if let Some(stored) = self.robots_cache.remove(&info.origin) {
-                if robots_fresh(stored.fetched_at, unix) {
-                    let rules = fetch::robots_rules(self.fetch_cfg.robots_agent(), &stored.answer);
-                    self.stats.robots_cached += 1;
-                    self.stats_dirty = true;
-                    self.set_robots(host, rules, stored.fetched_at);
-                }
+        let rules = match self.robots_of(host) {
+            HostRobots::Rules(rules) | HostRobots::StoredRules(rules) => rules,
+            HostRobots::GiveUp(failure) => {
+                self.stats.count_outcome(Outcome::FetchError, Some(failure));
+                self.finish_page(w.page, Outcome::FetchError, 0, Vec::new());
+                return Ok(());
             }
-        }
-        if let Some(failure) = self.hosts[host as usize].failed {
-            self.count_fetch_error(Some(failure));
-            self.finish_page(w.page, Outcome::FetchError, 0, Vec::new());
-            return Ok(());
-        }
-        let info = &mut self.hosts[host as usize];
-        let Some(rules) = info.robots.clone() else {
-            // robots.txt first; the page goes back under its own sequence number.
-            self.sched.push(host, seq, w, now);
-            self.sched.start(host, now);
-            self.in_flight += 1;
-            self.stats.robots_fetched += 1;
-            let (client, cfg, tx, origin) = (
-                self.client.clone(),
-                self.fetch_cfg.clone(),
-                self.tx.clone(),
-                info.origin.clone(),
-            );
-            self.rt.spawn(async move {
-                let fetch = fetch::fetch_robots(&client, &cfg, &origin).await;
-                let _ = tx.send(Msg::Robots { host, fetch });
-            });
-            return Ok(());
+            HostRobots::Unknown => {
+                // robots.txt first; the page goes back under its own sequence number.
+                self.sched.push(host, seq, w, now);
+                self.sched.start(host, now);
+                self.stats.robots_fetched += 1;
+                let origin = self.urls.origin(host).to_string();
+                self.in_flight.fetch_robots(host, origin);
+                return Ok(());
+            }
         };
-        let url = self.urls[w.page as usize].clone();
+        let url = self
+            .urls
+            .url(w.page)
+            .cloned()
+            .with_context(|| format!("page {} has no URL in the state", w.page))?;
         if !rules.allowed(&url) {
-            self.stats.robots_disallowed += 1;
+            self.stats.count_outcome(Outcome::RobotsDisallowed, None);
             self.finish_page(w.page, Outcome::RobotsDisallowed, 0, Vec::new());
             return Ok(());
         }
         self.sched.start(host, now);
-        self.in_flight += 1;
-        let (client, cfg, tx) = (self.client.clone(), self.fetch_cfg.clone(), self.tx.clone());
-        let (id, attempts) = (w.page, w.attempts);
-        self.rt.spawn(async move {
-            let fetch = Box::new(fetch::fetch_page(&client, &cfg, &url).await);
-            let _ = tx.send(Msg::Page {
-                id,
-                host,
-                seq,
-                attempts,
-                fetch,
-            });
-        });
+        let ticket = PageTicket {
+            page: w.page,
+            host,
+            seq,
+            attempts: w.attempts,
+        };
+        self.in_flight.fetch_page(ticket, url);
         Ok(())
     }
 
     /// Reports a finished page to the frontier and the log.
     fn finish_page(&mut self, id: PageId, outcome: Outcome, status: u16, links: Vec<PageId>) {
         self.frontier.on_crawled(id, &links);
-        self.batch.events.push(Event::Crawled {
+        self.writes.events.push(Event::Crawled {
             id,
             outcome,
             status,
@@ -612,112 +497,109 @@ impl Engine {
         self.stats_dirty = true;
     }
 
-    fn handle(&mut self, msg: Msg) -> Result<()> {
+    /// The delay before a retry after `attempt` failed tries: doubled at each.
+    fn backoff(&self, attempt: u32) -> Duration {
+        self.cfg.retry_backoff * 2u32.saturating_pow(attempt)
+    }
+
+    /// Acts on a finished fetch.
+    fn handle(&mut self, done: Done) -> Result<()> {
         let now = Instant::now();
-        self.in_flight -= 1;
         self.stats_dirty = true;
-        match msg {
-            Msg::Robots { host, fetch } => {
-                self.stats.requests += fetch.requests;
-                self.stats.timeouts += u64::from(fetch.timed_out);
-                let retryable = fetch.failure.is_none_or(TransportFailure::retryable);
-                let info = &mut self.hosts[host as usize];
-                let mut backoff = Duration::ZERO;
-                match fetch.rules {
-                    RobotsRules::Unreachable
-                        if retryable && info.robots_attempts < self.cfg.max_retries =>
-                    {
-                        // Retry later; the host's pages keep waiting meanwhile.
-                        backoff =
-                            self.cfg.retry_backoff * 2u32.saturating_pow(info.robots_attempts);
-                        info.robots_attempts += 1;
-                        self.stats.retries += 1;
-                    }
-                    rules => {
-                        info.failed = fetch.failure.filter(|f| !f.retryable());
-                        let unix = unix_now();
-                        // Only answers are kept for later runs; a failure is asked again.
-                        if let Some(answer) = fetch.answer {
-                            let stored = StoredRobots {
-                                fetched_at: unix,
-                                answer,
-                            };
-                            self.batch.robots.push((info.origin.clone(), stored));
-                        }
-                        self.set_robots(host, rules, unix);
-                    }
-                }
-                self.sched.finish(host, now);
-                if !backoff.is_zero() {
-                    self.sched.hold(host, now + backoff, now);
-                }
+        match done {
+            Done::Robots { host, fetch } => {
+                self.handle_robots(host, fetch, now);
+                Ok(())
             }
-            Msg::Page {
-                id,
-                host,
-                seq,
-                attempts,
-                fetch,
-            } => {
-                self.sched.finish(host, now);
-                let f = *fetch;
-                self.stats.requests += 1;
-                self.stats.bytes += f.bytes;
-                self.stats.timeouts += u64::from(f.timed_out);
-                if let Some(w) = &mut self.warc {
-                    w.append(&f.warc)?;
+            Done::Page { ticket, fetch } => self.handle_page(ticket, *fetch, now),
+        }
+    }
+
+    /// A robots.txt fetch ended: retry it later, or use (and keep) what it said.
+    fn handle_robots(&mut self, host: HostId, fetch: RobotsFetch, now: Instant) {
+        self.stats.requests += fetch.requests;
+        self.stats.timeouts += u64::from(fetch.timed_out);
+        let unix = robots::unix_now();
+        let mut backoff = Duration::ZERO;
+        match self
+            .robots
+            .fetched(host, fetch.rules, fetch.answer, fetch.failure, unix)
+        {
+            AfterFetch::Retry { attempt } => {
+                self.stats.retries += 1;
+                backoff = self.backoff(attempt);
+            }
+            AfterFetch::Settled { rules, keep } => {
+                if let Some(stored) = keep {
+                    let origin = self.urls.origin(host).to_string();
+                    self.writes.robots.push((origin, stored));
                 }
-                if f.retryable && attempts < self.cfg.max_retries {
-                    self.stats.retries += 1;
-                    let not_before = now + self.cfg.retry_backoff * 2u32.saturating_pow(attempts);
-                    self.sched.push(
-                        host,
-                        seq,
-                        Waiting {
-                            page: id,
-                            attempts: attempts + 1,
-                            not_before: Some(not_before),
-                        },
-                        now,
-                    );
-                    return Ok(());
-                }
-                let outcome = f.outcome.unwrap_or(Outcome::FetchError);
-                match outcome {
-                    Outcome::Html => self.stats.pages_html += 1,
-                    Outcome::NotHtml => self.stats.pages_not_html += 1,
-                    Outcome::HttpError => self.stats.http_errors += 1,
-                    Outcome::Redirect => self.stats.redirects += 1,
-                    Outcome::FetchError => self.count_fetch_error(f.failure),
-                    Outcome::TooLarge => self.stats.too_large += 1,
-                    Outcome::RobotsDisallowed => self.stats.robots_disallowed += 1,
-                    Outcome::Unfetched => {}
-                }
-                self.stats.nofollow_pages += u64::from(f.nofollow_page);
-                self.stats.nofollow_links += u64::from(f.nofollow_links);
-                self.stats.invalid_links += u64::from(f.invalid_links);
-                self.stats.trap_links += u64::from(f.trap_links);
-                self.stats.parse_errors += u64::from(f.parse_error);
-                let meta = PageMeta {
-                    noindex: f.noindex,
-                    canonical: f.canonical,
-                };
-                self.stats.noindex_pages += u64::from(meta.noindex);
-                self.stats.canonical_pages += u64::from(meta.canonical.is_some());
-                if !meta.is_empty() {
-                    self.batch.pages.push((id, meta.clone()));
-                    self.page_meta.insert(id, meta);
-                }
-                let mut ids = Vec::with_capacity(f.links.len());
-                for u in f.links {
-                    if let Some(l) = self.intern(u, false) {
-                        ids.push(l);
-                    }
-                }
-                self.finish_page(id, outcome, f.status, ids);
+                self.apply_crawl_delay(host, &rules);
             }
         }
+        self.sched.finish(host, now);
+        if !backoff.is_zero() {
+            self.sched.hold(host, now + backoff, now);
+        }
+    }
+
+    /// A page's fetch ended: archive it, then retry it later or finish it (count it, keep
+    /// its marks, intern its links, report it to the frontier).
+    fn handle_page(&mut self, t: PageTicket, f: PageFetch, now: Instant) -> Result<()> {
+        self.sched.finish(t.host, now);
+        self.stats.requests += 1;
+        self.stats.bytes += f.bytes;
+        self.stats.timeouts += u64::from(f.timed_out);
+        if let Some(w) = &mut self.warc {
+            w.append(&f.warc)?;
+        }
+        if f.retryable && t.attempts < self.cfg.max_retries {
+            self.retry(t, now);
+            return Ok(());
+        }
+        let outcome = f.outcome.unwrap_or(Outcome::FetchError);
+        self.stats.count_outcome(outcome, f.failure);
+        self.count_page_details(&f);
+        let meta = PageMeta {
+            noindex: f.noindex,
+            canonical: f.canonical,
+        };
+        self.keep_marks(t.page, meta);
+        let links = f.links.into_iter().filter_map(|u| self.intern(u, false));
+        let links = links.collect();
+        self.finish_page(t.page, outcome, f.status, links);
         Ok(())
+    }
+
+    /// Puts a page whose fetch failed transiently back in its host's queue, under its own
+    /// sequence number (so it keeps its place), not to be fetched before its backoff.
+    fn retry(&mut self, t: PageTicket, now: Instant) {
+        self.stats.retries += 1;
+        let waiting = Waiting {
+            page: t.page,
+            attempts: t.attempts + 1,
+            not_before: Some(now + self.backoff(t.attempts)),
+        };
+        self.sched.push(t.host, t.seq, waiting, now);
+    }
+
+    /// Counts what a finished page's parse found besides its outcome.
+    fn count_page_details(&mut self, f: &PageFetch) {
+        self.stats.nofollow_pages += u64::from(f.nofollow_page);
+        self.stats.nofollow_links += u64::from(f.nofollow_links);
+        self.stats.invalid_links += u64::from(f.invalid_links);
+        self.stats.trap_links += u64::from(f.trap_links);
+        self.stats.parse_errors += u64::from(f.parse_error);
+    }
+
+    /// Counts a page's noindex and canonical marks, and keeps them when it has any.
+    fn keep_marks(&mut self, id: PageId, meta: PageMeta) {
+        self.stats.noindex_pages += u64::from(meta.noindex);
+        self.stats.canonical_pages += u64::from(meta.canonical.is_some());
+        if !meta.is_empty() {
+            self.writes.pages.push((id, meta.clone()));
+            self.page_meta.insert(id, meta);
+        }
     }
 
     fn progress(&self, start: Instant) -> Progress {
@@ -728,16 +610,53 @@ impl Engine {
             pages_total: self.crawled,
             frontier: self.frontier.len(),
             waiting: self.sched.waiting(),
-            in_flight: self.in_flight,
-            hosts: self.hosts.len(),
+            in_flight: self.in_flight.len(),
+            hosts: self.urls.hosts(),
             discovered: self.urls.len(),
             errors: self.stats.errors(),
         }
     }
 
+    /// Why the run ends now, if it does: nothing in flight and nothing left to do, or a stop
+    /// requested at `stopping` whose requests in flight are done or had their grace time.
+    fn stop_reason(&self, stopping: Option<Instant>) -> Option<StopReason> {
+        if self.in_flight.is_empty() {
+            if stopping.is_some() {
+                return Some(StopReason::Interrupted);
+            }
+            if self.sched.waiting() == 0 {
+                if self.max_pages_reached() {
+                    return Some(StopReason::MaxPages);
+                }
+                if self.frontier.is_empty() {
+                    return Some(StopReason::Exhausted);
+                }
+            }
+        }
+        stopping
+            .is_some_and(|t| t.elapsed() >= self.cfg.stop_grace)
+            .then_some(StopReason::Interrupted)
+    }
+
+    /// Waits for fetch results, at most until the scheduler's next timer, and handles all
+    /// that arrived.
+    fn receive(&mut self) -> Result<()> {
+        let mut wait = POLL_INTERVAL;
+        if let Some(t) = self.sched.next_timer() {
+            wait = wait.min(t.saturating_duration_since(Instant::now()));
+        }
+        if let Some(done) = self.in_flight.wait(wait)? {
+            self.handle(done)?;
+            while let Some(done) = self.in_flight.try_next() {
+                self.handle(done)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The loop: commit, snapshot, dispatch, receive, until the crawl ends or is stopped.
     fn run(
         &mut self,
-        rx: &mpsc::Receiver<Msg>,
         stop: &AtomicBool,
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<CrawlReport> {
@@ -752,52 +671,17 @@ impl Engine {
             // `concurrency` fetches are ever uncommitted. The pops of `dispatch` are
             // committed with the next step (a pop lost in a crash is simply replayed).
             self.commit()?;
-            // Every K pages, and at least every 30 s while pages are being crawled.
-            if self.crawled >= self.last_snapshot + self.snapshot_every
-                || (self.crawled > self.last_snapshot
-                    && self.last_snapshot_at.elapsed() >= SNAPSHOT_INTERVAL)
-            {
+            if self.snapshots.due(self.crawled) {
                 self.snapshot_ranking()?;
             }
             if stopping.is_none() {
                 self.dispatch()?;
             }
-            if self.in_flight == 0 {
-                if stopping.is_some() {
-                    break StopReason::Interrupted;
-                }
-                if self.sched.waiting() == 0 {
-                    if self.max_pages_reached() {
-                        break StopReason::MaxPages;
-                    }
-                    if self.frontier.is_empty() {
-                        break StopReason::Exhausted;
-                    }
-                }
+            if let Some(reason) = self.stop_reason(stopping) {
+                break reason;
             }
-            if let Some(t) = stopping {
-                if t.elapsed() >= self.cfg.stop_grace {
-                    break StopReason::Interrupted;
-                }
-            }
-            let now = Instant::now();
-            let mut wait = Duration::from_millis(100);
-            if let Some(t) = self.sched.next_timer() {
-                wait = wait.min(t.saturating_duration_since(now));
-            }
-            match rx.recv_timeout(wait) {
-                Ok(m) => {
-                    self.handle(m)?;
-                    while let Ok(m) = rx.try_recv() {
-                        self.handle(m)?;
-                    }
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    bail!("the fetch tasks stopped unexpectedly")
-                }
-            }
-            if last_progress.elapsed() >= Duration::from_millis(250) {
+            self.receive()?;
+            if last_progress.elapsed() >= PROGRESS_INTERVAL {
                 last_progress = Instant::now();
                 progress(&self.progress(start));
             }
@@ -806,8 +690,12 @@ impl Engine {
         self.commit()?;
         self.snapshot_ranking()?;
         progress(&self.progress(start));
-        Ok(CrawlReport {
-            stop: reason,
+        Ok(self.report(reason, start))
+    }
+
+    fn report(&self, stop: StopReason, start: Instant) -> CrawlReport {
+        CrawlReport {
+            stop,
             stats: self.stats.clone(),
             pages_this_run: self.pages_this_run,
             elapsed: start.elapsed(),
@@ -815,72 +703,7 @@ impl Engine {
             crawled: self.crawled,
             frontier: self.frontier.len(),
             pending: (self.popped - self.crawled) as usize,
-            hosts: self.hosts.len(),
-        })
-    }
-}
-
-/// Longest time between two ranking snapshots while pages are being crawled.
-const SNAPSHOT_INTERVAL: Duration = Duration::from_secs(30);
-
-/// Default `UrlRules`, re-exported for the CLI's option defaults.
-pub fn default_url_rules() -> UrlRules {
-    UrlRules::default()
-}
-
-/// Sets `stop` on Ctrl-C (SIGINT) or SIGTERM, from a small thread of its own, so a front
-/// end can stop a crawl cleanly without depending on a signal crate. A second Ctrl-C exits
-/// the process at once (the state stays consistent: it is committed transactionally).
-pub fn stop_on_ctrl_c(stop: Arc<AtomicBool>) -> Result<()> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the signal handler")?;
-    std::thread::Builder::new()
-        .name("crawlrank-signals".into())
-        .spawn(move || {
-            rt.block_on(async move {
-                #[cfg(unix)]
-                let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-                loop {
-                    #[cfg(unix)]
-                    let term_fut = async {
-                        match term.as_mut() {
-                            Some(t) => {
-                                t.recv().await;
-                            }
-                            None => std::future::pending::<()>().await,
-                        }
-                    };
-                    #[cfg(not(unix))]
-                    let term_fut = std::future::pending::<()>();
-                    tokio::select! {
-                        r = tokio::signal::ctrl_c() => { if r.is_err() { return; } }
-                        _ = term_fut => {}
-                    }
-                    if stop.swap(true, Ordering::SeqCst) {
-                        eprintln!("\ncrawlrank: stopping now");
-                        std::process::exit(130);
-                    }
-                    eprintln!("\ncrawlrank: stopping after the requests in flight (Ctrl-C again to quit at once)");
-                }
-            });
-        })
-        .context("cannot start the signal thread")?;
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn robots_answers_expire_after_a_day() {
-        let now = 1_700_000_000;
-        assert!(robots_fresh(now, now));
-        assert!(robots_fresh(now - ROBOTS_MAX_AGE + 1, now));
-        assert!(!robots_fresh(now - ROBOTS_MAX_AGE, now));
-        assert!(!robots_fresh(now + 60, now), "fetched in the future");
-        assert!(!robots_fresh(0, now));
+            hosts: self.urls.hosts(),
+        }
     }
 }

@@ -6,13 +6,16 @@
 //! line order), arcs are the out-links of the crawled pages as reported to the policy
 //! (redirects contribute their target). Pages not crawled have no out-links.
 //!
-//! The ranking is `score<TAB>url` lines, and stays so: scripts and tests read exactly those
-//! two columns. What fetched pages said about themselves — `noindex`, a canonical URL — goes
-//! to a companion file next to it ([`page_marks_path`]) rather than into extra columns.
+//! The ranking and its companion file of page marks are written as [`crate::ranking`]
+//! describes; while a crawl runs and holds the state, its own latest snapshots are copied.
 
-use crate::state;
+use crate::page::PageMeta;
+use crate::ranking::{
+    page_marks_path, write_page_marks, write_ranking, PAGE_MARKS_SNAPSHOT, RANKING_SNAPSHOT,
+};
+use crate::resume;
 use crate::stats::Stats;
-use crate::store::{Event, Loaded, PageMeta, Store};
+use crate::store::{Event, Loaded, Store};
 use anyhow::{anyhow, Context, Result};
 use crawlrank_frontier::{PageId, PolicySpec};
 use crawlrank_graph::atomic::StagedBasename;
@@ -112,52 +115,6 @@ pub fn export_graph(dir: &Path, out: &Path) -> Result<GraphExport> {
     })
 }
 
-/// The ranking snapshot a crawl keeps in its state directory, refreshed every `K` crawled
-/// pages and when it stops, so the ranking can be read while the crawl holds the state.
-pub const RANKING_SNAPSHOT: &str = "ranking.tsv";
-
-/// The companion of [`RANKING_SNAPSHOT`] (see [`page_marks_path`]), written with it.
-pub const PAGE_MARKS_SNAPSHOT: &str = "ranking.pages.tsv";
-
-/// Where [`export_ranking`] writes the page marks of a ranking written to `ranking`: the
-/// same name with `.pages.tsv` in place of a `.tsv` extension (`rank.tsv` →
-/// `rank.pages.tsv`), else appended (`rank` → `rank.pages.tsv`).
-pub fn page_marks_path(ranking: &Path) -> PathBuf {
-    let name = ranking
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let stem = name.strip_suffix(".tsv").unwrap_or(&name);
-    ranking.with_file_name(format!("{stem}.pages.tsv"))
-}
-
-/// Writes `url<TAB>noindex<TAB>canonical` for every fetched page that said `noindex`
-/// (`1`, else `0`) or named a canonical URL other than its own (else the field is empty),
-/// in discovery order, atomically. Returns the number of lines.
-pub(crate) fn write_page_marks<S: AsRef<str>>(
-    out: &Path,
-    urls: &[S],
-    marks: &BTreeMap<PageId, PageMeta>,
-) -> Result<usize> {
-    crawlrank_graph::atomic::write_file(out, |w| {
-        for (&id, m) in marks {
-            let url = urls
-                .get(id as usize)
-                .with_context(|| format!("page {id} has marks but no URL in the state"))?;
-            writeln!(
-                w,
-                "{}\t{}\t{}",
-                url.as_ref(),
-                u8::from(m.noindex),
-                m.canonical.as_deref().unwrap_or("")
-            )
-            .with_context(|| format!("cannot write {}", out.display()))?;
-        }
-        Ok(())
-    })?;
-    Ok(marks.len())
-}
-
 /// What [`export_ranking`] wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RankingExport {
@@ -171,29 +128,6 @@ pub struct RankingExport {
     /// The companion file of page marks ([`page_marks_path`]) and its number of lines; `None`
     /// when a running crawl's snapshot has none (a crawl started by an older build).
     pub page_marks: Option<(PathBuf, usize)>,
-}
-
-/// Writes `score\turl` for every URL the policy scores, by decreasing score (ties by
-/// discovery order), atomically. Returns (scored, unscored) counts.
-pub(crate) fn write_ranking<S: AsRef<str>>(
-    out: &Path,
-    urls: &[S],
-    score: impl Fn(u32) -> Option<f64>,
-) -> Result<(usize, usize)> {
-    let mut scored: Vec<(f64, u32)> = (0..urls.len() as u32)
-        // `+ 0.0` turns -0 (FICA's score of a seed, −distance) into 0: printed as "0", and
-        // equal to +0 for `total_cmp`, so ties stay in discovery order.
-        .filter_map(|id| score(id).filter(|s| !s.is_nan()).map(|s| (s + 0.0, id)))
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    crawlrank_graph::atomic::write_file(out, |w| {
-        for &(s, id) in &scored {
-            writeln!(w, "{s}\t{}", urls[id as usize].as_ref())
-                .with_context(|| format!("cannot write {}", out.display()))?;
-        }
-        Ok(())
-    })?;
-    Ok((scored.len(), urls.len() - scored.len()))
 }
 
 /// Copies a snapshot file; returns its number of lines.
@@ -237,7 +171,7 @@ pub fn export_ranking(dir: &Path, out: &Path) -> Result<RankingExport> {
         }
     };
     let cfg = config(dir, &loaded)?;
-    let replayed = state::replay(&cfg, store.events()?)?;
+    let replayed = resume::replay(&cfg, store.events()?)?;
     let (scored, unscored) = write_ranking(out, &loaded.urls, |id| replayed.frontier.score(id))?;
     let marks: BTreeMap<PageId, PageMeta> = loaded.pages.into_iter().collect();
     let n = write_page_marks(&marks_out, &loaded.urls, &marks)?;
@@ -364,7 +298,8 @@ pub fn crawl_order(dir: &Path) -> Result<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{Batch, Outcome};
+    use crate::page::Outcome;
+    use crate::store::StepWrites;
     use crawlrank_frontier::{PolicyConfig, PolicyKind};
 
     /// A bfs crawl of `0 -> 1, 2; 1 -> 0, 3` stopped with page 2 in flight: events 0 (seed)
@@ -395,10 +330,10 @@ mod tests {
             });
         }
         events.push(Event::Popped(f.pop().unwrap()));
-        s.commit(&Batch {
+        s.commit(&StepWrites {
             new_urls: (0..4).map(|i| (i, format!("http://a.test/{i}"))).collect(),
             events,
-            ..Batch::default()
+            ..StepWrites::default()
         })
         .unwrap();
     }
@@ -497,19 +432,5 @@ mod tests {
         let err = format!("{:#}", export_graph(dir.path(), &out).err().unwrap());
         assert!(err.contains("event 4 names page 9"), "{err}");
         assert!(!crawlrank_graph::bv::with_ext(&out, "properties").exists());
-    }
-
-    #[test]
-    fn ranking_is_by_score_then_discovery_and_prints_no_negative_zero() {
-        let dir = tempfile::tempdir().unwrap();
-        let out = dir.path().join("r.tsv");
-        let urls = ["a", "b", "c", "d", "e"];
-        let scores = [Some(-0.0), Some(0.0), None, Some(f64::NAN), Some(-1.5)];
-        let (scored, unscored) = write_ranking(&out, &urls, |id| scores[id as usize]).unwrap();
-        assert_eq!((scored, unscored), (3, 2));
-        assert_eq!(
-            std::fs::read_to_string(&out).unwrap(),
-            "0\ta\n0\tb\n-1.5\te\n"
-        );
     }
 }

@@ -8,12 +8,12 @@
 //! every failure is an outcome the engine counts, retries or records.
 
 use crate::links::{extract_links, UrlRules};
-use crate::store::Outcome;
+use crate::page::{Outcome, TransportFailure};
+use crate::robots::{robots_rules, RobotsAnswer, RobotsRules};
 use crate::warc;
 use anyhow::{Context, Result};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
-use texting_robots::Robot;
 use url::Url;
 
 /// What fetching needs to know.
@@ -125,26 +125,6 @@ pub struct PageFetch {
     pub canonical: Option<String>,
     /// Why no HTTP answer came, when none did.
     pub failure: Option<TransportFailure>,
-}
-
-/// Why a request got no HTTP answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TransportFailure {
-    /// The host name did not resolve.
-    Dns,
-    /// The TLS handshake failed (a certificate the client refuses, or a broken handshake).
-    Tls,
-    /// Anything else: refused or reset connections, timeouts, a body cut short.
-    Other,
-}
-
-impl TransportFailure {
-    /// Whether another try a few seconds later may succeed. A name that does not resolve or
-    /// a certificate that is refused will not change within a retry's backoff, so retrying
-    /// would only delay the page's end (and the host's other pages) for nothing.
-    pub fn retryable(self) -> bool {
-        self == Self::Other
-    }
 }
 
 /// Classifies a request error by walking its `source()` chain.
@@ -349,62 +329,6 @@ pub async fn fetch_page(client: &reqwest::Client, cfg: &Arc<FetchConfig>, url: &
     out
 }
 
-/// What robots.txt says for a host.
-#[derive(Debug, Clone)]
-pub enum RobotsRules {
-    /// No usable robots.txt (4xx, or unparseable): everything allowed (RFC 9309 §2.3.1.3).
-    AllowAll,
-    /// The host's rules for our agent.
-    Rules(Arc<Robot>),
-    /// robots.txt unreachable (5xx, network): everything disallowed (RFC 9309 §2.3.1.4).
-    Unreachable,
-}
-
-impl RobotsRules {
-    /// Whether `url` may be fetched.
-    pub fn allowed(&self, url: &str) -> bool {
-        match self {
-            RobotsRules::AllowAll => true,
-            RobotsRules::Rules(r) => r.allowed(url),
-            RobotsRules::Unreachable => false,
-        }
-    }
-
-    /// The host's Crawl-delay, if any.
-    pub fn crawl_delay(&self) -> Option<Duration> {
-        match self {
-            RobotsRules::Rules(r) => r
-                .delay
-                .filter(|d| d.is_finite() && *d > 0.0)
-                .map(|d| Duration::from_secs_f32(d.min(86_400.0))),
-            _ => None,
-        }
-    }
-}
-
-/// What a server answered for robots.txt, when that answer decides the rules by itself (a
-/// failure — 5xx, network — does not: it says nothing about the file and is asked again).
-/// This is what the state keeps, so that a later run need not fetch the file again.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RobotsAnswer {
-    /// No file (4xx, or redirects that led nowhere): everything allowed.
-    Unavailable,
-    /// The file's body (at most 512 KiB).
-    Body(Vec<u8>),
-}
-
-/// The rules an answer means for `agent` (a product token, see
-/// [`FetchConfig::robots_agent`]). Used both on a fresh fetch and on an answer stored by an
-/// earlier run, so both read a file the same way.
-pub fn robots_rules(agent: &str, answer: &RobotsAnswer) -> RobotsRules {
-    match answer {
-        RobotsAnswer::Unavailable => RobotsRules::AllowAll,
-        RobotsAnswer::Body(body) => Robot::new(agent, body)
-            .ok()
-            .map_or(RobotsRules::AllowAll, |r| RobotsRules::Rules(Arc::new(r))),
-    }
-}
-
 /// The result of a robots.txt fetch.
 #[derive(Debug)]
 pub struct RobotsFetch {
@@ -534,22 +458,12 @@ mod tests {
     }
 
     #[test]
-    fn robots_agent_and_crawl_delay() {
+    fn robots_agent_is_the_first_word_of_the_user_agent() {
         let cfg = FetchConfig {
             user_agent: "crawlrank/0.1 (+x)".into(),
             ..FetchConfig::default()
         };
         assert_eq!(cfg.robots_agent(), "crawlrank");
-        let r = Robot::new(
-            "crawlrank",
-            b"User-agent: *\nCrawl-delay: 2.5\nDisallow: /private\n",
-        )
-        .unwrap();
-        let rules = RobotsRules::Rules(Arc::new(r));
-        assert_eq!(rules.crawl_delay(), Some(Duration::from_millis(2500)));
-        assert!(!rules.allowed("http://a.test/private/x"));
-        assert!(rules.allowed("http://a.test/public"));
-        assert!(!RobotsRules::Unreachable.allowed("http://a.test/"));
     }
 
     /// An error with a message and a cause, as the layers of reqwest and hyper build them.
@@ -604,19 +518,6 @@ mod tests {
         assert_eq!(classify(&text), TransportFailure::Other);
         assert!(TransportFailure::Other.retryable());
         assert!(!TransportFailure::Dns.retryable() && !TransportFailure::Tls.retryable());
-    }
-
-    #[test]
-    fn robots_answers_become_rules() {
-        assert!(matches!(
-            robots_rules("crawlrank", &RobotsAnswer::Unavailable),
-            RobotsRules::AllowAll
-        ));
-        let r = robots_rules(
-            "crawlrank",
-            &RobotsAnswer::Body(b"User-agent: *\nDisallow: /x\n".to_vec()),
-        );
-        assert!(!r.allowed("http://a.test/x/1") && r.allowed("http://a.test/y"));
     }
 
     #[test]

@@ -13,17 +13,17 @@
 //! - a page whose fetch failed transiently goes back to its host's queue under its original
 //!   sequence number with a not-before time (exponential backoff): it keeps its place in the
 //!   policy order but never blocks the host; the host serves its other pages meanwhile.
+//! - a host can be held back until a time ([`Scheduler::hold`]: a robots.txt retry's
+//!   backoff); hosts start with the crawl's `--delay` ([`Scheduler::new`]).
 //! - the engine stops popping once [`Scheduler::waiting`] reaches a bound, so a single slow
 //!   host cannot drain the frontier into its queue and freeze the policy's order.
 //!
 //! Time is passed in (`now`), never read here, so the unit tests drive a virtual clock.
 
+use crate::urls::HostId;
 use crawlrank_frontier::PageId;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::{Duration, Instant};
-
-/// A host's politeness key, interned by the engine.
-pub type HostId = u32;
 
 /// A page waiting for its host.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,6 +55,8 @@ enum Listed {
 /// Per-host queues and timers.
 #[derive(Debug, Default)]
 pub struct Scheduler {
+    /// The delay of a host until [`set_delay`](Self::set_delay) gives it its own.
+    default_delay: Duration,
     hosts: HashMap<HostId, Host>,
     /// Idle hosts whose first eligible page may be fetched now, by that page's sequence.
     ready: BTreeSet<(u64, HostId)>,
@@ -64,42 +66,49 @@ pub struct Scheduler {
 }
 
 impl Scheduler {
+    /// A scheduler whose hosts wait `delay` between two requests until
+    /// [`set_delay`](Self::set_delay) says otherwise.
+    pub fn new(delay: Duration) -> Self {
+        Self {
+            default_delay: delay,
+            ..Self::default()
+        }
+    }
+
+    fn host(&mut self, host: HostId) -> &mut Host {
+        let delay = self.default_delay;
+        self.hosts.entry(host).or_insert_with(|| Host {
+            delay,
+            ..Host::default()
+        })
+    }
+
     /// Pages waiting in host queues.
     pub fn waiting(&self) -> usize {
         self.waiting
     }
 
-    /// Hosts seen.
-    pub fn hosts(&self) -> usize {
-        self.hosts.len()
-    }
-
-    /// Whether `host` has a request in flight.
-    pub fn is_busy(&self, host: HostId) -> bool {
-        self.hosts.get(&host).is_some_and(|h| h.busy)
-    }
-
     /// Sets the delay between two requests to `host` (from the next request on).
     pub fn set_delay(&mut self, host: HostId, delay: Duration) {
-        self.hosts.entry(host).or_default().delay = delay;
+        self.host(host).delay = delay;
     }
 
     /// Queues a page popped with sequence number `seq`.
     pub fn push(&mut self, host: HostId, seq: u64, w: Waiting, now: Instant) {
-        self.hosts.entry(host).or_default().queue.insert(seq, w);
+        self.host(host).queue.insert(seq, w);
         self.waiting += 1;
         self.relist(host, now);
     }
 
     /// Marks `host` busy (a request, page or robots.txt, is in flight).
     pub fn start(&mut self, host: HostId, now: Instant) {
-        self.hosts.entry(host).or_default().busy = true;
+        self.host(host).busy = true;
         self.relist(host, now);
     }
 
     /// The request to `host` ended at `now`: the next may start after the host's delay.
     pub fn finish(&mut self, host: HostId, now: Instant) {
-        let h = self.hosts.entry(host).or_default();
+        let h = self.host(host);
         h.busy = false;
         h.next_ready = Some(now + h.delay);
         self.relist(host, now);
@@ -107,7 +116,7 @@ impl Scheduler {
 
     /// Keeps `host` from starting a request before `until` (robots.txt retry backoff).
     pub fn hold(&mut self, host: HostId, until: Instant, now: Instant) {
-        let h = self.hosts.entry(host).or_default();
+        let h = self.host(host);
         h.next_ready = Some(h.next_ready.map_or(until, |t| t.max(until)));
         self.relist(host, now);
     }
@@ -145,20 +154,6 @@ impl Scheduler {
         self.waiting -= 1;
         self.relist(host, now);
         Some((host, seq, w))
-    }
-
-    /// Whether `host` may start a request now and has nothing queued before a new page.
-    pub fn is_free_now(&self, host: HostId, now: Instant) -> bool {
-        self.hosts
-            .get(&host)
-            .is_none_or(|h| !h.busy && h.queue.is_empty() && h.next_ready.is_none_or(|t| t <= now))
-    }
-
-    /// The queued pages of `host` in sequence order (for tests and status).
-    pub fn queued(&self, host: HostId) -> Vec<PageId> {
-        self.hosts
-            .get(&host)
-            .map_or_else(Vec::new, |h| h.queue.values().map(|w| w.page).collect())
     }
 
     /// Recomputes where `host` is listed.
@@ -283,15 +278,20 @@ mod tests {
     }
 
     #[test]
-    fn free_now() {
+    fn hosts_wait_the_default_delay_until_given_their_own() {
         let t0 = Instant::now();
-        let mut s = Scheduler::default();
-        assert!(s.is_free_now(1, t0));
-        s.set_delay(1, Duration::from_secs(1));
+        let d = Duration::from_millis(100);
+        let mut s = Scheduler::new(d);
         s.start(1, t0);
-        assert!(!s.is_free_now(1, t0));
         s.finish(1, t0);
-        assert!(!s.is_free_now(1, t0));
-        assert!(s.is_free_now(1, t0 + Duration::from_secs(1)));
+        s.push(1, 0, w(5), t0);
+        assert_eq!(s.next_timer(), Some(t0 + d));
+        s.set_delay(2, 3 * d);
+        s.start(2, t0);
+        s.finish(2, t0);
+        s.push(2, 1, w(6), t0);
+        assert_eq!(s.next_ready(t0 + d).unwrap().2.page, 5);
+        assert!(s.next_ready(t0 + 2 * d).is_none());
+        assert_eq!(s.next_ready(t0 + 3 * d).unwrap().2.page, 6);
     }
 }

@@ -2,6 +2,7 @@
 //! `crawlrank status`. Kept by the engine thread alone (no atomics) and saved with every
 //! commit, so they survive restarts and add up across runs.
 
+use crate::page::{Outcome, TransportFailure};
 use std::fmt;
 
 macro_rules! stats {
@@ -70,6 +71,28 @@ stats! {
 }
 
 impl Stats {
+    /// Counts a finished page in the one counter of its outcome (so that they add up to
+    /// [`pages_done`](Self::pages_done)); a fetch error also in `dns_errors` or `tls_errors`
+    /// when its `failure` says so.
+    pub fn count_outcome(&mut self, outcome: Outcome, failure: Option<TransportFailure>) {
+        match outcome {
+            Outcome::Html => self.pages_html += 1,
+            Outcome::NotHtml => self.pages_not_html += 1,
+            Outcome::HttpError => self.http_errors += 1,
+            Outcome::Redirect => self.redirects += 1,
+            Outcome::FetchError => {
+                self.fetch_errors += 1;
+                match failure {
+                    Some(TransportFailure::Dns) => self.dns_errors += 1,
+                    Some(TransportFailure::Tls) => self.tls_errors += 1,
+                    _ => {}
+                }
+            }
+            Outcome::TooLarge => self.too_large += 1,
+            Outcome::RobotsDisallowed => self.robots_disallowed += 1,
+        }
+    }
+
     /// Pages whose fetch ended, whatever the outcome.
     pub fn pages_done(&self) -> u64 {
         self.pages_html
@@ -121,5 +144,18 @@ mod tests {
                 ..Stats::default()
             }
         );
+    }
+
+    #[test]
+    fn each_outcome_is_counted_once() {
+        let mut s = Stats::default();
+        for b in 0..7 {
+            s.count_outcome(Outcome::from_byte(b).unwrap(), None);
+        }
+        s.count_outcome(Outcome::FetchError, Some(TransportFailure::Dns));
+        s.count_outcome(Outcome::FetchError, Some(TransportFailure::Tls));
+        s.count_outcome(Outcome::FetchError, Some(TransportFailure::Other));
+        assert_eq!(s.pages_done(), 10);
+        assert_eq!((s.fetch_errors, s.dns_errors, s.tls_errors), (4, 1, 1));
     }
 }

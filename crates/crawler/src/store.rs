@@ -6,7 +6,7 @@
 //! recording those calls is enough to rebuild the exact frontier — IECA's distances, OPIC's
 //! cash, the batch policies' PageRank vectors, even `random`'s generator — without each policy
 //! having to serialise itself. On restart the log is replayed through the same calls and every
-//! replayed pop is checked against the recorded one (see [`crate::state`]).
+//! replayed pop is checked against the recorded one (see [`crate::resume`]).
 //!
 //! Tables:
 //! - `meta`: format version, the policy configuration the frontier was built with, the WARC
@@ -26,11 +26,17 @@
 //! marks), and an older build ignores them. Anything an older build would misread — another
 //! event encoding, a changed table — needs a new [`FORMAT`].
 //!
-//! Every change of one engine step goes in one transaction with `Durability::Immediate`, so a
-//! `kill -9` or a power cut leaves the state of the last commit, whole. A state written by
-//! another format version is refused with a clear error and left untouched.
+//! Every change of one engine step ([`StepWrites`]) goes in one transaction with
+//! `Durability::Immediate`, so a `kill -9` or a power cut leaves the state of the last commit,
+//! whole. A state written by another format version is refused with a clear error and left
+//! untouched.
 
-use crate::fetch::RobotsAnswer;
+use crate::page::PageMeta;
+// The log's `Crawled` events carry an outcome: named here too, where readers of the log
+// (the replay's tests among them) look for it.
+use crate::page::Outcome;
+use crate::robots::{RobotsAnswer, StoredRobots};
+use crate::warc::WarcPosition;
 use anyhow::{bail, ensure, Context, Result};
 use crawlrank_frontier::{PageId, PolicySpec};
 use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
@@ -46,58 +52,6 @@ const ROBOTS: TableDefinition<&str, &[u8]> = TableDefinition::new("robots");
 /// of the event encoding (a new table that older states lack and older builds ignore needs
 /// none).
 pub const FORMAT: &str = "crawlrank-crawl-state/1";
-
-/// How a fetched page ended. Stored in the log (one byte), counted in the stats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[repr(u8)]
-pub enum Outcome {
-    /// An HTML page; its links were extracted.
-    Html = 0,
-    /// A 2xx response that is not HTML (by `Content-Type`): stored, not parsed.
-    NotHtml = 1,
-    /// A final 4xx/5xx (after retries for 5xx).
-    HttpError = 2,
-    /// A 3xx: its `Location` is the page's one link.
-    Redirect = 3,
-    /// Connection, DNS or timeout failure after the retries.
-    FetchError = 4,
-    /// The body exceeded the size cap.
-    TooLarge = 5,
-    /// robots.txt disallows the URL (never fetched).
-    RobotsDisallowed = 6,
-    /// Not fetched: the crawl stopped before (recorded only by `export`, never logged).
-    Unfetched = 7,
-}
-
-impl Outcome {
-    fn from_u8(b: u8) -> Result<Self> {
-        Ok(match b {
-            0 => Self::Html,
-            1 => Self::NotHtml,
-            2 => Self::HttpError,
-            3 => Self::Redirect,
-            4 => Self::FetchError,
-            5 => Self::TooLarge,
-            6 => Self::RobotsDisallowed,
-            7 => Self::Unfetched,
-            _ => bail!("unknown page outcome {b}"),
-        })
-    }
-
-    /// A short name for status output.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Html => "html",
-            Self::NotHtml => "not-html",
-            Self::HttpError => "http-error",
-            Self::Redirect => "redirect",
-            Self::FetchError => "fetch-error",
-            Self::TooLarge => "too-large",
-            Self::RobotsDisallowed => "robots-disallowed",
-            Self::Unfetched => "unfetched",
-        }
-    }
-}
 
 /// One recorded call on the frontier.
 #[derive(Debug, Clone, PartialEq)]
@@ -163,7 +117,7 @@ impl Event {
             } => {
                 out.push(2);
                 put_varint(&mut out, (*id).into());
-                out.push(*outcome as u8);
+                out.push(outcome.to_byte());
                 put_varint(&mut out, (*status).into());
                 put_varint(&mut out, links.len() as u64);
                 links.iter().for_each(|&i| put_varint(&mut out, i.into()));
@@ -188,7 +142,7 @@ impl Event {
             Some(1) => Event::Popped(get_u32(b, &mut pos)?),
             Some(2) => {
                 let id = get_u32(b, &mut pos)?;
-                let outcome = Outcome::from_u8(*b.get(pos).context("truncated event")?)?;
+                let outcome = Outcome::from_byte(*b.get(pos).context("truncated event")?)?;
                 pos += 1;
                 let status = u16::try_from(get_varint(b, &mut pos)?).context("bad status")?;
                 let n = get_varint(b, &mut pos)? as usize;
@@ -210,21 +164,8 @@ impl Event {
     }
 }
 
-/// What a fetched HTML page said about itself, beyond its links.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PageMeta {
-    /// Meta robots or `X-Robots-Tag` said `noindex`.
-    pub noindex: bool,
-    /// `<link rel=canonical>`, normalised, when it names another URL.
-    pub canonical: Option<String>,
-}
-
+/// The `pages` table's records.
 impl PageMeta {
-    /// Whether there is anything to store.
-    pub fn is_empty(&self) -> bool {
-        !self.noindex && self.canonical.is_none()
-    }
-
     /// A flags byte (bit 0: noindex, bit 1: canonical present), then the canonical URL.
     fn encode(&self) -> Vec<u8> {
         let flags = u8::from(self.noindex) | u8::from(self.canonical.is_some()) << 1;
@@ -253,13 +194,7 @@ impl PageMeta {
     }
 }
 
-/// A host's robots.txt answer as fetched, and when (seconds since the Unix epoch).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoredRobots {
-    pub fetched_at: u64,
-    pub answer: RobotsAnswer,
-}
-
+/// The `robots` table's records.
 impl StoredRobots {
     /// Fetch time (8 bytes, little endian), a kind byte (0: no file, 1: a body), the body.
     fn encode(&self) -> Vec<u8> {
@@ -286,14 +221,6 @@ impl StoredRobots {
     }
 }
 
-/// Where the WARC writer was at the last commit: records past it belong to pages whose
-/// fetch was not committed, and are cut on resume.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct WarcPosition {
-    pub file: u32,
-    pub offset: u64,
-}
-
 /// Everything read back from a state directory at open, except the event log, which grows
 /// with the number of links and is read as a stream ([`Store::events`]).
 #[derive(Debug, Default)]
@@ -311,9 +238,9 @@ pub struct Loaded {
     pub robots: Vec<(String, StoredRobots)>,
 }
 
-/// The changes of one engine step, committed at once.
+/// The writes of one engine step, committed in one transaction ([`Store::commit`]).
 #[derive(Debug, Default)]
-pub struct Batch {
+pub struct StepWrites {
     pub new_urls: Vec<(PageId, String)>,
     pub events: Vec<Event>,
     pub warc: Option<WarcPosition>,
@@ -322,7 +249,8 @@ pub struct Batch {
     pub robots: Vec<(String, StoredRobots)>,
 }
 
-impl Batch {
+impl StepWrites {
+    /// Whether there is nothing to write.
     pub fn is_empty(&self) -> bool {
         self.new_urls.is_empty()
             && self.events.is_empty()
@@ -561,41 +489,41 @@ impl Store {
         txn.commit().context("cannot write the crawl configuration")
     }
 
-    /// Commits a batch, durably. On error (a full disk) nothing of it is kept.
-    pub fn commit(&mut self, batch: &Batch) -> Result<()> {
-        if batch.is_empty() {
+    /// Commits one step's writes, durably. On error (a full disk) nothing of them is kept.
+    pub fn commit(&mut self, writes: &StepWrites) -> Result<()> {
+        if writes.is_empty() {
             return Ok(());
         }
         let res = (|| -> Result<()> {
             let txn = self.db.begin_write()?;
             {
                 let mut urls = txn.open_table(URLS)?;
-                for (id, u) in &batch.new_urls {
+                for (id, u) in &writes.new_urls {
                     urls.insert(*id, u.as_str())?;
                 }
                 let mut events = txn.open_table(EVENTS)?;
-                for (i, e) in batch.events.iter().enumerate() {
+                for (i, e) in writes.events.iter().enumerate() {
                     events.insert(self.next_event + i as u64, e.encode().as_slice())?;
                 }
-                if !batch.pages.is_empty() {
+                if !writes.pages.is_empty() {
                     let mut pages = txn.open_table(PAGES)?;
-                    for (id, m) in &batch.pages {
+                    for (id, m) in &writes.pages {
                         pages.insert(*id, m.encode().as_slice())?;
                     }
                 }
-                if !batch.robots.is_empty() {
+                if !writes.robots.is_empty() {
                     let mut robots = txn.open_table(ROBOTS)?;
-                    for (origin, r) in &batch.robots {
+                    for (origin, r) in &writes.robots {
                         robots.insert(origin.as_str(), r.encode().as_slice())?;
                     }
                 }
                 let mut meta = txn.open_table(META)?;
-                if let Some(w) = batch.warc {
+                if let Some(w) = writes.warc {
                     let mut b = w.file.to_le_bytes().to_vec();
                     b.extend_from_slice(&w.offset.to_le_bytes());
                     meta.insert("warc", b.as_slice())?;
                 }
-                if let Some(s) = &batch.stats {
+                if let Some(s) = &writes.stats {
                     meta.insert("stats", s.as_slice())?;
                 }
             }
@@ -608,7 +536,7 @@ impl Store {
                 self.path.display()
             )
         })?;
-        self.next_event += batch.events.len() as u64;
+        self.next_event += writes.events.len() as u64;
         Ok(())
     }
 }
@@ -679,10 +607,10 @@ mod tests {
     fn a_state_without_the_newer_tables_opens() {
         let dir = tempfile::tempdir().unwrap();
         let (mut s, _) = Store::open(dir.path(), true).unwrap();
-        s.commit(&Batch {
+        s.commit(&StepWrites {
             new_urls: vec![(0, "http://a.test/".into())],
             events: vec![Event::Seed(vec![0])],
-            ..Batch::default()
+            ..StepWrites::default()
         })
         .unwrap();
         drop(s);
@@ -697,7 +625,7 @@ mod tests {
         assert_eq!(l.urls.len(), 1);
         assert!(l.pages.is_empty() && l.robots.is_empty());
         // And it takes the new records: the tables are created by the first commit.
-        s.commit(&Batch {
+        s.commit(&StepWrites {
             pages: vec![(
                 0,
                 PageMeta {
@@ -705,7 +633,7 @@ mod tests {
                     canonical: None,
                 },
             )],
-            ..Batch::default()
+            ..StepWrites::default()
         })
         .unwrap();
         drop(s);
@@ -726,7 +654,7 @@ mod tests {
             },
         };
         s.set_config(&c).unwrap();
-        let b = Batch {
+        let b = StepWrites {
             new_urls: vec![(0, "http://a.test/".into()), (1, "http://a.test/x".into())],
             events: vec![Event::Seed(vec![0]), Event::Popped(0)],
             warc: Some(WarcPosition {
@@ -841,10 +769,10 @@ mod tests {
         let (mut s, _) = Store::open(dir.path(), true).unwrap();
         assert!(read_events(&s).is_empty());
         let first = vec![Event::Seed(vec![0]), Event::Popped(0)];
-        s.commit(&Batch {
+        s.commit(&StepWrites {
             new_urls: vec![(0, "http://a.test/".into())],
             events: first.clone(),
-            ..Batch::default()
+            ..StepWrites::default()
         })
         .unwrap();
         drop(s);
@@ -856,9 +784,9 @@ mod tests {
             status: 200,
             links: vec![0],
         };
-        s.commit(&Batch {
+        s.commit(&StepWrites {
             events: vec![crawled.clone()],
-            ..Batch::default()
+            ..StepWrites::default()
         })
         .unwrap();
         let all: Vec<Event> = first.into_iter().chain([crawled]).collect();
@@ -867,9 +795,9 @@ mod tests {
         // A stream is a snapshot: what is committed while it is read is not in it.
         let mut events = s.events().unwrap();
         assert_eq!(events.next().unwrap().unwrap(), want[0]);
-        s.commit(&Batch {
+        s.commit(&StepWrites {
             events: vec![Event::Popped(1)],
-            ..Batch::default()
+            ..StepWrites::default()
         })
         .unwrap();
         assert_eq!(events.map(Result::unwrap).collect::<Vec<_>>(), want[1..]);
@@ -880,10 +808,10 @@ mod tests {
     fn a_gap_in_the_log_is_refused_at_open_and_a_bad_event_when_read() {
         let dir = tempfile::tempdir().unwrap();
         let (mut s, _) = Store::open(dir.path(), true).unwrap();
-        s.commit(&Batch {
+        s.commit(&StepWrites {
             new_urls: vec![(0, "http://a.test/".into()), (1, "http://a.test/b".into())],
             events: vec![Event::Seed(vec![0, 1]), Event::Popped(0), Event::Popped(1)],
-            ..Batch::default()
+            ..StepWrites::default()
         })
         .unwrap();
         drop(s);

@@ -12,13 +12,20 @@
 //! Records are built and compressed by the fetch tasks ([`fetch_records`]), off the engine
 //! thread; the engine only appends bytes ([`WarcWriter::append`]).
 
-use crate::store::WarcPosition;
 use anyhow::{Context, Result};
 use flate2::{write::GzEncoder, Compression};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
+
+/// Where the WARC writer was at the last commit: records past it belong to pages whose
+/// fetch was not committed, and are cut on resume. The state stores it with every commit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct WarcPosition {
+    pub file: u32,
+    pub offset: u64,
+}
 
 /// `YYYY-MM-DDThh:mm:ssZ` (the WARC-Date form) of a time.
 pub fn warc_date(t: SystemTime) -> String {

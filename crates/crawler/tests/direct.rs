@@ -4,7 +4,7 @@
 //! `noindex` or name a canonical URL, which the test web's graph pages never do.
 
 use crawlrank_crawler::engine::{crawl, CrawlConfig, StopReason};
-use crawlrank_crawler::export;
+use crawlrank_crawler::{export, ranking};
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -226,7 +226,7 @@ fn noindex_and_canonical_are_stored_and_exported() {
     );
     // The crawl's own snapshot has the same companion, and so has the state.
     assert_eq!(
-        std::fs::read_to_string(dir.path().join(export::PAGE_MARKS_SNAPSHOT)).unwrap(),
+        std::fs::read_to_string(dir.path().join(ranking::PAGE_MARKS_SNAPSHOT)).unwrap(),
         want
     );
     let stored = export::page_marks(dir.path()).unwrap();

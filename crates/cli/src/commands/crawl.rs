@@ -2,9 +2,10 @@
 
 use anyhow::{Context, Result};
 use crawlrank_crawler::engine::{self, CrawlConfig, StopReason};
+use crawlrank_crawler::signals::StopSignals;
 use crawlrank_frontier::PolicyKind;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -80,6 +81,28 @@ fn read_seeds(path: &PathBuf) -> Result<Vec<String>> {
         .collect())
 }
 
+/// Sets `stop` on Ctrl-C (SIGINT) or SIGTERM, from a small thread of its own, so that the
+/// crawl ends cleanly after the requests in flight. A second signal exits the process at
+/// once (the state stays consistent: it is committed transactionally).
+fn stop_on_signals(stop: Arc<AtomicBool>) -> Result<()> {
+    let mut signals = StopSignals::listen()?;
+    std::thread::Builder::new()
+        .name("crawlrank-signals".into())
+        .spawn(move || {
+            while signals.wait() {
+                if stop.swap(true, Ordering::SeqCst) {
+                    eprintln!("\ncrawlrank: stopping now");
+                    std::process::exit(130);
+                }
+                eprintln!(
+                    "\ncrawlrank: stopping after the requests in flight (Ctrl-C again to quit at once)"
+                );
+            }
+        })
+        .context("cannot start the signal thread")?;
+    Ok(())
+}
+
 pub fn run(args: Args) -> Result<()> {
     let mut c = CrawlConfig {
         state_dir: args.state.clone(),
@@ -109,7 +132,7 @@ pub fn run(args: Args) -> Result<()> {
     c.fetch.warc = !args.no_warc;
 
     let stop = Arc::new(AtomicBool::new(false));
-    engine::stop_on_ctrl_c(stop.clone())?;
+    stop_on_signals(stop.clone())?;
     let pb = crate::progress::bar(None, "pages");
     pb.set_prefix("crawl");
     let report = engine::crawl(&c, &stop, &mut |p| {

@@ -36,7 +36,7 @@ pub fn replay(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::Outcome;
+    use crate::page::Outcome;
     use crawlrank_frontier::{PolicyConfig, PolicyKind};
 
     /// A log as the store yields it.

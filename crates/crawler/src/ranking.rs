@@ -1,0 +1,143 @@
+//! The ranking files: `score<TAB>url` lines, best first ([`write_ranking`]), and their
+//! companion of page marks ([`write_page_marks`], [`page_marks_path`]).
+//!
+//! Why a module of its own: two writers share them — a running crawl rewrites its snapshots
+//! in the state directory ([`RANKING_SNAPSHOT`], [`PAGE_MARKS_SNAPSHOT`]) so that the ranking
+//! can be read while it holds the state, and `export --ranking` writes them from a stopped
+//! crawl's state (or copies the snapshots). Neither writer depends on the other.
+//!
+//! The ranking is `score<TAB>url` lines, and stays so: scripts and tests read exactly those
+//! two columns. What fetched pages said about themselves — `noindex`, a canonical URL — goes
+//! to a companion file next to it ([`page_marks_path`]) rather than into extra columns.
+
+use crate::page::PageMeta;
+use anyhow::{Context, Result};
+use crawlrank_frontier::PageId;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// The ranking snapshot a crawl keeps in its state directory, refreshed every `K` crawled
+/// pages and when it stops, so the ranking can be read while the crawl holds the state.
+pub const RANKING_SNAPSHOT: &str = "ranking.tsv";
+
+/// The companion of [`RANKING_SNAPSHOT`] (see [`page_marks_path`]), written with it.
+pub const PAGE_MARKS_SNAPSHOT: &str = "ranking.pages.tsv";
+
+/// Longest time between two ranking snapshots while pages are being crawled.
+pub const SNAPSHOT_INTERVAL: Duration = Duration::from_secs(30);
+
+/// When a running crawl rewrites its snapshots: every `K` crawled pages, and at least every
+/// [`SNAPSHOT_INTERVAL`] while pages are being crawled.
+#[derive(Debug, Clone)]
+pub struct SnapshotClock {
+    every: u64,
+    /// Pages crawled at the last snapshot, and when it was written.
+    last: u64,
+    last_at: Instant,
+}
+
+impl SnapshotClock {
+    /// A clock for snapshots every `every` pages, `crawled` pages having been crawled.
+    pub fn new(every: u64, crawled: u64) -> Self {
+        Self {
+            every: every.max(1),
+            last: crawled,
+            last_at: Instant::now(),
+        }
+    }
+
+    /// Whether a snapshot is due, `crawled` pages having been crawled.
+    pub fn due(&self, crawled: u64) -> bool {
+        crawled >= self.last + self.every
+            || (crawled > self.last && self.last_at.elapsed() >= SNAPSHOT_INTERVAL)
+    }
+
+    /// A snapshot was written, `crawled` pages having been crawled.
+    pub fn written(&mut self, crawled: u64) {
+        self.last = crawled;
+        self.last_at = Instant::now();
+    }
+}
+
+/// Where [`export_ranking`](crate::export::export_ranking) writes the page marks of a
+/// ranking written to `ranking`: the same name with `.pages.tsv` in place of a `.tsv`
+/// extension (`rank.tsv` → `rank.pages.tsv`), else appended (`rank` → `rank.pages.tsv`).
+pub fn page_marks_path(ranking: &Path) -> PathBuf {
+    let name = ranking
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = name.strip_suffix(".tsv").unwrap_or(&name);
+    ranking.with_file_name(format!("{stem}.pages.tsv"))
+}
+
+/// Writes `url<TAB>noindex<TAB>canonical` for every fetched page that said `noindex`
+/// (`1`, else `0`) or named a canonical URL other than its own (else the field is empty),
+/// in discovery order, atomically. Returns the number of lines.
+pub fn write_page_marks<S: AsRef<str>>(
+    out: &Path,
+    urls: &[S],
+    marks: &BTreeMap<PageId, PageMeta>,
+) -> Result<usize> {
+    crawlrank_graph::atomic::write_file(out, |w| {
+        for (&id, m) in marks {
+            let url = urls
+                .get(id as usize)
+                .with_context(|| format!("page {id} has marks but no URL in the state"))?;
+            writeln!(
+                w,
+                "{}\t{}\t{}",
+                url.as_ref(),
+                u8::from(m.noindex),
+                m.canonical.as_deref().unwrap_or("")
+            )
+            .with_context(|| format!("cannot write {}", out.display()))?;
+        }
+        Ok(())
+    })?;
+    Ok(marks.len())
+}
+
+/// Writes `score\turl` for every URL the policy scores, by decreasing score (ties by
+/// discovery order), atomically. Returns (scored, unscored) counts.
+pub fn write_ranking<S: AsRef<str>>(
+    out: &Path,
+    urls: &[S],
+    score: impl Fn(u32) -> Option<f64>,
+) -> Result<(usize, usize)> {
+    let mut scored: Vec<(f64, u32)> = (0..urls.len() as u32)
+        // `+ 0.0` turns -0 (FICA's score of a seed, −distance) into 0: printed as "0", and
+        // equal to +0 for `total_cmp`, so ties stay in discovery order.
+        .filter_map(|id| score(id).filter(|s| !s.is_nan()).map(|s| (s + 0.0, id)))
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    crawlrank_graph::atomic::write_file(out, |w| {
+        for &(s, id) in &scored {
+            writeln!(w, "{s}\t{}", urls[id as usize].as_ref())
+                .with_context(|| format!("cannot write {}", out.display()))?;
+        }
+        Ok(())
+    })?;
+    Ok((scored.len(), urls.len() - scored.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranking_is_by_score_then_discovery_and_prints_no_negative_zero() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("r.tsv");
+        let urls = ["a", "b", "c", "d", "e"];
+        let scores = [Some(-0.0), Some(0.0), None, Some(f64::NAN), Some(-1.5)];
+        let (scored, unscored) = write_ranking(&out, &urls, |id| scores[id as usize]).unwrap();
+        assert_eq!((scored, unscored), (3, 2));
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            "0\ta\n0\tb\n-1.5\te\n"
+        );
+    }
+}

@@ -1,0 +1,382 @@
+//! robots.txt (RFC 9309) for the crawler: what a host's file means for our user agent
+//! ([`RobotsRules`]), the answer worth keeping across runs ([`RobotsAnswer`], [`StoredRobots`])
+//! and for how long ([`fresh`]: 24 hours), and each host's robots.txt state during a crawl
+//! ([`RobotsTable`]).
+//!
+//! Why apart from fetching: the rules are read from two sources — a fresh fetch
+//! ([`crate::fetch::fetch_robots`]) and an answer an earlier run stored
+//! ([`crate::store`]) — and both must read a file the same way; the store needs the answer's
+//! type without needing HTTP, and fetching needs the rules without needing the store.
+//!
+//! Why a table apart from the engine: what a host's robots.txt state is — rules and their
+//! age, an answer stored by an earlier run and not used yet, failed attempts, a failure
+//! that gives the host up — is decided here, in plain methods with the time passed in; the
+//! engine only acts on the answers (fetch the file, wait, count, apply the Crawl-delay).
+
+use crate::page::TransportFailure;
+use crate::urls::HostId;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+use texting_robots::Robot;
+
+/// What robots.txt says for a host.
+#[derive(Debug, Clone)]
+pub enum RobotsRules {
+    /// No usable robots.txt (4xx, or unparseable): everything allowed (RFC 9309 §2.3.1.3).
+    AllowAll,
+    /// The host's rules for our agent.
+    Rules(Arc<Robot>),
+    /// robots.txt unreachable (5xx, network): everything disallowed (RFC 9309 §2.3.1.4).
+    Unreachable,
+}
+
+impl RobotsRules {
+    /// Whether `url` may be fetched.
+    pub fn allowed(&self, url: &str) -> bool {
+        match self {
+            RobotsRules::AllowAll => true,
+            RobotsRules::Rules(r) => r.allowed(url),
+            RobotsRules::Unreachable => false,
+        }
+    }
+
+    /// The host's Crawl-delay, if any.
+    pub fn crawl_delay(&self) -> Option<Duration> {
+        match self {
+            RobotsRules::Rules(r) => r
+                .delay
+                .filter(|d| d.is_finite() && *d > 0.0)
+                .map(|d| Duration::from_secs_f32(d.min(86_400.0))),
+            _ => None,
+        }
+    }
+}
+
+/// What a server answered for robots.txt, when that answer decides the rules by itself (a
+/// failure — 5xx, network — does not: it says nothing about the file and is asked again).
+/// This is what the state keeps, so that a later run need not fetch the file again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RobotsAnswer {
+    /// No file (4xx, or redirects that led nowhere): everything allowed.
+    Unavailable,
+    /// The file's body (at most 512 KiB).
+    Body(Vec<u8>),
+}
+
+/// The rules an answer means for `agent` (a product token, see
+/// [`FetchConfig::robots_agent`](crate::fetch::FetchConfig::robots_agent)). Used both on a fresh fetch and on an answer stored by an
+/// earlier run, so both read a file the same way.
+pub fn robots_rules(agent: &str, answer: &RobotsAnswer) -> RobotsRules {
+    match answer {
+        RobotsAnswer::Unavailable => RobotsRules::AllowAll,
+        RobotsAnswer::Body(body) => Robot::new(agent, body)
+            .ok()
+            .map_or(RobotsRules::AllowAll, |r| RobotsRules::Rules(Arc::new(r))),
+    }
+}
+
+/// A host's robots.txt answer as fetched, and when (seconds since the Unix epoch): what the
+/// state keeps per origin, so that a resumed crawl need not fetch the file again while it is
+/// fresh.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredRobots {
+    pub fetched_at: u64,
+    pub answer: RobotsAnswer,
+}
+
+/// RFC 9309 §2.4: a crawler SHOULD NOT use a cached robots.txt for longer than 24 hours.
+pub const MAX_AGE: u64 = 24 * 3600;
+
+/// Seconds since the Unix epoch, the clock robots.txt answers are dated by.
+pub fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// Whether a robots.txt answer fetched at `at` may still be used at `now`. One from the
+/// future (the clock went back) is not trusted: it could otherwise live for any time.
+pub fn fresh(at: u64, now: u64) -> bool {
+    at <= now && now - at < MAX_AGE
+}
+
+/// Where a host stands with its robots.txt ([`RobotsTable::lookup`]).
+#[derive(Debug, Clone)]
+pub enum HostRobots {
+    /// These rules are in force.
+    Rules(RobotsRules),
+    /// These rules, just taken from the answer an earlier run stored (once per host and
+    /// run): now in force too.
+    StoredRules(RobotsRules),
+    /// The host's robots.txt got no answer for a reason a retry would not change (its name
+    /// does not resolve, its TLS fails): its pages are given up without a request each.
+    GiveUp(TransportFailure),
+    /// No rules yet, or too old: robots.txt must be fetched first.
+    Unknown,
+}
+
+/// What to do after a robots.txt fetch ([`RobotsTable::fetched`]).
+#[derive(Debug, Clone)]
+pub enum AfterFetch {
+    /// Try again later; `attempt` earlier tries failed before this one (the backoff's
+    /// exponent). The host's pages keep waiting meanwhile.
+    Retry { attempt: u32 },
+    /// These rules are in force now; `keep` is the answer to store for later runs (a
+    /// failure is never stored: it says nothing about the file, the next run asks again).
+    Settled {
+        rules: RobotsRules,
+        keep: Option<StoredRobots>,
+    },
+}
+
+#[derive(Debug, Default)]
+struct HostState {
+    rules: Option<RobotsRules>,
+    /// When the answer behind `rules` was fetched (seconds since the Unix epoch).
+    fetched_at: u64,
+    /// Failed fetches of the current rules' predecessor (retries so far).
+    attempts: u32,
+    /// Set with `rules` (then `Unreachable`) when the failure gives the host up.
+    failed: Option<TransportFailure>,
+}
+
+/// Every host's robots.txt state during a crawl, by host id.
+#[derive(Debug)]
+pub struct RobotsTable {
+    hosts: Vec<HostState>,
+    /// Answers stored by earlier runs, by origin, taken when their host is first needed (if
+    /// still fresh then).
+    stored: HashMap<String, StoredRobots>,
+    /// The product token groups are matched against.
+    agent: String,
+    /// Further tries of a robots.txt that got no answer worth keeping.
+    max_retries: u32,
+}
+
+impl RobotsTable {
+    /// A table for `agent` (see
+    /// [`FetchConfig::robots_agent`](crate::fetch::FetchConfig::robots_agent)), knowing the
+    /// answers `stored` by earlier runs.
+    pub fn new(agent: &str, max_retries: u32, stored: Vec<(String, StoredRobots)>) -> Self {
+        Self {
+            hosts: Vec::new(),
+            stored: stored.into_iter().collect(),
+            agent: agent.to_string(),
+            max_retries,
+        }
+    }
+
+    fn host(&mut self, host: HostId) -> &mut HostState {
+        let i = host as usize;
+        if i >= self.hosts.len() {
+            self.hosts.resize_with(i + 1, HostState::default);
+        }
+        &mut self.hosts[i]
+    }
+
+    /// Where `host` (at `origin`) stands at `now` (seconds since the Unix epoch). Rules
+    /// older than [`MAX_AGE`] are dropped, failures included, so the file is fetched again
+    /// (within a run longer than a day too); an answer stored by an earlier run is used
+    /// while fresh.
+    pub fn lookup(&mut self, host: HostId, origin: &str, now: u64) -> HostRobots {
+        let h = self.host(host);
+        if h.rules.is_some() && !fresh(h.fetched_at, now) {
+            *h = HostState::default();
+        }
+        if let Some(rules) = &h.rules {
+            return match h.failed {
+                Some(failure) => HostRobots::GiveUp(failure),
+                None => HostRobots::Rules(rules.clone()),
+            };
+        }
+        match self.stored.remove(origin) {
+            Some(s) if fresh(s.fetched_at, now) => {
+                let rules = robots_rules(&self.agent, &s.answer);
+                let h = self.host(host);
+                h.rules = Some(rules.clone());
+                h.fetched_at = s.fetched_at;
+                HostRobots::StoredRules(rules)
+            }
+            _ => HostRobots::Unknown,
+        }
+    }
+
+    /// Records how a robots.txt fetch of `host` ended at `now`: its `rules`, the `answer`
+    /// they come from when there was one, and why no HTTP answer came when none did.
+    pub fn fetched(
+        &mut self,
+        host: HostId,
+        rules: RobotsRules,
+        answer: Option<RobotsAnswer>,
+        failure: Option<TransportFailure>,
+        now: u64,
+    ) -> AfterFetch {
+        let max_retries = self.max_retries;
+        let h = self.host(host);
+        let retryable = failure.is_none_or(TransportFailure::retryable);
+        if matches!(rules, RobotsRules::Unreachable) && retryable && h.attempts < max_retries {
+            h.attempts += 1;
+            return AfterFetch::Retry {
+                attempt: h.attempts - 1,
+            };
+        }
+        h.failed = failure.filter(|f| !f.retryable());
+        h.rules = Some(rules.clone());
+        h.fetched_at = now;
+        AfterFetch::Settled {
+            rules,
+            keep: answer.map(|answer| StoredRobots {
+                fetched_at: now,
+                answer,
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_and_crawl_delay() {
+        let r = Robot::new(
+            "crawlrank",
+            b"User-agent: *\nCrawl-delay: 2.5\nDisallow: /private\n",
+        )
+        .unwrap();
+        let rules = RobotsRules::Rules(Arc::new(r));
+        assert_eq!(rules.crawl_delay(), Some(Duration::from_millis(2500)));
+        assert!(!rules.allowed("http://a.test/private/x"));
+        assert!(rules.allowed("http://a.test/public"));
+        assert!(!RobotsRules::Unreachable.allowed("http://a.test/"));
+    }
+
+    #[test]
+    fn robots_answers_become_rules() {
+        assert!(matches!(
+            robots_rules("crawlrank", &RobotsAnswer::Unavailable),
+            RobotsRules::AllowAll
+        ));
+        let r = robots_rules(
+            "crawlrank",
+            &RobotsAnswer::Body(b"User-agent: *\nDisallow: /x\n".to_vec()),
+        );
+        assert!(!r.allowed("http://a.test/x/1") && r.allowed("http://a.test/y"));
+    }
+
+    #[test]
+    fn robots_answers_expire_after_a_day() {
+        let now = 1_700_000_000;
+        assert!(fresh(now, now));
+        assert!(fresh(now - MAX_AGE + 1, now));
+        assert!(!fresh(now - MAX_AGE, now));
+        assert!(!fresh(now + 60, now), "fetched in the future");
+        assert!(!fresh(0, now));
+    }
+
+    fn body(text: &str) -> RobotsAnswer {
+        RobotsAnswer::Body(text.as_bytes().to_vec())
+    }
+
+    #[test]
+    fn the_table_fetches_once_retries_and_expires() {
+        let now = 1_700_000_000;
+        let mut t = RobotsTable::new("crawlrank", 1, Vec::new());
+        assert!(matches!(
+            t.lookup(0, "http://a.test", now),
+            HostRobots::Unknown
+        ));
+        // A 5xx: retried once, then everything is disallowed (and nothing kept).
+        let after = t.fetched(0, RobotsRules::Unreachable, None, None, now);
+        assert!(matches!(after, AfterFetch::Retry { attempt: 0 }));
+        let after = t.fetched(0, RobotsRules::Unreachable, None, None, now);
+        assert!(matches!(after, AfterFetch::Settled { keep: None, .. }));
+        let HostRobots::Rules(r) = t.lookup(0, "http://a.test", now) else {
+            panic!("settled")
+        };
+        assert!(!r.allowed("http://a.test/"));
+        // A day later the file is asked again.
+        let later = now + MAX_AGE;
+        assert!(matches!(
+            t.lookup(0, "http://a.test", later),
+            HostRobots::Unknown
+        ));
+        let rules = robots_rules("crawlrank", &body("User-agent: *\nDisallow: /x\n"));
+        let after = t.fetched(
+            0,
+            rules,
+            Some(body("User-agent: *\nDisallow: /x\n")),
+            None,
+            later,
+        );
+        let AfterFetch::Settled {
+            keep: Some(kept), ..
+        } = after
+        else {
+            panic!("an answer is kept")
+        };
+        assert_eq!(kept.fetched_at, later);
+        let HostRobots::Rules(r) = t.lookup(0, "http://a.test", later + 1) else {
+            panic!("fresh")
+        };
+        assert!(!r.allowed("http://a.test/x") && r.allowed("http://a.test/y"));
+    }
+
+    #[test]
+    fn a_host_that_cannot_be_reached_is_given_up_without_retries() {
+        let mut t = RobotsTable::new("crawlrank", 3, Vec::new());
+        let dns = Some(TransportFailure::Dns);
+        let after = t.fetched(2, RobotsRules::Unreachable, None, dns, 10);
+        assert!(matches!(after, AfterFetch::Settled { keep: None, .. }));
+        assert!(matches!(
+            t.lookup(2, "http://gone.test", 11),
+            HostRobots::GiveUp(TransportFailure::Dns)
+        ));
+        // Another failure is retried, and does not give the host up once retries run out.
+        let other = Some(TransportFailure::Other);
+        for attempt in 0..3 {
+            let after = t.fetched(1, RobotsRules::Unreachable, None, other, 10);
+            assert!(matches!(after, AfterFetch::Retry { attempt: a } if a == attempt));
+        }
+        t.fetched(1, RobotsRules::Unreachable, None, other, 10);
+        assert!(matches!(
+            t.lookup(1, "http://b.test", 11),
+            HostRobots::Rules(_)
+        ));
+    }
+
+    #[test]
+    fn stored_answers_are_used_once_while_fresh() {
+        let now = 1_700_000_000;
+        let stored = |fetched_at| StoredRobots {
+            fetched_at,
+            answer: body("User-agent: *\nDisallow: /\n"),
+        };
+        let mut t = RobotsTable::new(
+            "crawlrank",
+            0,
+            vec![
+                ("http://a.test".into(), stored(now - 60)),
+                ("http://b.test".into(), stored(now - MAX_AGE)),
+            ],
+        );
+        let HostRobots::StoredRules(r) = t.lookup(0, "http://a.test", now) else {
+            panic!("fresh")
+        };
+        assert!(!r.allowed("http://a.test/p"));
+        assert!(matches!(
+            t.lookup(0, "http://a.test", now),
+            HostRobots::Rules(_)
+        ));
+        assert!(matches!(
+            t.lookup(1, "http://b.test", now),
+            HostRobots::Unknown
+        ));
+        // Taken once: once the stored answer has expired in use, the file is fetched.
+        assert!(matches!(
+            t.lookup(0, "http://a.test", now - 60 + MAX_AGE),
+            HostRobots::Unknown
+        ));
+    }
+}
