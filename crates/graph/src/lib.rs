@@ -11,10 +11,12 @@
 //! - [`urls`] and [`hosts`]: LAW's `.urls` convention, URL normalisation and a host per page;
 //! - [`stats`]: the statistics `crawlrank info` and the generator's documentation report;
 //! - [`source`]: what `--graph` means on the command line (a basename or an arc list);
+//! - [`basename`]: the path rules of a graph's family of files (`X.graph`, `X.urls`, …);
 //! - [`atomic`]: outputs that appear whole or not at all;
 //! - [`testdata`]: where tests and benchmarks find the real graphs that are not in the repository.
 
 pub mod atomic;
+pub mod basename;
 pub mod bv;
 pub mod cache;
 pub mod csr;

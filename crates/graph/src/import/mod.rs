@@ -79,7 +79,7 @@ mod lines;
 mod url_pairs;
 
 use crate::atomic::StagedBasename;
-use crate::bv::{basename_of, with_ext};
+use crate::basename::{basename_of, with_ext};
 use anyhow::{bail, ensure, Context, Result};
 use dsi_bitstream::prelude::BE;
 use std::io::Write;
