@@ -15,8 +15,8 @@ use crate::stats::Stats;
 use crate::store::{Event, Loaded, PageMeta, StateConfig, Store};
 use anyhow::{anyhow, Context, Result};
 use crawlrank_frontier::PageId;
-use crawlrank_graph::atomic::StagedBasename;
 use crawlrank_graph::import::DEFAULT_SORT_MEMORY;
+use crawlrank_graph::GraphWriter;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::io::Write;
@@ -46,7 +46,8 @@ pub struct GraphExport {
 }
 
 /// Writes the crawl's link graph as a BVGraph at `out` (`.graph`, `.offsets`,
-/// `.properties`) with `out.urls`, atomically.
+/// `.properties`, and the `.ef` index that webgraph-rs and LAW's Python bindings need) with
+/// `out.urls`, atomically.
 ///
 /// The arcs come in crawl order and a BVGraph wants them by source: they are sorted in
 /// external memory (sorted batches of at most [`DEFAULT_SORT_MEMORY`] spilled to the system
@@ -97,14 +98,10 @@ pub fn export_graph(dir: &Path, out: &Path) -> Result<GraphExport> {
         return Err(e);
     }
     let sorted = sorted.context("cannot sort the crawl's links in the temporary directory")?;
-    let staged = StagedBasename::new(out)?;
-    let base = staged.basename();
-    crawlrank_graph::bv::write_bvgraph(sorted, &base)?;
-    let arcs =
-        crawlrank_graph::bv::read_properties(&crawlrank_graph::bv::with_ext(&base, "properties"))?
-            .arcs;
-    crawlrank_graph::urls::write_urls(&staged.path(".urls"), &loaded.urls)?;
-    staged.commit()?;
+    let writer = GraphWriter::new(out)?;
+    let arcs = writer.compress(sorted)?.properties.arcs;
+    writer.write_urls(&loaded.urls)?;
+    writer.commit()?;
     Ok(GraphExport {
         nodes: n,
         arcs,
@@ -436,6 +433,7 @@ mod tests {
         let g = crawlrank_graph::BvWebGraph::open(&out, &cache).unwrap();
         let arcs: Vec<(u32, u32)> = g.to_csr().unwrap().arcs().collect();
         assert_eq!(arcs, [(0, 1), (0, 2), (1, 0), (1, 3)]);
+        assert!(crawlrank_graph::bv::with_ext(&out, "ef").is_file());
         let urls = crawlrank_graph::urls::read_urls(&crawlrank_graph::bv::with_ext(&out, "urls"));
         assert_eq!(urls.unwrap(), (0..4).map(url).collect::<Vec<_>>());
 

@@ -380,7 +380,7 @@ pub fn write_transpose(graph: &impl SequentialGraph, basename: &Path) -> Result<
     )
     .context("cannot sort the arcs of the transpose")?;
     write_bvgraph(sorted, &staged.basename())?;
-    staged.commit()
+    staged.commit().map(drop)
 }
 
 /// Compresses a sequential graph to a BVGraph at `basename` (`.graph`, `.offsets`,

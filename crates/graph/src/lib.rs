@@ -10,6 +10,8 @@
 //!   streaming through an external sort;
 //! - [`urls`] and [`hosts`]: LAW's `.urls` convention, URL normalisation and a host per page;
 //! - [`stats`]: the statistics `crawlrank info` and the generator's documentation report;
+//! - [`output`]: a BVGraph written for the user, with the `.ef` index and `.urls` beside it,
+//!   as LAW's own tools (webgraph-rs, its Python bindings) open it;
 //! - [`source`]: what `--graph` means on the command line (a basename or an arc list);
 //! - [`basename`]: the path rules of a graph's family of files (`X.graph`, `X.urls`, …);
 //! - [`atomic`]: outputs that appear whole or not at all;
@@ -22,6 +24,7 @@ pub mod cache;
 pub mod csr;
 pub mod hosts;
 pub mod import;
+pub mod output;
 pub mod source;
 pub mod stats;
 pub mod testdata;
@@ -30,3 +33,4 @@ pub mod urls;
 pub use bv::BvWebGraph;
 pub use cache::Cache;
 pub use csr::Csr;
+pub use output::GraphWriter;

@@ -9,7 +9,7 @@ pub struct Args {
     /// The crawl's state directory.
     #[arg(long, value_name = "DIR")]
     pub state: PathBuf,
-    /// Write the link graph here (BASENAME.graph, .offsets, .properties, .urls).
+    /// Write the link graph here (BASENAME.graph, .offsets, .properties, .ef, .urls).
     #[arg(long, value_name = "BASENAME")]
     pub out: Option<PathBuf>,
     /// Write `score<TAB>url` lines, by decreasing policy score, to this file; and beside it
