@@ -11,11 +11,11 @@
 //! | [`store`] | the state on disk (redb): URL table, the frontier event log, page marks, robots.txt answers |
 //! | [`state`] | rebuilding the frontier by replaying the log |
 //! | [`warc`] | WARC/1.1 output, one gzip member per record |
-//! | [`export`] | the crawl as a BVGraph + `.urls`, the current ranking and page marks, the status |
+//! | [`export`] | the crawl as a BVGraph + `.urls` or an arc list, the current ranking and page marks, the status |
 //! | [`stats`] | counters |
 //!
-//! Entry points: [`engine::crawl`], [`export::export_graph`], [`export::export_ranking`],
-//! [`export::status`].
+//! Entry points: [`engine::crawl`], [`export::export_graph`] / [`export::export_links`],
+//! [`export::export_ranking`], [`export::status`].
 
 pub mod engine;
 pub mod export;
