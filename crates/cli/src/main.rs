@@ -45,8 +45,10 @@ enum Command {
     Simulate(commands::simulate::Args),
     /// Crawl the web politely in a policy's order (resumable).
     Crawl(commands::crawl::Args),
-    /// Export a crawl's link graph (BVGraph) and/or its ranking.
+    /// Export a crawl's link graph (BVGraph and/or arc list) and/or its ranking.
     Export(commands::export::Args),
+    /// Write a graph as a text arc list (ids or URLs), for NetworkX and friends.
+    Convert(commands::convert::Args),
     /// Show where a crawl stands.
     Status(commands::status::Args),
     /// Serve a graph as a local test web for the crawler (loopback only; --traps adds robustness traps).
@@ -69,6 +71,7 @@ fn main() -> ExitCode {
         Command::Serve(a) => commands::serve::run(a, &cache),
         Command::Crawl(a) => commands::crawl::run(a),
         Command::Export(a) => commands::export::run(a),
+        Command::Convert(a) => commands::convert::run(a, &cache),
         Command::Status(a) => commands::status::run(a),
     };
     match result {

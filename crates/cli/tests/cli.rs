@@ -170,6 +170,85 @@ fn import_url_pairs_then_info_and_rank_show_urls() {
 }
 
 #[test]
+fn convert_writes_arc_lists_that_import_back() {
+    let env = Env::new();
+    // FIVE, sorted and tab-separated: what `convert` writes for it.
+    let sorted = "0\t1\n0\t2\n1\t2\n2\t0\n2\t2\n2\t4\n3\t0\n3\t2\n";
+    let input = env.write("five.txt", FIVE);
+    let base = env.path("five");
+    ok(&env.run(&[
+        "import",
+        input.to_str().unwrap(),
+        "--out",
+        base.to_str().unwrap(),
+    ]));
+    assert!(env.path("five.ef").is_file());
+    for graph in [&base, &input] {
+        let out = env.path("arcs.tsv");
+        let stdout = ok(&env.run(&[
+            "convert",
+            "--graph",
+            graph.to_str().unwrap(),
+            "--arcs",
+            out.to_str().unwrap(),
+        ]));
+        assert!(stdout.contains("8 arcs (5 nodes)"), "{stdout}");
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), sorted);
+    }
+    // URL pairs: import, convert with URLs, and the same pairs come back.
+    let pairs = "http://a.example/\thttp://b.example/x\nhttp://b.example/x\thttp://a.example/\n";
+    let input = env.write("pairs.tsv", pairs);
+    let web = env.path("web");
+    ok(&env.run(&[
+        "import",
+        input.to_str().unwrap(),
+        "--out",
+        web.to_str().unwrap(),
+    ]));
+    let out = env.path("pairs-back.tsv");
+    let args = [
+        "convert",
+        "--graph",
+        web.to_str().unwrap(),
+        "--arcs",
+        out.to_str().unwrap(),
+        "--urls",
+    ];
+    ok(&env.run(&args));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), pairs);
+    // No URLs to give: the graph is named, nothing is written.
+    let none = env.path("none.tsv");
+    for graph in [&base, &env.path("five.txt")] {
+        fails(
+            &env.run(&[
+                "convert",
+                "--graph",
+                graph.to_str().unwrap(),
+                "--arcs",
+                none.to_str().unwrap(),
+                "--urls",
+            ]),
+            &[graph.to_str().unwrap(), "no URLs"],
+        );
+    }
+    fails(
+        &env.run(&[
+            "convert",
+            "--graph",
+            env.path("missing").to_str().unwrap(),
+            "--arcs",
+            none.to_str().unwrap(),
+        ]),
+        &["missing", "neither a BVGraph"],
+    );
+    fails(
+        &env.run(&["convert", "--graph", base.to_str().unwrap()]),
+        &["--arcs"],
+    );
+    assert!(!none.exists());
+}
+
+#[test]
 fn simulate_writes_summary_plots_and_orders() {
     let env = Env::new();
     let text = ring_with_chords(200, &[(7, 3)]);
@@ -595,9 +674,40 @@ fn crawl_resume_status_and_export_a_served_graph() {
         std::fs::read_to_string(&ranking).unwrap().lines().count(),
         100
     );
-    // The exported crawl is a graph the other commands take.
+    // The exported crawl is a graph the other commands take, with its .ef beside it.
     let info = ok(&env.run(&["info", "--graph", base.to_str().unwrap()]));
     assert!(info.contains("200"), "{info}");
+    assert!(env.path("crawled.ef").is_file());
+    // Its links as arc lists, by id and by URL: the arcs of the exported graph.
+    for (file, urls) in [("links.tsv", false), ("links-urls.tsv", true)] {
+        let arcs = env.path(file);
+        let mut args = vec!["export", "--state", st, "--arcs", arcs.to_str().unwrap()];
+        let converted = env.path(&format!("converted-{file}"));
+        let mut conv = vec![
+            "convert",
+            "--graph",
+            base.to_str().unwrap(),
+            "--arcs",
+            converted.to_str().unwrap(),
+        ];
+        if urls {
+            args.push("--urls");
+            conv.push("--urls");
+        }
+        let out = ok(&env.run(&args));
+        assert!(out.contains("100 nodes, 200 arcs"), "{out}");
+        ok(&env.run(&conv));
+        let text = std::fs::read_to_string(&arcs).unwrap();
+        assert_eq!(text.lines().count(), 200);
+        assert_eq!(text, std::fs::read_to_string(&converted).unwrap());
+        assert_eq!(
+            text.starts_with("http://h0.crawlrank.test/"),
+            urls,
+            "{}",
+            &text[..40]
+        );
+    }
+    fails(&env.run(&["export", "--state", st, "--urls"]), &["--arcs"]);
     // Malformed and unreachable seeds are clear errors (port 9 on loopback: nothing listens).
     let bad = env.write("bad-seeds.txt", "not a url\n");
     let b = env.path("bad-state");

@@ -1,10 +1,11 @@
 //! What a crawl state can be turned into: its link graph as a BVGraph (so a real crawl feeds
-//! `crawlrank simulate` and `rank`), the policy's current ranking of every URL, and a status
-//! summary. All of them read the state without changing it.
+//! `crawlrank simulate` and `rank`, and LAW's tools open it) and/or as a text arc list (for
+//! NetworkX and friends), the policy's current ranking of every URL, and a status summary.
+//! All of them read the state without changing it.
 //!
 //! The graph: nodes are all discovered URLs (ids in discovery order, which is the `.urls`
 //! line order), arcs are the out-links of the crawled pages as reported to the policy
-//! (redirects contribute their target). Pages not crawled have no out-links.
+//! (redirects contribute their target), each once. Pages not crawled have no out-links.
 //!
 //! The ranking and its companion file of page marks are written as [`crate::ranking`]
 //! describes; while a crawl runs and holds the state, its own latest snapshots are copied.
@@ -16,10 +17,11 @@ use crate::ranking::{
 use crate::resume;
 use crate::stats::Stats;
 use crate::store::{Event, Loaded, Store};
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, ensure, Context, Result};
 use crawlrank_frontier::{PageId, PolicySpec};
-use crawlrank_graph::atomic::StagedBasename;
+use crawlrank_graph::arclist;
 use crawlrank_graph::import::DEFAULT_SORT_MEMORY;
+use crawlrank_graph::GraphWriter;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::io::Write;
@@ -48,14 +50,44 @@ pub struct GraphExport {
     pub crawled: u64,
 }
 
+/// Which forms of a crawl's link graph [`export_links`] writes.
+#[derive(Debug, Clone, Default)]
+pub struct LinkOutputs {
+    /// A BVGraph at this basename: `.graph`, `.offsets`, `.properties`, `.ef`, `.urls`.
+    pub graph: Option<PathBuf>,
+    /// A text arc list in this file, one `src<TAB>dst` line per link (see
+    /// [`crawlrank_graph::arclist`]).
+    pub arcs: Option<PathBuf>,
+    /// Name the nodes of the arc list by URL (`src_url<TAB>dst_url`) instead of by id.
+    pub arc_urls: bool,
+}
+
 /// Writes the crawl's link graph as a BVGraph at `out` (`.graph`, `.offsets`,
-/// `.properties`) with `out.urls`, atomically.
-///
-/// The arcs come in crawl order and a BVGraph wants them by source: they are sorted in
-/// external memory (sorted batches of at most [`DEFAULT_SORT_MEMORY`] spilled to the system
-/// temporary directory, `TMPDIR`), so memory stays within that budget however many links
-/// the crawl found.
+/// `.properties`, and the `.ef` index that webgraph-rs and LAW's Python bindings need) with
+/// `out.urls`, atomically. See [`export_links`].
 pub fn export_graph(dir: &Path, out: &Path) -> Result<GraphExport> {
+    export_links(
+        dir,
+        &LinkOutputs {
+            graph: Some(out.to_path_buf()),
+            ..LinkOutputs::default()
+        },
+    )
+}
+
+/// Writes the crawl's link graph in the forms `outputs` asks for — a BVGraph (as
+/// [`export_graph`]) and/or a text arc list — each atomically. Both hold the same arcs:
+/// sorted by source then destination, each link once.
+///
+/// The arcs come in crawl order and a BVGraph wants them by source: they are sorted once, in
+/// external memory (sorted batches of at most [`DEFAULT_SORT_MEMORY`] spilled to the system
+/// temporary directory, `TMPDIR`), and streamed from there to each output, so memory stays
+/// within that budget however many links the crawl found.
+pub fn export_links(dir: &Path, outputs: &LinkOutputs) -> Result<GraphExport> {
+    ensure!(
+        outputs.graph.is_some() || outputs.arcs.is_some(),
+        "nothing to export: ask for a BVGraph and/or an arc list"
+    );
     let (store, loaded) = load(dir)?;
     let n = loaded.urls.len();
     let mut crawled = 0;
@@ -100,17 +132,26 @@ pub fn export_graph(dir: &Path, out: &Path) -> Result<GraphExport> {
         return Err(e);
     }
     let sorted = sorted.context("cannot sort the crawl's links in the temporary directory")?;
-    let staged = StagedBasename::new(out)?;
-    let base = staged.basename();
-    crawlrank_graph::bv::write_bvgraph(sorted, &base)?;
-    let arcs =
-        crawlrank_graph::bv::read_properties(&crawlrank_graph::bv::with_ext(&base, "properties"))?
-            .arcs;
-    crawlrank_graph::urls::write_urls(&staged.path(".urls"), &loaded.urls)?;
-    staged.commit()?;
+    let mut arcs = None;
+    if let Some(out) = &outputs.graph {
+        let writer = GraphWriter::new(out)?;
+        arcs = Some(writer.compress(&sorted)?.properties.arcs);
+        writer.write_urls(&loaded.urls)?;
+        writer.commit()?;
+    }
+    if let Some(out) = &outputs.arcs {
+        let urls = outputs.arc_urls.then_some(&loaded.urls[..]);
+        let written = arclist::write_arcs(&sorted, urls, out).with_context(|| {
+            format!(
+                "cannot write the links of the crawl {} as arcs",
+                dir.display()
+            )
+        })?;
+        arcs = Some(written.arcs);
+    }
     Ok(GraphExport {
         nodes: n,
-        arcs,
+        arcs: arcs.unwrap_or(0),
         crawled,
     })
 }
@@ -373,6 +414,7 @@ mod tests {
         let g = crawlrank_graph::BvWebGraph::open(&out, &cache).unwrap();
         let arcs: Vec<(u32, u32)> = g.to_csr().unwrap().arcs().collect();
         assert_eq!(arcs, [(0, 1), (0, 2), (1, 0), (1, 3)]);
+        assert!(crawlrank_graph::bv::with_ext(&out, "ef").is_file());
         let urls = crawlrank_graph::urls::read_urls(&crawlrank_graph::bv::with_ext(&out, "urls"));
         assert_eq!(urls.unwrap(), (0..4).map(url).collect::<Vec<_>>());
 
@@ -389,11 +431,82 @@ mod tests {
     }
 
     #[test]
+    fn links_export_as_a_bvgraph_with_its_ef_and_as_an_arc_list() {
+        use webgraph::prelude::*;
+        let dir = tempfile::tempdir().unwrap();
+        stopped_crawl(dir.path());
+        let out = dir.path().join("out");
+        std::fs::create_dir(&out).unwrap();
+        let (base, arcs, named) = (out.join("crawl"), out.join("a.tsv"), out.join("u.tsv"));
+        let e = export_links(
+            dir.path(),
+            &LinkOutputs {
+                graph: Some(base.clone()),
+                arcs: Some(arcs.clone()),
+                arc_urls: false,
+            },
+        )
+        .unwrap();
+        assert_eq!((e.nodes, e.arcs, e.crawled), (4, 4, 2));
+        assert_eq!(
+            std::fs::read_to_string(&arcs).unwrap(),
+            "0\t1\n0\t2\n1\t0\n1\t3\n"
+        );
+        // The `.ef` is beside the graph: webgraph's own loader (what LAW's Python bindings
+        // call) opens it from there, with no cache.
+        let mut files: Vec<String> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        files.sort();
+        assert_eq!(
+            files,
+            [
+                "a.tsv",
+                "crawl.ef",
+                "crawl.graph",
+                "crawl.offsets",
+                "crawl.properties",
+                "crawl.urls"
+            ]
+        );
+        let g = webgraph::graphs::bvgraph::BvGraph::with_basename(&base)
+            .load()
+            .unwrap();
+        let succ: Vec<Vec<usize>> = (0..4).map(|v| g.successors(v).collect()).collect();
+        assert_eq!(succ, [vec![1, 2], vec![0, 3], vec![], vec![]]);
+
+        // The arc list alone, with URLs.
+        let e = export_links(
+            dir.path(),
+            &LinkOutputs {
+                arcs: Some(named.clone()),
+                arc_urls: true,
+                ..LinkOutputs::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(e.arcs, 4);
+        let url = |i: u32| format!("http://a.test/{i}");
+        let expected: String = [(0, 1), (0, 2), (1, 0), (1, 3)]
+            .iter()
+            .map(|&(s, d)| format!("{}\t{}\n", url(s), url(d)))
+            .collect();
+        assert_eq!(std::fs::read_to_string(&named).unwrap(), expected);
+        let err = format!(
+            "{:#}",
+            export_links(dir.path(), &LinkOutputs::default()).unwrap_err()
+        );
+        assert!(err.contains("nothing to export"), "{err}");
+    }
+
+    #[test]
     fn a_bad_event_is_an_error_for_every_reader_and_for_a_resume() {
         let dir = tempfile::tempdir().unwrap();
         stopped_crawl(dir.path());
         tamper(dir.path(), 4, &[2, 1]);
         let out = dir.path().join("crawl");
+        let arcs = dir.path().join("arcs.tsv");
         let rank = dir.path().join("rank.tsv");
         let resume = crate::engine::CrawlConfig {
             state_dir: dir.path().to_path_buf(),
@@ -404,6 +517,14 @@ mod tests {
             status(dir.path()).err(),
             crawl_order(dir.path()).err(),
             export_graph(dir.path(), &out).err(),
+            export_links(
+                dir.path(),
+                &LinkOutputs {
+                    arcs: Some(arcs.clone()),
+                    ..LinkOutputs::default()
+                },
+            )
+            .err(),
             export_ranking(dir.path(), &rank).err(),
             crate::engine::crawl(
                 &resume,
@@ -419,6 +540,7 @@ mod tests {
             );
         }
         assert!(!crawlrank_graph::bv::with_ext(&out, "properties").exists());
+        assert!(!arcs.exists());
         assert!(!rank.exists());
 
         // Decodable but naming a page the URL table lacks.

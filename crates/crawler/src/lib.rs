@@ -16,7 +16,7 @@
 //! | [`resume`] | resuming: the frontier rebuilt by replaying the log (through the frontier crate's `LogReplay`) |
 //! | [`warc`] | WARC/1.1 output, one gzip member per record |
 //! | [`ranking`] | the ranking files: `score<TAB>url` and page marks, snapshots of a running crawl |
-//! | [`export`] | the crawl as a BVGraph + `.urls`, the current ranking and page marks, the status |
+//! | [`export`] | the crawl as a BVGraph + `.urls` or an arc list, the current ranking and page marks, the status |
 //! | [`stats`] | counters |
 //! | [`signals`] | receiving Ctrl-C / SIGTERM for a front end (which decides what they do) |
 //!
@@ -27,8 +27,8 @@
 //! tests run the engine). No module prints or exits the process: errors are returned, and
 //! progress goes to the caller's callback.
 //!
-//! Entry points: [`engine::crawl`], [`export::export_graph`], [`export::export_ranking`],
-//! [`export::status`].
+//! Entry points: [`engine::crawl`], [`export::export_graph`] / [`export::export_links`],
+//! [`export::export_ranking`], [`export::status`].
 
 pub mod engine;
 pub mod export;

@@ -33,12 +33,10 @@ pub use lender::{Pages, Succ};
 pub use model::{ModelParams, SyntheticWeb};
 
 use anyhow::{ensure, Context, Result};
-use crawlrank_graph::atomic::StagedBasename;
-use dsi_bitstream::prelude::BE;
+use crawlrank_graph::GraphWriter;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use webgraph::graphs::bvgraph::BvComp;
 
 /// Default average number of pages per host when [`GenConfig::hosts`] is `None`.
 pub const DEFAULT_PAGES_PER_HOST: u64 = 100;
@@ -163,20 +161,10 @@ pub fn generate_with_params(
 ) -> Result<GenReport> {
     let start = Instant::now();
     let web = SyntheticWeb::with_params(cfg, params)?;
-    let staged = StagedBasename::new(out_basename)?;
-    let staged_base = staged.basename();
-    let staging_dir = staged_base
-        .parent()
-        .context("the staging directory has no path")?
-        .to_path_buf();
-    // `BvComp` names its files with `Path::with_extension`, which would cut a basename
-    // containing a dot: compress under a plain name in a private work directory and move.
-    let work = tempfile::Builder::new()
-        .prefix(".gen-work-")
-        .tempdir_in(&staging_dir)
-        .context("cannot create a work directory")?;
-    let tmp_base = work.path().join("graph");
-    let urls_path = staged.path(".urls");
+    let out = GraphWriter::new(out_basename)?;
+    // The compressor's scratch files stay on the output's filesystem.
+    let scratch = out.scratch_dir()?;
+    let urls_path = out.staged_path(".urls");
 
     let (comp, urls) = std::thread::scope(|s| {
         let urls = s.spawn(|| -> Result<()> {
@@ -187,49 +175,22 @@ pub fn generate_with_params(
                 .and_then(|_| w.flush())
                 .with_context(|| format!("cannot write {}", urls_path.display()))
         });
-        // `par_comp` collects the chunks in a loop that lends its thread to pending rayon
-        // tasks only on a pool thread (elsewhere it spins): run it on one.
-        let comp = rayon::scope(|_| {
-            BvComp::with_basename(&tmp_base)
-                .tmp_dir(work.path())
-                .par_comp::<BE, _>(&web)
-        })
-        .with_context(|| format!("cannot compress the graph to {}", tmp_base.display()));
+        let comp = out.par_compress(&web, Some(scratch.path()));
         let urls = urls
             .join()
             .unwrap_or_else(|_| Err(anyhow::anyhow!("the URL writer panicked")));
         (comp, urls)
     });
-    let bits = comp?;
+    let (props, bits) = comp.map(|c| (c.properties, c.bits))?;
     urls?;
-
-    let mut files = Vec::new();
-    for ext in ["graph", "offsets", "properties"] {
-        let from = tmp_base.with_extension(ext);
-        let to = staged.path(&format!(".{ext}"));
-        std::fs::rename(&from, &to)
-            .with_context(|| format!("cannot move {} to {}", from.display(), to.display()))?;
-        files.push(out_path(out_basename, ext));
-    }
-    drop(work);
-    let props = crawlrank_graph::bv::read_properties(&staged.path(".properties"))?;
-    webgraph::graphs::bvgraph::store_ef_with_data(
-        props.nodes,
-        staged.path(".graph"),
-        staged.path(".offsets"),
-        staged.path(".ef"),
-        &mut dsi_progress_logger::no_logging![],
-    )
-    .context("cannot build the .ef index")?;
-    files.push(out_path(out_basename, "ef"));
-    files.push(out_path(out_basename, "urls"));
+    drop(scratch);
     ensure!(
         props.nodes as u64 == cfg.pages,
         "internal error: {} nodes compressed instead of {}",
         props.nodes,
         cfg.pages
     );
-    staged.commit()?;
+    let files = out.commit()?;
     Ok(GenReport {
         pages: cfg.pages,
         arcs: props.arcs,
@@ -243,8 +204,4 @@ pub fn generate_with_params(
         files,
         elapsed: start.elapsed(),
     })
-}
-
-fn out_path(basename: &Path, ext: &str) -> PathBuf {
-    crawlrank_graph::bv::with_ext(basename, ext)
 }

@@ -72,20 +72,28 @@ impl StagedBasename {
         self.staging.path().join(format!("{}{suffix}", self.name))
     }
 
-    /// Moves every staged file into place. The `.properties` file, which is what makes a
-    /// BVGraph loadable, is moved last, so a reader never sees a graph without its parts.
-    pub fn commit(self) -> Result<()> {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(self.staging.path())?
-            .map(|e| e.map(|e| e.path()))
-            .collect::<std::io::Result<_>>()?;
+    /// Moves every staged file into place and returns their final paths. The `.properties`
+    /// file, which is what makes a BVGraph loadable, is moved last, so a reader never sees a
+    /// graph without its parts.
+    pub fn commit(self) -> Result<Vec<PathBuf>> {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(self.staging.path())
+            .and_then(|d| d.map(|e| e.map(|e| e.path())).collect())
+            .with_context(|| {
+                format!(
+                    "cannot list the staging directory {}",
+                    self.staging.path().display()
+                )
+            })?;
         entries.sort_by_key(|p| p.extension().is_some_and(|e| e == "properties"));
         let dir = parent_dir(&self.target);
+        let mut moved = Vec::with_capacity(entries.len());
         for p in entries {
             let to = dir.join(p.file_name().expect("staged files have names"));
             std::fs::rename(&p, &to)
                 .with_context(|| format!("cannot move {} to {}", p.display(), to.display()))?;
+            moved.push(to);
         }
-        Ok(())
+        Ok(moved)
     }
 }
 

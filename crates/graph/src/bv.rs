@@ -13,6 +13,8 @@
 
 use crate::cache::Cache;
 use crate::csr::Csr;
+use crate::hosts::Hosts;
+use crate::urls;
 use anyhow::{bail, ensure, Context, Result};
 use dsi_bitstream::prelude::*;
 use lender::prelude::*;
@@ -20,6 +22,9 @@ use std::path::{Path, PathBuf};
 use webgraph::graphs::bvgraph::{self, BvGraph, BvGraphSeq, DynCodesDecoderFactory, EF};
 use webgraph::prelude::*;
 use webgraph::utils::MmapHelper;
+
+// The path rules moved to `basename`; they stay reachable here, where callers found them.
+pub use crate::basename::{basename_of, with_ext};
 
 /// The concrete random-access BVGraph type crawlrank loads: big-endian, codes read from the
 /// properties, graph and index memory-mapped.
@@ -44,22 +49,6 @@ impl std::fmt::Debug for BvWebGraph {
             .field("nodes", &self.graph.num_nodes())
             .field("arcs", &self.graph.num_arcs())
             .finish()
-    }
-}
-
-/// Appends `ext` to a basename without touching dots already in it (`a.b` → `a.b.graph`).
-pub fn with_ext(basename: &Path, ext: &str) -> PathBuf {
-    let mut s = basename.as_os_str().to_owned();
-    s.push(".");
-    s.push(ext);
-    PathBuf::from(s)
-}
-
-/// Accepts `X`, `X.graph` or `X.properties` and returns the basename `X`.
-pub fn basename_of(path: &Path) -> PathBuf {
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("graph" | "properties" | "offsets" | "ef") => path.with_extension(""),
-        _ => path.to_path_buf(),
     }
 }
 
@@ -143,15 +132,15 @@ impl BvWebGraph {
 
     /// The URL of every node, from `BASENAME.urls` (or `.urls.gz`), when the graph has them.
     pub fn urls(&self) -> Result<Option<Vec<String>>> {
-        if crate::urls::find_urls(&self.basename).is_none() {
+        if urls::find_urls(&self.basename).is_none() {
             return Ok(None);
         }
-        crate::urls::read_graph_urls(&self.basename, Some(self.num_nodes())).map(Some)
+        urls::read_graph_urls(&self.basename, Some(self.num_nodes())).map(Some)
     }
 
     /// The host of every node, from the URLs, when the graph has them.
-    pub fn hosts(&self) -> Result<Option<crate::hosts::Hosts>> {
-        Ok(self.urls()?.map(crate::hosts::Hosts::from_urls))
+    pub fn hosts(&self) -> Result<Option<Hosts>> {
+        Ok(self.urls()?.map(Hosts::from_urls))
     }
 
     /// Decodes the whole graph into a compact in-memory [`Csr`] (4 bytes per arc, 8 per node).
@@ -391,7 +380,7 @@ pub fn write_transpose(graph: &impl SequentialGraph, basename: &Path) -> Result<
     )
     .context("cannot sort the arcs of the transpose")?;
     write_bvgraph(sorted, &staged.basename())?;
-    staged.commit()
+    staged.commit().map(drop)
 }
 
 /// Compresses a sequential graph to a BVGraph at `basename` (`.graph`, `.offsets`,

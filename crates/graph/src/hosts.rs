@@ -3,7 +3,7 @@
 //!
 //! [`Hosts`] numbers the distinct host names of a list of URLs (one URL per node, as in a
 //! `.urls` file) in order of first appearance, so that in a graph numbered in lexicographic
-//! URL order (LAW's order, and what [`import`](crate::import) produces for URL pairs) host ids
+//! URL order (LAW's order, and what `crawlrank import` produces for URL pairs) host ids
 //! increase with node ids and each host's pages are contiguous.
 //!
 //! - The host is the URL's host name, lower-cased and without the port or user info
@@ -19,7 +19,7 @@
 //!
 //! Memory is 4 bytes per node plus the host names.
 
-use crate::urls::UrlReader;
+use crate::urls::{self, UrlReader};
 use anyhow::{ensure, Context, Result};
 use std::collections::HashMap;
 use std::path::Path;
@@ -110,11 +110,11 @@ impl Hosts {
     /// The hosts of graph `basename`, from `BASENAME.urls` (or `.urls.gz`), checking that it
     /// has one line per node.
     pub fn for_graph(basename: &Path, num_nodes: usize) -> Result<Self> {
-        let path = crate::urls::find_urls(basename).with_context(|| {
+        let path = urls::find_urls(basename).with_context(|| {
             format!(
                 "{} has no URLs ({} not found), so pages cannot be grouped by host",
                 basename.display(),
-                crate::urls::urls_path(basename).display()
+                urls::urls_path(basename).display()
             )
         })?;
         let hosts = Self::from_urls_file(&path)?;

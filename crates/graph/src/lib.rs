@@ -10,16 +10,24 @@
 //!   streaming through an external sort;
 //! - [`urls`] and [`hosts`]: LAW's `.urls` convention, URL normalisation and a host per page;
 //! - [`stats`]: the statistics `crawlrank info` and the generator's documentation report;
+//! - [`output`]: a BVGraph written for the user, with the `.ef` index and `.urls` beside it,
+//!   as LAW's own tools (webgraph-rs, its Python bindings) open it;
+//! - [`arclist`]: any graph as a text arc list (`src<TAB>dst`, or URLs), for NetworkX and
+//!   friends;
 //! - [`source`]: what `--graph` means on the command line (a basename or an arc list);
+//! - [`basename`]: the path rules of a graph's family of files (`X.graph`, `X.urls`, …);
 //! - [`atomic`]: outputs that appear whole or not at all;
 //! - [`testdata`]: where tests and benchmarks find the real graphs that are not in the repository.
 
+pub mod arclist;
 pub mod atomic;
+pub mod basename;
 pub mod bv;
 pub mod cache;
 pub mod csr;
 pub mod hosts;
 pub mod import;
+pub mod output;
 pub mod source;
 pub mod stats;
 pub mod testdata;
@@ -28,3 +36,4 @@ pub mod urls;
 pub use bv::BvWebGraph;
 pub use cache::Cache;
 pub use csr::Csr;
+pub use output::GraphWriter;

@@ -3,7 +3,7 @@
 //! A graph `BASENAME` may come with `BASENAME.urls` (or `BASENAME.urls.gz`): a text file with
 //! exactly one line per node, line `i` (counting from 0) holding the URL of node `i`. This is
 //! the convention of the Laboratory for Web Algorithmics' datasets, and what
-//! [`import`](crate::import) writes. Lines are kept as they are (only the line terminator,
+//! `crawlrank import` writes. Lines are kept as they are (only the line terminator,
 //! `\n` or `\r\n`, is removed): an empty line is a node without a known URL.
 //!
 //! [`normalize_url`] is WHATWG URL parsing (the `url` crate, as browsers do it), which already
@@ -13,6 +13,7 @@
 //! strings, percent-encoding and trailing slashes are left alone: changing them can change the
 //! page a server returns.
 
+use crate::basename::with_ext;
 use anyhow::{bail, Context, Result};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
@@ -20,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 /// The `.urls` file of a graph basename (`X` → `X.urls`).
 pub fn urls_path(basename: &Path) -> PathBuf {
-    crate::bv::with_ext(basename, "urls")
+    with_ext(basename, "urls")
 }
 
 /// The `.urls` file of `basename` if there is one: `X.urls`, else `X.urls.gz`.
@@ -29,7 +30,7 @@ pub fn find_urls(basename: &Path) -> Option<PathBuf> {
     if plain.is_file() {
         return Some(plain);
     }
-    let gz = crate::bv::with_ext(basename, "urls.gz");
+    let gz = with_ext(basename, "urls.gz");
     gz.is_file().then_some(gz)
 }
 

@@ -1,5 +1,6 @@
 //! One module per subcommand: argument definitions and the glue that runs them.
 
+pub mod convert;
 pub mod crawl;
 pub mod demo;
 pub mod export;

@@ -3,11 +3,11 @@
 //! [`import`] reads a text input and writes the BVGraph `BASENAME` (`.graph`, `.offsets`,
 //! `.properties` and the Elias–Fano index `.ef`), plus `BASENAME.urls` (line `i` = URL of node
 //! `i`, LAW's convention) when URLs are known and `BASENAME.ids` (line `i` = original id of node
-//! `i`) when nodes were renumbered. Everything is written in a staging directory beside the
-//! output and moved into place only when complete ([`StagedBasename`]), so an error leaves no
-//! file that looks like a result. Companion files of an earlier graph with the same basename
-//! that this import does not write (`.ids`, `.urls`, `.urls.gz`) are removed afterwards, so that
-//! they cannot be mistaken for this graph's.
+//! `i`) when nodes were renumbered. The graph is written through a [`GraphWriter`]: in a
+//! staging directory beside the output, moved into place only when complete, so an error leaves
+//! no file that looks like a result. Companion files of an earlier graph with the same basename
+//! that this import does not write (`.ef`, `.ids`, `.urls`, `.urls.gz`) are removed afterwards,
+//! so that they cannot be mistaken for this graph's.
 //!
 //! # Formats
 //!
@@ -78,11 +78,9 @@ mod ids;
 mod lines;
 mod url_pairs;
 
-use crate::atomic::StagedBasename;
-use crate::bv::{basename_of, with_ext};
+use crate::basename::with_ext;
+use crate::output::GraphWriter;
 use anyhow::{bail, ensure, Context, Result};
-use dsi_bitstream::prelude::BE;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use webgraph::prelude::*;
 use webgraph::utils::MemoryUsage;
@@ -272,19 +270,16 @@ pub fn import_with_progress(
             );
         }
     }
-    let out = basename_of(out);
-    ensure!(
-        out.file_name().is_some_and(|n| !n.is_empty()),
-        "{} is not a valid output basename",
-        out.display()
-    );
-    let staged = StagedBasename::new(&out)?;
+    let mut writer = GraphWriter::new(out)?;
+    if !opts.write_ef {
+        writer = writer.without_ef();
+    }
     let ctx = Ctx {
         opts,
         progress: Progress {
             callback: std::cell::RefCell::new(progress),
         },
-        staged: &staged,
+        out: &writer,
     };
     let mut report = match &format {
         ImportFormat::Arcs => arcs::import_arcs(input, &ctx)?,
@@ -294,27 +289,8 @@ pub fn import_with_progress(
         ImportFormat::Auto => unreachable!("resolved above"),
     };
     report.format = format;
-    report.basename = out.clone();
-
-    let mut written: Vec<&str> = vec!["graph", "offsets", "properties"];
-    if opts.write_ef {
-        written.push("ef");
-    }
-    if report.urls_written {
-        written.push("urls");
-    }
-    if report.ids_written {
-        written.push("ids");
-    }
-    report.files = written.iter().map(|e| with_ext(&out, e)).collect();
-    staged.commit()?;
-    for stale in ["ids", "urls", "urls.gz", "ef"] {
-        let p = with_ext(&out, stale);
-        if !written.contains(&stale) && p.exists() {
-            std::fs::remove_file(&p)
-                .with_context(|| format!("cannot remove the stale {}", p.display()))?;
-        }
-    }
+    report.basename = writer.basename().to_path_buf();
+    report.files = writer.commit()?;
     Ok(report)
 }
 
@@ -409,7 +385,7 @@ pub fn detect_format(input: &Path) -> Result<ImportFormat> {
 pub(crate) struct Ctx<'a> {
     pub(crate) opts: &'a ImportOptions,
     pub(crate) progress: Progress<'a>,
-    pub(crate) staged: &'a StagedBasename,
+    pub(crate) out: &'a GraphWriter,
 }
 
 pub(crate) struct Progress<'a> {
@@ -453,8 +429,8 @@ pub(crate) struct GraphStats {
 }
 
 impl Ctx<'_> {
-    /// Sorts `pairs` (node ids in `0..n`) with duplicates removed, compresses them into the
-    /// staged `.graph`/`.offsets`/`.properties` and writes the `.ef`.
+    /// Sorts `pairs` (node ids in `0..n`) with duplicates removed and compresses them into the
+    /// staged `.graph`/`.offsets`/`.properties` (the `.ef` is written on commit).
     pub(crate) fn write_graph(
         &self,
         n: usize,
@@ -479,47 +455,20 @@ impl Ctx<'_> {
         drop(loops);
 
         self.progress.phase(ImportPhase::Compress, None);
-        // webgraph derives file names with `Path::with_extension`, which would cut a basename
-        // containing a dot: compress under a plain name, then rename.
-        let staging = self
-            .staged
-            .basename()
-            .parent()
-            .context("staging directory")?
-            .to_path_buf();
-        let tmp = staging.join("bvcomp");
-        let mut comp = BvComp::with_basename(&tmp);
-        if let Some(d) = &self.opts.tmp_dir {
-            comp = comp.tmp_dir(d);
-        }
-        // `par_comp` waits for its workers by polling with `rayon::yield_now`, which spins when
-        // called from outside the pool and would take a core from the workers: run it on a
-        // pool thread, where waiting means doing one of the compression jobs.
-        rayon::scope(|_| comp.par_comp::<BE, _>(sorted)).context("cannot compress the graph")?;
-        let props = crate::bv::read_properties(&with_ext(&tmp, "properties"))?;
+        let props = self
+            .out
+            .par_compress(sorted, self.opts.tmp_dir.as_deref())?
+            .properties;
         ensure!(
             props.nodes == n,
             "internal error: compressed {} nodes instead of {n}",
             props.nodes
         );
-        for ext in ["graph", "offsets", "properties"] {
-            let to = self.staged.path(&format!(".{ext}"));
-            std::fs::rename(with_ext(&tmp, ext), &to)
-                .with_context(|| format!("cannot write {}", to.display()))?;
-        }
-        let graph = self.staged.path(".graph");
-        let graph_bytes = std::fs::metadata(&graph)?.len();
+        let graph = self.out.staged_path(".graph");
+        let graph_bytes = std::fs::metadata(&graph)
+            .with_context(|| format!("cannot read {}", graph.display()))?
+            .len();
         self.progress.phase(ImportPhase::Finish, None);
-        if self.opts.write_ef {
-            webgraph::graphs::bvgraph::store_ef_with_data(
-                n,
-                &graph,
-                self.staged.path(".offsets"),
-                self.staged.path(".ef"),
-                &mut dsi_progress_logger::no_logging![],
-            )
-            .context("cannot write the .ef index")?;
-        }
         Ok(GraphStats {
             arcs: props.arcs,
             input_arcs,
@@ -534,14 +483,7 @@ impl Ctx<'_> {
         suffix: &str,
         fill: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
     ) -> Result<()> {
-        let path = self.staged.path(suffix);
-        let f = std::fs::File::create(&path)
-            .with_context(|| format!("cannot create {}", path.display()))?;
-        let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
-        fill(&mut w)
-            .and_then(|_| w.flush())
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        Ok(())
+        self.out.write_companion(suffix, fill)
     }
 }
 
