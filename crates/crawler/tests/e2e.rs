@@ -49,17 +49,10 @@ fn graph(n: u32, seed: u64) -> Csr {
     Csr::from_arcs(n as usize, &arcs)
 }
 
+/// How many pages a crawl from `seeds` can reach.
 fn reachable(g: &Csr, seeds: &[u32]) -> usize {
-    let mut seen: HashSet<u32> = seeds.iter().copied().collect();
-    let mut stack: Vec<u32> = seeds.to_vec();
-    while let Some(v) = stack.pop() {
-        for &w in g.successors(v as usize) {
-            if seen.insert(w) {
-                stack.push(w);
-            }
-        }
-    }
-    seen.len()
+    let reach = crawlrank_graph::visit::reachable_from(g, seeds);
+    reach.iter().filter(|&&r| r).count()
 }
 
 fn start_web(g: &Csr, cfg: TestWebConfig) -> TestWeb {

@@ -2,7 +2,7 @@
 //!
 //! Every priority policy (FICA, IECA, OPIC, in-degree, partial PageRank, …) keeps the frontier
 //! in one of these. Keys are `(priority, discovery sequence)`, so equal priorities pop in
-//! first-discovery order (SPEC §2) and every crawl is deterministic. `pos[page]` locates a
+//! first-discovery order (docs/algorithms.md §2) and every crawl is deterministic. `pos[page]` locates a
 //! page in the heap, which makes changing a queued page's priority O(log n) instead of a
 //! search.
 

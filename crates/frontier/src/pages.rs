@@ -8,7 +8,7 @@ use crate::PageId;
 const UNSEEN: u32 = u32::MAX;
 
 /// Per-page bookkeeping shared by every policy: the first-discovery sequence number (which
-/// breaks priority ties, SPEC §2, and doubles as a dense local id for the known graph) and
+/// breaks priority ties, docs/algorithms.md §2, and doubles as a dense local id for the known graph) and
 /// whether the page has been popped (crawled, or in flight in a real crawler). Grows on demand
 /// as ids appear.
 #[derive(Debug, Default, Clone)]

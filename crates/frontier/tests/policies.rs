@@ -220,29 +220,12 @@ fn random_graph(n: usize, d: usize, seed: u64) -> Csr {
     Csr::from_arcs(n, &arcs)
 }
 
-fn reachable(g: &Csr, seeds: &[PageId]) -> Vec<bool> {
-    let mut seen = vec![false; g.num_nodes()];
-    let mut stack: Vec<PageId> = seeds.to_vec();
-    for &s in seeds {
-        seen[s as usize] = true;
-    }
-    while let Some(v) = stack.pop() {
-        for &w in g.successors(v as usize) {
-            if !seen[w as usize] {
-                seen[w as usize] = true;
-                stack.push(w);
-            }
-        }
-    }
-    seen
-}
-
 #[test]
 fn every_policy_crawls_each_reachable_page_once_after_a_parent_deterministically() {
     for (graph_seed, n) in [(1u64, 300usize), (2, 1_000), (3, 2_000)] {
         let g = random_graph(n, 4, graph_seed);
         let seeds: Vec<PageId> = vec![3, 17, 3, (n / 2) as u32];
-        let reach = reachable(&g, &seeds);
+        let reach = crawlrank_graph::visit::reachable_from(&g, &seeds);
         let r = reach.iter().filter(|&&b| b).count();
         for &kind in PolicyKind::ALL {
             for batch in [1, 7, (r as u64).div_ceil(72)] {

@@ -9,6 +9,7 @@
 //! - [`import`]: arc lists, URL pairs, id→URL tables and GML turned into BVGraphs by
 //!   streaming through an external sort;
 //! - [`urls`] and [`hosts`]: LAW's `.urls` convention, URL normalisation and a host per page;
+//! - [`visit`]: breadth-first search by depth and strongly connected components, written once;
 //! - [`stats`]: the statistics `crawlrank info` and the generator's documentation report;
 //! - [`output`]: a BVGraph written for the user, with the `.ef` index and `.urls` beside it,
 //!   as LAW's own tools (webgraph-rs, its Python bindings) open it;
@@ -32,6 +33,7 @@ pub mod source;
 pub mod stats;
 pub mod testdata;
 pub mod urls;
+pub mod visit;
 
 pub use bv::BvWebGraph;
 pub use cache::Cache;

@@ -26,6 +26,7 @@
 //! ```
 
 use crate::csr::Csr;
+use crate::visit::{self, Bfs};
 use anyhow::{ensure, Result};
 use crawlrank_rng::SplitMix64;
 use lender::prelude::*;
@@ -492,39 +493,15 @@ pub fn reachability(graph: &Csr, samples: usize, seed: u64) -> Reachability {
     } else {
         (0..samples).map(|_| rng.below(n as u64) as u32).collect()
     };
-    // `mark[v] == epoch` means v was reached in the current visit.
-    let mut mark = vec![0u32; n];
-    let mut queue: Vec<u32> = Vec::new();
-    let mut bfs = |sources: &[u32], epoch: u32, mark: &mut [u32]| -> u64 {
-        queue.clear();
-        for &s in sources {
-            if mark[s as usize] != epoch {
-                mark[s as usize] = epoch;
-                queue.push(s);
-            }
-        }
-        let mut head = 0;
-        while head < queue.len() {
-            let v = queue[head] as usize;
-            head += 1;
-            for &w in graph.successors(v) {
-                if mark[w as usize] != epoch {
-                    mark[w as usize] = epoch;
-                    queue.push(w);
-                }
-            }
-        }
-        queue.len() as u64
-    };
-    let mut fractions: Vec<f64> = Vec::with_capacity(samples);
-    for (i, &s) in starts.iter().enumerate() {
-        let reached = bfs(&[s], i as u32 + 1, &mut mark);
-        fractions.push(reached as f64 / n as f64);
-    }
+    let mut bfs = Bfs::new(n);
+    let fractions: Vec<f64> = starts
+        .iter()
+        .map(|&s| bfs.visit(graph, &[s], |_, _| {}) as f64 / n as f64)
+        .collect();
     let union = if starts.is_empty() {
         0.0
     } else {
-        bfs(&starts, starts.len() as u32 + 1, &mut mark) as f64 / n as f64
+        bfs.visit(graph, &starts, |_, _| {}) as f64 / n as f64
     };
     let k = fractions.len();
     let mean = if k == 0 {
@@ -552,68 +529,13 @@ pub fn reachability(graph: &Csr, samples: usize, seed: u64) -> Reachability {
     }
 }
 
-/// Strongly connected components by Tarjan's algorithm with an explicit call stack (no
-/// recursion, so deep graphs cannot overflow the thread's stack).
+/// Strongly connected components: how many, and the largest ([`visit::strongly_connected_components`]).
 pub fn scc(graph: &Csr) -> SccStats {
-    const UNSEEN: u32 = u32::MAX;
-    let n = graph.num_nodes();
-    // Discovery index; low-link; whether on the component stack.
-    let mut index = vec![UNSEEN; n];
-    let mut low = vec![0u32; n];
-    let mut on_stack = vec![false; n];
-    let mut stack: Vec<u32> = Vec::new();
-    // (node, position of the next successor to explore).
-    let mut calls: Vec<(u32, u32)> = Vec::new();
-    let mut next_index = 0u32;
-    let mut components = 0u64;
-    let mut largest = 0u64;
-    for root in 0..n {
-        if index[root] != UNSEEN {
-            continue;
-        }
-        index[root] = next_index;
-        low[root] = next_index;
-        next_index += 1;
-        stack.push(root as u32);
-        on_stack[root] = true;
-        calls.push((root as u32, 0));
-        while let Some(&mut (v, ref mut pos)) = calls.last_mut() {
-            let succ = graph.successors(v as usize);
-            if (*pos as usize) < succ.len() {
-                let w = succ[*pos as usize] as usize;
-                *pos += 1;
-                if index[w] == UNSEEN {
-                    index[w] = next_index;
-                    low[w] = next_index;
-                    next_index += 1;
-                    stack.push(w as u32);
-                    on_stack[w] = true;
-                    calls.push((w as u32, 0));
-                } else if on_stack[w] {
-                    low[v as usize] = low[v as usize].min(index[w]);
-                }
-                continue;
-            }
-            calls.pop();
-            let v = v as usize;
-            if low[v] == index[v] {
-                let mut size = 0u64;
-                loop {
-                    let w = stack.pop().expect("Tarjan stack underflow") as usize;
-                    on_stack[w] = false;
-                    size += 1;
-                    if w == v {
-                        break;
-                    }
-                }
-                components += 1;
-                largest = largest.max(size);
-            }
-            if let Some(&(u, _)) = calls.last() {
-                low[u as usize] = low[u as usize].min(low[v]);
-            }
-        }
-    }
+    let (mut components, mut largest) = (0u64, 0u64);
+    visit::strongly_connected_components(graph, |size| {
+        components += 1;
+        largest = largest.max(size);
+    });
     SccStats {
         components,
         largest,

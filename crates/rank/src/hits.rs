@@ -1,4 +1,4 @@
-//! HITS hubs and authorities (SPEC §5), the ranking the community-seeds method extracts
+//! HITS hubs and authorities (docs/algorithms.md §5), the ranking the community-seeds method extracts
 //! bipartite cores from.
 //!
 //! Each iteration computes `h = A·a` (a hub is as good as the authorities it links to) and

@@ -1,4 +1,4 @@
-//! Kendall's τ_b between two scorings of the same pages, in O(n log n) (SPEC §4: the rank
+//! Kendall's τ_b between two scorings of the same pages, in O(n log n) (docs/algorithms.md §4: the rank
 //! correlation of a policy's final scores with PageRank, FICA's Table 1, on all pages, no
 //! sampling).
 //!

@@ -5,11 +5,11 @@
 //! ends in a rank correlation or a top-k set. This crate holds those computations, all on the
 //! in-memory [`Csr`](crawlrank_graph::Csr):
 //!
-//! - [`pagerank`]: SPEC §4 PageRank (parallel block Gauss–Seidel, warm starts);
-//! - [`hits`]: HITS hubs and authorities (SPEC §5);
+//! - [`pagerank`]: docs/algorithms.md §4 PageRank (parallel block Gauss–Seidel, warm starts);
+//! - [`hits`]: HITS hubs and authorities (docs/algorithms.md §5);
 //! - [`indegree`]: in-degree as a score;
 //! - [`kendall`]: Kendall's τ_b with ties in O(n log n);
-//! - [`top`]: top-k selection with the SPEC's tie rule.
+//! - [`top`]: top-k selection with the tie rule of docs/algorithms.md §4.
 
 pub mod hits;
 pub mod indegree;

@@ -1,8 +1,8 @@
-//! PageRank as SPEC §4 defines it, computed fast enough to be re-run on every crawl batch.
+//! PageRank as docs/algorithms.md §4 defines it, computed fast enough to be re-run on every crawl batch.
 //!
 //! The simulator ranks the full graph once per run (the `PR` every measure is judged
 //! against) and the batch policies re-rank a growing graph up to 72 times, so this is the
-//! hottest kernel of crawlrank. The vector computed is the one of SPEC §4:
+//! hottest kernel of crawlrank. The vector computed is the one of docs/algorithms.md §4:
 //!
 //! > x = α·Pᵀx + α·(Σ_{d dangling} x_d)·u + (1 − α)·v
 //!
@@ -416,7 +416,7 @@ pub fn outdegrees(graph: &Csr) -> Vec<u32> {
         .collect()
 }
 
-/// PageRank of `graph` (SPEC §4), building its transpose. A caller that already holds the
+/// PageRank of `graph` (docs/algorithms.md §4), building its transpose. A caller that already holds the
 /// transpose should use [`PageRank::new`] instead.
 pub fn pagerank(graph: &Csr, config: &PageRankConfig) -> Result<PageRankResult> {
     pagerank_from(graph, config, None)

@@ -1,7 +1,7 @@
-//! Top-k selection: the `hot_k` set of SPEC §4 (the `k` pages of highest PageRank) and every
+//! Top-k selection: the `hot_k` set of docs/algorithms.md §4 (the `k` pages of highest PageRank) and every
 //! "print the best pages" listing.
 //!
-//! Pages are ordered by score, highest first, ties broken by the smaller id — the SPEC's rule,
+//! Pages are ordered by score, highest first, ties broken by the smaller id — the rule of docs/algorithms.md §4,
 //! which makes `hot_k` well defined on graphs with many equal scores (dangling leaves, pages
 //! reached by one arc). A NaN score ranks below every number, so a broken score never
 //! displaces a real one. Selection keeps a heap of the `k` best so far: O(n log k) time and

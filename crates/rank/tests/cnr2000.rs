@@ -27,7 +27,7 @@ fn cnr_2000_agrees_with_webgraph_algo() {
     assert_eq!(graph.num_nodes(), 325_557);
     assert_eq!(graph.num_arcs(), 3_216_152);
 
-    // Ours, from the in-memory transpose, at the SPEC's threshold.
+    // Ours, from the in-memory transpose, at the threshold of docs/algorithms.md §4.
     let csr = graph.to_csr().unwrap();
     let transpose = csr.transpose();
     let solver = PageRank::new(&transpose, &crawlrank_rank::pagerank::outdegrees(&csr)).unwrap();
@@ -41,7 +41,7 @@ fn cnr_2000_agrees_with_webgraph_algo() {
     assert!((ours.scores.iter().sum::<f64>() - 1.0).abs() < 1e-12);
 
     // webgraph-algo's parallel Gauss–Seidel, weakly preferential (uniform dangling
-    // distribution, as SPEC §4), to a much tighter bound than ours.
+    // distribution, as docs/algorithms.md §4), to a much tighter bound than ours.
     let bv_t = transpose_bv.bv();
     assert_eq!(bv_t.num_nodes(), csr.num_nodes());
     let mut reference = webgraph_algo::rank::pagerank::PageRank::new(bv_t);
@@ -72,6 +72,6 @@ fn cnr_2000_agrees_with_webgraph_algo() {
         tight_distance < 1e-11,
         "tight L1 distance to webgraph-algo: {tight_distance}"
     );
-    // The SPEC threshold's answer is within 1e-9 of the converged vector.
+    // The answer at docs/algorithms.md §4's threshold is within 1e-9 of the converged vector.
     assert!(l1(&ours.scores, &tight.scores) < 1e-9);
 }

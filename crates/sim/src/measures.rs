@@ -1,4 +1,4 @@
-//! The measures of a crawl order (SPEC §4).
+//! The measures of a crawl order (docs/algorithms.md §4).
 
 use crate::reference::Reference;
 use crate::run::PolicyRun;

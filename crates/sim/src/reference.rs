@@ -68,24 +68,7 @@ pub fn reachable_from(graph: &Csr, seeds: &[PageId]) -> Result<Vec<bool>> {
             n.saturating_sub(1)
         );
     }
-    let mut seen = vec![false; n];
-    let mut queue: Vec<PageId> = Vec::with_capacity(seeds.len());
-    for &s in seeds {
-        if !std::mem::replace(&mut seen[s as usize], true) {
-            queue.push(s);
-        }
-    }
-    let mut head = 0;
-    while head < queue.len() {
-        let v = queue[head];
-        head += 1;
-        for &w in graph.successors(v as usize) {
-            if !std::mem::replace(&mut seen[w as usize], true) {
-                queue.push(w);
-            }
-        }
-    }
-    Ok(seen)
+    Ok(crawlrank_graph::visit::reachable_from(graph, seeds))
 }
 
 /// The PageRank of the whole of `graph` (`csr` is it decoded; docs/algorithms.md §4: damping

@@ -1,9 +1,9 @@
 //! Where a simulated crawl starts: `N` uniformly random pages, or a file of page ids or URLs.
 
 use anyhow::{ensure, Context, Result};
-use crawlrank_frontier::policies::simple::Xoshiro;
 use crawlrank_frontier::PageId;
 use crawlrank_graph::BvWebGraph;
+use crawlrank_rng::Xoshiro256StarStar;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -46,7 +46,7 @@ impl SeedChoice {
 /// `n` distinct random pages of a graph of `nodes` pages (or all of them, if it has fewer),
 /// in draw order.
 pub fn random_seeds(nodes: usize, n: usize, rng_seed: u64) -> Vec<PageId> {
-    let mut rng = Xoshiro::new(rng_seed);
+    let mut rng = Xoshiro256StarStar::new(rng_seed);
     let want = n.min(nodes);
     let mut chosen = std::collections::HashSet::with_capacity(want);
     let mut seeds = Vec::with_capacity(want);

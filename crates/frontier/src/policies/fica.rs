@@ -7,7 +7,7 @@
 //! `D[u] = min(D[u], α·log O(p) + (1−α)·d_p)`, `α = exp(−β·t)`, `t = crawled div K`;
 //! the frontier pops the smallest `D` (Dijkstra-like).
 //!
-//! FICA+'s formula is lost (its fragment is garbled). SPEC §3 reconstructs it as FICA's
+//! FICA+'s formula is lost (its fragment is garbled). docs/algorithms.md §3 reconstructs it as FICA's
 //! distance traded against the back-link count with IECA's balance δ:
 //! `priority(u) = (1−δ)·m(u) − δ·log(1 + b(u))`, smaller first.
 
@@ -120,7 +120,7 @@ impl Policy for Fica {
     }
 }
 
-/// IECA's balance δ (SPEC §3): 0.35 until the first reorder, then `0.35 − 0.28·crawled/R`
+/// IECA's balance δ (docs/algorithms.md §3): 0.35 until the first reorder, then `0.35 − 0.28·crawled/R`
 /// (with `crawled/R` capped at 1), recomputed at every batch boundary.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Balance {

@@ -1,4 +1,4 @@
-//! `ieca`: IECA Alg. 1 with the gaps SPEC §3 fills.
+//! `ieca`: IECA Alg. 1 with the gaps docs/algorithms.md §3 fills.
 //!
 //! IECA extends FICA's logarithmic distance with the parent–child (P-C) coefficient, which
 //! rewards a queued page for each further parent found, and a balance δ that shifts weight from

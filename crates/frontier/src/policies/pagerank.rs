@@ -181,7 +181,7 @@ impl Policy for KnownGraphPageRank {
             self.queue.len()
         }
     }
-    /// PageRank of the whole known graph at the end of the crawl (SPEC §4), to the reference
+    /// PageRank of the whole known graph at the end of the crawl (docs/algorithms.md §4), to the reference
     /// PageRank's precision.
     fn final_scores(&mut self, order: &[PageId], pages: &PageTable) -> Vec<f64> {
         let pr = self.known_pagerank(pages, PageRankConfig::default().threshold);

@@ -2,6 +2,7 @@
 
 use super::PolicyConfig;
 use crate::{Clock, Link, PageId, PageTable, Policy, Target};
+use crawlrank_rng::Xoshiro256StarStar;
 use std::collections::VecDeque;
 
 /// `bfs`'s constructor (registry).
@@ -48,14 +49,14 @@ impl Policy for Bfs {
 #[derive(Debug)]
 pub struct RandomOrder {
     pool: Vec<PageId>,
-    rng: Xoshiro,
+    rng: Xoshiro256StarStar,
 }
 
 impl RandomOrder {
     pub fn new(seed: u64) -> Self {
         Self {
             pool: Vec::new(),
-            rng: Xoshiro::new(seed),
+            rng: Xoshiro256StarStar::new(seed),
         }
     }
 }
@@ -83,41 +84,5 @@ impl Policy for RandomOrder {
     }
     fn len(&self) -> usize {
         self.pool.len()
-    }
-}
-
-/// xoshiro256** seeded through SplitMix64: small, fast, and the same on every platform.
-#[derive(Debug, Clone)]
-pub struct Xoshiro([u64; 4]);
-
-impl Xoshiro {
-    pub fn new(seed: u64) -> Self {
-        let mut z = seed;
-        let mut next = || {
-            z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut x = z;
-            x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            x ^ (x >> 31)
-        };
-        Self([next(), next(), next(), next()])
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        let s = &mut self.0;
-        let result = s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
-        let t = s[1] << 17;
-        s[2] ^= s[0];
-        s[3] ^= s[1];
-        s[1] ^= s[2];
-        s[0] ^= s[3];
-        s[2] ^= t;
-        s[3] = s[3].rotate_left(45);
-        result
-    }
-
-    /// Uniform in `0..n` (Lemire's multiply-shift; the bias is below 2^-32 for n < 2^32).
-    pub fn below(&mut self, n: u64) -> u64 {
-        ((self.next_u64() as u128 * n as u128) >> 64) as u64
     }
 }

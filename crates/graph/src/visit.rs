@@ -1,0 +1,181 @@
+//! Graph visits, once: breadth-first search (by depth, from many sources, reusable without
+//! clearing) and strongly connected components.
+//!
+//! Statistics (`info --reachability`, `--scc`), the simulator's reachable set and the
+//! upcoming seed evaluation (BFS by depth from seed sets, core-to-core distances) all visit
+//! graphs; they share this code rather than each writing a queue. As in webgraph-rs's visits,
+//! the visit owns the bookkeeping and hands each node to a callback.
+
+use crate::Csr;
+
+/// A reusable breadth-first search over a graph of a fixed number of nodes. Marks are epoch
+/// numbers, so starting a new search costs nothing however many nodes the last one reached.
+#[derive(Debug, Clone)]
+pub struct Bfs {
+    mark: Vec<u32>,
+    epoch: u32,
+    queue: Vec<u32>,
+}
+
+impl Bfs {
+    /// A search over graphs of `nodes` nodes.
+    pub fn new(nodes: usize) -> Self {
+        Self {
+            mark: vec![0; nodes],
+            epoch: 0,
+            queue: Vec::new(),
+        }
+    }
+
+    /// Visits every node reachable from `sources` (ids must be below the node count; repeats
+    /// are ignored), in breadth-first order, calling `on_node(node, depth)` once per node
+    /// (sources at depth 0). Returns the number of nodes reached.
+    pub fn visit(
+        &mut self,
+        graph: &Csr,
+        sources: &[u32],
+        mut on_node: impl FnMut(u32, u32),
+    ) -> u64 {
+        self.next_epoch();
+        let epoch = self.epoch;
+        self.queue.clear();
+        for &s in sources {
+            if self.mark[s as usize] != epoch {
+                self.mark[s as usize] = epoch;
+                self.queue.push(s);
+            }
+        }
+        let (mut head, mut depth, mut level_end) = (0, 0u32, self.queue.len());
+        while head < self.queue.len() {
+            if head == level_end {
+                depth += 1;
+                level_end = self.queue.len();
+            }
+            let v = self.queue[head];
+            head += 1;
+            on_node(v, depth);
+            for &w in graph.successors(v as usize) {
+                if self.mark[w as usize] != epoch {
+                    self.mark[w as usize] = epoch;
+                    self.queue.push(w);
+                }
+            }
+        }
+        self.queue.len() as u64
+    }
+
+    /// Whether the last visit reached `node`.
+    pub fn reached(&self, node: u32) -> bool {
+        self.epoch > 0 && self.mark[node as usize] == self.epoch
+    }
+
+    fn next_epoch(&mut self) {
+        if self.epoch == u32::MAX {
+            self.mark.fill(0);
+            self.epoch = 0;
+        }
+        self.epoch += 1;
+    }
+}
+
+/// Which nodes are reachable from `sources` (a BFS over out-links).
+pub fn reachable_from(graph: &Csr, sources: &[u32]) -> Vec<bool> {
+    let mut seen = vec![false; graph.num_nodes()];
+    Bfs::new(graph.num_nodes()).visit(graph, sources, |v, _| seen[v as usize] = true);
+    seen
+}
+
+/// Strongly connected components by Tarjan's algorithm with an explicit call stack (no
+/// recursion, so deep graphs cannot overflow the thread's stack); `on_component(size)` is
+/// called once per component, in the order Tarjan closes them.
+pub fn strongly_connected_components(graph: &Csr, mut on_component: impl FnMut(u64)) {
+    const UNSEEN: u32 = u32::MAX;
+    let n = graph.num_nodes();
+    // Discovery index; low-link; whether on the component stack.
+    let mut index = vec![UNSEEN; n];
+    let mut low = vec![0u32; n];
+    let mut on_stack = vec![false; n];
+    let mut stack: Vec<u32> = Vec::new();
+    // (node, position of the next successor to explore).
+    let mut calls: Vec<(u32, u32)> = Vec::new();
+    let mut next_index = 0u32;
+    for root in 0..n {
+        if index[root] != UNSEEN {
+            continue;
+        }
+        index[root] = next_index;
+        low[root] = next_index;
+        next_index += 1;
+        stack.push(root as u32);
+        on_stack[root] = true;
+        calls.push((root as u32, 0));
+        while let Some(&mut (v, ref mut pos)) = calls.last_mut() {
+            let succ = graph.successors(v as usize);
+            if (*pos as usize) < succ.len() {
+                let w = succ[*pos as usize] as usize;
+                *pos += 1;
+                if index[w] == UNSEEN {
+                    index[w] = next_index;
+                    low[w] = next_index;
+                    next_index += 1;
+                    stack.push(w as u32);
+                    on_stack[w] = true;
+                    calls.push((w as u32, 0));
+                } else if on_stack[w] {
+                    low[v as usize] = low[v as usize].min(index[w]);
+                }
+                continue;
+            }
+            calls.pop();
+            let v = v as usize;
+            if low[v] == index[v] {
+                let mut size = 0u64;
+                loop {
+                    let w = stack.pop().expect("Tarjan stack underflow") as usize;
+                    on_stack[w] = false;
+                    size += 1;
+                    if w == v {
+                        break;
+                    }
+                }
+                on_component(size);
+            }
+            if let Some(&(u, _)) = calls.last() {
+                low[u as usize] = low[u as usize].min(low[v]);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bfs_reports_depths_and_reuses_its_marks() {
+        // 0 → 1 → 2 → 3 ; 0 → 2 ; 4 → 0
+        let g = Csr::from_arcs(5, &[(0, 1), (1, 2), (2, 3), (0, 2), (4, 0)]);
+        let mut bfs = Bfs::new(5);
+        let mut seen = Vec::new();
+        assert_eq!(bfs.visit(&g, &[0, 0], |v, d| seen.push((v, d))), 4);
+        assert_eq!(seen, vec![(0, 0), (1, 1), (2, 1), (3, 2)]);
+        assert!(!bfs.reached(4));
+        seen.clear();
+        assert_eq!(bfs.visit(&g, &[3, 4], |v, d| seen.push((v, d))), 5);
+        assert_eq!(seen, vec![(3, 0), (4, 0), (0, 1), (1, 2), (2, 2)]);
+        assert_eq!(
+            reachable_from(&g, &[2]),
+            vec![false, false, true, true, false]
+        );
+    }
+
+    #[test]
+    fn components_of_a_cycle_and_a_tail() {
+        // 0 → 1 → 2 → 0 (one component of 3), 2 → 3 → 4 (two of 1).
+        let g = Csr::from_arcs(5, &[(0, 1), (1, 2), (2, 0), (2, 3), (3, 4)]);
+        let mut sizes = Vec::new();
+        strongly_connected_components(&g, |s| sizes.push(s));
+        sizes.sort_unstable();
+        assert_eq!(sizes, vec![1, 1, 3]);
+    }
+}
