@@ -1,6 +1,7 @@
 //! The `crawlrank` binary end to end: the commands work on small graphs written here, and bad
 //! input gets a clear error, a non-zero exit, no panic and no half-written output.
 
+use crawlrank_testkit as testkit;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -52,44 +53,32 @@ impl Env {
         self.dir.path().join(name)
     }
     fn write(&self, name: &str, text: &str) -> PathBuf {
-        let p = self.path(name);
-        std::fs::write(&p, text).unwrap();
-        p
+        testkit::write_file(self.dir.path(), name, text)
     }
     fn run(&self, args: &[&str]) -> Output {
         crawlrank(self.cache.path(), args)
     }
     fn files(&self) -> Vec<String> {
-        let mut v: Vec<String> = std::fs::read_dir(self.dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        v.sort();
-        v
+        testkit::file_names(self.dir.path())
     }
 }
 
 /// An arc list of `n` pages, every one reachable from page 0: page `v` links to `v + 1` (a ring)
 /// and to `a·v + b` for each chord `(a, b)`, all modulo `n`.
-fn ring_with_chords(n: usize, chords: &[(usize, usize)]) -> String {
-    let mut text = String::new();
-    for v in 0..n {
-        text.push_str(&format!("{v} {}\n", (v + 1) % n));
-        for &(a, b) in chords {
-            text.push_str(&format!("{v} {}\n", (v * a + b) % n));
-        }
-    }
-    text
+fn ring_with_chords(n: u32, chords: &[(u32, u32)]) -> String {
+    testkit::ring_with_chords(n, chords).arc_list()
 }
 
-/// The 5-node PageRank example of issue 2.
-const FIVE: &str = "0 1\n0 2\n1 2\n2 0\n2 2\n3 0\n3 2\n2 4\n";
-const FIVE_PR: [f64; 5] = [0.202830, 0.146339, 0.413422, 0.060136, 0.177272];
+/// The 5-node PageRank example of issue 2, as an arc list, and its PageRank.
+fn five() -> String {
+    testkit::five_pages().arc_list()
+}
+const FIVE_PR: [f64; 5] = testkit::FIVE_PAGES_PAGERANK;
 
 #[test]
 fn rank_an_arc_list_on_the_fly_and_write_one_value_per_line() {
     let env = Env::new();
-    let arcs = env.write("five.txt", FIVE);
+    let arcs = env.write("five.txt", &five());
     let out = env.path("pr.txt");
     let stdout = ok(&env.run(&[
         "rank",
@@ -174,7 +163,7 @@ fn convert_writes_arc_lists_that_import_back() {
     let env = Env::new();
     // FIVE, sorted and tab-separated: what `convert` writes for it.
     let sorted = "0\t1\n0\t2\n1\t2\n2\t0\n2\t2\n2\t4\n3\t0\n3\t2\n";
-    let input = env.write("five.txt", FIVE);
+    let input = env.write("five.txt", &five());
     let base = env.path("five");
     ok(&env.run(&[
         "import",
@@ -287,7 +276,7 @@ fn simulate_writes_summary_plots_and_orders() {
 #[test]
 fn bad_input_is_a_clear_error() {
     let env = Env::new();
-    let five = env.write("five.txt", FIVE);
+    let five = env.write("five.txt", &five());
     let g = five.to_str().unwrap();
     // A missing file.
     fails(
@@ -413,7 +402,7 @@ fn bad_input_is_a_clear_error() {
 #[test]
 fn a_corrupt_graph_is_an_error_not_a_panic() {
     let env = Env::new();
-    let five = env.write("five.txt", FIVE);
+    let five = env.write("five.txt", &five());
     let base = env.path("g");
     ok(&env.run(&[
         "import",

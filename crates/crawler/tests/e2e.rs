@@ -21,15 +21,11 @@ use std::time::Duration;
 /// A deterministic web: `n` pages, skewed outdegrees (0 to 11), distinct successors, some
 /// self-loops, preferential towards low ids (so some pages matter much more).
 fn graph(n: u32, seed: u64) -> Csr {
-    let mut x = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut rng = crawlrank_rng::XorShift64::new(
+        seed.wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407),
+    );
+    let mut next = move || rng.next_u64();
     let mut arcs = Vec::new();
     for v in 0..n {
         let d = (next() % 12) as u32;

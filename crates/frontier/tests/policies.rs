@@ -201,13 +201,8 @@ fn batch_pagerank_follows_pagerank() {
 
 /// A deterministic random graph with `n` nodes and about `n·d` arcs.
 fn random_graph(n: usize, d: usize, seed: u64) -> Csr {
-    let mut x = seed | 1;
-    let mut next = || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut rng = crawlrank_rng::XorShift64::new(seed | 1);
+    let mut next = || rng.next_u64();
     let mut arcs = Vec::new();
     for v in 0..n {
         let k = (next() % (2 * d as u64 + 1)) as usize;

@@ -5,6 +5,7 @@ use crawlrank_graph::Csr;
 use crawlrank_sim::measures::{checkpoints, measure};
 use crawlrank_sim::SimPolicy;
 use crawlrank_sim::{simulate, PolicyRun, Reference, SimConfig};
+use crawlrank_testkit as testkit;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -24,7 +25,7 @@ fn hand_run(order: Vec<u32>, scores: Vec<f64>) -> PolicyRun {
 #[test]
 fn throughput_mass_and_tau_by_hand() {
     // 0 → 1, 2, 3: all reachable from 0. A hand-made "PageRank": hot order is 1, 2, 3, 0.
-    let g = Csr::from_arcs(5, &[(0, 1), (0, 2), (0, 3)]);
+    let g = testkit::star(3).with_nodes(5).csr();
     let pr = Arc::new(vec![0.1, 0.4, 0.3, 0.2, 0.0]);
     let reference = Reference::new(&g, pr, &[0]).unwrap();
     assert_eq!(reference.reachable, 4);
@@ -77,12 +78,11 @@ fn checkpoints_cover_r() {
 #[test]
 fn a_simulation_crawls_all_of_r_and_omniscient_is_best() {
     // A small web: a ring with chords so everything is reachable, plus unreachable pages.
-    let n = 400u32;
-    let mut arcs: Vec<(u32, u32)> = (0..300).map(|v| (v, (v + 1) % 300)).collect();
-    arcs.extend((0..300).map(|v| (v, (v * 7 + 3) % 300)));
-    arcs.extend((0..300).filter(|v| v % 5 == 0).map(|v| (v, 42)));
-    arcs.extend((300..n).map(|v| (v, 0)));
-    let g = Csr::from_arcs(n as usize, &arcs);
+    let g = testkit::ring_with_chords(300, &[(7, 3)])
+        .with_nodes(400)
+        .with_arcs((0..300).filter(|v| v % 5 == 0).map(|v| (v, 42)))
+        .with_arcs((300..400).map(|v| (v, 0)))
+        .csr();
     let pr = Arc::new(
         crawlrank_rank::pagerank(&g, &Default::default())
             .unwrap()
