@@ -7,6 +7,7 @@ use crawlrank_frontier::{
     crawl_order, Clock, Frontier, Link, PageId, PageTable, Policy, PolicyConfig, PolicyKind, Target,
 };
 use crawlrank_graph::Csr;
+use crawlrank_testkit as testkit;
 
 fn config(batch: u64, n: u64) -> PolicyConfig {
     PolicyConfig {
@@ -174,20 +175,7 @@ fn ieca_distances_follow_alg_1() {
 #[test]
 fn batch_pagerank_follows_pagerank() {
     // A star: 0 → 1..5, every leaf → 5, so 5 is the most important leaf.
-    let g = Csr::from_arcs(
-        6,
-        &[
-            (0, 1),
-            (0, 2),
-            (0, 3),
-            (0, 4),
-            (0, 5),
-            (1, 5),
-            (2, 5),
-            (3, 5),
-            (4, 5),
-        ],
-    );
+    let g = testkit::star(5).with_arcs((1..5).map(|v| (v, 5))).csr();
     // K = 1: the known graph is PageRanked after the seed; the leaves tie and keep their order.
     let o = run(PolicyKind::BatchPagerank, &g, &[0], 1);
     assert_eq!(

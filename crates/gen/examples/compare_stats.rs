@@ -77,16 +77,7 @@ fn pct(x: f64) -> String {
 }
 
 fn int(v: u64) -> String {
-    let digits = v.to_string().into_bytes();
-    let mut out = Vec::new();
-    for (i, &d) in digits.iter().rev().enumerate() {
-        if i > 0 && i % 3 == 0 {
-            out.push(b',');
-        }
-        out.push(d);
-    }
-    out.reverse();
-    String::from_utf8(out).expect("ASCII digits")
+    crawlrank_graph::stats::thousands(v)
 }
 
 fn row(label: &str, cols: &[Column], f: impl Fn(&Column) -> String) {

@@ -543,7 +543,7 @@ pub fn scc(graph: &Csr) -> SccStats {
 }
 
 /// `1234567` → `1,234,567`.
-fn thousands(v: u64) -> String {
+pub fn thousands(v: u64) -> String {
     let digits = v.to_string().into_bytes();
     let mut out = Vec::with_capacity(digits.len() + digits.len() / 3);
     for (i, &d) in digits.iter().rev().enumerate() {

@@ -119,20 +119,7 @@ fn bad_seeds_are_errors() {
 #[test]
 fn omniscient_follows_the_true_pagerank() {
     // A star: 0 → 1..5, every leaf → 5, so 5 is the most important leaf.
-    let g = Csr::from_arcs(
-        6,
-        &[
-            (0, 1),
-            (0, 2),
-            (0, 3),
-            (0, 4),
-            (0, 5),
-            (1, 5),
-            (2, 5),
-            (3, 5),
-            (4, 5),
-        ],
-    );
+    let g = testkit::star(5).with_arcs((1..5).map(|v| (v, 5))).csr();
     let pr = Arc::new(
         crawlrank_rank::pagerank(&g, &Default::default())
             .unwrap()
