@@ -10,7 +10,6 @@
 //! Switching either to the other would change every generated web or every random crawl.
 
 use crate::splitmix::{mix64, SplitMix64, GOLDEN_GAMMA};
-use crate::zipf::Zipf;
 
 /// A 256-bit state filled by SplitMix64 from `seed`.
 fn seeded_state(seed: u64) -> [u64; 4] {
@@ -113,14 +112,6 @@ impl Xoshiro256PlusPlus {
     #[inline]
     pub fn pareto(&mut self, a: f64) -> f64 {
         self.f64_open0().powf(-1.0 / a)
-    }
-
-    /// A rank in `0..k` with `P(rank = r) ∝ ∫_{r+1}^{r+2} x^(-s) dx` — a continuous Zipf law
-    /// of exponent `s` sampled by inversion in O(1) (rank 0 is the most likely). See [`Zipf`]
-    /// to draw many ranks with the same `k` and `s`.
-    #[inline]
-    pub fn zipf_rank(&mut self, k: u64, s: f64) -> u64 {
-        Zipf::new(k, s).sample(self)
     }
 }
 

@@ -53,6 +53,17 @@ impl Zipf {
     }
 }
 
+impl Xoshiro256PlusPlus {
+    /// A rank in `0..k` with `P(rank = r) ∝ ∫_{r+1}^{r+2} x^(-s) dx` — a continuous Zipf law
+    /// of exponent `s` sampled by inversion in O(1) (rank 0 is the most likely). See [`Zipf`]
+    /// to draw many ranks with the same `k` and `s`. (Defined here, beside the law, so that
+    /// the generator's module need not know it.)
+    #[inline]
+    pub fn zipf_rank(&mut self, k: u64, s: f64) -> u64 {
+        Zipf::new(k, s).sample(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
