@@ -192,17 +192,19 @@ impl Frontier {
             t: self.crawled / self.batch,
             boundary: self.crawled.is_multiple_of(self.batch),
         };
+        let pages = &mut self.pages;
         self.links.clear();
-        for &u in links {
-            let target = if self.pages.is_popped(u) {
+        // One `extend` of an exact-size iterator: reserved once, no capacity check per link.
+        self.links.extend(links.iter().map(|&u| {
+            let target = if pages.is_popped(u) {
                 Target::Popped
-            } else if self.pages.discover(u) {
+            } else if pages.discover(u) {
                 Target::New
             } else {
                 Target::Queued
             };
-            self.links.push(Link { page: u, target });
-        }
+            Link { page: u, target }
+        }));
         self.policy.crawled(page, &self.links, &self.pages, &clock);
         self.peak = self.peak.max(self.policy.len());
         if clock.boundary {
