@@ -17,8 +17,13 @@ where
 {
     let dir = parent_dir(path);
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let tmp = tempfile::Builder::new()
-        .prefix(".crawlrank-")
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".crawlrank-");
+    // The mode `File::create` would give (0o666 less the umask), not a temporary file's
+    // owner-only 0o600, which would hide the finished output from other users.
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let tmp = builder
         .tempfile_in(&dir)
         .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
     let mut w = BufWriter::new(tmp.as_file().try_clone()?);
@@ -101,5 +106,24 @@ fn parent_dir(path: &Path) -> PathBuf {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_finished_output_has_the_mode_of_an_ordinary_new_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.txt");
+        write_file(&out, |w| Ok(w.write_all(b"x")?)).unwrap();
+        let plain = dir.path().join("plain.txt");
+        File::create(&plain).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&out), mode(&plain));
+        assert_eq!(std::fs::read(&out).unwrap(), b"x");
     }
 }
