@@ -19,6 +19,8 @@
 //! - [`atomic`]: outputs that appear whole or not at all;
 //! - [`testdata`]: where tests and benchmarks find the real graphs that are not in the repository.
 
+#![warn(missing_docs)]
+
 pub mod arclist;
 pub mod atomic;
 pub mod basename;

@@ -232,6 +232,7 @@ pub enum ImportPhase {
 /// A progress report: called at the start of each phase and every 65,536 lines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ImportProgress {
+    /// The phase running.
     pub phase: ImportPhase,
     /// Lines read in this phase.
     pub lines: u64,
