@@ -25,6 +25,8 @@
 //! # Ok(()) }
 //! ```
 
+#![warn(missing_docs)]
+
 mod lender;
 mod model;
 pub mod names;
@@ -116,8 +118,11 @@ impl GenConfig {
 /// What [`generate`] wrote.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GenReport {
+    /// Pages (nodes) written.
     pub pages: u64,
+    /// Arcs written.
     pub arcs: u64,
+    /// Hosts the pages are on.
     pub hosts: u64,
     /// Registrable domains (`siteN.tld`) the hosts belong to.
     pub domains: u64,
@@ -125,6 +130,7 @@ pub struct GenReport {
     pub bits_per_link: f64,
     /// The files written (graph, offsets, properties, ef, urls).
     pub files: Vec<PathBuf>,
+    /// Wall-clock time of the whole generation.
     pub elapsed: Duration,
 }
 
