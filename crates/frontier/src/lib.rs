@@ -28,6 +28,8 @@
 //! marked [`Target::New`], [`Target::Queued`] or [`Target::Popped`]. A policy is one file in
 //! [`policies`] and one line in its registry ([`PolicyKind`]).
 
+#![warn(missing_docs)]
+
 mod drive;
 mod heap;
 mod pages;

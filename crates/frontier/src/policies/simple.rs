@@ -52,6 +52,7 @@ pub struct RandomOrder {
 }
 
 impl RandomOrder {
+    /// An empty `random` frontier drawing from a generator seeded with `seed`.
     pub fn new(seed: u64) -> Self {
         Self {
             pool: Vec::new(),
@@ -91,6 +92,7 @@ impl Policy for RandomOrder {
 pub struct Xoshiro([u64; 4]);
 
 impl Xoshiro {
+    /// A generator whose state is filled by SplitMix64 from `seed` (any value, 0 included).
     pub fn new(seed: u64) -> Self {
         let mut z = seed;
         let mut next = || {
@@ -103,6 +105,7 @@ impl Xoshiro {
         Self([next(), next(), next(), next()])
     }
 
+    /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
         let s = &mut self.0;
         let result = s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
