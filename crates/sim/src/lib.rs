@@ -16,6 +16,8 @@
 //! - [`measures`]: throughput, PageRank mass, mean PageRank per window, Kendall's τ_b;
 //! - [`report`]: the table, `summary.json`/`.csv`, crawl orders and SVG plots.
 
+#![warn(missing_docs)]
+
 pub mod experiment;
 pub mod measures;
 pub mod omniscient;
