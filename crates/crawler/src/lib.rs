@@ -30,6 +30,8 @@
 //! Entry points: [`engine::crawl`], [`export::export_graph`] / [`export::export_links`],
 //! [`export::export_ranking`], [`export::status`].
 
+#![warn(missing_docs)]
+
 pub mod engine;
 pub mod export;
 pub mod fetch;
