@@ -11,6 +11,8 @@
 //! - [`kendall`]: Kendall's τ_b with ties in O(n log n);
 //! - [`top`]: top-k selection with the SPEC's tie rule.
 
+#![warn(missing_docs)]
+
 pub mod hits;
 pub mod indegree;
 pub mod kendall;
