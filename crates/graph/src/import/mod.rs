@@ -78,7 +78,6 @@ mod ids;
 mod lines;
 mod url_pairs;
 
-use crate::basename::with_ext;
 use crate::output::GraphWriter;
 use anyhow::{bail, ensure, Context, Result};
 use std::path::{Path, PathBuf};
@@ -293,11 +292,6 @@ pub fn import_with_progress(
     report.basename = writer.basename().to_path_buf();
     report.files = writer.commit()?;
     Ok(report)
-}
-
-/// The `.ids` file of a basename: line `i` holds the original id of node `i`.
-pub fn ids_path(basename: &Path) -> PathBuf {
-    with_ext(basename, "ids")
 }
 
 /// Reads a `.ids` file (one original id per node).
