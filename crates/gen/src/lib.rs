@@ -29,7 +29,7 @@
 
 mod lender;
 mod model;
-pub mod names;
+mod names;
 
 pub use lender::{Pages, Succ};
 pub use model::{ModelParams, SyntheticWeb};
