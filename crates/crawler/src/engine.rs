@@ -1,6 +1,6 @@
-//! The crawl loop: one thread that owns the frontier, the URL table ([`crate::urls`]), the
-//! robots.txt table ([`crate::robots`]), the politeness scheduler ([`crate::politeness`]), the
-//! requests in flight ([`crate::in_flight`]) and the state store, and drives them.
+//! The crawl loop: one thread that owns the frontier, the URL table (`crate::urls`), the
+//! robots.txt table ([`crate::robots`]), the politeness scheduler (`crate::politeness`), the
+//! requests in flight (`crate::in_flight`) and the state store, and drives them.
 //!
 //! Why one owner thread: the frontier's policy updates (a batch PageRank every K pages) and
 //! the store's commits are CPU and disk work that must not stall the async I/O threads, and

@@ -6,7 +6,7 @@
 //! recording those calls is enough to rebuild the exact frontier — IECA's distances, OPIC's
 //! cash, the batch policies' PageRank vectors, even `random`'s generator — without each policy
 //! having to serialise itself. On restart the log is replayed through the same calls and every
-//! replayed pop is checked against the recorded one (see [`crate::resume`]).
+//! replayed pop is checked against the recorded one (see `crate::resume`).
 //!
 //! Tables:
 //! - `meta`: format version, the policy configuration the frontier was built with, the WARC
