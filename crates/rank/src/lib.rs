@@ -1,5 +1,10 @@
 //! Rankings of web graphs for crawlrank.
 //!
+//! Entry points, all at the crate root: [`pagerank()`](fn@pagerank) (or [`pagerank_from`] with
+//! a warm start, or a reusable [`PageRank`] solver) with a [`PageRankConfig`];
+//! [`hits()`](fn@hits) with a [`HitsConfig`]; [`indegree()`](fn@indegree) and [`outdegrees`];
+//! [`kendall_tau_b`]; [`top_k`], [`top_k_among`] and [`ranking`].
+//!
 //! The crawl simulator judges every crawl order against PageRank, the batch policies re-rank
 //! the known graph as it grows, the community-seeds method needs HITS, and every comparison
 //! ends in a rank correlation or a top-k set. This crate holds those computations, all on the
@@ -22,5 +27,5 @@ pub mod top;
 pub use hits::{hits, HitsConfig, HitsResult};
 pub use indegree::indegree;
 pub use kendall::kendall_tau_b;
-pub use pagerank::{pagerank, PageRank, PageRankConfig, PageRankResult};
+pub use pagerank::{outdegrees, pagerank, pagerank_from, PageRank, PageRankConfig, PageRankResult};
 pub use top::{ranking, top_k, top_k_among};
