@@ -30,8 +30,13 @@
 //! tests run the engine). No module prints or exits the process: errors are returned, and
 //! progress goes to the caller's callback.
 //!
-//! Entry points: [`engine::crawl`], [`export::export_graph`] / [`export::export_links`],
-//! [`export::export_ranking`], [`export::status`].
+//! Entry points, all at the crate root:
+//! - crawling: [`crawl`] with a [`CrawlConfig`] (and its [`FetchConfig`] and [`UrlRules`]),
+//!   reporting [`Progress`] while it runs and a [`CrawlReport`] (with its [`StopReason`] and
+//!   [`Stats`]) at the end; [`StopSignals`] turns Ctrl-C / SIGTERM into the stop flag;
+//! - reading a crawl state, running or not: [`export_graph`] / [`export_links`] (the link
+//!   graph, [`LinkOutputs`], [`GraphExport`]), [`export_ranking`] ([`RankingExport`]),
+//!   [`status`] ([`Status`]), [`crawl_order`].
 
 #![warn(missing_docs)]
 
@@ -52,6 +57,11 @@ mod urls;
 pub mod warc;
 
 pub use engine::{crawl, CrawlConfig, CrawlReport, Progress, StopReason};
+pub use export::{
+    crawl_order, export_graph, export_links, export_ranking, status, GraphExport, LinkOutputs,
+    RankingExport, Status,
+};
 pub use fetch::FetchConfig;
 pub use links::UrlRules;
+pub use signals::StopSignals;
 pub use stats::Stats;
