@@ -17,6 +17,11 @@
 //!   globally. Chunks of whole hosts are compressed in parallel on the current `rayon` pool.
 //! - **Atomic**: all files are staged and appear together, or not at all.
 //!
+//! Entry points, all at the crate root: [`generate`] (or [`generate_with_params`] with
+//! [`ModelParams`]) writes the web a [`GenConfig`] describes and returns a [`GenReport`];
+//! [`SyntheticWeb`] is the model itself, a `webgraph` sequential graph that generates its arcs
+//! on the fly (its lender is [`Pages`]), for a caller that wants the web without the files.
+//!
 //! ```no_run
 //! # fn main() -> anyhow::Result<()> {
 //! use crawlrank_gen::{generate, GenConfig};
