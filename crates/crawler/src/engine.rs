@@ -1,6 +1,6 @@
-//! The crawl loop: one thread that owns the frontier, the URL table ([`crate::urls`]), the
-//! robots.txt table ([`crate::robots`]), the politeness scheduler ([`crate::politeness`]), the
-//! requests in flight ([`crate::in_flight`]) and the state store, and drives them.
+//! The crawl loop: one thread that owns the frontier, the URL table (`crate::urls`), the
+//! robots.txt table ([`crate::robots`]), the politeness scheduler (`crate::politeness`), the
+//! requests in flight (`crate::in_flight`) and the state store, and drives them.
 //!
 //! Why one owner thread: the frontier's policy updates (a batch PageRank every K pages) and
 //! the store's commits are CPU and disk work that must not stall the async I/O threads, and
@@ -58,6 +58,7 @@ pub struct CrawlConfig {
     pub batch: Option<u64>,
     /// `n` for OPIC's initial cash; default `expected_pages`.
     pub total_pages: Option<u64>,
+    /// Seed of the `random` policy's generator.
     pub rng_seed: u64,
     /// Further tries of a 5xx / timeout / connection failure.
     pub max_retries: u32,
@@ -73,6 +74,7 @@ pub struct CrawlConfig {
     pub stop_grace: Duration,
     /// Tokio worker threads.
     pub io_threads: usize,
+    /// How each request is made: user agent, timeouts, body cap, proxy, CAs, URL rules, WARC.
     pub fetch: FetchConfig,
 }
 
@@ -129,12 +131,17 @@ pub struct Progress {
     pub pages_per_sec: f64,
     /// Pages finished over all runs.
     pub pages_total: u64,
+    /// Pages in the frontier: discovered, not yet popped.
     pub frontier: usize,
     /// Popped pages waiting for their host.
     pub waiting: usize,
+    /// Requests in flight (pages and robots.txt files).
     pub in_flight: usize,
+    /// Hosts discovered (distinct scheme, host and port).
     pub hosts: usize,
+    /// URLs discovered over all runs.
     pub discovered: usize,
+    /// Pages that ended in an HTTP error, a fetch error or an over-size body, over all runs.
     pub errors: u64,
 }
 
@@ -152,15 +159,23 @@ pub enum StopReason {
 /// What a run did.
 #[derive(Debug, Clone)]
 pub struct CrawlReport {
+    /// Why the run ended.
     pub stop: StopReason,
+    /// The crawl's counters, over all runs.
     pub stats: Stats,
+    /// Pages finished (any outcome) in this run.
     pub pages_this_run: u64,
+    /// Wall-clock time of this run.
     pub elapsed: Duration,
+    /// URLs discovered over all runs.
     pub discovered: usize,
+    /// Pages finished (any outcome) over all runs.
     pub crawled: u64,
+    /// Pages left in the frontier: discovered, never popped.
     pub frontier: usize,
     /// Pages popped but not finished (fetched first by the next run).
     pub pending: usize,
+    /// Hosts discovered (distinct scheme, host and port).
     pub hosts: usize,
 }
 

@@ -45,8 +45,11 @@ fn config(dir: &Path, loaded: &Loaded) -> Result<PolicySpec> {
 /// Numbers of an export.
 #[derive(Debug, Clone, Copy)]
 pub struct GraphExport {
+    /// Nodes: every URL the crawl discovered, crawled or not (ids as in the state).
     pub nodes: usize,
+    /// Arcs: distinct links between them.
     pub arcs: u64,
+    /// Pages whose fetch ended (any outcome): the nodes that can have out-links.
     pub crawled: u64,
 }
 
@@ -244,17 +247,25 @@ pub fn page_marks(dir: &Path) -> Result<Vec<(String, PageMeta)>> {
 /// A summary of a crawl state.
 #[derive(Debug, Clone)]
 pub struct Status {
+    /// The policy and its configuration; `None` before the first run stored them.
     pub config: Option<PolicySpec>,
+    /// URLs discovered.
     pub discovered: usize,
+    /// Pages popped from the frontier.
     pub popped: u64,
+    /// Pages whose fetch ended (any outcome).
     pub crawled: u64,
     /// Popped, not finished: fetched first when the crawl resumes.
     pub pending: u64,
     /// Discovered, never popped.
     pub frontier: u64,
+    /// Finished pages by outcome name ([`Outcome::name`](crate::page::Outcome::name)).
     pub outcomes: BTreeMap<&'static str, u64>,
+    /// Distinct hosts (scheme, host and port) of the discovered URLs.
     pub hosts: usize,
+    /// WARC files written (0 before any record).
     pub warc_files: u32,
+    /// The crawl's counters, over all runs.
     pub stats: Stats,
 }
 

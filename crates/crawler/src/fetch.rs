@@ -19,8 +19,12 @@ use url::Url;
 /// What fetching needs to know.
 #[derive(Debug, Clone)]
 pub struct FetchConfig {
+    /// The `User-Agent` header; its product token is the robots.txt agent
+    /// ([`robots_agent`](Self::robots_agent)).
     pub user_agent: String,
+    /// Longest wait for a connection to be established.
     pub connect_timeout: Duration,
+    /// Longest time for a whole request, body included.
     pub timeout: Duration,
     /// Largest body read, in bytes; larger ones are abandoned.
     pub max_body: usize,
@@ -30,6 +34,7 @@ pub struct FetchConfig {
     /// PEM files of extra certificate authorities to trust for HTTPS, beside the built-in
     /// web PKI roots (the test web's own CA; a company's internal CA).
     pub ca_certs: Vec<std::path::PathBuf>,
+    /// Which links are kept: URL length and depth limits against spider traps.
     pub url_rules: UrlRules,
     /// Write WARC records.
     pub warc: bool,
@@ -105,7 +110,9 @@ fn read_ca_file(path: &std::path::Path) -> Result<Vec<reqwest::Certificate>> {
 /// How one fetch attempt of a page ended.
 #[derive(Debug, Default)]
 pub struct PageFetch {
+    /// How the fetch ended; `None` is taken as a fetch error.
     pub outcome: Option<Outcome>,
+    /// The HTTP status, 0 when no answer came.
     pub status: u16,
     /// Normalised out-links in page order, deduplicated.
     pub links: Vec<String>,
@@ -113,15 +120,23 @@ pub struct PageFetch {
     pub warc: Vec<u8>,
     /// A 5xx, a timeout or a connection failure: worth another try later.
     pub retryable: bool,
+    /// The request timed out.
     pub timed_out: bool,
+    /// Body bytes received (0 when the body was not read or was over the cap).
     pub bytes: u64,
+    /// Meta robots or `X-Robots-Tag` said `nofollow` (then `links` is empty).
     pub nofollow_page: bool,
+    /// `<a rel=nofollow>` links skipped.
     pub nofollow_links: u32,
+    /// Links dropped as malformed or not http(s) (a redirect's bad `Location` included).
     pub invalid_links: u32,
+    /// Links dropped by the trap rules.
     pub trap_links: u32,
+    /// The HTML parser gave up; the links found before are kept.
     pub parse_error: bool,
     /// Meta robots or `X-Robots-Tag` said `noindex`.
     pub noindex: bool,
+    /// `<link rel=canonical>`, normalised, when it names another URL.
     pub canonical: Option<String>,
     /// Why no HTTP answer came, when none did.
     pub failure: Option<TransportFailure>,
@@ -332,9 +347,12 @@ pub async fn fetch_page(client: &reqwest::Client, cfg: &Arc<FetchConfig>, url: &
 /// The result of a robots.txt fetch.
 #[derive(Debug)]
 pub struct RobotsFetch {
+    /// What robots.txt said: the host's rules, allow-all (no usable file), or unreachable (a
+    /// 5xx or no answer).
     pub rules: RobotsRules,
     /// Requests made (redirects are followed, up to 5 hops as RFC 9309 asks).
     pub requests: u64,
+    /// The request that failed timed out.
     pub timed_out: bool,
     /// The answer the rules come from, when there was one worth keeping.
     pub answer: Option<RobotsAnswer>,

@@ -17,7 +17,9 @@ use std::time::Duration;
 /// What the engine needs back with a page's fetch result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PageTicket {
+    /// The page fetched.
     pub page: PageId,
+    /// Its host (the politeness key), whose slot the fetch holds.
     pub host: HostId,
     /// The page's pop sequence number (its place in its host's queue, kept by a retry).
     pub seq: u64,
@@ -28,12 +30,18 @@ pub struct PageTicket {
 /// A finished fetch.
 #[derive(Debug)]
 pub enum Done {
+    /// A page's fetch attempt ended.
     Page {
+        /// What the fetch was started with.
         ticket: PageTicket,
+        /// How it ended.
         fetch: Box<PageFetch>,
     },
+    /// A host's robots.txt fetch ended.
     Robots {
+        /// The host.
         host: HostId,
+        /// How it ended.
         fetch: RobotsFetch,
     },
 }

@@ -5,48 +5,63 @@
 //! | module | job |
 //! |---|---|
 //! | [`engine`] | the crawl loop: one thread owning the parts below, in the order of the frontier's calls; `crawl` |
-//! | [`urls`] | the URL table: URL ↔ page id, page → host, per-host URL cap |
+//! | `urls` | the URL table: URL ↔ page id, page → host, per-host URL cap |
 //! | [`robots`] | robots.txt: rules, answers kept across runs, 24 h freshness, each host's robots.txt state |
-//! | [`politeness`] | the scheduler: per-host queues, one request in flight per host, delays, retries' backoff |
-//! | [`in_flight`] | the requests in flight: fetch tasks on the I/O runtime and the channel back |
+//! | `politeness` | the scheduler: per-host queues, one request in flight per host, delays, retries' backoff |
+//! | `in_flight` | the requests in flight: fetch tasks on the I/O runtime and the channel back |
 //! | [`fetch`] | one HTTP request (reqwest + rustls): a page, or a host's robots.txt; body caps |
 //! | [`links`] | streaming HTML link extraction (lol_html), URL normalisation, trap limits |
 //! | [`page`] | how a page's fetch ended ([`page::Outcome`]) and what it said about itself |
 //! | [`store`] | the state on disk (redb): URL table, the frontier event log, page marks, robots.txt answers |
-//! | [`resume`] | resuming: the frontier rebuilt by replaying the log (through the frontier crate's `LogReplay`) |
+//! | `resume` | resuming: the frontier rebuilt by replaying the log (through the frontier crate's `LogReplay`) |
 //! | [`warc`] | WARC/1.1 output, one gzip member per record |
 //! | [`ranking`] | the ranking files: `score<TAB>url` and page marks, snapshots of a running crawl |
 //! | [`export`] | the crawl as a BVGraph + `.urls` or an arc list, the current ranking and page marks, the status |
 //! | [`stats`] | counters |
 //! | [`signals`] | receiving Ctrl-C / SIGTERM for a front end (which decides what they do) |
 //!
+//! The modules not linked (`urls`, `politeness`, `in_flight`, `resume`) are the engine's
+//! parts, private to the crate.
+//!
 //! The files import each other one way only: [`page`], [`links`], [`warc`] and [`signals`]
-//! import no other; [`urls`], [`robots`], [`politeness`], [`stats`] and [`ranking`] only
-//! those (and [`urls`]); [`fetch`] and [`store`] build on them, [`in_flight`] on [`fetch`], [`resume`] on
+//! import no other; `urls`, [`robots`], `politeness`, [`stats`] and [`ranking`] only
+//! those (and `urls`); [`fetch`] and [`store`] build on them, `in_flight` on [`fetch`], `resume` on
 //! [`store`]; [`engine`] and [`export`] come last, and neither imports the other (export's
 //! tests run the engine). No module prints or exits the process: errors are returned, and
 //! progress goes to the caller's callback.
 //!
-//! Entry points: [`engine::crawl`], [`export::export_graph`] / [`export::export_links`],
-//! [`export::export_ranking`], [`export::status`].
+//! Entry points, all at the crate root:
+//! - crawling: [`crawl`] with a [`CrawlConfig`] (and its [`FetchConfig`] and [`UrlRules`]),
+//!   reporting [`Progress`] while it runs and a [`CrawlReport`] (with its [`StopReason`] and
+//!   [`Stats`]) at the end; [`StopSignals`] turns Ctrl-C / SIGTERM into the stop flag;
+//! - reading a crawl state, running or not: [`export_graph`] / [`export_links`] (the link
+//!   graph, [`LinkOutputs`], [`GraphExport`]), [`export_ranking`] ([`RankingExport`]),
+//!   [`status`] ([`Status`]), [`crawl_order`].
+
+#![warn(missing_docs)]
 
 pub mod engine;
 pub mod export;
 pub mod fetch;
-pub mod in_flight;
+mod in_flight;
 pub mod links;
 pub mod page;
-pub mod politeness;
+mod politeness;
 pub mod ranking;
-pub mod resume;
+mod resume;
 pub mod robots;
 pub mod signals;
 pub mod stats;
 pub mod store;
-pub mod urls;
+mod urls;
 pub mod warc;
 
 pub use engine::{crawl, CrawlConfig, CrawlReport, Progress, StopReason};
+pub use export::{
+    crawl_order, export_graph, export_links, export_ranking, status, GraphExport, LinkOutputs,
+    RankingExport, Status,
+};
 pub use fetch::FetchConfig;
 pub use links::UrlRules;
+pub use signals::StopSignals;
 pub use stats::Stats;

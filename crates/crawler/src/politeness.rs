@@ -28,6 +28,7 @@ use std::time::{Duration, Instant};
 /// A page waiting for its host.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Waiting {
+    /// The popped page.
     pub page: PageId,
     /// Failed attempts so far.
     pub attempts: u32,

@@ -81,7 +81,9 @@ pub fn robots_rules(agent: &str, answer: &RobotsAnswer) -> RobotsRules {
 /// fresh.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredRobots {
+    /// When it was fetched, in seconds since the Unix epoch ([`unix_now`]).
     pub fetched_at: u64,
+    /// What the host answered.
     pub answer: RobotsAnswer,
 }
 
@@ -119,13 +121,17 @@ pub enum HostRobots {
 /// What to do after a robots.txt fetch ([`RobotsTable::fetched`]).
 #[derive(Debug, Clone)]
 pub enum AfterFetch {
-    /// Try again later; `attempt` earlier tries failed before this one (the backoff's
-    /// exponent). The host's pages keep waiting meanwhile.
-    Retry { attempt: u32 },
-    /// These rules are in force now; `keep` is the answer to store for later runs (a
-    /// failure is never stored: it says nothing about the file, the next run asks again).
+    /// Try again later. The host's pages keep waiting meanwhile.
+    Retry {
+        /// Earlier tries that failed before this one (the backoff's exponent).
+        attempt: u32,
+    },
+    /// These rules are in force now.
     Settled {
+        /// The rules.
         rules: RobotsRules,
+        /// The answer to store for later runs (a failure is never stored: it says nothing
+        /// about the file, the next run asks again).
         keep: Option<StoredRobots>,
     },
 }

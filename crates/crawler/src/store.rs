@@ -6,7 +6,7 @@
 //! recording those calls is enough to rebuild the exact frontier — IECA's distances, OPIC's
 //! cash, the batch policies' PageRank vectors, even `random`'s generator — without each policy
 //! having to serialise itself. On restart the log is replayed through the same calls and every
-//! replayed pop is checked against the recorded one (see [`crate::resume`]).
+//! replayed pop is checked against the recorded one (see `crate::resume`).
 //!
 //! Tables:
 //! - `meta`: format version, the policy configuration the frontier was built with, the WARC
@@ -63,9 +63,13 @@ pub enum Event {
     /// `frontier.on_crawled(id, links)`, with how the fetch ended and its HTTP status (0 if
     /// none).
     Crawled {
+        /// The page.
         id: PageId,
+        /// How its fetch ended.
         outcome: Outcome,
+        /// Its HTTP status, 0 if none.
         status: u16,
+        /// Its out-links, in page order (a redirect's: its target).
         links: Vec<PageId>,
     },
 }
@@ -228,7 +232,9 @@ pub struct Loaded {
     /// The policy and configuration the crawl's frontier was built with (a resumed crawl
     /// must use the same, or the replay would build another frontier).
     pub config: Option<PolicySpec>,
+    /// Every URL discovered, indexed by page id.
     pub urls: Vec<String>,
+    /// Where the WARC output stood at the last commit.
     pub warc: WarcPosition,
     /// The serialized counters (see [`crate::stats::Stats::decode`]).
     pub stats: Vec<u8>,
@@ -241,11 +247,17 @@ pub struct Loaded {
 /// The writes of one engine step, committed in one transaction ([`Store::commit`]).
 #[derive(Debug, Default)]
 pub struct StepWrites {
+    /// URLs discovered in this step, with their new ids.
     pub new_urls: Vec<(PageId, String)>,
+    /// Frontier calls made in this step, in order (appended to the log).
     pub events: Vec<Event>,
+    /// The WARC writer's new position, when records were appended.
     pub warc: Option<WarcPosition>,
+    /// The counters, serialized ([`crate::stats::Stats::encode`]), when they changed.
     pub stats: Option<Vec<u8>>,
+    /// Marks of pages finished in this step (only pages that have any).
     pub pages: Vec<(PageId, PageMeta)>,
+    /// robots.txt answers to keep, by origin.
     pub robots: Vec<(String, StoredRobots)>,
 }
 

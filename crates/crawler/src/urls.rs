@@ -124,11 +124,6 @@ impl UrlTable {
         self.urls.len()
     }
 
-    /// Whether no URL is known.
-    pub fn is_empty(&self) -> bool {
-        self.urls.is_empty()
-    }
-
     /// Hosts discovered.
     pub fn hosts(&self) -> usize {
         self.origins.len()

@@ -23,7 +23,9 @@ use std::time::SystemTime;
 /// fetch was not committed, and are cut on resume. The state stores it with every commit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct WarcPosition {
+    /// Number of the file being written ([`warc_path`]).
     pub file: u32,
+    /// Its length in bytes: where the next record goes.
     pub offset: u64,
 }
 

@@ -27,6 +27,14 @@
 //! [`Policy`] the events it orders by: a seed, and each crawled page's links, every link
 //! marked [`Target::New`], [`Target::Queued`] or [`Target::Popped`]. A policy is one file in
 //! [`policies`] and one line in its registry ([`PolicyKind`]).
+//!
+//! Entry points, all at the crate root: a [`PolicySpec`] ([`PolicyKind`] with its
+//! [`PolicyConfig`]; [`default_batch`]) builds a [`Frontier`] ([`Frontier::from_spec`]);
+//! [`drive`] and [`crawl_order`] run the crawl loop over a known graph; [`LogReplay`] rebuilds
+//! a frontier from a log of [`Logged`] calls. A new policy implements [`Policy`] over the
+//! [`PageTable`], with [`IndexedHeap`] for its priority queue.
+
+#![warn(missing_docs)]
 
 mod drive;
 mod heap;

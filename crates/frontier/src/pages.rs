@@ -15,7 +15,8 @@ const UNSEEN: u32 = u32::MAX;
 pub struct PageTable {
     seq: Vec<u32>,
     popped: Vec<bool>,
-    by_seq: Vec<PageId>,
+    /// Pages discovered so far (the next sequence number).
+    known: u32,
 }
 
 impl PageTable {
@@ -35,8 +36,8 @@ impl PageTable {
         if self.seq[page as usize] != UNSEEN {
             return false;
         }
-        self.seq[page as usize] = self.by_seq.len() as u32;
-        self.by_seq.push(page);
+        self.seq[page as usize] = self.known;
+        self.known += 1;
         true
     }
 
@@ -67,15 +68,9 @@ impl PageTable {
         s
     }
 
-    /// The page discovered `s`-th.
-    #[inline]
-    pub fn page_at(&self, s: u32) -> PageId {
-        self.by_seq[s as usize]
-    }
-
     /// Number of pages discovered.
     #[inline]
     pub fn num_known(&self) -> usize {
-        self.by_seq.len()
+        self.known as usize
     }
 }

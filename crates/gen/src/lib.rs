@@ -17,6 +17,11 @@
 //!   globally. Chunks of whole hosts are compressed in parallel on the current `rayon` pool.
 //! - **Atomic**: all files are staged and appear together, or not at all.
 //!
+//! Entry points, all at the crate root: [`generate`] (or [`generate_with_params`] with
+//! [`ModelParams`]) writes the web a [`GenConfig`] describes and returns a [`GenReport`];
+//! [`SyntheticWeb`] is the model itself, a `webgraph` sequential graph that generates its arcs
+//! on the fly (its lender is [`Pages`]), for a caller that wants the web without the files.
+//!
 //! ```no_run
 //! # fn main() -> anyhow::Result<()> {
 //! use crawlrank_gen::{generate, GenConfig};
@@ -25,9 +30,11 @@
 //! # Ok(()) }
 //! ```
 
+#![warn(missing_docs)]
+
 mod lender;
 mod model;
-pub mod names;
+mod names;
 
 pub use lender::{Pages, Succ};
 pub use model::{ModelParams, SyntheticWeb};
@@ -116,8 +123,11 @@ impl GenConfig {
 /// What [`generate`] wrote.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GenReport {
+    /// Pages (nodes) written.
     pub pages: u64,
+    /// Arcs written.
     pub arcs: u64,
+    /// Hosts the pages are on.
     pub hosts: u64,
     /// Registrable domains (`siteN.tld`) the hosts belong to.
     pub domains: u64,
@@ -125,6 +135,7 @@ pub struct GenReport {
     pub bits_per_link: f64,
     /// The files written (graph, offsets, properties, ef, urls).
     pub files: Vec<PathBuf>,
+    /// Wall-clock time of the whole generation.
     pub elapsed: Duration,
 }
 

@@ -32,18 +32,24 @@ pub struct ModelParams {
     pub new_domain: f64,
     /// Pages directly under `/` besides the home page (`/pageM.html`).
     pub root_pages: u64,
-    /// Directory sizes: `min(⌊scale · Pareto(tail)⌋, max)` pages, index page included.
+    /// Directory sizes: `min(⌊scale · Pareto(tail)⌋, max)` pages, index page included; this
+    /// is the scale.
     pub dir_size_scale: f64,
+    /// Tail index of the directory sizes' Pareto law.
     pub dir_size_tail: f64,
+    /// Largest directory, in pages (index page included).
     pub dir_size_max: u64,
     /// The directories form a complete `dir_fanout`-ary tree under the home page.
     pub dir_fanout: u64,
     /// Probability that a directory is *closed*: its pages use no site template and link
     /// only inside the directory (archives, generated documentation, …).
     pub closed_dir: f64,
-    /// Size of a host's menu (the site template's links): `min(⌊scale · Pareto(tail)⌋, max)`.
+    /// Size of a host's menu (the site template's links): `min(⌊scale · Pareto(tail)⌋, max)`;
+    /// this is the scale.
     pub menu_scale: f64,
+    /// Tail index of the menu sizes' Pareto law.
     pub menu_tail: f64,
+    /// Largest menu, in links.
     pub menu_max: u64,
     /// Probability that a page outside closed directories carries the site template.
     pub template: f64,
@@ -52,8 +58,10 @@ pub struct ModelParams {
     /// Probability that the only page of a one-page host is dangling (a discovered but
     /// uncrawled host).
     pub single_page_dangling: f64,
-    /// Tail index of the content-outdegree law and the largest content outdegree.
+    /// Tail index of the content-outdegree law.
     pub outdegree_tail: f64,
+    /// Largest content outdegree (a page's links besides the crawl tree, discovery and menu
+    /// links).
     pub outdegree_max: u64,
     /// Probability of copying each content link of the previous page of the same directory,
     /// and of keeping its content outdegree (pages sharing a template look alike).
@@ -64,14 +72,17 @@ pub struct ModelParams {
     pub sibling: f64,
     /// Share of the other external links that point to the target host's home page.
     pub external_home: f64,
-    /// Tail index of host fame and exponent of host size in a host's attractiveness
+    /// Tail index of host fame, the Pareto factor of a host's attractiveness
     /// (`size^φ · Pareto(fame_tail)`).
     pub fame_tail: f64,
+    /// Exponent `φ` of host size in a host's attractiveness.
     pub fame_size_exponent: f64,
-    /// Shares of the fresh intra-host links that are navigation links (home page, own
-    /// directory index, a popular section) and local links (nearby pages of the same
-    /// directory); the rest follow page popularity.
+    /// Share of the fresh intra-host links that are navigation links (home page, own
+    /// directory index, a popular section); with [`local`](Self::local), the rest follow
+    /// page popularity.
     pub navigation: f64,
+    /// Share of the fresh intra-host links that are local links (nearby pages of the same
+    /// directory).
     pub local: f64,
     /// Zipf exponent `s` of page popularity (in-degree exponent `γ ≈ 1 + 1/s`).
     pub popularity_zipf: f64,

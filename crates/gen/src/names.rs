@@ -21,6 +21,7 @@ pub struct LexNumbers {
 }
 
 impl LexNumbers {
+    /// The numbers `1..=n` (none when `n` is 0).
     pub fn new(n: u64) -> Self {
         Self { n, cur: 1, left: n }
     }

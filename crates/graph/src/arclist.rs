@@ -16,7 +16,7 @@
 //!
 //! The arcs are streamed from the graph's sequential iterator to the file: memory does not
 //! grow with the arcs (URLs, when asked for, are held in memory, one string per node). The
-//! file is written atomically ([`atomic`](crate::atomic)): it appears whole or not at all.
+//! file is written atomically ([`atomic`]): it appears whole or not at all.
 
 use crate::atomic;
 use crate::bv::is_bvgraph;

@@ -180,10 +180,15 @@ impl BvWebGraph {
 /// What crawlrank needs from a `.properties` file.
 #[derive(Debug, Clone)]
 pub struct Properties {
+    /// Number of nodes (below 2³²−1).
     pub nodes: usize,
+    /// Number of arcs.
     pub arcs: u64,
+    /// Byte order of the bitstream, `"big"` or `"little"` (`"big"` when the file names none).
     pub endianness: String,
+    /// Compression window: how many previous lists a list may be copied from.
     pub window: usize,
+    /// Minimum length of an interval of consecutive successors.
     pub min_interval: usize,
 }
 

@@ -151,11 +151,6 @@ impl Csr {
         }
         Csr { offsets, succ }
     }
-
-    /// Bytes of memory held.
-    pub fn heap_bytes(&self) -> usize {
-        self.offsets.capacity() * 8 + self.succ.capacity() * 4
-    }
 }
 
 #[cfg(test)]

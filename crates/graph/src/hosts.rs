@@ -19,8 +19,8 @@
 //!
 //! Memory is 4 bytes per node plus the host names.
 
-use crate::urls::{self, UrlReader};
-use anyhow::{ensure, Context, Result};
+use crate::urls::UrlReader;
+use anyhow::Result;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -105,26 +105,6 @@ impl Hosts {
             b.push_url(u);
         }
         Ok(b.hosts)
-    }
-
-    /// The hosts of graph `basename`, from `BASENAME.urls` (or `.urls.gz`), checking that it
-    /// has one line per node.
-    pub fn for_graph(basename: &Path, num_nodes: usize) -> Result<Self> {
-        let path = urls::find_urls(basename).with_context(|| {
-            format!(
-                "{} has no URLs ({} not found), so pages cannot be grouped by host",
-                basename.display(),
-                urls::urls_path(basename).display()
-            )
-        })?;
-        let hosts = Self::from_urls_file(&path)?;
-        ensure!(
-            hosts.num_nodes() == num_nodes,
-            "{} has {} lines but the graph has {num_nodes} nodes",
-            path.display(),
-            hosts.num_nodes()
-        );
-        Ok(hosts)
     }
 
     /// Number of nodes (URLs) mapped.

@@ -19,6 +19,20 @@
 //! - [`basename`]: the path rules of a graph's family of files (`X.graph`, `X.urls`, …);
 //! - [`atomic`]: outputs that appear whole or not at all;
 //! - [`testdata`]: where tests and benchmarks find the real graphs that are not in the repository.
+//!
+//! Entry points, all at the crate root:
+//! - a graph: [`open_graph`] (what `--graph` names: a basename or an arc list),
+//!   [`BvWebGraph::open`], [`is_bvgraph`]; [`BvWebGraph::to_csr`] decodes it into a [`Csr`];
+//!   derived files live in a [`Cache`];
+//! - its URLs and hosts: [`read_urls`], [`normalize_url`], [`BvWebGraph::hosts`] ([`Hosts`]);
+//! - statistics: [`GraphStats`];
+//! - importing: [`import::import`] with [`ImportOptions`] (and [`ImportFormat`]), or
+//!   [`import::import_with_progress`] ([`ImportProgress`], [`ImportPhase`]), giving an
+//!   [`ImportReport`];
+//! - writing: [`GraphWriter`] (a BVGraph with `.ef` and `.urls`), [`arclist::convert`] (a
+//!   graph as text arcs), [`atomic::write_file`]; [`with_ext`] names a graph's files.
+
+#![warn(missing_docs)]
 
 pub mod arclist;
 pub mod atomic;
@@ -35,7 +49,13 @@ pub mod testdata;
 pub mod urls;
 pub mod visit;
 
-pub use bv::BvWebGraph;
+pub use basename::with_ext;
+pub use bv::{is_bvgraph, BvWebGraph};
 pub use cache::Cache;
 pub use csr::Csr;
+pub use hosts::Hosts;
+pub use import::{ImportFormat, ImportOptions, ImportPhase, ImportProgress, ImportReport};
 pub use output::GraphWriter;
+pub use source::open_graph;
+pub use stats::GraphStats;
+pub use urls::{normalize_url, read_urls};

@@ -272,8 +272,9 @@ pub struct Reachability {
     pub mean_fraction: f64,
     /// Median of the same fractions.
     pub median_fraction: f64,
-    /// Smallest and largest of the same fractions.
+    /// Smallest of the same fractions.
     pub min_fraction: f64,
+    /// Largest of the same fractions.
     pub max_fraction: f64,
     /// Fraction of the start nodes that reach at least a tenth of the graph (in a bow-tie web
     /// these are the starts in the giant SCC or its IN set).
@@ -295,7 +296,9 @@ pub struct SccStats {
 /// sequential graph) or [`GraphStats::compute_csr`]; print it with `Display`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GraphStats {
+    /// Number of nodes.
     pub nodes: u64,
+    /// Number of arcs (self-loops included).
     pub arcs: u64,
     /// Nodes with outdegree 0.
     pub dangling: u64,

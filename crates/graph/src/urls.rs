@@ -138,11 +138,6 @@ impl UrlReader {
         })
     }
 
-    /// Number of lines read so far (= the node whose URL comes next).
-    pub fn lines_read(&self) -> u64 {
-        self.line
-    }
-
     /// The next URL, or `None` at the end of the file.
     pub fn next_url(&mut self) -> Result<Option<&str>> {
         self.buf.clear();

@@ -1,15 +1,22 @@
 //! Rankings of web graphs for crawlrank.
 //!
+//! Entry points, all at the crate root: [`pagerank()`](fn@pagerank) (or [`pagerank_from`] with
+//! a warm start, or a reusable [`PageRank`] solver) with a [`PageRankConfig`];
+//! [`hits()`](fn@hits) with a [`HitsConfig`]; [`indegree()`](fn@indegree) and [`outdegrees`];
+//! [`kendall_tau_b`]; [`top_k`], [`top_k_among`] and [`ranking`].
+//!
 //! The crawl simulator judges every crawl order against PageRank, the batch policies re-rank
 //! the known graph as it grows, the community-seeds method needs HITS, and every comparison
 //! ends in a rank correlation or a top-k set. This crate holds those computations, all on the
 //! in-memory [`Csr`](crawlrank_graph::Csr):
 //!
-//! - [`pagerank`]: docs/algorithms.md §4 PageRank (parallel block Gauss–Seidel, warm starts);
-//! - [`hits`]: HITS hubs and authorities (docs/algorithms.md §5);
-//! - [`indegree`]: in-degree as a score;
+//! - [`pagerank`](mod@pagerank): docs/algorithms.md §4 PageRank (parallel block Gauss–Seidel, warm starts);
+//! - [`hits`](mod@hits): HITS hubs and authorities (docs/algorithms.md §5);
+//! - [`indegree`](mod@indegree): in-degree as a score;
 //! - [`kendall`]: Kendall's τ_b with ties in O(n log n);
 //! - [`top`]: top-k selection with the tie rule of docs/algorithms.md §4.
+
+#![warn(missing_docs)]
 
 pub mod hits;
 pub mod indegree;
@@ -20,5 +27,5 @@ pub mod top;
 pub use hits::{hits, HitsConfig, HitsResult};
 pub use indegree::indegree;
 pub use kendall::kendall_tau_b;
-pub use pagerank::{pagerank, PageRank, PageRankConfig, PageRankResult};
+pub use pagerank::{outdegrees, pagerank, pagerank_from, PageRank, PageRankConfig, PageRankResult};
 pub use top::{ranking, top_k, top_k_among};

@@ -10,11 +10,19 @@
 //! - [`seeds`]: random seeds or a seeds file;
 //! - [`policy`]: the policies the simulator runs — the crawl policies and `omniscient`;
 //! - [`omniscient`]: the reference line that needs the whole graph;
-//! - [`reference`]: the reachable set `R`, the hot-page ranking, PageRank mass, and the
-//!   cached PageRank of the full graph;
+//! - [`reference`](mod@reference): the reachable set `R`, the hot-page ranking, PageRank
+//!   mass, and the cached PageRank of the full graph;
 //! - [`run`]: one instrumented crawl (time, peak frontier, peak memory);
 //! - [`measures`]: throughput, PageRank mass, mean PageRank per window, Kendall's τ_b;
 //! - [`report`]: the table, `summary.json`/`.csv`, crawl orders and SVG plots.
+//!
+//! Entry points, all at the crate root: [`run_experiment`] runs an [`Experiment`] (seeds from
+//! a [`SeedChoice`], [`SimPolicy`]s, a [`SimConfig`]) and returns a [`Summary`], which
+//! [`write_table`] prints and [`write_outputs`] saves. Piece by piece: [`random_seeds`] or
+//! [`read_seeds`], [`reference_pagerank`] and [`Reference::new`], [`simulate`] (one crawl, a
+//! [`PolicyRun`]), [`measure`] (its [`Measures`]).
+
+#![warn(missing_docs)]
 
 pub mod experiment;
 pub mod measures;
@@ -26,9 +34,9 @@ pub mod run;
 pub mod seeds;
 
 pub use experiment::{run_experiment, Experiment, ExperimentEvent};
-pub use measures::{Measures, POINTS};
+pub use measures::{measure, Measures, POINTS};
 pub use policy::SimPolicy;
-pub use reference::Reference;
-pub use report::{PolicyResult, Summary};
+pub use reference::{reference_pagerank, Reference};
+pub use report::{write_outputs, write_table, PolicyResult, Summary};
 pub use run::{simulate, PolicyRun, SimConfig};
-pub use seeds::SeedChoice;
+pub use seeds::{random_seeds, read_seeds, SeedChoice};

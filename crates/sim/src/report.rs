@@ -18,21 +18,30 @@ pub const TABLE_PERCENTS: [usize; 5] = [5, 10, 15, 25, 45];
 /// One policy's run and its measures.
 #[derive(Debug, Clone)]
 pub struct PolicyResult {
+    /// The crawl: its order and its costs.
     pub run: PolicyRun,
+    /// How good the order is (throughput, PageRank mass, τ_b).
     pub measures: Measures,
 }
 
 /// A whole simulation: the setting and every policy's result.
 #[derive(Debug, Clone)]
 pub struct Summary {
+    /// The graph's basename, as given.
     pub graph: String,
+    /// Pages of the graph.
     pub nodes: u64,
+    /// Arcs of the graph.
     pub arcs: u64,
+    /// Number of seeds every crawl starts from.
     pub seeds: usize,
     /// How the seeds were chosen, e.g. "100 random (rng seed 42)" or a file name.
     pub seed_source: String,
+    /// Seed of the `random` policy's generator ([`SimConfig::rng_seed`](crate::SimConfig)).
     pub rng_seed: u64,
+    /// `R`: the pages reachable from the seeds, where every crawl ends.
     pub reachable: u64,
+    /// One result per policy, in report order.
     pub results: Vec<PolicyResult>,
 }
 

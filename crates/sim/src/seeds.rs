@@ -11,7 +11,12 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, PartialEq)]
 pub enum SeedChoice {
     /// `count` distinct pages drawn uniformly with generator seed `rng_seed`.
-    Random { count: usize, rng_seed: u64 },
+    Random {
+        /// How many seeds (at least 1; a graph with fewer pages gives all of them).
+        count: usize,
+        /// Seed of the generator that draws them.
+        rng_seed: u64,
+    },
     /// A file of seeds, one per line: page ids, or URLs when the graph has them (`#` starts a
     /// comment line).
     File(PathBuf),

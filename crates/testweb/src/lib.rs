@@ -82,6 +82,8 @@
 //! Outside async code, [`TestWeb::start_blocking`] runs the server on a thread of its own
 //! (a single-threaded runtime: about one core) and [`TestWeb::shutdown_blocking`] stops it.
 
+#![warn(missing_docs)]
+
 // The crate's modules import one another along a DAG: `config`, `log`, `reply`, `site` and
 // `tls` import no other module; `traps` imports `config`, `reply` and `site`; `server`
 // imports all of those; this file imports the modules and is imported by none of them.

@@ -1,8 +1,7 @@
 //! `crawlrank crawl`: a real, polite HTTP crawl in the order of a policy, resumable.
 
 use anyhow::{Context, Result};
-use crawlrank_crawler::engine::{self, CrawlConfig, StopReason};
-use crawlrank_crawler::signals::StopSignals;
+use crawlrank_crawler::{CrawlConfig, StopReason, StopSignals};
 use crawlrank_frontier::PolicyKind;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -135,7 +134,7 @@ pub fn run(args: Args) -> Result<()> {
     stop_on_signals(stop.clone())?;
     let pb = crate::progress::bar(None, "pages");
     pb.set_prefix("crawl");
-    let report = engine::crawl(&c, &stop, &mut |p| {
+    let report = crawlrank_crawler::crawl(&c, &stop, &mut |p| {
         pb.set_position(p.pages_this_run);
         pb.set_message(String::new());
         pb.set_prefix(format!(

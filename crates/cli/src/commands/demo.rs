@@ -8,11 +8,9 @@
 
 use crate::output;
 use anyhow::{Context, Result};
-use crawlrank_crawler::engine::CrawlConfig;
-use crawlrank_crawler::fetch::FetchConfig;
+use crawlrank_crawler::{CrawlConfig, FetchConfig};
 use crawlrank_frontier::PolicyKind;
-use crawlrank_graph::Csr;
-use crawlrank_graph::{bv::is_bvgraph, stats::GraphStats, BvWebGraph, Cache};
+use crawlrank_graph::{is_bvgraph, BvWebGraph, Cache, Csr, GraphStats};
 use crawlrank_sim::{Experiment, SeedChoice, SimConfig, SimPolicy};
 use crawlrank_testweb::{TestWeb, TestWebConfig};
 use std::path::{Path, PathBuf};
@@ -77,16 +75,16 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     println!("\n== 3. PageRank (damping 0.85, L1 change < 1e-10)");
     let csr = graph.to_csr()?;
     let t = Instant::now();
-    let pr = crawlrank_rank::pagerank::pagerank(&csr, &Default::default())?;
+    let pr = crawlrank_rank::pagerank(&csr, &Default::default())?;
     println!("{} iterations in {:.2?}", pr.iterations, t.elapsed());
     let urls = graph.urls()?;
     output::print_top(&pr.scores, args.top, urls.as_deref(), "pagerank");
 
-    let indeg = crawlrank_rank::indegree::indegree(&csr);
-    let tau = crawlrank_rank::kendall::kendall_tau_b(&pr.scores, &indeg)?;
+    let indeg = crawlrank_rank::indegree(&csr);
+    let tau = crawlrank_rank::kendall_tau_b(&pr.scores, &indeg)?;
     println!("\nKendall's tau_b between PageRank and in-degree: {tau:.4}");
 
-    let seeds = crawlrank_sim::seeds::random_seeds(csr.num_nodes(), 100, 42);
+    let seeds = crawlrank_sim::random_seeds(csr.num_nodes(), 100, 42);
     println!(
         "\n== 4. serve it on loopback and crawl {} pages for real in FICA's order (crawlrank serve, crawlrank crawl)",
         args.crawl_pages
@@ -117,8 +115,8 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         },
     };
     let summary = super::simulate::run_with_progress(&graph, &csr, &experiment)?;
-    crawlrank_sim::report::write_table(&summary, &mut std::io::stdout().lock())?;
-    crawlrank_sim::report::write_outputs(&summary, &args.out, false)?;
+    crawlrank_sim::write_table(&summary, &mut std::io::stdout().lock())?;
+    crawlrank_sim::write_outputs(&summary, &args.out, false)?;
     if let Some(fica) = summary
         .results
         .iter()
@@ -182,7 +180,7 @@ fn demo_crawl(
         },
         ..CrawlConfig::default()
     };
-    let report = crawlrank_crawler::engine::crawl(&config, &AtomicBool::new(false), &mut |_| {});
+    let report = crawlrank_crawler::crawl(&config, &AtomicBool::new(false), &mut |_| {});
     web.shutdown_blocking();
     let report = report?;
     println!(
@@ -194,6 +192,6 @@ fn demo_crawl(
         report.hosts,
         state_dir.display()
     );
-    let order = crawlrank_crawler::export::crawl_order(state_dir)?;
+    let order = crawlrank_crawler::crawl_order(state_dir)?;
     Ok(order.iter().filter_map(|u| web.node_of(u)).collect())
 }

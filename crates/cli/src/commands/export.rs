@@ -2,7 +2,7 @@
 //! list, and/or the policy's current ranking of every URL.
 
 use anyhow::{bail, Result};
-use crawlrank_crawler::export::LinkOutputs;
+use crawlrank_crawler::LinkOutputs;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -37,7 +37,7 @@ pub fn run(args: Args) -> Result<()> {
             arcs: args.arcs.clone(),
             arc_urls: args.urls,
         };
-        let e = crawlrank_crawler::export::export_links(&args.state, &outputs)?;
+        let e = crawlrank_crawler::export_links(&args.state, &outputs)?;
         let to: Vec<String> = [&args.out, &args.arcs]
             .into_iter()
             .flatten()
@@ -52,7 +52,7 @@ pub fn run(args: Args) -> Result<()> {
         );
     }
     if let Some(r) = &args.ranking {
-        let e = crawlrank_crawler::export::export_ranking(&args.state, r)?;
+        let e = crawlrank_crawler::export_ranking(&args.state, r)?;
         match e.unscored {
             Some(unscored) => println!(
                 "ranking: {} URLs -> {} ({unscored} URLs without a score left out)",

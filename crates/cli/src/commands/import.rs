@@ -2,7 +2,7 @@
 
 use crate::progress;
 use anyhow::{bail, Result};
-use crawlrank_graph::import::{self, ImportFormat, ImportOptions, ImportPhase};
+use crawlrank_graph::{import, ImportFormat, ImportOptions, ImportPhase};
 use std::path::PathBuf;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! `crawlrank info`: what a graph is made of.
 
 use anyhow::Result;
-use crawlrank_graph::{source, stats::GraphStats, Cache};
+use crawlrank_graph::{open_graph, Cache, GraphStats};
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -21,7 +21,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, cache: &Cache) -> Result<()> {
-    let graph = source::open_graph(&args.graph, cache)?;
+    let graph = open_graph(&args.graph, cache)?;
     let hosts = graph.hosts()?;
     let mut stats = GraphStats::compute(graph.bv(), hosts.as_ref().map(|h| h.host_of()))?;
     if args.reachability.is_some() || args.scc {

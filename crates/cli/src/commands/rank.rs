@@ -2,7 +2,7 @@
 
 use crate::output;
 use anyhow::{Context, Result};
-use crawlrank_graph::{source, Cache};
+use crawlrank_graph::{open_graph, Cache};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -55,41 +55,37 @@ pub struct Args {
 
 pub fn run(args: Args, cache: &Cache) -> Result<()> {
     let t0 = Instant::now();
-    let graph = source::open_graph(&args.graph, cache)?;
+    let graph = open_graph(&args.graph, cache)?;
     let csr = graph.to_csr()?;
     let loaded = t0.elapsed();
     let t1 = Instant::now();
     let (scores, label, note) = match args.algo {
         Algo::Pagerank => {
             let preference = args.preference.as_deref().map(read_vector).transpose()?;
-            let cfg = crawlrank_rank::pagerank::PageRankConfig {
+            let cfg = crawlrank_rank::PageRankConfig {
                 damping: args.damping,
                 threshold: args.threshold,
                 max_iterations: args.max_iter,
                 preference,
             };
-            let r = crawlrank_rank::pagerank::pagerank(&csr, &cfg)?;
+            let r = crawlrank_rank::pagerank(&csr, &cfg)?;
             let note = format!("{} iterations, L1 change {:.3e}", r.iterations, r.l1_change);
             (r.scores, "pagerank", note)
         }
         Algo::Hits => {
             let t = csr.transpose();
-            let cfg = crawlrank_rank::hits::HitsConfig {
+            let cfg = crawlrank_rank::HitsConfig {
                 iterations: args.hits_iterations,
                 ..Default::default()
             };
-            let r = crawlrank_rank::hits::hits(&csr, &t, &cfg)?;
+            let r = crawlrank_rank::hits(&csr, &t, &cfg)?;
             let note = format!("{} iterations", r.iterations);
             match args.hits_score {
                 HitsScore::Authority => (r.authorities, "authority", note),
                 HitsScore::Hub => (r.hubs, "hub", note),
             }
         }
-        Algo::Indegree => (
-            crawlrank_rank::indegree::indegree(&csr),
-            "indegree",
-            String::new(),
-        ),
+        Algo::Indegree => (crawlrank_rank::indegree(&csr), "indegree", String::new()),
     };
     eprintln!(
         "{}: {} nodes, {} arcs; loaded in {:.2?}, ranked in {:.2?} {}",

@@ -11,7 +11,7 @@
 //! goes away (a closed pipe), the server keeps serving rather than dying on the write.
 
 use anyhow::{bail, Context, Result};
-use crawlrank_graph::{source, Cache};
+use crawlrank_graph::{open_graph, Cache};
 use crawlrank_testweb::{robots_rules_from_arg, TestWeb, TestWebConfig};
 use std::io::Write;
 use std::net::SocketAddr;
@@ -113,7 +113,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     };
     // Argument errors before the (possibly long) graph load.
     cfg.validate()?;
-    let graph = source::open_graph(&args.graph, cache)?;
+    let graph = open_graph(&args.graph, cache)?;
     let urls = if args.no_urls { None } else { graph.urls()? };
     let csr = Arc::new(graph.to_csr()?);
     if let Some(&v) = cfg

@@ -3,10 +3,10 @@
 use crate::progress;
 use anyhow::{ensure, Result};
 use crawlrank_frontier::PolicyConfig;
-use crawlrank_graph::{source, BvWebGraph, Cache, Csr};
-use crawlrank_sim::report::{self, Summary};
+use crawlrank_graph::{open_graph, BvWebGraph, Cache, Csr};
 use crawlrank_sim::{
-    run_experiment, Experiment, ExperimentEvent, SeedChoice, SimConfig, SimPolicy,
+    run_experiment, write_outputs, write_table, Experiment, ExperimentEvent, SeedChoice, SimConfig,
+    SimPolicy, Summary,
 };
 use std::path::PathBuf;
 
@@ -66,12 +66,12 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
             batch_pagerank_threshold: args.batch_pagerank_threshold,
         },
     };
-    let graph = source::open_graph(&args.graph, cache)?;
+    let graph = open_graph(&args.graph, cache)?;
     let csr = graph.to_csr()?;
     let summary = run_with_progress(&graph, &csr, &experiment)?;
-    report::write_table(&summary, &mut std::io::stdout().lock())?;
+    write_table(&summary, &mut std::io::stdout().lock())?;
     if let Some(dir) = &args.out {
-        report::write_outputs(&summary, dir, args.save_orders)?;
+        write_outputs(&summary, dir, args.save_orders)?;
         println!(
             "wrote {}/summary.json, summary.csv, throughput.svg, mass.svg",
             dir.display()

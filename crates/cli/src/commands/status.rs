@@ -11,7 +11,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let st = crawlrank_crawler::export::status(&args.state)?;
+    let st = crawlrank_crawler::status(&args.state)?;
     println!("crawl state: {}", args.state.display());
     print!("{st}");
     Ok(())

@@ -71,6 +71,7 @@ pub struct Fica {
 }
 
 impl Fica {
+    /// An empty `fica` frontier with learning-rate decay `beta` (`α = exp(−β·t)`).
     pub fn new(beta: f64) -> Self {
         Self {
             heap: IndexedHeap::new(),
@@ -165,6 +166,8 @@ pub struct FicaPlus {
 }
 
 impl FicaPlus {
+    /// An empty `fica-plus` frontier with learning-rate decay `beta`; δ falls with
+    /// `crawled / expected_pages`.
     pub fn new(beta: f64, expected_pages: u64) -> Self {
         Self {
             heap: IndexedHeap::new(),

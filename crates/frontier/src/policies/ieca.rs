@@ -54,6 +54,8 @@ pub fn log_pc_coefficient(dj: f64, di: f64) -> f64 {
 }
 
 impl Ieca {
+    /// An empty `ieca` frontier with learning-rate decay `beta`; δ falls with
+    /// `crawled / expected_pages`.
     pub fn new(beta: f64, expected_pages: u64) -> Self {
         Self {
             heap: IndexedHeap::new(),

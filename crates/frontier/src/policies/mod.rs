@@ -178,7 +178,9 @@ impl Default for PolicyConfig {
 /// same one again when a crawl resumes. [`encode`](Self::encode) is the one stored form.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PolicySpec {
+    /// Which policy.
     pub kind: PolicyKind,
+    /// What it is told about the crawl.
     pub config: PolicyConfig,
 }
 

@@ -53,6 +53,7 @@ pub struct RandomOrder {
 }
 
 impl RandomOrder {
+    /// An empty `random` frontier drawing from a generator seeded with `seed`.
     pub fn new(seed: u64) -> Self {
         Self {
             pool: Vec::new(),

@@ -78,7 +78,6 @@ mod ids;
 mod lines;
 mod url_pairs;
 
-use crate::basename::with_ext;
 use crate::output::GraphWriter;
 use anyhow::{bail, ensure, Context, Result};
 use std::path::{Path, PathBuf};
@@ -232,6 +231,7 @@ pub enum ImportPhase {
 /// A progress report: called at the start of each phase and every 65,536 lines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ImportProgress {
+    /// The phase running.
     pub phase: ImportPhase,
     /// Lines read in this phase.
     pub lines: u64,
@@ -292,11 +292,6 @@ pub fn import_with_progress(
     report.basename = writer.basename().to_path_buf();
     report.files = writer.commit()?;
     Ok(report)
-}
-
-/// The `.ids` file of a basename: line `i` holds the original id of node `i`.
-pub fn ids_path(basename: &Path) -> PathBuf {
-    with_ext(basename, "ids")
 }
 
 /// Reads a `.ids` file (one original id per node).
