@@ -203,15 +203,9 @@ impl Frontier {
         let pages = &mut self.pages;
         self.links.clear();
         // One `extend` of an exact-size iterator: reserved once, no capacity check per link.
-        self.links.extend(links.iter().map(|&u| {
-            let target = if pages.is_popped(u) {
-                Target::Popped
-            } else if pages.discover(u) {
-                Target::New
-            } else {
-                Target::Queued
-            };
-            Link { page: u, target }
+        self.links.extend(links.iter().map(|&u| Link {
+            page: u,
+            target: pages.classify(u),
         }));
         self.policy.crawled(page, &self.links, &self.pages, &clock);
         self.peak = self.peak.max(self.policy.len());

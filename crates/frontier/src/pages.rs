@@ -3,7 +3,7 @@
 //! The frontier owns this table (policies only read it): discovery is the same for every
 //! policy, so it is done once, in [`crate::Frontier`], and not in each policy.
 
-use crate::PageId;
+use crate::{PageId, Target};
 
 const UNSEEN: u32 = u32::MAX;
 
@@ -39,6 +39,19 @@ impl PageTable {
         self.seq[page as usize] = self.known;
         self.known += 1;
         true
+    }
+
+    /// What a link to `page` points at, recording the page as discovered now if it is new:
+    /// the one classification [`crate::Frontier`] hands policies.
+    #[inline]
+    pub fn classify(&mut self, page: PageId) -> Target {
+        if self.is_popped(page) {
+            Target::Popped
+        } else if self.discover(page) {
+            Target::New
+        } else {
+            Target::Queued
+        }
     }
 
     /// Whether `page` has been discovered (queued or popped).

@@ -265,14 +265,10 @@ fn opic_conserves_cash_at_every_step() {
         // What the frontier hands a policy: each link marked by what it pointed at.
         links.clear();
         for &u in g.successors(p as usize) {
-            let target = if pages.is_popped(u) {
-                Target::Popped
-            } else if pages.discover(u) {
-                Target::New
-            } else {
-                Target::Queued
-            };
-            links.push(Link { page: u, target });
+            links.push(Link {
+                page: u,
+                target: pages.classify(u),
+            });
         }
         opic.crawled(p, &links, &pages, &clock);
         let cash: f64 = (0..n as PageId).map(|q| opic.cash(q)).sum();
