@@ -11,6 +11,7 @@ use crawlrank_crawler::engine::{crawl, CrawlConfig};
 use crawlrank_graph::Csr;
 use crawlrank_rng::XorShift64;
 use crawlrank_testweb::{TestWeb, TestWebConfig};
+use std::collections::HashSet;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -38,6 +39,54 @@ fn graph(n: u32) -> Csr {
     Csr::from_arcs(n as usize, &arcs)
 }
 
+/// This process's open TCP sockets whose remote port is `port`: the crawler's side of its
+/// connections to the test web (which runs in this process too, so its own sockets are left
+/// out), from `/proc` (Linux; 0 elsewhere).
+fn crawler_sockets(port: u16) -> usize {
+    let mut inodes = HashSet::new();
+    for e in std::fs::read_dir("/proc/self/fd")
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        if let Ok(link) = std::fs::read_link(e.path()) {
+            let link = link.to_string_lossy().into_owned();
+            if let Some(inode) = link
+                .strip_prefix("socket:[")
+                .and_then(|l| l.strip_suffix(']'))
+            {
+                inodes.insert(inode.to_string());
+            }
+        }
+    }
+    let mut n = 0;
+    for table in ["/proc/self/net/tcp", "/proc/self/net/tcp6"] {
+        let text = std::fs::read_to_string(table).unwrap_or_default();
+        for line in text.lines().skip(1) {
+            let cols: Vec<&str> = line.split_whitespace().collect();
+            let remote = cols.get(2).and_then(|a| a.rsplit(':').next());
+            let remote = remote.and_then(|p| u16::from_str_radix(p, 16).ok());
+            n += usize::from(
+                remote == Some(port) && cols.get(9).is_some_and(|i| inodes.contains(*i)),
+            );
+        }
+    }
+    n
+}
+
+/// Crawls with `c`, sampling the crawler's sockets to `port` at every progress call (4 a
+/// second); returns the report and the most sockets seen.
+fn crawl_sampled(
+    c: &CrawlConfig,
+    port: u16,
+) -> anyhow::Result<(crawlrank_crawler::CrawlReport, usize)> {
+    let mut max = 0;
+    let report = crawl(c, &AtomicBool::new(false), &mut |_| {
+        max = max.max(crawler_sockets(port));
+    })?;
+    Ok((report, max))
+}
+
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let pages: u32 = args.get(1).map_or(Ok(20_000), |s| s.parse())?;
@@ -60,11 +109,11 @@ fn main() -> anyhow::Result<()> {
     };
     c.fetch.proxy = Some(web.proxy_url());
     let start = Instant::now();
-    let report = crawl(&c, &AtomicBool::new(false), &mut |_| {})?;
+    let (report, sockets) = crawl_sampled(&c, web.addr().port())?;
     let secs = start.elapsed().as_secs_f64();
     let ours = report.pages_this_run as f64 / secs;
     println!(
-        "crawlrank: {} pages ({} hosts, {} requests) in {secs:.2} s = {ours:.0} pages/s (concurrency {conc}, redb + WARC on)",
+        "crawlrank: {} pages ({} hosts, {} requests) in {secs:.2} s = {ours:.0} pages/s (concurrency {conc}, redb + WARC on); at most {sockets} sockets open",
         report.pages_this_run, report.hosts, report.stats.requests
     );
     if let Some(spider) = args.get(3) {
@@ -102,11 +151,11 @@ fn main() -> anyhow::Result<()> {
     c.fetch.proxy = Some(web.proxy_url());
     c.fetch.ca_certs = vec![ca];
     let start = Instant::now();
-    let report = crawl(&c, &AtomicBool::new(false), &mut |_| {})?;
+    let (report, sockets) = crawl_sampled(&c, web.addr().port())?;
     let secs = start.elapsed().as_secs_f64();
     let (tunnels, _) = web.tunnels();
     println!(
-        "crawlrank over HTTPS: {} pages in {secs:.2} s = {:.0} pages/s ({tunnels} TLS tunnels; {:.2} of plain HTTP)",
+        "crawlrank over HTTPS: {} pages in {secs:.2} s = {:.0} pages/s ({tunnels} TLS tunnels, at most {sockets} sockets open; {:.2} of plain HTTP)",
         report.pages_this_run,
         report.pages_this_run as f64 / secs,
         report.pages_this_run as f64 / secs / ours
