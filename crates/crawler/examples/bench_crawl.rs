@@ -105,6 +105,10 @@ fn main() -> anyhow::Result<()> {
         concurrency: conc,
         delay: Duration::ZERO,
         expected_pages: Some(u64::from(pages)),
+        // CRAWLRANK_BENCH_IDLE: the idle connections kept (default: the concurrency).
+        max_idle_connections: std::env::var("CRAWLRANK_BENCH_IDLE")
+            .ok()
+            .and_then(|v| v.parse().ok()),
         ..CrawlConfig::default()
     };
     c.fetch.proxy = Some(web.proxy_url());

@@ -627,12 +627,13 @@ impl Engine {
             return Ok(()); // the lease is dropped: no connection is kept while they are short
         }
         self.in_flight.fetch_ended(now);
-        let keep = if self.sched.has_waiting(host) {
+        let wanted = self.sched.has_waiting(host);
+        let keep = if wanted {
             self.sched.delay(host) + IDLE_GRACE
         } else {
             IDLE_GRACE
         };
-        self.in_flight.checkin(host, lease, now + keep, now);
+        self.in_flight.checkin(host, lease, now + keep, wanted, now);
         Ok(())
     }
 

@@ -139,8 +139,10 @@ pub struct Connection {
     sender: http1::SendRequest<Empty<Bytes>>,
     /// `scheme://host:port` of the URLs it serves.
     origin: url::Origin,
-    /// Requests in absolute form (plain HTTP through a proxy).
+    /// Requests in absolute form (plain HTTP through a proxy), with the proxy's credentials
+    /// if it has any.
     absolute: bool,
+    proxy_auth: Option<Arc<str>>,
 }
 
 impl Connection {
@@ -166,10 +168,14 @@ impl Connection {
             url[url::Position::BeforePath..url::Position::AfterQuery].to_string()
         };
         let host = &url[url::Position::BeforeHost..url::Position::AfterPort];
-        let req = hyper::Request::get(target)
+        let mut req = hyper::Request::get(target)
             .header(hyper::header::HOST, host)
             .header(hyper::header::USER_AGENT, user_agent)
-            .header(hyper::header::ACCEPT, ACCEPT)
+            .header(hyper::header::ACCEPT, ACCEPT);
+        if let Some(auth) = self.proxy_auth.as_deref().filter(|_| self.absolute) {
+            req = req.header(hyper::header::PROXY_AUTHORIZATION, auth);
+        }
+        let req = req
             .body(Empty::new())
             .map_err(|e| HttpError::new(ErrorKind::Http, e))?;
         self.sender
@@ -184,6 +190,8 @@ pub struct Connector {
     tls: tokio_rustls::TlsConnector,
     /// The proxy's host and port.
     proxy: Option<(String, u16)>,
+    /// `Basic …` for a proxy URL with a user name (`http://user:password@host:port`).
+    proxy_auth: Option<Arc<str>>,
     connect_timeout: Duration,
     permits: Arc<Semaphore>,
 }
@@ -198,16 +206,24 @@ impl Connector {
         connect_timeout: Duration,
         max_open: usize,
     ) -> Result<Self> {
-        let proxy = match proxy {
-            None => None,
+        let (proxy, proxy_auth) = match proxy {
+            None => (None, None),
             Some(p) => {
                 let u = Url::parse(p).with_context(|| format!("bad proxy URL '{p}'"))?;
                 let host = u.host_str().filter(|_| u.scheme() == "http");
                 let Some(host) = host else {
-                    bail!("bad proxy URL '{p}': expected http://HOST[:PORT]");
+                    bail!("bad proxy URL '{p}': expected http://[USER:PASSWORD@]HOST[:PORT]");
                 };
                 let host = host.trim_start_matches('[').trim_end_matches(']');
-                Some((host.to_string(), u.port().unwrap_or(80)))
+                let auth = (!u.username().is_empty()).then(|| {
+                    let decode =
+                        |s: &str| percent_encoding::percent_decode_str(s).collect::<Vec<u8>>();
+                    let mut pair = decode(u.username());
+                    pair.push(b':');
+                    pair.extend(decode(u.password().unwrap_or("")));
+                    Arc::from(format!("Basic {}", data_encoding::BASE64.encode(&pair)))
+                });
+                (Some((host.to_string(), u.port().unwrap_or(80))), auth)
             }
         };
         let mut roots = rustls::RootCertStore::empty();
@@ -229,6 +245,7 @@ impl Connector {
         Ok(Self {
             tls: tokio_rustls::TlsConnector::from(Arc::new(tls)),
             proxy,
+            proxy_auth,
             connect_timeout,
             permits: Arc::new(Semaphore::new(max_open)),
         })
@@ -271,10 +288,11 @@ impl Connector {
         let origin = url.origin();
         let authority = format!("{}:{port}", url.host_str().unwrap_or(""));
         if !https {
-            return handshake(io, origin, self.proxy.is_some()).await;
+            let auth = self.proxy_auth.clone();
+            return handshake(io, origin, self.proxy.is_some(), auth).await;
         }
         if self.proxy.is_some() {
-            tunnel(&mut io.io, &authority).await?;
+            tunnel(&mut io.io, &authority, self.proxy_auth.as_deref()).await?;
         }
         let name = match url.host() {
             Some(Host::Domain(d)) => ServerName::try_from(d.to_string()),
@@ -290,7 +308,7 @@ impl Connector {
             .await
             .map_err(|e| HttpError::new(ErrorKind::Tls, e))?;
         let io = Counted { io: tls, _permit };
-        handshake(io, origin, false).await
+        handshake(io, origin, false, None).await
     }
 }
 
@@ -337,8 +355,9 @@ async fn connect_any(addrs: &[SocketAddr]) -> Result<TcpStream, HttpError> {
 }
 
 /// Asks the proxy on `tcp` for a tunnel to `authority` (`host:port`).
-async fn tunnel(tcp: &mut TcpStream, authority: &str) -> Result<(), HttpError> {
-    let req = format!("CONNECT {authority} HTTP/1.1\r\nHost: {authority}\r\n\r\n");
+async fn tunnel(tcp: &mut TcpStream, authority: &str, auth: Option<&str>) -> Result<(), HttpError> {
+    let auth = auth.map_or(String::new(), |a| format!("Proxy-Authorization: {a}\r\n"));
+    let req = format!("CONNECT {authority} HTTP/1.1\r\nHost: {authority}\r\n{auth}\r\n");
     let io = |e| HttpError::new(ErrorKind::Connect, e);
     tcp.write_all(req.as_bytes()).await.map_err(io)?;
     let mut head = Vec::new();
@@ -370,6 +389,7 @@ async fn handshake<T>(
     io: Counted<T>,
     origin: url::Origin,
     absolute: bool,
+    proxy_auth: Option<Arc<str>>,
 ) -> Result<Connection, HttpError>
 where
     T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
@@ -386,6 +406,7 @@ where
         sender,
         origin,
         absolute,
+        proxy_auth,
     })
 }
 
@@ -404,4 +425,83 @@ fn read_ca_file(path: &std::path::Path) -> Result<Vec<CertificateDer<'static>>> 
         );
     }
     Ok(certs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http_body_util::BodyExt;
+    use std::io::{Read, Write};
+
+    /// A one-connection proxy on loopback that answers every request `200 ok` and sends back
+    /// the heads it received.
+    fn proxy() -> (u16, std::sync::mpsc::Receiver<String>) {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let (mut s, _) = listener.accept().unwrap();
+            let mut head = Vec::new();
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = s.read(&mut buf) {
+                if n == 0 {
+                    return;
+                }
+                head.extend_from_slice(&buf[..n]);
+                if head.ends_with(b"\r\n\r\n") {
+                    let _ = tx.send(String::from_utf8_lossy(&head).into_owned());
+                    head.clear();
+                    let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+                }
+            }
+        });
+        (port, rx)
+    }
+
+    #[tokio::test]
+    async fn a_socket_is_counted_until_closed_and_requests_carry_the_proxy_credentials() {
+        let (port, heads) = proxy();
+        let p = format!("http://us%40er:p%3Ass@127.0.0.1:{port}");
+        let connector = Connector::new(Some(&p), &[], Duration::from_secs(5), 2).unwrap();
+        assert_eq!(connector.available(), 2);
+        let url = Url::parse("http://a.test/x?y#z").unwrap();
+        let mut conn = connector.connect(&url).await.unwrap();
+        assert_eq!(connector.available(), 1);
+        for _ in 0..2 {
+            let mut resp = conn.get(&url, "ua").await.unwrap();
+            assert_eq!(resp.status(), 200);
+            while resp.body_mut().frame().await.is_some() {}
+            assert!(conn.reusable(Duration::from_secs(1)).await);
+            let head = heads.recv().unwrap().to_ascii_lowercase();
+            assert!(
+                head.starts_with("get http://a.test/x?y http/1.1\r\n"),
+                "{head}"
+            );
+            // base64("us@er:p:ss")
+            assert!(
+                head.contains("proxy-authorization: basic dxnazxi6cdpzcw=="),
+                "{head}"
+            );
+            assert!(head.contains("host: a.test\r\n") && head.contains("user-agent: ua\r\n"));
+        }
+        assert!(conn.serves(&Url::parse("http://a.test/other").unwrap()));
+        assert!(!conn.serves(&Url::parse("https://a.test/x").unwrap()));
+        drop(conn);
+        // The permit comes back once the connection's task has closed the socket.
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while connector.available() < 2 && std::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        assert_eq!(connector.available(), 2);
+    }
+
+    #[test]
+    fn a_bad_proxy_url_is_refused() {
+        for p in ["not a url", "https://127.0.0.1:1", "socks5://127.0.0.1:1"] {
+            let err = Connector::new(Some(p), &[], Duration::from_secs(1), 1)
+                .err()
+                .unwrap();
+            assert!(format!("{err:#}").contains("bad proxy URL"), "{err:#}");
+        }
+    }
 }

@@ -224,9 +224,17 @@ impl InFlight {
     }
 
     /// Takes back `host`'s connection after its result was handled, keeping it open until
-    /// `until` (see [`Connections::checkin`]). Also closes the connections whose time is up.
-    pub fn checkin(&mut self, host: HostId, lease: Lease, until: Instant, now: Instant) {
-        self.conns.checkin(host, lease.0, until, now);
+    /// `until`, `wanted` if the host has pages waiting (see [`Connections::checkin`]). Also
+    /// closes the connections whose time is up.
+    pub fn checkin(
+        &mut self,
+        host: HostId,
+        lease: Lease,
+        until: Instant,
+        wanted: bool,
+        now: Instant,
+    ) {
+        self.conns.checkin(host, lease.0, until, wanted, now);
         self.conns.expire(now);
     }
 
