@@ -1,9 +1,10 @@
 //! Crawl throughput on the local test web (loopback only), with persistence and WARC on:
 //! `cargo run --release -p crawlrank-crawler --example bench_crawl -- [PAGES] [CONCURRENCY]
 //! [SPIDER_BINARY]`. Serves a synthetic web of PAGES pages (8 per host), crawls all of it
-//! with policy fica, no delay, and prints pages/s; with SPIDER_BINARY (see
-//! `bench-spider/`), the `spider` crate then crawls the same web through the same server
-//! and the ratio is printed. Last, crawlrank crawls the same web served over HTTPS (TLS
+//! with policy fica, no delay, and prints pages/s and the most sockets the crawler held
+//! (`CRAWLRANK_BENCH_IDLE=N` sets the idle connections kept, default the concurrency); with
+//! SPIDER_BINARY (see `bench-spider/`), the `spider` crate then crawls the same web through
+//! the same server and the ratio is printed. Last, crawlrank crawls the same web served over HTTPS (TLS
 //! tunnels through the same kind of server, its CA trusted), to show what TLS costs. Run by
 //! `scripts/bench-crawl.sh`.
 

@@ -51,8 +51,8 @@ pub struct Args {
     /// Seed of the random policy.
     #[arg(long, default_value_t = 0)]
     pub rng_seed: u64,
-    /// Send every request through this HTTP proxy, http://[USER:PASSWORD@]HOST[:PORT] (e.g. a local test web:
-    /// http://127.0.0.1:PORT).
+    /// Send every request through this HTTP proxy, http://[USER:PASSWORD@]HOST[:PORT]
+    /// (e.g. a local test web: http://127.0.0.1:PORT).
     #[arg(long, value_name = "URL")]
     pub proxy: Option<String>,
     /// Also trust the certificate authorities in this PEM file for HTTPS (repeatable), e.g.
