@@ -60,19 +60,23 @@ fn crawler_sockets(port: u16) -> usize {
             }
         }
     }
-    let mut n = 0;
+    // Distinct inodes: a table that changes while it is read may list a socket twice.
+    let mut ours = HashSet::new();
     for table in ["/proc/self/net/tcp", "/proc/self/net/tcp6"] {
         let text = std::fs::read_to_string(table).unwrap_or_default();
         for line in text.lines().skip(1) {
             let cols: Vec<&str> = line.split_whitespace().collect();
             let remote = cols.get(2).and_then(|a| a.rsplit(':').next());
             let remote = remote.and_then(|p| u16::from_str_radix(p, 16).ok());
-            n += usize::from(
-                remote == Some(port) && cols.get(9).is_some_and(|i| inodes.contains(*i)),
-            );
+            match cols.get(9) {
+                Some(i) if remote == Some(port) && inodes.contains(*i) => {
+                    ours.insert(i.to_string());
+                }
+                _ => {}
+            }
         }
     }
-    n
+    ours.len()
 }
 
 /// Crawls with `c`, sampling the crawler's sockets to `port` at every progress call (4 a

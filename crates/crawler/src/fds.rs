@@ -132,12 +132,19 @@ pub fn is_exhausted_io(e: &io::Error) -> bool {
 
 /// Whether any error in `e`'s chain is [`is_exhausted_io`]. The walk steps into an
 /// `io::Error`'s payload with `get_ref()` (its `source()` skips it), as
-/// [`crate::fetch::classify`] does.
+/// [`crate::fetch::classify`] does. Some wrappers hide the `io::Error` they wrap — tempfile's
+/// error naming the path (what a snapshot's temporary file fails with) keeps only its text
+/// and skips it in `source()` — so an error whose text carries the operating system's own
+/// "(os error 24)" (or 23) counts too.
 pub fn is_exhaustion(e: &(dyn std::error::Error + 'static)) -> bool {
     let mut cur = Some(e);
     while let Some(err) = cur {
         let io = err.downcast_ref::<io::Error>();
         if io.is_some_and(is_exhausted_io) {
+            return true;
+        }
+        let text = err.to_string();
+        if text.contains("(os error 24)") || text.contains("(os error 23)") {
             return true;
         }
         cur = match io.and_then(|io| io.get_ref()) {
@@ -204,5 +211,11 @@ mod tests {
         assert!(!is_exhaustion(&refused));
         let any = anyhow::Error::from(io::Error::from_raw_os_error(23)).context("cannot create");
         assert!(is_exhaustion_anyhow(&any));
+        // What tempfile returns: the path wrapper hides the io::Error but keeps its text.
+        let hidden = io::Error::other(format!(
+            "{} at path \"/state/.tmp\"",
+            io::Error::from_raw_os_error(24)
+        ));
+        assert!(is_exhaustion(&hidden));
     }
 }

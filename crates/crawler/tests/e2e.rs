@@ -534,7 +534,7 @@ fn ring_web(n: u32) -> Csr {
 /// The sockets of a process (`proc` is `/proc/self` or `/proc/PID`), from its `fd` folder,
 /// and how many of them are TCP connections to `port`: those found in its `net/tcp` tables
 /// too, read just after (a socket closed meanwhile has left them, so one that came and went
-/// during the reading is not counted twice). `None` when they cannot be read: the process is
+/// during the reading is not counted twice; nor is one listed twice). `None` when they cannot be read: the process is
 /// gone, or has no descriptor left to read them with.
 fn open_sockets(proc: &str, port: u16) -> Option<(usize, usize)> {
     let mut inodes = HashSet::new();
@@ -550,18 +550,24 @@ fn open_sockets(proc: &str, port: u16) -> Option<(usize, usize)> {
             inodes.insert(inode.to_string());
         }
     }
-    let mut connections = 0;
+    // Distinct inodes: the kernel lists the tables in chunks, and a table that changes
+    // between two chunks may list a socket twice.
+    let mut connections = HashSet::new();
     for table in ["net/tcp", "net/tcp6"] {
         let text = std::fs::read_to_string(format!("{proc}/{table}")).ok()?;
         for line in text.lines().skip(1) {
             let cols: Vec<&str> = line.split_whitespace().collect();
             let remote = cols.get(2).and_then(|a| a.rsplit(':').next());
             let remote = remote.and_then(|p| u16::from_str_radix(p, 16).ok());
-            let ours = cols.get(9).is_some_and(|i| inodes.contains(*i));
-            connections += usize::from(remote == Some(port) && ours);
+            match cols.get(9) {
+                Some(i) if remote == Some(port) && inodes.contains(*i) => {
+                    connections.insert(i.to_string());
+                }
+                _ => {}
+            }
         }
     }
-    Some((inodes.len(), connections))
+    Some((inodes.len(), connections.len()))
 }
 
 /// Runs a crawl in this process, under an open-file limit set low with `setrlimit` (soft and
@@ -583,6 +589,8 @@ fn child_low_limit_entry() {
         seeds: vec![seed.to_string()],
         policy: PolicyKind::Fica,
         concurrency: v[5].parse().unwrap(),
+        // A ranking snapshot every 100 pages: some fall in the hog's second.
+        batch: Some(100),
         fetch: crawlrank_crawler::FetchConfig {
             proxy: Some(proxy.into()),
             ..Default::default()
