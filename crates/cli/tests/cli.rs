@@ -918,3 +918,37 @@ fn the_demo_runs_every_step_on_a_small_web() {
     let again = ok(&env.run(&args));
     assert!(again.contains("reusing"), "{again}");
 }
+
+/// An open-file limit too low for `--concurrency` stops the crawl before anything is
+/// written, naming the numbers and the fix (the limit is set with the shell's `ulimit`,
+/// which lowers the hard limit too, so the crawl cannot raise it).
+#[cfg(unix)]
+#[test]
+fn an_open_file_limit_too_low_for_the_concurrency_is_a_clear_error() {
+    let env = Env::new();
+    let seeds = env.write("seeds.txt", "http://h0.crawlrank.test/p0.html\n");
+    let state = env.path("state");
+    let out = Command::new("sh")
+        .args(["-c", r#"ulimit -n 200 && exec "$0" "$@""#])
+        .arg(env!("CARGO_BIN_EXE_crawlrank"))
+        .args([
+            "--cache",
+            env.cache.path().to_str().unwrap(),
+            "crawl",
+            "--seeds",
+        ])
+        .args([seeds.to_str().unwrap(), "--state", state.to_str().unwrap()])
+        .args(["--concurrency", "100", "--proxy", "http://127.0.0.1:9"])
+        .output()
+        .unwrap();
+    fails(
+        &out,
+        &[
+            "--concurrency 100 needs up to 264 open files",
+            "the open-file limit is 200",
+            "lower --concurrency to 68",
+            "ulimit -n 264",
+        ],
+    );
+    assert!(!state.exists(), "nothing written");
+}

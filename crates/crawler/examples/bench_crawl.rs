@@ -1,9 +1,10 @@
 //! Crawl throughput on the local test web (loopback only), with persistence and WARC on:
 //! `cargo run --release -p crawlrank-crawler --example bench_crawl -- [PAGES] [CONCURRENCY]
 //! [SPIDER_BINARY]`. Serves a synthetic web of PAGES pages (8 per host), crawls all of it
-//! with policy fica, no delay, and prints pages/s; with SPIDER_BINARY (see
-//! `bench-spider/`), the `spider` crate then crawls the same web through the same server
-//! and the ratio is printed. Last, crawlrank crawls the same web served over HTTPS (TLS
+//! with policy fica, no delay, and prints pages/s and the most sockets the crawler held
+//! (`CRAWLRANK_BENCH_IDLE=N` sets the idle connections kept, default the concurrency); with
+//! SPIDER_BINARY (see `bench-spider/`), the `spider` crate then crawls the same web through
+//! the same server and the ratio is printed. Last, crawlrank crawls the same web served over HTTPS (TLS
 //! tunnels through the same kind of server, its CA trusted), to show what TLS costs. Run by
 //! `scripts/bench-crawl.sh`.
 
@@ -11,6 +12,7 @@ use crawlrank_crawler::engine::{crawl, CrawlConfig};
 use crawlrank_graph::Csr;
 use crawlrank_rng::XorShift64;
 use crawlrank_testweb::{TestWeb, TestWebConfig};
+use std::collections::HashSet;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -38,6 +40,58 @@ fn graph(n: u32) -> Csr {
     Csr::from_arcs(n as usize, &arcs)
 }
 
+/// This process's open TCP sockets whose remote port is `port`: the crawler's side of its
+/// connections to the test web (which runs in this process too, so its own sockets are left
+/// out), from `/proc` (Linux; 0 elsewhere).
+fn crawler_sockets(port: u16) -> usize {
+    let mut inodes = HashSet::new();
+    for e in std::fs::read_dir("/proc/self/fd")
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        if let Ok(link) = std::fs::read_link(e.path()) {
+            let link = link.to_string_lossy().into_owned();
+            if let Some(inode) = link
+                .strip_prefix("socket:[")
+                .and_then(|l| l.strip_suffix(']'))
+            {
+                inodes.insert(inode.to_string());
+            }
+        }
+    }
+    // Distinct inodes: a table that changes while it is read may list a socket twice.
+    let mut ours = HashSet::new();
+    for table in ["/proc/self/net/tcp", "/proc/self/net/tcp6"] {
+        let text = std::fs::read_to_string(table).unwrap_or_default();
+        for line in text.lines().skip(1) {
+            let cols: Vec<&str> = line.split_whitespace().collect();
+            let remote = cols.get(2).and_then(|a| a.rsplit(':').next());
+            let remote = remote.and_then(|p| u16::from_str_radix(p, 16).ok());
+            match cols.get(9) {
+                Some(i) if remote == Some(port) && inodes.contains(*i) => {
+                    ours.insert(i.to_string());
+                }
+                _ => {}
+            }
+        }
+    }
+    ours.len()
+}
+
+/// Crawls with `c`, sampling the crawler's sockets to `port` at every progress call (4 a
+/// second); returns the report and the most sockets seen.
+fn crawl_sampled(
+    c: &CrawlConfig,
+    port: u16,
+) -> anyhow::Result<(crawlrank_crawler::CrawlReport, usize)> {
+    let mut max = 0;
+    let report = crawl(c, &AtomicBool::new(false), &mut |_| {
+        max = max.max(crawler_sockets(port));
+    })?;
+    Ok((report, max))
+}
+
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let pages: u32 = args.get(1).map_or(Ok(20_000), |s| s.parse())?;
@@ -56,15 +110,19 @@ fn main() -> anyhow::Result<()> {
         concurrency: conc,
         delay: Duration::ZERO,
         expected_pages: Some(u64::from(pages)),
+        // CRAWLRANK_BENCH_IDLE: the idle connections kept (default: the concurrency).
+        max_idle_connections: std::env::var("CRAWLRANK_BENCH_IDLE")
+            .ok()
+            .and_then(|v| v.parse().ok()),
         ..CrawlConfig::default()
     };
     c.fetch.proxy = Some(web.proxy_url());
     let start = Instant::now();
-    let report = crawl(&c, &AtomicBool::new(false), &mut |_| {})?;
+    let (report, sockets) = crawl_sampled(&c, web.addr().port())?;
     let secs = start.elapsed().as_secs_f64();
     let ours = report.pages_this_run as f64 / secs;
     println!(
-        "crawlrank: {} pages ({} hosts, {} requests) in {secs:.2} s = {ours:.0} pages/s (concurrency {conc}, redb + WARC on)",
+        "crawlrank: {} pages ({} hosts, {} requests) in {secs:.2} s = {ours:.0} pages/s (concurrency {conc}, redb + WARC on); at most {sockets} sockets open",
         report.pages_this_run, report.hosts, report.stats.requests
     );
     if let Some(spider) = args.get(3) {
@@ -102,11 +160,11 @@ fn main() -> anyhow::Result<()> {
     c.fetch.proxy = Some(web.proxy_url());
     c.fetch.ca_certs = vec![ca];
     let start = Instant::now();
-    let report = crawl(&c, &AtomicBool::new(false), &mut |_| {})?;
+    let (report, sockets) = crawl_sampled(&c, web.addr().port())?;
     let secs = start.elapsed().as_secs_f64();
     let (tunnels, _) = web.tunnels();
     println!(
-        "crawlrank over HTTPS: {} pages in {secs:.2} s = {:.0} pages/s ({tunnels} TLS tunnels; {:.2} of plain HTTP)",
+        "crawlrank over HTTPS: {} pages in {secs:.2} s = {:.0} pages/s ({tunnels} TLS tunnels, at most {sockets} sockets open; {:.2} of plain HTTP)",
         report.pages_this_run,
         report.pages_this_run as f64 / secs,
         report.pages_this_run as f64 / secs / ours

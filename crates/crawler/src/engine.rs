@@ -16,10 +16,12 @@
 //! fetches them again, first. The WARC files are cut back to the committed position, so no
 //! record of an uncommitted fetch stays behind either.
 
+use crate::connections::IDLE_GRACE;
+use crate::fds::{self, FdBudget};
 use crate::fetch::{FetchConfig, PageFetch, RobotsFetch};
 use crate::in_flight::{Done, InFlight, PageTicket};
 use crate::links;
-use crate::page::{Outcome, PageMeta};
+use crate::page::{Outcome, PageMeta, TransportFailure};
 use crate::politeness::{Scheduler, Waiting};
 use crate::ranking::{self, SnapshotClock, PAGE_MARKS_SNAPSHOT, RANKING_SNAPSHOT};
 use crate::resume;
@@ -46,8 +48,11 @@ pub struct CrawlConfig {
     pub policy: PolicyKind,
     /// Stop after this many pages popped in total, over all runs.
     pub max_pages: Option<u64>,
-    /// Requests in flight at most.
+    /// Requests in flight at most (one connection each).
     pub concurrency: usize,
+    /// Idle kept-alive connections at most; default `concurrency`. Open sockets stay at most
+    /// `concurrency + max_idle_connections` ([`CrawlConfig::fd_budget`]).
+    pub max_idle_connections: Option<usize>,
     /// Least delay between two requests to one host (`--delay`).
     pub delay: Duration,
     /// Cap on robots.txt's Crawl-delay.
@@ -86,6 +91,7 @@ impl Default for CrawlConfig {
             policy: PolicyKind::Fica,
             max_pages: None,
             concurrency: 16,
+            max_idle_connections: None,
             delay: Duration::ZERO,
             max_crawl_delay: Duration::from_secs(30),
             expected_pages: None,
@@ -105,6 +111,18 @@ impl Default for CrawlConfig {
 }
 
 impl CrawlConfig {
+    /// Idle kept-alive connections at most: `max_idle_connections`, else `concurrency`.
+    pub fn idle_connections(&self) -> usize {
+        self.max_idle_connections.unwrap_or(self.concurrency)
+    }
+
+    /// The file descriptors this crawl may hold at once: `concurrency` connections in
+    /// flight, [`idle_connections`](Self::idle_connections) idle ones, and
+    /// [`fds::RESERVED_FDS`] for the rest (docs/crawler.md, Connections).
+    pub fn fd_budget(&self) -> FdBudget {
+        FdBudget::new(self.concurrency, self.idle_connections())
+    }
+
     /// The policy and frontier configuration of a new crawl: `R` is `--expected-pages`, else
     /// `--max-pages`, else 100,000; `n` is `--total-pages`, else `R`; `K` is `--batch`, else
     /// its default for `R`.
@@ -143,6 +161,13 @@ pub struct Progress {
     pub discovered: usize,
     /// Pages that ended in an HTTP error, a fetch error or an over-size body, over all runs.
     pub errors: u64,
+    /// Idle kept-alive connections open.
+    pub idle_connections: usize,
+    /// Fetches allowed at once now: `concurrency`, less for a while after file descriptors
+    /// ran short.
+    pub fetch_limit: usize,
+    /// Shortages of file descriptors over all runs ([`Stats::fd_shortages`]).
+    pub fd_shortages: u64,
 }
 
 /// Why a run ended.
@@ -207,6 +232,9 @@ struct Engine {
     pop_seq: u64,
     /// Stop popping while this many pages wait for their host.
     max_waiting: usize,
+    /// No snapshot is tried before this time (after one failed for want of file
+    /// descriptors).
+    snapshot_not_before: Instant,
 }
 
 /// How often the progress callback is called.
@@ -214,6 +242,13 @@ const PROGRESS_INTERVAL: Duration = Duration::from_millis(250);
 
 /// Longest wait for a fetch result before the loop looks at its timers and the stop flag.
 const POLL_INTERVAL: Duration = Duration::from_millis(100);
+
+/// After a shortage of file descriptors, the page (or robots.txt, or snapshot) is tried
+/// again this much later; a commit at the next step.
+const FD_RETRY: Duration = Duration::from_millis(250);
+
+/// How long the end of a run (its last commit and snapshot) waits for file descriptors.
+const FD_WAIT_AT_END: Duration = Duration::from_secs(30);
 
 /// Runs (or resumes) a crawl until the frontier is exhausted, `max_pages` is reached or
 /// `stop` is set. `progress` is called about four times a second.
@@ -225,6 +260,7 @@ pub fn crawl(
     if cfg.concurrency == 0 {
         bail!("--concurrency must be at least 1");
     }
+    fds::ensure_open_file_limit(cfg.fd_budget(), cfg.concurrency)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(cfg.io_threads.max(1))
         .enable_all()
@@ -277,7 +313,7 @@ impl Engine {
         let config = frontier_config(cfg, &store, &loaded)?;
         let replayed = resume::replay(&config, store.events()?)?;
         let warc = open_warc(cfg, loaded.warc)?;
-        let in_flight = InFlight::new(&cfg.fetch, rt)?;
+        let in_flight = InFlight::new(&cfg.fetch, rt, cfg.concurrency, cfg.idle_connections())?;
         let robots_agent = cfg.fetch.robots_agent();
         let mut e = Self {
             cfg: cfg.clone(),
@@ -298,6 +334,7 @@ impl Engine {
             pages_this_run: 0,
             pop_seq: 0,
             max_waiting: cfg.max_waiting.unwrap_or((8 * cfg.concurrency).max(256)),
+            snapshot_not_before: Instant::now(),
         };
         // Pages in flight when the last run ended go first, in their pop order.
         let now = Instant::now();
@@ -370,12 +407,16 @@ impl Engine {
         if self.popped == 0 && self.frontier.is_empty() {
             bail!("no seeds: give at least one URL to start from");
         }
-        self.commit()
+        self.commit_waiting()
     }
 
     /// Commits the step's writes, with the WARC position when pages were finished and the
-    /// counters when they changed, in one durable transaction.
-    fn commit(&mut self) -> Result<()> {
+    /// counters when they changed, in one durable transaction. `Ok(false)` when it failed for
+    /// want of file descriptors: the writes are kept for the next try (redb's commit opens no
+    /// file, so this is not expected, but it is a shortage like any other, never the end of
+    /// the crawl); any other failure (a full disk) is an error, the state left as it was at
+    /// the last commit.
+    fn commit(&mut self) -> Result<bool> {
         if let Some(w) = &self.warc {
             let finished = self
                 .writes
@@ -389,10 +430,67 @@ impl Engine {
         if self.stats_dirty {
             self.writes.stats = Some(self.stats.encode());
         }
-        let writes = std::mem::take(&mut self.writes);
-        self.store.commit(&writes)?;
-        self.stats_dirty = false;
+        match self.store.commit(&self.writes) {
+            Ok(()) => {
+                self.writes = StepWrites::default();
+                self.stats_dirty = false;
+                Ok(true)
+            }
+            Err(e) if fds::is_exhaustion_anyhow(&e) => {
+                self.fd_shortage(Instant::now());
+                Ok(false)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// [`commit`](Self::commit), tried again while file descriptors are short, for at most
+    /// [`FD_WAIT_AT_END`] (no fetch is running then, so they are held by someone else).
+    fn commit_waiting(&mut self) -> Result<()> {
+        let deadline = Instant::now() + FD_WAIT_AT_END;
+        while !self.commit()? {
+            if Instant::now() >= deadline {
+                bail!(
+                    "cannot commit to the crawl state {}: no file descriptor free for {} s",
+                    self.cfg.state_dir.display(),
+                    FD_WAIT_AT_END.as_secs()
+                );
+            }
+            std::thread::sleep(FD_RETRY);
+        }
         Ok(())
+    }
+
+    /// Counts a shortage of file descriptors at `now` and slows fetching down.
+    fn fd_shortage(&mut self, now: Instant) {
+        self.stats.fd_shortages += 1;
+        self.stats_dirty = true;
+        self.in_flight.fd_shortage(now);
+    }
+
+    /// Writes the ranking snapshots; one that fails for want of file descriptors is counted
+    /// and tried again [`FD_RETRY`] later (with `wait`, right away, for at most
+    /// [`FD_WAIT_AT_END`]).
+    fn try_snapshot(&mut self, wait: bool) -> Result<()> {
+        let deadline = Instant::now() + FD_WAIT_AT_END;
+        loop {
+            let now = Instant::now();
+            if !wait && now < self.snapshot_not_before {
+                return Ok(());
+            }
+            match self.snapshot_ranking() {
+                Ok(()) => return Ok(()),
+                Err(e) if fds::is_exhaustion_anyhow(&e) && now < deadline => {
+                    self.fd_shortage(now);
+                    self.snapshot_not_before = now + FD_RETRY;
+                    if !wait {
+                        return Ok(());
+                    }
+                    std::thread::sleep(FD_RETRY);
+                }
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     /// Writes the policy's current ranking of every URL, and the page marks, to the state's
@@ -417,7 +515,7 @@ impl Engine {
     /// `max_pages` were popped.
     fn dispatch(&mut self) -> Result<()> {
         let now = Instant::now();
-        while self.in_flight.len() < self.cfg.concurrency {
+        while self.in_flight.has_room() {
             if let Some((host, seq, w)) = self.sched.next_ready(now) {
                 self.start(host, seq, w, now)?;
                 continue;
@@ -517,21 +615,52 @@ impl Engine {
         self.cfg.retry_backoff * 2u32.saturating_pow(attempt)
     }
 
-    /// Acts on a finished fetch.
+    /// Acts on a finished fetch, then gives its host's client back: its connection stays
+    /// open while the host may be fetched again soon — its politeness delay plus
+    /// [`IDLE_GRACE`] if it has pages waiting, else [`IDLE_GRACE`] — unless file descriptors
+    /// ran short.
     fn handle(&mut self, done: Done) -> Result<()> {
         let now = Instant::now();
         self.stats_dirty = true;
-        match done {
-            Done::Robots { host, fetch } => {
+        let (host, lease, failure) = match done {
+            Done::Robots { host, fetch, lease } => {
+                let failure = fetch.failure;
                 self.handle_robots(host, fetch, now);
-                Ok(())
+                (host, lease, failure)
             }
-            Done::Page { ticket, fetch } => self.handle_page(ticket, *fetch, now),
+            Done::Page {
+                ticket,
+                fetch,
+                lease,
+            } => {
+                let failure = fetch.failure;
+                self.handle_page(ticket, *fetch, now)?;
+                (ticket.host, lease, failure)
+            }
+        };
+        if failure == Some(TransportFailure::FdLimit) {
+            return Ok(()); // the lease is dropped: no connection is kept while they are short
         }
+        self.in_flight.fetch_ended(now);
+        let wanted = self.sched.has_waiting(host);
+        let keep = if wanted {
+            self.sched.delay(host) + IDLE_GRACE
+        } else {
+            IDLE_GRACE
+        };
+        self.in_flight.checkin(host, lease, now + keep, wanted, now);
+        Ok(())
     }
 
-    /// A robots.txt fetch ended: retry it later, or use (and keep) what it said.
+    /// A robots.txt fetch ended: retry it later, or use (and keep) what it said. One that
+    /// found no file descriptor free is tried again soon, as if it had not been made.
     fn handle_robots(&mut self, host: HostId, fetch: RobotsFetch, now: Instant) {
+        if fetch.failure == Some(TransportFailure::FdLimit) {
+            self.fd_shortage(now);
+            self.sched.finish(host, now);
+            self.sched.hold(host, now + FD_RETRY, now);
+            return;
+        }
         self.stats.requests += fetch.requests;
         self.stats.timeouts += u64::from(fetch.timed_out);
         let unix = robots::unix_now();
@@ -559,9 +688,20 @@ impl Engine {
     }
 
     /// A page's fetch ended: archive it, then retry it later or finish it (count it, keep
-    /// its marks, intern its links, report it to the frontier).
+    /// its marks, intern its links, report it to the frontier). One that found no file
+    /// descriptor free goes back to its host's queue as it was, its attempts unchanged.
     fn handle_page(&mut self, t: PageTicket, f: PageFetch, now: Instant) -> Result<()> {
         self.sched.finish(t.host, now);
+        if f.failure == Some(TransportFailure::FdLimit) {
+            self.fd_shortage(now);
+            let waiting = Waiting {
+                page: t.page,
+                attempts: t.attempts,
+                not_before: Some(now + FD_RETRY),
+            };
+            self.sched.push(t.host, t.seq, waiting, now);
+            return Ok(());
+        }
         self.stats.requests += 1;
         self.stats.bytes += f.bytes;
         self.stats.timeouts += u64::from(f.timed_out);
@@ -629,6 +769,9 @@ impl Engine {
             hosts: self.urls.hosts(),
             discovered: self.urls.len(),
             errors: self.stats.errors(),
+            idle_connections: self.in_flight.idle(),
+            fetch_limit: self.in_flight.limit(),
+            fd_shortages: self.stats.fd_shortages,
         }
     }
 
@@ -666,6 +809,7 @@ impl Engine {
                 self.handle(done)?;
             }
         }
+        self.in_flight.expire(Instant::now());
         Ok(())
     }
 
@@ -683,14 +827,19 @@ impl Engine {
                 stopping = Some(Instant::now());
             }
             // Commit the results handled so far *before* their slots are reused: at most
-            // `concurrency` fetches are ever uncommitted. The pops of `dispatch` are
-            // committed with the next step (a pop lost in a crash is simply replayed).
-            self.commit()?;
+            // `concurrency` fetches are ever uncommitted (a commit that found no file
+            // descriptor free starts nothing new until the next one succeeds). The pops of
+            // `dispatch` are committed with the next step (a pop lost in a crash is simply
+            // replayed).
+            let committed = self.commit()?;
             if self.snapshots.due(self.crawled) {
-                self.snapshot_ranking()?;
+                self.try_snapshot(false)?;
             }
-            if stopping.is_none() {
+            if stopping.is_none() && committed {
                 self.dispatch()?;
+            }
+            if !committed {
+                std::thread::sleep(FD_RETRY);
             }
             if let Some(reason) = self.stop_reason(stopping) {
                 break reason;
@@ -702,8 +851,9 @@ impl Engine {
             }
         };
         self.stats_dirty = true;
-        self.commit()?;
-        self.snapshot_ranking()?;
+        self.commit_waiting()?;
+        self.try_snapshot(true)?;
+        self.commit_waiting()?; // the shortages the snapshot may have counted
         progress(&self.progress(start));
         Ok(self.report(reason, start))
     }

@@ -7,11 +7,12 @@
 //! CPU work and run in `spawn_blocking`, off the I/O threads. Nothing here fails the crawl:
 //! every failure is an outcome the engine counts, retries or records.
 
+use crate::http::{Connection, Connector, ErrorKind, HttpError, Response};
 use crate::links::{extract_links, UrlRules};
 use crate::page::{Outcome, TransportFailure};
 use crate::robots::{robots_rules, RobotsAnswer, RobotsRules};
 use crate::warc;
-use anyhow::{Context, Result};
+use http_body_util::BodyExt;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 use url::Url;
@@ -70,43 +71,6 @@ impl FetchConfig {
     }
 }
 
-/// The HTTP client: rustls, no automatic redirects, no proxy from the environment; the web
-/// PKI roots plus every certificate in `cfg.ca_certs`.
-pub fn build_client(cfg: &FetchConfig) -> Result<reqwest::Client> {
-    let mut b = reqwest::Client::builder()
-        .user_agent(cfg.user_agent.clone())
-        .redirect(reqwest::redirect::Policy::none())
-        .connect_timeout(cfg.connect_timeout)
-        .timeout(cfg.timeout)
-        .pool_max_idle_per_host(64)
-        .tcp_nodelay(true);
-    b = match &cfg.proxy {
-        Some(p) => b.proxy(reqwest::Proxy::all(p).with_context(|| format!("bad proxy URL '{p}'"))?),
-        None => b.no_proxy(),
-    };
-    for path in &cfg.ca_certs {
-        for cert in read_ca_file(path)? {
-            b = b.add_root_certificate(cert);
-        }
-    }
-    b.build().context("cannot build the HTTP client")
-}
-
-/// The certificates of a PEM file; an error naming the file when it has none or a bad one.
-fn read_ca_file(path: &std::path::Path) -> Result<Vec<reqwest::Certificate>> {
-    let pem = std::fs::read(path)
-        .with_context(|| format!("cannot read CA certificate file {}", path.display()))?;
-    let certs = reqwest::Certificate::from_pem_bundle(&pem)
-        .with_context(|| format!("{} is not a PEM certificate file", path.display()))?;
-    if certs.is_empty() {
-        anyhow::bail!(
-            "{} holds no certificate (expected PEM: -----BEGIN CERTIFICATE-----)",
-            path.display()
-        );
-    }
-    Ok(certs)
-}
-
 /// How one fetch attempt of a page ended.
 #[derive(Debug, Default)]
 pub struct PageFetch {
@@ -140,25 +104,35 @@ pub struct PageFetch {
     pub canonical: Option<String>,
     /// Why no HTTP answer came, when none did.
     pub failure: Option<TransportFailure>,
+    /// The whole response was read (so its connection may carry another request).
+    pub read_to_end: bool,
 }
 
 /// Classifies a request error by walking its `source()` chain.
 ///
 /// TLS: tokio-rustls reports a handshake failure as an `io::Error` wrapping a
-/// `rustls::Error`, which hyper-rustls wraps in another `io::Error`; `io::Error::source()`
+/// `rustls::Error` (which may be wrapped in another `io::Error`); `io::Error::source()`
 /// skips the error it wraps (it returns that error's own source), so the walk steps into an
-/// `io::Error`'s payload with `get_ref()` instead. DNS: hyper-util's connector wraps resolver
-/// failures in a `ConnectError` whose only public trait is its text, "dns error" (the type is
-/// not exported and the resolver's error is a plain `io::Error` without a distinct kind), so
-/// the text is matched; if a future hyper-util changed it, DNS failures would be counted as
-/// other connection errors (and retried), not lost.
+/// `io::Error`'s payload with `get_ref()` instead. DNS: the connector says so
+/// ([`crate::http::ErrorKind::Dns`]: the resolver's error is a plain `io::Error` without a
+/// distinct kind).
+///
+/// Running out of file descriptors is looked for first, along the whole chain: a resolver
+/// that cannot open its socket reports it inside a DNS error, and it must not be taken for
+/// the host's fault.
 pub fn classify(e: &(dyn std::error::Error + 'static)) -> TransportFailure {
+    if crate::fds::is_exhaustion(e) {
+        return TransportFailure::FdLimit;
+    }
     let mut cur = Some(e);
     while let Some(err) = cur {
         if err.is::<rustls::Error>() {
             return TransportFailure::Tls;
         }
-        if err.to_string() == "dns error" {
+        if err
+            .downcast_ref::<HttpError>()
+            .is_some_and(|e| e.kind == ErrorKind::Dns)
+        {
             return TransportFailure::Dns;
         }
         cur = match err
@@ -188,10 +162,57 @@ fn is_html(content_type: Option<&str>) -> bool {
 fn request_head(url: &Url, ua: &str) -> Vec<u8> {
     let target = &url[url::Position::BeforePath..url::Position::AfterQuery];
     let host = &url[url::Position::BeforeHost..url::Position::AfterPort];
-    format!("GET {target} HTTP/1.1\r\nHost: {host}\r\nUser-Agent: {ua}\r\nAccept: text/html,application/xhtml+xml;q=0.9,*/*;q=0.5\r\n\r\n").into_bytes()
+    let accept = crate::http::ACCEPT;
+    format!("GET {target} HTTP/1.1\r\nHost: {host}\r\nUser-Agent: {ua}\r\nAccept: {accept}\r\n\r\n")
+        .into_bytes()
 }
 
-fn response_head(resp: &reqwest::Response) -> Vec<u8> {
+/// How long a connection whose response was read to its end may take to be ready for the
+/// next request before it is closed instead.
+const READY_WAIT: Duration = Duration::from_millis(100);
+
+/// `GET url` on the connection in `conn` if it serves `url`'s origin and is still open, else
+/// on a new one (the old one closed first, so that a fetch never holds two). A request that
+/// fails on a reused connection — the server may close an idle connection as the request
+/// leaves — is sent once more on a new one.
+async fn send(
+    connector: &Connector,
+    conn: &mut Option<Connection>,
+    url: &Url,
+    ua: &str,
+) -> Result<Response, HttpError> {
+    if let Some(c) = conn.as_mut().filter(|c| c.serves(url)) {
+        if c.reusable(Duration::ZERO).await {
+            if let Ok(resp) = c.get(url, ua).await {
+                return Ok(resp);
+            }
+        }
+    }
+    *conn = None;
+    let c = conn.insert(connector.connect(url).await?);
+    c.get(url, ua).await
+}
+
+/// Keeps `conn` for the next request only if it can take one.
+async fn keep_if_reusable(conn: &mut Option<Connection>) {
+    if let Some(c) = conn {
+        if !c.reusable(READY_WAIT).await {
+            *conn = None;
+        }
+    }
+}
+
+fn content_length(resp: &Response) -> Option<u64> {
+    resp.headers()
+        .get(hyper::header::CONTENT_LENGTH)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+fn response_head(resp: &Response) -> Vec<u8> {
     let status = resp.status();
     let mut h = format!(
         "HTTP/1.1 {} {}\r\n",
@@ -208,22 +229,39 @@ fn response_head(resp: &reqwest::Response) -> Vec<u8> {
     h.into_bytes()
 }
 
-/// Reads a body up to `cap` bytes; `Ok(None)` when it is larger.
-async fn read_capped(resp: &mut reqwest::Response, cap: usize) -> reqwest::Result<Option<Vec<u8>>> {
-    if resp.content_length().is_some_and(|n| n > cap as u64) {
+/// Reads a body up to `cap` bytes; `Ok(None)` when it is larger (the rest is not read: the
+/// connection must then be closed).
+async fn read_capped(resp: &mut Response, cap: usize) -> Result<Option<Vec<u8>>, HttpError> {
+    if content_length(resp).is_some_and(|n| n > cap as u64) {
         return Ok(None);
     }
     let mut body = Vec::new();
-    while let Some(chunk) = resp.chunk().await? {
-        if body.len() + chunk.len() > cap {
-            return Ok(None);
+    while let Some(frame) = resp.body_mut().frame().await {
+        let frame = frame.map_err(|e| HttpError::new(ErrorKind::Http, e))?;
+        if let Ok(chunk) = frame.into_data() {
+            if body.len() + chunk.len() > cap {
+                return Ok(None);
+            }
+            body.extend_from_slice(&chunk);
         }
-        body.extend_from_slice(&chunk);
     }
     Ok(Some(body))
 }
 
-fn transport_failure(e: &reqwest::Error) -> PageFetch {
+impl PageFetch {
+    /// A fetch that ran out of its time (`FetchConfig::timeout`): retried.
+    pub fn timed_out() -> Self {
+        PageFetch {
+            outcome: Some(Outcome::FetchError),
+            retryable: true,
+            timed_out: true,
+            failure: Some(TransportFailure::Other),
+            ..PageFetch::default()
+        }
+    }
+}
+
+fn transport_failure(e: &HttpError) -> PageFetch {
     let failure = classify(e);
     PageFetch {
         outcome: Some(Outcome::FetchError),
@@ -234,8 +272,29 @@ fn transport_failure(e: &reqwest::Error) -> PageFetch {
     }
 }
 
-/// Fetches one page once. Never fails: failures are outcomes.
-pub async fn fetch_page(client: &reqwest::Client, cfg: &Arc<FetchConfig>, url: &str) -> PageFetch {
+/// Fetches one page once, on the host's connection `conn` if it has one (left there if it can
+/// take another request, else closed). Never fails: failures are outcomes.
+pub async fn fetch_page(
+    connector: &Connector,
+    conn: &mut Option<Connection>,
+    cfg: &Arc<FetchConfig>,
+    url: &str,
+) -> PageFetch {
+    let fetch = fetch_page_on(connector, conn, cfg, url).await;
+    if fetch.read_to_end {
+        keep_if_reusable(conn).await;
+    } else {
+        *conn = None;
+    }
+    fetch
+}
+
+async fn fetch_page_on(
+    connector: &Connector,
+    conn: &mut Option<Connection>,
+    cfg: &Arc<FetchConfig>,
+    url: &str,
+) -> PageFetch {
     let Ok(parsed) = Url::parse(url) else {
         return PageFetch {
             outcome: Some(Outcome::FetchError),
@@ -243,7 +302,7 @@ pub async fn fetch_page(client: &reqwest::Client, cfg: &Arc<FetchConfig>, url: &
         };
     };
     let date = SystemTime::now();
-    let mut resp = match client.get(parsed.clone()).send().await {
+    let mut resp = match send(connector, conn, &parsed, &cfg.user_agent).await {
         Ok(r) => r,
         Err(e) => return transport_failure(&e),
     };
@@ -255,7 +314,7 @@ pub async fn fetch_page(client: &reqwest::Client, cfg: &Arc<FetchConfig>, url: &
     };
     let content_type = resp
         .headers()
-        .get(reqwest::header::CONTENT_TYPE)
+        .get(hyper::header::CONTENT_TYPE)
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
     let x_robots = |directive: &str| {
         resp.headers().get_all("x-robots-tag").iter().any(|v| {
@@ -269,7 +328,7 @@ pub async fn fetch_page(client: &reqwest::Client, cfg: &Arc<FetchConfig>, url: &
     if resp.status().is_redirection() {
         let target = resp
             .headers()
-            .get(reqwest::header::LOCATION)
+            .get(hyper::header::LOCATION)
             .and_then(|l| l.to_str().ok())
             .map(|l| crate::links::resolve(&parsed, l, &cfg.url_rules));
         match target {
@@ -300,6 +359,7 @@ pub async fn fetch_page(client: &reqwest::Client, cfg: &Arc<FetchConfig>, url: &
         }
     };
     out.bytes = body.len() as u64;
+    out.read_to_end = true;
     let parse = out.outcome.is_none();
     let cfg2 = Arc::clone(cfg);
     let url2 = url.to_string();
@@ -381,39 +441,75 @@ impl RobotsFetch {
     }
 }
 
-/// Fetches and parses `origin/robots.txt` (`origin` as from [`crate::links::host_key`]).
+/// Fetches and parses `origin/robots.txt` (`origin` as from [`crate::links::host_key`]) on
+/// the host's connection `conn` if it has one. A redirect to another origin closes it before
+/// opening one there (a fetch never holds two connections); what is left in `conn` at the
+/// end is a connection to the host that can take another request, if any.
 pub async fn fetch_robots(
-    client: &reqwest::Client,
+    connector: &Connector,
+    conn: &mut Option<Connection>,
     cfg: &FetchConfig,
     origin: &str,
 ) -> RobotsFetch {
+    let (fetch, read_to_end) = fetch_robots_on(connector, conn, cfg, origin).await;
+    let home = Url::parse(origin).ok();
+    let at_home = conn
+        .as_ref()
+        .zip(home.as_ref())
+        .is_some_and(|(c, h)| c.serves(h));
+    if read_to_end && at_home {
+        keep_if_reusable(conn).await;
+    } else {
+        *conn = None;
+    }
+    fetch
+}
+
+/// [`fetch_robots`]'s fetch, and whether its last response was read to its end.
+async fn fetch_robots_on(
+    connector: &Connector,
+    conn: &mut Option<Connection>,
+    cfg: &FetchConfig,
+    origin: &str,
+) -> (RobotsFetch, bool) {
     let mut url = match Url::parse(origin).and_then(|o| o.join("/robots.txt")) {
         Ok(u) => u,
         Err(_) => {
-            return RobotsFetch {
+            let fetch = RobotsFetch {
                 rules: RobotsRules::AllowAll,
                 ..RobotsFetch::unreachable(0)
-            }
+            };
+            return (fetch, false);
         }
     };
     let mut requests = 0;
+    let mut drained = false;
     for hop in 0..6 {
         requests += 1;
-        let mut resp = match client.get(url.clone()).send().await {
+        let mut resp = match send(connector, conn, &url, &cfg.user_agent).await {
             Ok(r) => r,
             Err(e) => {
-                return RobotsFetch {
+                let failure = classify(&e);
+                // Running out of file descriptors is this process's trouble at any hop, and
+                // says nothing about the host.
+                let ours = failure == TransportFailure::FdLimit;
+                let fetch = RobotsFetch {
                     timed_out: e.is_timeout(),
-                    failure: (hop == 0).then(|| classify(&e)),
+                    failure: (hop == 0 || ours).then_some(failure),
                     ..RobotsFetch::unreachable(requests)
-                }
+                };
+                return (fetch, false);
             }
         };
         let st = resp.status();
+        if !st.is_success() {
+            // A short error or redirect body is read so that the connection can be reused.
+            drained = matches!(read_capped(&mut resp, 64 << 10).await, Ok(Some(_)));
+        }
         if st.is_redirection() {
             match resp
                 .headers()
-                .get(reqwest::header::LOCATION)
+                .get(hyper::header::LOCATION)
                 .and_then(|l| l.to_str().ok())
                 .and_then(|l| url.join(l).ok())
             {
@@ -425,27 +521,31 @@ pub async fn fetch_robots(
             }
         }
         if st.is_server_error() || st.as_u16() == 429 {
-            return RobotsFetch::unreachable(requests);
+            return (RobotsFetch::unreachable(requests), drained);
         }
         if !st.is_success() {
             break;
         }
         // RFC 9309 asks parsers to read at least 500 KiB; more is ignored.
         let body = match read_capped(&mut resp, 512 << 10).await {
-            Ok(Some(b)) => b,
+            Ok(Some(b)) => {
+                drained = true;
+                b
+            }
             Ok(None) => Vec::new(),
             Err(e) => {
-                return RobotsFetch {
+                let fetch = RobotsFetch {
                     timed_out: e.is_timeout(),
                     ..RobotsFetch::unreachable(requests)
-                }
+                };
+                return (fetch, false);
             }
         };
         let agent = cfg.robots_agent().to_string();
         let answer = RobotsAnswer::Body(body);
         let parsed =
             tokio::task::spawn_blocking(move || (robots_rules(&agent, &answer), answer)).await;
-        return match parsed {
+        let fetch = match parsed {
             Ok((rules, answer)) => RobotsFetch {
                 rules,
                 answer: Some(answer),
@@ -458,8 +558,20 @@ pub async fn fetch_robots(
                 ..RobotsFetch::unreachable(requests)
             },
         };
+        return (fetch, drained);
     }
-    RobotsFetch::unavailable(requests)
+    (RobotsFetch::unavailable(requests), drained)
+}
+
+impl RobotsFetch {
+    /// A robots.txt fetch that ran out of its time (`FetchConfig::timeout`): retried.
+    pub fn timed_out() -> Self {
+        RobotsFetch {
+            timed_out: true,
+            failure: Some(TransportFailure::Other),
+            ..RobotsFetch::unreachable(1)
+        }
+    }
 }
 
 #[cfg(test)]
@@ -484,7 +596,7 @@ mod tests {
         assert_eq!(cfg.robots_agent(), "crawlrank");
     }
 
-    /// An error with a message and a cause, as the layers of reqwest and hyper build them.
+    /// An error with a message and a cause, as layered errors are built.
     #[derive(Debug)]
     struct Layer(&'static str, Box<dyn std::error::Error + Send + Sync>);
 
@@ -507,7 +619,7 @@ mod tests {
             Error::other("failed to lookup address information: Name or service not known");
         let dns = Layer(
             "client error (Connect)",
-            Box::new(Layer("dns error", Box::new(lookup))),
+            Box::new(HttpError::new(crate::http::ErrorKind::Dns, lookup)),
         );
         assert_eq!(classify(&dns), TransportFailure::Dns);
         let cert = rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer);
@@ -528,12 +640,19 @@ mod tests {
             )),
         );
         assert_eq!(classify(&refused), TransportFailure::Other);
-        // Only the connector's own message means DNS, not a page or path that mentions it.
-        let text = Layer(
-            "error decoding response body: dns error page",
-            Box::new(Error::other("x")),
-        );
+        // Only the connector's own kind means DNS, not a message that mentions it.
+        let text = Layer("dns error", Box::new(Error::other("x")));
         assert_eq!(classify(&text), TransportFailure::Other);
+        // No descriptor for the resolver's socket, inside a DNS error: ours, not the host's.
+        let no_fd = Layer(
+            "client error (Connect)",
+            Box::new(HttpError::new(
+                crate::http::ErrorKind::Dns,
+                Error::from_raw_os_error(24),
+            )),
+        );
+        assert_eq!(classify(&no_fd), TransportFailure::FdLimit);
+        assert!(TransportFailure::FdLimit.retryable());
         assert!(TransportFailure::Other.retryable());
         assert!(!TransportFailure::Dns.retryable() && !TransportFailure::Tls.retryable());
     }

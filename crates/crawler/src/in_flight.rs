@@ -1,18 +1,36 @@
 //! The requests in flight: page and robots.txt fetches started as tokio tasks on the I/O
-//! runtime, whose results come back to the engine thread over a channel ([`InFlight`]).
+//! runtime, whose results come back to the engine thread over a channel ([`InFlight`]), each
+//! on its host's kept connection from [`Connections`] if it has one, else on a new one from
+//! the [`Connector`], which counts every socket until it is closed.
 //!
 //! Why a module of its own: this is the one place that knows how a fetch is run — the HTTP
-//! client, the runtime, the channel — and how many are under way. The engine decides *what*
-//! to fetch and when; limits on connections (a bounded pool, per-host connections) belong
-//! here and change nothing else.
+//! clients and their connections, the runtime, the channel — and how many are under way. The
+//! engine decides *what* to fetch and when; which connections stay open, and how many
+//! requests may be under way when file descriptors run short, are decided here. The
+//! connector's sockets are at most `concurrency + idle`: requests in flight hold one
+//! connection each, the pool at most `idle`, and a connection being closed keeps its count
+//! until its socket is.
+//!
+//! Running out of file descriptors ([`crate::fds`]) is a transient shortage: the engine
+//! reports it ([`InFlight::fd_shortage`]), which closes every idle connection and halves the
+//! requests allowed in flight (at most once per [`SHORTAGE_EVERY`]); each result after
+//! [`SHORTAGE_CALM`] without a shortage allows one more, back up to `--concurrency`.
 
+use crate::connections::Connections;
 use crate::fetch::{self, FetchConfig, PageFetch, RobotsFetch};
+use crate::http::{Connection, Connector};
 use crate::urls::HostId;
 use anyhow::{bail, Result};
 use crawlrank_frontier::PageId;
 use std::sync::mpsc;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// Shortages closer than this halve the requests in flight once.
+pub const SHORTAGE_EVERY: Duration = Duration::from_millis(250);
+
+/// After this long without a shortage, requests in flight grow back (one per result).
+pub const SHORTAGE_CALM: Duration = Duration::from_secs(1);
 
 /// What the engine needs back with a page's fetch result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,8 +45,12 @@ pub struct PageTicket {
     pub attempts: u32,
 }
 
-/// A finished fetch.
-#[derive(Debug)]
+/// A host's connection lent to a fetch and given back with its result (`None`: it had
+/// none, or the fetch closed it); [`InFlight::checkin`] takes it back.
+#[must_use = "a lease goes back to the pool"]
+pub struct Lease(pub Option<Connection>);
+
+/// A finished fetch, with its host's connection to give back ([`InFlight::checkin`]).
 pub enum Done {
     /// A page's fetch attempt ended.
     Page {
@@ -36,6 +58,7 @@ pub enum Done {
         ticket: PageTicket,
         /// How it ended.
         fetch: Box<PageFetch>,
+        lease: Lease,
     },
     /// A host's robots.txt fetch ended.
     Robots {
@@ -43,34 +66,88 @@ pub enum Done {
         host: HostId,
         /// How it ended.
         fetch: RobotsFetch,
+        lease: Lease,
     },
+}
+
+/// How many requests may be under way: `max`, halved on a shortage of file descriptors and
+/// grown back one by one.
+#[derive(Debug)]
+struct Throttle {
+    max: usize,
+    limit: usize,
+    last_shortage: Option<Instant>,
+    last_cut: Option<Instant>,
+}
+
+impl Throttle {
+    fn shortage(&mut self, now: Instant) {
+        if self
+            .last_cut
+            .is_none_or(|t| now.duration_since(t) >= SHORTAGE_EVERY)
+        {
+            self.limit = (self.limit / 2).max(1);
+            self.last_cut = Some(now);
+        }
+        self.last_shortage = Some(now);
+    }
+
+    fn result(&mut self, now: Instant) {
+        if self.limit < self.max
+            && self
+                .last_shortage
+                .is_none_or(|t| now.duration_since(t) >= SHORTAGE_CALM)
+        {
+            self.limit += 1;
+        }
+    }
 }
 
 /// Fetches under way, and the means to start more.
 pub struct InFlight {
-    client: reqwest::Client,
+    connector: Arc<Connector>,
+    conns: Connections,
     cfg: Arc<FetchConfig>,
     rt: tokio::runtime::Handle,
     tx: mpsc::Sender<Done>,
     rx: mpsc::Receiver<Done>,
     /// Started and not yet received.
     count: usize,
+    throttle: Throttle,
 }
 
 impl InFlight {
-    /// Builds the HTTP client for `cfg` (an error names a bad CA file or proxy); fetches will
-    /// run on `rt`.
-    pub fn new(cfg: &FetchConfig, rt: tokio::runtime::Handle) -> Result<Self> {
-        let cfg = Arc::new(cfg.clone());
-        let client = fetch::build_client(&cfg)?;
+    /// Sets up connecting for `cfg` (an error names a bad CA file or proxy); at most
+    /// `concurrency` fetches will run at once, on `rt`, and at most `idle` idle connections
+    /// stay open.
+    pub fn new(
+        cfg: &FetchConfig,
+        rt: tokio::runtime::Handle,
+        concurrency: usize,
+        idle: usize,
+    ) -> Result<Self> {
+        let connector = Connector::new(
+            cfg.proxy.as_deref(),
+            &cfg.ca_certs,
+            cfg.connect_timeout,
+            concurrency + idle,
+        )?;
+        let connector = Arc::new(connector);
         let (tx, rx) = mpsc::channel();
         Ok(Self {
-            client,
-            cfg,
+            connector,
+            conns: Connections::new(idle),
+            cfg: Arc::new(cfg.clone()),
             rt,
             tx,
             rx,
             count: 0,
+            throttle: Throttle {
+                max: concurrency,
+                limit: concurrency,
+                last_shortage: None,
+                last_cut: None,
+            },
         })
     }
 
@@ -84,24 +161,96 @@ impl InFlight {
         self.count == 0
     }
 
-    /// Starts fetching a page.
+    /// Whether another fetch may start: fewer than `concurrency` are under way, or fewer
+    /// than a shortage of file descriptors left allowed.
+    pub fn has_room(&self) -> bool {
+        self.count < self.throttle.limit
+    }
+
+    /// Fetches allowed at once now.
+    pub fn limit(&self) -> usize {
+        self.throttle.limit
+    }
+
+    /// Idle connections kept open.
+    pub fn idle(&self) -> usize {
+        self.conns.idle()
+    }
+
+    /// Starts fetching a page, within the fetch timeout.
     pub fn fetch_page(&mut self, ticket: PageTicket, url: Arc<str>) {
+        let mut conn = self.conns.checkout(ticket.host);
         self.count += 1;
-        let (client, cfg, tx) = (self.client.clone(), self.cfg.clone(), self.tx.clone());
+        let (connector, cfg, tx) = (self.connector.clone(), self.cfg.clone(), self.tx.clone());
         self.rt.spawn(async move {
-            let fetch = Box::new(fetch::fetch_page(&client, &cfg, &url).await);
-            let _ = tx.send(Done::Page { ticket, fetch });
+            let fetch = fetch::fetch_page(&connector, &mut conn, &cfg, &url);
+            let fetch = match tokio::time::timeout(cfg.timeout, fetch).await {
+                Ok(f) => f,
+                Err(_) => {
+                    conn = None;
+                    PageFetch::timed_out()
+                }
+            };
+            let _ = tx.send(Done::Page {
+                ticket,
+                fetch: Box::new(fetch),
+                lease: Lease(conn),
+            });
         });
     }
 
-    /// Starts fetching `origin/robots.txt` for `host`.
+    /// Starts fetching `origin/robots.txt` for `host`, within the fetch timeout.
     pub fn fetch_robots(&mut self, host: HostId, origin: String) {
+        let mut conn = self.conns.checkout(host);
         self.count += 1;
-        let (client, cfg, tx) = (self.client.clone(), self.cfg.clone(), self.tx.clone());
+        let (connector, cfg, tx) = (self.connector.clone(), self.cfg.clone(), self.tx.clone());
         self.rt.spawn(async move {
-            let fetch = fetch::fetch_robots(&client, &cfg, &origin).await;
-            let _ = tx.send(Done::Robots { host, fetch });
+            let fetch = fetch::fetch_robots(&connector, &mut conn, &cfg, &origin);
+            let fetch = match tokio::time::timeout(cfg.timeout, fetch).await {
+                Ok(f) => f,
+                Err(_) => {
+                    conn = None;
+                    RobotsFetch::timed_out()
+                }
+            };
+            let _ = tx.send(Done::Robots {
+                host,
+                fetch,
+                lease: Lease(conn),
+            });
         });
+    }
+
+    /// Takes back `host`'s connection after its result was handled, keeping it open until
+    /// `until`, `wanted` if the host has pages waiting (see [`Connections::checkin`]). Also
+    /// closes the connections whose time is up.
+    pub fn checkin(
+        &mut self,
+        host: HostId,
+        lease: Lease,
+        until: Instant,
+        wanted: bool,
+        now: Instant,
+    ) {
+        self.conns.checkin(host, lease.0, until, wanted, now);
+        self.conns.expire(now);
+    }
+
+    /// Closes the idle connections whose time is up.
+    pub fn expire(&mut self, now: Instant) {
+        self.conns.expire(now);
+    }
+
+    /// A fetch (or a file) failed for want of file descriptors at `now`: closes every idle
+    /// connection and cuts the fetches allowed at once.
+    pub fn fd_shortage(&mut self, now: Instant) {
+        self.conns.close_idle();
+        self.throttle.shortage(now);
+    }
+
+    /// A fetch ended other than by a shortage of file descriptors.
+    pub fn fetch_ended(&mut self, now: Instant) {
+        self.throttle.result(now);
     }
 
     /// The next finished fetch, waiting at most `timeout` for one.
@@ -123,5 +272,37 @@ impl InFlight {
         let done = self.rx.try_recv().ok()?;
         self.count -= 1;
         Some(done)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shortages_halve_the_limit_and_calm_grows_it_back() {
+        let t0 = Instant::now();
+        let mut t = Throttle {
+            max: 16,
+            limit: 16,
+            last_shortage: None,
+            last_cut: None,
+        };
+        t.shortage(t0);
+        t.shortage(t0 + Duration::from_millis(10)); // the same burst: one cut
+        assert_eq!(t.limit, 8);
+        t.shortage(t0 + SHORTAGE_EVERY);
+        assert_eq!(t.limit, 4);
+        t.result(t0 + SHORTAGE_EVERY + Duration::from_millis(500));
+        assert_eq!(t.limit, 4, "not calm yet");
+        let calm = t0 + SHORTAGE_EVERY + SHORTAGE_CALM;
+        for _ in 0..20 {
+            t.result(calm);
+        }
+        assert_eq!(t.limit, 16, "back up to the maximum, not past it");
+        for i in 0..10 {
+            t.shortage(calm + SHORTAGE_EVERY * (i + 1));
+        }
+        assert_eq!(t.limit, 1, "never below one");
     }
 }

@@ -8,8 +8,11 @@
 //! | `urls` | the URL table: URL ↔ page id, page → host, per-host URL cap |
 //! | [`robots`] | robots.txt: rules, answers kept across runs, 24 h freshness, each host's robots.txt state |
 //! | `politeness` | the scheduler: per-host queues, one request in flight per host, delays, retries' backoff |
-//! | `in_flight` | the requests in flight: fetch tasks on the I/O runtime and the channel back |
-//! | [`fetch`] | one HTTP request (reqwest + rustls): a page, or a host's robots.txt; body caps |
+//! | `in_flight` | the requests in flight: fetch tasks on the I/O runtime and the channel back; fewer for a while when file descriptors run short |
+//! | `http` | the crawl's own HTTP/1.1 connections (hyper, rustls): DNS, TCP, proxy tunnels, TLS; every socket counted until closed |
+//! | `connections` | each host's kept connection: the idle ones in a pool with an idle timeout and a global cap |
+//! | `fds` | file descriptors: the bound a crawl needs, the open-file limit raised and checked, "too many open files" recognised |
+//! | [`fetch`] | one HTTP request: a page, or a host's robots.txt; body caps |
 //! | [`links`] | streaming HTML link extraction (lol_html), URL normalisation, trap limits |
 //! | [`page`] | how a page's fetch ended ([`page::Outcome`]) and what it said about itself |
 //! | [`store`] | the state on disk (redb): URL table, the frontier event log, page marks, robots.txt answers |
@@ -20,12 +23,13 @@
 //! | [`stats`] | counters |
 //! | [`signals`] | receiving Ctrl-C / SIGTERM for a front end (which decides what they do) |
 //!
-//! The modules not linked (`urls`, `politeness`, `in_flight`, `resume`) are the engine's
-//! parts, private to the crate.
+//! The modules not linked (`urls`, `politeness`, `in_flight`, `http`, `connections`, `fds`,
+//! `resume`) are the engine's parts, private to the crate.
 //!
-//! The files import each other one way only: [`page`], [`links`], [`warc`] and [`signals`]
-//! import no other; `urls`, [`robots`], `politeness`, [`stats`] and [`ranking`] only
-//! those (and `urls`); [`fetch`] and [`store`] build on them, `in_flight` on [`fetch`], `resume` on
+//! The files import each other one way only: `fds`, [`page`], [`links`] and [`signals`]
+//! import no other, [`warc`] only `fds`; `urls`, [`robots`], `politeness`, [`stats`],
+//! [`ranking`] and `http` only those (and `urls`); [`fetch`] and [`store`] build on
+//! them, `connections` on `http`, `in_flight` on `connections` and [`fetch`], `resume` on
 //! [`store`]; [`engine`] and [`export`] come last, and neither imports the other (export's
 //! tests run the engine). No module prints or exits the process: errors are returned, and
 //! progress goes to the caller's callback.
@@ -40,9 +44,12 @@
 
 #![warn(missing_docs)]
 
+mod connections;
 pub mod engine;
 pub mod export;
+mod fds;
 pub mod fetch;
+mod http;
 mod in_flight;
 pub mod links;
 pub mod page;

@@ -74,6 +74,10 @@ pub enum TransportFailure {
     Tls,
     /// Anything else: refused or reset connections, timeouts, a body cut short.
     Other,
+    /// This process had no file descriptor left for the connection (`EMFILE`, or `ENFILE`
+    /// for the whole system): not the host's fault, and never a failed attempt — the page
+    /// is tried again once descriptors are free ([`crate::fds`]).
+    FdLimit,
 }
 
 impl TransportFailure {
@@ -81,7 +85,7 @@ impl TransportFailure {
     /// a certificate that is refused will not change within a retry's backoff, so retrying
     /// would only delay the page's end (and the host's other pages) for nothing.
     pub fn retryable(self) -> bool {
-        self == Self::Other
+        matches!(self, Self::Other | Self::FdLimit)
     }
 }
 

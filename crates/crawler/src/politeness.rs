@@ -89,6 +89,18 @@ impl Scheduler {
         self.waiting
     }
 
+    /// The delay between two requests to `host`.
+    pub fn delay(&self, host: HostId) -> Duration {
+        self.hosts
+            .get(&host)
+            .map_or(self.default_delay, |h| h.delay)
+    }
+
+    /// Whether pages of `host` wait in its queue.
+    pub fn has_waiting(&self, host: HostId) -> bool {
+        self.hosts.get(&host).is_some_and(|h| !h.queue.is_empty())
+    }
+
     /// Sets the delay between two requests to `host` (from the next request on).
     pub fn set_delay(&mut self, host: HostId, delay: Duration) {
         self.host(host).delay = delay;

@@ -68,6 +68,7 @@ stats! {
     host_cap_links: "Links dropped because their host reached --max-pages-per-host.",
     parse_errors: "Pages the HTML parser gave up on (links found before were kept).",
     bytes: "Body bytes received.",
+    fd_shortages: "Connections and files that failed for want of file descriptors (EMFILE/ENFILE): retried later, never counted as failed attempts.",
 }
 
 impl Stats {

@@ -205,20 +205,31 @@ impl WarcWriter {
         Ok(())
     }
 
-    /// Appends compressed records, rotating to a new file past the size limit.
+    /// Appends compressed records, rotating to a new file past the size limit. When the
+    /// next file cannot be created for want of file descriptors, the records go to the
+    /// current file and rotation is tried again at the next append: a shortage never loses a
+    /// record nor stops the crawl.
     pub fn append(&mut self, records: &[u8]) -> Result<()> {
         if records.is_empty() {
             return Ok(());
         }
         if self.pos.offset >= self.max_size {
-            self.pos = WarcPosition {
-                file: self.pos.file + 1,
-                offset: 0,
-            };
-            let path = warc_path(&self.dir, self.pos.file);
-            self.file =
-                File::create(&path).with_context(|| format!("cannot create {}", path.display()))?;
-            self.write_info()?;
+            let next = self.pos.file + 1;
+            let path = warc_path(&self.dir, next);
+            match File::create(&path) {
+                Ok(file) => {
+                    self.file = file;
+                    self.pos = WarcPosition {
+                        file: next,
+                        offset: 0,
+                    };
+                    self.write_info()?;
+                }
+                Err(e) if crate::fds::is_exhausted_io(&e) => {}
+                Err(e) => {
+                    return Err(e).with_context(|| format!("cannot create {}", path.display()))
+                }
+            }
         }
         self.write_raw(records)
     }

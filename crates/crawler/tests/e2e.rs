@@ -515,6 +515,257 @@ fn kill_9_and_resume() {
     web.shutdown_blocking();
 }
 
+/// A web of `n` pages that all hang together: a ring (so every page is reachable from 0)
+/// plus three pseudo-random links per page.
+fn ring_web(n: u32) -> Csr {
+    let mut rng = crawlrank_rng::XorShift64::new(0x5eed_f00d);
+    let mut arcs = Vec::new();
+    for v in 0..n {
+        arcs.push((v, (v + 1) % n));
+        for _ in 0..3 {
+            arcs.push((v, (rng.next_u64() % u64::from(n)) as u32));
+        }
+    }
+    arcs.sort_unstable();
+    arcs.dedup();
+    Csr::from_arcs(n as usize, &arcs)
+}
+
+/// The sockets of a process (`proc` is `/proc/self` or `/proc/PID`), from its `fd` folder,
+/// and how many of them are TCP connections to `port`: those found in its `net/tcp` tables
+/// too, read just after (a socket closed meanwhile has left them, so one that came and went
+/// during the reading is not counted twice; nor is one listed twice). `None` when they cannot be read: the process is
+/// gone, or has no descriptor left to read them with.
+fn open_sockets(proc: &str, port: u16) -> Option<(usize, usize)> {
+    let mut inodes = HashSet::new();
+    for e in std::fs::read_dir(format!("{proc}/fd")).ok()? {
+        let link = e.ok().and_then(|e| std::fs::read_link(e.path()).ok());
+        let link = link
+            .map(|l| l.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if let Some(inode) = link
+            .strip_prefix("socket:[")
+            .and_then(|l| l.strip_suffix(']'))
+        {
+            inodes.insert(inode.to_string());
+        }
+    }
+    // Distinct inodes: the kernel lists the tables in chunks, and a table that changes
+    // between two chunks may list a socket twice.
+    let mut connections = HashSet::new();
+    for table in ["net/tcp", "net/tcp6"] {
+        let text = std::fs::read_to_string(format!("{proc}/{table}")).ok()?;
+        for line in text.lines().skip(1) {
+            let cols: Vec<&str> = line.split_whitespace().collect();
+            let remote = cols.get(2).and_then(|a| a.rsplit(':').next());
+            let remote = remote.and_then(|p| u16::from_str_radix(p, 16).ok());
+            match cols.get(9) {
+                Some(i) if remote == Some(port) && inodes.contains(*i) => {
+                    connections.insert(i.to_string());
+                }
+                _ => {}
+            }
+        }
+    }
+    Some((inodes.len(), connections.len()))
+}
+
+/// Runs a crawl in this process, under an open-file limit set low with `setrlimit` (soft and
+/// hard, so the crawl cannot raise it), when spawned by [`crawl_with_a_low_open_file_limit`].
+/// `CRAWLRANK_TEST_LOW_FD` = mode, state, proxy, seed, limit, concurrency (tab-separated);
+/// mode `hog` also takes every free descriptor for about a second early in the crawl. Prints
+/// `RESULT ok MAX_SOCKETS MAX_CONNECTIONS SAMPLES` or `RESULT err MESSAGE`.
+#[test]
+fn child_low_limit_entry() {
+    let Ok(args) = std::env::var("CRAWLRANK_TEST_LOW_FD") else {
+        return;
+    };
+    let v: Vec<&str> = args.split('\t').collect();
+    let (mode, state, proxy, seed) = (v[0], v[1], v[2], v[3]);
+    let limit: u64 = v[4].parse().unwrap();
+    rlimit::setrlimit(rlimit::Resource::NOFILE, limit, limit).unwrap();
+    let c = CrawlConfig {
+        state_dir: state.into(),
+        seeds: vec![seed.to_string()],
+        policy: PolicyKind::Fica,
+        concurrency: v[5].parse().unwrap(),
+        // A ranking snapshot every 100 pages: some fall in the hog's second.
+        batch: Some(100),
+        fetch: crawlrank_crawler::FetchConfig {
+            proxy: Some(proxy.into()),
+            ..Default::default()
+        },
+        ..CrawlConfig::default()
+    };
+    let port: u16 = proxy.rsplit(':').next().unwrap().parse().unwrap();
+    let (mut max, mut samples, mut calls) = ((0, 0), 0, 0);
+    let mut hog = Vec::new();
+    let result = crawl(&c, &AtomicBool::new(false), &mut |_| {
+        calls += 1;
+        if let Some((sockets, connections)) = open_sockets("/proc/self", port) {
+            max = (max.0.max(sockets), max.1.max(connections));
+            samples += 1;
+        }
+        if mode == "hog" && calls == 2 {
+            while let Ok(f) = std::fs::File::open("/dev/null") {
+                hog.push(f);
+            }
+        }
+        if calls == 6 {
+            hog.clear();
+        }
+    });
+    match result {
+        Ok(_) => println!("RESULT ok {} {} {samples}", max.0, max.1),
+        Err(e) => println!("RESULT err {e:#}"),
+    }
+}
+
+/// What a [`child_low_limit_entry`] run printed, and the most sockets and connections to
+/// `port` this process saw it hold (sampling its `/proc/PID` every 2 ms).
+fn run_low_limit_child(args: &str, port: u16) -> (String, (usize, usize)) {
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child_low_limit_entry",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("CRAWLRANK_TEST_LOW_FD", args)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let proc = format!("/proc/{}", child.id());
+    let mut seen = (0, 0);
+    let deadline = std::time::Instant::now() + Duration::from_secs(240);
+    while child.try_wait().unwrap().is_none() && std::time::Instant::now() < deadline {
+        let (sockets, connections) = open_sockets(&proc, port).unwrap_or_default();
+        seen = (seen.0.max(sockets), seen.1.max(connections));
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "the child crawl failed: {:?}",
+        out.status
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let result = stdout
+        .lines()
+        .find_map(|l| l.split_once("RESULT ").map(|(_, r)| r))
+        .unwrap_or_else(|| panic!("no RESULT line in {stdout}"))
+        .to_string();
+    (result, seen)
+}
+
+/// A crawl of 2,500 hosts — ten times what its open-file limit of 256 would allow if it kept
+/// a connection per host, as it once did — completes, its connections never above the
+/// documented bound (concurrency + idle connections) and its sockets of any kind never above
+/// the open files it was allowed (that plus 64), sampled in the crawl's own progress
+/// callback and, every 2 ms, from outside. Then the same crawl again while every free file
+/// descriptor is taken for a second: the shortage is counted and slows the crawl down, and
+/// the crawl still fetches every page once, with no failed fetch.
+#[cfg(target_os = "linux")]
+#[test]
+fn crawl_with_a_low_open_file_limit() {
+    let g = ring_web(5_000);
+    let web = start_web(
+        &g,
+        TestWebConfig {
+            pages_per_host: 2,
+            record_log: false,
+            ..TestWebConfig::default()
+        },
+    );
+    assert_eq!(web.num_hosts(), 2_500);
+    let concurrency = 32;
+    let budget = CrawlConfig {
+        concurrency,
+        ..CrawlConfig::default()
+    }
+    .fd_budget();
+    let (bound, files) = (budget.sockets() as usize, budget.total() as usize);
+    assert_eq!(
+        (bound, files),
+        (64, 128),
+        "concurrency + idle (default: concurrency), + 64"
+    );
+    let port = web.addr().port();
+    for mode in ["crawl", "hog"] {
+        let dir = tempfile::tempdir().unwrap();
+        let args = format!(
+            "{mode}\t{}\t{}\t{}\t256\t{concurrency}",
+            dir.path().display(),
+            web.proxy_url(),
+            web.url(0)
+        );
+        let before = web.num_requests();
+        let (result, seen) = run_low_limit_child(&args, port);
+        let requests = web.num_requests() - before;
+        let f: Vec<usize> = match result.strip_prefix("ok ") {
+            Some(r) => r.split(' ').map(|x| x.parse().unwrap()).collect(),
+            None => panic!("{mode}: {result}"),
+        };
+        let (sockets, connections, samples) = (f[0], f[1], f[2]);
+        assert!(samples >= 2, "{mode}: {samples} samples");
+        for (who, (sockets, connections)) in [("inside", (sockets, connections)), ("outside", seen)]
+        {
+            assert!(
+                connections <= bound,
+                "{mode}, {who}: {connections} connections, bound {bound}"
+            );
+            assert!(
+                sockets <= files,
+                "{mode}, {who}: {sockets} sockets, {files} files allowed"
+            );
+            assert!(connections > 0, "{mode}, {who}: never saw a connection");
+        }
+        let st = export::status(dir.path()).unwrap();
+        assert_eq!(st.crawled, 5_000, "{mode}: every page crawled");
+        assert_eq!(st.stats.pages_html, 5_000, "{mode}: {}", st.stats);
+        assert_eq!(st.stats.fetch_errors, 0, "{mode}: {}", st.stats);
+        // Each page and each host's robots.txt requested once: a fetch that found no
+        // descriptor never reached the server, and was not a failed attempt either.
+        assert_eq!(requests, 5_000 + 2_500, "{mode}");
+        assert_eq!(st.stats.retries, 0, "{mode}: {}", st.stats);
+        if mode == "hog" {
+            assert!(st.stats.fd_shortages > 0, "{}", st.stats);
+        } else {
+            assert_eq!(st.stats.fd_shortages, 0, "{}", st.stats);
+        }
+        eprintln!(
+            "{mode}: at most {connections} connections ({sockets} sockets) in {samples} samples, \
+             {seen:?} from outside; {} shortages",
+            st.stats.fd_shortages
+        );
+    }
+    web.shutdown_blocking();
+}
+
+/// An open-file limit too low for the concurrency is a clear error naming both numbers and
+/// the fix, before anything is written.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_open_file_limit_too_low_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let args = format!(
+        "crawl\t{}\thttp://127.0.0.1:9\thttp://a.test/\t100\t64",
+        state.display()
+    );
+    let (result, _) = run_low_limit_child(&args, 9);
+    assert!(result.starts_with("err "), "{result}");
+    for needle in [
+        "--concurrency 64 needs up to 192 open files",
+        "the open-file limit is 100 (hard limit 100)",
+        "lower --concurrency to 18",
+        "ulimit -n 192",
+    ] {
+        assert!(result.contains(needle), "'{needle}' not in {result}");
+    }
+    assert!(!state.exists(), "nothing written");
+}
+
 /// A small web of 60 pages on 8 hosts, every page reachable from 0: a ring plus chords.
 fn ring_with_chords() -> Csr {
     let n = 60u32;

@@ -24,9 +24,15 @@ pub struct Args {
     /// Stop after this many pages in total (over all runs).
     #[arg(long, value_name = "N")]
     pub max_pages: Option<u64>,
-    /// Requests in flight at most (never more than one per host).
+    /// Requests in flight at most (never more than one per host). With the idle
+    /// connections, this bounds the open sockets and the open files needed:
+    /// concurrency + idle connections + 64, checked against the open-file limit at start.
     #[arg(long, default_value_t = 16)]
     pub concurrency: usize,
+    /// Idle kept-alive connections at most, kept for hosts fetched again soon (default:
+    /// --concurrency).
+    #[arg(long, value_name = "N")]
+    pub max_idle_connections: Option<usize>,
     /// Least delay between two requests to one host, in milliseconds (robots.txt's
     /// Crawl-delay, capped at 30 s, applies when larger).
     #[arg(long, value_name = "MS", default_value_t = 1000)]
@@ -44,8 +50,8 @@ pub struct Args {
     /// Seed of the random policy.
     #[arg(long, default_value_t = 0)]
     pub rng_seed: u64,
-    /// Send every request through this HTTP proxy (e.g. a local test web:
-    /// http://127.0.0.1:PORT).
+    /// Send every request through this HTTP proxy, http://[USER:PASSWORD@]HOST[:PORT]
+    /// (e.g. a local test web: http://127.0.0.1:PORT).
     #[arg(long, value_name = "URL")]
     pub proxy: Option<String>,
     /// Also trust the certificate authorities in this PEM file for HTTPS (repeatable), e.g.
@@ -112,6 +118,7 @@ pub fn run(args: Args) -> Result<()> {
         policy: PolicyKind::parse(&args.policy)?,
         max_pages: args.max_pages,
         concurrency: args.concurrency,
+        max_idle_connections: args.max_idle_connections,
         delay: Duration::from_millis(args.delay),
         expected_pages: args.expected_pages,
         batch: args.batch,
@@ -137,9 +144,17 @@ pub fn run(args: Args) -> Result<()> {
     let report = crawlrank_crawler::crawl(&c, &stop, &mut |p| {
         pb.set_position(p.pages_this_run);
         pb.set_message(String::new());
+        let short = if p.fd_shortages > 0 {
+            format!(
+                ", out of file descriptors {} times (in flight at most {} now)",
+                p.fd_shortages, p.fetch_limit
+            )
+        } else {
+            String::new()
+        };
         pb.set_prefix(format!(
-            "crawl {:.0} pages/s, frontier {}, waiting {}, in flight {}, hosts {}, errors {} |",
-            p.pages_per_sec, p.frontier, p.waiting, p.in_flight, p.hosts, p.errors
+            "crawl {:.0} pages/s, frontier {}, waiting {}, in flight {}, idle connections {}, hosts {}, errors {}{short} |",
+            p.pages_per_sec, p.frontier, p.waiting, p.in_flight, p.idle_connections, p.hosts, p.errors
         ));
     })?;
     pb.finish_and_clear();
