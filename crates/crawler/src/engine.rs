@@ -30,11 +30,12 @@ use crate::stats::Stats;
 use crate::store::{Event, Loaded, StepWrites, Store};
 use crate::urls::{HostId, Interned, UrlTable};
 use crate::warc::{WarcPosition, WarcWriter};
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, ensure, Context, Result};
 use crawlrank_frontier::{Frontier, PageId, PolicyConfig, PolicyKind, PolicySpec};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Everything a crawl run is told.
@@ -296,6 +297,23 @@ fn frontier_config(cfg: &CrawlConfig, store: &Store, loaded: &Loaded) -> Result<
     Ok(wanted)
 }
 
+/// The URL table of the URLs in the store (read one at a time: none is kept), whose hosts
+/// take at most `max_per_host` URLs from now on.
+fn load_urls(store: &Store, loaded: &Loaded, max_per_host: u64) -> Result<UrlTable> {
+    let mut table = UrlTable::new(max_per_host);
+    for row in store.urls()? {
+        table.load(&row?.1);
+    }
+    ensure!(
+        table.len() as u64 == loaded.urls,
+        "the crawl state {} lists {} URLs but holds {}",
+        store.path().display(),
+        loaded.urls,
+        table.len()
+    );
+    Ok(table)
+}
+
 /// The WARC writer, cut back to the last committed position `at`, unless WARC is off.
 fn open_warc(cfg: &CrawlConfig, at: WarcPosition) -> Result<Option<WarcWriter>> {
     if !cfg.fetch.warc {
@@ -315,6 +333,7 @@ impl Engine {
         let warc = open_warc(cfg, loaded.warc)?;
         let in_flight = InFlight::new(&cfg.fetch, rt, cfg.concurrency, cfg.idle_connections())?;
         let robots_agent = cfg.fetch.robots_agent();
+        let urls = load_urls(&store, &loaded, cfg.max_pages_per_host)?;
         let mut e = Self {
             cfg: cfg.clone(),
             store,
@@ -322,7 +341,7 @@ impl Engine {
             stats_dirty: false,
             stats: Stats::decode(&loaded.stats),
             frontier: replayed.frontier,
-            urls: UrlTable::new(loaded.urls, cfg.max_pages_per_host),
+            urls,
             robots: RobotsTable::new(robots_agent, cfg.max_retries, loaded.robots),
             sched: Scheduler::new(cfg.delay),
             in_flight,
@@ -433,6 +452,7 @@ impl Engine {
         match self.store.commit(&self.writes) {
             Ok(()) => {
                 self.writes = StepWrites::default();
+                self.urls.saved();
                 self.stats_dirty = false;
                 Ok(true)
             }
@@ -497,13 +517,42 @@ impl Engine {
     /// snapshots ([`RANKING_SNAPSHOT`], [`PAGE_MARKS_SNAPSHOT`]), which `export --ranking`
     /// reads while this crawl holds the state.
     fn snapshot_ranking(&mut self) -> Result<()> {
+        let started = Instant::now();
         let dir = &self.cfg.state_dir;
-        let urls = self.urls.urls();
-        ranking::write_page_marks(&dir.join(PAGE_MARKS_SNAPSHOT), urls, &self.page_meta)?;
+        let reader = self.store.url_reader()?;
+        let urls = &self.urls;
+        let url_of = |id: PageId| -> Result<Arc<str>> {
+            if let Some(u) = urls.unsaved_url(id) {
+                return Ok(u.clone());
+            }
+            reader
+                .get(id)?
+                .map(Arc::from)
+                .with_context(|| format!("page {id} has no URL in the state"))
+        };
+        ranking::write_page_marks(&dir.join(PAGE_MARKS_SNAPSHOT), &self.page_meta, url_of)?;
         let frontier = &self.frontier;
-        ranking::write_ranking(&dir.join(RANKING_SNAPSHOT), urls, |id| frontier.score(id))?;
-        self.snapshots.written(self.crawled);
+        let pages = self.urls.len();
+        ranking::write_ranking(
+            &dir.join(RANKING_SNAPSHOT),
+            pages,
+            |id| frontier.score(id),
+            url_of,
+        )?;
+        self.snapshots.written(self.crawled, started);
         Ok(())
+    }
+
+    /// The URL of page `id`: from the URL table when discovered since the last commit, else
+    /// from the store.
+    fn url_of(&self, id: PageId) -> Result<Arc<str>> {
+        if let Some(u) = self.urls.unsaved_url(id) {
+            return Ok(u.clone());
+        }
+        self.store
+            .url(id)?
+            .map(Arc::from)
+            .with_context(|| format!("page {id} has no URL in the state"))
     }
 
     fn max_pages_reached(&self) -> bool {
@@ -575,11 +624,7 @@ impl Engine {
                 return Ok(());
             }
         };
-        let url = self
-            .urls
-            .url(w.page)
-            .cloned()
-            .with_context(|| format!("page {} has no URL in the state", w.page))?;
+        let url = self.url_of(w.page)?;
         if !rules.allowed(&url) {
             self.stats.count_outcome(Outcome::RobotsDisallowed, None);
             self.finish_page(w.page, Outcome::RobotsDisallowed, 0, Vec::new());

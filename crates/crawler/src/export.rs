@@ -12,7 +12,7 @@
 
 use crate::page::PageMeta;
 use crate::ranking::{
-    page_marks_path, write_page_marks, write_ranking, PAGE_MARKS_SNAPSHOT, RANKING_SNAPSHOT,
+    page_marks_path, url_in, write_page_marks, write_ranking, PAGE_MARKS_SNAPSHOT, RANKING_SNAPSHOT,
 };
 use crate::resume;
 use crate::stats::Stats;
@@ -91,8 +91,9 @@ pub fn export_links(dir: &Path, outputs: &LinkOutputs) -> Result<GraphExport> {
         outputs.graph.is_some() || outputs.arcs.is_some(),
         "nothing to export: ask for a BVGraph and/or an arc list"
     );
-    let (store, loaded) = load(dir)?;
-    let n = loaded.urls.len();
+    let (store, _) = load(dir)?;
+    let urls = store.all_urls()?;
+    let n = urls.len();
     let mut crawled = 0;
     // The sort takes an iterator of arcs; a bad event ends it and is reported as is rather
     // than as a failure of the sort.
@@ -139,11 +140,11 @@ pub fn export_links(dir: &Path, outputs: &LinkOutputs) -> Result<GraphExport> {
     if let Some(out) = &outputs.graph {
         let writer = GraphWriter::new(out)?;
         arcs = Some(writer.compress(&sorted)?.properties.arcs);
-        writer.write_urls(&loaded.urls)?;
+        writer.write_urls(&urls)?;
         writer.commit()?;
     }
     if let Some(out) = &outputs.arcs {
-        let urls = outputs.arc_urls.then_some(&loaded.urls[..]);
+        let urls = outputs.arc_urls.then_some(&urls[..]);
         let written = arclist::write_arcs(&sorted, urls, out).with_context(|| {
             format!(
                 "cannot write the links of the crawl {} as arcs",
@@ -216,9 +217,11 @@ pub fn export_ranking(dir: &Path, out: &Path) -> Result<RankingExport> {
     };
     let cfg = config(dir, &loaded)?;
     let replayed = resume::replay(&cfg, store.events()?)?;
-    let (scored, unscored) = write_ranking(out, &loaded.urls, |id| replayed.frontier.score(id))?;
+    let urls = store.all_urls()?;
+    let score = |id| replayed.frontier.score(id);
+    let (scored, unscored) = write_ranking(out, urls.len(), score, url_in(&urls))?;
     let marks: BTreeMap<PageId, PageMeta> = loaded.pages.into_iter().collect();
-    let n = write_page_marks(&marks_out, &loaded.urls, &marks)?;
+    let n = write_page_marks(&marks_out, &marks, url_in(&urls))?;
     Ok(RankingExport {
         scored,
         unscored: Some(unscored),
@@ -230,16 +233,16 @@ pub fn export_ranking(dir: &Path, out: &Path) -> Result<RankingExport> {
 /// The marks of the fetched pages that have any (`noindex`, a canonical URL), by URL, read
 /// from the state.
 pub fn page_marks(dir: &Path) -> Result<Vec<(String, PageMeta)>> {
-    let (_, loaded) = load(dir)?;
+    let (store, loaded) = load(dir)?;
+    let urls = store.url_reader()?;
     loaded
         .pages
         .into_iter()
         .map(|(id, m)| {
-            let url = loaded
-                .urls
-                .get(id as usize)
+            let url = urls
+                .get(id)?
                 .with_context(|| format!("page {id} has marks but no URL in the state"))?;
-            Ok((url.clone(), m))
+            Ok((url, m))
         })
         .collect()
 }
@@ -284,18 +287,19 @@ pub fn status(dir: &Path) -> Result<Status> {
             Event::Seed(_) => {}
         }
     }
-    let hosts: std::collections::HashSet<String> = loaded
-        .urls
-        .iter()
-        .filter_map(|u| crate::links::host_key(u))
-        .collect();
+    let mut hosts = std::collections::HashSet::new();
+    for row in store.urls()? {
+        if let Some(h) = crate::links::host_key(&row?.1) {
+            hosts.insert(h);
+        }
+    }
     Ok(Status {
         config: loaded.config.clone(),
-        discovered: loaded.urls.len(),
+        discovered: loaded.urls as usize,
         popped,
         crawled,
         pending: popped - crawled,
-        frontier: (loaded.urls.len() as u64).saturating_sub(popped),
+        frontier: loaded.urls.saturating_sub(popped),
         outcomes,
         hosts: hosts.len(),
         warc_files: if loaded.warc == Default::default() && crawled == 0 {
@@ -337,11 +341,12 @@ impl fmt::Display for Status {
 /// The URLs of the pages popped so far, in pop order (the crawl order the policy chose;
 /// with one request slot it is also the fetch order).
 pub fn crawl_order(dir: &Path) -> Result<Vec<String>> {
-    let (store, loaded) = load(dir)?;
+    let (store, _) = load(dir)?;
+    let urls = store.url_reader()?;
     let mut order = Vec::new();
     for event in store.events()? {
         if let Event::Popped(id) = event?.1 {
-            order.extend(loaded.urls.get(id as usize).cloned());
+            order.extend(urls.get(id)?);
         }
     }
     Ok(order)

@@ -29,14 +29,20 @@ pub const PAGE_MARKS_SNAPSHOT: &str = "ranking.pages.tsv";
 pub const SNAPSHOT_INTERVAL: Duration = Duration::from_secs(30);
 
 /// When a running crawl rewrites its snapshots: every `K` crawled pages, and at least every
-/// [`SNAPSHOT_INTERVAL`] while pages are being crawled.
+/// [`SNAPSHOT_INTERVAL`] while pages are being crawled — but never sooner after the last
+/// one than [`SNAPSHOT_SHARE`] times what it took, so that a snapshot, which sorts and
+/// writes every URL, takes at most a tenth of a big crawl's time however big it grows.
 #[derive(Debug, Clone)]
 pub struct SnapshotClock {
     every: u64,
-    /// Pages crawled at the last snapshot, and when it was written.
+    /// Pages crawled at the last snapshot, when it was written and how long it took.
     last: u64,
     last_at: Instant,
+    took: Duration,
 }
+
+/// A snapshot waits at least this many times its own duration after the last one.
+pub const SNAPSHOT_SHARE: u32 = 9;
 
 impl SnapshotClock {
     /// A clock for snapshots every `every` pages, `crawled` pages having been crawled.
@@ -45,19 +51,23 @@ impl SnapshotClock {
             every: every.max(1),
             last: crawled,
             last_at: Instant::now(),
+            took: Duration::ZERO,
         }
     }
 
     /// Whether a snapshot is due, `crawled` pages having been crawled.
     pub fn due(&self, crawled: u64) -> bool {
-        crawled >= self.last + self.every
-            || (crawled > self.last && self.last_at.elapsed() >= SNAPSHOT_INTERVAL)
+        let since = self.last_at.elapsed();
+        since >= self.took * SNAPSHOT_SHARE
+            && (crawled >= self.last + self.every
+                || (crawled > self.last && since >= SNAPSHOT_INTERVAL))
     }
 
-    /// A snapshot was written, `crawled` pages having been crawled.
-    pub fn written(&mut self, crawled: u64) {
+    /// A snapshot that started at `started` was written, `crawled` pages having been crawled.
+    pub fn written(&mut self, crawled: u64, started: Instant) {
         self.last = crawled;
         self.last_at = Instant::now();
+        self.took = self.last_at - started;
     }
 }
 
@@ -75,17 +85,15 @@ pub fn page_marks_path(ranking: &Path) -> PathBuf {
 
 /// Writes `url<TAB>noindex<TAB>canonical` for every fetched page that said `noindex`
 /// (`1`, else `0`) or named a canonical URL other than its own (else the field is empty),
-/// in discovery order, atomically. Returns the number of lines.
+/// in discovery order, atomically; `url_of` gives a page's URL. Returns the number of lines.
 pub fn write_page_marks<S: AsRef<str>>(
     out: &Path,
-    urls: &[S],
     marks: &BTreeMap<PageId, PageMeta>,
+    mut url_of: impl FnMut(PageId) -> Result<S>,
 ) -> Result<usize> {
     crawlrank_graph::atomic::write_file(out, |w| {
         for (&id, m) in marks {
-            let url = urls
-                .get(id as usize)
-                .with_context(|| format!("page {id} has marks but no URL in the state"))?;
+            let url = url_of(id)?;
             writeln!(
                 w,
                 "{}\t{}\t{}",
@@ -100,27 +108,40 @@ pub fn write_page_marks<S: AsRef<str>>(
     Ok(marks.len())
 }
 
-/// Writes `score\turl` for every URL the policy scores, by decreasing score (ties by
-/// discovery order), atomically. Returns (scored, unscored) counts.
+/// Writes `score\turl` for every page of `0..pages` the policy scores, by decreasing score
+/// (ties by discovery order), atomically; `url_of` gives a page's URL (it is asked in score
+/// order, once per scored page). Returns (scored, unscored) counts.
 pub fn write_ranking<S: AsRef<str>>(
     out: &Path,
-    urls: &[S],
+    pages: usize,
     score: impl Fn(u32) -> Option<f64>,
+    mut url_of: impl FnMut(PageId) -> Result<S>,
 ) -> Result<(usize, usize)> {
-    let mut scored: Vec<(f64, u32)> = (0..urls.len() as u32)
+    let mut scored: Vec<(f64, u32)> = (0..pages as u32)
         // `+ 0.0` turns -0 (FICA's score of a seed, −distance) into 0: printed as "0", and
         // equal to +0 for `total_cmp`, so ties stay in discovery order.
         .filter_map(|id| score(id).filter(|s| !s.is_nan()).map(|s| (s + 0.0, id)))
         .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    scored.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     crawlrank_graph::atomic::write_file(out, |w| {
         for &(s, id) in &scored {
-            writeln!(w, "{s}\t{}", urls[id as usize].as_ref())
+            let url = url_of(id)?;
+            writeln!(w, "{s}\t{}", url.as_ref())
                 .with_context(|| format!("cannot write {}", out.display()))?;
         }
         Ok(())
     })?;
-    Ok((scored.len(), urls.len() - scored.len()))
+    Ok((scored.len(), pages - scored.len()))
+}
+
+/// A URL lookup over a slice of URLs by id, for [`write_ranking`] and [`write_page_marks`]
+/// when all URLs are at hand: an error names a page with no URL.
+pub fn url_in<'a, S: AsRef<str>>(urls: &'a [S]) -> impl FnMut(PageId) -> Result<&'a str> {
+    move |id| {
+        urls.get(id as usize)
+            .map(|u| u.as_ref())
+            .with_context(|| format!("page {id} has no URL in the state"))
+    }
 }
 
 #[cfg(test)]
@@ -133,7 +154,8 @@ mod tests {
         let out = dir.path().join("r.tsv");
         let urls = ["a", "b", "c", "d", "e"];
         let scores = [Some(-0.0), Some(0.0), None, Some(f64::NAN), Some(-1.5)];
-        let (scored, unscored) = write_ranking(&out, &urls, |id| scores[id as usize]).unwrap();
+        let (scored, unscored) =
+            write_ranking(&out, urls.len(), |id| scores[id as usize], url_in(&urls)).unwrap();
         assert_eq!((scored, unscored), (3, 2));
         assert_eq!(
             std::fs::read_to_string(&out).unwrap(),

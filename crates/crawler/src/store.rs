@@ -232,8 +232,9 @@ pub struct Loaded {
     /// The policy and configuration the crawl's frontier was built with (a resumed crawl
     /// must use the same, or the replay would build another frontier).
     pub config: Option<PolicySpec>,
-    /// Every URL discovered, indexed by page id.
-    pub urls: Vec<String>,
+    /// URLs discovered (their ids are `0..urls`; [`Store::urls`] streams them, and
+    /// [`Store::url_reader`] looks them up).
+    pub urls: u64,
     /// Where the WARC output stood at the last commit.
     pub warc: WarcPosition,
     /// The serialized counters (see [`crate::stats::Stats::decode`]).
@@ -272,6 +273,10 @@ impl StepWrites {
             && self.stats.is_none()
     }
 }
+
+/// The store's page cache in memory (redb's own default is 1 GiB, which a long crawl
+/// fills): the crawl's memory stays bounded whatever the size of its state on disk.
+pub const STORE_CACHE_BYTES: usize = 128 << 20;
 
 /// An open state directory.
 pub struct Store {
@@ -334,6 +339,54 @@ impl Iterator for Events {
     }
 }
 
+/// The URL table being read in id order ([`Store::urls`]).
+pub struct Urls {
+    /// `None` once an error was returned.
+    rows: Option<redb::Range<'static, u32, &'static str>>,
+    next: u32,
+    path: PathBuf,
+}
+
+impl Iterator for Urls {
+    type Item = Result<(PageId, String)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let row = self.rows.as_mut()?.next()?;
+        let i = self.next;
+        let res = row
+            .map_err(anyhow::Error::from)
+            .and_then(|(k, v)| {
+                ensure!(k.value() == i, "URL ids are not dense (missing id {i})");
+                Ok(v.value().to_string())
+            })
+            .with_context(|| unreadable(&self.path));
+        match res {
+            Ok(url) => {
+                self.next += 1;
+                Some(Ok((i, url)))
+            }
+            Err(e) => {
+                self.rows = None;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+/// Reads single URLs by id ([`Store::url_reader`]).
+pub struct UrlReader {
+    table: redb::ReadOnlyTable<u32, &'static str>,
+    path: PathBuf,
+}
+
+impl UrlReader {
+    /// The URL of page `id` (`None` when the state has no such page).
+    pub fn get(&self, id: PageId) -> Result<Option<String>> {
+        let v = self.table.get(id).with_context(|| unreadable(&self.path))?;
+        Ok(v.map(|v| v.value().to_string()))
+    }
+}
+
 impl Store {
     /// Opens the state in `dir`, creating it when `create` holds and the directory has none.
     pub fn open(dir: &Path, create: bool) -> Result<(Self, Loaded)> {
@@ -350,10 +403,12 @@ impl Store {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
         }
+        let mut builder = Database::builder();
+        builder.set_cache_size(STORE_CACHE_BYTES);
         let db = if exists {
-            Database::open(&path)
+            builder.open(&path)
         } else {
-            Database::create(&path)
+            builder.create(&path)
         }
         .map_err(|e| open_error(&path, e))?;
         let mut store = Self {
@@ -379,6 +434,50 @@ impl Store {
         }
         let loaded = store.load().with_context(|| unreadable(&store.path))?;
         Ok((store, loaded))
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Every URL in id order, read in one read transaction and decoded one at a time, so
+    /// that no more than one URL string is in memory however many the crawl discovered. A
+    /// gap in the ids is an error naming the missing id, after which the iterator ends.
+    pub fn urls(&self) -> Result<Urls> {
+        let rows = (|| -> Result<_> {
+            let txn = self.db.begin_read()?;
+            let table = txn.open_table(URLS)?;
+            Ok(table.range::<u32>(..)?)
+        })()
+        .with_context(|| unreadable(&self.path))?;
+        Ok(Urls {
+            rows: Some(rows),
+            next: 0,
+            path: self.path.clone(),
+        })
+    }
+
+    /// Every URL, by id, in memory: for the exports, which need them all at once (the crawl
+    /// itself never holds them, see the `urls` module).
+    pub fn all_urls(&self) -> Result<Vec<String>> {
+        self.urls()?.map(|r| r.map(|(_, u)| u)).collect()
+    }
+
+    /// A reader of single URLs by id, over the state as of now (a read transaction: later
+    /// commits are not seen by it).
+    pub fn url_reader(&self) -> Result<UrlReader> {
+        let table = (|| -> Result<_> { Ok(self.db.begin_read()?.open_table(URLS)?) })()
+            .with_context(|| unreadable(&self.path))?;
+        Ok(UrlReader {
+            table,
+            path: self.path.clone(),
+        })
+    }
+
+    /// The URL of page `id`, read from the store (`None` when it has no such page).
+    pub fn url(&self, id: PageId) -> Result<Option<String>> {
+        self.url_reader()?.get(id)
     }
 
     /// The event log in order, `(sequence number, event)`, read in one read transaction (a
@@ -437,15 +536,7 @@ impl Store {
         if let Some(s) = meta.get("stats")? {
             loaded.stats = s.value().to_vec();
         }
-        let urls = txn.open_table(URLS)?;
-        for (i, row) in urls.iter()?.enumerate() {
-            let (k, v) = row?;
-            ensure!(
-                k.value() as usize == i,
-                "URL ids are not dense (missing id {i})"
-            );
-            loaded.urls.push(v.value().to_string());
-        }
+        loaded.urls = txn.open_table(URLS)?.len()?;
         // The events themselves are decoded when they are streamed (`events`): decoding them
         // here too would read the whole log twice on every resume. Their keys are distinct, so
         // `len` of them ending at `len - 1` means none is missing, which is what `commit`
@@ -614,6 +705,30 @@ mod tests {
         assert!(StoredRobots::decode(&[0; 10]).is_err());
     }
 
+    /// URLs are streamed in id order and looked up one by one; neither keeps them all.
+    #[test]
+    fn urls_are_streamed_and_looked_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut s, _) = Store::open(dir.path(), true).unwrap();
+        let urls: Vec<(PageId, String)> = (0..1000)
+            .map(|i| (i, format!("http://h{}.test/p{i}", i % 7)))
+            .collect();
+        s.commit(&StepWrites {
+            new_urls: urls.clone(),
+            ..StepWrites::default()
+        })
+        .unwrap();
+        let streamed: Vec<_> = s.urls().unwrap().map(Result::unwrap).collect();
+        assert_eq!(streamed, urls);
+        assert_eq!(s.url(999).unwrap().as_deref(), Some("http://h5.test/p999"));
+        assert_eq!(s.url(1000).unwrap(), None);
+        let reader = s.url_reader().unwrap();
+        assert_eq!(reader.get(3).unwrap().as_deref(), Some("http://h3.test/p3"));
+        drop(s);
+        let (_, l) = Store::open(dir.path(), false).unwrap();
+        assert_eq!(l.urls, 1000);
+    }
+
     /// A state written before the `pages` and `robots` tables existed opens, with neither.
     #[test]
     fn a_state_without_the_newer_tables_opens() {
@@ -634,7 +749,7 @@ mod tests {
             txn.commit().unwrap();
         }
         let (mut s, l) = Store::open(dir.path(), false).unwrap();
-        assert_eq!(l.urls.len(), 1);
+        assert_eq!(l.urls, 1);
         assert!(l.pages.is_empty() && l.robots.is_empty());
         // And it takes the new records: the tables are created by the first commit.
         s.commit(&StepWrites {
@@ -656,7 +771,7 @@ mod tests {
     fn store_round_trip_and_version_check() {
         let dir = tempfile::tempdir().unwrap();
         let (mut s, l) = Store::open(dir.path(), true).unwrap();
-        assert!(l.config.is_none() && l.urls.is_empty());
+        assert!(l.config.is_none() && l.urls == 0);
         let c = PolicySpec {
             kind: PolicyKind::Fica,
             config: PolicyConfig {
@@ -711,7 +826,7 @@ mod tests {
         drop(s);
         let (s, l) = Store::open(dir.path(), false).unwrap();
         assert_eq!(l.config, Some(c));
-        assert_eq!(l.urls.len(), 2);
+        assert_eq!(l.urls, 2);
         assert_eq!(
             read_events(&s),
             [(0, b.events[0].clone()), (1, b.events[1].clone())]
