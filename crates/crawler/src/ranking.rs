@@ -117,16 +117,18 @@ pub fn write_ranking<S: AsRef<str>>(
     score: impl Fn(u32) -> Option<f64>,
     mut url_of: impl FnMut(PageId) -> Result<S>,
 ) -> Result<(usize, usize)> {
-    let mut scored: Vec<(f64, u32)> = (0..pages as u32)
-        // `+ 0.0` turns -0 (FICA's score of a seed, −distance) into 0: printed as "0", and
-        // equal to +0 for `total_cmp`, so ties stay in discovery order.
-        .filter_map(|id| score(id).filter(|s| !s.is_nan()).map(|s| (s + 0.0, id)))
-        .collect();
-    scored.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    // `+ 0.0` turns -0 (FICA's score of a seed, −distance) into 0: printed as "0", and
+    // equal to +0 for `total_cmp`, so ties stay in discovery order.
+    let key = |id: u32| score(id).filter(|s| !s.is_nan()).map(|s| s + 0.0);
+    // Ids alone are sorted (4 bytes a page rather than 16 with their scores), the scores
+    // looked up again by the comparison: a policy's score is an array read.
+    let mut scored: Vec<u32> = (0..pages as u32).filter(|&id| key(id).is_some()).collect();
+    let by_score = |id: u32| key(id).unwrap_or(f64::NEG_INFINITY);
+    scored.sort_unstable_by(|&a, &b| by_score(b).total_cmp(&by_score(a)).then(a.cmp(&b)));
     crawlrank_graph::atomic::write_file(out, |w| {
-        for &(s, id) in &scored {
+        for &id in &scored {
             let url = url_of(id)?;
-            writeln!(w, "{s}\t{}", url.as_ref())
+            writeln!(w, "{}\t{}", by_score(id), url.as_ref())
                 .with_context(|| format!("cannot write {}", out.display()))?;
         }
         Ok(())

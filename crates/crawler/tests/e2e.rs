@@ -444,7 +444,10 @@ fn child_crawl_entry() {
 
 #[test]
 fn kill_9_and_resume() {
-    let g = graph(500, 13);
+    // Big enough that each run commits many steps: the URLs discovered before a kill are in
+    // the store only (the URL table keeps fingerprints, not strings), and the resumed runs
+    // read every page's URL back from there.
+    let g = graph(2000, 13);
     let web = start_web(
         &g,
         TestWebConfig {
@@ -461,7 +464,7 @@ fn kill_9_and_resume() {
     );
     let r = reachable(&g, &[0]);
     let mut kills = 0;
-    for target in [30, 120, 250, 380] {
+    for target in [30, 400, 1000, 1600] {
         let mut child = std::process::Command::new(std::env::current_exe().unwrap())
             .args([
                 "--exact",
@@ -512,6 +515,13 @@ fn kill_9_and_resume() {
     );
     let st = export::status(dir.path()).unwrap();
     assert_eq!(st.crawled as usize, r);
+    assert!(st.discovered >= r, "{} URLs for {r} pages", st.discovered);
+    let order = export::crawl_order(dir.path()).unwrap();
+    assert_eq!(
+        order.len() as u64,
+        st.popped,
+        "every popped page has its URL"
+    );
     web.shutdown_blocking();
 }
 
