@@ -158,6 +158,9 @@ pub struct Progress {
     pub in_flight: usize,
     /// Hosts discovered (distinct scheme, host and port).
     pub hosts: usize,
+    /// Hosts the politeness scheduler holds state for: pages queued, a request in flight or
+    /// a delay still running (the others are forgotten, see docs/crawler.md, Resources).
+    pub hosts_active: usize,
     /// URLs discovered over all runs.
     pub discovered: usize,
     /// Pages that ended in an HTTP error, a fetch error or an over-size body, over all runs.
@@ -812,6 +815,7 @@ impl Engine {
             waiting: self.sched.waiting(),
             in_flight: self.in_flight.len(),
             hosts: self.urls.hosts(),
+            hosts_active: self.sched.hosts_tracked(),
             discovered: self.urls.len(),
             errors: self.stats.errors(),
             idle_connections: self.in_flight.idle(),

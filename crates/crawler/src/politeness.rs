@@ -17,6 +17,10 @@
 //!   backoff); hosts start with the crawl's `--delay` ([`Scheduler::new`]).
 //! - the engine stops popping once [`Scheduler::waiting`] reaches a bound, so a single slow
 //!   host cannot drain the frontier into its queue and freeze the policy's order.
+//! - a host with nothing queued and nothing in flight is forgotten once its delay since the
+//!   last request has passed (only a delay of its own, a robots.txt `Crawl-delay`, is kept,
+//!   in a small map): the scheduler's memory follows the hosts being crawled, not every
+//!   host ever contacted.
 //!
 //! Time is passed in (`now`), never read here, so the unit tests drive a virtual clock.
 
@@ -45,6 +49,8 @@ struct Host {
     queue: BTreeMap<u64, Waiting>,
     /// Where the host is listed: `ready` (by sequence) or `timers` (by time).
     listed: Option<Listed>,
+    /// When it is forgotten if it stays idle (its entry in `retiring`).
+    retires: Option<Instant>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,6 +69,10 @@ pub struct Scheduler {
     ready: BTreeSet<(u64, HostId)>,
     /// Idle hosts with pages that become fetchable at a later time.
     timers: BTreeSet<(Instant, HostId)>,
+    /// Idle hosts with nothing queued, by when their entry is dropped.
+    retiring: BTreeSet<(Instant, HostId)>,
+    /// The delays of dropped hosts that had one of their own.
+    own_delays: HashMap<HostId, Duration>,
     waiting: usize,
 }
 
@@ -77,11 +87,17 @@ impl Scheduler {
     }
 
     fn host(&mut self, host: HostId) -> &mut Host {
-        let delay = self.default_delay;
+        let (default, own) = (self.default_delay, &mut self.own_delays);
         self.hosts.entry(host).or_insert_with(|| Host {
-            delay,
+            delay: own.remove(&host).unwrap_or(default),
             ..Host::default()
         })
+    }
+
+    /// Hosts the scheduler holds an entry for: those with pages queued, a request in flight
+    /// or a delay still running.
+    pub fn hosts_tracked(&self) -> usize {
+        self.hosts.len()
     }
 
     /// Pages waiting in host queues.
@@ -91,9 +107,14 @@ impl Scheduler {
 
     /// The delay between two requests to `host`.
     pub fn delay(&self, host: HostId) -> Duration {
-        self.hosts
-            .get(&host)
-            .map_or(self.default_delay, |h| h.delay)
+        match self.hosts.get(&host) {
+            Some(h) => h.delay,
+            None => self
+                .own_delays
+                .get(&host)
+                .copied()
+                .unwrap_or(self.default_delay),
+        }
     }
 
     /// Whether pages of `host` wait in its queue.
@@ -104,6 +125,10 @@ impl Scheduler {
     /// Sets the delay between two requests to `host` (from the next request on).
     pub fn set_delay(&mut self, host: HostId, delay: Duration) {
         self.host(host).delay = delay;
+        // Listed as retiring if it has nothing to do.
+        if self.hosts[&host].listed.is_none() && self.hosts[&host].retires.is_none() {
+            self.relist_at(host, None);
+        }
     }
 
     /// Queues a page popped with sequence number `seq`.
@@ -142,6 +167,18 @@ impl Scheduler {
             }
             self.relist(host, now);
         }
+        while let Some(&(t, host)) = self.retiring.first() {
+            if t > now {
+                break;
+            }
+            self.retiring.remove(&(t, host));
+            if let Some(h) = self.hosts.remove(&host) {
+                debug_assert!(!h.busy && h.queue.is_empty() && h.listed.is_none());
+                if h.delay != self.default_delay {
+                    self.own_delays.insert(host, h.delay);
+                }
+            }
+        }
     }
 
     /// When the next timer fires, if any.
@@ -171,7 +208,31 @@ impl Scheduler {
 
     /// Recomputes where `host` is listed.
     fn relist(&mut self, host: HostId, now: Instant) {
+        self.relist_at(host, Some(now));
+    }
+
+    /// [`relist`](Self::relist); without a time, only the retiring list is updated (for a
+    /// host known to have nothing queued).
+    fn relist_at(&mut self, host: HostId, now: Option<Instant>) {
         let Some(h) = self.hosts.get_mut(&host) else {
+            return;
+        };
+        if let Some(t) = h.retires.take() {
+            self.retiring.remove(&(t, host));
+        }
+        if !h.busy && h.queue.is_empty() {
+            // Nothing to do: forgotten once its delay since the last request has passed.
+            let t = match (h.next_ready, now) {
+                (Some(t), Some(now)) => t.max(now),
+                (Some(t), None) => t,
+                (None, Some(now)) => now,
+                // A host given a delay before any request: kept until its first page comes.
+                (None, None) => return,
+            };
+            h.retires = Some(t);
+            self.retiring.insert((t, host));
+        }
+        let Some(now) = now else {
             return;
         };
         match h.listed.take() {
@@ -306,5 +367,35 @@ mod tests {
         assert_eq!(s.next_ready(t0 + d).unwrap().2.page, 5);
         assert!(s.next_ready(t0 + 2 * d).is_none());
         assert_eq!(s.next_ready(t0 + 3 * d).unwrap().2.page, 6);
+    }
+
+    #[test]
+    fn idle_hosts_are_forgotten_once_their_delay_passed_keeping_their_own_delay() {
+        let t0 = Instant::now();
+        let d = Duration::from_millis(100);
+        let mut s = Scheduler::new(d);
+        for host in 0..100 {
+            s.start(host, t0);
+            s.finish(host, t0);
+        }
+        s.set_delay(7, 5 * d);
+        assert_eq!(s.hosts_tracked(), 100);
+        // Their delay still runs: kept, and a new page of host 3 waits for it.
+        s.advance(t0 + d / 2);
+        assert_eq!(s.hosts_tracked(), 100);
+        s.push(3, 0, w(30), t0 + d / 2);
+        assert!(s.next_ready(t0 + d / 2).is_none());
+        // Delay passed: all idle hosts forgotten but host 3, which has a page queued.
+        s.advance(t0 + d);
+        assert_eq!(s.hosts_tracked(), 1);
+        assert_eq!(s.next_ready(t0 + d).unwrap().2.page, 30);
+        assert_eq!(s.delay(7), 5 * d, "a host's own delay outlives its entry");
+        assert_eq!(s.delay(8), d);
+        // Host 7 comes back with its own delay.
+        s.start(7, t0 + d);
+        s.finish(7, t0 + d);
+        s.push(7, 1, w(70), t0 + d);
+        assert!(s.next_ready(t0 + 5 * d).is_none());
+        assert_eq!(s.next_ready(t0 + 6 * d).unwrap().2.page, 70);
     }
 }

@@ -153,8 +153,8 @@ pub fn run(args: Args) -> Result<()> {
             String::new()
         };
         pb.set_prefix(format!(
-            "crawl {:.0} pages/s, frontier {}, waiting {}, in flight {}, idle connections {}, hosts {}, errors {}{short} |",
-            p.pages_per_sec, p.frontier, p.waiting, p.in_flight, p.idle_connections, p.hosts, p.errors
+            "crawl {:.0} pages/s, frontier {}, waiting {}, in flight {}, idle connections {}, hosts {} ({} active), errors {}{short} |",
+            p.pages_per_sec, p.frontier, p.waiting, p.in_flight, p.idle_connections, p.hosts, p.hosts_active, p.errors
         ));
     })?;
     pb.finish_and_clear();
