@@ -345,7 +345,7 @@ impl Engine {
             stats: Stats::decode(&loaded.stats),
             frontier: replayed.frontier,
             urls,
-            robots: RobotsTable::new(robots_agent, cfg.max_retries, loaded.robots),
+            robots: RobotsTable::new(robots_agent, cfg.max_retries),
             sched: Scheduler::new(cfg.delay),
             in_flight,
             warc,
@@ -597,7 +597,10 @@ impl Engine {
     /// their Crawl-delay applied, when first taken.
     fn robots_of(&mut self, host: HostId) -> HostRobots {
         let now = robots::unix_now();
-        let lookup = self.robots.lookup(host, self.urls.origin(host), now);
+        let (store, origin) = (&self.store, self.urls.origin(host));
+        // The answers are a cache: one the store cannot give means a fetch, never a failure.
+        let stored = || store.robots(origin).ok().flatten();
+        let lookup = self.robots.lookup(host, now, stored);
         if let HostRobots::StoredRules(rules) = &lookup {
             self.stats.robots_cached += 1;
             self.stats_dirty = true;

@@ -9,13 +9,12 @@
 //! type without needing HTTP, and fetching needs the rules without needing the store.
 //!
 //! Why a table apart from the engine: what a host's robots.txt state is — rules and their
-//! age, an answer stored by an earlier run and not used yet, failed attempts, a failure
+//! age, whether the answer an earlier run stored was looked up, failed attempts, a failure
 //! that gives the host up — is decided here, in plain methods with the time passed in; the
 //! engine only acts on the answers (fetch the file, wait, count, apply the Crawl-delay).
 
 use crate::page::TransportFailure;
 use crate::urls::HostId;
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 use texting_robots::Robot;
@@ -145,15 +144,15 @@ struct HostState {
     attempts: u32,
     /// Set with `rules` (then `Unreachable`) when the failure gives the host up.
     failed: Option<TransportFailure>,
+    /// Whether the answer an earlier run stored was looked for (once per host and run, and
+    /// again after the rules expire).
+    consulted: bool,
 }
 
 /// Every host's robots.txt state during a crawl, by host id.
 #[derive(Debug)]
 pub struct RobotsTable {
     hosts: Vec<HostState>,
-    /// Answers stored by earlier runs, by origin, taken when their host is first needed (if
-    /// still fresh then).
-    stored: HashMap<String, StoredRobots>,
     /// The product token groups are matched against.
     agent: String,
     /// Further tries of a robots.txt that got no answer worth keeping.
@@ -162,12 +161,11 @@ pub struct RobotsTable {
 
 impl RobotsTable {
     /// A table for `agent` (see
-    /// [`FetchConfig::robots_agent`](crate::fetch::FetchConfig::robots_agent)), knowing the
-    /// answers `stored` by earlier runs.
-    pub fn new(agent: &str, max_retries: u32, stored: Vec<(String, StoredRobots)>) -> Self {
+    /// [`FetchConfig::robots_agent`](crate::fetch::FetchConfig::robots_agent)),
+    /// retrying a robots.txt that got no answer worth keeping `max_retries` times.
+    pub fn new(agent: &str, max_retries: u32) -> Self {
         Self {
             hosts: Vec::new(),
-            stored: stored.into_iter().collect(),
             agent: agent.to_string(),
             max_retries,
         }
@@ -183,9 +181,16 @@ impl RobotsTable {
 
     /// Where `host` (at `origin`) stands at `now` (seconds since the Unix epoch). Rules
     /// older than [`MAX_AGE`] are dropped, failures included, so the file is fetched again
-    /// (within a run longer than a day too); an answer stored by an earlier run is used
-    /// while fresh.
-    pub fn lookup(&mut self, host: HostId, origin: &str, now: u64) -> HostRobots {
+    /// (within a run longer than a day too); an answer stored by an earlier run, which
+    /// `stored` reads (from the crawl's store, by origin), is used while fresh. `stored` is
+    /// called once per host and run (again after its rules expire), so the answers of all
+    /// hosts are never in memory at once.
+    pub fn lookup(
+        &mut self,
+        host: HostId,
+        now: u64,
+        stored: impl FnOnce() -> Option<StoredRobots>,
+    ) -> HostRobots {
         let h = self.host(host);
         if h.rules.is_some() && !fresh(h.fetched_at, now) {
             *h = HostState::default();
@@ -196,7 +201,11 @@ impl RobotsTable {
                 None => HostRobots::Rules(rules.clone()),
             };
         }
-        match self.stored.remove(origin) {
+        if h.consulted {
+            return HostRobots::Unknown;
+        }
+        h.consulted = true;
+        match stored() {
             Some(s) if fresh(s.fetched_at, now) => {
                 let rules = robots_rules(&self.agent, &s.answer);
                 let h = self.host(host);
@@ -288,26 +297,20 @@ mod tests {
     #[test]
     fn the_table_fetches_once_retries_and_expires() {
         let now = 1_700_000_000;
-        let mut t = RobotsTable::new("crawlrank", 1, Vec::new());
-        assert!(matches!(
-            t.lookup(0, "http://a.test", now),
-            HostRobots::Unknown
-        ));
+        let mut t = RobotsTable::new("crawlrank", 1);
+        assert!(matches!(t.lookup(0, now, || None), HostRobots::Unknown));
         // A 5xx: retried once, then everything is disallowed (and nothing kept).
         let after = t.fetched(0, RobotsRules::Unreachable, None, None, now);
         assert!(matches!(after, AfterFetch::Retry { attempt: 0 }));
         let after = t.fetched(0, RobotsRules::Unreachable, None, None, now);
         assert!(matches!(after, AfterFetch::Settled { keep: None, .. }));
-        let HostRobots::Rules(r) = t.lookup(0, "http://a.test", now) else {
+        let HostRobots::Rules(r) = t.lookup(0, now, || None) else {
             panic!("settled")
         };
         assert!(!r.allowed("http://a.test/"));
         // A day later the file is asked again.
         let later = now + MAX_AGE;
-        assert!(matches!(
-            t.lookup(0, "http://a.test", later),
-            HostRobots::Unknown
-        ));
+        assert!(matches!(t.lookup(0, later, || None), HostRobots::Unknown));
         let rules = robots_rules("crawlrank", &body("User-agent: *\nDisallow: /x\n"));
         let after = t.fetched(
             0,
@@ -323,7 +326,7 @@ mod tests {
             panic!("an answer is kept")
         };
         assert_eq!(kept.fetched_at, later);
-        let HostRobots::Rules(r) = t.lookup(0, "http://a.test", later + 1) else {
+        let HostRobots::Rules(r) = t.lookup(0, later + 1, || None) else {
             panic!("fresh")
         };
         assert!(!r.allowed("http://a.test/x") && r.allowed("http://a.test/y"));
@@ -331,12 +334,12 @@ mod tests {
 
     #[test]
     fn a_host_that_cannot_be_reached_is_given_up_without_retries() {
-        let mut t = RobotsTable::new("crawlrank", 3, Vec::new());
+        let mut t = RobotsTable::new("crawlrank", 3);
         let dns = Some(TransportFailure::Dns);
         let after = t.fetched(2, RobotsRules::Unreachable, None, dns, 10);
         assert!(matches!(after, AfterFetch::Settled { keep: None, .. }));
         assert!(matches!(
-            t.lookup(2, "http://gone.test", 11),
+            t.lookup(2, 11, || None),
             HostRobots::GiveUp(TransportFailure::Dns)
         ));
         // Another failure is retried, and does not give the host up once retries run out.
@@ -346,10 +349,7 @@ mod tests {
             assert!(matches!(after, AfterFetch::Retry { attempt: a } if a == attempt));
         }
         t.fetched(1, RobotsRules::Unreachable, None, other, 10);
-        assert!(matches!(
-            t.lookup(1, "http://b.test", 11),
-            HostRobots::Rules(_)
-        ));
+        assert!(matches!(t.lookup(1, 11, || None), HostRobots::Rules(_)));
     }
 
     #[test]
@@ -359,29 +359,29 @@ mod tests {
             fetched_at,
             answer: body("User-agent: *\nDisallow: /\n"),
         };
-        let mut t = RobotsTable::new(
-            "crawlrank",
-            0,
-            vec![
-                ("http://a.test".into(), stored(now - 60)),
-                ("http://b.test".into(), stored(now - MAX_AGE)),
-            ],
-        );
-        let HostRobots::StoredRules(r) = t.lookup(0, "http://a.test", now) else {
+        let answers: std::collections::HashMap<&str, StoredRobots> = [
+            ("http://a.test", stored(now - 60)),
+            ("http://b.test", stored(now - MAX_AGE)),
+        ]
+        .into();
+        let answers = &answers;
+        let from = |origin: &'static str| move || answers.get(origin).cloned();
+        let mut t = RobotsTable::new("crawlrank", 0);
+        let HostRobots::StoredRules(r) = t.lookup(0, now, from("http://a.test")) else {
             panic!("fresh")
         };
         assert!(!r.allowed("http://a.test/p"));
         assert!(matches!(
-            t.lookup(0, "http://a.test", now),
+            t.lookup(0, now, from("http://a.test")),
             HostRobots::Rules(_)
         ));
         assert!(matches!(
-            t.lookup(1, "http://b.test", now),
+            t.lookup(1, now, from("http://b.test")),
             HostRobots::Unknown
         ));
         // Taken once: once the stored answer has expired in use, the file is fetched.
         assert!(matches!(
-            t.lookup(0, "http://a.test", now - 60 + MAX_AGE),
+            t.lookup(0, now - 60 + MAX_AGE, from("http://a.test")),
             HostRobots::Unknown
         ));
     }

@@ -241,8 +241,6 @@ pub struct Loaded {
     pub stats: Vec<u8>,
     /// Marks of fetched pages, by id (only pages that have any).
     pub pages: Vec<(PageId, PageMeta)>,
-    /// The last robots.txt answer of each host, by origin.
-    pub robots: Vec<(String, StoredRobots)>,
 }
 
 /// The writes of one engine step, committed in one transaction ([`Store::commit`]).
@@ -436,6 +434,23 @@ impl Store {
         Ok((store, loaded))
     }
 
+    /// The robots.txt answer last stored for `origin`, if any. A record this build cannot
+    /// read counts as none (the answers are a cache, never worth refusing a state for: the
+    /// host's robots.txt is fetched again).
+    pub fn robots(&self, origin: &str) -> Result<Option<StoredRobots>> {
+        let read = || -> Result<Option<StoredRobots>> {
+            let txn = self.db.begin_read()?;
+            let table = match txn.open_table(ROBOTS) {
+                Ok(t) => t,
+                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+                Err(e) => return Err(e.into()),
+            };
+            let value = table.get(origin)?;
+            Ok(value.and_then(|v| StoredRobots::decode(v.value()).ok()))
+        };
+        read().with_context(|| unreadable(&self.path))
+    }
+
     /// The database file.
     pub fn path(&self) -> &Path {
         &self.path
@@ -562,20 +577,6 @@ impl Store {
                     let meta = PageMeta::decode(v.value())
                         .with_context(|| format!("page record {}", k.value()))?;
                     loaded.pages.push((k.value(), meta));
-                }
-            }
-            Err(redb::TableError::TableDoesNotExist(_)) => {}
-            Err(e) => return Err(e.into()),
-        }
-        match txn.open_table(ROBOTS) {
-            Ok(robots) => {
-                for row in robots.iter()? {
-                    let (k, v) = row?;
-                    // A cache, never worth refusing a state for: a record this build cannot
-                    // read only means that host's robots.txt is fetched again.
-                    if let Ok(r) = StoredRobots::decode(v.value()) {
-                        loaded.robots.push((k.value().to_string(), r));
-                    }
                 }
             }
             Err(redb::TableError::TableDoesNotExist(_)) => {}
@@ -750,7 +751,8 @@ mod tests {
         }
         let (mut s, l) = Store::open(dir.path(), false).unwrap();
         assert_eq!(l.urls, 1);
-        assert!(l.pages.is_empty() && l.robots.is_empty());
+        assert!(l.pages.is_empty());
+        assert_eq!(s.robots("http://a.test").unwrap(), None);
         // And it takes the new records: the tables are created by the first commit.
         s.commit(&StepWrites {
             pages: vec![(
@@ -834,7 +836,10 @@ mod tests {
         let mut pages = b.pages.clone();
         pages.sort_by_key(|p| p.0);
         assert_eq!(l.pages, pages);
-        assert_eq!(l.robots, b.robots);
+        for (origin, answer) in &b.robots {
+            assert_eq!(s.robots(origin).unwrap().as_ref(), Some(answer));
+        }
+        assert_eq!(s.robots("http://c.test").unwrap(), None);
         assert_eq!(
             l.warc,
             WarcPosition {
