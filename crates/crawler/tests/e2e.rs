@@ -124,19 +124,19 @@ fn page_fetches(log: &[LogEntry]) -> HashMap<u32, usize> {
 }
 
 #[test]
-fn crawl_order_is_the_simulators_for_bfs_fica_and_opic() {
+fn crawl_order_is_the_simulators_for_every_policy() {
     let g = graph(400, 7);
     let seeds = [0u32, 5];
     let r = reachable(&g, &seeds) as u64;
     let web = start_web(&g, TestWebConfig::default());
-    for (policy, batch) in [
-        ("bfs", 1),
+    let mut runs = vec![
         ("fica", r.div_ceil(72)),
-        ("opic", 1),
         ("fica", 10),
         ("ieca", 7),
         ("batch-pagerank", 25),
-    ] {
+    ];
+    runs.extend(PolicyKind::ALL.iter().map(|k| (k.name(), 1 + r / 40)));
+    for (policy, batch) in runs {
         let expected = simulator_order(&g, &seeds, policy, batch);
         assert_eq!(expected.len() as u64, r);
 
