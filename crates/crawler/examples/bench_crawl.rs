@@ -12,7 +12,6 @@ use crawlrank_crawler::engine::{crawl, CrawlConfig};
 use crawlrank_graph::Csr;
 use crawlrank_rng::XorShift64;
 use crawlrank_testweb::{TestWeb, TestWebConfig};
-use std::collections::HashSet;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -44,39 +43,7 @@ fn graph(n: u32) -> Csr {
 /// connections to the test web (which runs in this process too, so its own sockets are left
 /// out), from `/proc` (Linux; 0 elsewhere).
 fn crawler_sockets(port: u16) -> usize {
-    let mut inodes = HashSet::new();
-    for e in std::fs::read_dir("/proc/self/fd")
-        .into_iter()
-        .flatten()
-        .flatten()
-    {
-        if let Ok(link) = std::fs::read_link(e.path()) {
-            let link = link.to_string_lossy().into_owned();
-            if let Some(inode) = link
-                .strip_prefix("socket:[")
-                .and_then(|l| l.strip_suffix(']'))
-            {
-                inodes.insert(inode.to_string());
-            }
-        }
-    }
-    // Distinct inodes: a table that changes while it is read may list a socket twice.
-    let mut ours = HashSet::new();
-    for table in ["/proc/self/net/tcp", "/proc/self/net/tcp6"] {
-        let text = std::fs::read_to_string(table).unwrap_or_default();
-        for line in text.lines().skip(1) {
-            let cols: Vec<&str> = line.split_whitespace().collect();
-            let remote = cols.get(2).and_then(|a| a.rsplit(':').next());
-            let remote = remote.and_then(|p| u16::from_str_radix(p, 16).ok());
-            match cols.get(9) {
-                Some(i) if remote == Some(port) && inodes.contains(*i) => {
-                    ours.insert(i.to_string());
-                }
-                _ => {}
-            }
-        }
-    }
-    ours.len()
+    crawlrank_testkit::open_sockets("/proc/self", port).map_or(0, |(_, connections)| connections)
 }
 
 /// Crawls with `c`, sampling the crawler's sockets to `port` at every progress call (4 a

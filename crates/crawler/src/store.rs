@@ -303,31 +303,56 @@ fn unreadable(path: &Path) -> String {
     )
 }
 
-/// The event log being read ([`Store::events`]).
-pub struct Events {
-    /// `None` once an error was returned: what follows a gap or a bad record is not trusted.
-    rows: Option<redb::Range<'static, u64, &'static [u8]>>,
+/// A table whose keys are 0, 1, 2, … read in key order in one read transaction (a snapshot:
+/// later commits are not seen) and decoded one row at a time, so that no more than one row
+/// is in memory however long the table. A gap in the keys or an undecodable row is an error
+/// naming the row, after which the iterator ends: what follows is not trusted.
+pub struct DenseRows<K: redb::Key + 'static, V: redb::Value + 'static, T> {
+    /// `None` once an error was returned.
+    rows: Option<redb::Range<'static, K, V>>,
     next: u64,
     path: PathBuf,
+    /// Row `i`'s key and value → its item, or why it is bad.
+    decode: RowDecoder<K, V, T>,
 }
 
-impl Iterator for Events {
-    type Item = Result<(u64, Event)>;
+type RowDecoder<K, V, T> =
+    fn(u64, redb::AccessGuard<'static, K>, redb::AccessGuard<'static, V>) -> Result<T>;
+
+impl<K: redb::Key + 'static, V: redb::Value + 'static, T> DenseRows<K, V, T> {
+    fn read(
+        store: &Store,
+        table: TableDefinition<'static, K, V>,
+        decode: RowDecoder<K, V, T>,
+    ) -> Result<Self> {
+        let rows = (|| -> Result<_> {
+            let txn = store.db.begin_read()?;
+            Ok(txn.open_table(table)?.range::<K::SelfType<'static>>(..)?)
+        })()
+        .with_context(|| unreadable(&store.path))?;
+        Ok(Self {
+            rows: Some(rows),
+            next: 0,
+            path: store.path.clone(),
+            decode,
+        })
+    }
+}
+
+impl<K: redb::Key + 'static, V: redb::Value + 'static, T> Iterator for DenseRows<K, V, T> {
+    type Item = Result<(u64, T)>;
 
     fn next(&mut self) -> Option<Self::Item> {
         let row = self.rows.as_mut()?.next()?;
         let i = self.next;
         let res = row
             .map_err(anyhow::Error::from)
-            .and_then(|(k, v)| {
-                ensure!(k.value() == i, "event {i} is missing");
-                Event::decode(v.value()).with_context(|| format!("event {i}"))
-            })
+            .and_then(|(k, v)| (self.decode)(i, k, v))
             .with_context(|| unreadable(&self.path));
         match res {
-            Ok(event) => {
+            Ok(item) => {
                 self.next += 1;
-                Some(Ok((i, event)))
+                Some(Ok((i, item)))
             }
             Err(e) => {
                 self.rows = None;
@@ -337,39 +362,11 @@ impl Iterator for Events {
     }
 }
 
-/// The URL table being read in id order ([`Store::urls`]).
-pub struct Urls {
-    /// `None` once an error was returned.
-    rows: Option<redb::Range<'static, u32, &'static str>>,
-    next: u32,
-    path: PathBuf,
-}
+/// The event log being read ([`Store::events`]): `(sequence number, event)`.
+pub type Events = DenseRows<u64, &'static [u8], Event>;
 
-impl Iterator for Urls {
-    type Item = Result<(PageId, String)>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let row = self.rows.as_mut()?.next()?;
-        let i = self.next;
-        let res = row
-            .map_err(anyhow::Error::from)
-            .and_then(|(k, v)| {
-                ensure!(k.value() == i, "URL ids are not dense (missing id {i})");
-                Ok(v.value().to_string())
-            })
-            .with_context(|| unreadable(&self.path));
-        match res {
-            Ok(url) => {
-                self.next += 1;
-                Some(Ok((i, url)))
-            }
-            Err(e) => {
-                self.rows = None;
-                Some(Err(e))
-            }
-        }
-    }
-}
+/// The URL table being read in id order ([`Store::urls`]): `(page id, URL)`.
+pub type Urls = DenseRows<u32, &'static str, String>;
 
 /// Reads single URLs by id ([`Store::url_reader`]).
 pub struct UrlReader {
@@ -460,16 +457,12 @@ impl Store {
     /// that no more than one URL string is in memory however many the crawl discovered. A
     /// gap in the ids is an error naming the missing id, after which the iterator ends.
     pub fn urls(&self) -> Result<Urls> {
-        let rows = (|| -> Result<_> {
-            let txn = self.db.begin_read()?;
-            let table = txn.open_table(URLS)?;
-            Ok(table.range::<u32>(..)?)
-        })()
-        .with_context(|| unreadable(&self.path))?;
-        Ok(Urls {
-            rows: Some(rows),
-            next: 0,
-            path: self.path.clone(),
+        DenseRows::read(self, URLS, |i, k, v| {
+            ensure!(
+                u64::from(k.value()) == i,
+                "URL ids are not dense (missing id {i})"
+            );
+            Ok(v.value().to_string())
         })
     }
 
@@ -500,16 +493,9 @@ impl Store {
     /// than one event is in memory however long the log. A gap or an undecodable event is an
     /// error naming the event, after which the iterator ends.
     pub fn events(&self) -> Result<Events> {
-        let rows = (|| -> Result<_> {
-            let txn = self.db.begin_read()?;
-            let table = txn.open_table(EVENTS)?;
-            Ok(table.range::<u64>(..)?)
-        })()
-        .with_context(|| unreadable(&self.path))?;
-        Ok(Events {
-            rows: Some(rows),
-            next: 0,
-            path: self.path.clone(),
+        DenseRows::read(self, EVENTS, |i, k, v| {
+            ensure!(k.value() == i, "event {i} is missing");
+            Event::decode(v.value()).with_context(|| format!("event {i}"))
         })
     }
 
@@ -719,7 +705,11 @@ mod tests {
             ..StepWrites::default()
         })
         .unwrap();
-        let streamed: Vec<_> = s.urls().unwrap().map(Result::unwrap).collect();
+        let streamed: Vec<(PageId, String)> = s
+            .urls()
+            .unwrap()
+            .map(|r| r.map(|(i, u)| (i as PageId, u)).unwrap())
+            .collect();
         assert_eq!(streamed, urls);
         assert_eq!(s.url(999).unwrap().as_deref(), Some("http://h5.test/p999"));
         assert_eq!(s.url(1000).unwrap(), None);

@@ -9,6 +9,7 @@ use crawlrank_crawler::export;
 use crawlrank_frontier::PolicyKind;
 use crawlrank_graph::Csr;
 use crawlrank_sim::{simulate, Reference, SimConfig, SimPolicy};
+use crawlrank_testkit::open_sockets;
 use crawlrank_testweb::{
     max_in_flight_per_host, min_gap_per_host, LogEntry, TestWeb, TestWebConfig,
 };
@@ -539,45 +540,6 @@ fn ring_web(n: u32) -> Csr {
     arcs.sort_unstable();
     arcs.dedup();
     Csr::from_arcs(n as usize, &arcs)
-}
-
-/// The sockets of a process (`proc` is `/proc/self` or `/proc/PID`), from its `fd` folder,
-/// and how many of them are TCP connections to `port`: those found in its `net/tcp` tables
-/// too, read just after (a socket closed meanwhile has left them, so one that came and went
-/// during the reading is not counted twice; nor is one listed twice). `None` when they cannot be read: the process is
-/// gone, or has no descriptor left to read them with.
-fn open_sockets(proc: &str, port: u16) -> Option<(usize, usize)> {
-    let mut inodes = HashSet::new();
-    for e in std::fs::read_dir(format!("{proc}/fd")).ok()? {
-        let link = e.ok().and_then(|e| std::fs::read_link(e.path()).ok());
-        let link = link
-            .map(|l| l.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if let Some(inode) = link
-            .strip_prefix("socket:[")
-            .and_then(|l| l.strip_suffix(']'))
-        {
-            inodes.insert(inode.to_string());
-        }
-    }
-    // Distinct inodes: the kernel lists the tables in chunks, and a table that changes
-    // between two chunks may list a socket twice.
-    let mut connections = HashSet::new();
-    for table in ["net/tcp", "net/tcp6"] {
-        let text = std::fs::read_to_string(format!("{proc}/{table}")).ok()?;
-        for line in text.lines().skip(1) {
-            let cols: Vec<&str> = line.split_whitespace().collect();
-            let remote = cols.get(2).and_then(|a| a.rsplit(':').next());
-            let remote = remote.and_then(|p| u16::from_str_radix(p, 16).ok());
-            match cols.get(9) {
-                Some(i) if remote == Some(port) && inodes.contains(*i) => {
-                    connections.insert(i.to_string());
-                }
-                _ => {}
-            }
-        }
-    }
-    Some((inodes.len(), connections.len()))
 }
 
 /// Runs a crawl in this process, under an open-file limit set low with `setrlimit` (soft and

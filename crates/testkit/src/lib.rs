@@ -1,6 +1,7 @@
 //! `crawlrank-testkit`: what the tests of several crawlrank crates used to write by hand,
 //! written once — the small graphs whose ranking or crawl order a test works out by hand or
-//! checks against a formula, and the few file helpers those tests need.
+//! checks against a formula, the few file helpers those tests need, and the count of a
+//! process's sockets that the crawler's tests and benchmark share.
 //!
 //! A graph here is a [`SmallGraph`]: a node count and an arc list, which a test turns into
 //! whatever it feeds the code under test — a [`Csr`](crawlrank_graph::Csr)
@@ -16,9 +17,11 @@
 
 mod files;
 mod graphs;
+mod sockets;
 
 pub use files::{file_names, write_file};
 pub use graphs::{
     cycle, five_pages, modular_chords, path, ring_with_chords, star, SmallGraph,
     FIVE_PAGES_PAGERANK,
 };
+pub use sockets::open_sockets;
