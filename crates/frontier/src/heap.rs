@@ -4,7 +4,9 @@
 //! in one of these. Keys are `(priority, discovery sequence)`, so equal priorities pop in
 //! first-discovery order (docs/algorithms.md §2) and every crawl is deterministic. `pos[page]` locates a
 //! page in the heap, which makes changing a queued page's priority O(log n) instead of a
-//! search.
+//! search. An entry is 16 bytes (priority, sequence, page), and a queued page costs one entry
+//! plus its 4-byte position: the frontier's share of a crawl's memory per URL
+//! (docs/crawler.md, Resources).
 
 use crate::PageId;
 
@@ -13,7 +15,7 @@ const ABSENT: u32 = u32::MAX;
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     key: f64,
-    seq: u64,
+    seq: u32,
     page: PageId,
 }
 
@@ -25,7 +27,7 @@ impl Entry {
     }
 }
 
-/// A min-heap of pages keyed by `(f64, u64)`.
+/// A min-heap of pages keyed by `(f64, u32)`.
 #[derive(Debug, Default, Clone)]
 pub struct IndexedHeap {
     heap: Vec<Entry>,
@@ -65,7 +67,7 @@ impl IndexedHeap {
 
     /// Inserts `page`, or changes its key if already queued (the sequence number of a queued
     /// page never changes: it records when the page was discovered).
-    pub fn push_or_update(&mut self, page: PageId, key: f64, seq: u64) {
+    pub fn push_or_update(&mut self, page: PageId, key: f64, seq: u32) {
         debug_assert!(!key.is_nan(), "NaN priority for page {page}");
         if page as usize >= self.pos.len() {
             self.pos.resize(page as usize + 1, ABSENT);
@@ -167,6 +169,11 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_entry_is_16_bytes() {
+        assert_eq!(std::mem::size_of::<Entry>(), 16);
+    }
+
+    #[test]
     fn pops_by_key_then_sequence_with_updates_both_ways() {
         let mut h = IndexedHeap::new();
         h.push_or_update(5, 3.0, 0);
@@ -193,13 +200,13 @@ mod tests {
             x ^= x << 17;
             x
         };
-        for step in 0..5000u64 {
+        for step in 0..5000u32 {
             let page = (next() % 200) as u32;
             if next() % 5 == 0 {
                 let expect = keys
                     .iter()
                     .enumerate()
-                    .filter_map(|(p, k): (usize, &Option<(f64, u64)>)| k.map(|(k, s)| (k, s, p)))
+                    .filter_map(|(p, k): (usize, &Option<(f64, u32)>)| k.map(|(k, s)| (k, s, p)))
                     .min_by(|a, b| a.partial_cmp(b).unwrap());
                 let got = h.pop();
                 assert_eq!(got.map(|(p, _)| p as usize), expect.map(|e| e.2));

@@ -34,7 +34,7 @@ impl Policy for Omniscient {
     }
     fn push_seed(&mut self, page: PageId, pages: &PageTable) {
         self.heap
-            .push_or_update(page, -self.pr(page), pages.seq(page) as u64);
+            .push_or_update(page, -self.pr(page), pages.seq(page));
     }
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.heap.pop().map(|(p, _)| p)
@@ -42,7 +42,7 @@ impl Policy for Omniscient {
     fn crawled(&mut self, _: PageId, links: &[Link], pages: &PageTable, _: &Clock) {
         for l in links.iter().filter(|l| l.target == Target::New) {
             self.heap
-                .push_or_update(l.page, -self.pr(l.page), pages.seq(l.page) as u64);
+                .push_or_update(l.page, -self.pr(l.page), pages.seq(l.page));
         }
     }
     fn score(&self, page: PageId, _: &PageTable) -> Option<f64> {

@@ -103,7 +103,7 @@ impl Policy for InDegree {
         "indegree"
     }
     fn push_seed(&mut self, page: PageId, pages: &PageTable) {
-        self.heap.push_or_update(page, 0.0, pages.seq(page) as u64);
+        self.heap.push_or_update(page, 0.0, pages.seq(page));
     }
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.heap.pop().map(|(p, _)| p)
@@ -112,7 +112,7 @@ impl Policy for InDegree {
         for l in links.iter().filter(|l| l.is_pending()) {
             let c = self.counts.bump(l.page);
             self.heap
-                .push_or_update(l.page, -(c as f64), pages.seq(l.page) as u64);
+                .push_or_update(l.page, -(c as f64), pages.seq(l.page));
         }
     }
     fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {

@@ -92,7 +92,7 @@ impl Policy for Fica {
     }
     fn push_seed(&mut self, page: PageId, pages: &PageTable) {
         self.dist.set(page, 0.0);
-        self.heap.push_or_update(page, 0.0, pages.seq(page) as u64);
+        self.heap.push_or_update(page, 0.0, pages.seq(page));
     }
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.heap.pop().map(|(p, _)| p)
@@ -106,7 +106,7 @@ impl Policy for Fica {
             let u = l.page;
             if d < self.dist.get(u) {
                 self.dist.set(u, d);
-                self.heap.push_or_update(u, d, pages.seq(u) as u64);
+                self.heap.push_or_update(u, d, pages.seq(u));
             }
         }
     }
@@ -192,7 +192,7 @@ impl Policy for FicaPlus {
     fn push_seed(&mut self, page: PageId, pages: &PageTable) {
         self.dist.set(page, 0.0);
         self.heap
-            .push_or_update(page, self.priority(page), pages.seq(page) as u64);
+            .push_or_update(page, self.priority(page), pages.seq(page));
     }
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         let (p, key) = self.heap.pop()?;
@@ -218,7 +218,7 @@ impl Policy for FicaPlus {
                 self.dist.set(u, d);
             }
             let prio = self.priority(u);
-            self.heap.push_or_update(u, prio, pages.seq(u) as u64);
+            self.heap.push_or_update(u, prio, pages.seq(u));
         }
     }
     fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {

@@ -83,7 +83,7 @@ impl Policy for Ieca {
     fn push_seed(&mut self, page: PageId, pages: &PageTable) {
         self.dist.set(page, SEED_DISTANCE);
         self.heap
-            .push_or_update(page, SEED_DISTANCE, pages.seq(page) as u64);
+            .push_or_update(page, SEED_DISTANCE, pages.seq(page));
     }
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.heap.pop().map(|(p, _)| p)
@@ -107,7 +107,7 @@ impl Policy for Ieca {
                     - delta * log_pc_coefficient(old, dp)
             };
             self.dist.set(u, du);
-            self.heap.push_or_update(u, du, pages.seq(u) as u64);
+            self.heap.push_or_update(u, du, pages.seq(u));
         }
     }
     fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {

@@ -76,7 +76,7 @@ impl Policy for Opic {
     fn push_seed(&mut self, page: PageId, pages: &PageTable) {
         self.grow(page);
         self.heap
-            .push_or_update(page, -self.cash(page), pages.seq(page) as u64);
+            .push_or_update(page, -self.cash(page), pages.seq(page));
     }
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.heap.pop().map(|(p, _)| p)
@@ -96,7 +96,7 @@ impl Policy for Opic {
             self.cash[u as usize] += share;
             if l.is_pending() {
                 self.heap
-                    .push_or_update(u, -self.cash[u as usize], pages.seq(u) as u64);
+                    .push_or_update(u, -self.cash[u as usize], pages.seq(u));
             }
         }
     }

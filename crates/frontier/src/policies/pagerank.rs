@@ -116,7 +116,7 @@ impl Policy for KnownGraphPageRank {
     fn push_seed(&mut self, page: PageId, pages: &PageTable) {
         self.grow(pages.num_known());
         if self.partial {
-            self.heap.push_or_update(page, 0.0, pages.seq(page) as u64);
+            self.heap.push_or_update(page, 0.0, pages.seq(page));
         } else {
             self.queue.push_back(page);
         }
@@ -145,8 +145,7 @@ impl Policy for KnownGraphPageRank {
                 let u = l.page;
                 let us = pages.seq(u);
                 self.score[us as usize] += share;
-                self.heap
-                    .push_or_update(u, -self.score[us as usize], us as u64);
+                self.heap.push_or_update(u, -self.score[us as usize], us);
             }
         }
     }
