@@ -4,8 +4,8 @@
 # on loopback (nothing leaves the machine), crawls it with `crawlrank crawl` through the server
 # as proxy (no delay, no WARC), and every INTERVAL seconds appends a row to
 # OUT/timeseries.csv: elapsed s, pages fetched, pages/s over the interval, the crawl process's
-# RSS and peak RSS, its open sockets and descriptors, the state directory's size on disk, URLs
-# discovered, frontier, descriptor shortages. At the end it plots the CSV
+# RSS and peak RSS, its open sockets and descriptors, the state directory's size on disk (and
+# its database file's), URLs discovered, frontier, descriptor shortages. At the end it plots the CSV
 # (OUT/timeseries.svg, crates/sim/examples/plot_timeseries.rs) and prints a markdown table of
 # about one sample a minute for docs/performance.md.
 #
@@ -169,7 +169,7 @@ CRAWL_PID=$!
 
 alive() { [[ -r "/proc/$1/status" ]] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
 
-echo "elapsed_s,pages,pages_per_s,rss_mib,rss_peak_mib,sockets,fds,store_mib,discovered,frontier,fd_shortages" >"$CSV"
+echo "elapsed_s,pages,pages_per_s,rss_mib,rss_peak_mib,sockets,fds,store_mib,redb_mib,discovered,frontier,fd_shortages" >"$CSV"
 # The progress log's last complete line: elapsed_s pages_this_run pages_total pages_per_sec
 # frontier waiting in_flight idle_connections fetch_limit hosts discovered errors fd_shortages.
 PEAK_RSS="?" # the crawl's VmHWM at its last sample
@@ -185,7 +185,7 @@ read_progress() {
     LOG_T=${f[0]} PAGES_DONE=${f[2]} FRONTIER=${f[4]} DISCOVERED=${f[10]} SHORTAGES=${f[12]}
 }
 sample() { # ELAPSED: one row of the CSV
-    local elapsed=$1 rate rss="" hwm="" sockets="" fds="" store fdinfo
+    local elapsed=$1 rate rss="" hwm="" sockets="" fds="" store redb fdinfo
     read_progress
     # pages/s from the crawl's own clock: the log's line may be up to a second old.
     rate=$(awk -v p="$PAGES_DONE" -v q="$PREV_PAGES" -v t="$LOG_T" -v u="$PREV_LOG_T" \
@@ -203,8 +203,11 @@ sample() { # ELAPSED: one row of the CSV
         alive "$CRAWL_PID" || { rss="" hwm="" sockets="" fds=""; }
         [[ -z "$hwm" ]] || PEAK_RSS=$hwm
     fi
+    # The whole state directory (with the ranking snapshot the crawl rewrites in it) and its
+    # database alone; du counts the blocks used, less than the database file's length.
     store=$(du -sk "$STATE" 2>/dev/null | awk '{ printf "%.1f", $1 / 1024 }' || true)
-    echo "$elapsed,$PAGES_DONE,$rate,$rss,$hwm,$sockets,$fds,$store,$DISCOVERED,$FRONTIER,$SHORTAGES" >>"$CSV"
+    redb=$(du -ck "$STATE"/*.redb 2>/dev/null | awk '$2 == "total" { printf "%.1f", $1 / 1024 }' || true)
+    echo "$elapsed,$PAGES_DONE,$rate,$rss,$hwm,$sockets,$fds,$store,$redb,$DISCOVERED,$FRONTIER,$SHORTAGES" >>"$CSV"
 }
 
 # A live line on a terminal, rewritten in place; whole lines into a file or a pipe.

@@ -14,7 +14,8 @@
 //!
 //! The CSV has a header line naming its columns; `elapsed_s` is required and so are the
 //! columns of the first four panels (`pages_per_s`, `rss_mib`, `sockets`, `store_mib`); the
-//! others (`fds`, `rss_peak_mib`, `pages`, `discovered`) are drawn when present. An empty
+//! others (`fds`, `rss_peak_mib`, `redb_mib`, `pages`, `discovered`, `frontier`) are drawn
+//! when present. An empty
 //! cell is a value not measured (e.g. the RSS after the crawl exited) and is skipped. A
 //! malformed line is an error naming the line.
 
@@ -130,7 +131,10 @@ const PANELS: &[Panel] = &[
     },
     Panel {
         title: "state directory on disk (MiB)",
-        lines: &[("store_mib", "du of the state", 1.0)],
+        lines: &[
+            ("store_mib", "the whole directory", 1.0),
+            ("redb_mib", "its database", 1.0),
+        ],
         required: true,
     },
     Panel {
@@ -227,10 +231,13 @@ fn draw(
             2
         };
         let y_format = move |v: &f64| format!("{v:.decimals$}");
+        let x_decimals = if x_end >= 20.0 { 0 } else { 1 };
+        let x_format = move |v: &f64| format!("{v:.x_decimals$}");
         chart
             .configure_mesh()
             .x_desc("elapsed (s)")
             .y_label_formatter(&y_format)
+            .x_label_formatter(&x_format)
             .light_line_style(WHITE.mix(0.0))
             .draw()?;
         for (i, (legend, pts)) in series.into_iter().enumerate() {
@@ -294,7 +301,8 @@ fn summary(t: &Table, every: f64) -> String {
         ("rss_peak_mib", "peak RSS MiB", |v| format!("{v:.0}")),
         ("sockets", "sockets", thousands),
         ("fds", "fds", thousands),
-        ("store_mib", "store MiB", |v| format!("{v:.0}")),
+        ("store_mib", "state MiB", |v| format!("{v:.0}")),
+        ("redb_mib", "database MiB", |v| format!("{v:.0}")),
         ("discovered", "URLs discovered", thousands),
         ("frontier", "frontier", thousands),
         ("fd_shortages", "fd shortages", thousands),
