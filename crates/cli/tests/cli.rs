@@ -873,6 +873,61 @@ fn the_ranking_is_exportable_while_a_crawl_runs() {
     );
 }
 
+/// `--progress-log` writes a header and then lines of counters a reader can parse, the last
+/// one the crawl's end; a log that cannot be created is an error before anything is crawled.
+#[test]
+fn crawl_writes_a_progress_log() {
+    let env = Env::new();
+    let arcs = env.write("ring.txt", &ring_with_chords(100, &[(13, 7)]));
+    let web = Served::start(&env, &arcs);
+    let proxy = format!("http://{}", web.addr);
+    let seeds = env.write("seeds.txt", "http://h0.crawlrank.test/p0.html\n");
+    let state = env.path("state");
+    let log = env.path("progress.tsv");
+    let crawl = |log: &Path| {
+        env.run(&[
+            "crawl",
+            "--seeds",
+            seeds.to_str().unwrap(),
+            "--state",
+            state.to_str().unwrap(),
+            "--proxy",
+            &proxy,
+            "--delay",
+            "0",
+            "--max-pages",
+            "30",
+            "--progress-log",
+            log.to_str().unwrap(),
+        ])
+    };
+    let bad = env.path("no-such-dir").join("progress.tsv");
+    fails(
+        &crawl(&bad),
+        &["cannot create the progress log", "no-such-dir"],
+    );
+    assert!(!state.exists(), "nothing should have been crawled");
+    ok(&crawl(&log));
+    let text = std::fs::read_to_string(&log).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
+    assert_eq!(header.len(), 13, "{text}");
+    assert_eq!(header[0], "elapsed_s");
+    let rows: Vec<Vec<f64>> = lines
+        .map(|l| l.split('\t').map(|c| c.parse().unwrap()).collect())
+        .collect();
+    assert!(
+        !rows.is_empty() && rows.iter().all(|r| r.len() == 13),
+        "{text}"
+    );
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let last = rows.last().unwrap();
+    assert_eq!(last[col("pages_total")], 30.0, "{text}");
+    assert_eq!(last[col("pages_this_run")], 30.0, "{text}");
+    assert!(last[col("discovered")] >= 30.0, "{text}");
+    assert_eq!(last[col("fd_shortages")], 0.0, "{text}");
+}
+
 /// The README's main command, on a small web: every step runs and says what it found, the
 /// real crawl fetches its pages, the table has a row per policy, the files are written, and
 /// a second run reuses the generated web from the cache.

@@ -1,12 +1,13 @@
 //! `crawlrank crawl`: a real, polite HTTP crawl in the order of a policy, resumable.
 
 use anyhow::{Context, Result};
-use crawlrank_crawler::{CrawlConfig, StopReason, StopSignals};
+use crawlrank_crawler::{CrawlConfig, Progress, StopReason, StopSignals};
 use crawlrank_frontier::PolicyKind;
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -73,6 +74,99 @@ pub struct Args {
     /// Do not write WARC files.
     #[arg(long)]
     pub no_warc: bool,
+    /// Write the crawl's counters to FILE about once a second and at the end: tab-separated,
+    /// a header line first (replaced at each run). For benchmarks and monitors, which cannot
+    /// open the state while the crawl holds it and see no progress line when output is piped.
+    #[arg(long, value_name = "FILE")]
+    pub progress_log: Option<PathBuf>,
+}
+
+/// The `--progress-log` file: one line of counters per interval, the last seen always
+/// written at the end. A failed write is reported once and ends the log, not the crawl.
+struct ProgressLog {
+    out: std::io::BufWriter<std::fs::File>,
+    path: PathBuf,
+    start: Instant,
+    last_written: Option<Instant>,
+    /// The latest progress not yet written.
+    pending: Option<Progress>,
+    failed: bool,
+}
+
+/// Time between two lines of the progress log.
+const PROGRESS_LOG_INTERVAL: Duration = Duration::from_secs(1);
+
+/// The progress log's columns, in order.
+const PROGRESS_LOG_HEADER: &str = "elapsed_s\tpages_this_run\tpages_total\tpages_per_sec\tfrontier\twaiting\tin_flight\tidle_connections\tfetch_limit\thosts\tdiscovered\terrors\tfd_shortages";
+
+impl ProgressLog {
+    fn create(path: &Path) -> Result<Self> {
+        let file = std::fs::File::create(path)
+            .with_context(|| format!("cannot create the progress log {}", path.display()))?;
+        let mut log = Self {
+            out: std::io::BufWriter::new(file),
+            path: path.to_path_buf(),
+            start: Instant::now(),
+            last_written: None,
+            pending: None,
+            failed: false,
+        };
+        log.write_line(PROGRESS_LOG_HEADER)
+            .with_context(|| format!("cannot write the progress log {}", path.display()))?;
+        Ok(log)
+    }
+
+    /// Writes one whole line and flushes it, so a reader never sees half a line for long.
+    fn write_line(&mut self, line: &str) -> std::io::Result<()> {
+        self.out.write_all(line.as_bytes())?;
+        self.out.write_all(b"\n")?;
+        self.out.flush()
+    }
+
+    /// Takes a progress report; writes it when the interval has passed since the last line.
+    fn record(&mut self, p: &Progress) {
+        let due = self
+            .last_written
+            .is_none_or(|t| t.elapsed() >= PROGRESS_LOG_INTERVAL);
+        self.pending = Some(p.clone());
+        if due {
+            self.flush_pending();
+        }
+    }
+
+    /// Writes the latest progress report if it was not written yet.
+    fn flush_pending(&mut self) {
+        let Some(p) = self.pending.take() else {
+            return;
+        };
+        if self.failed {
+            return;
+        }
+        self.last_written = Some(Instant::now());
+        let line = format!(
+            "{:.3}\t{}\t{}\t{:.1}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            self.start.elapsed().as_secs_f64(),
+            p.pages_this_run,
+            p.pages_total,
+            p.pages_per_sec,
+            p.frontier,
+            p.waiting,
+            p.in_flight,
+            p.idle_connections,
+            p.fetch_limit,
+            p.hosts,
+            p.discovered,
+            p.errors,
+            p.fd_shortages
+        );
+        if let Err(e) = self.write_line(&line) {
+            self.failed = true;
+            eprintln!(
+                "crawlrank: warning: cannot write the progress log {} ({e}); the crawl goes on without it",
+                self.path.display()
+            );
+        }
+    }
 }
 
 fn read_seeds(path: &PathBuf) -> Result<Vec<String>> {
@@ -137,11 +231,19 @@ pub fn run(args: Args) -> Result<()> {
     c.fetch.max_body = args.max_body;
     c.fetch.warc = !args.no_warc;
 
+    let mut log = args
+        .progress_log
+        .as_deref()
+        .map(ProgressLog::create)
+        .transpose()?;
     let stop = Arc::new(AtomicBool::new(false));
     stop_on_signals(stop.clone())?;
     let pb = crate::progress::bar(None, "pages");
     pb.set_prefix("crawl");
-    let report = crawlrank_crawler::crawl(&c, &stop, &mut |p| {
+    let result = crawlrank_crawler::crawl(&c, &stop, &mut |p| {
+        if let Some(log) = log.as_mut() {
+            log.record(p);
+        }
         pb.set_position(p.pages_this_run);
         pb.set_message(String::new());
         let short = if p.fd_shortages > 0 {
@@ -156,7 +258,12 @@ pub fn run(args: Args) -> Result<()> {
             "crawl {:.0} pages/s, frontier {}, waiting {}, in flight {}, idle connections {}, hosts {} ({} active), errors {}{short} |",
             p.pages_per_sec, p.frontier, p.waiting, p.in_flight, p.idle_connections, p.hosts, p.hosts_active, p.errors
         ));
-    })?;
+    });
+    // The last counters are logged even when the crawl failed: they show where it stood.
+    if let Some(log) = log.as_mut() {
+        log.flush_pending();
+    }
+    let report = result?;
     pb.finish_and_clear();
     let why = match report.stop {
         StopReason::Exhausted => "the frontier is empty",
