@@ -911,13 +911,13 @@ fn crawl_writes_a_progress_log() {
     let text = std::fs::read_to_string(&log).unwrap();
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
-    assert_eq!(header.len(), 13, "{text}");
+    assert_eq!(header.len(), 14, "{text}");
     assert_eq!(header[0], "elapsed_s");
     let rows: Vec<Vec<f64>> = lines
         .map(|l| l.split('\t').map(|c| c.parse().unwrap()).collect())
         .collect();
     assert!(
-        !rows.is_empty() && rows.iter().all(|r| r.len() == 13),
+        !rows.is_empty() && rows.iter().all(|r| r.len() == 14),
         "{text}"
     );
     let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
@@ -926,6 +926,7 @@ fn crawl_writes_a_progress_log() {
     assert_eq!(last[col("pages_this_run")], 30.0, "{text}");
     assert!(last[col("discovered")] >= 30.0, "{text}");
     assert_eq!(last[col("fd_shortages")], 0.0, "{text}");
+    assert!(last[col("hosts_active")] <= last[col("hosts")], "{text}");
 }
 
 /// The README's main command, on a small web: every step runs and says what it found, the

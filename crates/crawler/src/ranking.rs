@@ -31,7 +31,7 @@ pub const SNAPSHOT_INTERVAL: Duration = Duration::from_secs(30);
 /// When a running crawl rewrites its snapshots: every `K` crawled pages, and at least every
 /// [`SNAPSHOT_INTERVAL`] while pages are being crawled — but never sooner after the last
 /// one than [`SNAPSHOT_SHARE`] times what it took, so that a snapshot, which sorts and
-/// writes every URL, takes at most a tenth of a big crawl's time however big it grows.
+/// writes every URL, takes at most a twentieth of a big crawl's time however big it grows.
 #[derive(Debug, Clone)]
 pub struct SnapshotClock {
     every: u64,
@@ -42,7 +42,7 @@ pub struct SnapshotClock {
 }
 
 /// A snapshot waits at least this many times its own duration after the last one.
-pub const SNAPSHOT_SHARE: u32 = 9;
+pub const SNAPSHOT_SHARE: u32 = 19;
 
 impl SnapshotClock {
     /// A clock for snapshots every `every` pages, `crawled` pages having been crawled.

@@ -97,7 +97,7 @@ struct ProgressLog {
 const PROGRESS_LOG_INTERVAL: Duration = Duration::from_secs(1);
 
 /// The progress log's columns, in order.
-const PROGRESS_LOG_HEADER: &str = "elapsed_s\tpages_this_run\tpages_total\tpages_per_sec\tfrontier\twaiting\tin_flight\tidle_connections\tfetch_limit\thosts\tdiscovered\terrors\tfd_shortages";
+const PROGRESS_LOG_HEADER: &str = "elapsed_s\tpages_this_run\tpages_total\tpages_per_sec\tfrontier\twaiting\tin_flight\tidle_connections\tfetch_limit\thosts\tdiscovered\terrors\tfd_shortages\thosts_active";
 
 impl ProgressLog {
     fn create(path: &Path) -> Result<Self> {
@@ -144,7 +144,7 @@ impl ProgressLog {
         }
         self.last_written = Some(Instant::now());
         let line = format!(
-            "{:.3}\t{}\t{}\t{:.1}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            "{:.3}\t{}\t{}\t{:.1}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
             self.start.elapsed().as_secs_f64(),
             p.pages_this_run,
             p.pages_total,
@@ -157,7 +157,8 @@ impl ProgressLog {
             p.hosts,
             p.discovered,
             p.errors,
-            p.fd_shortages
+            p.fd_shortages,
+            p.hosts_active
         );
         if let Err(e) = self.write_line(&line) {
             self.failed = true;
