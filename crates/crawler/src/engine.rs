@@ -23,7 +23,7 @@ use crate::in_flight::{Done, InFlight, PageTicket};
 use crate::links;
 use crate::page::{Outcome, PageMeta, TransportFailure};
 use crate::politeness::{Scheduler, Waiting};
-use crate::ranking::{self, SnapshotClock, PAGE_MARKS_SNAPSHOT, RANKING_SNAPSHOT};
+use crate::ranking::{SnapshotClock, SnapshotJob, PAGE_MARKS_SNAPSHOT, RANKING_SNAPSHOT};
 use crate::resume;
 use crate::robots::{self, AfterFetch, HostRobots, RobotsRules, RobotsTable};
 use crate::stats::Stats;
@@ -228,6 +228,8 @@ struct Engine {
     /// snapshot's companion.
     page_meta: BTreeMap<PageId, PageMeta>,
     snapshots: SnapshotClock,
+    /// The ranking snapshot being written, if any.
+    snapshot_job: Option<SnapshotJob>,
     /// Pops and finished pages over all runs, pages finished in this run.
     popped: u64,
     crawled: u64,
@@ -351,6 +353,7 @@ impl Engine {
             warc,
             page_meta: loaded.pages.into_iter().collect(),
             snapshots: SnapshotClock::new(config.config.batch, replayed.crawled),
+            snapshot_job: None,
             popped: replayed.popped,
             crawled: replayed.crawled,
             pages_this_run: 0,
@@ -491,41 +494,71 @@ impl Engine {
         self.in_flight.fd_shortage(now);
     }
 
-    /// Writes the ranking snapshots; one that fails for want of file descriptors is counted
-    /// and tried again [`FD_RETRY`] later (with `wait`, right away, for at most
-    /// [`FD_WAIT_AT_END`]).
-    fn try_snapshot(&mut self, wait: bool) -> Result<()> {
+    /// Collects the ranking snapshot's thread if it is done (with `wait`, waits for it). A
+    /// success moves the snapshot clock; a failure for want of file descriptors is counted,
+    /// the next snapshot tried [`FD_RETRY`] later, and returned; another failure ends the
+    /// crawl.
+    fn collect_snapshot(&mut self, wait: bool) -> Result<Option<anyhow::Error>> {
+        let Some(job) = self.snapshot_job.take_if(|j| wait || j.is_finished()) else {
+            return Ok(None);
+        };
+        let (res, crawled, started) = job.join();
+        match res {
+            Ok(()) => {
+                self.snapshots.written(crawled, started);
+                Ok(None)
+            }
+            Err(e) if fds::is_exhaustion_anyhow(&e) => {
+                let now = Instant::now();
+                self.fd_shortage(now);
+                self.snapshot_not_before = now + FD_RETRY;
+                Ok(Some(e))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Starts a ranking snapshot when one is due and none is being written.
+    fn snapshot_if_due(&mut self) -> Result<()> {
+        self.collect_snapshot(false)?;
+        if self.snapshot_job.is_none()
+            && self.snapshots.due(self.crawled)
+            && Instant::now() >= self.snapshot_not_before
+        {
+            self.start_snapshot()?;
+        }
+        Ok(())
+    }
+
+    /// The last snapshot of a run, waited for; tried again while file descriptors are short,
+    /// for at most [`FD_WAIT_AT_END`].
+    fn final_snapshot(&mut self) -> Result<()> {
+        self.collect_snapshot(true)?;
         let deadline = Instant::now() + FD_WAIT_AT_END;
         loop {
-            let now = Instant::now();
-            if !wait && now < self.snapshot_not_before {
-                return Ok(());
-            }
-            match self.snapshot_ranking() {
-                Ok(()) => return Ok(()),
-                Err(e) if fds::is_exhaustion_anyhow(&e) && now < deadline => {
-                    self.fd_shortage(now);
-                    self.snapshot_not_before = now + FD_RETRY;
-                    if !wait {
-                        return Ok(());
-                    }
-                    std::thread::sleep(FD_RETRY);
-                }
-                Err(e) => return Err(e),
+            self.start_snapshot()?;
+            match self.collect_snapshot(true)? {
+                None => return Ok(()),
+                Some(e) if Instant::now() >= deadline => return Err(e),
+                Some(_) => std::thread::sleep(FD_RETRY),
             }
         }
     }
 
-    /// Writes the policy's current ranking of every URL, and the page marks, to the state's
-    /// snapshots ([`RANKING_SNAPSHOT`], [`PAGE_MARKS_SNAPSHOT`]), which `export --ranking`
-    /// reads while this crawl holds the state.
-    fn snapshot_ranking(&mut self) -> Result<()> {
-        let started = Instant::now();
+    /// Starts writing the policy's current ranking of every URL, and the page marks, to the
+    /// state's snapshots ([`RANKING_SNAPSHOT`], [`PAGE_MARKS_SNAPSHOT`]), which
+    /// `export --ranking` reads while this crawl holds the state. This thread only takes
+    /// each page's score (one pass); sorting, the URLs' lookups in the store and the writing
+    /// happen on the snapshot's own thread, while the crawl goes on.
+    fn start_snapshot(&mut self) -> Result<()> {
         let dir = &self.cfg.state_dir;
         let reader = self.store.url_reader()?;
-        let urls = &self.urls;
-        let url_of = |id: PageId| -> Result<Arc<str>> {
-            if let Some(u) = urls.unsaved_url(id) {
+        let (first_unsaved, unsaved) = self.urls.unsaved();
+        let url_of = move |id: PageId| -> Result<Arc<str>> {
+            if let Some(u) = id
+                .checked_sub(first_unsaved)
+                .and_then(|i| unsaved.get(i as usize))
+            {
                 return Ok(u.clone());
             }
             reader
@@ -533,16 +566,17 @@ impl Engine {
                 .map(Arc::from)
                 .with_context(|| format!("page {id} has no URL in the state"))
         };
-        ranking::write_page_marks(&dir.join(PAGE_MARKS_SNAPSHOT), &self.page_meta, url_of)?;
-        let frontier = &self.frontier;
-        let pages = self.urls.len();
-        ranking::write_ranking(
-            &dir.join(RANKING_SNAPSHOT),
-            pages,
-            |id| frontier.score(id),
+        let scores = (0..self.urls.len() as PageId)
+            .map(|id| self.frontier.score(id).unwrap_or(f64::NAN))
+            .collect();
+        self.snapshot_job = Some(SnapshotJob::spawn(
+            dir.join(RANKING_SNAPSHOT),
+            dir.join(PAGE_MARKS_SNAPSHOT),
+            scores,
+            self.page_meta.clone(),
+            self.crawled,
             url_of,
-        )?;
-        self.snapshots.written(self.crawled, started);
+        ));
         Ok(())
     }
 
@@ -884,9 +918,7 @@ impl Engine {
             // `dispatch` are committed with the next step (a pop lost in a crash is simply
             // replayed).
             let committed = self.commit()?;
-            if self.snapshots.due(self.crawled) {
-                self.try_snapshot(false)?;
-            }
+            self.snapshot_if_due()?;
             if stopping.is_none() && committed {
                 self.dispatch()?;
             }
@@ -904,7 +936,7 @@ impl Engine {
         };
         self.stats_dirty = true;
         self.commit_waiting()?;
-        self.try_snapshot(true)?;
+        self.final_snapshot()?;
         self.commit_waiting()?; // the shortages the snapshot may have counted
         progress(&self.progress(start));
         Ok(self.report(reason, start))

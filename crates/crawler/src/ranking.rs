@@ -16,6 +16,7 @@ use crawlrank_frontier::PageId;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The ranking snapshot a crawl keeps in its state directory, refreshed every `K` crawled
@@ -68,6 +69,61 @@ impl SnapshotClock {
         self.last = crawled;
         self.last_at = Instant::now();
         self.took = self.last_at - started;
+    }
+}
+
+/// A ranking snapshot being written by a thread of its own, so that the crawl goes on
+/// meanwhile: the engine hands it each page's score (8 bytes a page, `NaN` for the unscored:
+/// one pass over the frontier), the page marks and a URL lookup, and the thread sorts, looks
+/// the URLs up and writes both files ([`write_ranking`], [`write_page_marks`]).
+pub struct SnapshotJob {
+    thread: std::thread::JoinHandle<Result<()>>,
+    started: Instant,
+    /// Pages crawled when the scores were taken.
+    crawled: u64,
+}
+
+impl SnapshotJob {
+    /// Starts writing `ranking` and `marks_out` from `scores` (by page id) and `marks`.
+    pub fn spawn<U>(
+        ranking: PathBuf,
+        marks_out: PathBuf,
+        scores: Vec<f64>,
+        marks: BTreeMap<PageId, PageMeta>,
+        crawled: u64,
+        url_of: U,
+    ) -> Self
+    where
+        U: FnMut(PageId) -> Result<Arc<str>> + Send + 'static,
+    {
+        let started = Instant::now();
+        let thread = std::thread::spawn(move || {
+            let mut url_of = url_of;
+            write_page_marks(&marks_out, &marks, &mut url_of)?;
+            let score = |id: u32| Some(scores[id as usize]);
+            write_ranking(&ranking, scores.len(), score, url_of)?;
+            Ok(())
+        });
+        Self {
+            thread,
+            started,
+            crawled,
+        }
+    }
+
+    /// Whether the thread is done.
+    pub fn is_finished(&self) -> bool {
+        self.thread.is_finished()
+    }
+
+    /// Waits for the thread; its result, with the pages crawled when the scores were taken
+    /// and when it started (for [`SnapshotClock::written`]).
+    pub fn join(self) -> (Result<()>, u64, Instant) {
+        let res = match self.thread.join() {
+            Ok(res) => res,
+            Err(_) => Err(anyhow::anyhow!("the ranking snapshot's thread panicked")),
+        };
+        (res, self.crawled, self.started)
     }
 }
 

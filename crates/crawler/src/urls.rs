@@ -144,6 +144,12 @@ impl UrlTable {
         self.unsaved.get(i as usize)
     }
 
+    /// The URLs the store does not have yet, and the id of the first: for a reader that
+    /// outlives this moment (a ranking snapshot's thread).
+    pub fn unsaved(&self) -> (PageId, Vec<Arc<str>>) {
+        (self.unsaved_from, self.unsaved.clone())
+    }
+
     /// The store now has every URL interned so far: their strings are dropped.
     pub fn saved(&mut self) {
         self.unsaved.clear();
