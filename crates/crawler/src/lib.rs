@@ -5,7 +5,7 @@
 //! | module | job |
 //! |---|---|
 //! | [`engine`] | the crawl loop: one thread owning the parts below, in the order of the frontier's calls; `crawl` |
-//! | `urls` | the URL table: URL ↔ page id, page → host, per-host URL cap |
+//! | [`urls`] | the URL table: URL fingerprint → page id (the seen-set), page → host, per-host URL cap |
 //! | [`robots`] | robots.txt: rules, answers kept across runs, 24 h freshness, each host's robots.txt state |
 //! | `politeness` | the scheduler: per-host queues, one request in flight per host, delays, retries' backoff |
 //! | `in_flight` | the requests in flight: fetch tasks on the I/O runtime and the channel back; fewer for a while when file descriptors run short |
@@ -23,12 +23,12 @@
 //! | [`stats`] | counters |
 //! | [`signals`] | receiving Ctrl-C / SIGTERM for a front end (which decides what they do) |
 //!
-//! The modules not linked (`urls`, `politeness`, `in_flight`, `http`, `connections`, `fds`,
+//! The modules not linked (`politeness`, `in_flight`, `http`, `connections`, `fds`,
 //! `resume`) are the engine's parts, private to the crate.
 //!
 //! The files import each other one way only: `fds`, [`page`], [`links`] and [`signals`]
-//! import no other, [`warc`] only `fds`; `urls`, [`robots`], `politeness`, [`stats`],
-//! [`ranking`] and `http` only those (and `urls`); [`fetch`] and [`store`] build on
+//! import no other, [`warc`] only `fds`; [`urls`], [`robots`], `politeness`, [`stats`],
+//! [`ranking`] and `http` only those (and [`urls`]); [`fetch`] and [`store`] build on
 //! them, `connections` on `http`, `in_flight` on `connections` and [`fetch`], `resume` on
 //! [`store`]; [`engine`] and [`export`] come last, and neither imports the other (export's
 //! tests run the engine). No module prints or exits the process: errors are returned, and
@@ -60,7 +60,7 @@ pub mod robots;
 pub mod signals;
 pub mod stats;
 pub mod store;
-mod urls;
+pub mod urls;
 pub mod warc;
 
 pub use engine::{crawl, CrawlConfig, CrawlReport, Progress, StopReason};

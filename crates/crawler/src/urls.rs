@@ -172,6 +172,11 @@ impl UrlTable {
         self.fingerprints.len()
     }
 
+    /// Whether no URL was discovered.
+    pub fn is_empty(&self) -> bool {
+        self.fingerprints.is_empty()
+    }
+
     /// Hosts discovered.
     pub fn hosts(&self) -> usize {
         self.origins.len()

@@ -1,0 +1,98 @@
+//! The crawl's per-URL memory at a scale no test web reaches here: the engine's structures
+//! that grow with the URLs discovered — the URL table (fingerprints, seen-set, hosts) and the
+//! policy's frontier — driven as the engine drives them, without HTTP, until N URLs are
+//! discovered (default 10^8), printing the process's resident memory at each tenfold.
+//!
+//!   cargo run --release -p crawlrank-crawler --example memory_scale -- [URLS] [POLICY] [HOSTS]
+//!
+//! Each popped page links to 10 URLs: 4 new ones (the crawl discovers 4 URLs a page, about
+//! what generated webs and real crawls show) and 6 already known, drawn at random. A URL is
+//! `http://hH.test/pK` for the K-th URL, so a known one is written again from K (no string is
+//! kept, as in the engine). The URLs not committed are dropped every 1,000 pages, as the
+//! engine's commits drop them. What this leaves out: the fixed part (connections, the store's
+//! page cache, bodies in flight) and per-host robots.txt rules; docs/crawler.md, Resources.
+
+use crawlrank_crawler::urls::{Interned, UrlTable};
+use crawlrank_frontier::{Frontier, PageId, PolicyConfig, PolicyKind};
+
+/// `VmRSS` and `VmHWM` of this process in bytes (0 where `/proc` is absent).
+fn rss() -> (u64, u64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map_or(0, |kb| kb * 1024)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+fn url(k: u64, hosts: u64) -> String {
+    format!("http://h{}.test/p{k}", crawlrank_rng::mix64(k) % hosts)
+}
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let target: u64 = args.first().map_or(Ok(100_000_000), |a| a.parse())?;
+    let policy = PolicyKind::parse(args.get(1).map_or("fica", String::as_str))?;
+    let hosts: u64 = args.get(2).map_or(Ok(1_000_000), |a| a.parse())?;
+    let config = PolicyConfig::for_crawl(target / 4, target);
+    let mut frontier = Frontier::with_policy(policy, &config)?;
+    let mut table = UrlTable::new(u64::MAX);
+    let mut rng = crawlrank_rng::XorShift64::new(42);
+    let base = rss().0;
+    println!(
+        "{policy}, {hosts} hosts, up to {target} URLs; resident at start {} MiB",
+        base >> 20
+    );
+    println!("| URLs discovered | pages popped | frontier | RSS MiB | peak MiB | bytes per URL over the start |");
+    println!("|---:|---:|---:|---:|---:|---:|");
+    let Interned::New(seed) = table.intern(&url(0, hosts), true) else {
+        anyhow::bail!("the seed is not new");
+    };
+    frontier.seed(&[seed]);
+    let mut next_k = 1u64;
+    let mut popped = 0u64;
+    let mut report_at = 1_000_000u64.min(target);
+    let mut links: Vec<PageId> = Vec::with_capacity(10);
+    let started = std::time::Instant::now();
+    while let Some(page) = frontier.pop() {
+        popped += 1;
+        links.clear();
+        for i in 0..10 {
+            let k = if i < 4 && next_k < target {
+                next_k += 1;
+                next_k - 1
+            } else {
+                rng.next_u64() % next_k
+            };
+            match table.intern(&url(k, hosts), false) {
+                Interned::Known(id) | Interned::New(id) => links.push(id),
+                Interned::Capped => {}
+            }
+        }
+        frontier.on_crawled(page, &links);
+        if popped.is_multiple_of(1000) {
+            table.saved();
+        }
+        if table.len() as u64 >= report_at || next_k >= target && frontier.is_empty() {
+            let (now, peak) = rss();
+            println!(
+                "| {} | {} | {} | {} | {} | {:.1} |",
+                table.len(),
+                popped,
+                frontier.len(),
+                now >> 20,
+                peak >> 20,
+                now.saturating_sub(base) as f64 / table.len() as f64
+            );
+            if report_at >= target {
+                break;
+            }
+            report_at = (report_at * 10).min(target);
+        }
+    }
+    println!("{:.0} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
