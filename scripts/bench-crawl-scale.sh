@@ -171,7 +171,8 @@ alive() { [[ -r "/proc/$1/status" ]] && ! grep -q '^State:[[:space:]]*Z' "/proc/
 
 echo "elapsed_s,pages,pages_per_s,rss_mib,rss_peak_mib,sockets,fds,store_mib,redb_mib,discovered,frontier,fd_shortages" >"$CSV"
 # The progress log's last complete line: elapsed_s pages_this_run pages_total pages_per_sec
-# frontier waiting in_flight idle_connections fetch_limit hosts discovered errors fd_shortages.
+# frontier waiting in_flight idle_connections fetch_limit hosts discovered errors fd_shortages
+# (and hosts_active, and any column added after: only the first 13 are read).
 PEAK_RSS="?" # the crawl's VmHWM at its last sample
 LOG_T=0 PAGES_DONE=0 DISCOVERED=0 FRONTIER=0 SHORTAGES=0 PREV_LOG_T=0 PREV_PAGES=0
 read_progress() {
@@ -180,7 +181,7 @@ read_progress() {
     local -a f
     IFS=$'\t' read -r -a f <<<"$line" || true
     # A header, or a line being written: keep the last values.
-    ((${#f[@]} == 13)) || return 0
+    ((${#f[@]} >= 13)) || return 0
     [[ "${f[0]}" =~ ^[0-9.]+$ && "${f[2]}${f[10]}${f[4]}${f[12]}" =~ ^[0-9]+$ ]] || return 0
     LOG_T=${f[0]} PAGES_DONE=${f[2]} FRONTIER=${f[4]} DISCOVERED=${f[10]} SHORTAGES=${f[12]}
 }
