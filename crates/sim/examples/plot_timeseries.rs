@@ -262,20 +262,14 @@ fn draw(
     Ok(())
 }
 
-/// `1234567` as `1,234,567`.
+/// `1234567` as `1,234,567` (rounded; the graph crate's grouping, with a sign).
 fn thousands(v: f64) -> String {
-    let s = format!("{:.0}", v.round().abs());
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
+    let digits = crawlrank_graph::stats::thousands(v.round().abs() as u64);
+    if v.round() < 0.0 {
+        format!("-{digits}")
+    } else {
+        digits
     }
-    if v < 0.0 {
-        out.insert(0, '-');
-    }
-    out
 }
 
 /// The markdown table: the first sample at or after every `every` seconds, and the last.
