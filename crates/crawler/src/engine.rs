@@ -935,6 +935,10 @@ impl Engine {
             if stopping.is_none() && committed {
                 self.dispatch()?;
             }
+            // Hosts gone idle let go of their robots.txt rules (the store keeps the answer).
+            for host in self.sched.take_retired() {
+                self.robots.forget(host);
+            }
             if !committed {
                 std::thread::sleep(FD_RETRY);
             }

@@ -73,6 +73,8 @@ pub struct Scheduler {
     retiring: BTreeSet<(Instant, HostId)>,
     /// The delays of dropped hosts that had one of their own.
     own_delays: HashMap<HostId, Duration>,
+    /// Hosts dropped since the last [`take_retired`](Scheduler::take_retired).
+    retired: Vec<HostId>,
     waiting: usize,
 }
 
@@ -92,6 +94,12 @@ impl Scheduler {
             delay: own.remove(&host).unwrap_or(default),
             ..Host::default()
         })
+    }
+
+    /// The hosts forgotten since the last call (idle, their delay passed), so that their other
+    /// state can be let go too (the engine's robots.txt rules).
+    pub fn take_retired(&mut self) -> Vec<HostId> {
+        std::mem::take(&mut self.retired)
     }
 
     /// Hosts the scheduler holds an entry for: those with pages queued, a request in flight
@@ -177,6 +185,7 @@ impl Scheduler {
                 if h.delay != self.default_delay {
                     self.own_delays.insert(host, h.delay);
                 }
+                self.retired.push(host);
             }
         }
     }
@@ -388,6 +397,10 @@ mod tests {
         // Delay passed: all idle hosts forgotten but host 3, which has a page queued.
         s.advance(t0 + d);
         assert_eq!(s.hosts_tracked(), 1);
+        let retired = s.take_retired();
+        assert_eq!(retired.len(), 99);
+        assert!(!retired.contains(&3));
+        assert!(s.take_retired().is_empty());
         assert_eq!(s.next_ready(t0 + d).unwrap().2.page, 30);
         assert_eq!(s.delay(7), 5 * d, "a host's own delay outlives its entry");
         assert_eq!(s.delay(8), d);

@@ -145,8 +145,14 @@ struct HostState {
     /// Set with `rules` (then `Unreachable`) when the failure gives the host up.
     failed: Option<TransportFailure>,
     /// Whether the answer an earlier run stored was looked for (once per host and run, and
-    /// again after the rules expire).
+    /// again after the rules expire or are forgotten).
     consulted: bool,
+    /// Whether the rules were let go while the host was idle ([`RobotsTable::forget`]): the
+    /// store's answer, read again at the next lookup, is then this run's, not an earlier
+    /// run's.
+    forgotten: bool,
+    /// Whether the rules come from an answer the store keeps (so they may be forgotten).
+    stored: bool,
 }
 
 /// Every host's robots.txt state during a crawl, by host id.
@@ -205,15 +211,36 @@ impl RobotsTable {
             return HostRobots::Unknown;
         }
         h.consulted = true;
+        let reloaded = std::mem::take(&mut h.forgotten);
         match stored() {
             Some(s) if fresh(s.fetched_at, now) => {
                 let rules = robots_rules(&self.agent, &s.answer);
                 let h = self.host(host);
                 h.rules = Some(rules.clone());
                 h.fetched_at = s.fetched_at;
-                HostRobots::StoredRules(rules)
+                h.stored = true;
+                if reloaded {
+                    HostRobots::Rules(rules)
+                } else {
+                    HostRobots::StoredRules(rules)
+                }
             }
             _ => HostRobots::Unknown,
+        }
+    }
+
+    /// Lets go of the parsed rules of `host`, idle for now, when the store keeps the answer
+    /// they come from: the next [`lookup`](Self::lookup) reads and parses it again (as
+    /// [`HostRobots::Rules`]: it is this run's answer). So the rules in memory are those of
+    /// the hosts being crawled, not of every host contacted. Rules the store does not keep
+    /// (a failure, or an answer not committed yet) stay.
+    pub fn forget(&mut self, host: HostId) {
+        if let Some(h) = self.hosts.get_mut(host as usize) {
+            if h.rules.is_some() && h.stored && h.failed.is_none() {
+                h.rules = None;
+                h.consulted = false;
+                h.forgotten = true;
+            }
         }
     }
 
@@ -239,6 +266,7 @@ impl RobotsTable {
         h.failed = failure.filter(|f| !f.retryable());
         h.rules = Some(rules.clone());
         h.fetched_at = now;
+        h.stored = answer.is_some();
         AfterFetch::Settled {
             rules,
             keep: answer.map(|answer| StoredRobots {
@@ -384,5 +412,39 @@ mod tests {
             t.lookup(0, now - 60 + MAX_AGE, from("http://a.test")),
             HostRobots::Unknown
         ));
+    }
+
+    #[test]
+    fn forgotten_rules_are_read_again_from_the_store_as_this_runs() {
+        let now = 1_700_000_000;
+        let text = "User-agent: *\nDisallow: /x\n";
+        let kept = StoredRobots {
+            fetched_at: now,
+            answer: body(text),
+        };
+        let mut t = RobotsTable::new("crawlrank", 0);
+        let rules = robots_rules("crawlrank", &body(text));
+        t.fetched(0, rules, Some(body(text)), None, now);
+        t.fetched(1, RobotsRules::Unreachable, None, None, now);
+        t.forget(0);
+        t.forget(1);
+        t.forget(9);
+        // Host 0 reads the store again, as rules in force (not an earlier run's answer).
+        let HostRobots::Rules(r) = t.lookup(0, now + 1, || Some(kept.clone())) else {
+            panic!("reloaded")
+        };
+        assert!(!r.allowed("http://a.test/x/1") && r.allowed("http://a.test/y"));
+        assert!(matches!(
+            t.lookup(0, now + 2, || panic!("in memory again")),
+            HostRobots::Rules(_)
+        ));
+        // A failure is never stored, so never forgotten.
+        assert!(matches!(
+            t.lookup(1, now + 1, || panic!("kept in memory")),
+            HostRobots::Rules(_)
+        ));
+        // Forgotten, and the store lost it: fetched again.
+        t.forget(0);
+        assert!(matches!(t.lookup(0, now + 3, || None), HostRobots::Unknown));
     }
 }
