@@ -240,23 +240,7 @@ fn draw(
             .x_label_formatter(&x_format)
             .light_line_style(WHITE.mix(0.0))
             .draw()?;
-        for (i, (legend, pts)) in series.into_iter().enumerate() {
-            let color = Palette99::pick(i).to_rgba();
-            chart
-                .draw_series(LineSeries::new(pts, color.stroke_width(2)))?
-                .label(legend)
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-                });
-        }
-        if lines.len() > 1 {
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .position(SeriesLabelPosition::LowerRight)
-                .draw()?;
-        }
+        crawlrank_sim::report::draw_lines(&mut chart, series, lines.len() > 1)?;
     }
     root.present()?;
     Ok(())

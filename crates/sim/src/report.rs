@@ -8,6 +8,7 @@ use crate::measures::{Measures, POINTS};
 use crate::run::PolicyRun;
 use anyhow::{Context, Result};
 use crawlrank_graph::atomic::write_file;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use std::io::Write;
 use std::path::Path;
@@ -237,22 +238,43 @@ fn draw(
         .x_desc("% of reachable pages crawled")
         .y_desc(y_label)
         .draw()?;
-    for (i, (name, ys)) in series.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
+    let lines = series.iter().map(|(name, ys)| {
         let points = ys.iter().enumerate().map(|(j, &y)| ((j + 1) as f64, y));
+        (name.as_str(), points.collect())
+    });
+    draw_lines(&mut chart, lines, true)?;
+    root.present()?;
+    Ok(())
+}
+
+/// An SVG chart with f64 axes, as this crate's plots (and the time-series plot of
+/// `examples/plot_timeseries.rs`) draw them.
+pub type SvgChart<'a, 'b> =
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// Draws one line per `(legend, points)` into `chart`, in the palette's colours, and with
+/// `legend` a box of their names in the lower right corner.
+pub fn draw_lines<'a, 'b: 'a, S: Into<String>>(
+    chart: &mut SvgChart<'a, 'b>,
+    series: impl IntoIterator<Item = (S, Vec<(f64, f64)>)>,
+    legend: bool,
+) -> Result<(), Box<dyn std::error::Error>> {
+    for (i, (name, points)) in series.into_iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
         chart
             .draw_series(LineSeries::new(points, color.stroke_width(2)))?
-            .label(name.as_str())
+            .label(name)
             .legend(move |(x, y)| {
                 PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
             });
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::LowerRight)
-        .draw()?;
-    root.present()?;
+    if legend {
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::LowerRight)
+            .draw()?;
+    }
     Ok(())
 }
