@@ -314,6 +314,21 @@ fn release_free_memory() {
     }
 }
 
+/// The URL of page `id`: `unsaved` when discovered since the last commit, else what `stored`
+/// reads from the store; a page with neither is an error (the state lost it).
+fn url_of(
+    id: PageId,
+    unsaved: Option<&Arc<str>>,
+    stored: impl FnOnce(PageId) -> Result<Option<String>>,
+) -> Result<Arc<str>> {
+    if let Some(u) = unsaved {
+        return Ok(u.clone());
+    }
+    stored(id)?
+        .map(Arc::from)
+        .with_context(|| format!("page {id} has no URL in the state"))
+}
+
 /// The URL table of the URLs in the store (read one at a time: none is kept), whose hosts
 /// take at most `max_per_host` URLs from now on.
 fn load_urls(store: &Store, loaded: &Loaded, max_per_host: u64) -> Result<UrlTable> {
@@ -566,19 +581,8 @@ impl Engine {
     fn start_snapshot(&mut self) -> Result<()> {
         let dir = &self.cfg.state_dir;
         let reader = self.store.url_reader()?;
-        let (first_unsaved, unsaved) = self.urls.unsaved();
-        let url_of = move |id: PageId| -> Result<Arc<str>> {
-            if let Some(u) = id
-                .checked_sub(first_unsaved)
-                .and_then(|i| unsaved.get(i as usize))
-            {
-                return Ok(u.clone());
-            }
-            reader
-                .get(id)?
-                .map(Arc::from)
-                .with_context(|| format!("page {id} has no URL in the state"))
-        };
+        let unsaved = self.urls.unsaved();
+        let url_of = move |id: PageId| url_of(id, unsaved.get(id), |id| reader.get(id));
         let scores = (0..self.urls.len() as PageId)
             .map(|id| self.frontier.score(id).unwrap_or(f64::NAN))
             .collect();
@@ -596,13 +600,7 @@ impl Engine {
     /// The URL of page `id`: from the URL table when discovered since the last commit, else
     /// from the store.
     fn url_of(&self, id: PageId) -> Result<Arc<str>> {
-        if let Some(u) = self.urls.unsaved_url(id) {
-            return Ok(u.clone());
-        }
-        self.store
-            .url(id)?
-            .map(Arc::from)
-            .with_context(|| format!("page {id} has no URL in the state"))
+        url_of(id, self.urls.unsaved_url(id), |id| self.store.url(id))
     }
 
     fn max_pages_reached(&self) -> bool {
@@ -637,7 +635,8 @@ impl Engine {
             .crawl_delay()
             .unwrap_or_default()
             .min(self.cfg.max_crawl_delay);
-        self.sched.set_delay(host, self.cfg.delay.max(crawl_delay));
+        let delay = self.cfg.delay.max(crawl_delay);
+        self.sched.set_delay(host, delay, Instant::now());
     }
 
     /// Where `host` stands with its robots.txt; rules an earlier run stored are counted, and

@@ -130,13 +130,10 @@ impl Scheduler {
         self.hosts.get(&host).is_some_and(|h| !h.queue.is_empty())
     }
 
-    /// Sets the delay between two requests to `host` (from the next request on).
-    pub fn set_delay(&mut self, host: HostId, delay: Duration) {
+    /// Sets the delay between two requests to `host` (from the next request on), at `now`.
+    pub fn set_delay(&mut self, host: HostId, delay: Duration, now: Instant) {
         self.host(host).delay = delay;
-        // Listed as retiring if it has nothing to do.
-        if self.hosts[&host].listed.is_none() && self.hosts[&host].retires.is_none() {
-            self.relist_at(host, None);
-        }
+        self.relist(host, now);
     }
 
     /// Queues a page popped with sequence number `seq`.
@@ -217,12 +214,6 @@ impl Scheduler {
 
     /// Recomputes where `host` is listed.
     fn relist(&mut self, host: HostId, now: Instant) {
-        self.relist_at(host, Some(now));
-    }
-
-    /// [`relist`](Self::relist); without a time, only the retiring list is updated (for a
-    /// host known to have nothing queued).
-    fn relist_at(&mut self, host: HostId, now: Option<Instant>) {
         let Some(h) = self.hosts.get_mut(&host) else {
             return;
         };
@@ -231,19 +222,10 @@ impl Scheduler {
         }
         if !h.busy && h.queue.is_empty() {
             // Nothing to do: forgotten once its delay since the last request has passed.
-            let t = match (h.next_ready, now) {
-                (Some(t), Some(now)) => t.max(now),
-                (Some(t), None) => t,
-                (None, Some(now)) => now,
-                // A host given a delay before any request: kept until its first page comes.
-                (None, None) => return,
-            };
+            let t = h.next_ready.map_or(now, |t| t.max(now));
             h.retires = Some(t);
             self.retiring.insert((t, host));
         }
-        let Some(now) = now else {
-            return;
-        };
         match h.listed.take() {
             Some(Listed::Ready(s)) => {
                 self.ready.remove(&(s, host));
@@ -320,7 +302,7 @@ mod tests {
         let t0 = Instant::now();
         let d = Duration::from_millis(100);
         let mut s = Scheduler::default();
-        s.set_delay(1, d);
+        s.set_delay(1, d, t0);
         s.start(1, t0);
         s.push(1, 0, w(5), t0);
         assert!(s.next_ready(t0).is_none());
@@ -369,7 +351,7 @@ mod tests {
         s.finish(1, t0);
         s.push(1, 0, w(5), t0);
         assert_eq!(s.next_timer(), Some(t0 + d));
-        s.set_delay(2, 3 * d);
+        s.set_delay(2, 3 * d, t0);
         s.start(2, t0);
         s.finish(2, t0);
         s.push(2, 1, w(6), t0);
@@ -387,7 +369,7 @@ mod tests {
             s.start(host, t0);
             s.finish(host, t0);
         }
-        s.set_delay(7, 5 * d);
+        s.set_delay(7, 5 * d, t0);
         assert_eq!(s.hosts_tracked(), 100);
         // Their delay still runs: kept, and a new page of host 3 waits for it.
         s.advance(t0 + d / 2);

@@ -60,9 +60,24 @@ pub struct UrlTable {
     /// URLs per host, by host id.
     host_urls: Vec<u64>,
     max_per_host: u64,
-    /// The URLs of pages `unsaved_from..`, which the store does not have yet.
-    unsaved: Vec<Arc<str>>,
-    unsaved_from: PageId,
+    /// The URLs the store does not have yet.
+    unsaved: UnsavedUrls,
+}
+
+/// The URLs of pages `first..`, discovered since the last commit: the store does not have
+/// them yet, so whoever looks a page's URL up asks these first.
+#[derive(Debug, Clone, Default)]
+pub struct UnsavedUrls {
+    first: PageId,
+    urls: Vec<Arc<str>>,
+}
+
+impl UnsavedUrls {
+    /// The URL of page `id` if it is one of these.
+    pub fn get(&self, id: PageId) -> Option<&Arc<str>> {
+        let i = id.checked_sub(self.first)?;
+        self.urls.get(i as usize)
+    }
 }
 
 impl UrlTable {
@@ -76,8 +91,7 @@ impl UrlTable {
             host_index: HashMap::new(),
             host_urls: Vec::new(),
             max_per_host,
-            unsaved: Vec::new(),
-            unsaved_from: 0,
+            unsaved: UnsavedUrls::default(),
         }
     }
 
@@ -86,7 +100,7 @@ impl UrlTable {
     pub fn load(&mut self, url: &str) {
         let origin = links::host_key(url).unwrap_or_default();
         self.add(url, &origin);
-        self.unsaved_from = self.fingerprints.len() as PageId;
+        self.unsaved.first = self.fingerprints.len() as PageId;
     }
 
     /// The id of `url`, giving it a new one when unseen. With `force` (seeds) the per-host
@@ -105,7 +119,7 @@ impl UrlTable {
             }
         }
         let id = self.add(url, &origin);
-        self.unsaved.push(url.into());
+        self.unsaved.urls.push(url.into());
         Interned::New(id)
     }
 
@@ -140,21 +154,20 @@ impl UrlTable {
     /// The URL of page `id` when the store does not have it yet (discovered since the last
     /// [`saved`](Self::saved)); `None` for the others, which the store has.
     pub fn unsaved_url(&self, id: PageId) -> Option<&Arc<str>> {
-        let i = id.checked_sub(self.unsaved_from)?;
-        self.unsaved.get(i as usize)
+        self.unsaved.get(id)
     }
 
     /// The URLs the store does not have yet, and the id of the first: for a reader that
     /// outlives this moment (a ranking snapshot's thread).
-    pub fn unsaved(&self) -> (PageId, Vec<Arc<str>>) {
-        (self.unsaved_from, self.unsaved.clone())
+    pub fn unsaved(&self) -> UnsavedUrls {
+        self.unsaved.clone()
     }
 
     /// The store now has every URL interned so far: their strings are dropped.
     pub fn saved(&mut self) {
-        self.unsaved.clear();
-        self.unsaved.shrink_to(1024);
-        self.unsaved_from = self.fingerprints.len() as PageId;
+        self.unsaved.urls.clear();
+        self.unsaved.urls.shrink_to(1024);
+        self.unsaved.first = self.fingerprints.len() as PageId;
     }
 
     /// The host of page `id`.
