@@ -1,19 +1,24 @@
-//! HITS hubs and authorities (docs/algorithms.md §5), the ranking the community-seeds method extracts
-//! bipartite cores from.
+//! HITS hubs and authorities (docs/algorithms.md §5 and §7.2), the ranking the community-seeds
+//! method extracts bipartite cores from.
 //!
-//! Each iteration computes `h = A·a` (a hub is as good as the authorities it links to) and
-//! then `a = Aᵀ·h` with the new hubs (an authority is as good as the hubs linking to it), and
-//! normalises each vector to unit **L2** norm, as in Kleinberg's original formulation: the
-//! iteration is the power method on `AAᵀ` and `AᵀA`, and L2 normalisation is what makes the
-//! limit their principal unit eigenvectors. Only the order of the scores matters to the seed
-//! extraction, and it is the same under any normalisation. The authority vector starts
-//! uniform.
+//! Kleinberg's order: each iteration computes `a = Aᵀ·h` (an authority is as good as the hubs
+//! linking to it), then `h = A·a` with the new authorities (a hub is as good as the authorities it
+//! links to), and normalises each vector to unit **L2** norm: the iteration is the power method on
+//! `AᵀA` and `AAᵀ`, and L2 normalisation is what makes the limits their principal unit
+//! eigenvectors. The hub vector starts at `h = 1` (scaled to unit norm).
 //!
-//! Both products are computed by pulling — `h` over the graph's successor lists, `a` over the
-//! transpose's — so each page is written by one thread only and no atomics are needed.
+//! [`hits_masked`] serves the seed extraction, which removes pages round after round: a removed
+//! page keeps score 0, which is exactly removing it with all its arcs (an arc from a removed hub
+//! adds `h = 0`, an arc into a removed authority adds `a = 0`), so the graph is never rebuilt. It
+//! also starts from given vectors (a warm start from the last round).
+//!
+//! Both products are computed by pulling — `a` over the transpose's successor lists, `h` over the
+//! graph's — so each page is written by one thread only and no atomics are needed.
 //!
 //! A page of a graph without arcs has hub and authority 0 (the products vanish and the
-//! normalisation leaves the zero vector alone).
+//! normalisation leaves the zero vector alone). Values below [`FLUSH_BELOW`] after a
+//! normalisation are set to 0: they carry no ranking information a double can use, and
+//! subnormal arithmetic is a hundred times slower.
 
 use anyhow::{ensure, Result};
 use crawlrank_graph::Csr;
@@ -21,6 +26,9 @@ use rayon::prelude::*;
 
 /// Pages per parallel task: enough work to amortise scheduling.
 const GRAIN: usize = 4096;
+
+/// Scores below this (after normalisation to unit norm) are flushed to 0.
+pub const FLUSH_BELOW: f64 = 1e-280;
 
 /// How long to iterate.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,8 +61,23 @@ pub struct HitsResult {
     pub l1_change: f64,
 }
 
-/// HITS of `graph`, whose transpose is `transpose`.
+/// HITS of `graph`, whose transpose is `transpose`, from `h = 1`.
 pub fn hits(graph: &Csr, transpose: &Csr, config: &HitsConfig) -> Result<HitsResult> {
+    let n = graph.num_nodes();
+    let start = vec![1.0; n];
+    hits_masked(graph, transpose, config, None, start)
+}
+
+/// HITS of `graph` without the pages marked in `removed` (and their arcs), starting from the hub
+/// vector `hubs` (any non-negative scale; removed pages are zeroed). Used warm, with the last
+/// round's hubs, by the seed extraction.
+pub fn hits_masked(
+    graph: &Csr,
+    transpose: &Csr,
+    config: &HitsConfig,
+    removed: Option<&[bool]>,
+    mut hubs: Vec<f64>,
+) -> Result<HitsResult> {
     let n = graph.num_nodes();
     ensure!(
         transpose.num_nodes() == n && transpose.num_arcs() == graph.num_arcs(),
@@ -63,22 +86,44 @@ pub fn hits(graph: &Csr, transpose: &Csr, config: &HitsConfig) -> Result<HitsRes
         transpose.num_arcs(),
         graph.num_arcs()
     );
+    ensure!(
+        hubs.len() == n,
+        "the starting hub vector has {} entries for {n} pages",
+        hubs.len()
+    );
+    if let Some(r) = removed {
+        ensure!(
+            r.len() == n,
+            "the removal mask has {} entries for {n} pages",
+            r.len()
+        );
+    }
     if let Some(t) = config.tolerance {
         ensure!(t >= 0.0, "the HITS tolerance must be non-negative, got {t}");
     }
-    let mut hubs = vec![0.0; n];
-    let mut authorities = if n == 0 {
-        Vec::new()
-    } else {
-        vec![1.0 / (n as f64).sqrt(); n]
-    };
+    ensure!(
+        hubs.iter().all(|v| v.is_finite() && *v >= 0.0),
+        "the starting hub vector must be finite and non-negative"
+    );
+    if let Some(r) = removed {
+        hubs.par_iter_mut()
+            .zip(r.par_iter())
+            .with_min_len(GRAIN)
+            .for_each(|(h, &gone)| {
+                if gone {
+                    *h = 0.0
+                }
+            });
+    }
+    normalise(&mut hubs);
+    let mut authorities = vec![0.0; n];
     let mut next_hubs = vec![0.0; n];
     let mut next_auth = vec![0.0; n];
     let mut iterations = 0;
     let mut l1_change = 0.0;
     while iterations < config.iterations {
-        multiply(graph, &authorities, &mut next_hubs);
-        multiply(transpose, &next_hubs, &mut next_auth);
+        multiply(transpose, &hubs, removed, &mut next_auth);
+        multiply(graph, &next_auth, removed, &mut next_hubs);
         let dh = l1_distance(&hubs, &next_hubs);
         let da = l1_distance(&authorities, &next_auth);
         std::mem::swap(&mut hubs, &mut next_hubs);
@@ -89,6 +134,10 @@ pub fn hits(graph: &Csr, transpose: &Csr, config: &HitsConfig) -> Result<HitsRes
             break;
         }
     }
+    if iterations == 0 {
+        // No iteration asked for: the authorities of the starting hubs, so both vectors agree.
+        multiply(transpose, &hubs, removed, &mut authorities);
+    }
     Ok(HitsResult {
         hubs,
         authorities,
@@ -97,23 +146,39 @@ pub fn hits(graph: &Csr, transpose: &Csr, config: &HitsConfig) -> Result<HitsRes
     })
 }
 
-/// `out[i] = Σ_{j ∈ successors(i)} x[j]`, then `out` scaled to unit L2 norm.
-fn multiply(g: &Csr, x: &[f64], out: &mut [f64]) {
+/// `out[i] = Σ_{j ∈ successors(i)} x[j]` (0 for removed pages), then `out` scaled to unit L2
+/// norm.
+fn multiply(g: &Csr, x: &[f64], removed: Option<&[bool]>, out: &mut [f64]) {
     out.par_iter_mut()
         .enumerate()
         .with_min_len(GRAIN)
-        .for_each(|(i, o)| *o = g.successors(i).iter().map(|&j| x[j as usize]).sum());
-    let norm = out
+        .for_each(|(i, o)| {
+            *o = if removed.is_some_and(|r| r[i]) {
+                0.0
+            } else {
+                g.successors(i).iter().map(|&j| x[j as usize]).sum()
+            }
+        });
+    normalise(out);
+}
+
+/// Scales `v` to unit L2 norm (the zero vector stays) and flushes what falls below
+/// [`FLUSH_BELOW`].
+fn normalise(v: &mut [f64]) {
+    let norm = v
         .par_iter()
         .with_min_len(GRAIN)
-        .map(|v| v * v)
+        .map(|x| x * x)
         .sum::<f64>()
         .sqrt();
     if norm > 0.0 {
         let inv = 1.0 / norm;
-        out.par_iter_mut()
-            .with_min_len(GRAIN)
-            .for_each(|v| *v *= inv);
+        v.par_iter_mut().with_min_len(GRAIN).for_each(|x| {
+            *x *= inv;
+            if *x < FLUSH_BELOW {
+                *x = 0.0;
+            }
+        });
     }
 }
 
@@ -184,5 +249,59 @@ mod tests {
         let r = hits(&arcless, &arcless, &HitsConfig::default()).unwrap();
         assert_eq!(r.hubs, vec![0.0; 3]);
         assert!(hits(&g, &arcless, &HitsConfig::default()).is_err());
+    }
+    #[test]
+    fn masking_a_page_removes_it_with_its_arcs() {
+        // K_{2,3} (hubs 0, 1; authorities 2, 3, 4) beside K_{1,2} (hub 5; authorities 6, 7):
+        // with hub 0 and hub 1 removed, the small core is all that is left.
+        let mut arcs = vec![(5, 6), (5, 7)];
+        for h in 0..2 {
+            for a in 2..5 {
+                arcs.push((h, a));
+            }
+        }
+        let g = SmallGraph::new(8, arcs).csr();
+        let t = g.transpose();
+        let mut removed = vec![false; 8];
+        removed[0] = true;
+        removed[1] = true;
+        let r = hits_masked(&g, &t, &HitsConfig::default(), Some(&removed), vec![1.0; 8]).unwrap();
+        assert_eq!(&r.hubs[..5], &[0.0; 5]);
+        assert_eq!(&r.authorities[..5], &[0.0; 5]);
+        assert!((r.hubs[5] - 1.0).abs() < 1e-12);
+        assert!((r.authorities[6] - 0.5f64.sqrt()).abs() < 1e-12);
+        // The same as HITS of the graph rebuilt without them.
+        let rebuilt = SmallGraph::new(8, vec![(5, 6), (5, 7)]).csr();
+        let plain = hits(&rebuilt, &rebuilt.transpose(), &HitsConfig::default()).unwrap();
+        assert_eq!(plain.hubs, r.hubs);
+        assert_eq!(plain.authorities, r.authorities);
+        // A warm start from the answer stays there; a bad start is an error.
+        let warm = hits_masked(
+            &g,
+            &t,
+            &HitsConfig::default(),
+            Some(&removed),
+            r.hubs.clone(),
+        );
+        assert_eq!(warm.unwrap().hubs, r.hubs);
+        assert!(hits_masked(&g, &t, &HitsConfig::default(), None, vec![1.0; 3]).is_err());
+        assert!(hits_masked(&g, &t, &HitsConfig::default(), None, vec![-1.0; 8]).is_err());
+    }
+
+    #[test]
+    fn kleinberg_order_updates_authorities_first() {
+        // One iteration from h = 1 on 0 → 1, 0 → 2, 3 → 2: a = Aᵀh = (0, 1, 2, 0)/√5, then
+        // h = A·a = (3, 0, 0, 2)/√13.
+        let g = SmallGraph::new(4, vec![(0, 1), (0, 2), (3, 2)]).csr();
+        let cfg = HitsConfig {
+            iterations: 1,
+            tolerance: None,
+        };
+        let r = hits(&g, &g.transpose(), &cfg).unwrap();
+        let s5 = 5f64.sqrt();
+        let s13 = 13f64.sqrt();
+        let close = |x: &[f64], y: &[f64]| x.iter().zip(y).all(|(a, b)| (a - b).abs() < 1e-15);
+        assert!(close(&r.authorities, &[0.0, 1.0 / s5, 2.0 / s5, 0.0]));
+        assert!(close(&r.hubs, &[3.0 / s13, 0.0, 0.0, 2.0 / s13]));
     }
 }

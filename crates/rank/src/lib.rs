@@ -24,7 +24,7 @@ pub mod kendall;
 pub mod pagerank;
 pub mod top;
 
-pub use hits::{hits, HitsConfig, HitsResult};
+pub use hits::{hits, hits_masked, HitsConfig, HitsResult};
 pub use indegree::indegree;
 pub use kendall::kendall_tau_b;
 pub use pagerank::{outdegrees, pagerank, pagerank_from, PageRank, PageRankConfig, PageRankResult};

@@ -1,0 +1,350 @@
+//! One bipartite core from HITS scores (docs/algorithms.md §5; the paper's Figs. 1 and 2).
+//!
+//! A core is a set of hubs `H` and a disjoint set of authorities `A` grown from the best
+//! authority: hubs are taken among the pages linking into `A`, authorities among the pages
+//! linked from `H`, always the best remaining candidate by score (ties: smaller id). Two rules
+//! say when to stop ([`CoreRule`]):
+//!
+//! - **cover density** (Fig. 2): `A = {best authority}`, `H = {best hub linking to it}`; each
+//!   iteration tries the best hub candidate and keeps it only if
+//!   `CD = 100·|E(H,A)| / (|H|·|A|)` stays at or above the bound, then the same for the best
+//!   authority candidate; it stops when an iteration keeps neither, or `|H|` reaches the cap.
+//!   A candidate that was tried and refused is not tried again in this core (*choice*: with the
+//!   default bound of 100, a hub that misses one authority of `A` misses it for good, since `A`
+//!   only grows).
+//! - **fixed size** (Fig. 1): `A = {best authority}`, `H = ∅`; while `|H| + |A| < size`, add the
+//!   `new_members` best hub candidates, then the `new_members` best authority candidates; stop
+//!   early when an iteration adds nothing. As in the paper's loop, the last iteration may
+//!   overshoot `size` by up to `2·new_members − 1`.
+//!
+//! Candidates live in two max-heaps filled as members join (the in-neighbours of a new authority
+//! become hub candidates, the out-neighbours of a new hub authority candidates), so a core costs
+//! the degrees of its members, not a pass over the graph. Arcs from or to removed pages do not
+//! count: the caller's `removed` mask is the graph after the earlier rounds.
+
+use crawlrank_graph::Csr;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+/// How a core grows and when it stops.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CoreRule {
+    /// Fig. 2: grow while the cover density stays at or above `min_density` (in (0, 100]), with
+    /// at most `max_hubs` hubs.
+    CoverDensity {
+        /// The lowest cover density a core may have, in percent.
+        min_density: f64,
+        /// The most hubs a core may have (the paper capped UK-2002's at 999).
+        max_hubs: usize,
+    },
+    /// Fig. 1: grow `new_members` hubs and authorities at a time until the core has at least
+    /// `size` pages.
+    FixedSize {
+        /// `BipartiteCoreSize`: the size `|H| + |A|` to reach.
+        size: usize,
+        /// `NewMemberCount`: hubs (and then authorities) added per iteration.
+        new_members: usize,
+    },
+}
+
+/// One extracted core and its seed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Core {
+    /// The hubs, in the order they joined.
+    pub hubs: Vec<u32>,
+    /// The authorities, in the order they joined (the first is the best authority).
+    pub authorities: Vec<u32>,
+    /// `|E(H, A)|`: the arcs from the hubs to the authorities (of the graph the core was found
+    /// in, so after pruning and without removed pages).
+    pub arcs: u64,
+    /// The seed: the core's best hub by hub score (ties: smaller id), if it has a hub.
+    pub seed: Option<u32>,
+}
+
+impl Core {
+    /// `100·|E(H,A)| / (|H|·|A|)`, or 0 for a core without hubs.
+    pub fn cover_density(&self) -> f64 {
+        let pairs = self.hubs.len() as f64 * self.authorities.len() as f64;
+        if pairs == 0.0 {
+            0.0
+        } else {
+            100.0 * self.arcs as f64 / pairs
+        }
+    }
+
+    /// Every page of the core, hubs first.
+    pub fn pages(&self) -> impl Iterator<Item = u32> + '_ {
+        self.hubs.iter().chain(&self.authorities).copied()
+    }
+}
+
+/// A candidate in a heap: best score first, then smaller id.
+#[derive(Debug, Clone, Copy)]
+struct Candidate {
+    score: f64,
+    page: u32,
+}
+
+impl Ord for Candidate {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.score
+            .total_cmp(&other.score)
+            .then_with(|| other.page.cmp(&self.page))
+    }
+}
+
+impl PartialOrd for Candidate {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Candidate {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Candidate {}
+
+// Per-page flags of the core being built.
+const HUB: u8 = 1;
+const AUTH: u8 = 2;
+const HUB_CANDIDATE: u8 = 4;
+const AUTH_CANDIDATE: u8 = 8;
+
+/// Builds cores of one graph (and its transpose), reusing its per-page marks: starting a core
+/// costs the pages the last one touched, not the graph's size.
+#[derive(Debug)]
+pub struct CoreBuilder {
+    flags: Vec<u8>,
+    touched: Vec<u32>,
+    hub_heap: BinaryHeap<Candidate>,
+    auth_heap: BinaryHeap<Candidate>,
+}
+
+/// The state of the core being grown.
+struct Growing<'a> {
+    graph: &'a Csr,
+    transpose: &'a Csr,
+    removed: &'a [bool],
+    hubs: &'a [f64],
+    authorities: &'a [f64],
+    b: &'a mut CoreBuilder,
+    core: Core,
+}
+
+impl CoreBuilder {
+    /// A builder for graphs of `nodes` pages.
+    pub fn new(nodes: usize) -> Self {
+        Self {
+            flags: vec![0; nodes],
+            touched: Vec::new(),
+            hub_heap: BinaryHeap::new(),
+            auth_heap: BinaryHeap::new(),
+        }
+    }
+
+    /// The core grown from `best_authority` under `rule`, with hub scores `hubs` and authority
+    /// scores `authorities`, in `graph` (with `transpose`) without the `removed` pages.
+    #[allow(clippy::too_many_arguments)]
+    pub fn extract(
+        &mut self,
+        graph: &Csr,
+        transpose: &Csr,
+        removed: &[bool],
+        hubs: &[f64],
+        authorities: &[f64],
+        best_authority: u32,
+        rule: CoreRule,
+    ) -> Core {
+        for p in self.touched.drain(..) {
+            self.flags[p as usize] = 0;
+        }
+        self.hub_heap.clear();
+        self.auth_heap.clear();
+        let mut g = Growing {
+            graph,
+            transpose,
+            removed,
+            hubs,
+            authorities,
+            b: self,
+            core: Core {
+                hubs: Vec::new(),
+                authorities: Vec::new(),
+                arcs: 0,
+                seed: None,
+            },
+        };
+        g.add_authority(best_authority);
+        match rule {
+            CoreRule::CoverDensity {
+                min_density,
+                max_hubs,
+            } => g.grow_by_density(min_density, max_hubs),
+            CoreRule::FixedSize { size, new_members } => g.grow_to_size(size, new_members),
+        }
+        let mut core = g.core;
+        core.seed = core
+            .hubs
+            .iter()
+            .copied()
+            .map(|page| Candidate {
+                score: hubs[page as usize],
+                page,
+            })
+            .max()
+            .map(|c| c.page);
+        core
+    }
+}
+
+impl Growing<'_> {
+    fn grow_by_density(&mut self, min_density: f64, max_hubs: usize) {
+        if max_hubs == 0 {
+            return;
+        }
+        match self.next_hub() {
+            Some(h) => self.add_hub(h),
+            None => return,
+        }
+        while self.core.hubs.len() < max_hubs {
+            let mut kept = false;
+            if let Some(h) = self.next_hub() {
+                let gained = self.arcs_into_authorities(h);
+                if self.density_holds(gained, 1, 0, min_density) {
+                    self.add_hub(h);
+                    kept = true;
+                }
+            }
+            if let Some(a) = self.next_authority() {
+                let gained = self.arcs_from_hubs(a);
+                if self.density_holds(gained, 0, 1, min_density) {
+                    self.add_authority(a);
+                    kept = true;
+                }
+            }
+            if !kept {
+                break;
+            }
+        }
+    }
+
+    fn grow_to_size(&mut self, size: usize, new_members: usize) {
+        while self.core.hubs.len() + self.core.authorities.len() < size {
+            let mut added = false;
+            for _ in 0..new_members {
+                match self.next_hub() {
+                    Some(h) => {
+                        self.add_hub(h);
+                        added = true;
+                    }
+                    None => break,
+                }
+            }
+            for _ in 0..new_members {
+                match self.next_authority() {
+                    Some(a) => {
+                        self.add_authority(a);
+                        added = true;
+                    }
+                    None => break,
+                }
+            }
+            if !added {
+                break;
+            }
+        }
+    }
+
+    /// Whether `CD ≥ min_density` with `gained` more arcs, `more_hubs` more hubs and
+    /// `more_auths` more authorities. Compared in integers scaled by 100 where the bound allows
+    /// (`min_density` is usually a whole number), so 100 means exactly "complete".
+    fn density_holds(&self, gained: u64, more_hubs: usize, more_auths: usize, min: f64) -> bool {
+        let arcs = (self.core.arcs + gained) as f64;
+        let pairs = ((self.core.hubs.len() + more_hubs)
+            * (self.core.authorities.len() + more_auths)) as f64;
+        100.0 * arcs >= min * pairs
+    }
+
+    fn touch(&mut self, page: u32, flag: u8) {
+        let f = &mut self.b.flags[page as usize];
+        if *f == 0 {
+            self.b.touched.push(page);
+        }
+        *f |= flag;
+    }
+
+    fn flag(&self, page: u32) -> u8 {
+        self.b.flags[page as usize]
+    }
+
+    fn add_hub(&mut self, h: u32) {
+        self.core.arcs += self.arcs_into_authorities(h);
+        self.core.hubs.push(h);
+        self.touch(h, HUB);
+        for &a in self.graph.successors(h as usize) {
+            if !self.removed[a as usize] && self.flag(a) & (HUB | AUTH | AUTH_CANDIDATE) == 0 {
+                self.touch(a, AUTH_CANDIDATE);
+                self.b.auth_heap.push(Candidate {
+                    score: self.authorities[a as usize],
+                    page: a,
+                });
+            }
+        }
+    }
+
+    fn add_authority(&mut self, a: u32) {
+        self.core.arcs += self.arcs_from_hubs(a);
+        self.core.authorities.push(a);
+        self.touch(a, AUTH);
+        for &h in self.transpose.successors(a as usize) {
+            if !self.removed[h as usize] && self.flag(h) & (HUB | AUTH | HUB_CANDIDATE) == 0 {
+                self.touch(h, HUB_CANDIDATE);
+                self.b.hub_heap.push(Candidate {
+                    score: self.hubs[h as usize],
+                    page: h,
+                });
+            }
+        }
+    }
+
+    /// The best hub candidate not yet in the core (each is handed out once).
+    fn next_hub(&mut self) -> Option<u32> {
+        while let Some(c) = self.b.hub_heap.pop() {
+            if self.flag(c.page) & (HUB | AUTH) == 0 {
+                return Some(c.page);
+            }
+        }
+        None
+    }
+
+    /// The best authority candidate not yet in the core (each is handed out once).
+    fn next_authority(&mut self) -> Option<u32> {
+        while let Some(c) = self.b.auth_heap.pop() {
+            if self.flag(c.page) & (HUB | AUTH) == 0 {
+                return Some(c.page);
+            }
+        }
+        None
+    }
+
+    /// Arcs from `h` into the core's authorities.
+    fn arcs_into_authorities(&self, h: u32) -> u64 {
+        self.graph
+            .successors(h as usize)
+            .iter()
+            .filter(|&&a| self.flag(a) & AUTH != 0)
+            .count() as u64
+    }
+
+    /// Arcs from the core's hubs into `a`.
+    fn arcs_from_hubs(&self, a: u32) -> u64 {
+        self.transpose
+            .successors(a as usize)
+            .iter()
+            .filter(|&&h| self.flag(h) & HUB != 0)
+            .count() as u64
+    }
+}
