@@ -43,6 +43,10 @@ enum Command {
     Info(commands::info::Args),
     /// Replay crawls of a known graph with each ordering policy and score them.
     Simulate(commands::simulate::Args),
+    /// Extract a crawl's seed set from the graph's communities (or a baseline set).
+    Seeds(commands::seeds::Args),
+    /// Evaluate a seed set: BFS by depth against random seeds, core-to-core and average distances.
+    SeedsEval(commands::seeds_eval::Args),
     /// Crawl the web politely in a policy's order (resumable).
     Crawl(commands::crawl::Args),
     /// Export a crawl's link graph (BVGraph and/or arc list) and/or its ranking.
@@ -69,6 +73,8 @@ fn main() -> ExitCode {
         Command::Info(a) => commands::info::run(a, &cache),
         Command::Simulate(a) => commands::simulate::run(a, &cache),
         Command::Serve(a) => commands::serve::run(a, &cache),
+        Command::Seeds(a) => commands::seeds::run(a, &cache),
+        Command::SeedsEval(a) => commands::seeds_eval::run(a, &cache),
         Command::Crawl(a) => commands::crawl::run(a),
         Command::Export(a) => commands::export::run(a),
         Command::Convert(a) => commands::convert::run(a, &cache),

@@ -29,6 +29,11 @@ pub mod prune;
 
 pub use baseline::{random_seeds, top_pagerank_seeds};
 pub use cores::{Core, CoreBuilder, CoreRule};
+pub use eval::{
+    average_distance, bfs_by_depth, check_cores, core_distances, evaluate,
+    report::{write_outputs, write_table},
+    AverageDistance, CoreDistances, DepthStats, EvalConfig, Evaluation, Step,
+};
 pub use extract::{
     extract_seeds, prepare, Extraction, Prepared, Pruning, Round, SeedsConfig, StopReason,
 };

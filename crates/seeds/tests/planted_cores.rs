@@ -3,7 +3,9 @@
 
 use crawlrank_graph::Csr;
 use crawlrank_rank::HitsConfig;
-use crawlrank_seeds::{extract_seeds, prune_same_host, CoreRule, Extraction, SeedsConfig, StopReason};
+use crawlrank_seeds::{
+    extract_seeds, prune_same_host, CoreRule, Extraction, SeedsConfig, StopReason,
+};
 
 fn complete(hubs: &[u32], authorities: &[u32]) -> Vec<(u32, u32)> {
     hubs.iter()
@@ -182,7 +184,10 @@ fn bad_parameters_are_errors() {
             rule,
             hits: HitsConfig::default(),
         };
-        format!("{:#}", extract_seeds(&g, &t, &config, &mut |_| {}).unwrap_err())
+        format!(
+            "{:#}",
+            extract_seeds(&g, &t, &config, &mut |_| {}).unwrap_err()
+        )
     };
     for d in [0.0, -1.0, 100.5, f64::NAN] {
         let e = bad(

@@ -59,7 +59,7 @@ pub fn run_experiment(
         experiment.config.batch != Some(0),
         "the batch size K must be at least 1"
     );
-    let (seeds, seed_source) = experiment.seeds.resolve(graph)?;
+    let (seeds, seed_source) = experiment.seeds.resolve(graph, csr)?;
     let pagerank = Arc::new(reference_pagerank(graph, csr)?);
     let reference = Reference::new(csr, pagerank, &seeds)?;
     let config = &experiment.config;

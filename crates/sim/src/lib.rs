@@ -24,6 +24,7 @@
 
 #![warn(missing_docs)]
 
+pub mod compare;
 pub mod experiment;
 pub mod measures;
 pub mod omniscient;
@@ -33,6 +34,7 @@ pub mod report;
 pub mod run;
 pub mod seeds;
 
+pub use compare::{write_comparison, write_comparison_csv, COMPARE_PERCENTS};
 pub use experiment::{run_experiment, Experiment, ExperimentEvent};
 pub use measures::{measure, Measures, POINTS};
 pub use policy::SimPolicy;

@@ -1,9 +1,12 @@
-//! Where a simulated crawl starts: `N` uniformly random pages, or a file of page ids or URLs.
+//! Where a simulated crawl starts: `N` uniformly random pages, a file of page ids or URLs (as
+//! `crawlrank seeds` writes them), or seeds extracted from the graph's communities on the spot
+//! (docs/algorithms.md §5).
 
 use anyhow::{ensure, Context, Result};
 use crawlrank_frontier::PageId;
-use crawlrank_graph::BvWebGraph;
-use crawlrank_rng::Xoshiro256StarStar;
+use crawlrank_graph::{BvWebGraph, Csr};
+pub use crawlrank_seeds::random_seeds;
+use crawlrank_seeds::{extract_seeds, prepare, Pruning, SeedsConfig};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -22,11 +25,18 @@ pub enum SeedChoice {
     File(PathBuf),
     /// These pages.
     Pages(Vec<PageId>),
+    /// Seeds extracted from the graph's bipartite cores (Extract-Seeds, docs/algorithms.md §5).
+    Community {
+        /// How many seeds, how cores grow, HITS iterations.
+        config: SeedsConfig,
+        /// Whether arcs within a host are dropped first.
+        pruning: Pruning,
+    },
 }
 
 impl SeedChoice {
-    /// The seeds for `graph`, with a description for reports.
-    pub fn resolve(&self, graph: &BvWebGraph) -> Result<(Vec<PageId>, String)> {
+    /// The seeds for `graph` (`csr` is the graph decoded), with a description for reports.
+    pub fn resolve(&self, graph: &BvWebGraph, csr: &Csr) -> Result<(Vec<PageId>, String)> {
         let n = graph.num_nodes();
         Ok(match self {
             SeedChoice::Random { count, rng_seed } => {
@@ -44,33 +54,41 @@ impl SeedChoice {
                 }
                 (pages.clone(), format!("{} given", pages.len()))
             }
+            SeedChoice::Community { config, pruning } => {
+                let prepared = prepare(graph, csr, *pruning)?;
+                let x = extract_seeds(&prepared.graph, &prepared.transpose, config, &mut |_| {})?;
+                ensure!(
+                    !x.seeds.is_empty(),
+                    "no community seeds: the graph's cores have no hubs"
+                );
+                let found = x.seeds.len();
+                let asked = config.count;
+                let note = if found < asked {
+                    format!(" ({found} of {asked} asked: no arcs left)")
+                } else {
+                    String::new()
+                };
+                (
+                    x.seeds,
+                    format!(
+                        "{found} community seeds{note}{}",
+                        if prepared.pruned { ", host-pruned" } else { "" }
+                    ),
+                )
+            }
         })
     }
 }
 
-/// `n` distinct random pages of a graph of `nodes` pages (or all of them, if it has fewer),
-/// in draw order.
-pub fn random_seeds(nodes: usize, n: usize, rng_seed: u64) -> Vec<PageId> {
-    let mut rng = Xoshiro256StarStar::new(rng_seed);
-    let want = n.min(nodes);
-    let mut chosen = std::collections::HashSet::with_capacity(want);
-    let mut seeds = Vec::with_capacity(want);
-    while seeds.len() < want {
-        let p = rng.below(nodes as u64) as PageId;
-        if chosen.insert(p) {
-            seeds.push(p);
-        }
-    }
-    seeds
-}
-
-/// Reads a seeds file: ids, or URLs looked up in the graph's `.urls`. Errors name the file
-/// and line.
+/// Reads a seeds file: ids, URLs looked up in the graph's `.urls`, or `id<TAB>url` lines as
+/// `crawlrank seeds` writes them (the id is taken, and must be the page of that URL when the
+/// graph has URLs). Errors name the file and line.
 pub fn read_seeds(path: &Path, graph: &BvWebGraph) -> Result<Vec<PageId>> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read the seeds file {}", path.display()))?;
     let n = graph.num_nodes();
     let mut url_index: Option<HashMap<String, PageId>> = None;
+    let url_list: std::cell::OnceCell<Option<Vec<String>>> = std::cell::OnceCell::new();
     let mut seeds = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -78,14 +96,34 @@ pub fn read_seeds(path: &Path, graph: &BvWebGraph) -> Result<Vec<PageId>> {
             continue;
         }
         let at = || format!("{}:{}", path.display(), i + 1);
+        let (line, url_beside) = match line.split_once('\t') {
+            Some((id, url)) => (id.trim(), Some(url.trim())),
+            None => (line, None),
+        };
         let id = if let Ok(id) = line.parse::<u64>() {
             ensure!(
                 (id as usize) < n,
                 "{}: seed {id} is not a page of the graph (it has {n} pages)",
                 at()
             );
+            if let (Some(url), Some(urls)) = (
+                url_beside,
+                url_list.get_or_init(|| graph.urls().ok().flatten()),
+            ) {
+                ensure!(
+                    urls[id as usize] == url,
+                    "{}: page {id} of the graph is {}, not {url}: the seeds were made for another graph",
+                    at(),
+                    urls[id as usize]
+                );
+            }
             id as PageId
         } else {
+            ensure!(
+                url_beside.is_none(),
+                "{}: '{line}' before the tab is not a page id",
+                at()
+            );
             if url_index.is_none() {
                 let urls = graph.urls()?.with_context(|| {
                     format!(

@@ -1,6 +1,6 @@
 //! `crawlrank crawl`: a real, polite HTTP crawl in the order of a policy, resumable.
 
-use anyhow::{Context, Result};
+use anyhow::{ensure, Context, Result};
 use crawlrank_crawler::{CrawlConfig, Progress, StopReason, StopSignals};
 use crawlrank_frontier::PolicyKind;
 use std::io::Write;
@@ -170,15 +170,32 @@ impl ProgressLog {
     }
 }
 
+/// Reads the seed URLs: one per line, or `id<TAB>url` as `crawlrank seeds` writes them (the
+/// URL is taken); `#` starts a comment line. A bare page id cannot be crawled: the error says
+/// how to get URLs.
 fn read_seeds(path: &PathBuf) -> Result<Vec<String>> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read the seeds {}", path.display()))?;
-    Ok(text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(str::to_string)
-        .collect())
+    let mut seeds = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let url = match line.split_once('\t') {
+            Some((_, url)) => url.trim(),
+            None => line,
+        };
+        ensure!(
+            !url.is_empty() && !url.bytes().all(|b| b.is_ascii_digit()),
+            "{}:{}: '{line}' is a page id, not a URL: a crawl starts from URLs (`crawlrank seeds` \
+             writes `id<TAB>url` lines for a graph with URLs)",
+            path.display(),
+            i + 1
+        );
+        seeds.push(url.to_string());
+    }
+    Ok(seeds)
 }
 
 /// Sets `stop` on Ctrl-C (SIGINT) or SIGTERM, from a small thread of its own, so that the

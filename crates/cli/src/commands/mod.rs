@@ -8,6 +8,8 @@ pub mod generate;
 pub mod import;
 pub mod info;
 pub mod rank;
+pub mod seeds;
+pub mod seeds_eval;
 pub mod serve;
 pub mod simulate;
 pub mod status;

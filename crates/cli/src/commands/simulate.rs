@@ -4,11 +4,13 @@ use crate::progress;
 use anyhow::{ensure, Result};
 use crawlrank_frontier::PolicyConfig;
 use crawlrank_graph::{open_graph, BvWebGraph, Cache, Csr};
+use crawlrank_seeds::Pruning;
 use crawlrank_sim::{
-    run_experiment, write_outputs, write_table, Experiment, ExperimentEvent, SeedChoice, SimConfig,
-    SimPolicy, Summary,
+    run_experiment, write_comparison, write_comparison_csv, write_outputs, write_table, Experiment,
+    ExperimentEvent, SeedChoice, SimConfig, SimPolicy, Summary,
 };
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -18,14 +20,17 @@ pub struct Args {
     /// Policies, comma-separated, or `all`.
     #[arg(long, default_value = "all")]
     pub policy: String,
-    /// Number of random seed pages (drawn with --rng-seed).
+    /// Where the crawls start: `N` random pages (drawn with --rng-seed), or `community:N`, N
+    /// seeds extracted from the graph's communities (as `crawlrank seeds` does, with its
+    /// defaults), every policy then crawled again from N random seeds and the two compared.
     #[arg(
         long,
-        value_name = "N",
-        default_value_t = 100,
+        value_name = "N|community:N",
+        default_value = "100",
+        value_parser = parse_seeds,
         conflicts_with = "seeds_file"
     )]
-    pub seeds: usize,
+    pub seeds: SeedsArg,
     /// Seed pages, one per line: node ids, or URLs when the graph has them.
     #[arg(long, value_name = "FILE")]
     pub seeds_file: Option<PathBuf>,
@@ -46,32 +51,102 @@ pub struct Args {
     pub save_orders: bool,
 }
 
+/// The value of `--seeds`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeedsArg {
+    /// `N` random pages.
+    Random(usize),
+    /// `community:N`.
+    Community(usize),
+}
+
+fn parse_seeds(s: &str) -> Result<SeedsArg, String> {
+    let (community, n) = match s.strip_prefix("community:") {
+        Some(n) => (true, n),
+        None => (false, s),
+    };
+    let n: usize = n
+        .parse()
+        .map_err(|_| format!("'{s}' is neither a number of seeds N nor community:N"))?;
+    if n == 0 {
+        return Err("the number of seeds must be at least 1".into());
+    }
+    Ok(if community {
+        SeedsArg::Community(n)
+    } else {
+        SeedsArg::Random(n)
+    })
+}
+
 pub fn run(args: Args, cache: &Cache) -> Result<()> {
     let policies = SimPolicy::parse_list(&args.policy)?;
-    ensure!(args.seeds > 0, "--seeds must be at least 1");
     ensure!(args.batch != Some(0), "--batch must be at least 1");
-    let seeds = match args.seeds_file {
-        Some(f) => SeedChoice::File(f),
-        None => SeedChoice::Random {
-            count: args.seeds,
-            rng_seed: args.rng_seed,
-        },
+    let config = SimConfig {
+        batch: args.batch,
+        rng_seed: args.rng_seed,
+        batch_pagerank_threshold: args.batch_pagerank_threshold,
     };
-    let experiment = Experiment {
-        seeds,
-        policies,
-        config: SimConfig {
-            batch: args.batch,
-            rng_seed: args.rng_seed,
-            batch_pagerank_threshold: args.batch_pagerank_threshold,
+    let random = |count| SeedChoice::Random {
+        count,
+        rng_seed: args.rng_seed,
+    };
+    let seeds = match (&args.seeds_file, args.seeds) {
+        (Some(f), _) => SeedChoice::File(f.clone()),
+        (None, SeedsArg::Random(n)) => random(n),
+        (None, SeedsArg::Community(n)) => SeedChoice::Community {
+            config: crate::commands::seeds::default_config(n),
+            pruning: Pruning::Auto,
         },
     };
     let graph = open_graph(&args.graph, cache)?;
     let csr = graph.to_csr()?;
+    let experiment = Experiment {
+        seeds,
+        policies: policies.clone(),
+        config: config.clone(),
+    };
     let summary = run_with_progress(&graph, &csr, &experiment)?;
-    write_table(&summary, &mut std::io::stdout().lock())?;
+    if args.seeds_file.is_some() || !matches!(args.seeds, SeedsArg::Community(_)) {
+        return report(&summary, args.out.as_deref(), args.save_orders);
+    }
+    // The paper's experiment: the same policies from as many random seeds, side by side.
+    let baseline = Experiment {
+        seeds: random(summary.seeds),
+        policies,
+        config,
+    };
+    eprintln!("the same policies from {} random seeds:", summary.seeds);
+    let random_summary = run_with_progress(&graph, &csr, &baseline)?;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "from community seeds:")?;
+    write_table(&summary, &mut out)?;
+    writeln!(out, "\nfrom random seeds:")?;
+    write_table(&random_summary, &mut out)?;
+    writeln!(out, "\ncommunity vs random seeds:")?;
+    write_comparison(&summary, "community", &random_summary, "random", &mut out)?;
     if let Some(dir) = &args.out {
-        write_outputs(&summary, dir, args.save_orders)?;
+        write_outputs(&summary, &dir.join("community"), args.save_orders)?;
+        write_outputs(&random_summary, &dir.join("random"), args.save_orders)?;
+        write_comparison_csv(
+            &summary,
+            "community",
+            &random_summary,
+            "random",
+            &dir.join("comparison.csv"),
+        )?;
+        writeln!(
+            out,
+            "wrote {0}/community/, {0}/random/ (summary.json, summary.csv, plots) and {0}/comparison.csv",
+            dir.display()
+        )?;
+    }
+    Ok(())
+}
+
+fn report(summary: &Summary, out: Option<&Path>, save_orders: bool) -> Result<()> {
+    write_table(summary, &mut std::io::stdout().lock())?;
+    if let Some(dir) = out {
+        write_outputs(summary, dir, save_orders)?;
         println!(
             "wrote {}/summary.json, summary.csv, throughput.svg, mass.svg",
             dir.display()

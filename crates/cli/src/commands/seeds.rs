@@ -1,0 +1,270 @@
+//! `crawlrank seeds`: a seed set for a crawl — from the graph's communities (Extract-Seeds,
+//! docs/algorithms.md §5), or one of the baselines a user compares it with.
+
+use anyhow::{bail, ensure, Result};
+use crawlrank_graph::stats::thousands;
+use crawlrank_graph::{open_graph, Cache};
+use crawlrank_rank::HitsConfig;
+use crawlrank_seeds::file::{cores_path, CoreEntry};
+use crawlrank_seeds::{
+    extract_seeds, prepare, random_seeds, top_pagerank_seeds, write_cores_json, write_seeds_file,
+    CoreRule, CoresRecord, Pruning, SeedsConfig, StopReason,
+};
+use serde_json::json;
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// Cores of a fixed cover density (the paper's Fig. 2, its choice).
+    CoverDensity,
+    /// Cores of a fixed size (the paper's Fig. 1).
+    FixedSize,
+    /// Uniformly random pages (the paper's baseline).
+    Random,
+    /// The pages of highest PageRank.
+    TopPagerank,
+}
+
+impl Method {
+    fn name(self) -> &'static str {
+        match self {
+            Method::CoverDensity => "cover-density",
+            Method::FixedSize => "fixed-size",
+            Method::Random => "random",
+            Method::TopPagerank => "top-pagerank",
+        }
+    }
+}
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The graph: a BVGraph basename or an arc-list file.
+    #[arg(long)]
+    pub graph: PathBuf,
+    /// How many seeds (`SeedCount`).
+    #[arg(long, value_name = "N")]
+    pub count: usize,
+    /// Write the seeds here, one per line (`id`, or `id<TAB>url` when the graph has URLs), and
+    /// how they were found to FILE.cores.json.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// How to choose them.
+    #[arg(long, value_enum, default_value_t = Method::CoverDensity)]
+    pub method: Method,
+    /// cover-density: the lowest cover density of a core, in (0, 100].
+    #[arg(long, value_name = "PERCENT", default_value_t = 100.0)]
+    pub cover_density: f64,
+    /// cover-density: the most hubs a core may have.
+    #[arg(long, value_name = "H", default_value_t = 999)]
+    pub max_hubs: usize,
+    /// fixed-size: the size |hubs| + |authorities| of each core (`BipartiteCoreSize`).
+    #[arg(long, value_name = "S")]
+    pub core_size: Option<usize>,
+    /// fixed-size: hubs, then authorities, added per step (`NewMemberCount`).
+    #[arg(long, value_name = "M", default_value_t = 1)]
+    pub new_members: usize,
+    /// HITS iterations per round (`HITSIterationCount`).
+    #[arg(long, value_name = "N", default_value_t = 60)]
+    pub hits_iterations: usize,
+    /// Drop the arcs within a host before HITS (the default when the graph has URLs).
+    #[arg(long, conflicts_with = "no_prune")]
+    pub prune_same_host: bool,
+    /// Keep every arc.
+    #[arg(long)]
+    pub no_prune: bool,
+    /// random: the generator's seed.
+    #[arg(long, default_value_t = 42)]
+    pub rng_seed: u64,
+}
+
+/// The configuration `crawlrank seeds` uses by default (cover density 100, at most 999 hubs, 60
+/// HITS iterations), for `count` seeds; `simulate --seeds community:N` uses it too.
+pub fn default_config(count: usize) -> SeedsConfig {
+    SeedsConfig {
+        count,
+        rule: CoreRule::CoverDensity {
+            min_density: 100.0,
+            max_hubs: 999,
+        },
+        hits: HitsConfig::default(),
+    }
+}
+
+pub fn run(args: Args, cache: &Cache) -> Result<()> {
+    ensure!(args.count > 0, "--count must be at least 1");
+    let rule = match args.method {
+        Method::FixedSize => {
+            let Some(size) = args.core_size else {
+                bail!("--method fixed-size needs --core-size S (the pages of each core)");
+            };
+            CoreRule::FixedSize {
+                size,
+                new_members: args.new_members,
+            }
+        }
+        _ => {
+            ensure!(
+                args.core_size.is_none(),
+                "--core-size is for --method fixed-size"
+            );
+            CoreRule::CoverDensity {
+                min_density: args.cover_density,
+                max_hubs: args.max_hubs,
+            }
+        }
+    };
+    let config = SeedsConfig {
+        count: args.count,
+        rule,
+        hits: HitsConfig {
+            iterations: args.hits_iterations,
+            tolerance: None,
+        },
+    };
+    config.validate()?;
+    let pruning = if args.no_prune {
+        Pruning::None
+    } else if args.prune_same_host {
+        Pruning::SameHost
+    } else {
+        Pruning::Auto
+    };
+
+    let t0 = Instant::now();
+    let graph = open_graph(&args.graph, cache)?;
+    let csr = graph.to_csr()?;
+    let urls = graph.urls()?;
+    eprintln!(
+        "{}: {} pages, {} arcs (loaded in {:.2?})",
+        graph.basename().display(),
+        thousands(csr.num_nodes() as u64),
+        thousands(csr.num_arcs()),
+        t0.elapsed()
+    );
+    ensure!(
+        csr.num_nodes() > 0,
+        "{} is an empty graph",
+        graph.basename().display()
+    );
+    let mut record = CoresRecord {
+        graph: args.graph.display().to_string(),
+        method: args.method.name().into(),
+        parameters: json!({}),
+        pruned: false,
+        pages: csr.num_nodes() as u64,
+        arcs: (csr.num_arcs(), csr.num_arcs()),
+        requested: args.count,
+        seeds: Vec::new(),
+        stop: "baseline".into(),
+        cores: Vec::new(),
+    };
+    match args.method {
+        Method::Random => {
+            record.parameters = json!({ "rng_seed": args.rng_seed });
+            record.seeds = random_seeds(csr.num_nodes(), args.count, args.rng_seed);
+        }
+        Method::TopPagerank => {
+            let pagerank = crawlrank_sim::reference_pagerank(&graph, &csr)?;
+            record.parameters = json!({ "damping": 0.85 });
+            record.seeds = top_pagerank_seeds(&pagerank, args.count);
+        }
+        Method::CoverDensity | Method::FixedSize => {
+            let t1 = Instant::now();
+            let prepared = prepare(&graph, &csr, pruning)?;
+            let prep_time = t1.elapsed();
+            eprintln!(
+                "{}: {} arcs, transpose built in {:.2?}",
+                if prepared.pruned {
+                    "pruned of arcs within a host"
+                } else {
+                    "not pruned"
+                },
+                thousands(prepared.graph.num_arcs()),
+                prep_time
+            );
+            record.pruned = prepared.pruned;
+            record.arcs.1 = prepared.graph.num_arcs();
+            record.parameters = match rule {
+                CoreRule::CoverDensity {
+                    min_density,
+                    max_hubs,
+                } => json!({
+                    "cover_density": min_density,
+                    "max_hubs": max_hubs,
+                    "hits_iterations": args.hits_iterations,
+                }),
+                CoreRule::FixedSize { size, new_members } => json!({
+                    "core_size": size,
+                    "new_members": new_members,
+                    "hits_iterations": args.hits_iterations,
+                }),
+            };
+            let x = extract_seeds(&prepared.graph, &prepared.transpose, &config, &mut |r| {
+                let seed = match r.core.seed {
+                    Some(s) => match &urls {
+                        Some(u) => format!("seed {s} {}", u[s as usize]),
+                        None => format!("seed {s}"),
+                    },
+                    None => "no hub, no seed".into(),
+                };
+                eprintln!(
+                    "round {:>4}: {} hubs × {} authorities, cover density {:.1}, {seed} \
+                         (HITS {:.2?}, core {:.2?})",
+                    r.round,
+                    r.core.hubs.len(),
+                    r.core.authorities.len(),
+                    r.core.cover_density(),
+                    r.hits_time,
+                    r.core_time
+                );
+            })?;
+            let hits: f64 = x.rounds.iter().map(|r| r.hits_time.as_secs_f64()).sum();
+            let core: f64 = x.rounds.iter().map(|r| r.core_time.as_secs_f64()).sum();
+            eprintln!(
+                "{} rounds in {:.2} s: HITS {hits:.2} s ({:.3} s a round), cores and removal \
+                 {core:.3} s, pruning and transpose {:.2} s",
+                x.rounds.len(),
+                hits + core,
+                hits / x.rounds.len().max(1) as f64,
+                prep_time.as_secs_f64()
+            );
+            record.stop = match x.stop {
+                StopReason::CountReached => "count reached",
+                StopReason::NoArcsLeft => "no arcs left",
+            }
+            .into();
+            record.cores = x.rounds.iter().map(CoreEntry::of).collect();
+            record.seeds = x.seeds;
+        }
+    }
+    ensure!(
+        !record.seeds.is_empty(),
+        "no seeds found: no core of {} has a hub (after {} rounds); nothing written",
+        args.graph.display(),
+        record.cores.len()
+    );
+    let cores_file = cores_path(&args.out);
+    // The record first: a seeds file is never without the cores it came from.
+    write_cores_json(&cores_file, &record, urls.as_deref())?;
+    write_seeds_file(&args.out, &record.seeds, urls.as_deref())?;
+    if record.seeds.len() < args.count {
+        eprintln!(
+            "crawlrank: warning: found {} of the {} seeds asked for: {}",
+            record.seeds.len(),
+            args.count,
+            if record.stop == "baseline" {
+                "the graph has no more pages"
+            } else {
+                "no arc is left between the pages of the graph not yet in a core"
+            }
+        );
+    }
+    println!(
+        "wrote {} seeds to {} and the cores to {}",
+        record.seeds.len(),
+        args.out.display(),
+        cores_file.display()
+    );
+    Ok(())
+}

@@ -1,0 +1,274 @@
+//! `crawlrank seeds` end to end, and its seeds file fed to `simulate` and `crawl`: host pruning
+//! by default on a graph with URLs, the file formats, and bad input.
+
+use crawlrank_testkit as testkit;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+struct Env {
+    dir: tempfile::TempDir,
+    cache: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().unwrap(),
+            cache: tempfile::tempdir().unwrap(),
+        }
+    }
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+    fn write(&self, name: &str, text: &str) -> PathBuf {
+        testkit::write_file(self.dir.path(), name, text)
+    }
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_crawlrank"))
+            .arg("--cache")
+            .arg(self.cache.path())
+            .args(args)
+            .output()
+            .expect("the binary runs")
+    }
+}
+
+fn ok(out: &Output) -> (String, String) {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "failed: {stderr}");
+    (String::from_utf8_lossy(&out.stdout).into_owned(), stderr)
+}
+
+fn fails(out: &Output, needles: &[&str]) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "should fail: {stderr}");
+    assert!(!stderr.contains("panicked"), "panic: {stderr}");
+    for n in needles {
+        assert!(stderr.contains(n), "'{n}' not in: {stderr}");
+    }
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A K_{3,3} inside host big.example and a K_{2,2} from hub1/hub2.example to
+/// auth1/auth2.example, imported as URL pairs. Ids follow URL order: auth1 0, auth2 1,
+/// big.example/a0–a2 2–4, big.example/h0–h2 5–7, hub1 8, hub2 9.
+fn two_communities(env: &Env) -> PathBuf {
+    let mut pairs = String::new();
+    for h in 0..3 {
+        for a in 0..3 {
+            pairs += &format!("http://big.example/h{h} http://big.example/a{a}\n");
+        }
+    }
+    for h in 1..=2 {
+        for a in 1..=2 {
+            pairs += &format!("http://hub{h}.example/p http://auth{a}.example/\n");
+        }
+    }
+    let input = env.write("pairs.txt", &pairs);
+    let base = env.path("web");
+    ok(&env.run(&["import", s(&input), "--out", s(&base)]));
+    base
+}
+
+#[test]
+fn seeds_prune_hosts_by_default_and_write_ids_with_urls() {
+    let env = Env::new();
+    let web = two_communities(&env);
+    let out = env.path("seeds.txt");
+    let (stdout, stderr) = ok(&env.run(&[
+        "seeds",
+        "--graph",
+        s(&web),
+        "--count",
+        "3",
+        "--out",
+        s(&out),
+    ]));
+    assert!(stdout.contains("wrote 1 seeds"), "{stdout}");
+    assert!(stderr.contains("found 1 of the 3 seeds"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "8\thttp://hub1.example/p\n"
+    );
+    let cores: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(env.path("seeds.txt.cores.json")).unwrap())
+            .unwrap();
+    assert_eq!(cores["pruned"], true);
+    assert_eq!(cores["arcs_after_pruning"], 4);
+    assert_eq!(cores["stop"], "no arcs left");
+    assert_eq!(cores["rounds"][0]["hubs"], serde_json::json!([8, 9]));
+    assert_eq!(cores["rounds"][0]["authorities"], serde_json::json!([0, 1]));
+    assert_eq!(cores["rounds"][0]["cover_density"], 100.0);
+    assert_eq!(cores["rounds"][0]["seed_url"], "http://hub1.example/p");
+
+    // Unpruned, the site's own core comes first.
+    ok(&env.run(&[
+        "seeds",
+        "--graph",
+        s(&web),
+        "--count",
+        "2",
+        "--out",
+        s(&out),
+        "--no-prune",
+    ]));
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "5\thttp://big.example/h0\n8\thttp://hub1.example/p\n"
+    );
+
+    // The file feeds simulate (ids) and names the pages of this graph.
+    let (table, _) = ok(&env.run(&[
+        "simulate",
+        "--graph",
+        s(&web),
+        "--seeds-file",
+        s(&out),
+        "--policy",
+        "bfs,fica",
+    ]));
+    assert!(table.contains("fica"), "{table}");
+    let other = env.write("other.txt", "5\thttp://elsewhere.example/\n");
+    fails(
+        &env.run(&["simulate", "--graph", s(&web), "--seeds-file", s(&other)]),
+        &["other.txt:1", "not http://elsewhere.example/"],
+    );
+
+    // Baselines.
+    ok(&env.run(&[
+        "seeds",
+        "--graph",
+        s(&web),
+        "--count",
+        "2",
+        "--out",
+        s(&out),
+        "--method",
+        "top-pagerank",
+    ]));
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 2);
+    ok(&env.run(&[
+        "seeds",
+        "--graph",
+        s(&web),
+        "--count",
+        "4",
+        "--out",
+        s(&out),
+        "--method",
+        "random",
+    ]));
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 4);
+}
+
+#[test]
+fn simulate_compares_community_and_random_seeds() {
+    let env = Env::new();
+    let web = two_communities(&env);
+    let dir = env.path("sim");
+    let (stdout, _) = ok(&env.run(&[
+        "simulate",
+        "--graph",
+        s(&web),
+        "--seeds",
+        "community:1",
+        "--policy",
+        "bfs,opic",
+        "--out",
+        s(&dir),
+    ]));
+    assert!(stdout.contains("from community seeds:"), "{stdout}");
+    assert!(stdout.contains("community vs random seeds:"), "{stdout}");
+    assert!(
+        stdout.contains("1 community seeds, host-pruned"),
+        "{stdout}"
+    );
+    for f in [
+        "community/summary.csv",
+        "random/summary.json",
+        "comparison.csv",
+    ] {
+        assert!(dir.join(f).exists(), "{f}");
+    }
+    let csv = std::fs::read_to_string(dir.join("comparison.csv")).unwrap();
+    assert!(csv.starts_with("policy,percent,community_mass,random_mass"));
+    assert_eq!(csv.lines().count(), 1 + 2 * 100);
+    fails(
+        &env.run(&["simulate", "--graph", s(&web), "--seeds", "community:x"]),
+        &["neither a number of seeds N nor community:N"],
+    );
+}
+
+#[test]
+fn bad_seeds_input_is_a_clear_error_and_writes_nothing() {
+    let env = Env::new();
+    let arcs = env.write("arcs.txt", "0 1\n1 2\n2 0\n");
+    let out = env.path("s.txt");
+    let seeds = |extra: &[&str]| {
+        let mut args = vec![
+            "seeds",
+            "--graph",
+            s(&arcs),
+            "--count",
+            "2",
+            "--out",
+            s(&out),
+        ];
+        args.extend_from_slice(extra);
+        env.run(&args)
+    };
+    fails(&seeds(&["--prune-same-host"]), &["has none", "--no-prune"]);
+    fails(
+        &seeds(&["--cover-density", "0"]),
+        &["--cover-density must be in (0, 100]"],
+    );
+    fails(&seeds(&["--cover-density", "100.5"]), &["(0, 100]"]);
+    fails(&seeds(&["--method", "fixed-size"]), &["--core-size"]);
+    fails(&seeds(&["--method", "best"]), &["invalid value 'best'"]);
+    assert!(!out.exists());
+    let empty = env.write("empty.txt", "# no arcs\n");
+    fails(
+        &env.run(&[
+            "seeds",
+            "--graph",
+            s(&empty),
+            "--count",
+            "1",
+            "--out",
+            s(&out),
+        ]),
+        &[],
+    );
+    let lonely = env.write("lonely.txt", "0 0\n");
+    fails(
+        &env.run(&[
+            "seeds",
+            "--graph",
+            s(&lonely),
+            "--count",
+            "1",
+            "--out",
+            s(&out),
+        ]),
+        &["no seeds found", "nothing written"],
+    );
+    assert!(!out.exists() && !env.path("s.txt.cores.json").exists());
+
+    // A crawl needs URLs: a file of ids is refused, naming the line.
+    let ids = env.write("ids.txt", "# ids\n3\n");
+    fails(
+        &env.run(&[
+            "crawl",
+            "--seeds",
+            s(&ids),
+            "--state",
+            s(&env.path("state")),
+            "--max-pages",
+            "1",
+        ]),
+        &["ids.txt:2", "is a page id, not a URL"],
+    );
+}
