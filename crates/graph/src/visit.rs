@@ -1,12 +1,13 @@
 //! Graph visits, once: breadth-first search (by depth, from many sources, reusable without
 //! clearing) and strongly connected components.
 //!
-//! Statistics (`info --reachability`, `--scc`), the simulator's reachable set and the
-//! upcoming seed evaluation (BFS by depth from seed sets, core-to-core distances) all visit
-//! graphs; they share this code rather than each writing a queue. As in webgraph-rs's visits,
-//! the visit owns the bookkeeping and hands each node to a callback.
+//! Statistics (`info --reachability`, `--scc`), the simulator's reachable set and the seed
+//! evaluation of `crawlrank-seeds` (BFS by depth from seed sets, core-to-core distances, which
+//! stop early) all visit graphs; they share this code rather than each writing a queue. As in
+//! webgraph-rs's visits, the visit owns the bookkeeping and hands each node to a callback.
 
 use crate::Csr;
+use std::ops::ControlFlow;
 
 /// A reusable breadth-first search over a graph of a fixed number of nodes. Marks are epoch
 /// numbers, so starting a new search costs nothing however many nodes the last one reached.
@@ -36,6 +37,22 @@ impl Bfs {
         sources: &[u32],
         mut on_node: impl FnMut(u32, u32),
     ) -> u64 {
+        self.visit_until(graph, sources, |v, d| {
+            on_node(v, d);
+            ControlFlow::Continue(())
+        })
+    }
+
+    /// [`visit`](Self::visit) that stops as soon as `on_node` returns `Break` (a search for
+    /// the nearest of some targets need not visit the whole graph). Returns the number of
+    /// nodes handed to `on_node`; after a stop, [`reached`](Self::reached) also holds for the
+    /// nodes queued but not yet handed over.
+    pub fn visit_until(
+        &mut self,
+        graph: &Csr,
+        sources: &[u32],
+        mut on_node: impl FnMut(u32, u32) -> ControlFlow<()>,
+    ) -> u64 {
         self.next_epoch();
         let epoch = self.epoch;
         self.queue.clear();
@@ -53,7 +70,9 @@ impl Bfs {
             }
             let v = self.queue[head];
             head += 1;
-            on_node(v, depth);
+            if on_node(v, depth).is_break() {
+                break;
+            }
             for &w in graph.successors(v as usize) {
                 if self.mark[w as usize] != epoch {
                     self.mark[w as usize] = epoch;
@@ -61,7 +80,7 @@ impl Bfs {
                 }
             }
         }
-        self.queue.len() as u64
+        head as u64
     }
 
     /// Whether the last visit reached `node`.
@@ -167,6 +186,25 @@ mod tests {
             reachable_from(&g, &[2]),
             vec![false, false, true, true, false]
         );
+    }
+
+    #[test]
+    fn bfs_stops_when_told() {
+        // 0 → 1 → 2 → 3 → 4
+        let g = Csr::from_arcs(5, &[(0, 1), (1, 2), (2, 3), (3, 4)]);
+        let mut bfs = Bfs::new(5);
+        let mut seen = Vec::new();
+        let visited = bfs.visit_until(&g, &[0], |v, d| {
+            seen.push((v, d));
+            if v == 2 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        assert_eq!(visited, 3);
+        assert_eq!(seen, vec![(0, 0), (1, 1), (2, 2)]);
+        assert!(bfs.reached(2) && !bfs.reached(3));
     }
 
     #[test]

@@ -204,6 +204,15 @@ pub fn write_outputs(e: &Evaluation, dir: &Path) -> Result<Vec<PathBuf>> {
         })
     };
     let max_depth = depths(e).saturating_sub(1).max(1) as f64;
+    let depth_labels = (max_depth as usize + 1).min(21);
+    // Depths are whole numbers: no label between them.
+    let whole = |x: &f64| {
+        if (x - x.round()).abs() < 1e-6 {
+            format!("{x:.0}")
+        } else {
+            String::new()
+        }
+    };
     let pr = curves(&|s| s.mean_pagerank * nodes);
     save_svg(&out("mean-pagerank.svg"), |root| {
         let top = pr
@@ -215,6 +224,8 @@ pub fn write_outputs(e: &Evaluation, dir: &Path) -> Result<Vec<PathBuf>> {
             .build_cartesian_2d(0f64..max_depth, 0f64..(top * 1.1).max(1e-9))?;
         chart
             .configure_mesh()
+            .x_labels(depth_labels)
+            .x_label_formatter(&whole)
             .x_desc("BFS depth")
             .y_desc("mean PageRank × pages (1 = the average page)")
             .draw()?;
@@ -231,6 +242,9 @@ pub fn write_outputs(e: &Evaluation, dir: &Path) -> Result<Vec<PathBuf>> {
             .build_cartesian_2d(0f64..max_depth, (0.8f64..top * 1.5).log_scale())?;
         chart
             .configure_mesh()
+            .x_labels(depth_labels)
+            .x_label_formatter(&whole)
+            .y_label_formatter(&|y| format!("{y:.0}"))
             .x_desc("BFS depth")
             .y_desc("pages first reached at this depth")
             .draw()?;
@@ -303,22 +317,22 @@ fn draw_depth_lines<'a, 'b: 'a, Y: Ranged<ValueType = f64>>(
 
 /// The distance matrix as coloured cells: row `i` (from core `i`, top to bottom) and column `j`
 /// (to core `j`), pale for near, dark for far, grey for unreachable, white on the diagonal; the
-/// distance is written in each cell up to 40 cores.
+/// distance (∞: unreachable) is written in each cell up to 40 cores.
 fn heatmap(root: &DrawingArea<SVGBackend, Shift>, title: &str, c: &CoreDistances) -> DrawResult {
     let k = c.sizes.len().max(1);
     let kf = k as f64;
     let (low, high) = (c.min.unwrap_or(1) as f64, c.max.unwrap_or(1) as f64);
-    let mut chart = chart(root, title).build_cartesian_2d(0f64..kf, 0f64..kf)?;
-    // Cell `(i, j)` spans [j, j+1] × [k−1−i, k−i]; a label at the centre of a cell names it.
+    // Cell `(i, j)` is centred on `(j + 1, k − i)`: the ticks at whole numbers name the cores.
+    let range = 0.5..kf + 0.5;
+    let mut chart = chart(root, title).build_cartesian_2d(range.clone(), range)?;
     let core_label = |v: f64, flip: bool| {
-        let cell = v - 0.5;
-        if (cell - cell.round()).abs() > 1e-6 || cell < 0.0 {
+        let r = v.round();
+        if (v - r).abs() > 1e-6 || r < 1.0 || r > kf {
             return String::new();
         }
-        let cell = cell.round() as usize;
-        (if flip { k - cell } else { cell + 1 }).to_string()
+        (if flip { k + 1 - r as usize } else { r as usize }).to_string()
     };
-    let labels = (2 * k + 1).min(41);
+    let labels = k.min(20);
     chart
         .configure_mesh()
         .disable_mesh()
@@ -326,27 +340,43 @@ fn heatmap(root: &DrawingArea<SVGBackend, Shift>, title: &str, c: &CoreDistances
         .y_labels(labels)
         .x_label_formatter(&|x| core_label(*x, false))
         .y_label_formatter(&|y| core_label(*y, true))
-        .x_desc("to core")
+        .x_desc(format!(
+            "to core (pale: distance {low}, dark: {high}; grey: unreachable)"
+        ))
         .y_desc("from core")
         .draw()?;
+    // Pale yellow (the nearest) through green and blue to navy (the farthest): ColorBrewer's
+    // YlGnBu, whose steps stay apart from the grey of unreachable pairs.
+    const RAMP: [(u8, u8, u8); 5] = [
+        (255, 255, 217),
+        (199, 233, 180),
+        (65, 182, 196),
+        (34, 94, 168),
+        (8, 29, 88),
+    ];
+    let shade = |d: u32| {
+        if high > low {
+            (d as f64 - low) / (high - low)
+        } else {
+            0.0
+        }
+    };
     let colour = |i: usize, j: usize, d: Option<u32>| match d {
         _ if i == j => RGBColor(255, 255, 255),
-        None => RGBColor(170, 170, 170),
+        None => RGBColor(200, 200, 200),
         Some(d) => {
-            let t = if high > low {
-                (d as f64 - low) / (high - low)
-            } else {
-                0.0
-            };
+            let x = shade(d) * (RAMP.len() - 1) as f64;
+            let (a, b) = (RAMP[x.floor() as usize], RAMP[(x.ceil() as usize).min(4)]);
+            let t = x - x.floor();
             let mix = |a: u8, b: u8| (a as f64 + t * (b as f64 - a as f64)).round() as u8;
-            RGBColor(mix(255, 8), mix(237, 48), mix(160, 107))
+            RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
         }
     };
     let cells = c.matrix.iter().enumerate().flat_map(|(i, row)| {
         row.iter().enumerate().map(move |(j, &d)| {
-            let y = (k - 1 - i) as f64;
+            let (x, y) = (j as f64 + 1.0, (k - i) as f64);
             Rectangle::new(
-                [(j as f64, y), (j as f64 + 1.0, y + 1.0)],
+                [(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)],
                 colour(i, j, d).filled(),
             )
         })
@@ -361,8 +391,10 @@ fn heatmap(root: &DrawingArea<SVGBackend, Shift>, title: &str, c: &CoreDistances
                 .enumerate()
                 .filter(move |&(j, _)| j != i)
                 .map(move |(j, d)| {
-                    let at = (j as f64 + 0.5, (k - 1 - i) as f64 + 0.5);
-                    Text::new(d.map_or("∞".into(), |d| d.to_string()), at, font.clone())
+                    let at = (j as f64 + 1.0, (k - i) as f64);
+                    let dark = d.is_some_and(|d| shade(d) > 0.6);
+                    let font = font.color(if dark { &WHITE } else { &BLACK });
+                    Text::new(d.map_or("∞".into(), |d| d.to_string()), at, font)
                 })
         });
         chart.draw_series(texts)?;

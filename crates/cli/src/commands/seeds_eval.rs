@@ -1,0 +1,101 @@
+//! `crawlrank seeds-eval`: how good a seed set is (docs/algorithms.md §5, the community-seeds
+//! paper's §3.5) — BFS crawls by depth from the seeds and from as many random pages, the
+//! distances between the cores the seeds came from, and the graph's average distance.
+
+use anyhow::{ensure, Context, Result};
+use crawlrank_graph::{open_graph, Cache};
+use crawlrank_seeds::file::{cores_path, read_cores_json, CoreEntry};
+use crawlrank_seeds::{check_cores, evaluate, write_outputs, write_table, EvalConfig};
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The graph the seeds are evaluated on (the original graph, not pruned): a BVGraph
+    /// basename or an arc-list file.
+    #[arg(long)]
+    pub graph: PathBuf,
+    /// The seeds, one per line: `id`, `id<TAB>url` (as `crawlrank seeds` writes them) or a URL;
+    /// `#` starts a comment line. The cores are read from FILE.cores.json when it exists.
+    #[arg(long, value_name = "FILE")]
+    pub seeds: PathBuf,
+    /// Seed of the generator that draws the random seed set compared against (as many pages as
+    /// seeds, the same pages as `simulate --seeds N --rng-seed S`) and the distance sample.
+    #[arg(
+        long,
+        value_name = "S",
+        default_value_t = 42,
+        visible_alias = "rng-seed"
+    )]
+    pub random_seeds: u64,
+    /// Sources of the BFSs that estimate the graph's average distance (0: skip it).
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub distance_samples: usize,
+    /// Write summary.json, summary.csv, mean-pagerank.svg, pages-per-depth.svg and (with
+    /// cores) core-distances.svg into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+pub fn run(args: Args, cache: &Cache) -> Result<()> {
+    let graph = open_graph(&args.graph, cache)?;
+    let n = graph.num_nodes();
+    let seeds = crawlrank_sim::read_seeds(&args.seeds, &graph)?;
+    let cores_file = cores_path(&args.seeds);
+    let cores = if cores_file.exists() {
+        let record = read_cores_json(&cores_file)?;
+        ensure!(
+            record.pages == n as u64,
+            "{}: its cores were found in a graph of {} pages, but {} has {n}",
+            cores_file.display(),
+            record.pages,
+            args.graph.display()
+        );
+        let cores: Vec<Vec<u32>> = record.cores.iter().map(CoreEntry::pages).collect();
+        check_cores(&cores, n).with_context(|| cores_file.display().to_string())?;
+        Some(cores)
+    } else {
+        None
+    };
+    let csr = graph.to_csr()?;
+    eprintln!(
+        "{}: {n} pages, {} arcs; {} seeds from {}; {}",
+        args.graph.display(),
+        csr.num_arcs(),
+        seeds.len(),
+        args.seeds.display(),
+        match &cores {
+            Some(c) => format!("{} cores from {}", c.len(), cores_file.display()),
+            None => format!("no cores ({} not found)", cores_file.display()),
+        }
+    );
+    let started = Instant::now();
+    let pagerank = crawlrank_sim::reference_pagerank(&graph, &csr)?;
+    eprintln!("  PageRank {:.2?}", started.elapsed());
+    let config = EvalConfig {
+        rng_seed: args.random_seeds,
+        distance_samples: args.distance_samples,
+    };
+    let name = args.graph.display().to_string();
+    let eval = evaluate(
+        &name,
+        &csr,
+        &pagerank,
+        &seeds,
+        cores.as_deref(),
+        &config,
+        &mut |step| eprintln!("  {step}"),
+    )?;
+    eprintln!("  done {:.2?}", started.elapsed());
+    write_table(&eval, &mut std::io::stdout().lock())?;
+    if let Some(dir) = &args.out {
+        let written = write_outputs(&eval, dir)?;
+        let names: Vec<String> = written
+            .iter()
+            .filter_map(|p| p.file_name())
+            .map(|f| f.to_string_lossy().into_owned())
+            .collect();
+        println!("wrote {}/{}", dir.display(), names.join(", "));
+    }
+    Ok(())
+}

@@ -1,0 +1,215 @@
+//! `crawlrank seeds-eval` end to end: a hand-written seeds file (and its `.cores.json`) on a
+//! small graph gives the table and every output file; bad input is a clear error naming the
+//! file, with a non-zero exit, no panic and no output.
+
+use crawlrank_testkit as testkit;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn crawlrank(cache: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_crawlrank"))
+        .arg("--cache")
+        .arg(cache)
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn ok(out: &Output) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "failed: {stderr}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Asserts a reported error (exit 1, no panic) whose message contains every one of `needles`.
+fn fails(out: &Output, needles: &[&str]) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("crawlrank: error:"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "panic: {stderr}");
+    for n in needles {
+        assert!(stderr.contains(n), "'{n}' not in: {stderr}");
+    }
+}
+
+/// A `.cores.json` as `crawlrank seeds` writes it, for a graph of `pages` pages, with these
+/// `(hubs, authorities)` cores.
+fn cores_json(pages: u64, cores: &[(&[u32], &[u32])]) -> String {
+    let rounds: Vec<String> = cores
+        .iter()
+        .enumerate()
+        .map(|(i, (h, a))| {
+            format!(
+                r#"{{"round": {}, "seed": {}, "hubs": {h:?}, "authorities": {a:?}, "arcs": 0,
+                    "hits_iterations": 60, "hits_seconds": 0.0, "core_seconds": 0.0}}"#,
+                i + 1,
+                h[0]
+            )
+        })
+        .collect();
+    format!(
+        r#"{{"graph": "g", "method": "cover-density", "parameters": {{}}, "pruned": false,
+            "pages": {pages}, "arcs": 0, "arcs_after_pruning": 0, "requested": {}, "seeds": [],
+            "stop": "count reached", "rounds": [{}]}}"#,
+        cores.len(),
+        rounds.join(", ")
+    )
+}
+
+#[test]
+fn seeds_eval_prints_the_table_and_writes_summaries_and_plots() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    // 200 pages, v → v+1 and v → 7v+3.
+    let graph = testkit::ring_with_chords(200, &[(7, 3)]).write_arc_list(dir.path(), "ring.txt");
+    let seeds = testkit::write_file(dir.path(), "seeds.txt", "# two seeds\n0\n\n100\n");
+    testkit::write_file(
+        dir.path(),
+        "seeds.txt.cores.json",
+        cores_json(200, &[(&[0], &[1, 2]), (&[100], &[101])]),
+    );
+    let out = dir.path().join("eval");
+    let g = graph.to_str().unwrap();
+    let s = seeds.to_str().unwrap();
+    let stdout = ok(&crawlrank(
+        cache.path(),
+        &[
+            "seeds-eval",
+            "--graph",
+            g,
+            "--seeds",
+            s,
+            "--random-seeds",
+            "7",
+            "--distance-samples",
+            "20",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    ));
+    assert!(
+        stdout.contains("2 seeds against 2 random pages (rng seed 7)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("seeds: pages") && stdout.contains("random: pages"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("reached: 200 pages from the seeds"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("average connected distance: ")
+            && stdout.contains("(20 sources, 3980 pairs"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("core distances (2 cores, 2 ordered pairs)"),
+        "{stdout}"
+    );
+    let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        lines[0],
+        "depth,seeds_pages,seeds_mean_pr,random_pages,random_mean_pr"
+    );
+    assert!(lines[1].starts_with("0,2,"), "{csv}");
+    let json = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    assert!(json.contains("\"core_distances\": {"), "{json}");
+    assert!(json.contains("\"matrix\": ["), "{json}");
+    for svg in [
+        "mean-pagerank.svg",
+        "pages-per-depth.svg",
+        "core-distances.svg",
+    ] {
+        let text = std::fs::read_to_string(out.join(svg)).unwrap();
+        assert!(text.contains("<svg"), "{svg}");
+    }
+    // Nothing derived beside the inputs.
+    assert_eq!(
+        testkit::file_names(dir.path()),
+        ["eval", "ring.txt", "seeds.txt", "seeds.txt.cores.json"]
+    );
+    // Without a cores record: no distances between cores, no heatmap.
+    let bare = testkit::write_file(dir.path(), "bare.txt", "5\n");
+    let out2 = dir.path().join("eval2");
+    let stdout = ok(&crawlrank(
+        cache.path(),
+        &[
+            "seeds-eval",
+            "--graph",
+            g,
+            "--seeds",
+            bare.to_str().unwrap(),
+            "--out",
+            out2.to_str().unwrap(),
+        ],
+    ));
+    assert!(
+        stdout.contains("core distances: no cores given"),
+        "{stdout}"
+    );
+    assert!(out2.join("summary.json").is_file() && !out2.join("core-distances.svg").exists());
+}
+
+#[test]
+fn seeds_eval_bad_input_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let graph = testkit::five_pages().write_arc_list(dir.path(), "five.txt");
+    let g = graph.to_str().unwrap();
+    let out = dir.path().join("eval");
+    let run = |seeds: &Path| {
+        crawlrank(
+            cache.path(),
+            &[
+                "seeds-eval",
+                "--graph",
+                g,
+                "--seeds",
+                seeds.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ],
+        )
+    };
+    // A missing seeds file, a missing graph.
+    fails(&run(&dir.path().join("nope.txt")), &["nope.txt"]);
+    let good = testkit::write_file(dir.path(), "good.txt", "1\n");
+    fails(
+        &crawlrank(
+            cache.path(),
+            &[
+                "seeds-eval",
+                "--graph",
+                dir.path().join("missing").to_str().unwrap(),
+                "--seeds",
+                good.to_str().unwrap(),
+            ],
+        ),
+        &["missing"],
+    );
+    // A page outside the graph: the file and the line.
+    let bad = testkit::write_file(dir.path(), "bad.txt", "# c\n1\n5\n");
+    fails(&run(&bad), &["bad.txt:3", "5"]);
+    // No seeds at all.
+    let empty = testkit::write_file(dir.path(), "empty.txt", "# nothing\n\n");
+    fails(&run(&empty), &["empty.txt"]);
+    // A corrupt cores record, one for another graph, one with a page outside this graph.
+    let cores = dir.path().join("good.txt.cores.json");
+    std::fs::write(&cores, "{ not json").unwrap();
+    fails(&run(&good), &["good.txt.cores.json"]);
+    std::fs::write(&cores, cores_json(9, &[(&[0], &[1])])).unwrap();
+    fails(&run(&good), &["good.txt.cores.json", "9 pages"]);
+    std::fs::write(&cores, cores_json(5, &[(&[0], &[7])])).unwrap();
+    fails(&run(&good), &["good.txt.cores.json", "page 7"]);
+    std::fs::write(&cores, cores_json(5, &[(&[0], &[1]), (&[1], &[2])])).unwrap();
+    fails(&run(&good), &["good.txt.cores.json", "disjoint"]);
+    // No output was started.
+    assert!(!out.exists());
+    // Once the record is right, the same command works.
+    std::fs::write(&cores, cores_json(5, &[(&[0], &[1])])).unwrap();
+    ok(&run(&good));
+    assert!(out.join("core-distances.svg").is_file());
+}
