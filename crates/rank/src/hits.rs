@@ -15,10 +15,15 @@
 //! Both products are computed by pulling — `a` over the transpose's successor lists, `h` over the
 //! graph's — so each page is written by one thread only and no atomics are needed.
 //!
+//! Each product applies the previous vector's normalisation as it sums and accumulates its own
+//! sum of squares (in a fixed order: results do not depend on the number of threads), so an
+//! iteration costs two passes over the arcs and nothing more; the vectors are scaled to unit norm
+//! once, at the end.
+//!
 //! A page of a graph without arcs has hub and authority 0 (the products vanish and the
-//! normalisation leaves the zero vector alone). Values below [`FLUSH_BELOW`] after a
-//! normalisation are set to 0: they carry no ranking information a double can use, and
-//! subnormal arithmetic is a hundred times slower.
+//! normalisation leaves the zero vector alone). Values below [`FLUSH_BELOW`] are set to 0: they
+//! carry no ranking information a double can use, and subnormal arithmetic is a hundred times
+//! slower.
 
 use anyhow::{ensure, Result};
 use crawlrank_graph::Csr;
@@ -115,29 +120,57 @@ pub fn hits_masked(
                 }
             });
     }
-    normalise(&mut hubs);
+    // Vectors are kept unscaled between products: `hubs · hub_scale` is the unit hub vector.
+    // Each product applies the last scale while it sums and returns its own sum of squares, so
+    // an iteration is two passes over the arcs and no pass of its own for normalisation.
+    let mut hub_scale = inverse_norm(sum_of_squares(&hubs));
     let mut authorities = vec![0.0; n];
+    let mut auth_scale = 0.0;
     let mut next_hubs = vec![0.0; n];
     let mut next_auth = vec![0.0; n];
     let mut iterations = 0;
     let mut l1_change = 0.0;
     while iterations < config.iterations {
-        multiply(transpose, &hubs, removed, &mut next_auth);
-        multiply(graph, &next_auth, removed, &mut next_hubs);
-        let dh = l1_distance(&hubs, &next_hubs);
-        let da = l1_distance(&authorities, &next_auth);
+        let next_auth_scale = inverse_norm(multiply(
+            transpose,
+            &hubs,
+            hub_scale,
+            removed,
+            &mut next_auth,
+        ));
+        let next_hub_scale = inverse_norm(multiply(
+            graph,
+            &next_auth,
+            next_auth_scale,
+            removed,
+            &mut next_hubs,
+        ));
+        // The change is measured when it can stop the loop, and in the last iteration.
+        if config.tolerance.is_some() || iterations + 1 == config.iterations {
+            let dh = l1_distance(&hubs, hub_scale, &next_hubs, next_hub_scale);
+            let da = l1_distance(&authorities, auth_scale, &next_auth, next_auth_scale);
+            l1_change = dh.max(da);
+        }
         std::mem::swap(&mut hubs, &mut next_hubs);
         std::mem::swap(&mut authorities, &mut next_auth);
+        (hub_scale, auth_scale) = (next_hub_scale, next_auth_scale);
         iterations += 1;
-        l1_change = dh.max(da);
         if config.tolerance.is_some_and(|t| l1_change < t) {
             break;
         }
     }
     if iterations == 0 {
         // No iteration asked for: the authorities of the starting hubs, so both vectors agree.
-        multiply(transpose, &hubs, removed, &mut authorities);
+        auth_scale = inverse_norm(multiply(
+            transpose,
+            &hubs,
+            hub_scale,
+            removed,
+            &mut authorities,
+        ));
     }
+    scale(&mut hubs, hub_scale);
+    scale(&mut authorities, auth_scale);
     Ok(HitsResult {
         hubs,
         authorities,
@@ -146,48 +179,74 @@ pub fn hits_masked(
     })
 }
 
-/// `out[i] = Σ_{j ∈ successors(i)} x[j]` (0 for removed pages), then `out` scaled to unit L2
-/// norm.
-fn multiply(g: &Csr, x: &[f64], removed: Option<&[bool]>, out: &mut [f64]) {
-    out.par_iter_mut()
+/// `out[i] = factor · Σ_{j ∈ successors(i)} x[j]` (0 for removed pages; values below
+/// [`FLUSH_BELOW`] flushed to 0); returns `Σ out[i]²`, summed in a fixed order so that the result
+/// does not depend on the number of threads.
+fn multiply(g: &Csr, x: &[f64], factor: f64, removed: Option<&[bool]>, out: &mut [f64]) -> f64 {
+    let partial: Vec<f64> = out
+        .par_chunks_mut(GRAIN)
         .enumerate()
-        .with_min_len(GRAIN)
-        .for_each(|(i, o)| {
-            *o = if removed.is_some_and(|r| r[i]) {
-                0.0
-            } else {
-                g.successors(i).iter().map(|&j| x[j as usize]).sum()
+        .map(|(c, chunk)| {
+            let base = c * GRAIN;
+            let mut squares = 0.0;
+            for (k, o) in chunk.iter_mut().enumerate() {
+                let i = base + k;
+                let v = if removed.is_some_and(|r| r[i]) {
+                    0.0
+                } else {
+                    factor * g.successors(i).iter().map(|&j| x[j as usize]).sum::<f64>()
+                };
+                let v = if v < FLUSH_BELOW { 0.0 } else { v };
+                *o = v;
+                squares += v * v;
             }
-        });
-    normalise(out);
+            squares
+        })
+        .collect();
+    partial.iter().sum()
 }
 
-/// Scales `v` to unit L2 norm (the zero vector stays) and flushes what falls below
-/// [`FLUSH_BELOW`].
-fn normalise(v: &mut [f64]) {
-    let norm = v
-        .par_iter()
-        .with_min_len(GRAIN)
-        .map(|x| x * x)
-        .sum::<f64>()
-        .sqrt();
-    if norm > 0.0 {
-        let inv = 1.0 / norm;
-        v.par_iter_mut().with_min_len(GRAIN).for_each(|x| {
-            *x *= inv;
-            if *x < FLUSH_BELOW {
-                *x = 0.0;
-            }
-        });
+/// `Σ v[i]²` in a fixed order.
+fn sum_of_squares(v: &[f64]) -> f64 {
+    let partial: Vec<f64> = v
+        .par_chunks(GRAIN)
+        .map(|c| c.iter().map(|x| x * x).sum::<f64>())
+        .collect();
+    partial.iter().sum()
+}
+
+/// `1/√squares`, or 0 for the zero vector (which stays zero).
+fn inverse_norm(squares: f64) -> f64 {
+    if squares > 0.0 {
+        1.0 / squares.sqrt()
+    } else {
+        0.0
     }
 }
 
-fn l1_distance(a: &[f64], b: &[f64]) -> f64 {
-    a.par_iter()
-        .zip(b.par_iter())
-        .with_min_len(GRAIN)
-        .map(|(x, y)| (x - y).abs())
-        .sum()
+/// `v · factor`, with values below [`FLUSH_BELOW`] flushed to 0.
+fn scale(v: &mut [f64], factor: f64) {
+    v.par_iter_mut().with_min_len(GRAIN).for_each(|x| {
+        *x *= factor;
+        if *x < FLUSH_BELOW {
+            *x = 0.0;
+        }
+    });
+}
+
+/// `‖a·sa − b·sb‖₁`, summed in a fixed order.
+fn l1_distance(a: &[f64], sa: f64, b: &[f64], sb: f64) -> f64 {
+    let partial: Vec<f64> = a
+        .par_chunks(GRAIN)
+        .zip(b.par_chunks(GRAIN))
+        .map(|(x, y)| {
+            x.iter()
+                .zip(y)
+                .map(|(x, y)| (x * sa - y * sb).abs())
+                .sum::<f64>()
+        })
+        .collect();
+    partial.iter().sum()
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@
 //! the degrees of its members, not a pass over the graph. Arcs from or to removed pages do not
 //! count: the caller's `removed` mask is the graph after the earlier rounds.
 
+use crate::extract::WorkGraph;
 use crawlrank_graph::Csr;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -78,10 +79,11 @@ impl Core {
     }
 }
 
-/// A candidate in a heap: best score first, then smaller id.
+/// A candidate in a heap: best score first, then smaller original id (`key`).
 #[derive(Debug, Clone, Copy)]
 struct Candidate {
     score: f64,
+    key: u32,
     page: u32,
 }
 
@@ -89,7 +91,7 @@ impl Ord for Candidate {
     fn cmp(&self, other: &Self) -> Ordering {
         self.score
             .total_cmp(&other.score)
-            .then_with(|| other.page.cmp(&self.page))
+            .then_with(|| other.key.cmp(&self.key))
     }
 }
 
@@ -113,7 +115,7 @@ const AUTH: u8 = 2;
 const HUB_CANDIDATE: u8 = 4;
 const AUTH_CANDIDATE: u8 = 8;
 
-/// Builds cores of one graph (and its transpose), reusing its per-page marks: starting a core
+/// Builds cores of one working graph ([`WorkGraph`]), reusing its per-page marks: starting a core
 /// costs the pages the last one touched, not the graph's size.
 #[derive(Debug)]
 pub struct CoreBuilder {
@@ -127,6 +129,7 @@ pub struct CoreBuilder {
 struct Growing<'a> {
     graph: &'a Csr,
     transpose: &'a Csr,
+    global: &'a [u32],
     removed: &'a [bool],
     hubs: &'a [f64],
     authorities: &'a [f64],
@@ -146,12 +149,11 @@ impl CoreBuilder {
     }
 
     /// The core grown from `best_authority` under `rule`, with hub scores `hubs` and authority
-    /// scores `authorities`, in `graph` (with `transpose`) without the `removed` pages.
-    #[allow(clippy::too_many_arguments)]
+    /// scores `authorities`, in `work` without the `removed` pages. Pages are `work`'s ids; ties
+    /// go to the smaller original id.
     pub fn extract(
         &mut self,
-        graph: &Csr,
-        transpose: &Csr,
+        work: &WorkGraph,
         removed: &[bool],
         hubs: &[f64],
         authorities: &[f64],
@@ -164,8 +166,9 @@ impl CoreBuilder {
         self.hub_heap.clear();
         self.auth_heap.clear();
         let mut g = Growing {
-            graph,
-            transpose,
+            graph: &work.graph,
+            transpose: &work.transpose,
+            global: &work.global,
             removed,
             hubs,
             authorities,
@@ -192,6 +195,7 @@ impl CoreBuilder {
             .copied()
             .map(|page| Candidate {
                 score: hubs[page as usize],
+                key: work.global[page as usize],
                 page,
             })
             .max()
@@ -289,6 +293,7 @@ impl Growing<'_> {
                 self.touch(a, AUTH_CANDIDATE);
                 self.b.auth_heap.push(Candidate {
                     score: self.authorities[a as usize],
+                    key: self.global[a as usize],
                     page: a,
                 });
             }
@@ -304,6 +309,7 @@ impl Growing<'_> {
                 self.touch(h, HUB_CANDIDATE);
                 self.b.hub_heap.push(Candidate {
                     score: self.hubs[h as usize],
+                    key: self.global[h as usize],
                     page: h,
                 });
             }

@@ -36,6 +36,7 @@ pub use eval::{
 };
 pub use extract::{
     extract_seeds, prepare, Extraction, Prepared, Pruning, Round, SeedsConfig, StopReason,
+    WorkGraph,
 };
 pub use file::{
     cores_path, read_cores_json, write_cores_json, write_seeds_file, CoreEntry, CoresRecord,

@@ -23,14 +23,13 @@ fn two_cores() -> Csr {
 }
 
 fn run(g: &Csr, count: usize, rule: CoreRule) -> Extraction {
-    let t = g.transpose();
     let config = SeedsConfig {
         count,
         rule,
         hits: HitsConfig::default(),
     };
     let mut seen = Vec::new();
-    let x = extract_seeds(g, &t, &config, &mut |r| seen.push(r.round)).unwrap();
+    let x = extract_seeds(g, &config, &mut |r| seen.push(r.round)).unwrap();
     assert_eq!(seen, (1..=x.rounds.len()).collect::<Vec<_>>());
     x
 }
@@ -177,17 +176,13 @@ fn pruning_hides_a_core_inside_one_host() {
 #[test]
 fn bad_parameters_are_errors() {
     let g = two_cores();
-    let t = g.transpose();
     let bad = |rule, count| {
         let config = SeedsConfig {
             count,
             rule,
             hits: HitsConfig::default(),
         };
-        format!(
-            "{:#}",
-            extract_seeds(&g, &t, &config, &mut |_| {}).unwrap_err()
-        )
+        format!("{:#}", extract_seeds(&g, &config, &mut |_| {}).unwrap_err())
     };
     for d in [0.0, -1.0, 100.5, f64::NAN] {
         let e = bad(
@@ -214,6 +209,6 @@ fn bad_parameters_are_errors() {
         rule: DENSITY_100,
         hits: HitsConfig::default(),
     };
-    let e = extract_seeds(&empty, &empty, &config, &mut |_| {}).unwrap_err();
+    let e = extract_seeds(&empty, &config, &mut |_| {}).unwrap_err();
     assert!(format!("{e:#}").contains("no arcs"), "{e:#}");
 }

@@ -56,7 +56,7 @@ impl SeedChoice {
             }
             SeedChoice::Community { config, pruning } => {
                 let prepared = prepare(graph, csr, *pruning)?;
-                let x = extract_seeds(&prepared.graph, &prepared.transpose, config, &mut |_| {})?;
+                let x = extract_seeds(&prepared.graph, config, &mut |_| {})?;
                 ensure!(
                     !x.seeds.is_empty(),
                     "no community seeds: the graph's cores have no hubs"

@@ -67,6 +67,10 @@ pub struct Args {
     /// HITS iterations per round (`HITSIterationCount`).
     #[arg(long, value_name = "N", default_value_t = 60)]
     pub hits_iterations: usize,
+    /// Stop a round's HITS early once both vectors change by less than this in L1 (off by
+    /// default: always --hits-iterations, as the paper; warm-started rounds converge fast).
+    #[arg(long, value_name = "L1")]
+    pub hits_tolerance: Option<f64>,
     /// Drop the arcs within a host before HITS (the default when the graph has URLs).
     #[arg(long, conflicts_with = "no_prune")]
     pub prune_same_host: bool,
@@ -119,7 +123,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         rule,
         hits: HitsConfig {
             iterations: args.hits_iterations,
-            tolerance: None,
+            tolerance: args.hits_tolerance,
         },
     };
     config.validate()?;
@@ -174,7 +178,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
             let prepared = prepare(&graph, &csr, pruning)?;
             let prep_time = t1.elapsed();
             eprintln!(
-                "{}: {} arcs, transpose built in {:.2?}",
+                "{}: {} arcs ({:.2?})",
                 if prepared.pruned {
                     "pruned of arcs within a host"
                 } else {
@@ -193,14 +197,16 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
                     "cover_density": min_density,
                     "max_hubs": max_hubs,
                     "hits_iterations": args.hits_iterations,
+                    "hits_tolerance": args.hits_tolerance,
                 }),
                 CoreRule::FixedSize { size, new_members } => json!({
                     "core_size": size,
                     "new_members": new_members,
                     "hits_iterations": args.hits_iterations,
+                    "hits_tolerance": args.hits_tolerance,
                 }),
             };
-            let x = extract_seeds(&prepared.graph, &prepared.transpose, &config, &mut |r| {
+            let x = extract_seeds(&prepared.graph, &config, &mut |r| {
                 let seed = match r.core.seed {
                     Some(s) => match &urls {
                         Some(u) => format!("seed {s} {}", u[s as usize]),
@@ -210,11 +216,12 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
                 };
                 eprintln!(
                     "round {:>4}: {} hubs × {} authorities, cover density {:.1}, {seed} \
-                         (HITS {:.2?}, core {:.2?})",
+                         (HITS {} iterations {:.2?}, core {:.2?})",
                     r.round,
                     r.core.hubs.len(),
                     r.core.authorities.len(),
                     r.core.cover_density(),
+                    r.hits_iterations,
                     r.hits_time,
                     r.core_time
                 );
