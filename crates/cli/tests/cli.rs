@@ -612,7 +612,11 @@ fn crawl_resume_status_and_export_a_served_graph() {
     let arcs = env.write("ring.txt", &text);
     let web = Served::start(&env, &arcs);
     let proxy = format!("http://{}", web.addr);
-    let seeds = env.write("seeds.txt", "# seeds\nhttp://h0.crawlrank.test/p0.html\n\n");
+    // The `id<TAB>url` form `crawlrank seeds` writes: the crawl takes the URL.
+    let seeds = env.write(
+        "seeds.txt",
+        "# seeds\n0\thttp://h0.crawlrank.test/p0.html\n\n",
+    );
     let state = env.path("state");
     let st = state.to_str().unwrap();
     let all = |out: &Output| {

@@ -131,6 +131,26 @@ fn seeds_prune_hosts_by_default_and_write_ids_with_urls() {
         "bfs,fica",
     ]));
     assert!(table.contains("fica"), "{table}");
+    // Against as many random seeds.
+    let dir = env.path("cmp");
+    let (table, _) = ok(&env.run(&[
+        "simulate",
+        "--graph",
+        s(&web),
+        "--seeds-file",
+        s(&out),
+        "--compare-random",
+        "--policy",
+        "bfs",
+        "--out",
+        s(&dir),
+    ]));
+    assert!(table.contains("file vs random seeds:"), "{table}");
+    assert!(dir.join("file/summary.csv").exists() && dir.join("random/summary.csv").exists());
+    fails(
+        &env.run(&["simulate", "--graph", s(&web), "--compare-random"]),
+        &["--compare-random needs --seeds-file or --seeds community:N"],
+    );
     let other = env.write("other.txt", "5\thttp://elsewhere.example/\n");
     fails(
         &env.run(&["simulate", "--graph", s(&web), "--seeds-file", s(&other)]),

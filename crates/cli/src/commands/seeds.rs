@@ -230,7 +230,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
             let core: f64 = x.rounds.iter().map(|r| r.core_time.as_secs_f64()).sum();
             eprintln!(
                 "{} rounds in {:.2} s: HITS {hits:.2} s ({:.3} s a round), cores and removal \
-                 {core:.3} s, pruning and transpose {:.2} s",
+                 {core:.3} s, pruning {:.2} s",
                 x.rounds.len(),
                 hits + core,
                 hits / x.rounds.len().max(1) as f64,

@@ -31,9 +31,14 @@ pub struct Args {
         conflicts_with = "seeds_file"
     )]
     pub seeds: SeedsArg,
-    /// Seed pages, one per line: node ids, or URLs when the graph has them.
+    /// Seed pages, one per line: node ids, URLs when the graph has them, or `id<TAB>url` as
+    /// `crawlrank seeds` writes them.
     #[arg(long, value_name = "FILE")]
     pub seeds_file: Option<PathBuf>,
+    /// Also crawl every policy from as many random seeds (--rng-seed) and compare the two seed
+    /// sets (implied by `--seeds community:N`).
+    #[arg(long)]
+    pub compare_random: bool,
     /// Seed of the random generator (random seeds, the `random` policy).
     #[arg(long, default_value_t = 42)]
     pub rng_seed: u64,
@@ -106,7 +111,18 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         config: config.clone(),
     };
     let summary = run_with_progress(&graph, &csr, &experiment)?;
-    if args.seeds_file.is_some() || !matches!(args.seeds, SeedsArg::Community(_)) {
+    let (compared, label) = match (&args.seeds_file, args.seeds) {
+        (Some(_), _) => (args.compare_random, "file"),
+        (None, SeedsArg::Community(_)) => (true, "community"),
+        (None, SeedsArg::Random(_)) => {
+            ensure!(
+                !args.compare_random,
+                "--compare-random needs --seeds-file or --seeds community:N"
+            );
+            (false, "")
+        }
+    };
+    if !compared {
         return report(&summary, args.out.as_deref(), args.save_orders);
     }
     // The paper's experiment: the same policies from as many random seeds, side by side.
@@ -118,25 +134,25 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     eprintln!("the same policies from {} random seeds:", summary.seeds);
     let random_summary = run_with_progress(&graph, &csr, &baseline)?;
     let mut out = std::io::stdout().lock();
-    writeln!(out, "from community seeds:")?;
+    writeln!(out, "from {label} seeds:")?;
     write_table(&summary, &mut out)?;
     writeln!(out, "\nfrom random seeds:")?;
     write_table(&random_summary, &mut out)?;
-    writeln!(out, "\ncommunity vs random seeds:")?;
-    write_comparison(&summary, "community", &random_summary, "random", &mut out)?;
+    writeln!(out, "\n{label} vs random seeds:")?;
+    write_comparison(&summary, label, &random_summary, "random", &mut out)?;
     if let Some(dir) = &args.out {
-        write_outputs(&summary, &dir.join("community"), args.save_orders)?;
+        write_outputs(&summary, &dir.join(label), args.save_orders)?;
         write_outputs(&random_summary, &dir.join("random"), args.save_orders)?;
         write_comparison_csv(
             &summary,
-            "community",
+            label,
             &random_summary,
             "random",
             &dir.join("comparison.csv"),
         )?;
         writeln!(
             out,
-            "wrote {0}/community/, {0}/random/ (summary.json, summary.csv, plots) and {0}/comparison.csv",
+            "wrote {0}/{label}/, {0}/random/ (summary.json, summary.csv, plots) and {0}/comparison.csv",
             dir.display()
         )?;
     }
