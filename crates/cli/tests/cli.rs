@@ -1,67 +1,12 @@
 //! The `crawlrank` binary end to end: the commands work on small graphs written here, and bad
 //! input gets a clear error, a non-zero exit, no panic and no half-written output.
 
+mod common;
+
+use common::{fails, ok, Env};
 use crawlrank_testkit as testkit;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
-
-fn crawlrank(cache: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_crawlrank"))
-        .arg("--cache")
-        .arg(cache)
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn ok(out: &Output) -> String {
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "failed: {stderr}");
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// Asserts a clean failure whose message contains every one of `needles`.
-fn fails(out: &Output, needles: &[&str]) {
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "should fail: {stderr}");
-    // 2: clap rejected the arguments; 1: crawlrank reported an error.
-    let expected = if stderr.starts_with("crawlrank: error:") {
-        1
-    } else {
-        2
-    };
-    assert_eq!(out.status.code(), Some(expected), "{stderr}");
-    assert!(!stderr.contains("panicked"), "panic: {stderr}");
-    for n in needles {
-        assert!(stderr.contains(n), "'{n}' not in: {stderr}");
-    }
-}
-
-struct Env {
-    dir: tempfile::TempDir,
-    cache: tempfile::TempDir,
-}
-
-impl Env {
-    fn new() -> Self {
-        Self {
-            dir: tempfile::tempdir().unwrap(),
-            cache: tempfile::tempdir().unwrap(),
-        }
-    }
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
-    }
-    fn write(&self, name: &str, text: &str) -> PathBuf {
-        testkit::write_file(self.dir.path(), name, text)
-    }
-    fn run(&self, args: &[&str]) -> Output {
-        crawlrank(self.cache.path(), args)
-    }
-    fn files(&self) -> Vec<String> {
-        testkit::file_names(self.dir.path())
-    }
-}
 
 /// An arc list of `n` pages, every one reachable from page 0: page `v` links to `v + 1` (a ring)
 /// and to `a·v + b` for each chord `(a, b)`, all modulo `n`.

@@ -1,52 +1,10 @@
 //! `crawlrank seeds` end to end, and its seeds file fed to `simulate` and `crawl`: host pruning
 //! by default on a graph with URLs, the file formats, and bad input.
 
-use crawlrank_testkit as testkit;
+mod common;
+
+use common::{fails, ok_with_stderr as ok, Env};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-struct Env {
-    dir: tempfile::TempDir,
-    cache: tempfile::TempDir,
-}
-
-impl Env {
-    fn new() -> Self {
-        Self {
-            dir: tempfile::tempdir().unwrap(),
-            cache: tempfile::tempdir().unwrap(),
-        }
-    }
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
-    }
-    fn write(&self, name: &str, text: &str) -> PathBuf {
-        testkit::write_file(self.dir.path(), name, text)
-    }
-    fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_crawlrank"))
-            .arg("--cache")
-            .arg(self.cache.path())
-            .args(args)
-            .output()
-            .expect("the binary runs")
-    }
-}
-
-fn ok(out: &Output) -> (String, String) {
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "failed: {stderr}");
-    (String::from_utf8_lossy(&out.stdout).into_owned(), stderr)
-}
-
-fn fails(out: &Output, needles: &[&str]) {
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "should fail: {stderr}");
-    assert!(!stderr.contains("panicked"), "panic: {stderr}");
-    for n in needles {
-        assert!(stderr.contains(n), "'{n}' not in: {stderr}");
-    }
-}
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()

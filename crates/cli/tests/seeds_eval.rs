@@ -2,35 +2,11 @@
 //! small graph gives the table and every output file; bad input is a clear error naming the
 //! file, with a non-zero exit, no panic and no output.
 
+mod common;
+
+use common::{crawlrank, fails, ok};
 use crawlrank_testkit as testkit;
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn crawlrank(cache: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_crawlrank"))
-        .arg("--cache")
-        .arg(cache)
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn ok(out: &Output) -> String {
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "failed: {stderr}");
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// Asserts a reported error (exit 1, no panic) whose message contains every one of `needles`.
-fn fails(out: &Output, needles: &[&str]) {
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("crawlrank: error:"), "{stderr}");
-    assert!(!stderr.contains("panicked"), "panic: {stderr}");
-    for n in needles {
-        assert!(stderr.contains(n), "'{n}' not in: {stderr}");
-    }
-}
 
 /// A `.cores.json` as `crawlrank seeds` writes it, for a graph of `pages` pages, with these
 /// `(hubs, authorities)` cores.

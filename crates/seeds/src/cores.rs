@@ -65,17 +65,23 @@ pub struct Core {
 impl Core {
     /// `100·|E(H,A)| / (|H|·|A|)`, or 0 for a core without hubs.
     pub fn cover_density(&self) -> f64 {
-        let pairs = self.hubs.len() as f64 * self.authorities.len() as f64;
-        if pairs == 0.0 {
-            0.0
-        } else {
-            100.0 * self.arcs as f64 / pairs
-        }
+        cover_density(self.arcs, self.hubs.len(), self.authorities.len())
     }
 
     /// Every page of the core, hubs first.
     pub fn pages(&self) -> impl Iterator<Item = u32> + '_ {
         self.hubs.iter().chain(&self.authorities).copied()
+    }
+}
+
+/// `100·arcs / (hubs·authorities)`: the share of hub–authority pairs joined by an arc, in percent;
+/// 0 when either side is empty.
+pub fn cover_density(arcs: u64, hubs: usize, authorities: usize) -> f64 {
+    let pairs = hubs as f64 * authorities as f64;
+    if pairs == 0.0 {
+        0.0
+    } else {
+        100.0 * arcs as f64 / pairs
     }
 }
 

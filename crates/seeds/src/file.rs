@@ -97,12 +97,7 @@ impl CoreEntry {
 
     /// `100·arcs / (|H|·|A|)`, 0 without hubs.
     pub fn cover_density(&self) -> f64 {
-        let pairs = self.hubs.len() as f64 * self.authorities.len() as f64;
-        if pairs == 0.0 {
-            0.0
-        } else {
-            100.0 * self.arcs as f64 / pairs
-        }
+        crate::cores::cover_density(self.arcs, self.hubs.len(), self.authorities.len())
     }
 
     /// Every page of the core, hubs first.
