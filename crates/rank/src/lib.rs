@@ -12,6 +12,7 @@
 //!
 //! - [`pagerank`](mod@pagerank): docs/algorithms.md §4 PageRank (parallel block Gauss–Seidel, warm starts);
 //! - [`hits`](mod@hits): HITS hubs and authorities (docs/algorithms.md §5);
+//! - [`rw`]: the impact-weighted random walks RW and RW-EG of the RW paper (docs/algorithms.md §6);
 //! - [`indegree`](mod@indegree): in-degree as a score;
 //! - [`kendall`]: Kendall's τ_b with ties in O(n log n);
 //! - [`top`]: top-k selection with the tie rule of docs/algorithms.md §4.
@@ -22,10 +23,12 @@ pub mod hits;
 pub mod indegree;
 pub mod kendall;
 pub mod pagerank;
+pub mod rw;
 pub mod top;
 
 pub use hits::{hits, hits_masked, HitsConfig, HitsResult};
 pub use indegree::indegree;
 pub use kendall::kendall_tau_b;
 pub use pagerank::{outdegrees, pagerank, pagerank_from, PageRank, PageRankConfig, PageRankResult};
+pub use rw::{random_walk, RwConfig, RwResult};
 pub use top::{ranking, top_k, top_k_among};
