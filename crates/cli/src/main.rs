@@ -37,6 +37,8 @@ enum Command {
     Import(commands::import::Args),
     /// Generate a synthetic crawled web (BVGraph + URLs) of any size.
     Generate(commands::generate::Args),
+    /// Write per-page impacts (visits, clicks) for impact-aware ranking: real Wikispeedia traffic.
+    Impacts(commands::impacts::Args),
     /// Rank the pages of a graph: PageRank, HITS or in-degree.
     Rank(commands::rank::Args),
     /// Print the statistics of a graph.
@@ -69,6 +71,7 @@ fn main() -> ExitCode {
         Command::Demo(a) => commands::demo::run(a, &cache),
         Command::Import(a) => commands::import::run(a),
         Command::Generate(a) => commands::generate::run(a),
+        Command::Impacts(a) => commands::impacts::run(a, &cache),
         Command::Rank(a) => commands::rank::run(a, &cache),
         Command::Info(a) => commands::info::run(a, &cache),
         Command::Simulate(a) => commands::simulate::run(a, &cache),

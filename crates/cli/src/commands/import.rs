@@ -15,6 +15,9 @@ pub enum Format {
     UrlPairs,
     /// Directed GML (`graph [ directed 1 node [ id … label … ] edge [ source … target … ] ]`).
     Gml,
+    /// A Wikispeedia folder (or its links.tsv(.gz)): one node per line of articles.tsv, in
+    /// order, URLs https://en.wikipedia.org/wiki/<name>, arcs from links.tsv.
+    Wikispeedia,
 }
 
 #[derive(clap::Args, Debug)]
@@ -43,6 +46,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
+    if args.format == Format::Wikispeedia {
+        return run_wikispeedia(args);
+    }
     let format = match (args.format, args.urls) {
         (Format::Auto | Format::Arcs, Some(urls)) => ImportFormat::IdUrls { urls },
         (_, Some(_)) => bail!("--urls goes with an arc-list input (--format arcs or auto)"),
@@ -50,6 +56,7 @@ pub fn run(args: Args) -> Result<()> {
         (Format::Arcs, None) => ImportFormat::Arcs,
         (Format::UrlPairs, None) => ImportFormat::UrlPairs,
         (Format::Gml, None) => ImportFormat::Gml,
+        (Format::Wikispeedia, None) => unreachable!("handled above"),
     };
     let opts = ImportOptions {
         format,
@@ -100,6 +107,29 @@ pub fn run(args: Args) -> Result<()> {
             report.invalid_urls, report.missing_urls, report.duplicate_urls
         );
     }
+    for f in &report.files {
+        println!("  wrote {}", f.display());
+    }
+    Ok(())
+}
+
+/// `--format wikispeedia`: the reader lives in crawlrank-impact (it is the graph of that
+/// crate's real traffic); the graph is written through the same `GraphWriter`.
+fn run_wikispeedia(args: Args) -> Result<()> {
+    if args.urls.is_some() || args.keep_ids || args.allow_extra_columns {
+        bail!("--urls, --keep-ids and --allow-extra-columns do not apply to --format wikispeedia");
+    }
+    let report = crawlrank_impact::import_wikispeedia(&args.input, &args.out)?;
+    println!(
+        "imported {} (wikispeedia) into {}: {} nodes ({} without links), {} arcs ({} duplicate arcs dropped, {} self-loops)",
+        args.input.display(),
+        report.basename.display(),
+        report.nodes,
+        report.isolated,
+        report.arcs,
+        report.duplicate_arcs_dropped,
+        report.self_loops
+    );
     for f in &report.files {
         println!("  wrote {}", f.display());
     }

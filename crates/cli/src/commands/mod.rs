@@ -5,6 +5,7 @@ pub mod crawl;
 pub mod demo;
 pub mod export;
 pub mod generate;
+pub mod impacts;
 pub mod import;
 pub mod info;
 pub mod rank;
