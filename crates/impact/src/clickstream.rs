@@ -14,8 +14,8 @@
 //!   row as an arc `(prev, curr, n)`, kept as a list for later use.
 //!
 //! Files may be gzip-compressed, tab-separated (the dumps) or comma-separated with optional
-//! double quotes, with an optional header line and, when the header or the first row has five
-//! fields, a leading index column (pandas' CSV, as in `shared/data/clickstream-sample`). `#`
+//! double quotes, with an optional header line (`prev curr type n`) and, when the header or the
+//! first row has five fields, a leading index column (pandas' CSV, as in `shared/data/clickstream-sample`). `#`
 //! lines and blank lines are skipped. A row with a different number of fields or an `n` that
 //! is not a non-negative integer is an error naming `file:line`.
 //!
@@ -147,9 +147,12 @@ pub fn read_clickstream(path: &Path) -> Result<Clickstream> {
                     fields.len()
                 );
                 layout = Some((delim, fields.len()));
-                let last = fields.last().map(|s| s.trim()).unwrap_or("");
-                if last.parse::<u64>().is_err() && last.parse::<f64>().is_err() {
-                    continue; // a header
+                let names: Vec<String> = fields[fields.len() - 4..]
+                    .iter()
+                    .map(|f| f.trim().to_ascii_lowercase())
+                    .collect();
+                if names == ["prev", "curr", "type", "n"] {
+                    continue; // the header
                 }
                 fields.len()
             }

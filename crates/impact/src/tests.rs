@@ -280,6 +280,11 @@ fn clickstream_csv_with_index_column_and_bad_rows() {
         ),
         ("a\tb\tlink\tx\ta\tb\n", ":1: 6 fields"),
         ("# none\n", "no clickstream rows"),
+        (
+            "a\tb\tlink\tmany\n",
+            ":1: count 'many' is not a non-negative integer",
+        ),
+        ("prev\tcurr\ttype\tn\n", "no clickstream rows"),
     ]
     .iter()
     .enumerate()
