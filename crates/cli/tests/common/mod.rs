@@ -28,12 +28,13 @@ pub fn ok_with_stderr(out: &Output) -> (String, String) {
     (String::from_utf8_lossy(&out.stdout).into_owned(), stderr)
 }
 
-/// Asserts a clean failure whose message contains every one of `needles`: exit 2 when clap
-/// rejected the arguments, 1 when crawlrank reported an error, never a panic.
+/// Asserts a clean failure whose message contains every one of `needles`: exit 1 when crawlrank
+/// reported an error (after whatever progress it printed), 2 when clap rejected the arguments,
+/// never a panic.
 pub fn fails(out: &Output, needles: &[&str]) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "should fail: {stderr}");
-    let expected = if stderr.starts_with("crawlrank: error:") {
+    let expected = if stderr.contains("crawlrank: error:") {
         1
     } else {
         2
