@@ -17,10 +17,11 @@
 //! in-linker; a page with 10⁴ out-links would make 10⁸ of them. With `z_i = F'_i·x(i)/s_i` (0 when
 //! `s_i = 0`, `s_i = Σ_{p∈L⁻_i} (O(p) − 1)`) and `Z_p = Σ_{i: p→i} z_i`, the virtual term is
 //! `y_j = Σ_{p∈L⁻_j} Z_p − indeg(j)·z_j` (the second part removes the pair `i = j`; clamped at 0
-//! against rounding). So an RW-EG iteration is three pulls over the arcs (the RW term, `Z` over
-//! the out-lists, `y` over the in-lists) and three extra vectors: O(arcs) time, O(n) memory, and
-//! nothing special for a page with many out-links (a test checks the implicit term against the
-//! materialised virtual graph).
+//! against rounding). So an RW-EG iteration is two passes over the arcs — `Z` gathered over the
+//! out-lists, then one pull over the in-lists that sums the real and the virtual terms together
+//! (an in-linker's two values are stored side by side, one random read for both) — against one
+//! for RW: O(arcs) time, O(n) memory, and nothing special for a page with many out-links (a test
+//! checks the implicit term against the materialised virtual graph).
 
 use anyhow::{ensure, Result};
 use crawlrank_graph::Csr;
@@ -98,19 +99,28 @@ pub fn random_walk(
     );
     let mut x = vec![1.0 / n as f64; n];
     let mut next = vec![0.0; n];
-    let mut passed = vec![0.0; n]; // F_i·x(i)/O(i), then z_i
-    let mut gathered = if virtual_arcs {
+    // RW: `passed[i] = F_i·x(i)/O(i)`, what page i hands each page it links to.
+    // RW-EG: `pairs[p] = [F_p·x(p)/O(p), Z_p]` — the two values an in-linker hands on, side by side
+    // so that one random read per arc serves both terms of the pull — and `z[i] = F'_i·x(i)/s_i`.
+    let mut passed = if virtual_arcs {
+        Vec::new()
+    } else {
+        vec![0.0; n]
+    };
+    let mut pairs = if virtual_arcs {
+        vec![[0.0f64; 2]; n]
+    } else {
+        Vec::new()
+    };
+    let mut z = if virtual_arcs {
         vec![0.0; n]
     } else {
         Vec::new()
-    }; // Z_p
+    };
     let mut iterations = 0;
     let mut l1_change = f64::INFINITY;
     while iterations < config.max_iterations && l1_change >= config.threshold {
-        next.par_iter_mut()
-            .with_min_len(GRAIN)
-            .for_each(|v| *v = teleport);
-        if real {
+        if !virtual_arcs {
             passed
                 .par_iter_mut()
                 .zip(x.par_iter().zip(factors.real.par_iter()))
@@ -120,39 +130,49 @@ pub fn random_walk(
                 .enumerate()
                 .with_min_len(GRAIN)
                 .for_each(|(j, v)| {
-                    *v += a_real
-                        * transpose
-                            .successors(j)
-                            .iter()
-                            .map(|&i| passed[i as usize])
-                            .sum::<f64>()
+                    let sum: f64 = transpose
+                        .successors(j)
+                        .iter()
+                        .map(|&i| passed[i as usize])
+                        .sum();
+                    *v = teleport + a_real * sum;
                 });
-        }
-        if virtual_arcs {
-            passed
+        } else {
+            pairs
                 .par_iter_mut()
-                .zip(x.par_iter().zip(factors.virtual_.par_iter()))
+                .zip(z.par_iter_mut())
+                .enumerate()
                 .with_min_len(GRAIN)
-                .for_each(|(z, (&x, &c))| *z = c * x);
-            gathered
+                .for_each(|(i, (pair, z))| {
+                    pair[0] = if real { factors.real[i] * x[i] } else { 0.0 };
+                    *z = factors.virtual_[i] * x[i];
+                });
+            // Z_p = Σ_{i: p→i} z_i: a gather over the out-lists.
+            pairs
                 .par_iter_mut()
                 .enumerate()
                 .with_min_len(GRAIN)
-                .for_each(|(p, g)| {
-                    *g = graph
-                        .successors(p)
-                        .iter()
-                        .map(|&i| passed[i as usize])
-                        .sum()
+                .for_each(|(p, pair)| {
+                    pair[1] = graph.successors(p).iter().map(|&i| z[i as usize]).sum()
                 });
             next.par_iter_mut()
                 .enumerate()
                 .with_min_len(GRAIN)
                 .for_each(|(j, v)| {
                     let linkers = transpose.successors(j);
-                    let y = linkers.iter().map(|&p| gathered[p as usize]).sum::<f64>()
-                        - linkers.len() as f64 * passed[j];
-                    *v += a_virtual * y.max(0.0);
+                    let (mut real_sum, mut virtual_sum) = (0.0, 0.0);
+                    for &p in linkers {
+                        let pair = pairs[p as usize];
+                        real_sum += pair[0];
+                        virtual_sum += pair[1];
+                    }
+                    let mut value = teleport;
+                    if real {
+                        value += a_real * real_sum;
+                    }
+                    // The pair i = j is not a virtual arc: j's own z came back once per linker.
+                    let y = virtual_sum - linkers.len() as f64 * z[j];
+                    *v = value + a_virtual * y.max(0.0);
                 });
         }
         l1_change = l1_distance(&x, &next);
