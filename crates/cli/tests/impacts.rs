@@ -1,9 +1,12 @@
 //! `crawlrank import --format wikispeedia` and `crawlrank impacts --wikispeedia` end to end on
-//! a tiny hand-made Wikispeedia folder, and their bad input.
+//! a tiny hand-made Wikispeedia folder, the synthetic `crawlrank impacts --profile` on a
+//! generated web, and their bad input.
 
 mod common;
 
 use common::{fails, ok, Env};
+use crawlrank_graph::{open_graph, Cache};
+use crawlrank_impact::{read_impact_table, Pages};
 use std::path::Path;
 
 fn s(p: &Path) -> &str {
@@ -91,8 +94,30 @@ fn impacts_bad_input() {
     ]));
     let out = env.path("impacts.tsv");
     fails(
-        &env.run(&["impacts", "--graph", s(&base), "--out", s(&out)]),
-        &["synthetic impact model", "not built yet", "--wikispeedia"],
+        &env.run(&[
+            "impacts",
+            "--graph",
+            s(&base),
+            "--out",
+            s(&out),
+            "--profile",
+            "news",
+        ]),
+        &["invalid value 'news'", "web", "wiki"],
+    );
+    fails(
+        &env.run(&[
+            "impacts",
+            "--wikispeedia",
+            s(&env.path("wiki")),
+            "--profile",
+            "wiki",
+            "--graph",
+            s(&base),
+            "--out",
+            s(&out),
+        ]),
+        &["cannot be used with"],
     );
     fails(
         &env.run(&[
@@ -144,4 +169,85 @@ fn impacts_bad_input() {
         ]),
         &["do not apply"],
     );
+}
+
+/// The number after `label` in `text` (`label 123,`).
+fn number_after(text: &str, label: &str) -> f64 {
+    let rest = &text[text
+        .find(label)
+        .unwrap_or_else(|| panic!("{label} in {text}"))
+        + label.len()..];
+    rest.trim_start()
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn synthetic_impacts_per_profile_and_seed() {
+    let env = Env::new();
+    let base = env.path("web");
+    ok(&env.run(&["generate", "--pages", "20000", "--out", s(&base)]));
+    let graph = open_graph(&base, &Cache::new(env.path("cache"))).unwrap();
+    let pages = Pages::from_graph(&graph).unwrap();
+    let mut files = Vec::new();
+    for (profile, seed, share) in [
+        ("web", "1", "(0.60%) viewed"),
+        ("wiki", "1", "(31.00%) viewed"),
+        ("wiki", "1", "(31.00%) viewed"),
+        ("wiki", "2", "(31.00%) viewed"),
+    ] {
+        let out = env.path(&format!("{profile}-{seed}-{}.tsv", files.len()));
+        let stdout = ok(&env.run(&[
+            "impacts",
+            "--graph",
+            s(&base),
+            "--out",
+            s(&out),
+            "--profile",
+            profile,
+            "--seed",
+            seed,
+        ]));
+        for needle in [
+            &format!("profile {profile}, seed {seed}"),
+            "hosts from the URLs",
+            share,
+            "Kendall tau_b: latent quality vs in-degree",
+            "first 2000 pages of a BFS from 100 random seeds",
+            "r_c(D_C ->F)",
+            "r_c(D_NC->F)",
+            "r_v(D_V ->F)",
+            "r_v(D_NV->F)",
+            "r_v(EG(D_V)->F)",
+        ] {
+            assert!(stdout.contains(needle), "'{needle}' not in {stdout}");
+        }
+        let tau = number_after(&stdout, "latent quality vs in-degree");
+        assert!(0.1 < tau && tau < 0.9, "{stdout}");
+        let with = number_after(&stdout, "r_v(D_V ->F)");
+        let without = number_after(&stdout, "r_v(D_NV->F)");
+        // The paper: 46x (web views), 4.3x (Wikipedia views).
+        let factor = if profile == "web" { 3.0 } else { 2.0 };
+        assert!(with > factor * without, "{stdout}");
+        // The file reads back with the totals printed.
+        let t = read_impact_table(&out, &pages).unwrap();
+        assert_eq!(t.columns, ["views", "clicks"]);
+        assert_eq!(t.report.totals[0], number_after(&stdout, "total views"));
+        assert_eq!(t.report.totals[1], number_after(&stdout, ", clicks"));
+        assert_eq!(
+            t.report.pages_with_impact as f64,
+            number_after(&stdout, "pages with impact:")
+        );
+        files.push(std::fs::read(&out).unwrap());
+    }
+    assert_ne!(files[0], files[1]);
+    assert_eq!(files[1], files[2]);
+    assert_ne!(files[2], files[3]);
+    // The default is the web profile, seed 0.
+    let out = env.path("default.tsv");
+    let stdout = ok(&env.run(&["impacts", "--graph", s(&base), "--out", s(&out)]));
+    assert!(stdout.contains("profile web, seed 0"), "{stdout}");
 }

@@ -11,7 +11,10 @@
 //!   and link clicks per article ([`clickstream`]);
 //! - [`import_wikispeedia`] and [`replay_paths`] — the Wikispeedia link graph and the visits
 //!   and clicks replayed from its human navigation paths (goal-directed game traffic, not search
-//!   traffic; [`wikispeedia`]).
+//!   traffic; [`wikispeedia`]);
+//! - [`synthetic_impacts`] — synthetic views and clicks from a documented model (a heavy-tailed
+//!   latent quality clustered by host and link neighbourhood, thinned to the shares of the RW
+//!   paper's `web` and `wiki` datasets), and [`evaluate`], which measures them ([`synthetic`]).
 //!
 //! Pages are looked up through [`Pages`] (ids, normalised URLs, Wikipedia article names).
 //! Errors name the file and line and say why; nothing here panics on bad input or prints.
@@ -19,6 +22,7 @@
 
 pub mod clickstream;
 pub mod pages;
+pub mod synthetic;
 pub mod table;
 mod text;
 pub mod wikispeedia;
@@ -27,6 +31,10 @@ pub use clickstream::{
     read_clickstream, ClickArc, Clickstream, ClickstreamImpact, ClickstreamReport,
 };
 pub use pages::{wiki_url, Pages, WIKI_PREFIX};
+pub use synthetic::{
+    evaluate, synthetic_impacts, synthetic_impacts_with, write_synthetic, HostSource, ModelParams,
+    Profile, Ratio, Ratios, Synthetic, SyntheticReport,
+};
 pub use table::{read_impact_table, ImpactReport, ImpactTable};
 pub use text::Delimiter;
 pub use wikispeedia::{
