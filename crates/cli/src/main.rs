@@ -39,6 +39,8 @@ enum Command {
     Generate(commands::generate::Args),
     /// Write per-page impacts (visits, clicks) for impact-aware ranking: real Wikispeedia traffic.
     Impacts(commands::impacts::Args),
+    /// Rank a crawl's frontier by impact (RW, RW-EG, baselines) and measure it against the truth.
+    FrontierRank(commands::frontier_rank::Args),
     /// Rank the pages of a graph: PageRank, HITS or in-degree.
     Rank(commands::rank::Args),
     /// Print the statistics of a graph.
@@ -72,6 +74,7 @@ fn main() -> ExitCode {
         Command::Import(a) => commands::import::run(a),
         Command::Generate(a) => commands::generate::run(a),
         Command::Impacts(a) => commands::impacts::run(a, &cache),
+        Command::FrontierRank(a) => commands::frontier_rank::run(a, &cache),
         Command::Rank(a) => commands::rank::run(a, &cache),
         Command::Info(a) => commands::info::run(a, &cache),
         Command::Simulate(a) => commands::simulate::run(a, &cache),

@@ -4,6 +4,7 @@ pub mod convert;
 pub mod crawl;
 pub mod demo;
 pub mod export;
+pub mod frontier_rank;
 pub mod generate;
 pub mod impacts;
 pub mod import;

@@ -1,0 +1,168 @@
+//! `crawlrank frontier-rank`: impact-aware frontier ranking offline (docs/frontier-rank.md, the
+//! RW paper) — the frontier of a downloaded set ranked by random, in-degree, PageRank, RW, RW-EG
+//! and RW-virtual, measured against the true impacts on a held-out part of the frontier.
+
+use anyhow::{bail, Context, Result};
+use crawlrank_frontier_rank::report::{write_outputs, write_table};
+use crawlrank_frontier_rank::{bfs_downloaded, evaluate, Config, Method, OmegaChoice};
+use crawlrank_graph::{open_graph, Cache};
+use crawlrank_impact::{read_impact_table, Pages};
+use crawlrank_rank::RwConfig;
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(clap::Args, Debug)]
+#[command(group(clap::ArgGroup::new("d").required(true).args(["downloaded", "downloaded_fraction"])))]
+pub struct Args {
+    /// The graph: a BVGraph basename or an arc-list file.
+    #[arg(long)]
+    pub graph: PathBuf,
+    /// The downloaded set D, one page per line: `id`, `id<TAB>url` or a URL (`#` comments).
+    #[arg(long, value_name = "FILE")]
+    pub downloaded: Option<PathBuf>,
+    /// Or D = the first X·n pages of a BFS from --seeds random pages (a BFS crawl stopped
+    /// there); X in (0, 1].
+    #[arg(long, value_name = "X", value_parser = fraction)]
+    pub downloaded_fraction: Option<f64>,
+    /// Random seed pages of the BFS of --downloaded-fraction (drawn with --rng-seed).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 10,
+        requires = "downloaded_fraction"
+    )]
+    pub seeds: usize,
+    /// Impact table (docs/impact-input.md): D's values are the observed impact the walks
+    /// propagate, F's the truth the evaluation measures against.
+    #[arg(long, value_name = "FILE")]
+    pub impact: PathBuf,
+    /// The impact column: its name in the header or its number (1 = first impact column).
+    #[arg(long, value_name = "K", default_value = "1")]
+    pub impact_column: String,
+    /// Methods, comma-separated: random, indegree, pagerank, rw, rw-eg, rw-virtual (or all).
+    #[arg(long, value_name = "LIST", default_value = "all")]
+    pub method: String,
+    /// RW-EG's weight ω of real against virtual arcs, in [0, 1], or `tune` (on the training
+    /// part, over 0, 0.1, …, 1).
+    #[arg(long, value_name = "W|tune", default_value = "0.8", value_parser = omega)]
+    pub omega: OmegaChoice,
+    /// Exponent γ of the out-degree factor of the walks.
+    #[arg(long, value_name = "G", default_value_t = 0.0)]
+    pub gamma: f64,
+    /// Damping α of the walks.
+    #[arg(long, value_name = "A", default_value_t = 0.85)]
+    pub alpha: f64,
+    /// Seed of the random seed pages, the 65/35 split and the random ranking.
+    #[arg(long, value_name = "S", default_value_t = 42)]
+    pub rng_seed: u64,
+    /// Write scores.tsv, summary.json, summary.csv, impact.svg (and omega.svg) into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+}
+
+fn fraction(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
+    if v > 0.0 && v <= 1.0 {
+        Ok(v)
+    } else {
+        Err(format!(
+            "the downloaded fraction must be in (0, 1], not {s}"
+        ))
+    }
+}
+
+fn omega(s: &str) -> Result<OmegaChoice, String> {
+    if s == "tune" {
+        return Ok(OmegaChoice::Tune);
+    }
+    let v: f64 = s
+        .parse()
+        .map_err(|_| format!("'{s}' is neither a number nor 'tune'"))?;
+    if (0.0..=1.0).contains(&v) {
+        Ok(OmegaChoice::Fixed(v))
+    } else {
+        Err(format!("omega must be in [0, 1], not {s}"))
+    }
+}
+
+pub fn run(args: Args, cache: &Cache) -> Result<()> {
+    let methods = Method::parse_list(&args.method)?;
+    let graph = open_graph(&args.graph, cache)?;
+    let n = graph.num_nodes();
+    let pages = Pages::from_graph(&graph)?;
+    let table = read_impact_table(&args.impact, &pages)?;
+    eprintln!("{}", table.report);
+    let column = match args.impact_column.parse::<usize>() {
+        Ok(k) if k >= 1 && k <= table.columns.len() => k - 1,
+        Ok(k) => bail!(
+            "--impact-column {k}: {} has {} impact column(s)",
+            args.impact.display(),
+            table.columns.len()
+        ),
+        Err(_) => table
+            .columns
+            .iter()
+            .position(|c| *c == args.impact_column)
+            .with_context(|| {
+                format!(
+                    "--impact-column {}: {} has the columns {}",
+                    args.impact_column,
+                    args.impact.display(),
+                    table.columns.join(", ")
+                )
+            })?,
+    };
+    let csr = graph.to_csr()?;
+    let downloaded = match (&args.downloaded, args.downloaded_fraction) {
+        (Some(file), _) => crawlrank_sim::read_seeds(file, &graph)
+            .with_context(|| format!("cannot read the downloaded set {}", file.display()))?,
+        (None, Some(x)) => {
+            let seeds = crawlrank_seeds::random_seeds(n, args.seeds, args.rng_seed);
+            let count = ((x * n as f64).round() as usize).max(1);
+            bfs_downloaded(&csr, &seeds, count)
+        }
+        (None, None) => unreachable!("clap requires one of them"),
+    };
+    eprintln!(
+        "{}: {n} pages, {} arcs; impact column '{}'",
+        args.graph.display(),
+        csr.num_arcs(),
+        table.columns[column]
+    );
+    let started = Instant::now();
+    let pagerank = crawlrank_sim::reference_pagerank(&graph, &csr)?;
+    eprintln!("  PageRank of the graph {:.2?}", started.elapsed());
+    let config = Config {
+        methods,
+        omega: args.omega,
+        rw: RwConfig {
+            alpha: args.alpha,
+            gamma: args.gamma,
+            ..RwConfig::default()
+        },
+        rng_seed: args.rng_seed,
+        ..Config::default()
+    };
+    let e = evaluate(
+        &csr,
+        &downloaded,
+        &table.values[column],
+        Some(&pagerank),
+        &config,
+        &mut |step| eprintln!("  {step}"),
+    )?;
+    eprintln!("  done {:.2?}", started.elapsed());
+    if e.test_with_impact() == 0 {
+        eprintln!("note: no page of the test frontier has impact: the measures are undefined (-)");
+    }
+    write_table(&e, &mut std::io::stdout().lock())?;
+    let name = args.graph.display().to_string();
+    let written = write_outputs(&e, &args.out, &name, pages.urls())?;
+    let names: Vec<String> = written
+        .iter()
+        .filter_map(|p| p.file_name())
+        .map(|f| f.to_string_lossy().into_owned())
+        .collect();
+    println!("wrote {}/{}", args.out.display(), names.join(", "));
+    Ok(())
+}

@@ -1,0 +1,260 @@
+//! `crawlrank frontier-rank` end to end: a hand graph with a hand-written impact file gives the
+//! table, `scores.tsv`, the summaries and the plots with known values; a generated graph with
+//! `--downloaded-fraction` and `--omega tune` runs reproducibly; bad input is a clear error with
+//! a non-zero exit and no output.
+
+mod common;
+
+use common::{fails, ok, Env};
+use crawlrank_testkit as testkit;
+
+/// 0 → 1..=20 and 0 → 21; 21 → 22..=41.
+fn star_graph(env: &Env) -> String {
+    let mut arcs: Vec<(u32, u32)> = (1..=21).map(|j| (0, j)).collect();
+    arcs.extend((22..=41).map(|j| (21, j)));
+    let g = testkit::SmallGraph::new(42, arcs).write_arc_list(env.dir.path(), "star.txt");
+    g.to_str().unwrap().to_string()
+}
+
+/// Page 0 has impact 5; its links 1..=20 have impact j; 21's links 22..=41 have 0.5.
+fn star_impacts() -> String {
+    let mut s = String::from("# hand-written\nid\tclicks\n0\t5\n");
+    for j in 1..=20 {
+        s += &format!("{j}\t{j}\n");
+    }
+    for j in 22..=41 {
+        s += &format!("{j}\t0.5\n");
+    }
+    s
+}
+
+#[test]
+fn a_hand_graph_gives_the_table_and_every_file() {
+    let env = Env::new();
+    let g = star_graph(&env);
+    let imp = env.write("impact.tsv", &star_impacts());
+    let d = env.write("d.txt", "# D\n0\n21\n");
+    let out = env.path("out");
+    let args = [
+        "frontier-rank",
+        "--graph",
+        &g,
+        "--downloaded",
+        d.to_str().unwrap(),
+        "--impact",
+        imp.to_str().unwrap(),
+        "--method",
+        "random,pagerank,rw,rw-eg",
+        "--omega",
+        "tune",
+        "--rng-seed",
+        "3",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let stdout = ok(&env.run(&args));
+    assert!(
+        stdout.contains("D: 2 pages (1 with impact); F: 40 pages, 26 train / 14 test"),
+        "{stdout}"
+    );
+    for m in ["random ", "pagerank ", "rw ", "rw-eg "] {
+        assert!(stdout.lines().any(|l| l.starts_with(m)), "{m}: {stdout}");
+    }
+    assert!(!stdout.contains("rw-virtual"));
+    assert!(stdout.contains("omega tuning"));
+    // r(X→F): 0 reaches 1..=20 (210), 21 reaches 22..=41 (10); with virtual arcs 0 has no
+    // in-linker, and 21's in-linker 0 adds 1..=20: 220.
+    assert!(
+        stdout.contains("r = 210.000      with virtual arcs r = 210.000"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("r = 10.000       with virtual arcs r = 220.000"),
+        "{stdout}"
+    );
+    let mut names = testkit::file_names(&out);
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "impact.svg",
+            "omega.svg",
+            "scores.tsv",
+            "summary.csv",
+            "summary.json"
+        ]
+    );
+    let scores = std::fs::read_to_string(out.join("scores.tsv")).unwrap();
+    let lines: Vec<&str> = scores.lines().collect();
+    assert_eq!(
+        lines[0],
+        "id\turl\tsplit\timpact\trandom\tpagerank\trw\trw-eg"
+    );
+    assert_eq!(lines.len(), 41);
+    assert!(lines[1].starts_with("1\t\t"));
+    assert!(lines[40].starts_with("41\t\t"));
+    assert_eq!(lines.iter().filter(|l| l.contains("\ttest\t")).count(), 14);
+    // RW scores 0's links above 21's: column 7.
+    let rw = |l: &str| l.split('\t').nth(6).unwrap().parse::<f64>().unwrap();
+    assert!(rw(lines[1]) > rw(lines[40]));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(json["frontier"], 40);
+    assert_eq!(json["test"], 14);
+    assert_eq!(json["tuning"].as_array().unwrap().len(), 11);
+    assert_eq!(json["methods"].as_array().unwrap().len(), 4);
+    assert_eq!(
+        json["frontier_impact_ratios"]["with_impact"]["ratio"],
+        210.0
+    );
+    let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 4 * 18);
+    // The same seed, the same files.
+    let first = (scores, csv);
+    ok(&env.run(&args));
+    let again = (
+        std::fs::read_to_string(out.join("scores.tsv")).unwrap(),
+        std::fs::read_to_string(out.join("summary.csv")).unwrap(),
+    );
+    assert_eq!(first, again);
+}
+
+#[test]
+fn a_bfs_downloaded_set_on_a_ring() {
+    let env = Env::new();
+    let g = testkit::ring_with_chords(300, &[(7, 3), (13, 5)])
+        .write_arc_list(env.dir.path(), "ring.txt");
+    let mut imp = String::from("id,clicks,views\n");
+    for v in (0..300).step_by(3) {
+        imp += &format!("{v},{},{}\n", v % 17, (v * 7) % 23);
+    }
+    let imp = env.write("imp.csv", &imp);
+    let out = env.path("out");
+    let stdout = ok(&env.run(&[
+        "frontier-rank",
+        "--graph",
+        g.to_str().unwrap(),
+        "--downloaded-fraction",
+        "0.3",
+        "--seeds",
+        "3",
+        "--impact",
+        imp.to_str().unwrap(),
+        "--impact-column",
+        "views",
+        "--out",
+        out.to_str().unwrap(),
+    ]));
+    assert!(stdout.contains("D: 90 pages"), "{stdout}");
+    assert!(stdout.contains("omega = 0.8"), "{stdout}");
+    for m in [
+        "random",
+        "indegree",
+        "pagerank",
+        "rw",
+        "rw-eg",
+        "rw-virtual",
+    ] {
+        assert!(
+            stdout.lines().any(|l| l.starts_with(&format!("{m} "))),
+            "{m}"
+        );
+    }
+    assert!(out.join("impact.svg").exists() && !out.join("omega.svg").exists());
+}
+
+#[test]
+fn bad_input_is_a_clear_error() {
+    let env = Env::new();
+    let g = star_graph(&env);
+    let imp = env.write("impact.tsv", &star_impacts());
+    let d = env.write("d.txt", "0\n21\n");
+    let out = env.path("out");
+    let run = |d: &str, imp: &str, extra: &[&str]| {
+        let mut args = vec![
+            "frontier-rank",
+            "--graph",
+            &g,
+            "--downloaded",
+            d,
+            "--impact",
+            imp,
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        env.run(&args)
+    };
+    let (d_ok, imp_ok) = (d.to_str().unwrap(), imp.to_str().unwrap());
+    let empty = env.write("empty.txt", "# nothing\n");
+    fails(
+        &run(empty.to_str().unwrap(), imp_ok, &[]),
+        &["downloaded set", "no seeds"],
+    );
+    // 41 links nowhere: no frontier.
+    let isolated = env.write("isolated.txt", "41\n");
+    fails(
+        &run(isolated.to_str().unwrap(), imp_ok, &[]),
+        &["frontier F is empty"],
+    );
+    // 21 has no impact.
+    let no_impact = env.write("d21.txt", "21\n");
+    fails(
+        &run(no_impact.to_str().unwrap(), imp_ok, &[]),
+        &["no downloaded page has a positive impact"],
+    );
+    fails(
+        &run(d_ok, imp_ok, &["--omega", "1.5"]),
+        &["omega must be in [0, 1]"],
+    );
+    fails(
+        &run(d_ok, imp_ok, &["--omega", "best"]),
+        &["neither a number nor 'tune'"],
+    );
+    fails(
+        &run(d_ok, imp_ok, &["--method", "rw,learnt"]),
+        &["unknown method 'learnt'"],
+    );
+    fails(
+        &run(d_ok, imp_ok, &["--impact-column", "views"]),
+        &["has the columns clicks"],
+    );
+    fails(
+        &run(d_ok, imp_ok, &["--impact-column", "2"]),
+        &["has 1 impact column"],
+    );
+    let negative = env.write("neg.tsv", "id\tclicks\n0\t5\n1\t-2\n");
+    fails(&run(d_ok, negative.to_str().unwrap(), &[]), &["neg.tsv:3"]);
+    let nan = env.write("nan.tsv", "0\tinf\n");
+    fails(&run(d_ok, nan.to_str().unwrap(), &[]), &["nan.tsv:1"]);
+    let zeros = env.write("zeros.tsv", "0\t0\n1\t0\n");
+    fails(&run(d_ok, zeros.to_str().unwrap(), &[]), &["zeros.tsv"]);
+    // Neither --downloaded nor --downloaded-fraction; a fraction out of range.
+    fails(
+        &env.run(&[
+            "frontier-rank",
+            "--graph",
+            &g,
+            "--impact",
+            imp_ok,
+            "--out",
+            "x",
+        ]),
+        &["--downloaded"],
+    );
+    fails(
+        &env.run(&[
+            "frontier-rank",
+            "--graph",
+            &g,
+            "--downloaded-fraction",
+            "1.5",
+            "--impact",
+            imp_ok,
+            "--out",
+            "x",
+        ]),
+        &["(0, 1]"],
+    );
+    assert!(!out.exists(), "no output after an error");
+}
