@@ -61,7 +61,7 @@ fn a_hand_graph_gives_the_table_and_every_file() {
         assert!(stdout.lines().any(|l| l.starts_with(m)), "{m}: {stdout}");
     }
     assert!(!stdout.contains("rw-virtual"));
-    assert!(stdout.contains("omega tuning"));
+    assert!(stdout.contains("omega tuning (mean over 1-10% on the training part, 20 bootstrap"));
     // r(X→F): 0 reaches 1..=20 (210), 21 reaches 22..=41 (10); with virtual arcs 0 has no
     // in-linker, and 21's in-linker 0 adds 1..=20: 220.
     assert!(
@@ -102,6 +102,7 @@ fn a_hand_graph_gives_the_table_and_every_file() {
     assert_eq!(json["frontier"], 40);
     assert_eq!(json["test"], 14);
     assert_eq!(json["tuning"].as_array().unwrap().len(), 11);
+    assert_eq!(json["parameters"]["bootstrap"], 20);
     assert_eq!(json["methods"].as_array().unwrap().len(), 4);
     assert_eq!(
         json["frontier_impact_ratios"]["with_impact"]["ratio"],

@@ -37,6 +37,8 @@ pub struct Config {
     pub rng_seed: u64,
     /// Share of the frontier in the training part (0.65).
     pub train_fraction: f64,
+    /// Bootstrap resamples of the training part when tuning `ω` (20; 0: none).
+    pub bootstrap: usize,
 }
 
 impl Default for Config {
@@ -47,6 +49,7 @@ impl Default for Config {
             rw: RwConfig::default(),
             rng_seed: 42,
             train_fraction: 0.65,
+            bootstrap: 20,
         }
     }
 }
@@ -191,18 +194,19 @@ pub fn evaluate(
         OmegaChoice::Fixed(w) => (w, None),
         OmegaChoice::Tune => {
             let started = Instant::now();
-            let (best, curve) = tune_omega(&train, &truth_v, |w| {
-                progress(&format!("tuning: RW-EG with omega = {w:.1}"));
-                Ok(scores(
-                    Method::RwEg,
-                    &known,
-                    &observed,
-                    &config.rw,
-                    w,
-                    config.rng_seed,
-                )?
-                .0)
-            })?;
+            let (best, curve) =
+                tune_omega(&train, &truth_v, config.bootstrap, config.rng_seed, |w| {
+                    progress(&format!("tuning: RW-EG with omega = {w:.1}"));
+                    Ok(scores(
+                        Method::RwEg,
+                        &known,
+                        &observed,
+                        &config.rw,
+                        w,
+                        config.rng_seed,
+                    )?
+                    .0)
+                })?;
             progress(&format!(
                 "tuned omega = {best:.1} in {:.2?}",
                 started.elapsed()

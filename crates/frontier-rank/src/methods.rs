@@ -151,17 +151,45 @@ pub const OMEGAS: [f64; 11] = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9,
 
 /// Tunes `ω` on the `train` pages (indices into `truth`, over `V`): for each `ω` of [`OMEGAS`],
 /// `score(ω)` ranks them and the criterion is the mean impact relative to the ideal over
-/// `x = 1..10%` of the training part. Returns the best `ω` (ties to the larger `ω`; NaN criteria
-/// never win; 0.8, the §6 fallback, when every criterion is NaN) and the curve `(ω, criterion)`.
+/// `x = 1..10%` of the training part. With `bootstrap = B > 0` the criterion is the mean of that
+/// over `B` bootstrap resamples of the training pages (drawn with replacement, xoshiro256**
+/// seeded with `rng_seed`; the same resamples for every `ω`, so the curve compares like with
+/// like); with 0, it is computed once on the training part itself. Returns the best `ω` (ties to
+/// the larger `ω`; NaN criteria never win; 0.8, the §6 fallback, when every criterion is NaN)
+/// and the curve `(ω, criterion)`.
 pub fn tune_omega(
     train: &[usize],
     truth: &[f64],
+    bootstrap: usize,
+    rng_seed: u64,
     mut score: impl FnMut(f64) -> Result<Vec<f64>>,
 ) -> Result<(f64, Vec<(f64, f64)>)> {
+    let samples: Vec<Vec<usize>> = if bootstrap == 0 {
+        vec![train.to_vec()]
+    } else {
+        let mut rng = Xoshiro256StarStar::new(rng_seed ^ 0x626f_6f74_7374_7270);
+        (0..bootstrap)
+            .map(|_| {
+                (0..train.len())
+                    .map(|_| train[rng.below(train.len().max(1) as u64) as usize])
+                    .collect()
+            })
+            .collect()
+    };
     let mut curve = Vec::with_capacity(OMEGAS.len());
     for omega in OMEGAS {
         let s = score(omega)?;
-        curve.push((omega, mean_over_1_to_10(&rank_order(train, &s), truth)));
+        let values: Vec<f64> = samples
+            .iter()
+            .map(|sample| mean_over_1_to_10(&rank_order(sample, &s), truth))
+            .filter(|v| !v.is_nan())
+            .collect();
+        let criterion = if values.is_empty() {
+            f64::NAN
+        } else {
+            values.iter().sum::<f64>() / values.len() as f64
+        };
+        curve.push((omega, criterion));
     }
     let best = curve
         .iter()
@@ -209,22 +237,30 @@ mod tests {
         // for ω = 0.3, a reversed one elsewhere.
         let truth: Vec<f64> = (0..100).map(|i| (100 - i) as f64).collect();
         let train: Vec<usize> = (0..100).collect();
-        let (best, curve) = tune_omega(&train, &truth, |w| {
+        let peak = |w: f64| {
             Ok(if (w - 0.3).abs() < 1e-9 {
                 truth.clone()
             } else {
                 truth.iter().map(|t| -t).collect()
             })
-        })
-        .unwrap();
+        };
+        let (best, curve) = tune_omega(&train, &truth, 0, 1, peak).unwrap();
         assert_eq!(best, 0.3);
         assert_eq!(curve.len(), 11);
         assert_eq!(curve[3], (0.3, 1.0));
+        // With a bootstrap: the right order is perfect on every resample; the same seed gives
+        // the same curve, another seed another one.
+        let (best, boot) = tune_omega(&train, &truth, 30, 1, peak).unwrap();
+        assert_eq!(best, 0.3);
+        assert_eq!(boot[3], (0.3, 1.0));
+        assert!(boot[0].1 < 0.2);
+        assert_eq!(tune_omega(&train, &truth, 30, 1, peak).unwrap().1, boot);
+        assert_ne!(tune_omega(&train, &truth, 30, 2, peak).unwrap().1, boot);
         // All tied: the largest ω.
-        let (best, _) = tune_omega(&train, &truth, |_| Ok(truth.clone())).unwrap();
+        let (best, _) = tune_omega(&train, &truth, 0, 1, |_| Ok(truth.clone())).unwrap();
         assert_eq!(best, 1.0);
         // Nothing measurable: the fallback.
-        let (best, _) = tune_omega(&train, &[0.0; 100], |_| Ok(truth.clone())).unwrap();
+        let (best, _) = tune_omega(&train, &[0.0; 100], 5, 1, |_| Ok(truth.clone())).unwrap();
         assert_eq!(best, 0.8);
     }
 
@@ -258,7 +294,7 @@ mod tests {
             .collect();
         let train: Vec<usize> = (2..22).collect();
         let rw = RwConfig::default();
-        let (best, curve) = tune_omega(&train, &truth, |w| {
+        let (best, curve) = tune_omega(&train, &truth, 20, 0, |w| {
             Ok(scores(Method::RwEg, &known, &observed, &rw, w, 0)?.0)
         })
         .unwrap();

@@ -76,7 +76,11 @@ pub fn write_table(e: &Evaluation, out: &mut dyn Write) -> Result<()> {
         )?;
     }
     if let Some(t) = &e.tuning {
-        write!(out, "omega tuning (mean over 1-10% on the training part):")?;
+        write!(
+            out,
+            "omega tuning (mean over 1-10% on the training part, {} bootstrap resamples):",
+            e.config.bootstrap
+        )?;
         for (w, c) in t {
             write!(out, " {w:.1}:{}", cell(*c))?;
         }
@@ -146,6 +150,7 @@ pub fn summary_json(e: &Evaluation, graph: &str) -> serde_json::Value {
             "epsilon": e.config.rw.epsilon, "omega": e.omega,
             "omega_tuned": e.config.omega == OmegaChoice::Tune,
             "rng_seed": e.config.rng_seed, "train_fraction": e.config.train_fraction,
+            "bootstrap": e.config.bootstrap,
             "threshold": e.config.rw.threshold, "max_iterations": e.config.rw.max_iterations,
         },
         "tuning": e.tuning.as_ref().map(|t| t.iter()

@@ -46,6 +46,10 @@ pub struct Args {
     /// part, over 0, 0.1, …, 1).
     #[arg(long, value_name = "W|tune", default_value = "0.8", value_parser = omega)]
     pub omega: OmegaChoice,
+    /// Bootstrap resamples of the training part when tuning ω (0: tune on the training part
+    /// itself).
+    #[arg(long, value_name = "B", default_value_t = 20)]
+    pub bootstrap: usize,
     /// Exponent γ of the out-degree factor of the walks.
     #[arg(long, value_name = "G", default_value_t = 0.0)]
     pub gamma: f64,
@@ -141,6 +145,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
             ..RwConfig::default()
         },
         rng_seed: args.rng_seed,
+        bootstrap: args.bootstrap,
         ..Config::default()
     };
     let e = evaluate(
