@@ -4,7 +4,7 @@
 
 use crate::known::KnownGraph;
 use crate::measures::{curve, frontier_ratios, FrontierRatios, Point};
-use crate::methods::{rank_order, scores, tune_omega, Method};
+use crate::methods::{rank_order, scores, tune_omega, Method, OMEGAS};
 use crate::split::split;
 use anyhow::{ensure, Result};
 use crawlrank_graph::Csr;
@@ -52,6 +52,18 @@ impl Default for Config {
             bootstrap: 20,
         }
     }
+}
+
+/// What [`evaluate`] reports as it goes: a message, and how many of its long steps (the walks
+/// of the tuning and the methods' scores) are done out of how many.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    /// Long steps finished.
+    pub done: usize,
+    /// Long steps in all.
+    pub total: usize,
+    /// What happened or is starting.
+    pub message: String,
 }
 
 /// One method's scores and measures.
@@ -128,14 +140,14 @@ impl Evaluation {
 /// [module documentation](self)). `impact` has one value per page of `full`: downloaded pages'
 /// values are the observed impact the walks use, frontier pages' the truth the evaluation uses.
 /// `full_pagerank` (the whole graph's PageRank) adds the mean-PageRank ratio. `progress` hears
-/// each step.
+/// each [`Step`].
 pub fn evaluate(
     full: &Csr,
     downloaded: &[u32],
     impact: &[f64],
     full_pagerank: Option<&[f64]>,
     config: &Config,
-    progress: &mut dyn FnMut(&str),
+    progress: &mut dyn FnMut(Step),
 ) -> Result<Evaluation> {
     let n = full.num_nodes();
     ensure!(
@@ -172,11 +184,28 @@ pub fn evaluate(
         "no downloaded page has a positive impact ({d} downloaded pages): the impact file has \
          nothing to propagate"
     );
-    progress(&format!(
-        "D: {d} pages ({with_impact} with impact); F: {} pages; known graph: {} arcs",
-        known.frontier_len(),
-        known.graph.num_arcs()
-    ));
+    let total = config.methods.len()
+        + if config.omega == OmegaChoice::Tune {
+            OMEGAS.len()
+        } else {
+            0
+        };
+    let mut done = 0;
+    let mut report = |done: usize, message: String| {
+        progress(Step {
+            done,
+            total,
+            message,
+        })
+    };
+    report(
+        0,
+        format!(
+            "D: {d} pages ({with_impact} with impact); F: {} pages; known graph: {} arcs",
+            known.frontier_len(),
+            known.graph.num_arcs()
+        ),
+    );
     let is_test = split(
         known.frontier_len(),
         config.train_fraction,
@@ -196,7 +225,8 @@ pub fn evaluate(
             let started = Instant::now();
             let (best, curve) =
                 tune_omega(&train, &truth_v, config.bootstrap, config.rng_seed, |w| {
-                    progress(&format!("tuning: RW-EG with omega = {w:.1}"));
+                    report(done, format!("tuning: RW-EG with omega = {w:.1}"));
+                    done += 1;
                     Ok(scores(
                         Method::RwEg,
                         &known,
@@ -207,10 +237,10 @@ pub fn evaluate(
                     )?
                     .0)
                 })?;
-            progress(&format!(
-                "tuned omega = {best:.1} in {:.2?}",
-                started.elapsed()
-            ));
+            report(
+                done,
+                format!("tuned omega = {best:.1} in {:.2?}", started.elapsed()),
+            );
             (best, Some(curve))
         }
     };
@@ -227,10 +257,11 @@ pub fn evaluate(
             config.rng_seed,
         )?;
         let seconds = started.elapsed().as_secs_f64();
-        progress(&format!(
-            "{}: {iterations} iterations, {seconds:.2} s",
-            method.name()
-        ));
+        done += 1;
+        report(
+            done,
+            format!("{}: {iterations} iterations, {seconds:.2} s", method.name()),
+        );
         let order = rank_order(&test, &s);
         let curve = curve(&order, &ideal, &truth_v, pagerank_v.as_deref());
         methods.push(MethodResult {
@@ -286,7 +317,18 @@ mod tests {
             omega: OmegaChoice::Tune,
             ..Config::default()
         };
-        let e = evaluate(&g, &[0, 21], &impact, Some(&pr), &config, &mut |_| {}).unwrap();
+        let mut steps = Vec::new();
+        let e = evaluate(&g, &[0, 21], &impact, Some(&pr), &config, &mut |s| {
+            steps.push(s)
+        })
+        .unwrap();
+        // One message for the sets, 11 tuning walks, one per method and the tuned ω.
+        assert_eq!(steps.len(), 1 + 11 + 1 + 6);
+        assert!(steps.iter().all(|s| s.total == 17));
+        assert_eq!(steps.last().unwrap().done, 17);
+        assert!(steps[0]
+            .message
+            .starts_with("D: 2 pages (1 with impact); F: 40 pages"));
         assert_eq!(e.downloaded, 2);
         assert_eq!(e.downloaded_with_impact, 1);
         assert_eq!(e.frontier.len(), 40);

@@ -22,7 +22,7 @@ pub mod methods;
 pub mod report;
 pub mod split;
 
-pub use evaluate::{evaluate, Config, Evaluation, MethodResult, OmegaChoice};
+pub use evaluate::{evaluate, Config, Evaluation, MethodResult, OmegaChoice, Step};
 pub use known::{bfs_downloaded, KnownGraph};
 pub use measures::{FrontierRatios, Point, PERMILLES};
 pub use methods::{rank_order, tune_omega, Method, OMEGAS};

@@ -148,14 +148,31 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         bootstrap: args.bootstrap,
         ..Config::default()
     };
-    let e = evaluate(
+    let walks = config.methods.len()
+        + if config.omega == OmegaChoice::Tune {
+            crawlrank_frontier_rank::OMEGAS.len()
+        } else {
+            0
+        };
+    let bar = crate::progress::bar(Some(walks as u64), "rankings");
+    bar.set_prefix("frontier-rank");
+    let result = evaluate(
         &csr,
         &downloaded,
         &table.values[column],
         Some(&pagerank),
         &config,
-        &mut |step| eprintln!("  {step}"),
-    )?;
+        &mut |step| {
+            bar.set_position(step.done as u64);
+            if bar.is_hidden() {
+                eprintln!("  {}", step.message);
+            } else {
+                bar.println(format!("  {}", step.message));
+            }
+        },
+    );
+    bar.finish_and_clear();
+    let e = result?;
     eprintln!("  done {:.2?}", started.elapsed());
     if e.test_with_impact() == 0 {
         eprintln!("note: no page of the test frontier has impact: the measures are undefined (-)");
