@@ -259,3 +259,79 @@ fn bad_input_is_a_clear_error() {
     );
     assert!(!out.exists(), "no output after an error");
 }
+
+#[test]
+fn urls_name_the_downloaded_pages_the_impacts_and_the_scores() {
+    let env = Env::new();
+    // h links to h/p0..p7; z links to h and to z/q0..q7.
+    let mut pairs = String::new();
+    for i in 0..8 {
+        pairs += &format!("http://h.example/ http://h.example/p{i}\n");
+        pairs += &format!("http://z.example/ http://z.example/q{i}\n");
+    }
+    pairs += "http://z.example/ http://h.example/\n";
+    let pairs = env.write("pairs.txt", &pairs);
+    let base = env.path("web");
+    ok(&env.run(&[
+        "import",
+        pairs.to_str().unwrap(),
+        "--format",
+        "url-pairs",
+        "--out",
+        base.to_str().unwrap(),
+    ]));
+    let d = env.write("d.txt", "http://h.example/\nhttp://z.example/\n");
+    let mut imp = String::from("url,clicks\nhttp://h.example/,9\n");
+    for i in 0..8 {
+        imp += &format!("http://h.example/p{i},{}\n", i + 1);
+    }
+    let imp = env.write("imp.csv", &imp);
+    let out = env.path("out");
+    let stdout = ok(&env.run(&[
+        "frontier-rank",
+        "--graph",
+        base.to_str().unwrap(),
+        "--downloaded",
+        d.to_str().unwrap(),
+        "--impact",
+        imp.to_str().unwrap(),
+        "--method",
+        "rw,rw-virtual",
+        "--out",
+        out.to_str().unwrap(),
+    ]));
+    assert!(
+        stdout.contains("D: 2 pages (1 with impact); F: 16 pages"),
+        "{stdout}"
+    );
+    let urls: Vec<String> = std::fs::read_to_string(env.path("web.urls"))
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let scores = std::fs::read_to_string(out.join("scores.tsv")).unwrap();
+    let rows: Vec<Vec<&str>> = scores
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').collect())
+        .collect();
+    assert_eq!(rows.len(), 16);
+    for r in &rows {
+        let id: usize = r[0].parse().unwrap();
+        assert_eq!(r[1], urls[id], "the URL column is the page's URL");
+        let expected = match r[1].strip_prefix("http://h.example/p") {
+            Some(i) => (i.parse::<f64>().unwrap() + 1.0).to_string(),
+            None => "0".to_string(),
+        };
+        assert_eq!(r[3], expected, "{r:?}");
+        // RW passes h's impact to its links only.
+        let rw: f64 = r[4].parse().unwrap();
+        let is_h_link = r[1].starts_with("http://h.example/p");
+        let q = rows
+            .iter()
+            .find(|o| o[1].starts_with("http://z.example/q"))
+            .unwrap();
+        let z_rw: f64 = q[4].parse().unwrap();
+        assert_eq!(is_h_link, rw > z_rw, "{r:?}");
+    }
+}
