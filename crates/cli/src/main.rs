@@ -37,7 +37,7 @@ enum Command {
     Import(commands::import::Args),
     /// Generate a synthetic crawled web (BVGraph + URLs) of any size.
     Generate(commands::generate::Args),
-    /// Write per-page impacts (visits, clicks) for impact-aware ranking: real Wikispeedia traffic.
+    /// Write per-page impacts for impact-aware ranking: real Wikispeedia traffic, or synthetic views and clicks.
     Impacts(commands::impacts::Args),
     /// Rank a crawl's frontier by impact (RW, RW-EG, baselines) and measure it against the truth.
     FrontierRank(commands::frontier_rank::Args),
