@@ -155,6 +155,7 @@ fn a_bfs_downloaded_set_on_a_ring() {
         "rw",
         "rw-eg",
         "rw-virtual",
+        "learned",
     ] {
         assert!(
             stdout.lines().any(|l| l.starts_with(&format!("{m} "))),
@@ -162,6 +163,86 @@ fn a_bfs_downloaded_set_on_a_ring() {
         );
     }
     assert!(out.join("impact.svg").exists() && !out.join("omega.svg").exists());
+}
+
+/// `learned` on a ring with two impact columns: a `learned` column in every output, the model
+/// named in `summary.json`, the same files on a rerun, other files with the other model, and the
+/// model fitted on the training part only (absurd test impacts leave its scores unchanged).
+#[test]
+fn learned_on_a_ring_with_two_impact_columns() {
+    let env = Env::new();
+    let g = testkit::ring_with_chords(300, &[(7, 3), (13, 5)])
+        .write_arc_list(env.dir.path(), "ring.txt");
+    let table = |absurd_from: Option<&[String]>| {
+        let mut imp = String::from("id,clicks,views\n");
+        for v in 0..300usize {
+            let test = absurd_from.is_some_and(|t| t.contains(&v.to_string()));
+            let views = if test { 1e9 } else { ((v * 7) % 23) as f64 };
+            imp += &format!("{v},{},{views}\n", v % 17);
+        }
+        imp
+    };
+    let run = |imp: &str, model: &str, out: &str| {
+        let imp = env.write("imp.csv", imp);
+        let out = env.path(out);
+        let stdout = ok(&env.run(&[
+            "frontier-rank",
+            "--graph",
+            g.to_str().unwrap(),
+            "--downloaded-fraction",
+            "0.3",
+            "--seeds",
+            "3",
+            "--impact",
+            imp.to_str().unwrap(),
+            "--impact-column",
+            "views",
+            "--method",
+            "random,learned",
+            "--learned-model",
+            model,
+            "--out",
+            out.to_str().unwrap(),
+        ]));
+        assert!(
+            stdout.lines().any(|l| l.starts_with("learned ")),
+            "{stdout}"
+        );
+        let scores = std::fs::read_to_string(out.join("scores.tsv")).unwrap();
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap())
+                .unwrap();
+        assert_eq!(json["parameters"]["learned_model"], model);
+        scores
+    };
+    let forest = run(&table(None), "forest", "f1");
+    assert_eq!(
+        forest.lines().next().unwrap(),
+        "id\turl\tsplit\timpact\trandom\tlearned"
+    );
+    assert_eq!(run(&table(None), "forest", "f2"), forest);
+    let tree = run(&table(None), "tree", "t1");
+    assert_ne!(tree, forest);
+    // The test pages' views set to 1e9: the learned column is unchanged.
+    let rows: Vec<Vec<String>> = forest
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect();
+    let test: Vec<String> = rows
+        .iter()
+        .filter(|r| r[2] == "test")
+        .map(|r| r[0].clone())
+        .collect();
+    assert!(!test.is_empty());
+    let absurd = run(&table(Some(&test)), "forest", "f3");
+    let learned = |s: &str| -> Vec<String> {
+        s.lines()
+            .map(|l| l.split('\t').nth(5).unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(learned(&absurd), learned(&forest));
+    assert_ne!(absurd, forest, "the truth column moved");
 }
 
 #[test]
@@ -215,6 +296,14 @@ fn bad_input_is_a_clear_error() {
     fails(
         &run(d_ok, imp_ok, &["--method", "rw,learnt"]),
         &["unknown method 'learnt'"],
+    );
+    fails(
+        &run(
+            d_ok,
+            imp_ok,
+            &["--method", "learned", "--learned-model", "svm"],
+        ),
+        &["unknown model 'svm'"],
     );
     fails(
         &run(d_ok, imp_ok, &["--impact-column", "views"]),

@@ -3,6 +3,7 @@
 //! measures on the test part.
 
 use crate::known::KnownGraph;
+use crate::learned::{features, fit_predict, Model};
 use crate::measures::{curve, frontier_ratios, FrontierRatios, Point};
 use crate::methods::{rank_order, scores, tune_omega, Method, OMEGAS};
 use crate::split::split;
@@ -39,6 +40,8 @@ pub struct Config {
     pub train_fraction: f64,
     /// Bootstrap resamples of the training part when tuning `ω` (20; 0: none).
     pub bootstrap: usize,
+    /// The model of `learned` (the random forest).
+    pub model: Model,
 }
 
 impl Default for Config {
@@ -50,6 +53,7 @@ impl Default for Config {
             rng_seed: 42,
             train_fraction: 0.65,
             bootstrap: 20,
+            model: Model::Forest,
         }
     }
 }
@@ -149,7 +153,41 @@ pub fn evaluate(
     config: &Config,
     progress: &mut dyn FnMut(Step),
 ) -> Result<Evaluation> {
+    evaluate_with(
+        full,
+        downloaded,
+        impact,
+        &[],
+        full_pagerank,
+        config,
+        progress,
+    )
+}
+
+/// [`evaluate`] with other impact types (the other columns of the impact table, one value per
+/// page of `full`): `learned` gets RW, RW-EG and RW-virtual features from each of them too, over
+/// the downloaded pages' values only (frontier pages' values are never read).
+pub fn evaluate_with(
+    full: &Csr,
+    downloaded: &[u32],
+    impact: &[f64],
+    other_impacts: &[&[f64]],
+    full_pagerank: Option<&[f64]>,
+    config: &Config,
+    progress: &mut dyn FnMut(Step),
+) -> Result<Evaluation> {
     let n = full.num_nodes();
+    for other in other_impacts {
+        ensure!(
+            other.len() == n,
+            "{} impacts for a graph of {n} pages",
+            other.len()
+        );
+        ensure!(
+            other.iter().all(|v| v.is_finite() && *v >= 0.0),
+            "impacts must be finite and non-negative"
+        );
+    }
     ensure!(
         impact.len() == n,
         "{} impacts for a graph of {n} pages",
@@ -248,19 +286,57 @@ pub fn evaluate(
     let mut methods = Vec::with_capacity(config.methods.len());
     for &method in &config.methods {
         let started = Instant::now();
-        let (s, iterations) = scores(
-            method,
-            &known,
-            &observed,
-            &config.rw,
-            omega,
-            config.rng_seed,
-        )?;
+        let mut fit_note = String::new();
+        let (s, iterations) = if method == Method::Learned {
+            // Other impact types: downloaded pages' values only.
+            let others: Vec<Vec<f64>> = other_impacts
+                .iter()
+                .map(|o| {
+                    let mut v = known.restrict(o);
+                    v[d..].iter_mut().for_each(|x| *x = 0.0);
+                    v
+                })
+                .collect();
+            let mut sets: Vec<&[f64]> = vec![&observed];
+            sets.extend(others.iter().map(Vec::as_slice));
+            let (rows, iterations) = features(&known, &sets, &config.rw, omega)?;
+            let frontier: Vec<usize> = (d..known.len()).collect();
+            let fit_started = Instant::now();
+            let predicted = fit_predict(
+                config.model,
+                &rows,
+                &truth_v,
+                &train,
+                &frontier,
+                config.rng_seed,
+            )?;
+            fit_note = format!(
+                " ({}: {} features, fit and prediction {:.2} s)",
+                config.model.name(),
+                rows.first().map_or(0, Vec::len),
+                fit_started.elapsed().as_secs_f64()
+            );
+            let mut s = vec![0.0; d];
+            s.extend(predicted);
+            (s, iterations)
+        } else {
+            scores(
+                method,
+                &known,
+                &observed,
+                &config.rw,
+                omega,
+                config.rng_seed,
+            )?
+        };
         let seconds = started.elapsed().as_secs_f64();
         done += 1;
         report(
             done,
-            format!("{}: {iterations} iterations, {seconds:.2} s", method.name()),
+            format!(
+                "{}: {iterations} iterations, {seconds:.2} s{fit_note}",
+                method.name()
+            ),
         );
         let order = rank_order(&test, &s);
         let curve = curve(&order, &ideal, &truth_v, pagerank_v.as_deref());
@@ -323,9 +399,9 @@ mod tests {
         })
         .unwrap();
         // One message for the sets, 11 tuning walks, one per method and the tuned ω.
-        assert_eq!(steps.len(), 1 + 11 + 1 + 6);
-        assert!(steps.iter().all(|s| s.total == 17));
-        assert_eq!(steps.last().unwrap().done, 17);
+        assert_eq!(steps.len(), 1 + 11 + 1 + 7);
+        assert!(steps.iter().all(|s| s.total == 18));
+        assert_eq!(steps.last().unwrap().done, 18);
         assert!(steps[0]
             .message
             .starts_with("D: 2 pages (1 with impact); F: 40 pages"));
@@ -333,7 +409,7 @@ mod tests {
         assert_eq!(e.downloaded_with_impact, 1);
         assert_eq!(e.frontier.len(), 40);
         assert_eq!(e.test_len(), 14);
-        assert_eq!(e.methods.len(), 6);
+        assert_eq!(e.methods.len(), 7);
         assert!(e.has_pagerank && e.tuning.as_ref().unwrap().len() == 11);
         // RW puts 0's links (impact 1..20) before 21's (0.5), PageRank the other way round.
         let rw = e.methods.iter().find(|m| m.method == Method::Rw).unwrap();
@@ -353,6 +429,87 @@ mod tests {
         assert_eq!(again.is_test, e.is_test);
         assert_eq!(e.ratios.with_impact.ratio, 210.0);
         assert_eq!(e.ratios.without_impact.ratio, 10.0);
+    }
+
+    /// D = 0..40 (impact 1 each); frontier page 40 + k has (k mod 20) + 1 in-links from D and
+    /// impact (in-degree)³: impact is a clear function of a feature.
+    fn indegree_world() -> (Csr, Vec<u32>, Vec<f64>) {
+        let mut arcs = Vec::new();
+        let mut impact = vec![1.0; 440];
+        for k in 0..400u32 {
+            let deg = k % 20 + 1;
+            for i in 0..deg {
+                arcs.push(((k + i * 7) % 40, 40 + k));
+            }
+            impact[40 + k as usize] = f64::from(deg).powi(3);
+        }
+        (Csr::from_arcs(440, &arcs), (0..40).collect(), impact)
+    }
+
+    fn learned(e: &Evaluation) -> &MethodResult {
+        e.methods
+            .iter()
+            .find(|m| m.method == Method::Learned)
+            .unwrap()
+    }
+
+    #[test]
+    fn learned_beats_random_where_impact_follows_a_feature() {
+        let (g, d, impact) = indegree_world();
+        for model in Model::ALL {
+            let config = Config {
+                methods: vec![Method::Random, Method::Learned],
+                model,
+                ..Config::default()
+            };
+            let e = evaluate(&g, &d, &impact, None, &config, &mut |_| {}).unwrap();
+            let (l, r) = (learned(&e), &e.methods[0]);
+            for permille in [20, 100] {
+                // (The tree's leaves hold ≥ 20 pages, so it merges the top in-degrees.)
+                assert!(l.impact_at(permille) > 0.85, "{model:?} {:?}", l.curve);
+                assert!(r.impact_at(permille) < 0.6, "{:?}", r.curve);
+            }
+            // Determinism per seed: the same run gives the same scores; another seed (another
+            // split and model seed) other scores.
+            let again = evaluate(&g, &d, &impact, None, &config, &mut |_| {}).unwrap();
+            assert_eq!(learned(&again).scores, l.scores);
+            let other = Config {
+                rng_seed: 7,
+                ..config.clone()
+            };
+            let other = evaluate(&g, &d, &impact, None, &other, &mut |_| {}).unwrap();
+            assert_ne!(learned(&other).scores, l.scores);
+        }
+    }
+
+    #[test]
+    fn learned_never_sees_test_impacts_nor_frontier_values_of_other_columns() {
+        let (g, d, impact) = indegree_world();
+        let config = Config {
+            methods: vec![Method::Learned],
+            ..Config::default()
+        };
+        let e = evaluate(&g, &d, &impact, None, &config, &mut |_| {}).unwrap();
+        // Absurd impacts on every test page: the same predictions (only the measures move).
+        let mut absurd = impact.clone();
+        for (i, &t) in e.is_test.iter().enumerate() {
+            if t {
+                absurd[40 + i] = if i % 2 == 0 { 1e12 } else { 0.0 };
+            }
+        }
+        let a = evaluate(&g, &d, &absurd, None, &config, &mut |_| {}).unwrap();
+        assert_eq!(a.is_test, e.is_test);
+        assert_eq!(learned(&a).scores, learned(&e).scores);
+        assert_ne!(learned(&a).curve, learned(&e).curve);
+        // A second impact type adds features from D's values; its frontier values are never
+        // read.
+        let mut second: Vec<f64> = (0..440).map(|i| (i % 3) as f64).collect();
+        let with = evaluate_with(&g, &d, &impact, &[&second], None, &config, &mut |_| {}).unwrap();
+        second[40..].iter_mut().for_each(|v| *v = 1e9);
+        let again = evaluate_with(&g, &d, &impact, &[&second], None, &config, &mut |_| {}).unwrap();
+        assert_eq!(learned(&with).scores, learned(&again).scores);
+        second[0] = -1.0;
+        assert!(evaluate_with(&g, &d, &impact, &[&second], None, &config, &mut |_| {}).is_err());
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! A crawl has downloaded the pages `D` ([`bfs_downloaded`] makes such a set from random seeds);
 //! [`KnownGraph`] builds its frontier `F` and the graph the crawler knows over `V = D ∪ F`.
 //! [`split`] cuts `F` into a training and a test part; [`evaluate`] ranks `F` by every
-//! [`Method`] (random, in-degree, PageRank, RW, RW-EG, RW-virtual), tunes `ω` on the training
+//! [`Method`] (random, in-degree, PageRank, RW, RW-EG, RW-virtual, and `learned`, a regression
+//! model over the others fitted on the training part: [`learned`]), tunes `ω` on the training
 //! part when asked ([`tune_omega`]), and measures the rankings on the test part ([`measures`]):
 //! impact relative to the ideal order, the mean-PageRank ratio, and the frontier impact ratios
 //! of the paper's Tables 2–3. [`report`] prints the table and writes `scores.tsv`,
@@ -17,13 +18,15 @@
 
 pub mod evaluate;
 pub mod known;
+pub mod learned;
 pub mod measures;
 pub mod methods;
 pub mod report;
 pub mod split;
 
-pub use evaluate::{evaluate, Config, Evaluation, MethodResult, OmegaChoice, Step};
+pub use evaluate::{evaluate, evaluate_with, Config, Evaluation, MethodResult, OmegaChoice, Step};
 pub use known::{bfs_downloaded, KnownGraph};
+pub use learned::Model;
 pub use measures::{FrontierRatios, Point, PERMILLES};
 pub use methods::{rank_order, tune_omega, Method, OMEGAS};
 pub use split::split;

@@ -29,17 +29,21 @@ pub enum Method {
     RwEg,
     /// RW-virtual (`ω = 0`).
     RwVirtual,
+    /// A regression model over the other methods' scores, fitted on the training part
+    /// ([`crate::learned`]).
+    Learned,
 }
 
 impl Method {
     /// Every method, in report order.
-    pub const ALL: [Method; 6] = [
+    pub const ALL: [Method; 7] = [
         Method::Random,
         Method::Indegree,
         Method::PageRank,
         Method::Rw,
         Method::RwEg,
         Method::RwVirtual,
+        Method::Learned,
     ];
 
     /// The method's name on the command line and in outputs.
@@ -51,6 +55,7 @@ impl Method {
             Method::Rw => "rw",
             Method::RwEg => "rw-eg",
             Method::RwVirtual => "rw-virtual",
+            Method::Learned => "learned",
         }
     }
 
@@ -87,7 +92,8 @@ impl Method {
 
 /// The scores of `method` over `V` (compact ids) and the iterations its solver took (0 for
 /// `random` and `indegree`). `observed` is the impact of each page of `V` (0 on `F`); `omega`
-/// is used by `rw-eg` only.
+/// is used by `rw-eg` only. `learned` needs the training part: [`crate::evaluate`] computes it
+/// with [`crate::learned`], and here it is an error.
 pub fn scores(
     method: Method,
     known: &KnownGraph,
@@ -127,6 +133,7 @@ pub fn scores(
         Method::Rw => walk(1.0),
         Method::RwEg => walk(omega),
         Method::RwVirtual => walk(0.0),
+        Method::Learned => bail!("learned scores need a training part (evaluate computes them)"),
     }
 }
 

@@ -1,10 +1,10 @@
 //! `crawlrank frontier-rank`: impact-aware frontier ranking offline (docs/frontier-rank.md, the
 //! RW paper) — the frontier of a downloaded set ranked by random, in-degree, PageRank, RW, RW-EG
-//! and RW-virtual, measured against the true impacts on a held-out part of the frontier.
+//! RW-virtual and `learned` (a regression model over the others' scores), measured against the true impacts on a held-out part of the frontier.
 
 use anyhow::{bail, Context, Result};
 use crawlrank_frontier_rank::report::{write_outputs, write_table};
-use crawlrank_frontier_rank::{bfs_downloaded, evaluate, Config, Method, OmegaChoice};
+use crawlrank_frontier_rank::{bfs_downloaded, evaluate_with, Config, Method, Model, OmegaChoice};
 use crawlrank_graph::{open_graph, Cache};
 use crawlrank_impact::{read_impact_table, Pages};
 use crawlrank_rank::RwConfig;
@@ -39,13 +39,17 @@ pub struct Args {
     /// The impact column: its name in the header or its number (1 = first impact column).
     #[arg(long, value_name = "K", default_value = "1")]
     pub impact_column: String,
-    /// Methods, comma-separated: random, indegree, pagerank, rw, rw-eg, rw-virtual (or all).
+    /// Methods, comma-separated: random, indegree, pagerank, rw, rw-eg, rw-virtual, learned (or
+    /// all).
     #[arg(long, value_name = "LIST", default_value = "all")]
     pub method: String,
     /// RW-EG's weight ω of real against virtual arcs, in [0, 1], or `tune` (on the training
     /// part, over 0, 0.1, …, 1).
     #[arg(long, value_name = "W|tune", default_value = "0.8", value_parser = omega)]
     pub omega: OmegaChoice,
+    /// The model of `learned`: forest (a random forest) or tree (one regression tree).
+    #[arg(long, value_name = "M", default_value = "forest", value_parser = model)]
+    pub learned_model: Model,
     /// Bootstrap resamples of the training part when tuning ω (0: tune on the training part
     /// itself).
     #[arg(long, value_name = "B", default_value_t = 20)]
@@ -73,6 +77,10 @@ fn fraction(s: &str) -> Result<f64, String> {
             "the downloaded fraction must be in (0, 1], not {s}"
         ))
     }
+}
+
+fn model(s: &str) -> Result<Model, String> {
+    Model::parse(s).map_err(|e| e.to_string())
 }
 
 fn omega(s: &str) -> Result<OmegaChoice, String> {
@@ -146,6 +154,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         },
         rng_seed: args.rng_seed,
         bootstrap: args.bootstrap,
+        model: args.learned_model,
         ..Config::default()
     };
     let walks = config.methods.len()
@@ -156,10 +165,16 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         };
     let bar = crate::progress::bar(Some(walks as u64), "rankings");
     bar.set_prefix("frontier-rank");
-    let result = evaluate(
+    // `learned` also walks the other impact types (downloaded pages' values only).
+    let others: Vec<&[f64]> = (0..table.values.len())
+        .filter(|&c| c != column)
+        .map(|c| table.values[c].as_slice())
+        .collect();
+    let result = evaluate_with(
         &csr,
         &downloaded,
         &table.values[column],
+        &others,
         Some(&pagerank),
         &config,
         &mut |step| {
