@@ -136,7 +136,13 @@ fn crawl_order_is_the_simulators_for_every_policy() {
         ("ieca", 7),
         ("batch-pagerank", 25),
     ];
-    runs.extend(PolicyKind::ALL.iter().map(|k| (k.name(), 1 + r / 40)));
+    // rw and rw-eg need an impact vector, which a real crawl cannot take yet (docs/algorithms.md §6).
+    runs.extend(
+        PolicyKind::ALL
+            .iter()
+            .filter(|k| !k.needs_impact())
+            .map(|k| (k.name(), 1 + r / 40)),
+    );
     for (policy, batch) in runs {
         let expected = simulator_order(&g, &seeds, policy, batch);
         assert_eq!(expected.len() as u64, r);

@@ -45,7 +45,7 @@ mod replay;
 pub use drive::{crawl_order, drive};
 pub use heap::IndexedHeap;
 pub use pages::PageTable;
-pub use policies::{default_batch, PolicyConfig, PolicyKind, PolicySpec};
+pub use policies::{default_batch, Impacts, PolicyConfig, PolicyKind, PolicySpec};
 pub use replay::{LogReplay, Logged, Replayed};
 
 /// A page: a dense id.

@@ -4,7 +4,8 @@
 use crawlrank_frontier::policies::ieca::log_pc_coefficient;
 use crawlrank_frontier::policies::opic::Opic;
 use crawlrank_frontier::{
-    crawl_order, Clock, Frontier, Link, PageId, PageTable, Policy, PolicyConfig, PolicyKind, Target,
+    crawl_order, Clock, Frontier, Impacts, Link, PageId, PageTable, Policy, PolicyConfig,
+    PolicyKind, Target,
 };
 use crawlrank_graph::Csr;
 use crawlrank_testkit as testkit;
@@ -15,6 +16,13 @@ fn config(batch: u64, n: u64) -> PolicyConfig {
         expected_pages: n,
         total_pages: n,
         rng_seed: 7,
+        // A synthetic search log for rw and rw-eg (the other policies ignore it): every
+        // fifth page has an impact.
+        impact: Some(Impacts::new(
+            (0..n)
+                .map(|v| if v % 5 == 0 { (v % 7) as f64 } else { 0.0 })
+                .collect(),
+        )),
         ..PolicyConfig::default()
     }
 }
@@ -352,4 +360,78 @@ fn every_policy_sees_each_link_marked_as_the_frontier_found_it() {
         )
     );
     assert_eq!(f.pages().seq(3), 3, "first-discovery order");
+}
+
+#[test]
+fn rw_puts_first_the_frontier_page_linked_from_a_page_with_impact() {
+    // 0 → 1, 2; 1 → 3; 2 → 4. Page 2 has impact, 1 none. K = 3: after crawling 0, 1, 2 the
+    // queue is [3, 4] in discovery order; the reorder's walk carries 2's impact to 4.
+    let g = Csr::from_arcs(5, &[(0, 1), (0, 2), (1, 3), (2, 4)]);
+    let c = PolicyConfig {
+        impact: Some(Impacts::new(vec![0.0, 0.0, 10.0, 0.0, 0.0])),
+        ..config(3, 5)
+    };
+    for kind in [PolicyKind::Rw, PolicyKind::RwEg] {
+        let mut f = Frontier::with_policy(kind, &c).unwrap();
+        assert_eq!(crawl_order(&g, &mut f, &[0]), [0, 1, 2, 4, 3], "{kind}");
+        assert!(f.score(4).unwrap() > f.score(3).unwrap(), "{kind}");
+    }
+    assert_eq!(run(PolicyKind::Bfs, &g, &[0], 3), [0, 1, 2, 3, 4]);
+    // With the impact on page 1 instead, the discovery order stays.
+    let swapped = PolicyConfig {
+        impact: Some(Impacts::new(vec![0.0, 10.0])),
+        ..config(3, 5)
+    };
+    let mut f = Frontier::with_policy(PolicyKind::Rw, &swapped).unwrap();
+    assert_eq!(crawl_order(&g, &mut f, &[0]), [0, 1, 2, 3, 4]);
+}
+
+#[test]
+fn rw_eg_follows_virtual_arcs_to_the_siblings_of_pages_with_impact() {
+    // 0 → 1, 2, 6; 1 → 4; 2 → 5; 6 → 1, 3. Page 1 has impact. K = 4: after crawling 0, 1,
+    // 2, 6 the queue is [4, 5, 3] in discovery order. 3 is co-cited with 1 (both linked from
+    // 6); 4 and 5 are linked from one page each, which links nowhere else.
+    let g = Csr::from_arcs(7, &[(0, 1), (0, 2), (0, 6), (1, 4), (2, 5), (6, 1), (6, 3)]);
+    let with_omega = |omega| PolicyConfig {
+        impact: Some(Impacts::new(vec![0.0, 10.0])),
+        omega,
+        ..config(4, 7)
+    };
+    let order = |kind, omega| {
+        let mut f = Frontier::with_policy(kind, &with_omega(omega)).unwrap();
+        crawl_order(&g, &mut f, &[0])
+    };
+    assert_eq!(run(PolicyKind::Bfs, &g, &[0], 4), [0, 1, 2, 6, 4, 5, 3]);
+    // Real arcs only: 4 (linked from 1) first; 5 and 3 get ε-weighted shares, 3's halved.
+    assert_eq!(order(PolicyKind::Rw, 0.5), [0, 1, 2, 6, 4, 5, 3]);
+    // Virtual arcs only: 1's impact reaches its co-cited sibling 3; 4 and 5 tie (teleport).
+    assert_eq!(order(PolicyKind::RwEg, 0.0), [0, 1, 2, 6, 3, 4, 5]);
+    // RW is RW-EG with ω = 1.
+    assert_eq!(order(PolicyKind::RwEg, 1.0), order(PolicyKind::Rw, 0.3));
+}
+
+#[test]
+fn rw_policies_need_impacts_and_check_omega() {
+    for kind in PolicyKind::ALL {
+        let built = Frontier::with_policy(*kind, &PolicyConfig::default());
+        assert_eq!(built.is_err(), kind.needs_impact(), "{kind}");
+        if let Err(e) = built {
+            assert!(e.to_string().contains("impact"), "{e}");
+        }
+    }
+    let bad = PolicyConfig {
+        impact: Some(Impacts::new(vec![1.0])),
+        omega: 1.5,
+        ..PolicyConfig::default()
+    };
+    assert!(Frontier::with_policy(PolicyKind::RwEg, &bad).is_err());
+    let negative = PolicyConfig {
+        impact: Some(Impacts::new(vec![1.0, -2.0])),
+        ..PolicyConfig::default()
+    };
+    let e = Frontier::with_policy(PolicyKind::Rw, &negative)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("page 1"), "{e}");
 }

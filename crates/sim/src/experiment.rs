@@ -61,7 +61,10 @@ pub fn run_experiment(
     );
     let (seeds, seed_source) = experiment.seeds.resolve(graph, csr)?;
     let pagerank = Arc::new(reference_pagerank(graph, csr)?);
-    let reference = Reference::new(csr, pagerank, &seeds)?;
+    let mut reference = Reference::new(csr, pagerank, &seeds)?;
+    if let Some(impact) = &experiment.config.impact {
+        reference = reference.with_impact(impact.clone())?;
+    }
     let config = &experiment.config;
     progress(ExperimentEvent::Ready {
         seeds: seeds.len(),

@@ -13,7 +13,8 @@
 //! - [`reference`](mod@reference): the reachable set `R`, the hot-page ranking, PageRank
 //!   mass, and the cached PageRank of the full graph;
 //! - [`run`]: one instrumented crawl (time, peak frontier, peak memory);
-//! - [`measures`]: throughput, PageRank mass, mean PageRank per window, Kendall's τ_b;
+//! - [`measures`]: throughput, PageRank mass, mean PageRank per window, Kendall's τ_b, and,
+//!   given impacts, the impact crawled relative to the ideal order;
 //! - [`report`]: the table, `summary.json`/`.csv`, crawl orders and SVG plots.
 //!
 //! Entry points, all at the crate root: [`run_experiment`] runs an [`Experiment`] (seeds from
@@ -38,7 +39,7 @@ pub use compare::{write_comparison, write_comparison_csv, COMPARE_PERCENTS};
 pub use experiment::{run_experiment, Experiment, ExperimentEvent};
 pub use measures::{measure, Measures, POINTS};
 pub use policy::SimPolicy;
-pub use reference::{reference_pagerank, Reference};
+pub use reference::{reference_pagerank, ImpactReference, Reference};
 pub use report::{write_outputs, write_table, PolicyResult, Summary};
 pub use run::{simulate, PolicyRun, SimConfig};
 pub use seeds::{random_seeds, read_seeds, SeedChoice};

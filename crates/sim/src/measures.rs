@@ -20,6 +20,10 @@ pub struct Measures {
     pub mean_pagerank: Vec<f64>,
     /// Kendall's τ_b between the policy's final scores and PR, over all crawled pages.
     pub kendall_tau: f64,
+    /// With impacts ([`Reference::with_impact`]): `Σ impact(first k crawled) / Σ impact(the k
+    /// pages of R with most impact)` at each checkpoint — the impact crawled relative to the
+    /// ideal order (the RW paper's measure, docs/algorithms.md §6).
+    pub impact: Option<Vec<f64>>,
 }
 
 impl Measures {
@@ -61,7 +65,11 @@ pub fn measure(run: &PolicyRun, reference: &Reference) -> Result<Measures> {
     let mut mean_pagerank = Vec::with_capacity(POINTS);
     let (mut hits, mut k, mut prefix, mut window_sum, mut window_start) =
         (0u64, 0u64, 0.0f64, 0.0f64, 0u64);
-    for &target in &ks {
+    let mut impact = reference
+        .impact
+        .as_ref()
+        .map(|i| (i, 0.0f64, Vec::with_capacity(POINTS)));
+    for (j, &target) in ks.iter().enumerate() {
         while k < target {
             let p = order[k as usize];
             if u64::from(reference.hot_rank[p as usize]) <= k {
@@ -72,7 +80,14 @@ pub fn measure(run: &PolicyRun, reference: &Reference) -> Result<Measures> {
             }
             prefix += pr[p as usize];
             window_sum += pr[p as usize];
+            if let Some((i, gathered, _)) = &mut impact {
+                *gathered += i.of(p);
+            }
             k += 1;
+        }
+        if let Some((i, gathered, curve)) = &mut impact {
+            let ideal = i.ideal[j];
+            curve.push(if ideal > 0.0 { *gathered / ideal } else { 0.0 });
         }
         throughput.push(if k == 0 { 0.0 } else { hits as f64 / k as f64 });
         mass.push(if reference.reachable_mass > 0.0 {
@@ -97,5 +112,6 @@ pub fn measure(run: &PolicyRun, reference: &Reference) -> Result<Measures> {
         mass,
         mean_pagerank,
         kendall_tau,
+        impact: impact.map(|(_, _, curve)| curve),
     })
 }

@@ -47,14 +47,36 @@ impl SimPolicy {
         names.join(", ")
     }
 
-    /// Parses a comma-separated list, where `all` means every policy; repeats are dropped.
+    /// Whether the policy needs a per-page impact vector (`rw`, `rw-eg`: `simulate --impact`).
+    pub fn needs_impact(self) -> bool {
+        matches!(self, SimPolicy::Crawl(k) if k.needs_impact())
+    }
+
+    /// Parses a comma-separated list of policies that run without impacts: `all` means every
+    /// policy but those that [need impacts](Self::needs_impact), and naming one of those is an
+    /// error. Repeats are dropped.
     pub fn parse_list(list: &str) -> Result<Vec<Self>> {
+        Self::parse_list_with(list, false)
+    }
+
+    /// Parses a comma-separated list, where `all` means every policy that can run — with
+    /// `impacts`, also `rw` and `rw-eg`; without, naming those is an error. Repeats are
+    /// dropped.
+    pub fn parse_list_with(list: &str, impacts: bool) -> Result<Vec<Self>> {
         let mut out = Vec::new();
         for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let kinds = if name == "all" {
                 Self::all()
+                    .into_iter()
+                    .filter(|k| impacts || !k.needs_impact())
+                    .collect()
             } else {
-                vec![Self::parse(name)?]
+                let k = Self::parse(name)?;
+                ensure!(
+                    impacts || !k.needs_impact(),
+                    "the policy {k} needs the impact of each page: give --impact FILE"
+                );
+                vec![k]
             };
             for k in kinds {
                 if !out.contains(&k) {

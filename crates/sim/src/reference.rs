@@ -3,7 +3,7 @@
 //! kept in the graph's cache directory.
 
 use anyhow::{ensure, Context, Result};
-use crawlrank_frontier::PageId;
+use crawlrank_frontier::{Impacts, PageId};
 use crawlrank_graph::{BvWebGraph, Csr};
 use std::sync::Arc;
 
@@ -20,6 +20,31 @@ pub struct Reference {
     pub reachable: u64,
     /// `Σ PR` over `R`.
     pub reachable_mass: f64,
+    /// The impact of each page and its ideal, when the crawls are also measured by impact
+    /// ([`with_impact`](Self::with_impact)).
+    pub impact: Option<ImpactReference>,
+}
+
+/// What the impact measure compares a crawl with: the impact of each page, and at each
+/// checkpoint `k` the most impact `k` pages of `R` can hold (docs/algorithms.md §6).
+#[derive(Debug, Clone)]
+pub struct ImpactReference {
+    /// The impact of each page, by id (0 beyond its end).
+    pub values: Impacts,
+    /// `ideal[j]` = `Σ` of the `k_j` largest impacts in `R`, `k_j` = [`crate::measures::checkpoints`]`(R)[j]`.
+    pub ideal: Vec<f64>,
+}
+
+impl ImpactReference {
+    /// The impact of `page` (0 if the vector does not reach it).
+    #[inline]
+    pub fn of(&self, page: PageId) -> f64 {
+        self.values
+            .values()
+            .get(page as usize)
+            .copied()
+            .unwrap_or(0.0)
+    }
 }
 
 impl Reference {
@@ -48,7 +73,42 @@ impl Reference {
             hot_rank,
             reachable: ranked.len() as u64,
             reachable_mass,
+            impact: None,
         })
+    }
+
+    /// Also measures crawls by the impact they gather (`impact`: by page id, values ≥ 0).
+    /// An error when no page of `R` has impact (the measure would be 0/0).
+    pub fn with_impact(mut self, impact: Impacts) -> Result<Self> {
+        let mut values: Vec<f64> = self
+            .hot_rank
+            .iter()
+            .enumerate()
+            .filter(|(_, &r)| r != u32::MAX)
+            .map(|(v, _)| impact.values().get(v).copied().unwrap_or(0.0))
+            .collect();
+        if let Some(bad) = values.iter().find(|v| !v.is_finite() || **v < 0.0) {
+            anyhow::bail!("impacts must be finite and ≥ 0, not {bad}");
+        }
+        ensure!(
+            values.iter().any(|&v| v > 0.0),
+            "no page reachable from the seeds has a positive impact: the impact measure is undefined"
+        );
+        values.sort_unstable_by(|a, b| b.total_cmp(a));
+        let mut ideal = Vec::with_capacity(crate::measures::POINTS);
+        let (mut sum, mut k) = (0.0, 0usize);
+        for target in crate::measures::checkpoints(self.reachable) {
+            while (k as u64) < target {
+                sum += values[k];
+                k += 1;
+            }
+            ideal.push(sum);
+        }
+        self.impact = Some(ImpactReference {
+            values: impact,
+            ideal,
+        });
+        Ok(self)
     }
 
     /// The default batch size for crawls of `R` pages (docs/algorithms.md §2).

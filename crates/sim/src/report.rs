@@ -46,8 +46,15 @@ pub struct Summary {
     pub results: Vec<PolicyResult>,
 }
 
-/// Prints the table: throughput and PageRank mass at 5–45% crawled, τ_b, and costs.
+/// Whether the crawls were also measured by impact (`simulate --impact`).
+fn has_impact(s: &Summary) -> bool {
+    s.results.iter().any(|r| r.measures.impact.is_some())
+}
+
+/// Prints the table: throughput and PageRank mass at 5–45% crawled, with impacts the impact
+/// relative to the ideal order there too, τ_b, and costs.
 pub fn write_table(s: &Summary, w: &mut impl Write) -> std::io::Result<()> {
+    let impact = has_impact(s);
     writeln!(
         w,
         "{}: {} pages, {} arcs; {} seeds ({}); R = {} reachable pages",
@@ -57,6 +64,9 @@ pub fn write_table(s: &Summary, w: &mut impl Write) -> std::io::Result<()> {
     let mut header = vec!["policy".to_string()];
     header.extend(pct("hot"));
     header.extend(pct("mass"));
+    if impact {
+        header.extend(pct("impact"));
+    }
     header.extend(["tau_b", "time", "Marcs/s", "peak frontier", "peak RSS"].map(String::from));
     let mut rows = vec![header];
     for r in &s.results {
@@ -64,6 +74,12 @@ pub fn write_table(s: &Summary, w: &mut impl Write) -> std::io::Result<()> {
         let mut row = vec![r.run.policy.name().to_string()];
         row.extend(TABLE_PERCENTS.map(|p| format!("{:.3}", Measures::at(&m.throughput, p))));
         row.extend(TABLE_PERCENTS.map(|p| format!("{:.3}", Measures::at(&m.mass, p))));
+        if impact {
+            row.extend(TABLE_PERCENTS.map(|p| match &m.impact {
+                Some(c) => format!("{:.3}", Measures::at(c, p)),
+                None => "-".into(),
+            }));
+        }
         let secs = r.run.crawl_time.as_secs_f64();
         row.push(format!("{:.3}", m.kendall_tau));
         row.push(format!("{secs:.2}s"));
@@ -104,9 +120,11 @@ pub fn write_table(s: &Summary, w: &mut impl Write) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Writes `summary.json`, `summary.csv`, `throughput.svg`, `mass.svg` and, with
-/// `save_orders`, `<policy>.order` into `dir`.
+/// Writes `summary.json`, `summary.csv`, `throughput.svg`, `mass.svg`, with impacts
+/// `impact.svg` (and an `impact` column in `summary.csv`), and, with `save_orders`,
+/// `<policy>.order` into `dir`.
 pub fn write_outputs(s: &Summary, dir: &Path, save_orders: bool) -> Result<()> {
+    let impact = has_impact(s);
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     write_file(&dir.join("summary.json"), |w| {
         serde_json::to_writer_pretty(&mut *w, &summary_json(s))?;
@@ -114,11 +132,12 @@ pub fn write_outputs(s: &Summary, dir: &Path, save_orders: bool) -> Result<()> {
         Ok(())
     })?;
     write_file(&dir.join("summary.csv"), |w| {
-        writeln!(w, "policy,percent,k,throughput,mass,mean_pagerank")?;
+        write!(w, "policy,percent,k,throughput,mass,mean_pagerank")?;
+        writeln!(w, "{}", if impact { ",impact" } else { "" })?;
         for r in &s.results {
             let m = &r.measures;
             for j in 0..POINTS {
-                writeln!(
+                write!(
                     w,
                     "{},{},{},{},{},{}",
                     r.run.policy,
@@ -128,6 +147,11 @@ pub fn write_outputs(s: &Summary, dir: &Path, save_orders: bool) -> Result<()> {
                     m.mass[j],
                     m.mean_pagerank[j]
                 )?;
+                match (&m.impact, impact) {
+                    (Some(c), _) => writeln!(w, ",{}", c[j])?,
+                    (None, true) => writeln!(w, ",")?,
+                    (None, false) => writeln!(w)?,
+                }
             }
         }
         Ok(())
@@ -164,6 +188,22 @@ pub fn write_outputs(s: &Summary, dir: &Path, save_orders: bool) -> Result<()> {
         "fraction of PageRank mass crawled",
         &curves(|m| &m.mass),
     )?;
+    if impact {
+        let series: Vec<(String, Vec<f64>)> = s
+            .results
+            .iter()
+            .filter_map(|r| {
+                let c = r.measures.impact.clone()?;
+                Some((r.run.policy.name().to_string(), c))
+            })
+            .collect();
+        plot(
+            &dir.join("impact.svg"),
+            &format!("Impact crawled: {title}"),
+            "impact crawled relative to the ideal order",
+            &series,
+        )?;
+    }
     Ok(())
 }
 
@@ -191,10 +231,12 @@ fn summary_json(s: &Summary) -> serde_json::Value {
                 "peak_rss_bytes": r.run.peak_rss_bytes,
                 "throughput_at": at(&m.throughput),
                 "mass_at": at(&m.mass),
+                "impact_at": m.impact.as_deref().map(at),
                 "checkpoints": m.checkpoints,
                 "throughput": m.throughput,
                 "mass": m.mass,
                 "mean_pagerank": m.mean_pagerank,
+                "impact": m.impact,
             })
         })
         .collect();

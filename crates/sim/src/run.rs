@@ -4,7 +4,7 @@
 use crate::policy::SimPolicy;
 use crate::reference::Reference;
 use anyhow::{ensure, Result};
-use crawlrank_frontier::{drive, Frontier, PageId, PolicyConfig};
+use crawlrank_frontier::{drive, Frontier, Impacts, PageId, PolicyConfig};
 use crawlrank_graph::Csr;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
@@ -16,8 +16,15 @@ pub struct SimConfig {
     pub batch: Option<u64>,
     /// Seed of the `random` policy.
     pub rng_seed: u64,
-    /// L1 threshold of the batch policies' PageRanks.
+    /// L1 threshold of the batch policies' PageRanks (and of `rw`'s and `rw-eg`'s walks).
     pub batch_pagerank_threshold: f64,
+    /// The impact of each page (the search log of docs/algorithms.md §6): `rw` and `rw-eg`
+    /// need it, and with it every policy is also measured by the impact it crawls.
+    pub impact: Option<Impacts>,
+    /// `rw-eg`'s ω.
+    pub omega: f64,
+    /// The walks' γ.
+    pub gamma: f64,
 }
 
 impl Default for SimConfig {
@@ -26,6 +33,9 @@ impl Default for SimConfig {
             batch: None,
             rng_seed: 0,
             batch_pagerank_threshold: PolicyConfig::BATCH_PAGERANK_THRESHOLD,
+            impact: None,
+            omega: PolicyConfig::OMEGA,
+            gamma: PolicyConfig::GAMMA,
         }
     }
 }
@@ -67,6 +77,9 @@ pub fn simulate(
         batch,
         rng_seed: config.rng_seed,
         batch_pagerank_threshold: config.batch_pagerank_threshold,
+        impact: config.impact.clone(),
+        omega: config.omega,
+        gamma: config.gamma,
         ..PolicyConfig::for_crawl(reference.reachable, graph.num_nodes() as u64)
     };
     reset_peak_rss();

@@ -1,6 +1,6 @@
 //! The measures on hand-made orders, against values worked out by hand.
 
-use crawlrank_frontier::PolicyKind;
+use crawlrank_frontier::{Impacts, PolicyKind};
 use crawlrank_graph::Csr;
 use crawlrank_sim::measures::{checkpoints, measure};
 use crawlrank_sim::SimPolicy;
@@ -68,6 +68,41 @@ fn throughput_mass_and_tau_by_hand() {
 }
 
 #[test]
+fn impact_relative_to_the_ideal_order_by_hand() {
+    // 0 → 1, 2, 3; page 4 is unreachable (its impact counts in no ideal). Impacts 0: 1,
+    // 1: 0, 2: 4, 3: 3, 4: 100; the ideal order is 2, 3, 0, 1.
+    let g = testkit::star(3).with_nodes(5).csr();
+    let pr = Arc::new(vec![0.1, 0.4, 0.3, 0.2, 0.0]);
+    let reference = Reference::new(&g, pr, &[0])
+        .unwrap()
+        .with_impact(Impacts::new(vec![1.0, 0.0, 4.0, 3.0, 100.0]))
+        .unwrap();
+    let ideal = &reference.impact.as_ref().unwrap().ideal;
+    assert_eq!(
+        (ideal[0], ideal[25], ideal[50], ideal[99]),
+        (4.0, 7.0, 8.0, 8.0)
+    );
+    let m = measure(&hand_run(vec![0, 1, 2, 3], vec![0.0; 4]), &reference).unwrap();
+    let c = m.impact.unwrap();
+    // k = 1: 1/4; k = 2: (1+0)/7; k = 3: (1+0+4)/8; k = 4: 8/8.
+    assert_eq!(
+        (c[0], c[25], c[50], c[99]),
+        (0.25, 1.0 / 7.0, 5.0 / 8.0, 1.0)
+    );
+    let best = measure(&hand_run(vec![2, 3, 0, 1], vec![0.0; 4]), &reference).unwrap();
+    assert!(best.impact.unwrap().iter().all(|&v| v == 1.0));
+    // Without impacts there is no such curve; with none in R it is an error.
+    let plain = Reference::new(&g, Arc::new(vec![0.2; 5]), &[0]).unwrap();
+    let m = measure(&hand_run(vec![0, 1, 2, 3], vec![0.0; 4]), &plain).unwrap();
+    assert!(m.impact.is_none());
+    let e = plain
+        .with_impact(Impacts::new(vec![0.0, 0.0, 0.0, 0.0, 5.0]))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("no page reachable"), "{e}");
+}
+
+#[test]
 fn checkpoints_cover_r() {
     assert_eq!(checkpoints(100), (1..=100).collect::<Vec<u64>>());
     let c = checkpoints(325_557);
@@ -88,15 +123,24 @@ fn a_simulation_crawls_all_of_r_and_omniscient_is_best() {
             .unwrap()
             .scores,
     );
-    let reference = Reference::new(&g, pr, &[0, 150]).unwrap();
+    // A synthetic search log for rw and rw-eg: every seventh page has an impact.
+    let impact = Impacts::new((0..400).map(|v| (v % 7 == 0) as u8 as f64).collect());
+    let reference = Reference::new(&g, pr, &[0, 150])
+        .unwrap()
+        .with_impact(impact.clone())
+        .unwrap();
     assert_eq!(reference.reachable, 300);
-    let cfg = SimConfig::default();
+    let cfg = SimConfig {
+        impact: Some(impact),
+        ..SimConfig::default()
+    };
     let mut mass_at_10 = Vec::new();
     for kind in SimPolicy::all() {
         let run = simulate(&g, &[0, 150], kind, &reference, &cfg, &mut |_| {}).unwrap();
         assert_eq!(run.order.len(), 300, "{kind}");
         let m = measure(&run, &reference).unwrap();
         assert!((m.mass[99] - 1.0).abs() < 1e-9);
+        assert!((m.impact.unwrap()[99] - 1.0).abs() < 1e-9);
         mass_at_10.push((kind, m.mass[9]));
     }
     let best = mass_at_10
@@ -141,9 +185,22 @@ fn omniscient_follows_the_true_pagerank() {
 
 #[test]
 fn the_simulator_lists_every_crawl_policy_and_omniscient() {
-    let all = SimPolicy::parse_list("all").unwrap();
+    let all = SimPolicy::parse_list_with("all", true).unwrap();
     assert_eq!(all.len(), PolicyKind::ALL.len() + 1);
     assert_eq!(all.last(), Some(&SimPolicy::Omniscient));
+    // Without impacts `all` leaves out the policies that need them, and naming one is an error.
+    let without = SimPolicy::parse_list("all").unwrap();
+    assert_eq!(without.len(), all.len() - 2);
+    assert!(without.iter().all(|k| !k.needs_impact()));
+    let e = SimPolicy::parse_list("bfs,rw-eg").unwrap_err().to_string();
+    assert!(e.contains("rw-eg") && e.contains("--impact"), "{e}");
+    assert_eq!(
+        SimPolicy::parse_list_with("rw,rw-eg", true).unwrap(),
+        vec![
+            SimPolicy::Crawl(PolicyKind::Rw),
+            SimPolicy::Crawl(PolicyKind::RwEg)
+        ]
+    );
     assert_eq!(
         SimPolicy::parse_list("fica, omniscient,fica").unwrap(),
         vec![SimPolicy::Crawl(PolicyKind::Fica), SimPolicy::Omniscient]

@@ -16,7 +16,8 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub seeds: Option<PathBuf>,
     /// The ordering policy (bfs, random, backlink, indegree, batch-pagerank,
-    /// partial-pagerank, opic, fica, fica-plus, ieca). A resumed crawl must name its own.
+    /// partial-pagerank, opic, fica, fica-plus, ieca; not yet rw, rw-eg, which need impacts).
+    /// A resumed crawl must name its own.
     #[arg(long, default_value = "fica")]
     pub policy: String,
     /// The state directory: created on the first run, resumed by the next ones.
@@ -221,13 +222,19 @@ fn stop_on_signals(stop: Arc<AtomicBool>) -> Result<()> {
 }
 
 pub fn run(args: Args) -> Result<()> {
+    let policy = PolicyKind::parse(&args.policy)?;
+    ensure!(
+        !policy.needs_impact(),
+        "the policy {policy} needs the impact of each page, which a crawl cannot take yet; \
+         it runs in the simulator: crawlrank simulate --policy {policy} --impact FILE"
+    );
     let mut c = CrawlConfig {
         state_dir: args.state.clone(),
         seeds: match &args.seeds {
             Some(p) => read_seeds(p)?,
             None => Vec::new(),
         },
-        policy: PolicyKind::parse(&args.policy)?,
+        policy,
         max_pages: args.max_pages,
         concurrency: args.concurrency,
         max_idle_connections: args.max_idle_connections,

@@ -1,8 +1,8 @@
 //! `crawlrank simulate`: replay crawls of a known graph with each policy and score them.
 
 use crate::progress;
-use anyhow::{ensure, Result};
-use crawlrank_frontier::PolicyConfig;
+use anyhow::{bail, ensure, Context, Result};
+use crawlrank_frontier::{Impacts, PolicyConfig};
 use crawlrank_graph::{open_graph, BvWebGraph, Cache, Csr};
 use crawlrank_seeds::Pruning;
 use crawlrank_sim::{
@@ -48,7 +48,21 @@ pub struct Args {
     /// L1 threshold of the PageRank the batch policies compute at every reorder.
     #[arg(long, value_name = "L1", default_value_t = PolicyConfig::BATCH_PAGERANK_THRESHOLD)]
     pub batch_pagerank_threshold: f64,
-    /// Write summary.json, summary.csv, throughput.svg and mass.svg into DIR.
+    /// Impact table (docs/impact-input.md): the search log of the policies rw and rw-eg (each
+    /// crawled page's impact), and the truth of the impact measure every policy is then scored
+    /// by (impact crawled relative to the ideal order).
+    #[arg(long, value_name = "FILE")]
+    pub impact: Option<PathBuf>,
+    /// The impact column: its name in the header or its number (1 = first impact column).
+    #[arg(long, value_name = "K", default_value = "1", requires = "impact")]
+    pub impact_column: String,
+    /// rw-eg's weight ω of the real arcs against the virtual ones, in [0, 1].
+    #[arg(long, value_name = "W", default_value_t = PolicyConfig::OMEGA, value_parser = omega)]
+    pub omega: f64,
+    /// Exponent γ of the out-degree factor of rw's and rw-eg's walks (≥ 0).
+    #[arg(long, value_name = "G", default_value_t = PolicyConfig::GAMMA)]
+    pub gamma: f64,
+    /// Write summary.json, summary.csv, throughput.svg and mass.svg (and impact.svg) into DIR.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Also write DIR/<policy>.order: the crawled ids, one per line, in crawl order.
@@ -63,6 +77,43 @@ pub enum SeedsArg {
     Random(usize),
     /// `community:N`.
     Community(usize),
+}
+
+fn omega(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
+    if (0.0..=1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("omega must be in [0, 1], not {s}"))
+    }
+}
+
+/// The impact column `column` (a header name or a 1-based number) of the impact table `path`
+/// over the pages of `graph`.
+fn read_impacts(path: &Path, column: &str, graph: &BvWebGraph) -> Result<Impacts> {
+    let pages = crawlrank_impact::Pages::from_graph(graph)?;
+    let mut table = crawlrank_impact::read_impact_table(path, &pages)?;
+    eprintln!("{}", table.report);
+    let index = match column.parse::<usize>() {
+        Ok(k) if k >= 1 && k <= table.columns.len() => k - 1,
+        Ok(k) => bail!(
+            "--impact-column {k}: {} has {} impact column(s)",
+            path.display(),
+            table.columns.len()
+        ),
+        Err(_) => table
+            .columns
+            .iter()
+            .position(|c| c == column)
+            .with_context(|| {
+                format!(
+                    "--impact-column {column}: {} has the columns {}",
+                    path.display(),
+                    table.columns.join(", ")
+                )
+            })?,
+    };
+    Ok(Impacts::new(table.values.swap_remove(index)))
 }
 
 fn parse_seeds(s: &str) -> Result<SeedsArg, String> {
@@ -84,13 +135,13 @@ fn parse_seeds(s: &str) -> Result<SeedsArg, String> {
 }
 
 pub fn run(args: Args, cache: &Cache) -> Result<()> {
-    let policies = SimPolicy::parse_list(&args.policy)?;
+    let policies = SimPolicy::parse_list_with(&args.policy, args.impact.is_some())?;
     ensure!(args.batch != Some(0), "--batch must be at least 1");
-    let config = SimConfig {
-        batch: args.batch,
-        rng_seed: args.rng_seed,
-        batch_pagerank_threshold: args.batch_pagerank_threshold,
-    };
+    ensure!(
+        args.gamma.is_finite() && args.gamma >= 0.0,
+        "--gamma must be a finite number ≥ 0, not {}",
+        args.gamma
+    );
     let random = |count| SeedChoice::Random {
         count,
         rng_seed: args.rng_seed,
@@ -104,6 +155,18 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         },
     };
     let graph = open_graph(&args.graph, cache)?;
+    let impact = match &args.impact {
+        Some(path) => Some(read_impacts(path, &args.impact_column, &graph)?),
+        None => None,
+    };
+    let config = SimConfig {
+        batch: args.batch,
+        rng_seed: args.rng_seed,
+        batch_pagerank_threshold: args.batch_pagerank_threshold,
+        impact,
+        omega: args.omega,
+        gamma: args.gamma,
+    };
     let csr = graph.to_csr()?;
     let experiment = Experiment {
         seeds,
@@ -163,8 +226,13 @@ fn report(summary: &Summary, out: Option<&Path>, save_orders: bool) -> Result<()
     write_table(summary, &mut std::io::stdout().lock())?;
     if let Some(dir) = out {
         write_outputs(summary, dir, save_orders)?;
+        let impact = if summary.results.iter().any(|r| r.measures.impact.is_some()) {
+            ", impact.svg"
+        } else {
+            ""
+        };
         println!(
-            "wrote {}/summary.json, summary.csv, throughput.svg, mass.svg",
+            "wrote {}/summary.json, summary.csv, throughput.svg, mass.svg{impact}",
             dir.display()
         );
     }

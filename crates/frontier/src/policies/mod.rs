@@ -14,10 +14,12 @@ pub mod fica;
 pub mod ieca;
 pub mod opic;
 pub mod pagerank;
+pub mod rw;
 pub mod simple;
 
 use crate::Policy;
 use anyhow::{bail, ensure, Context, Result};
+use std::sync::Arc;
 
 /// `log` in every formula is base 10 (FICA Definition 1, docs/algorithms.md §1).
 #[inline]
@@ -72,6 +74,8 @@ registry! {
     Fica => "fica", "smallest logarithmic distance from the seeds (FICA)", fica::fica;
     FicaPlus => "fica-plus", "FICA's distance traded against in-links (our FICA+ reconstruction)", fica::fica_plus;
     Ieca => "ieca", "smallest IECA distance (FICA with the parent-child coefficient)", ieca::ieca;
+    Rw => "rw", "impact-weighted random walk of the known graph, re-sorted every K pages (needs impacts)", rw::rw;
+    RwEg => "rw-eg", "RW over real and virtual (co-cited) arcs, weight ω, re-sorted every K pages (needs impacts)", rw::rw_eg;
 }
 
 impl PolicyKind {
@@ -92,9 +96,22 @@ impl PolicyKind {
             .join(", ")
     }
 
-    /// Builds the policy.
+    /// Whether the policy needs a per-page impact vector ([`PolicyConfig::impact`]): `rw`
+    /// and `rw-eg` (docs/algorithms.md §6).
+    pub fn needs_impact(self) -> bool {
+        matches!(self, PolicyKind::Rw | PolicyKind::RwEg)
+    }
+
+    /// Builds the policy; a policy that [needs impacts](Self::needs_impact) without them is
+    /// an error.
     pub fn build(self, config: &PolicyConfig) -> Result<Box<dyn Policy>> {
         config.check()?;
+        ensure!(
+            !self.needs_impact() || config.impact.is_some(),
+            "the policy {} needs a per-page impact vector (simulate --impact FILE); \
+             a real crawl cannot run it yet",
+            self.name()
+        );
         Ok(self.constructor()(config))
     }
 }
@@ -112,6 +129,30 @@ pub fn default_batch(expected_pages: u64) -> u64 {
     expected_pages.div_ceil(72).max(1)
 }
 
+/// A per-page impact vector (the RW paper's search log, docs/algorithms.md §6), indexed by
+/// page id: clicks, views or any signal ≥ 0; pages beyond its end have impact 0. Shared, so
+/// that cloning a [`PolicyConfig`] does not copy it.
+#[derive(Clone, PartialEq)]
+pub struct Impacts(pub Arc<Vec<f64>>);
+
+impl Impacts {
+    /// Wraps a vector.
+    pub fn new(values: Vec<f64>) -> Self {
+        Self(Arc::new(values))
+    }
+
+    /// The values, by page id.
+    pub fn values(&self) -> &[f64] {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Impacts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Impacts({} pages)", self.0.len())
+    }
+}
+
 /// What policies need to know about the crawl they order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PolicyConfig {
@@ -126,8 +167,16 @@ pub struct PolicyConfig {
     pub rng_seed: u64,
     /// FICA's and IECA's β in `α = exp(−β·t)`.
     pub beta: f64,
-    /// L1 threshold of the PageRanks the batch policies compute at each reorder.
+    /// L1 threshold of the PageRanks (and of `rw`'s and `rw-eg`'s walks) the batch policies
+    /// compute at each reorder.
     pub batch_pagerank_threshold: f64,
+    /// The impact of each page, for `rw` and `rw-eg` (which cannot run without it). Not part
+    /// of the stored [`PolicySpec`]: a real crawl cannot run those policies yet.
+    pub impact: Option<Impacts>,
+    /// `rw-eg`'s weight ω of the real arcs against the virtual ones, in [0, 1] (`rw` is ω = 1).
+    pub omega: f64,
+    /// Exponent γ of the out-degree factor of `rw`'s and `rw-eg`'s walks (≥ 0).
+    pub gamma: f64,
 }
 
 impl PolicyConfig {
@@ -136,6 +185,10 @@ impl PolicyConfig {
     /// The batch PageRank's default L1 threshold (docs/algorithms.md §3.3: orders agree with
     /// 1e-10 and it is several times faster).
     pub const BATCH_PAGERANK_THRESHOLD: f64 = 1e-6;
+    /// `rw-eg`'s default ω (docs/algorithms.md §6: the fallback when not tuned).
+    pub const OMEGA: f64 = 0.8;
+    /// The walks' default γ (docs/algorithms.md §6).
+    pub const GAMMA: f64 = 0.0;
 
     /// The defaults for a crawl expected to reach `expected_pages` pages of a web of
     /// `total_pages`: `K` = [`default_batch`]`(expected_pages)`, β = 0.1, rng seed 0.
@@ -148,6 +201,9 @@ impl PolicyConfig {
             rng_seed: 0,
             beta: Self::BETA,
             batch_pagerank_threshold: Self::BATCH_PAGERANK_THRESHOLD,
+            impact: None,
+            omega: Self::OMEGA,
+            gamma: Self::GAMMA,
         }
     }
 
@@ -164,6 +220,28 @@ impl PolicyConfig {
             "the batch PageRank threshold must be a positive number, not {}",
             self.batch_pagerank_threshold
         );
+        ensure!(
+            (0.0..=1.0).contains(&self.omega),
+            "ω must be in [0, 1], not {}",
+            self.omega
+        );
+        ensure!(
+            self.gamma.is_finite() && self.gamma >= 0.0,
+            "γ must be a finite number ≥ 0, not {}",
+            self.gamma
+        );
+        if let Some(impact) = &self.impact {
+            if let Some(bad) = impact
+                .values()
+                .iter()
+                .position(|v| !v.is_finite() || *v < 0.0)
+            {
+                bail!(
+                    "the impact of page {bad} is {}: impacts must be finite and ≥ 0",
+                    impact.values()[bad]
+                );
+            }
+        }
         Ok(())
     }
 }
@@ -190,19 +268,21 @@ impl PolicySpec {
     pub fn encode(&self) -> String {
         let c = &self.config;
         format!(
-            "policy={}\nbatch={}\nexpected_pages={}\ntotal_pages={}\nrng_seed={}\nbeta={:?}\nbatch_pagerank_threshold={:?}\n",
+            "policy={}\nbatch={}\nexpected_pages={}\ntotal_pages={}\nrng_seed={}\nbeta={:?}\nbatch_pagerank_threshold={:?}\nomega={:?}\ngamma={:?}\n",
             self.kind.name(),
             c.batch,
             c.expected_pages,
             c.total_pages,
             c.rng_seed,
             c.beta,
-            c.batch_pagerank_threshold
+            c.batch_pagerank_threshold,
+            c.omega,
+            c.gamma
         )
     }
 
-    /// Reads [`encode`](Self::encode)'s form. `beta` and `batch_pagerank_threshold` may be
-    /// missing (states written before they were stored), meaning the defaults those crawls
+    /// Reads [`encode`](Self::encode)'s form (the impact vector is not stored: it is `None`).
+    /// `beta`, `batch_pagerank_threshold`, `omega` and `gamma` may be missing (states written before they were stored), meaning the defaults those crawls
     /// ran with; any other missing key, an unknown key or a bad value is an error.
     pub fn decode(text: &str) -> Result<Self> {
         let mut values = std::collections::BTreeMap::new();
@@ -239,6 +319,9 @@ impl PolicySpec {
                 "batch_pagerank_threshold",
                 Some(take("batch_pagerank_threshold").unwrap_or("1e-6")),
             )?,
+            impact: None,
+            omega: num("omega", Some(take("omega").unwrap_or("0.8")))?,
+            gamma: num("gamma", Some(take("gamma").unwrap_or("0")))?,
         };
         if let Some(k) = values.keys().next() {
             bail!("unknown key '{k}'");
@@ -261,6 +344,8 @@ mod tests {
                     beta: 0.3,
                     batch_pagerank_threshold: 1.5e-7,
                     rng_seed: u64::MAX,
+                    omega: 0.3,
+                    gamma: 1.0,
                     ..PolicyConfig::for_crawl(12_345, 99)
                 },
             };
@@ -272,6 +357,8 @@ mod tests {
         assert_eq!(spec.kind, PolicyKind::Ieca);
         assert_eq!(spec.config.beta, PolicyConfig::BETA);
         assert_eq!(spec.config.batch, 7);
+        assert_eq!(spec.config.omega, PolicyConfig::OMEGA);
+        assert_eq!(spec.config.gamma, PolicyConfig::GAMMA);
         for bad in [
             "policy=omniscient\nbatch=1\nexpected_pages=1\ntotal_pages=1\nrng_seed=0\n",
             "policy=fica\nbatch=0\nexpected_pages=1\ntotal_pages=1\nrng_seed=0\n",
@@ -279,6 +366,7 @@ mod tests {
             "policy=fica\nbatch=x\nexpected_pages=1\ntotal_pages=1\nrng_seed=0\n",
             "policy=fica\nbatch=1\nexpected_pages=1\ntotal_pages=1\nrng_seed=0\ncolour=red\n",
             "policy=fica\npolicy=bfs\n",
+            "policy=rw-eg\nbatch=1\nexpected_pages=1\ntotal_pages=1\nrng_seed=0\nomega=1.5\n",
             "nonsense",
         ] {
             assert!(PolicySpec::decode(bad).is_err(), "{bad:?}");

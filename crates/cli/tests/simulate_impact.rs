@@ -1,0 +1,143 @@
+//! `crawlrank simulate --impact`: the policies rw and rw-eg in the crawl loop and the impact
+//! measure, end to end on a small graph, and their bad input.
+
+mod common;
+
+use common::{fails, ok, Env};
+use crawlrank_testkit as testkit;
+
+#[test]
+fn simulate_rw_and_rw_eg_with_impacts() {
+    let env = Env::new();
+    let graph = env.write(
+        "ring.txt",
+        &testkit::ring_with_chords(200, &[(7, 3)]).arc_list(),
+    );
+    // A search log: every ninth page has an impact (id<TAB>value, with a header).
+    let mut table = String::from("id\tclicks\n");
+    for v in (0..200).step_by(9) {
+        table.push_str(&format!("{v}\t{}\n", v % 4 + 1));
+    }
+    let impact = env.write("impact.tsv", &table);
+    let run = |out: &str| {
+        let out = env.path(out);
+        let stdout = ok(&env.run(&[
+            "simulate",
+            "--graph",
+            graph.to_str().unwrap(),
+            "--policy",
+            "bfs,rw,rw-eg",
+            "--impact",
+            impact.to_str().unwrap(),
+            "--impact-column",
+            "clicks",
+            "--seeds",
+            "3",
+            "--batch",
+            "10",
+            "--out",
+            out.to_str().unwrap(),
+            "--save-orders",
+        ]));
+        (stdout, out)
+    };
+    let (stdout, out) = run("sim");
+    assert!(
+        stdout.contains("impact@5%") && stdout.contains("rw-eg") && stdout.contains("impact.svg"),
+        "{stdout}"
+    );
+    let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    assert!(csv.starts_with("policy,percent,k,throughput,mass,mean_pagerank,impact\n"));
+    assert_eq!(csv.lines().count(), 1 + 3 * 100);
+    // Every crawl reaches all of R, so all of its impact: the last point is 1.
+    for p in ["bfs", "rw", "rw-eg"] {
+        let last = csv
+            .lines()
+            .find(|l| l.starts_with(&format!("{p},100,")))
+            .unwrap();
+        let v: f64 = last.rsplit(',').next().unwrap().parse().unwrap();
+        assert!((v - 1.0).abs() < 1e-9, "{last}");
+    }
+    let json = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    assert!(json.contains("\"impact_at\""));
+    let svg = std::fs::read_to_string(out.join("impact.svg")).unwrap();
+    assert!(svg.contains("rw-eg") && svg.contains("relative to the ideal"));
+    // The same run again gives the same orders.
+    let (_, again) = run("sim2");
+    for p in ["rw", "rw-eg"] {
+        let order = |d: &std::path::Path| std::fs::read_to_string(d.join(format!("{p}.order")));
+        assert_eq!(order(&out).unwrap(), order(&again).unwrap(), "{p}");
+        assert_eq!(order(&out).unwrap().lines().count(), 200);
+    }
+}
+
+#[test]
+fn rw_without_impacts_and_bad_impact_options_are_clear_errors() {
+    let env = Env::new();
+    let graph = env.write(
+        "ring.txt",
+        &testkit::ring_with_chords(50, &[(7, 3)]).arc_list(),
+    );
+    let g = graph.to_str().unwrap();
+    let impact = env.write("impact.tsv", "0\t1\n5\t2\n");
+    let i = impact.to_str().unwrap();
+    fails(
+        &env.run(&["simulate", "--graph", g, "--policy", "bfs,rw"]),
+        &["rw", "--impact"],
+    );
+    fails(
+        &env.run(&["simulate", "--graph", g, "--policy", "rw-eg"]),
+        &["rw-eg", "--impact"],
+    );
+    fails(
+        &env.run(&[
+            "simulate",
+            "--graph",
+            g,
+            "--policy",
+            "rw",
+            "--impact",
+            i,
+            "--impact-column",
+            "2",
+        ]),
+        &["--impact-column 2", "1 impact column"],
+    );
+    fails(
+        &env.run(&[
+            "simulate", "--graph", g, "--policy", "rw-eg", "--impact", i, "--omega", "1.5",
+        ]),
+        &["omega", "1.5"],
+    );
+    let negative = env.write("negative.tsv", "0\t1\n5\t-2\n");
+    fails(
+        &env.run(&[
+            "simulate",
+            "--graph",
+            g,
+            "--policy",
+            "rw",
+            "--impact",
+            negative.to_str().unwrap(),
+        ]),
+        &["negative.tsv:2"],
+    );
+    // A crawl cannot take impacts yet.
+    fails(
+        &env.run(&[
+            "crawl",
+            "--state",
+            env.path("state").to_str().unwrap(),
+            "--policy",
+            "rw-eg",
+        ]),
+        &["rw-eg", "simulate"],
+    );
+    assert!(!env.path("state").exists());
+    // Without --impact, `all` runs every policy that does not need impacts.
+    let stdout = ok(&env.run(&["simulate", "--graph", g, "--seeds", "2"]));
+    assert!(
+        stdout.contains("ieca") && !stdout.contains("rw"),
+        "{stdout}"
+    );
+}
