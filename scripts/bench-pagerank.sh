@@ -129,7 +129,7 @@ for p in sys.argv[2:]:
 EOF
 
 # webgraph-rs stops when α/(1−α)·‖Δ‖₁ < threshold, 5.67 times stricter at α = 0.85 than the
-# SPEC's ‖Δ‖₁ < threshold: also time crawlrank at that stricter rule, for a like-for-like row.
+# docs/algorithms.md §7.1's ‖Δ‖₁ < threshold: also time crawlrank at that stricter rule, for a like-for-like row.
 STRICT="$(python3 -c "print($THRESHOLD * 0.15 / 0.85)")"
 
 # ---------------------------------------------------------------- one verbose run each

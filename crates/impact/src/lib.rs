@@ -1,5 +1,5 @@
 //! Impact input for crawlrank: the observed interest in pages (clicks, views, visits) that the
-//! impact-aware frontier rankings of the RW paper (SPEC §6) propagate through the link graph.
+//! impact-aware frontier rankings of the RW paper (docs/algorithms.md §6) propagate through the link graph.
 //!
 //! A graph says how pages link; it says nothing about which pages people want. This crate
 //! reads that signal from the three sources at hand and turns it into dense per-page vectors

@@ -1,7 +1,7 @@
 //! Impact tables: a TSV or CSV file giving pages one or two impact values (clicks, views),
 //! read into dense per-page vectors over a graph.
 //!
-//! The impact-aware frontier rankings (the RW paper, SPEC §6) need, for every page of a
+//! The impact-aware frontier rankings (the RW paper, docs/algorithms.md §6) need, for every page of a
 //! graph, the observed search impact of the pages already downloaded. That signal comes from
 //! outside the graph, usually as a small table keyed by URL; this module turns such a table
 //! into one `Vec<f64>` per impact column, indexed by page id, and says what it did — so that a

@@ -12,6 +12,7 @@
 pub mod backlink;
 pub mod fica;
 pub mod ieca;
+mod known;
 pub mod opic;
 pub mod pagerank;
 pub mod rw;

@@ -13,9 +13,9 @@
 //!   pages are crawled: crawling `p` adds `score(p)/O(p)` to each queued child (p's score is its
 //!   last PageRank, or the temporary score it gathered if it had none).
 
+use super::known::{sort_by_score, KnownGraph};
 use super::PolicyConfig;
 use crate::{Clock, IndexedHeap, Link, PageId, PageTable, Policy, Target};
-use crawlrank_graph::Csr;
 use crawlrank_rank::pagerank::{pagerank_from, PageRankConfig};
 use std::collections::VecDeque;
 
@@ -34,10 +34,7 @@ pub fn partial(c: &PolicyConfig) -> Box<dyn Policy> {
 pub struct KnownGraphPageRank {
     partial: bool,
     config: PageRankConfig,
-    /// Out-links of crawled pages, by the crawled page's sequence number: `(start, len)` into
-    /// `targets`, which holds sequence numbers.
-    lists: Vec<(u64, u32)>,
-    targets: Vec<u32>,
+    known: KnownGraph,
     /// Score by sequence number: the last PageRank, or (partial) the temporary score.
     score: Vec<f64>,
     /// The last PageRank, for warm starts.
@@ -54,8 +51,7 @@ impl KnownGraphPageRank {
                 threshold,
                 ..PageRankConfig::default()
             },
-            lists: Vec::new(),
-            targets: Vec::new(),
+            known: KnownGraph::default(),
             score: Vec::new(),
             last_pagerank: Vec::new(),
             queue: VecDeque::new(),
@@ -76,7 +72,6 @@ impl KnownGraphPageRank {
     fn grow(&mut self, known: usize) {
         if self.score.len() < known {
             self.score.resize(known, 0.0);
-            self.lists.resize(known, (0, 0));
         }
     }
 
@@ -84,14 +79,7 @@ impl KnownGraphPageRank {
     fn known_pagerank(&mut self, pages: &PageTable, threshold: f64) -> Vec<f64> {
         let n = pages.num_known();
         self.grow(n);
-        let mut offsets = Vec::with_capacity(n + 1);
-        let mut succ = Vec::with_capacity(self.targets.len());
-        offsets.push(0u64);
-        for &(start, len) in &self.lists[..n] {
-            succ.extend_from_slice(&self.targets[start as usize..start as usize + len as usize]);
-            offsets.push(succ.len() as u64);
-        }
-        let graph = Csr::from_parts(offsets, succ).expect("the known graph is consistent");
+        let graph = self.known.csr(n);
         let mut initial = std::mem::take(&mut self.last_pagerank);
         let warm = !initial.is_empty();
         initial.resize(n, 1.0 / n as f64);
@@ -129,16 +117,17 @@ impl Policy for KnownGraphPageRank {
         }
     }
     fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, _: &Clock) {
-        let start = self.targets.len() as u64;
-        for l in links {
-            self.targets.push(pages.seq(l.page));
-            if l.target == Target::New && !self.partial {
-                self.queue.push_back(l.page);
-            }
+        self.known.record(page, links, pages);
+        if !self.partial {
+            self.queue.extend(
+                links
+                    .iter()
+                    .filter(|l| l.target == Target::New)
+                    .map(|l| l.page),
+            );
         }
         self.grow(pages.num_known());
         let ps = pages.seq(page) as usize;
-        self.lists[ps] = (start, links.len() as u32);
         if self.partial && !links.is_empty() {
             let share = self.score[ps] / links.len() as f64;
             for l in links.iter().filter(|l| l.is_pending()) {
@@ -157,14 +146,7 @@ impl Policy for KnownGraphPageRank {
         if self.partial {
             self.heap.rekey_all(|u| -score[pages.seq(u) as usize]);
         } else {
-            let mut v: Vec<PageId> = self.queue.drain(..).collect();
-            v.sort_unstable_by(|&a, &b| {
-                let (sa, sb) = (pages.seq(a), pages.seq(b));
-                score[sb as usize]
-                    .total_cmp(&score[sa as usize])
-                    .then(sa.cmp(&sb))
-            });
-            self.queue.extend(v);
+            sort_by_score(&mut self.queue, score, pages);
         }
     }
     fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {

@@ -13,9 +13,9 @@
 //! Final score (for τ): the walk on the whole known graph at the end of the crawl, to the
 //! walk's default precision (1e-10).
 
+use super::known::{sort_by_score, KnownGraph};
 use super::PolicyConfig;
 use crate::{Clock, Link, PageId, PageTable, Policy, Target};
-use crawlrank_graph::Csr;
 use crawlrank_rank::{random_walk, RwConfig};
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -37,10 +37,7 @@ pub struct ImpactWalk {
     /// Impact by page id (0 beyond its end).
     impact: Arc<Vec<f64>>,
     config: RwConfig,
-    /// Out-links of crawled pages, by the crawled page's sequence number: `(start, len)` into
-    /// `targets`, which holds sequence numbers.
-    lists: Vec<(u64, u32)>,
-    targets: Vec<u32>,
+    known: KnownGraph,
     /// Impact by sequence number: the page's impact once crawled, 0 while in the frontier.
     known_impact: Vec<f64>,
     /// The last walk's `x`, by sequence number (0 for pages found since).
@@ -65,8 +62,7 @@ impl ImpactWalk {
                 threshold: c.batch_pagerank_threshold,
                 ..RwConfig::default()
             },
-            lists: Vec::new(),
-            targets: Vec::new(),
+            known: KnownGraph::default(),
             known_impact: Vec::new(),
             score: Vec::new(),
             queue: VecDeque::new(),
@@ -74,8 +70,7 @@ impl ImpactWalk {
     }
 
     fn grow(&mut self, known: usize) {
-        if self.lists.len() < known {
-            self.lists.resize(known, (0, 0));
+        if self.known_impact.len() < known {
             self.known_impact.resize(known, 0.0);
             self.score.resize(known, 0.0);
         }
@@ -85,14 +80,7 @@ impl ImpactWalk {
     fn walk(&mut self, pages: &PageTable, threshold: f64) -> Vec<f64> {
         let n = pages.num_known();
         self.grow(n);
-        let mut offsets = Vec::with_capacity(n + 1);
-        let mut succ = Vec::with_capacity(self.targets.len());
-        offsets.push(0u64);
-        for &(start, len) in &self.lists[..n] {
-            succ.extend_from_slice(&self.targets[start as usize..start as usize + len as usize]);
-            offsets.push(succ.len() as u64);
-        }
-        let graph = Csr::from_parts(offsets, succ).expect("the known graph is consistent");
+        let graph = self.known.csr(n);
         let transpose = graph.transpose();
         let config = RwConfig {
             threshold,
@@ -116,30 +104,21 @@ impl Policy for ImpactWalk {
         self.queue.pop_front()
     }
     fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, _: &Clock) {
-        let start = self.targets.len() as u64;
-        for l in links {
-            self.targets.push(pages.seq(l.page));
-            if l.target == Target::New {
-                self.queue.push_back(l.page);
-            }
-        }
+        self.known.record(page, links, pages);
+        self.queue.extend(
+            links
+                .iter()
+                .filter(|l| l.target == Target::New)
+                .map(|l| l.page),
+        );
         self.grow(pages.num_known());
         let ps = pages.seq(page) as usize;
-        self.lists[ps] = (start, links.len() as u32);
         self.known_impact[ps] = self.impact.get(page as usize).copied().unwrap_or(0.0);
     }
     fn reorder(&mut self, pages: &PageTable, _: &Clock) {
         let x = self.walk(pages, self.config.threshold);
         self.score[..x.len()].copy_from_slice(&x);
-        let score = &self.score;
-        let mut v: Vec<PageId> = self.queue.drain(..).collect();
-        v.sort_unstable_by(|&a, &b| {
-            let (sa, sb) = (pages.seq(a), pages.seq(b));
-            score[sb as usize]
-                .total_cmp(&score[sa as usize])
-                .then(sa.cmp(&sb))
-        });
-        self.queue.extend(v);
+        sort_by_score(&mut self.queue, &self.score, pages);
     }
     fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {
         if !pages.is_known(page) {
