@@ -22,7 +22,7 @@
 
 use crate::cores::{Core, CoreBuilder, CoreRule};
 use anyhow::{ensure, Context, Result};
-use crawlrank_graph::Csr;
+use crawlrank_graph::{Csr, Hosts};
 use crawlrank_rank::{hits_masked, HitsConfig};
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -320,16 +320,25 @@ pub struct Prepared<'a> {
     pub pruned: bool,
 }
 
-/// Prepares `csr` (the graph `graph` decoded) for the extraction: pruned as `pruning` asks.
+/// Prepares `csr` (the graph `graph` decoded) for the extraction: pruned as `pruning` asks. A
+/// caller that has read the graph's URLs already passes them as `urls`, so they are not read
+/// again for the hosts.
 pub fn prepare<'a>(
     graph: &crawlrank_graph::BvWebGraph,
     csr: &'a Csr,
     pruning: Pruning,
+    urls: Option<&[String]>,
 ) -> Result<Prepared<'a>> {
+    let hosts_of_graph = || -> Result<Option<Hosts>> {
+        Ok(match urls {
+            Some(u) => Some(Hosts::from_urls(u)),
+            None => graph.hosts()?,
+        })
+    };
     let hosts = match pruning {
         Pruning::None => None,
-        Pruning::Auto => graph.hosts()?,
-        Pruning::SameHost => Some(graph.hosts()?.with_context(|| {
+        Pruning::Auto => hosts_of_graph()?,
+        Pruning::SameHost => Some(hosts_of_graph()?.with_context(|| {
             format!(
                 "host pruning needs the pages' URLs, and {} has none (no .urls file); \
                  use --no-prune",

@@ -55,7 +55,7 @@ impl SeedChoice {
                 (pages.clone(), format!("{} given", pages.len()))
             }
             SeedChoice::Community { config, pruning } => {
-                let prepared = prepare(graph, csr, *pruning)?;
+                let prepared = prepare(graph, csr, *pruning, None)?;
                 let x = extract_seeds(&prepared.graph, config, &mut |_| {})?;
                 ensure!(
                     !x.seeds.is_empty(),

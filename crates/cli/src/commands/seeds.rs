@@ -175,7 +175,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         }
         Method::CoverDensity | Method::FixedSize => {
             let t1 = Instant::now();
-            let prepared = prepare(&graph, &csr, pruning)?;
+            let prepared = prepare(&graph, &csr, pruning, urls.as_deref())?;
             let prep_time = t1.elapsed();
             eprintln!(
                 "{}: {} arcs ({:.2?})",
