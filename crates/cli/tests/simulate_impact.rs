@@ -26,7 +26,7 @@ fn simulate_rw_and_rw_eg_with_impacts() {
             "--graph",
             graph.to_str().unwrap(),
             "--policy",
-            "bfs,rw,rw-eg",
+            "bfs,rw,rw-eg,learned",
             "--impact",
             impact.to_str().unwrap(),
             "--impact-column",
@@ -48,9 +48,9 @@ fn simulate_rw_and_rw_eg_with_impacts() {
     );
     let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
     assert!(csv.starts_with("policy,percent,k,throughput,mass,mean_pagerank,impact\n"));
-    assert_eq!(csv.lines().count(), 1 + 3 * 100);
+    assert_eq!(csv.lines().count(), 1 + 4 * 100);
     // Every crawl reaches all of R, so all of its impact: the last point is 1.
-    for p in ["bfs", "rw", "rw-eg"] {
+    for p in ["bfs", "rw", "rw-eg", "learned"] {
         let last = csv
             .lines()
             .find(|l| l.starts_with(&format!("{p},100,")))
@@ -64,7 +64,7 @@ fn simulate_rw_and_rw_eg_with_impacts() {
     assert!(svg.contains("rw-eg") && svg.contains("relative to the ideal"));
     // The same run again gives the same orders.
     let (_, again) = run("sim2");
-    for p in ["rw", "rw-eg"] {
+    for p in ["rw", "rw-eg", "learned"] {
         let order = |d: &std::path::Path| std::fs::read_to_string(d.join(format!("{p}.order")));
         assert_eq!(order(&out).unwrap(), order(&again).unwrap(), "{p}");
         assert_eq!(order(&out).unwrap().lines().count(), 200);
@@ -122,16 +122,17 @@ fn rw_without_impacts_and_bad_impact_options_are_clear_errors() {
         ]),
         &["negative.tsv:2"],
     );
-    // A crawl cannot take impacts yet.
+    // A crawl with an impact-aware policy needs a search log, and only those policies read one;
+    // neither mistake leaves a state behind.
+    let state = env.path("state");
+    let state = state.to_str().unwrap();
     fails(
-        &env.run(&[
-            "crawl",
-            "--state",
-            env.path("state").to_str().unwrap(),
-            "--policy",
-            "rw-eg",
-        ]),
-        &["rw-eg", "simulate"],
+        &env.run(&["crawl", "--state", state, "--policy", "rw-eg"]),
+        &["rw-eg", "--impact FILE"],
+    );
+    fails(
+        &env.run(&["crawl", "--state", state, "--policy", "fica", "--impact", i]),
+        &["--impact is read by", "fica"],
     );
     assert!(!env.path("state").exists());
     // Without --impact, `all` runs every policy that does not need impacts.

@@ -26,12 +26,13 @@ use crate::politeness::{Scheduler, Waiting};
 use crate::ranking::{SnapshotClock, SnapshotJob, PAGE_MARKS_SNAPSHOT, RANKING_SNAPSHOT};
 use crate::resume;
 use crate::robots::{self, AfterFetch, HostRobots, RobotsRules, RobotsTable};
+use crate::search_log::SearchLog;
 use crate::stats::Stats;
 use crate::store::{Event, Loaded, StepWrites, Store};
 use crate::urls::{HostId, Interned, UrlTable};
 use crate::warc::{WarcPosition, WarcWriter};
 use anyhow::{bail, ensure, Context, Result};
-use crawlrank_frontier::{Frontier, PageId, PolicyConfig, PolicyKind, PolicySpec};
+use crawlrank_frontier::{Frontier, Impacts, PageId, PolicyConfig, PolicyKind, PolicySpec};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -82,6 +83,13 @@ pub struct CrawlConfig {
     pub io_threads: usize,
     /// How each request is made: user agent, timeouts, body cap, proxy, CAs, URL rules, WARC.
     pub fetch: FetchConfig,
+    /// The search log of `rw`, `rw-eg` and `learned` (`--impact FILE`), which need one; the
+    /// other policies take none.
+    pub impacts: Option<Arc<SearchLog>>,
+    /// `rw-eg`'s and `learned`'s ω (`--omega`).
+    pub omega: f64,
+    /// The walks' γ (`--gamma`).
+    pub gamma: f64,
 }
 
 impl Default for CrawlConfig {
@@ -107,6 +115,9 @@ impl Default for CrawlConfig {
             stop_grace: Duration::from_secs(5),
             io_threads: 2,
             fetch: FetchConfig::default(),
+            impacts: None,
+            omega: PolicyConfig::OMEGA,
+            gamma: PolicyConfig::GAMMA,
         }
     }
 }
@@ -135,6 +146,10 @@ impl CrawlConfig {
             config: PolicyConfig {
                 batch: self.batch.unwrap_or(defaults.batch),
                 rng_seed: self.rng_seed,
+                impact: self.impacts.as_ref().map(|_| Impacts::new(Vec::new())),
+                impact_digest: self.impacts.as_ref().map(|l| l.digest),
+                omega: self.omega,
+                gamma: self.gamma,
                 ..defaults
             },
         }
@@ -281,10 +296,13 @@ pub fn crawl(
 }
 
 /// The frontier configuration of the crawl in `store`: the stored one, which a resumed crawl
-/// must not contradict; else `cfg`'s, validated (before anything is written, so a typo leaves
-/// no state behind) and stored.
+/// must not contradict (its policy, and its search log's digest); else `cfg`'s, validated
+/// (before anything is written, so a typo leaves no state behind) and stored. A policy that
+/// needs impacts is given an empty vector: the engine reports each page's impact as it
+/// discovers the page.
 fn frontier_config(cfg: &CrawlConfig, store: &Store, loaded: &Loaded) -> Result<PolicySpec> {
     let wanted = cfg.policy_spec();
+    let log = cfg.impacts.as_deref();
     if let Some(c) = &loaded.config {
         if c.kind != wanted.kind {
             bail!(
@@ -295,7 +313,40 @@ fn frontier_config(cfg: &CrawlConfig, store: &Store, loaded: &Loaded) -> Result<
                 c.kind
             );
         }
-        return Ok(c.clone());
+        if let Some(stored) = c.config.impact_digest {
+            match log {
+                None => bail!(
+                    "{} holds a {} crawl, which reads a search log: resume it with the same --impact FILE",
+                    cfg.state_dir.display(),
+                    c.kind
+                ),
+                Some(l) if l.digest != stored => bail!(
+                    "{} is not the search log the crawl in {} started with (its pages or impacts differ): \
+                     resume with the same --impact FILE and --impact-column",
+                    l.path.display(),
+                    cfg.state_dir.display()
+                ),
+                Some(_) => {}
+            }
+        }
+        let mut c = c.clone();
+        if c.kind.needs_impact() {
+            c.config.impact = Some(Impacts::new(Vec::new()));
+        }
+        return Ok(c);
+    }
+    if wanted.kind.needs_impact() && log.is_none() {
+        bail!(
+            "the policy {} orders the crawl by the impact of pages: give a search log, --impact FILE \
+             (docs/impact-input.md)",
+            wanted.kind
+        );
+    }
+    if !wanted.kind.needs_impact() && log.is_some() {
+        bail!(
+            "--impact is read by the policies rw, rw-eg and learned only, not by {}",
+            wanted.kind
+        );
     }
     wanted.config.check()?;
     store.set_config(&wanted)?;
@@ -361,7 +412,7 @@ impl Engine {
     fn open(cfg: &CrawlConfig, rt: tokio::runtime::Handle) -> Result<Self> {
         let (store, loaded) = Store::open(&cfg.state_dir, true)?;
         let config = frontier_config(cfg, &store, &loaded)?;
-        let replayed = resume::replay(&config, store.events()?)?;
+        let replayed = resume::replay(&config, &store.impacts()?, store.events()?)?;
         let warc = open_warc(cfg, loaded.warc)?;
         let in_flight = InFlight::new(&cfg.fetch, rt, cfg.concurrency, cfg.idle_connections())?;
         let robots_agent = cfg.fetch.robots_agent();
@@ -421,6 +472,12 @@ impl Engine {
         match self.urls.intern(&url, force) {
             Interned::Known(id) => Some(id),
             Interned::New(id) => {
+                if let Some(log) = &self.cfg.impacts {
+                    if let Some(v) = log.impact(crate::urls::fingerprint(&url)) {
+                        self.frontier.set_impact(id, v);
+                        self.writes.impacts.push((id, v));
+                    }
+                }
                 self.writes.new_urls.push((id, url));
                 Some(id)
             }

@@ -36,10 +36,15 @@ fn load(dir: &Path) -> Result<(Store, Loaded)> {
 }
 
 fn config(dir: &Path, loaded: &Loaded) -> Result<PolicySpec> {
-    loaded
+    let mut c = loaded
         .config
         .clone()
-        .with_context(|| format!("{} holds no crawl configuration yet", dir.display()))
+        .with_context(|| format!("{} holds no crawl configuration yet", dir.display()))?;
+    if c.kind.needs_impact() {
+        // The impacts of the discovered pages are in the state ([`Store::impacts`]).
+        c.config.impact = Some(crawlrank_frontier::Impacts::new(Vec::new()));
+    }
+    Ok(c)
 }
 
 /// Numbers of an export.
@@ -216,7 +221,7 @@ pub fn export_ranking(dir: &Path, out: &Path) -> Result<RankingExport> {
         }
     };
     let cfg = config(dir, &loaded)?;
-    let replayed = resume::replay(&cfg, store.events()?)?;
+    let replayed = resume::replay(&cfg, &store.impacts()?, store.events()?)?;
     let urls = store.all_urls()?;
     let score = |id| replayed.frontier.score(id);
     let (scored, unscored) = write_ranking(out, urls.len(), score, url_in(&urls))?;

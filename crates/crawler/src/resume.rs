@@ -7,7 +7,7 @@
 
 use crate::store::Event;
 use anyhow::Result;
-use crawlrank_frontier::{Frontier, LogReplay, Logged, PolicySpec, Replayed};
+use crawlrank_frontier::{Frontier, LogReplay, Logged, PageId, PolicySpec, Replayed};
 
 /// The logged frontier call an event records.
 pub fn logged(event: &Event) -> Logged<'_> {
@@ -19,13 +19,19 @@ pub fn logged(event: &Event) -> Logged<'_> {
 }
 
 /// Replays a log, read as `(number, event)` pairs (as [`Store::events`](crate::store::Store::events)
-/// yields them), into a new frontier for `spec`. The first error, of reading or of
-/// replaying, ends it.
+/// yields them), into a new frontier for `spec`, which first learns the `impacts` of the pages
+/// the crawl knows (the impact-aware policies read them as pages are crawled). The first
+/// error, of reading or of replaying, ends it.
 pub fn replay(
     spec: &PolicySpec,
+    impacts: &[(PageId, f64)],
     events: impl IntoIterator<Item = Result<(u64, Event)>>,
 ) -> Result<Replayed> {
-    let mut replay = LogReplay::new(Frontier::from_spec(spec)?);
+    let mut frontier = Frontier::from_spec(spec)?;
+    for &(page, impact) in impacts {
+        frontier.set_impact(page, impact);
+    }
+    let mut replay = LogReplay::new(frontier);
     for event in events {
         let (i, event) = event?;
         replay.apply(i, logged(&event))?;
@@ -81,7 +87,7 @@ mod tests {
                     links: succ[p as usize].clone(),
                 });
             }
-            let r = replay(&c, numbered(&log)).unwrap();
+            let r = replay(&c, &[], numbered(&log)).unwrap();
             assert_eq!(r.pending, inflight, "{policy}");
             assert_eq!(r.frontier.len(), f.len(), "{policy}");
             let mut f2 = r.frontier;
@@ -97,7 +103,7 @@ mod tests {
     #[test]
     fn a_diverging_log_is_refused() {
         let log = vec![Event::Seed(vec![0, 1]), Event::Popped(1)];
-        let err = replay(&cfg("bfs"), numbered(&log)).err().unwrap();
+        let err = replay(&cfg("bfs"), &[], numbered(&log)).err().unwrap();
         assert!(err.to_string().contains("diverged at event 1"), "{err}");
         let log = vec![
             Event::Seed(vec![0]),
@@ -108,7 +114,7 @@ mod tests {
                 links: vec![],
             },
         ];
-        assert!(replay(&cfg("bfs"), numbered(&log)).is_err());
+        assert!(replay(&cfg("bfs"), &[], numbered(&log)).is_err());
         assert!(
             PolicyKind::parse("omniscient").is_err(),
             "a crawl cannot name it"
@@ -122,7 +128,7 @@ mod tests {
             Err(anyhow::anyhow!("the crawl state is unreadable")),
             Ok((2, Event::Popped(0))),
         ];
-        let err = replay(&cfg("bfs"), log).err().unwrap();
+        let err = replay(&cfg("bfs"), &[], log).err().unwrap();
         assert!(err.to_string().contains("unreadable"), "{err}");
     }
 }

@@ -47,6 +47,9 @@ const URLS: TableDefinition<u32, &str> = TableDefinition::new("urls");
 const EVENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("events");
 const PAGES: TableDefinition<u32, &[u8]> = TableDefinition::new("pages");
 const ROBOTS: TableDefinition<&str, &[u8]> = TableDefinition::new("robots");
+/// The search log's impact of the discovered pages that have one (`rw`, `rw-eg`, `learned`):
+/// page id → impact. Absent in states of other crawls and of older builds.
+const IMPACTS: TableDefinition<u32, f64> = TableDefinition::new("impacts");
 
 /// The state format this build reads and writes. Bump on any change of the existing tables or
 /// of the event encoding (a new table that older states lack and older builds ignore needs
@@ -258,12 +261,15 @@ pub struct StepWrites {
     pub pages: Vec<(PageId, PageMeta)>,
     /// robots.txt answers to keep, by origin.
     pub robots: Vec<(String, StoredRobots)>,
+    /// Impacts of the pages discovered in this step that the search log gives one.
+    pub impacts: Vec<(PageId, f64)>,
 }
 
 impl StepWrites {
     /// Whether there is nothing to write.
     pub fn is_empty(&self) -> bool {
         self.new_urls.is_empty()
+            && self.impacts.is_empty()
             && self.events.is_empty()
             && self.pages.is_empty()
             && self.robots.is_empty()
@@ -488,6 +494,26 @@ impl Store {
         self.url_reader()?.get(id)
     }
 
+    /// The stored impacts of discovered pages (see `IMPACTS`), in id order; none when the
+    /// crawl reads no search log.
+    pub fn impacts(&self) -> Result<Vec<(PageId, f64)>> {
+        let read = || -> Result<Vec<(PageId, f64)>> {
+            let txn = self.db.begin_read()?;
+            let table = match txn.open_table(IMPACTS) {
+                Ok(t) => t,
+                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+                Err(e) => return Err(e.into()),
+            };
+            let mut out = Vec::new();
+            for row in table.iter()? {
+                let (k, v) = row?;
+                out.push((k.value(), v.value()));
+            }
+            Ok(out)
+        };
+        read().with_context(|| unreadable(&self.path))
+    }
+
     /// The event log in order, `(sequence number, event)`, read in one read transaction (a
     /// snapshot: later commits are not seen) and decoded one event at a time, so that no more
     /// than one event is in memory however long the log. A gap or an undecodable event is an
@@ -599,6 +625,12 @@ impl Store {
                     let mut pages = txn.open_table(PAGES)?;
                     for (id, m) in &writes.pages {
                         pages.insert(*id, m.encode().as_slice())?;
+                    }
+                }
+                if !writes.impacts.is_empty() {
+                    let mut impacts = txn.open_table(IMPACTS)?;
+                    for &(id, v) in &writes.impacts {
+                        impacts.insert(id, v)?;
                     }
                 }
                 if !writes.robots.is_empty() {
@@ -813,10 +845,13 @@ mod tests {
                     },
                 ),
             ],
+            impacts: vec![(1, 2.5)],
         };
+        assert_eq!(s.impacts().unwrap(), []);
         s.commit(&b).unwrap();
         drop(s);
         let (s, l) = Store::open(dir.path(), false).unwrap();
+        assert_eq!(s.impacts().unwrap(), [(1, 2.5)]);
         assert_eq!(l.config, Some(c));
         assert_eq!(l.urls, 2);
         assert_eq!(

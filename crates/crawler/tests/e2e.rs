@@ -83,6 +83,17 @@ fn run(c: &CrawlConfig) -> crawlrank_crawler::CrawlReport {
 /// The order in which the simulator crawls `g` from `seeds` with `policy` and batch size
 /// `batch` (its `R`, the pages reachable from the seeds, is IECA's expected page count).
 fn simulator_order(g: &Csr, seeds: &[u32], policy: &str, batch: u64) -> Vec<u32> {
+    simulator_order_with(g, seeds, policy, batch, None)
+}
+
+/// [`simulator_order`] with a search log, by node.
+fn simulator_order_with(
+    g: &Csr,
+    seeds: &[u32],
+    policy: &str,
+    batch: u64,
+    impact: Option<Vec<f64>>,
+) -> Vec<u32> {
     let pagerank = Arc::new(
         crawlrank_rank::pagerank(g, &Default::default())
             .unwrap()
@@ -91,6 +102,7 @@ fn simulator_order(g: &Csr, seeds: &[u32], policy: &str, batch: u64) -> Vec<u32>
     let reference = Reference::new(g, pagerank, seeds).unwrap();
     let config = SimConfig {
         batch: Some(batch),
+        impact: impact.map(crawlrank_frontier::Impacts::new),
         ..SimConfig::default()
     };
     let policy = SimPolicy::Crawl(PolicyKind::parse(policy).unwrap());
@@ -136,7 +148,7 @@ fn crawl_order_is_the_simulators_for_every_policy() {
         ("ieca", 7),
         ("batch-pagerank", 25),
     ];
-    // rw and rw-eg need an impact vector, which a real crawl cannot take yet (docs/algorithms.md §6).
+    // rw, rw-eg and learned need a search log: impact_aware_crawls_are_the_simulators.
     runs.extend(
         PolicyKind::ALL
             .iter()
@@ -165,6 +177,113 @@ fn crawl_order_is_the_simulators_for_every_policy() {
         let fetched: Vec<u32> = web.log().iter().filter_map(|e| e.node).collect();
         assert_eq!(fetched, expected, "{policy}: server-side order");
     }
+    web.shutdown_blocking();
+}
+
+/// A search log of the test web: every fourth page has an impact. By node, and written as an
+/// impact table keyed by URL in `dir`.
+fn search_log(web: &TestWeb, n: u32, dir: &Path, name: &str) -> (Vec<f64>, std::path::PathBuf) {
+    let impact: Vec<f64> = (0..n)
+        .map(|v| {
+            if v % 4 == 1 {
+                f64::from(v % 9 + 1)
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let mut text = String::from("url\tclicks\n");
+    for (v, i) in impact.iter().enumerate() {
+        text.push_str(&format!("{}\t{i}\n", web.url(v as u32)));
+    }
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    (impact, path)
+}
+
+#[test]
+fn impact_aware_crawls_are_the_simulators_and_resume() {
+    let g = graph(400, 7);
+    let seeds = [0u32, 5];
+    let r = reachable(&g, &seeds) as u64;
+    let web = start_web(&g, TestWebConfig::default());
+    let logs = tempfile::tempdir().unwrap();
+    let (impact, path) = search_log(&web, g.num_nodes() as u32, logs.path(), "log.tsv");
+    let log = Arc::new(crawlrank_crawler::SearchLog::read(&path, None).unwrap());
+    let batch = 1 + r / 40;
+    let config = |dir: &Path, policy: &str| {
+        let mut c = base_config(&web, dir, web.seed_urls(&seeds), policy);
+        c.batch = Some(batch);
+        c.expected_pages = Some(r);
+        c.total_pages = Some(g.num_nodes() as u64);
+        c.impacts = Some(log.clone());
+        c
+    };
+    let order_of = |dir: &Path| -> Vec<u32> {
+        export::crawl_order(dir)
+            .unwrap()
+            .iter()
+            .map(|u| web.node_of(u).unwrap())
+            .collect()
+    };
+    for policy in ["rw", "rw-eg", "learned"] {
+        let expected = simulator_order_with(&g, &seeds, policy, batch, Some(impact.clone()));
+        assert_eq!(expected.len() as u64, r);
+        let dir = tempfile::tempdir().unwrap();
+        let report = run(&config(dir.path(), policy));
+        assert_eq!(report.stop, StopReason::Exhausted);
+        assert_eq!(order_of(dir.path()), expected, "{policy}");
+    }
+    // Stopped and resumed twice: the resumed frontier knows the impacts of the pages it had
+    // discovered (the state keeps them), and the order is still the simulator's.
+    let expected = simulator_order_with(&g, &seeds, "rw-eg", batch, Some(impact.clone()));
+    let dir = tempfile::tempdir().unwrap();
+    for max in [Some(60), Some(150), None] {
+        let mut c = config(dir.path(), "rw-eg");
+        c.max_pages = max;
+        run(&c);
+    }
+    assert_eq!(order_of(dir.path()), expected, "rw-eg, resumed");
+    let ranked = export::export_ranking(dir.path(), &logs.path().join("ranking.tsv")).unwrap();
+    assert!(ranked.scored > 0);
+    // Resuming without the log, or with another one, is refused; so is a log for a policy
+    // that reads none, and an impact-aware policy without a log.
+    let mut c = config(dir.path(), "rw-eg");
+    c.impacts = None;
+    let e = crawl(&c, &AtomicBool::new(false), &mut |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("same --impact FILE"), "{e}");
+    let mut other = impact.clone();
+    other[1] += 1.0;
+    let mut text = String::new();
+    for (v, i) in other.iter().enumerate() {
+        text.push_str(&format!("{}\t{i}\n", web.url(v as u32)));
+    }
+    let other_path = logs.path().join("other.tsv");
+    std::fs::write(&other_path, text).unwrap();
+    c.impacts = Some(Arc::new(
+        crawlrank_crawler::SearchLog::read(&other_path, None).unwrap(),
+    ));
+    let e = crawl(&c, &AtomicBool::new(false), &mut |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("not the search log"), "{e}");
+    let fresh = tempfile::tempdir().unwrap();
+    let e = crawl(
+        &config(fresh.path(), "fica"),
+        &AtomicBool::new(false),
+        &mut |_| {},
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("--impact is read by"), "{e}");
+    let mut c = config(fresh.path(), "learned");
+    c.impacts = None;
+    let e = crawl(&c, &AtomicBool::new(false), &mut |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("--impact FILE"), "{e}");
     web.shutdown_blocking();
 }
 

@@ -313,7 +313,7 @@ pub fn evaluate_with(
             fit_note = format!(
                 " ({}: {} features, fit and prediction {:.2} s)",
                 config.model.name(),
-                rows.first().map_or(0, Vec::len),
+                rows.width(),
                 fit_started.elapsed().as_secs_f64()
             );
             let mut s = vec![0.0; d];

@@ -107,6 +107,10 @@ pub trait Policy: Send {
     /// `page` was crawled and has these out-links (its outdegree `O(p)` is their number), in
     /// the order the crawler saw them. New pages are already recorded in `pages`.
     fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, clock: &Clock);
+    /// The search log says `page` has `impact` (docs/algorithms.md §6): the crawler reports it
+    /// when it discovers the page, before the page can be crawled. Only the impact-aware
+    /// policies keep it.
+    fn observe_impact(&mut self, _page: PageId, _impact: f64) {}
     /// Called after [`crawled`](Self::crawled) when `clock.boundary` holds: batch policies
     /// recompute their ranking and reorder the frontier.
     fn reorder(&mut self, _pages: &PageTable, _clock: &Clock) {}
@@ -212,6 +216,13 @@ impl Frontier {
         if clock.boundary {
             self.policy.reorder(&self.pages, &clock);
         }
+    }
+
+    /// Reports the impact of `page` from the search log (docs/algorithms.md §6), for the
+    /// impact-aware policies; a crawler calls it when the page is discovered, before it is
+    /// crawled. The simulator gives the whole vector in [`PolicyConfig::impact`] instead.
+    pub fn set_impact(&mut self, page: PageId, impact: f64) {
+        self.policy.observe_impact(page, impact);
     }
 
     /// The current score of a page (higher is more important), if the policy has one.

@@ -32,6 +32,13 @@
 //! of fields, a key that is neither an id nor a URL, or an impact that is negative, not a
 //! number, or not finite is an error naming `file:line` and why; so is a table without any
 //! positive impact.
+//!
+//! # Without a graph
+//!
+//! A crawler has no graph to look pages up in, only URLs: [`read_url_impacts`] reads the same
+//! format keyed by URL alone (the first column, or the `url` of an `id`+`url` table, whose ids
+//! belong to some graph and are ignored), every distinct normalised URL being a page. A page id
+//! key is then an error.
 
 use crate::pages::Pages;
 use crate::text::{is_comment, shorten, At, Delimiter, Lines};
@@ -131,10 +138,76 @@ fn is_url(s: &str) -> bool {
     s.contains("://")
 }
 
+/// How rows find their page.
+enum Lookup<'a> {
+    /// A graph's pages, by id or URL.
+    Graph(&'a Pages),
+    /// Every distinct normalised URL is a page, numbered as first met.
+    Urls {
+        index: std::collections::HashMap<String, usize>,
+        urls: Vec<String>,
+    },
+}
+
+impl Lookup<'_> {
+    /// Pages known now.
+    fn len(&self) -> usize {
+        match self {
+            Lookup::Graph(p) => p.len(),
+            Lookup::Urls { urls, .. } => urls.len(),
+        }
+    }
+}
+
+/// An impact table keyed by URL, without a graph ([`read_url_impacts`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct UrlImpactTable {
+    /// The normalised URLs, one per page.
+    pub urls: Vec<String>,
+    /// Names of the impact columns.
+    pub columns: Vec<String>,
+    /// `values[c][page]`: impact of column `c` of each page.
+    pub values: Vec<Vec<f64>>,
+    /// What reading the table found (no row is unknown here).
+    pub report: ImpactReport,
+}
+
+/// Reads the impact table `path` keyed by URL alone (see [Without a graph](self#without-a-graph)).
+pub fn read_url_impacts(path: &Path) -> Result<UrlImpactTable> {
+    let mut lookup = Lookup::Urls {
+        index: std::collections::HashMap::new(),
+        urls: Vec::new(),
+    };
+    let (columns, values, report) = read_table(path, &mut lookup)?;
+    let Lookup::Urls { urls, .. } = lookup else {
+        unreachable!("the lookup stays by URL")
+    };
+    Ok(UrlImpactTable {
+        urls,
+        columns,
+        values,
+        report,
+    })
+}
+
 /// Reads the impact table `path` over `pages` (see the [module documentation](self)).
 pub fn read_impact_table(path: &Path, pages: &Pages) -> Result<ImpactTable> {
+    let (columns, values, report) = read_table(path, &mut Lookup::Graph(pages))?;
+    Ok(ImpactTable {
+        columns,
+        values,
+        report,
+    })
+}
+
+/// The column names, the values by page and the report of the table `path`.
+#[allow(clippy::type_complexity)]
+fn read_table(
+    path: &Path,
+    lookup: &mut Lookup<'_>,
+) -> Result<(Vec<String>, Vec<Vec<f64>>, ImpactReport)> {
     let mut lines = Lines::open(path)?;
-    let n = pages.len();
+    let n = lookup.len();
     let mut report = ImpactReport {
         path: path.to_path_buf(),
         ..ImpactReport::default()
@@ -239,7 +312,17 @@ pub fn read_impact_table(path: &Path, pages: &Pages) -> Result<ImpactTable> {
             );
             impacts[c] = v;
         }
-        let page = resolve(&fields, key, pages, &at)?;
+        let page = match lookup {
+            Lookup::Graph(pages) => resolve(&fields, key, pages, &at)?,
+            Lookup::Urls { index, urls } => {
+                let page = resolve_url(&fields, key, index, urls, &at)?;
+                if named.len() < urls.len() {
+                    named.resize(urls.len(), false);
+                    values.iter_mut().for_each(|c| c.resize(urls.len(), 0.0));
+                }
+                page
+            }
+        };
         let Some(page) = page else {
             report.unknown_rows += 1;
             if report.unknown_examples.len() < EXAMPLES {
@@ -272,6 +355,7 @@ pub fn read_impact_table(path: &Path, pages: &Pages) -> Result<ImpactTable> {
         .iter()
         .map(|c| c.iter().filter(|&&v| v > 0.0).count() as u64)
         .collect();
+    let n = lookup.len();
     report.pages_with_impact = (0..n)
         .filter(|&p| values.iter().any(|c| c[p] > 0.0))
         .count() as u64;
@@ -290,11 +374,38 @@ pub fn read_impact_table(path: &Path, pages: &Pages) -> Result<ImpactTable> {
             path.display()
         );
     }
-    Ok(ImpactTable {
-        columns: names,
-        values,
-        report,
-    })
+    Ok((names, values, report))
+}
+
+/// The page of a row keyed by URL alone: its normalised URL's number, a new one when unseen.
+fn resolve_url(
+    fields: &[String],
+    key: Key,
+    index: &mut std::collections::HashMap<String, usize>,
+    urls: &mut Vec<String>,
+    at: &At,
+) -> Result<Option<usize>> {
+    let k = if key == Key::IdUrl {
+        &fields[1]
+    } else {
+        &fields[0]
+    };
+    if !is_url(k) {
+        bail!(
+            "{at}: '{}' is not a URL: without a graph, pages are named by URL",
+            shorten(k)
+        );
+    }
+    let url = match crawlrank_graph::urls::normalize_url(k) {
+        Ok(u) => u,
+        Err(e) => bail!("{at}: {e}"),
+    };
+    let next = urls.len();
+    let page = *index.entry(url).or_insert_with_key(|u| {
+        urls.push(u.clone());
+        next
+    });
+    Ok(Some(page))
 }
 
 /// The page a row names, `None` if the graph does not have it.

@@ -190,7 +190,7 @@ fn the_simulator_lists_every_crawl_policy_and_omniscient() {
     assert_eq!(all.last(), Some(&SimPolicy::Omniscient));
     // Without impacts `all` leaves out the policies that need them, and naming one is an error.
     let without = SimPolicy::parse_list("all").unwrap();
-    assert_eq!(without.len(), all.len() - 2);
+    assert_eq!(without.len(), all.len() - 3);
     assert!(without.iter().all(|k| !k.needs_impact()));
     let e = SimPolicy::parse_list("bfs,rw-eg").unwrap_err().to_string();
     assert!(e.contains("rw-eg") && e.contains("--impact"), "{e}");

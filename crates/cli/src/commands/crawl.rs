@@ -1,7 +1,7 @@
 //! `crawlrank crawl`: a real, polite HTTP crawl in the order of a policy, resumable.
 
 use anyhow::{ensure, Context, Result};
-use crawlrank_crawler::{CrawlConfig, Progress, StopReason, StopSignals};
+use crawlrank_crawler::{CrawlConfig, Progress, SearchLog, StopReason, StopSignals};
 use crawlrank_frontier::PolicyKind;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -16,10 +16,26 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub seeds: Option<PathBuf>,
     /// The ordering policy (bfs, random, backlink, indegree, batch-pagerank,
-    /// partial-pagerank, opic, fica, fica-plus, ieca; not yet rw, rw-eg, which need impacts).
+    /// partial-pagerank, opic, fica, fica-plus, ieca; rw, rw-eg and learned with --impact).
     /// A resumed crawl must name its own.
     #[arg(long, default_value = "fica")]
     pub policy: String,
+    /// The search log of rw, rw-eg and learned: an impact table keyed by URL
+    /// (docs/impact-input.md); each page's impact is known to the policy once the page is
+    /// crawled. A resumed crawl must be given the same log.
+    #[arg(long, value_name = "FILE")]
+    pub impact: Option<PathBuf>,
+    /// The impact column: its name in the header or its number (1 = first impact column).
+    #[arg(long, value_name = "K", requires = "impact")]
+    pub impact_column: Option<String>,
+    /// rw-eg's (and learned's RW-EG feature's) weight ω of the real arcs against the virtual
+    /// ones, in [0, 1]. Stored: a resumed crawl keeps its own.
+    #[arg(long, value_name = "W", default_value_t = crawlrank_frontier::PolicyConfig::OMEGA, value_parser = super::simulate::omega)]
+    pub omega: f64,
+    /// Exponent γ of the out-degree factor of the walks (≥ 0). Stored: a resumed crawl keeps
+    /// its own.
+    #[arg(long, value_name = "G", default_value_t = crawlrank_frontier::PolicyConfig::GAMMA)]
+    pub gamma: f64,
     /// The state directory: created on the first run, resumed by the next ones.
     #[arg(long, value_name = "DIR")]
     pub state: PathBuf,
@@ -224,11 +240,33 @@ fn stop_on_signals(stop: Arc<AtomicBool>) -> Result<()> {
 pub fn run(args: Args) -> Result<()> {
     let policy = PolicyKind::parse(&args.policy)?;
     ensure!(
-        !policy.needs_impact(),
-        "the policy {policy} needs the impact of each page, which a crawl cannot take yet; \
-         it runs in the simulator: crawlrank simulate --policy {policy} --impact FILE"
+        args.gamma.is_finite() && args.gamma >= 0.0,
+        "--gamma must be a finite number ≥ 0, not {}",
+        args.gamma
     );
+    // Checked before the state is opened, so that a forgotten option leaves nothing behind
+    // (the engine checks again, and checks a resumed crawl's log against its digest).
+    ensure!(
+        !policy.needs_impact() || args.impact.is_some(),
+        "the policy {policy} orders the crawl by the impact of pages: give a search log, \
+         --impact FILE (docs/impact-input.md)"
+    );
+    ensure!(
+        policy.needs_impact() || args.impact.is_none(),
+        "--impact is read by the policies rw, rw-eg and learned only, not by {policy}"
+    );
+    let impacts = match &args.impact {
+        Some(path) => {
+            let log = SearchLog::read(path, args.impact_column.as_deref())?;
+            eprintln!("{}", log.summary);
+            Some(Arc::new(log))
+        }
+        None => None,
+    };
     let mut c = CrawlConfig {
+        impacts,
+        omega: args.omega,
+        gamma: args.gamma,
         state_dir: args.state.clone(),
         seeds: match &args.seeds {
             Some(p) => read_seeds(p)?,
@@ -327,9 +365,14 @@ pub fn run(args: Args) -> Result<()> {
     }
     if report.stop != StopReason::Exhausted {
         println!(
-            "resume with: crawlrank crawl --state {} --policy {}{}",
+            "resume with: crawlrank crawl --state {} --policy {}{}{}",
             args.state.display(),
             args.policy,
+            match (&args.impact, &args.impact_column) {
+                (Some(p), Some(k)) => format!(" --impact {} --impact-column {k}", p.display()),
+                (Some(p), None) => format!(" --impact {}", p.display()),
+                _ => String::new(),
+            },
             if report.pending > 0 {
                 format!(
                     "  ({} pages in flight will be fetched first)",

@@ -48,7 +48,7 @@ pub struct Args {
     /// L1 threshold of the PageRank the batch policies compute at every reorder.
     #[arg(long, value_name = "L1", default_value_t = PolicyConfig::BATCH_PAGERANK_THRESHOLD)]
     pub batch_pagerank_threshold: f64,
-    /// Impact table (docs/impact-input.md): the search log of the policies rw and rw-eg (each
+    /// Impact table (docs/impact-input.md): the search log of the policies rw, rw-eg and learned (each
     /// crawled page's impact), and the truth of the impact measure every policy is then scored
     /// by (impact crawled relative to the ideal order).
     #[arg(long, value_name = "FILE")]
@@ -56,7 +56,7 @@ pub struct Args {
     /// The impact column: its name in the header or its number (1 = first impact column).
     #[arg(long, value_name = "K", default_value = "1", requires = "impact")]
     pub impact_column: String,
-    /// rw-eg's weight ω of the real arcs against the virtual ones, in [0, 1].
+    /// rw-eg's (and learned's RW-EG feature's) weight ω of the real arcs against the virtual ones, in [0, 1].
     #[arg(long, value_name = "W", default_value_t = PolicyConfig::OMEGA, value_parser = omega)]
     pub omega: f64,
     /// Exponent γ of the out-degree factor of rw's and rw-eg's walks (≥ 0).
@@ -79,7 +79,7 @@ pub enum SeedsArg {
     Community(usize),
 }
 
-fn omega(s: &str) -> Result<f64, String> {
+pub fn omega(s: &str) -> Result<f64, String> {
     let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
     if (0.0..=1.0).contains(&v) {
         Ok(v)

@@ -12,7 +12,9 @@
 pub mod backlink;
 pub mod fica;
 pub mod ieca;
+mod impact;
 mod known;
+pub mod learned;
 pub mod opic;
 pub mod pagerank;
 pub mod rw;
@@ -77,6 +79,7 @@ registry! {
     Ieca => "ieca", "smallest IECA distance (FICA with the parent-child coefficient)", ieca::ieca;
     Rw => "rw", "impact-weighted random walk of the known graph, re-sorted every K pages (needs impacts)", rw::rw;
     RwEg => "rw-eg", "RW over real and virtual (co-cited) arcs, weight ω, re-sorted every K pages (needs impacts)", rw::rw_eg;
+    Learned => "learned", "a random forest over in-degree, PageRank and the walks, refitted on crawled pages' impacts every K pages (needs impacts)", learned::learned;
 }
 
 impl PolicyKind {
@@ -97,10 +100,14 @@ impl PolicyKind {
             .join(", ")
     }
 
-    /// Whether the policy needs a per-page impact vector ([`PolicyConfig::impact`]): `rw`
-    /// and `rw-eg` (docs/algorithms.md §6).
+    /// Whether the policy needs the pages' impacts ([`PolicyConfig::impact`] or
+    /// [`Frontier::set_impact`](crate::Frontier::set_impact)): `rw`, `rw-eg` and `learned`
+    /// (docs/algorithms.md §6).
     pub fn needs_impact(self) -> bool {
-        matches!(self, PolicyKind::Rw | PolicyKind::RwEg)
+        matches!(
+            self,
+            PolicyKind::Rw | PolicyKind::RwEg | PolicyKind::Learned
+        )
     }
 
     /// Builds the policy; a policy that [needs impacts](Self::needs_impact) without them is
@@ -109,8 +116,7 @@ impl PolicyKind {
         config.check()?;
         ensure!(
             !self.needs_impact() || config.impact.is_some(),
-            "the policy {} needs a per-page impact vector (simulate --impact FILE); \
-             a real crawl cannot run it yet",
+            "the policy {} needs the pages' impacts (simulate --impact FILE, crawl --impact FILE)",
             self.name()
         );
         Ok(self.constructor()(config))
@@ -171,9 +177,14 @@ pub struct PolicyConfig {
     /// L1 threshold of the PageRanks (and of `rw`'s and `rw-eg`'s walks) the batch policies
     /// compute at each reorder.
     pub batch_pagerank_threshold: f64,
-    /// The impact of each page, for `rw` and `rw-eg` (which cannot run without it). Not part
-    /// of the stored [`PolicySpec`]: a real crawl cannot run those policies yet.
+    /// The impact of each page by id, for `rw`, `rw-eg` and `learned` (which cannot run
+    /// without it; a crawler may start from an empty vector and report impacts as it
+    /// discovers pages, [`Frontier::set_impact`](crate::Frontier::set_impact)). Not part of the
+    /// stored [`PolicySpec`]: [`impact_digest`](Self::impact_digest) identifies it there.
     pub impact: Option<Impacts>,
+    /// A digest of the impact file a crawl reads (stored, so that a resumed crawl can check it
+    /// is given the same search log); `None` in the simulator.
+    pub impact_digest: Option<u64>,
     /// `rw-eg`'s weight ω of the real arcs against the virtual ones, in [0, 1] (`rw` is ω = 1).
     pub omega: f64,
     /// Exponent γ of the out-degree factor of `rw`'s and `rw-eg`'s walks (≥ 0).
@@ -203,6 +214,7 @@ impl PolicyConfig {
             beta: Self::BETA,
             batch_pagerank_threshold: Self::BATCH_PAGERANK_THRESHOLD,
             impact: None,
+            impact_digest: None,
             omega: Self::OMEGA,
             gamma: Self::GAMMA,
         }
@@ -268,8 +280,12 @@ impl PolicySpec {
     /// gives back the same bits.
     pub fn encode(&self) -> String {
         let c = &self.config;
+        let digest = c
+            .impact_digest
+            .map(|d| format!("impact_digest={d:016x}\n"))
+            .unwrap_or_default();
         format!(
-            "policy={}\nbatch={}\nexpected_pages={}\ntotal_pages={}\nrng_seed={}\nbeta={:?}\nbatch_pagerank_threshold={:?}\nomega={:?}\ngamma={:?}\n",
+            "policy={}\nbatch={}\nexpected_pages={}\ntotal_pages={}\nrng_seed={}\nbeta={:?}\nbatch_pagerank_threshold={:?}\nomega={:?}\ngamma={:?}\n{digest}",
             self.kind.name(),
             c.batch,
             c.expected_pages,
@@ -321,6 +337,13 @@ impl PolicySpec {
                 Some(take("batch_pagerank_threshold").unwrap_or("1e-6")),
             )?,
             impact: None,
+            impact_digest: match take("impact_digest") {
+                None => None,
+                Some(v) => Some(
+                    u64::from_str_radix(v, 16)
+                        .with_context(|| format!("impact_digest: bad value '{v}'"))?,
+                ),
+            },
             omega: num("omega", Some(take("omega").unwrap_or("0.8")))?,
             gamma: num("gamma", Some(take("gamma").unwrap_or("0")))?,
         };
@@ -347,6 +370,7 @@ mod tests {
                     rng_seed: u64::MAX,
                     omega: 0.3,
                     gamma: 1.0,
+                    impact_digest: kind.needs_impact().then_some(0xfeed_beef_0123_4567),
                     ..PolicyConfig::for_crawl(12_345, 99)
                 },
             };

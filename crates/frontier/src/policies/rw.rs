@@ -13,12 +13,12 @@
 //! Final score (for τ): the walk on the whole known graph at the end of the crawl, to the
 //! walk's default precision (1e-10).
 
+use super::impact::ImpactLog;
 use super::known::{sort_by_score, KnownGraph};
 use super::PolicyConfig;
 use crate::{Clock, Link, PageId, PageTable, Policy, Target};
 use crawlrank_rank::{random_walk, RwConfig};
 use std::collections::VecDeque;
-use std::sync::Arc;
 
 /// `rw`'s constructor (registry): `ω = 1`.
 pub fn rw(c: &PolicyConfig) -> Box<dyn Policy> {
@@ -34,8 +34,8 @@ pub fn rw_eg(c: &PolicyConfig) -> Box<dyn Policy> {
 #[derive(Debug)]
 pub struct ImpactWalk {
     name: &'static str,
-    /// Impact by page id (0 beyond its end).
-    impact: Arc<Vec<f64>>,
+    /// Impact by page id.
+    impact: ImpactLog,
     config: RwConfig,
     known: KnownGraph,
     /// Impact by sequence number: the page's impact once crawled, 0 while in the frontier.
@@ -49,13 +49,9 @@ impl ImpactWalk {
     /// The walk with weight `omega` of the real arcs, the impacts and `γ` of `c`; reorders stop
     /// at L1 change [`PolicyConfig::batch_pagerank_threshold`] (as the batch PageRanks do).
     pub fn new(name: &'static str, c: &PolicyConfig, omega: f64) -> Self {
-        let impact = c
-            .impact
-            .as_ref()
-            .map_or_else(|| Arc::new(Vec::new()), |i| i.0.clone());
         Self {
             name,
-            impact,
+            impact: ImpactLog::new(c),
             config: RwConfig {
                 omega,
                 gamma: c.gamma,
@@ -113,7 +109,10 @@ impl Policy for ImpactWalk {
         );
         self.grow(pages.num_known());
         let ps = pages.seq(page) as usize;
-        self.known_impact[ps] = self.impact.get(page as usize).copied().unwrap_or(0.0);
+        self.known_impact[ps] = self.impact.of(page);
+    }
+    fn observe_impact(&mut self, page: PageId, impact: f64) {
+        self.impact.report(page, impact);
     }
     fn reorder(&mut self, pages: &PageTable, _: &Clock) {
         let x = self.walk(pages, self.config.threshold);
