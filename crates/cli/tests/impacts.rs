@@ -26,6 +26,64 @@ fn tiny(env: &Env) {
 }
 
 #[test]
+fn clickstream_search_referrals_and_clicks_become_an_impact_table() {
+    let env = Env::new();
+    tiny(&env);
+    let base = env.path("out/wiki");
+    ok(&env.run(&[
+        "import",
+        s(&env.path("wiki")),
+        "--format",
+        "wikispeedia",
+        "--out",
+        s(&base),
+    ]));
+    let stream = env.write(
+        "clicks.tsv",
+        "prev\tcurr\ttype\tn\nother-search\tB\texternal\t40\nA\tB\tlink\t12\n\
+         other-search\tC\texternal\t7\nother-search\tZebra\texternal\t99\nother-empty\tA\texternal\t5\n",
+    );
+    let out = env.path("cs.tsv");
+    let stdout = ok(&env.run(&[
+        "impacts",
+        "--clickstream",
+        s(&stream),
+        "--graph",
+        s(&base),
+        "--out",
+        s(&out),
+    ]));
+    assert!(
+        stdout.contains("Zebra") && stdout.contains("2 of 4 pages with search referrals"),
+        "{stdout}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "id\turl\tsearch\tclicks\n1\thttps://en.wikipedia.org/wiki/B\t40\t12\n\
+         2\thttps://en.wikipedia.org/wiki/C\t7\t0\n"
+    );
+    // A bad row names its line; nothing is written.
+    let bad = env.write(
+        "bad.tsv",
+        "other-search\tB\texternal\t40\nA\tB\tlink\tmany\n",
+    );
+    let bad_out = env.path("bad-out.tsv");
+    fails(
+        &env.run(&[
+            "impacts",
+            "--clickstream",
+            s(&bad),
+            "--graph",
+            s(&base),
+            "--out",
+            s(&bad_out),
+        ]),
+        &["bad.tsv:2"],
+    );
+    assert!(!bad_out.exists());
+}
+
+#[test]
 fn import_wikispeedia_then_write_impacts() {
     let env = Env::new();
     tiny(&env);

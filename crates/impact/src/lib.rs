@@ -35,7 +35,10 @@ pub use synthetic::{
     evaluate, synthetic_impacts, synthetic_impacts_with, write_synthetic, HostSource, ModelParams,
     Profile, Ratio, Ratios, Synthetic, SyntheticReport,
 };
-pub use table::{read_impact_table, read_url_impacts, ImpactReport, ImpactTable, UrlImpactTable};
+pub use table::{
+    read_impact_table, read_url_impacts, write_impact_table, ImpactReport, ImpactTable,
+    UrlImpactTable,
+};
 pub use text::Delimiter;
 pub use wikispeedia::{
     import_wikispeedia, replay_paths, write_impacts, Replay, ReplayReport, WikispeediaImpact,

@@ -29,7 +29,6 @@
 use anyhow::{ensure, Context, Result};
 use crawlrank_graph::Csr;
 use crawlrank_rng::Xoshiro256PlusPlus;
-use std::io::Write;
 use std::path::Path;
 
 use crate::Pages;
@@ -294,34 +293,12 @@ pub fn synthetic_impacts_with(
 /// (`id<TAB>views<TAB>clicks` when `pages` has no URLs), then one row per page with views, by
 /// id. [`read_impact_table`](crate::read_impact_table) reads it back.
 pub fn write_synthetic(path: &Path, pages: &Pages, impact: &Synthetic) -> Result<()> {
-    ensure!(
-        pages.len() == impact.views.len(),
-        "impacts for {} pages, the graph has {}",
-        impact.views.len(),
-        pages.len()
-    );
-    let urls = pages.has_urls();
-    crawlrank_graph::atomic::write_file(path, |w| {
-        let io = |e: std::io::Error| {
-            anyhow::Error::new(e).context(format!("cannot write {}", path.display()))
-        };
-        if urls {
-            writeln!(w, "id\turl\tviews\tclicks").map_err(io)?;
-        } else {
-            writeln!(w, "id\tviews\tclicks").map_err(io)?;
-        }
-        for p in 0..pages.len() {
-            let (v, c) = (impact.views[p] as u64, impact.clicks[p] as u64);
-            if v > 0 {
-                if urls {
-                    writeln!(w, "{p}\t{}\t{v}\t{c}", pages.url(p).unwrap_or("")).map_err(io)?;
-                } else {
-                    writeln!(w, "{p}\t{v}\t{c}").map_err(io)?;
-                }
-            }
-        }
-        Ok(())
-    })
+    crate::table::write_impact_table(
+        path,
+        pages,
+        &["views", "clicks"],
+        &[&impact.views, &impact.clicks],
+    )
 }
 
 /// A frontier impact ratio `r(X→F) = Σ_{p∈F linked from X} I(p) / |X|` (RW paper eqs. 1–2).

@@ -138,6 +138,53 @@ fn is_url(s: &str) -> bool {
     s.contains("://")
 }
 
+/// Writes an impact table over `pages` (atomically): a header `id[<TAB>url]<TAB>names…`, then
+/// one row per page with a positive value in some column, in id order; the URL column when the
+/// pages have URLs. Values are written in Rust's shortest round-trip form (`53`, `0.5`), so
+/// [`read_impact_table`] reads back exactly what was written.
+pub fn write_impact_table(
+    path: &Path,
+    pages: &Pages,
+    names: &[&str],
+    columns: &[&[f64]],
+) -> Result<()> {
+    use std::io::Write;
+    ensure!(
+        names.len() == columns.len() && (1..=2).contains(&columns.len()),
+        "an impact table has one or two named columns"
+    );
+    for c in columns {
+        ensure!(
+            c.len() == pages.len(),
+            "impacts for {} pages, the graph has {}",
+            c.len(),
+            pages.len()
+        );
+    }
+    let urls = pages.has_urls();
+    crawlrank_graph::atomic::write_file(path, |w| {
+        let io = |e: std::io::Error| {
+            anyhow::Error::new(e).context(format!("cannot write {}", path.display()))
+        };
+        let head = if urls { "id\turl" } else { "id" };
+        writeln!(w, "{head}\t{}", names.join("\t")).map_err(io)?;
+        for p in 0..pages.len() {
+            if columns.iter().all(|c| c[p] <= 0.0) {
+                continue;
+            }
+            write!(w, "{p}").map_err(io)?;
+            if urls {
+                write!(w, "\t{}", pages.url(p).unwrap_or("")).map_err(io)?;
+            }
+            for c in columns {
+                write!(w, "\t{}", c[p]).map_err(io)?;
+            }
+            writeln!(w).map_err(io)?;
+        }
+        Ok(())
+    })
+}
+
 /// How rows find their page.
 enum Lookup<'a> {
     /// A graph's pages, by id or URL.

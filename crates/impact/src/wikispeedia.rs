@@ -47,7 +47,6 @@ use crate::text::{is_comment, shorten, Lines};
 use anyhow::{bail, ensure, Context, Result};
 use crawlrank_graph::GraphWriter;
 use std::collections::{HashMap, HashSet};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use webgraph::prelude::VecGraph;
 
@@ -410,17 +409,10 @@ impl Replay {
 /// page with a visit or a click, by id; the URL empty when unknown), atomically. It reads
 /// back with [`read_impact_table`](crate::read_impact_table).
 pub fn write_impacts(path: &Path, pages: &Pages, impact: &WikispeediaImpact) -> Result<()> {
-    crawlrank_graph::atomic::write_file(path, |w| {
-        let io = |e: std::io::Error| {
-            anyhow::Error::new(e).context(format!("cannot write {}", path.display()))
-        };
-        writeln!(w, "id\turl\tvisits\tclicks").map_err(io)?;
-        for p in 0..pages.len() {
-            let (v, c) = (impact.visits[p], impact.clicks[p]);
-            if v > 0.0 || c > 0.0 {
-                writeln!(w, "{p}\t{}\t{v}\t{c}", pages.url(p).unwrap_or("")).map_err(io)?;
-            }
-        }
-        Ok(())
-    })
+    crate::table::write_impact_table(
+        path,
+        pages,
+        &["visits", "clicks"],
+        &[&impact.visits, &impact.clicks],
+    )
 }

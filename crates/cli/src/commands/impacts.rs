@@ -1,6 +1,9 @@
 //! `crawlrank impacts`: per-page impact tables for the impact-aware rankings (issue 10).
 //!
-//! Two modes. `--wikispeedia DIR` replays Wikispeedia's human navigation paths into
+//! Three modes. `--clickstream FILE` reads a Wikimedia clickstream over a graph whose URLs are
+//! Wikipedia article URLs and writes `id<TAB>url<TAB>search<TAB>clicks`: search-engine referrals
+//! (`other-search` rows, the RW paper's search impact) and link clicks into each page.
+//! `--wikispeedia DIR` replays Wikispeedia's human navigation paths into
 //! visits and clicks per page of a graph imported with `import --format wikispeedia`, and
 //! writes the impact table `id<TAB>url<TAB>visits<TAB>clicks`. That traffic is goal-directed
 //! game play, not search traffic. Without it, the synthetic model (`--profile web|wiki --seed
@@ -11,8 +14,8 @@
 use anyhow::Result;
 use crawlrank_graph::{open_graph, Cache};
 use crawlrank_impact::{
-    evaluate, replay_paths, synthetic_impacts, write_impacts, write_synthetic, HostSource, Pages,
-    Profile, Ratio, SyntheticReport,
+    evaluate, read_clickstream, replay_paths, synthetic_impacts, write_impact_table, write_impacts,
+    write_synthetic, HostSource, Pages, Profile, Ratio, SyntheticReport,
 };
 use std::path::PathBuf;
 
@@ -36,8 +39,13 @@ pub struct Args {
     /// Real traffic: replay the navigation paths of this Wikispeedia folder
     /// (paths_finished*.tsv(.gz), paths_unfinished.tsv(.gz)) into visits and clicks per
     /// article. Goal-directed game traffic, not search traffic.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["profile", "seed"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["profile", "seed", "clickstream"])]
     pub wikispeedia: Option<PathBuf>,
+    /// Real search impact: a Wikimedia clickstream (`prev curr type n`, TSV or CSV, maybe
+    /// gzipped) over a graph whose URLs are https://en.wikipedia.org/wiki/<article>: search
+    /// referrals (`other-search` rows) and link clicks into each page.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["profile", "seed"])]
+    pub clickstream: Option<PathBuf>,
     /// Synthetic impacts imitating this dataset of the RW paper (the default mode: `web`).
     #[arg(long, value_enum)]
     pub profile: Option<ProfileArg>,
@@ -47,6 +55,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args, cache: &Cache) -> Result<()> {
+    if let Some(file) = &args.clickstream {
+        return clickstream(&args, file, cache);
+    }
     let Some(dir) = &args.wikispeedia else {
         return synthetic(&args, cache);
     };
@@ -87,6 +98,37 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         args.out.display(),
         impact.pages_visited,
         pages.len()
+    );
+    Ok(())
+}
+
+fn clickstream(args: &Args, file: &std::path::Path, cache: &Cache) -> Result<()> {
+    let graph = open_graph(&args.graph, cache)?;
+    let pages = Pages::from_graph(&graph)?;
+    let stream = read_clickstream(file)?;
+    let impact = stream.on_pages(&pages)?;
+    write_impact_table(
+        &args.out,
+        &pages,
+        &["search", "clicks"],
+        &[&impact.search, &impact.clicks],
+    )?;
+    println!("{}", stream.report);
+    let count = |v: &[f64]| v.iter().filter(|&&x| x > 0.0).count();
+    if impact.unknown_articles > 0 {
+        println!(
+            "{} articles with traffic are not pages of the graph (not counted), e.g. {}",
+            impact.unknown_articles,
+            impact.unknown_examples.join(", ")
+        );
+    }
+    println!(
+        "wrote {}: {} of {} pages with search referrals, {} with link clicks; {} click arcs between pages of the graph",
+        args.out.display(),
+        count(&impact.search),
+        pages.len(),
+        count(&impact.clicks),
+        impact.arcs.len()
     );
     Ok(())
 }
