@@ -42,7 +42,15 @@ pub struct Config {
     pub bootstrap: usize,
     /// The model of `learned` (the random forest).
     pub model: Model,
+    /// `learned` fits on at most this many training pages, a seeded uniform sample when the
+    /// training part is larger ([`DEFAULT_MAX_TRAIN`]).
+    pub max_train: usize,
 }
+
+/// `learned`'s default cap on training pages: smartcore fits on one thread, and a forest on the
+/// 2.6 million training pages of a 10^7-page web's frontier did not finish in an hour; on
+/// 200,000 it takes about a minute (docs/frontier-rank.md).
+pub const DEFAULT_MAX_TRAIN: usize = 200_000;
 
 impl Default for Config {
     fn default() -> Self {
@@ -54,6 +62,7 @@ impl Default for Config {
             train_fraction: 0.65,
             bootstrap: 20,
             model: Model::Forest,
+            max_train: DEFAULT_MAX_TRAIN,
         }
     }
 }
@@ -302,18 +311,29 @@ pub fn evaluate_with(
             let (rows, iterations) = features(&known, &sets, &config.rw, omega)?;
             let frontier: Vec<usize> = (d..known.len()).collect();
             let fit_started = Instant::now();
+            let sampled: Vec<usize> =
+                crawlrank_learn::sample_rows(train.len(), config.max_train, config.rng_seed, 0)
+                    .into_iter()
+                    .map(|i| train[i])
+                    .collect();
             let predicted = fit_predict(
                 config.model,
                 &rows,
                 &truth_v,
-                &train,
+                &sampled,
                 &frontier,
                 config.rng_seed,
             )?;
             fit_note = format!(
-                " ({}: {} features, fit and prediction {:.2} s)",
+                " ({}: {} features, {} training pages{}, fit and prediction {:.2} s)",
                 config.model.name(),
                 rows.width(),
+                sampled.len(),
+                if sampled.len() < train.len() {
+                    format!(" sampled of {}", train.len())
+                } else {
+                    String::new()
+                },
                 fit_started.elapsed().as_secs_f64()
             );
             let mut s = vec![0.0; d];
@@ -480,6 +500,28 @@ mod tests {
             let other = evaluate(&g, &d, &impact, None, &other, &mut |_| {}).unwrap();
             assert_ne!(learned(&other).scores, l.scores);
         }
+    }
+
+    #[test]
+    fn learned_on_a_capped_sample_of_the_training_part_still_learns() {
+        let (g, d, impact) = indegree_world();
+        let config = Config {
+            methods: vec![Method::Learned],
+            ..Config::default()
+        };
+        let full = evaluate(&g, &d, &impact, None, &config, &mut |_| {}).unwrap();
+        let train = full.frontier.len() - full.test_len();
+        let capped = Config {
+            max_train: train / 2,
+            ..config
+        };
+        let half = evaluate(&g, &d, &impact, None, &capped, &mut |_| {}).unwrap();
+        assert_ne!(learned(&half).scores, learned(&full).scores);
+        assert!(
+            learned(&half).impact_at(100) > 0.8,
+            "{:?}",
+            learned(&half).curve
+        );
     }
 
     #[test]

@@ -24,7 +24,9 @@ pub mod methods;
 pub mod report;
 pub mod split;
 
-pub use evaluate::{evaluate, evaluate_with, Config, Evaluation, MethodResult, OmegaChoice, Step};
+pub use evaluate::{
+    evaluate, evaluate_with, Config, Evaluation, MethodResult, OmegaChoice, Step, DEFAULT_MAX_TRAIN,
+};
 pub use known::{bfs_downloaded, KnownGraph};
 pub use learned::Model;
 pub use measures::{FrontierRatios, Point, PERMILLES};

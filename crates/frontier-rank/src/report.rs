@@ -151,7 +151,7 @@ pub fn summary_json(e: &Evaluation, graph: &str) -> serde_json::Value {
             "omega_tuned": e.config.omega == OmegaChoice::Tune,
             "rng_seed": e.config.rng_seed, "train_fraction": e.config.train_fraction,
             "bootstrap": e.config.bootstrap,
-            "learned_model": e.config.model.name(),
+            "learned_model": e.config.model.name(), "learned_max_train": e.config.max_train,
             "threshold": e.config.rw.threshold, "max_iterations": e.config.rw.max_iterations,
         },
         "tuning": e.tuning.as_ref().map(|t| t.iter()

@@ -19,6 +19,7 @@
 use anyhow::{anyhow, ensure, Result};
 use crawlrank_graph::Csr;
 use crawlrank_rank::{outdegrees, random_walk, PageRank, PageRankConfig, RwConfig};
+use crawlrank_rng::{stream_key, Xoshiro256StarStar};
 use smartcore::ensemble::random_forest_regressor::{
     RandomForestRegressor, RandomForestRegressorParameters,
 };
@@ -29,6 +30,9 @@ use smartcore::tree::decision_tree_regressor::{
 
 /// Mixed into the caller's seed to seed the model.
 const MODEL_KEY: u64 = 0x6c65_6172_6e65_6421;
+
+/// Mixed into the caller's seed for the training samples ([`sample_rows`]).
+const SAMPLE_KEY: u64 = 0x6c65_6172_6e5f_7331;
 
 /// The model family of `learned`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -245,6 +249,25 @@ impl Fitted {
     }
 }
 
+/// A uniform sample of `max` of the indices `0..rows` without repeats, in increasing order
+/// (a partial Fisher–Yates shuffle, xoshiro256** seeded from `seed` and `round`); all of them
+/// when `rows ≤ max`. Fits cap their training set with it: smartcore fits on one thread, and
+/// a forest on millions of rows takes hours.
+pub fn sample_rows(rows: usize, max: usize, seed: u64, round: u64) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..rows).collect();
+    if rows <= max {
+        return idx;
+    }
+    let mut rng = Xoshiro256StarStar::new(stream_key(seed, SAMPLE_KEY, round));
+    for i in 0..max {
+        let j = i + rng.below((rows - i) as u64) as usize;
+        idx.swap(i, j);
+    }
+    idx.truncate(max);
+    idx.sort_unstable();
+    idx
+}
+
 /// Fits `model` on the rows `train` of `features` with the impacts `truth` (indexed like the
 /// rows), and predicts every row of `predict`. Deterministic per `seed`.
 pub fn fit_predict(
@@ -317,6 +340,28 @@ mod tests {
                 fit_predict(model, &f, &absurd, &train, &test, 1).unwrap()
             );
         }
+    }
+
+    #[test]
+    fn samples_are_uniform_without_repeats_and_repeat_per_seed() {
+        assert_eq!(sample_rows(5, 10, 1, 0), [0, 1, 2, 3, 4]);
+        let s = sample_rows(1000, 100, 1, 0);
+        assert_eq!(s.len(), 100);
+        assert!(s.windows(2).all(|w| w[0] < w[1]) && s[99] < 1000);
+        assert_eq!(sample_rows(1000, 100, 1, 0), s);
+        assert_ne!(sample_rows(1000, 100, 1, 1), s);
+        assert_ne!(sample_rows(1000, 100, 2, 0), s);
+        // Every index is about as likely: 10,000 draws of 100 of 1,000, counts per tenth.
+        let mut tenths = [0usize; 10];
+        for round in 0..100 {
+            for i in sample_rows(1000, 100, 7, round) {
+                tenths[i / 100] += 1;
+            }
+        }
+        assert!(
+            tenths.iter().all(|&c| (800..1200).contains(&c)),
+            "{tenths:?}"
+        );
     }
 
     #[test]

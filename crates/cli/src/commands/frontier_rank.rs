@@ -50,6 +50,10 @@ pub struct Args {
     /// The model of `learned`: forest (a random forest) or tree (one regression tree).
     #[arg(long, value_name = "M", default_value = "forest", value_parser = model)]
     pub learned_model: Model,
+    /// `learned` fits on at most N training pages (a seeded uniform sample of the training
+    /// part when it is larger; the forest fits on one thread).
+    #[arg(long, value_name = "N", default_value_t = crawlrank_frontier_rank::DEFAULT_MAX_TRAIN, value_parser = clap::value_parser!(usize))]
+    pub learned_max_train: usize,
     /// Bootstrap resamples of the training part when tuning ω (0: tune on the training part
     /// itself).
     #[arg(long, value_name = "B", default_value_t = 20)]
@@ -155,6 +159,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         rng_seed: args.rng_seed,
         bootstrap: args.bootstrap,
         model: args.learned_model,
+        max_train: args.learned_max_train.max(1),
         ..Config::default()
     };
     let walks = config.methods.len()

@@ -25,9 +25,8 @@ use super::impact::ImpactLog;
 use super::known::{sort_by_score, KnownGraph};
 use super::PolicyConfig;
 use crate::{Clock, Link, PageId, PageTable, Policy, Target};
-use crawlrank_learn::{fit, impact_features, Features, Model};
+use crawlrank_learn::{fit, impact_features, sample_rows, Features, Model};
 use crawlrank_rank::RwConfig;
-use crawlrank_rng::{stream_key, Xoshiro256StarStar};
 use std::collections::VecDeque;
 
 /// The most training examples one fit uses (a seeded sample when there are more).
@@ -35,9 +34,6 @@ pub const MAX_TRAINING_PAGES: usize = 20_000;
 
 /// The column of the RW-EG feature (the order before anything can be learned).
 const RW_EG_COLUMN: usize = 3;
-
-/// Mixed into `--rng-seed` for the training samples.
-const SAMPLE_KEY: u64 = 0x6c65_6172_6e5f_7331;
 
 /// `learned`'s constructor (registry).
 pub fn learned(c: &PolicyConfig) -> Box<dyn Policy> {
@@ -127,15 +123,7 @@ impl Learned {
         let (x, y) = if rows <= MAX_TRAINING_PAGES {
             (self.train_x.clone(), self.train_y.clone())
         } else {
-            // A partial Fisher–Yates shuffle: a uniform sample without repeats.
-            let mut idx: Vec<usize> = (0..rows).collect();
-            let mut rng = Xoshiro256StarStar::new(stream_key(self.seed, SAMPLE_KEY, round));
-            for i in 0..MAX_TRAINING_PAGES {
-                let j = i + rng.below((rows - i) as u64) as usize;
-                idx.swap(i, j);
-            }
-            idx.truncate(MAX_TRAINING_PAGES);
-            idx.sort_unstable();
+            let idx = sample_rows(rows, MAX_TRAINING_PAGES, self.seed, round);
             let y = idx.iter().map(|&i| self.train_y[i]).collect();
             (self.train_x.select(&idx), y)
         };
