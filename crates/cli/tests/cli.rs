@@ -512,7 +512,7 @@ fn serve_https_and_crawl_it_trusting_the_served_ca() {
         env.run(&args)
     };
     let out = ok(&crawl("trusting", &["--ca-cert", ca.to_str().unwrap()]));
-    assert!(out.contains("30 pages in total"), "{out}");
+    assert!(out.contains("fetched pages     30 (html 30"), "{out}");
     // Without the CA nothing can be fetched: a clear error, not a hang or a panic.
     fails(
         &crawl("distrusting", &[]),

@@ -26,6 +26,7 @@ use crate::politeness::{Scheduler, Waiting};
 use crate::ranking::{SnapshotClock, SnapshotJob, PAGE_MARKS_SNAPSHOT, RANKING_SNAPSHOT};
 use crate::resume;
 use crate::robots::{self, AfterFetch, HostRobots, RobotsRules, RobotsTable};
+use crate::scope::{OutOfScope, Scope, ScopeConfig};
 use crate::search_log::SearchLog;
 use crate::stats::Stats;
 use crate::store::{Event, Loaded, StepWrites, Store};
@@ -48,7 +49,8 @@ pub struct CrawlConfig {
     pub seeds: Vec<String>,
     /// The ordering policy. A resumed crawl must name the same one.
     pub policy: PolicyKind,
-    /// Stop after this many pages popped in total, over all runs.
+    /// Stop after this many fetched pages (answered by a server, any status) in total, over
+    /// all runs; pages given up (robots.txt, failures) do not count.
     pub max_pages: Option<u64>,
     /// Requests in flight at most (one connection each).
     pub concurrency: usize,
@@ -86,6 +88,8 @@ pub struct CrawlConfig {
     /// The search log of `rw`, `rw-eg` and `learned` (`--impact FILE`), which need one; the
     /// other policies take none.
     pub impacts: Option<Arc<SearchLog>>,
+    /// Which discovered URLs may enter the frontier (`--scope`, `--include`, `--exclude`).
+    pub scope: ScopeConfig,
     /// `rw-eg`'s and `learned`'s ω (`--omega`).
     pub omega: f64,
     /// The walks' γ (`--gamma`).
@@ -116,6 +120,7 @@ impl Default for CrawlConfig {
             io_threads: 2,
             fetch: FetchConfig::default(),
             impacts: None,
+            scope: ScopeConfig::default(),
             omega: PolicyConfig::OMEGA,
             gamma: PolicyConfig::GAMMA,
         }
@@ -235,6 +240,8 @@ struct Engine {
     stats: Stats,
     frontier: Frontier,
     urls: UrlTable,
+    /// Which links may enter the frontier.
+    scope: Scope,
     robots: RobotsTable,
     sched: Scheduler,
     in_flight: InFlight,
@@ -410,9 +417,25 @@ impl Engine {
     /// Opens (or creates) the state, rebuilds the frontier from its log, queues the pages
     /// that were in flight and adds the seeds.
     fn open(cfg: &CrawlConfig, rt: tokio::runtime::Handle) -> Result<Self> {
+        // A malformed filter is refused before the state is touched.
+        let mut scope = Scope::new(&cfg.scope)?;
         let (store, loaded) = Store::open(&cfg.state_dir, true)?;
         let config = frontier_config(cfg, &store, &loaded)?;
-        let replayed = resume::replay(&config, &store.impacts()?, store.events()?)?;
+        // The seeds of earlier runs define the scope too (a resume may name none).
+        let mut seeded = Vec::new();
+        let events = store.events()?.inspect(|e| {
+            if let Ok((_, Event::Seed(ids))) = e {
+                seeded.extend_from_slice(ids);
+            }
+        });
+        let replayed = resume::replay(&config, &store.impacts()?, events)?;
+        if !scope.is_any() {
+            for &id in &seeded {
+                if let Some(url) = store.url(id)? {
+                    scope.add_seed(&url);
+                }
+            }
+        }
         let warc = open_warc(cfg, loaded.warc)?;
         let in_flight = InFlight::new(&cfg.fetch, rt, cfg.concurrency, cfg.idle_connections())?;
         let robots_agent = cfg.fetch.robots_agent();
@@ -425,6 +448,7 @@ impl Engine {
             stats: Stats::decode(&loaded.stats),
             frontier: replayed.frontier,
             urls,
+            scope,
             robots: RobotsTable::new(robots_agent, cfg.max_retries),
             sched: Scheduler::new(cfg.delay),
             in_flight,
@@ -469,6 +493,19 @@ impl Engine {
     /// The id of a URL, assigning a new one (and logging it) when unseen. `None` when the
     /// URL's host already has `max_pages_per_host` URLs (unless `force`).
     fn intern(&mut self, url: String, force: bool) -> Option<PageId> {
+        if !force {
+            match self.scope.check(&url) {
+                Ok(()) => {}
+                Err(OutOfScope::Host) => {
+                    self.stats.out_of_scope_links += 1;
+                    return None;
+                }
+                Err(OutOfScope::Filtered) => {
+                    self.stats.filtered_links += 1;
+                    return None;
+                }
+            }
+        }
         match self.urls.intern(&url, force) {
             Interned::Known(id) => Some(id),
             Interned::New(id) => {
@@ -494,7 +531,10 @@ impl Engine {
         let mut bad = Vec::new();
         for s in self.cfg.seeds.clone() {
             match links::normalize(&s, &self.cfg.fetch.url_rules) {
-                Ok(u) => ids.extend(self.intern(u, true)),
+                Ok(u) => {
+                    self.scope.add_seed(&u);
+                    ids.extend(self.intern(u, true))
+                }
                 Err(_) => bad.push(s),
             }
         }
@@ -660,8 +700,16 @@ impl Engine {
         url_of(id, self.urls.unsaved_url(id), |id| self.store.url(id))
     }
 
+    /// Whether no more page may be popped under `--max-pages`: the budget counts *fetched*
+    /// pages — those a server answered, whatever the status (`Stats::pages_answered`) — so a
+    /// page given up (robots.txt, a failure) frees its place. Pages popped and not finished
+    /// (waiting for their host or in flight) may all still be fetched, so they hold their
+    /// place: a crawl stops with exactly `--max-pages` fetched pages when the web has them.
     fn max_pages_reached(&self) -> bool {
-        self.cfg.max_pages.is_some_and(|m| self.popped >= m)
+        self.cfg.max_pages.is_some_and(|m| {
+            let outstanding = self.popped.saturating_sub(self.stats.pages_done());
+            self.stats.pages_answered() + outstanding >= m
+        })
     }
 
     /// Fills free request slots: with the earliest-popped page that politeness lets go,

@@ -327,7 +327,12 @@ impl fmt::Display for Status {
             )?;
         }
         writeln!(f, "discovered URLs   {}", self.discovered)?;
-        writeln!(f, "pages finished    {}", self.crawled)?;
+        write!(f, "{}", self.stats.pages_summary())?;
+        writeln!(
+            f,
+            "pages finished    {} (fetched or given up)",
+            self.crawled
+        )?;
         writeln!(
             f,
             "in flight at stop {} (fetched first on resume)",

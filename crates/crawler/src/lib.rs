@@ -57,6 +57,7 @@ mod politeness;
 pub mod ranking;
 mod resume;
 pub mod robots;
+pub mod scope;
 pub mod search_log;
 pub mod signals;
 pub mod stats;
@@ -71,6 +72,7 @@ pub use export::{
 };
 pub use fetch::FetchConfig;
 pub use links::UrlRules;
+pub use scope::{ScopeConfig, ScopeKind};
 pub use search_log::SearchLog;
 pub use signals::StopSignals;
 pub use stats::Stats;

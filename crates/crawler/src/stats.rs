@@ -66,6 +66,8 @@ stats! {
     invalid_links: "Links that were malformed or not http(s).",
     trap_links: "Links dropped as too long or too deep.",
     host_cap_links: "Links dropped because their host reached --max-pages-per-host.",
+    out_of_scope_links: "Links dropped as outside --scope (another host or domain than the seeds').",
+    filtered_links: "Links dropped by --include / --exclude.",
     parse_errors: "Pages the HTML parser gave up on (links found before were kept).",
     bytes: "Body bytes received.",
     fd_shortages: "Connections and files that failed for want of file descriptors (EMFILE/ENFILE): retried later, never counted as failed attempts.",
@@ -108,6 +110,32 @@ impl Stats {
     /// Responses received from a server for pages (not robots.txt), whatever their status.
     pub fn pages_answered(&self) -> u64 {
         self.pages_html + self.pages_not_html + self.redirects + self.http_errors + self.too_large
+    }
+
+    /// Pages given up without a server's answer: robots.txt disallowed them, or their
+    /// fetch failed after the retries. Not counted against `--max-pages`.
+    pub fn pages_given_up(&self) -> u64 {
+        self.robots_disallowed + self.fetch_errors
+    }
+
+    /// Two lines for summaries: the fetched pages (what `--max-pages` counts) by outcome,
+    /// and the pages given up, by reason.
+    pub fn pages_summary(&self) -> String {
+        format!(
+            "fetched pages     {} (html {}, not html {}, redirects {}, http errors {}, too large {})\n\
+             given up          {} (robots.txt disallowed {}, fetch failed {}: dns {}, tls {})\n",
+            self.pages_answered(),
+            self.pages_html,
+            self.pages_not_html,
+            self.redirects,
+            self.http_errors,
+            self.too_large,
+            self.pages_given_up(),
+            self.robots_disallowed,
+            self.fetch_errors,
+            self.dns_errors,
+            self.tls_errors
+        )
     }
 
     /// Errors of any kind (for the progress line).

@@ -288,6 +288,112 @@ fn impact_aware_crawls_are_the_simulators_and_resume() {
 }
 
 #[test]
+fn scope_and_filters_keep_the_crawl_where_it_was_told() {
+    let g = graph(300, 17);
+    let web = start_web(
+        &g,
+        TestWebConfig {
+            pages_per_host: 100,
+            ..TestWebConfig::default()
+        },
+    );
+    // A seed with several links on its own host (hosts hold 100 pages each).
+    let seed = (0..300u32)
+        .find(|&v| {
+            g.successors(v as usize)
+                .iter()
+                .filter(|&&w| w / 100 == v / 100)
+                .count()
+                >= 3
+        })
+        .unwrap();
+    let host0 = web.url(seed).split('/').nth(2).unwrap().to_owned();
+    // --scope host: every request, robots.txt included, goes to the seed's host.
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = base_config(&web, dir.path(), web.seed_urls(&[seed]), "bfs");
+    c.scope.kind = crawlrank_crawler::ScopeKind::Host;
+    let report = run(&c);
+    assert_eq!(report.stop, StopReason::Exhausted);
+    let log = web.log();
+    assert!(log.len() > 3, "{}", report.stats);
+    let other: Vec<&LogEntry> = log.iter().filter(|e| e.host != host0).collect();
+    assert!(
+        other.is_empty(),
+        "requests outside {host0}: {:?}",
+        &other[..other.len().min(3)]
+    );
+    assert!(report.stats.out_of_scope_links > 0, "{}", report.stats);
+    // --scope domain: the test web's hosts share one registrable domain.
+    web.clear_log();
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = base_config(&web, dir.path(), web.seed_urls(&[0]), "bfs");
+    c.scope.kind = crawlrank_crawler::ScopeKind::Domain;
+    let report = run(&c);
+    assert_eq!(report.stats.out_of_scope_links, 0);
+    assert_eq!(page_fetches(&web.log()).len(), reachable(&g, &[0]));
+    // Filters: nothing under /p1 is requested; the rest is.
+    web.clear_log();
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = base_config(&web, dir.path(), web.seed_urls(&[0]), "bfs");
+    c.scope.exclude = vec!["/p1".into()];
+    let report = run(&c);
+    let log = web.log();
+    assert!(log.iter().all(|e| !e.path.starts_with("/p1")));
+    assert!(
+        report.stats.filtered_links > 0 && log.len() > 10,
+        "{}",
+        report.stats
+    );
+    // A malformed regex is refused before any state is written.
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let mut c = base_config(&web, &state, web.seed_urls(&[0]), "bfs");
+    c.scope.include = vec!["[".into()];
+    let e = format!(
+        "{:#}",
+        crawl(&c, &AtomicBool::new(false), &mut |_| {}).unwrap_err()
+    );
+    assert!(e.contains("--include '['"), "{e}");
+    assert!(!state.exists());
+    web.shutdown_blocking();
+}
+
+#[test]
+fn the_page_budget_counts_fetched_pages_only() {
+    // robots.txt disallows every page whose path starts with /p1 (/p1, /p10…/p19, /p100…):
+    // those are given up without a request; 500s and 503s are answers, so they count.
+    let g = graph(400, 5);
+    let web = start_web(
+        &g,
+        TestWebConfig {
+            robots: Some("Disallow: /p1".into()),
+            error_rate: 0.1,
+            seed: 3,
+            ..TestWebConfig::default()
+        },
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = base_config(&web, dir.path(), web.seed_urls(&[0]), "bfs");
+    c.concurrency = 8;
+    c.max_retries = 0;
+    for budget in [100, 160] {
+        c.max_pages = Some(budget);
+        let report = run(&c);
+        assert_eq!(report.stop, StopReason::MaxPages);
+        let st = &report.stats;
+        assert_eq!(st.pages_answered(), budget, "{st}");
+        let requests = web.log().iter().filter(|e| e.node.is_some()).count();
+        assert_eq!(requests as u64, budget, "page requests the server saw");
+        assert!(st.robots_disallowed > 0 && st.http_errors > 0, "{st}");
+        assert_eq!(report.pending, 0);
+    }
+    let status = export::status(dir.path()).unwrap().to_string();
+    assert!(status.contains("fetched pages     160"), "{status}");
+    assert!(status.contains("given up"), "{status}");
+    web.shutdown_blocking();
+}
+
+#[test]
 fn robots_and_politeness_are_honoured() {
     let g = graph(160, 3);
     let cfg = TestWebConfig {

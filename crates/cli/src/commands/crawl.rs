@@ -1,7 +1,9 @@
 //! `crawlrank crawl`: a real, polite HTTP crawl in the order of a policy, resumable.
 
 use anyhow::{ensure, Context, Result};
-use crawlrank_crawler::{CrawlConfig, Progress, SearchLog, StopReason, StopSignals};
+use crawlrank_crawler::{
+    CrawlConfig, Progress, ScopeConfig, ScopeKind, SearchLog, StopReason, StopSignals,
+};
 use crawlrank_frontier::PolicyKind;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -39,7 +41,8 @@ pub struct Args {
     /// The state directory: created on the first run, resumed by the next ones.
     #[arg(long, value_name = "DIR")]
     pub state: PathBuf,
-    /// Stop after this many pages in total (over all runs).
+    /// Stop after this many fetched pages in total (over all runs): pages a server answered,
+    /// whatever the status; pages given up (robots.txt, failures) do not count.
     #[arg(long, value_name = "N")]
     pub max_pages: Option<u64>,
     /// Requests in flight at most (never more than one per host). With the idle
@@ -91,11 +94,25 @@ pub struct Args {
     /// Do not write WARC files.
     #[arg(long)]
     pub no_warc: bool,
+    /// Which hosts the crawl stays on: any, domain (the seeds' registrable domains) or host
+    /// (the seeds' host names). Out-of-scope URLs are counted, never requested.
+    #[arg(long, value_name = "any|domain|host", default_value = "any", value_parser = scope_kind)]
+    pub scope: ScopeKind,
+    /// Keep only URLs matching this regex (repeatable: matching any one is enough).
+    #[arg(long, value_name = "REGEX")]
+    pub include: Vec<String>,
+    /// Drop URLs matching this regex (repeatable).
+    #[arg(long, value_name = "REGEX")]
+    pub exclude: Vec<String>,
     /// Write the crawl's counters to FILE about once a second and at the end: tab-separated,
     /// a header line first (replaced at each run). For benchmarks and monitors, which cannot
     /// open the state while the crawl holds it and see no progress line when output is piped.
     #[arg(long, value_name = "FILE")]
     pub progress_log: Option<PathBuf>,
+}
+
+fn scope_kind(s: &str) -> Result<ScopeKind, String> {
+    ScopeKind::parse(s).map_err(|e| e.to_string())
 }
 
 /// The `--progress-log` file: one line of counters per interval, the last seen always
@@ -265,6 +282,11 @@ pub fn run(args: Args) -> Result<()> {
     };
     let mut c = CrawlConfig {
         impacts,
+        scope: ScopeConfig {
+            kind: args.scope,
+            include: args.include.clone(),
+            exclude: args.exclude.clone(),
+        },
         omega: args.omega,
         gamma: args.gamma,
         state_dir: args.state.clone(),
@@ -334,15 +356,16 @@ pub fn run(args: Args) -> Result<()> {
         StopReason::Interrupted => "interrupted",
     };
     println!(
-        "crawl stopped: {why}; {} pages this run in {:.1} s ({:.0} pages/s); {} pages in total, {} URLs discovered on {} hosts, {} in the frontier",
+        "crawl stopped: {why}; {} pages finished this run in {:.1} s ({:.0} pages/s); {} URLs discovered on {} hosts, {} in the frontier",
         report.pages_this_run,
         report.elapsed.as_secs_f64(),
         report.pages_this_run as f64 / report.elapsed.as_secs_f64().max(1e-9),
-        report.crawled,
         report.discovered,
         report.hosts,
         report.frontier
     );
+    print!("{}", report.stats.pages_summary());
+    println!("counters (all runs):");
     print!("{}", report.stats);
     if report.stop == StopReason::Exhausted && report.stats.pages_answered() == 0 {
         let st = &report.stats;
@@ -368,10 +391,25 @@ pub fn run(args: Args) -> Result<()> {
             "resume with: crawlrank crawl --state {} --policy {}{}{}",
             args.state.display(),
             args.policy,
-            match (&args.impact, &args.impact_column) {
-                (Some(p), Some(k)) => format!(" --impact {} --impact-column {k}", p.display()),
-                (Some(p), None) => format!(" --impact {}", p.display()),
-                _ => String::new(),
+            {
+                let mut more = match (&args.impact, &args.impact_column) {
+                    (Some(p), Some(k)) => format!(" --impact {} --impact-column {k}", p.display()),
+                    (Some(p), None) => format!(" --impact {}", p.display()),
+                    _ => String::new(),
+                };
+                // The scope is not stored: the hint repeats it.
+                match args.scope {
+                    ScopeKind::Any => {}
+                    ScopeKind::Domain => more.push_str(" --scope domain"),
+                    ScopeKind::Host => more.push_str(" --scope host"),
+                }
+                for r in &args.include {
+                    more.push_str(&format!(" --include '{r}'"));
+                }
+                for r in &args.exclude {
+                    more.push_str(&format!(" --exclude '{r}'"));
+                }
+                more
             },
             if report.pending > 0 {
                 format!(
