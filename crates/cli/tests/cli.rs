@@ -507,6 +507,7 @@ fn serve_https_and_crawl_it_trusting_the_served_ca() {
             "0",
             "--max-retries",
             "0",
+            "--no-sitemaps",
         ];
         args.extend_from_slice(extra);
         env.run(&args)
@@ -572,7 +573,16 @@ fn crawl_resume_status_and_export_a_served_graph() {
         )
     };
     let crawl = |extra: &[&str]| {
-        let mut args = vec!["crawl", "--state", st, "--proxy", &proxy, "--delay", "0"];
+        let mut args = vec![
+            "crawl",
+            "--state",
+            st,
+            "--proxy",
+            &proxy,
+            "--delay",
+            "0",
+            "--no-sitemaps",
+        ];
         args.extend_from_slice(extra);
         env.run(&args)
     };
@@ -739,7 +749,16 @@ fn a_full_disk_is_a_clear_error_and_the_state_stays_usable() {
     let state = disk.dir.path().join("state");
     let st = state.to_str().unwrap();
     let crawl = |extra: &[&str]| {
-        let mut args = vec!["crawl", "--state", st, "--proxy", &proxy, "--delay", "0"];
+        let mut args = vec![
+            "crawl",
+            "--state",
+            st,
+            "--proxy",
+            &proxy,
+            "--delay",
+            "0",
+            "--no-sitemaps",
+        ];
         args.extend_from_slice(extra);
         env.run(&args)
     };

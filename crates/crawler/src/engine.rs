@@ -242,6 +242,8 @@ struct Engine {
     urls: UrlTable,
     /// Which links may enter the frontier.
     scope: Scope,
+    /// The hosts of the crawl's seeds: their robots.txt `Sitemap:` files are seeded.
+    seed_hosts: std::collections::HashSet<HostId>,
     robots: RobotsTable,
     sched: Scheduler,
     in_flight: InFlight,
@@ -436,10 +438,11 @@ impl Engine {
                 }
             }
         }
+        let urls = load_urls(&store, &loaded, cfg.max_pages_per_host)?;
+        let seed_hosts = seeded.iter().filter_map(|&id| urls.host_of(id)).collect();
         let warc = open_warc(cfg, loaded.warc)?;
         let in_flight = InFlight::new(&cfg.fetch, rt, cfg.concurrency, cfg.idle_connections())?;
         let robots_agent = cfg.fetch.robots_agent();
-        let urls = load_urls(&store, &loaded, cfg.max_pages_per_host)?;
         let mut e = Self {
             cfg: cfg.clone(),
             store,
@@ -449,6 +452,7 @@ impl Engine {
             frontier: replayed.frontier,
             urls,
             scope,
+            seed_hosts,
             robots: RobotsTable::new(robots_agent, cfg.max_retries),
             sched: Scheduler::new(cfg.delay),
             in_flight,
@@ -529,13 +533,28 @@ impl Engine {
     fn seed(&mut self) -> Result<()> {
         let mut ids = Vec::new();
         let mut bad = Vec::new();
+        let mut sitemaps = Vec::new();
         for s in self.cfg.seeds.clone() {
             match links::normalize(&s, &self.cfg.fetch.url_rules) {
                 Ok(u) => {
                     self.scope.add_seed(&u);
+                    if self.cfg.fetch.sitemaps {
+                        if let Some(origin) = links::host_key(&u) {
+                            sitemaps.push(format!("{origin}/sitemap.xml"));
+                        }
+                    }
                     ids.extend(self.intern(u, true))
                 }
                 Err(_) => bad.push(s),
+            }
+        }
+        // Each seed host's /sitemap.xml, after the seeds (crate::sitemap).
+        for u in sitemaps {
+            ids.extend(self.intern(u, true));
+        }
+        for &id in &ids {
+            if let Some(h) = self.urls.host_of(id) {
+                self.seed_hosts.insert(h);
             }
         }
         if !bad.is_empty() {
@@ -545,10 +564,12 @@ impl Engine {
                 bad[0]
             );
         }
-        let new: Vec<PageId> = ids
-            .into_iter()
-            .filter(|&id| !self.frontier.pages().is_known(id))
-            .collect();
+        let mut new: Vec<PageId> = Vec::new();
+        for id in ids {
+            if !self.frontier.pages().is_known(id) && !new.contains(&id) {
+                new.push(id);
+            }
+        }
         if !new.is_empty() {
             self.frontier.seed(&new);
             self.writes.events.push(Event::Seed(new));
@@ -881,11 +902,35 @@ impl Engine {
                     self.writes.robots.push((origin, stored));
                 }
                 self.apply_crawl_delay(host, &rules);
+                self.seed_robots_sitemaps(host, &rules);
             }
         }
         self.sched.finish(host, now);
         if !backoff.is_zero() {
             self.sched.hold(host, now + backoff, now);
+        }
+    }
+
+    /// With `--sitemaps`, seeds the `Sitemap:` files a seed host's robots.txt names (those in
+    /// scope; crate::sitemap).
+    fn seed_robots_sitemaps(&mut self, host: HostId, rules: &RobotsRules) {
+        if !self.cfg.fetch.sitemaps || !self.seed_hosts.contains(&host) {
+            return;
+        }
+        let RobotsRules::Rules(robot) = rules else {
+            return;
+        };
+        let mut ids = Vec::new();
+        for s in robot.sitemaps.clone() {
+            match links::normalize(&s, &self.cfg.fetch.url_rules) {
+                Ok(u) => ids.extend(self.intern(u, false)),
+                Err(_) => self.stats.invalid_links += 1,
+            }
+        }
+        ids.retain(|&id| !self.frontier.pages().is_known(id));
+        if !ids.is_empty() {
+            self.frontier.seed(&ids);
+            self.writes.events.push(Event::Seed(ids));
         }
     }
 
@@ -947,6 +992,11 @@ impl Engine {
         self.stats.invalid_links += u64::from(f.invalid_links);
         self.stats.trap_links += u64::from(f.trap_links);
         self.stats.parse_errors += u64::from(f.parse_error);
+        if f.outcome == Some(Outcome::Sitemap) {
+            self.stats.sitemap_links += f.links.len() as u64;
+            self.stats.sitemap_dropped += u64::from(f.sitemap_dropped);
+            self.stats.sitemap_errors += u64::from(f.sitemap_error);
+        }
     }
 
     /// Counts a page's noindex and canonical marks, and keeps them when it has any.

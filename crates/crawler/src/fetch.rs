@@ -39,6 +39,8 @@ pub struct FetchConfig {
     pub url_rules: UrlRules,
     /// Write WARC records.
     pub warc: bool,
+    /// Read non-HTML responses that may be sitemaps as sitemaps (crate::sitemap).
+    pub sitemaps: bool,
 }
 
 impl Default for FetchConfig {
@@ -55,6 +57,7 @@ impl Default for FetchConfig {
             ca_certs: Vec::new(),
             url_rules: UrlRules::default(),
             warc: true,
+            sitemaps: false,
         }
     }
 }
@@ -104,6 +107,10 @@ pub struct PageFetch {
     pub canonical: Option<String>,
     /// Why no HTTP answer came, when none did.
     pub failure: Option<TransportFailure>,
+    /// For a sitemap: entries dropped by its limits or on another host.
+    pub sitemap_dropped: u32,
+    /// For a sitemap: its XML or gzip was broken or too large.
+    pub sitemap_error: bool,
     /// The whole response was read (so its connection may carry another request).
     pub read_to_end: bool,
 }
@@ -342,7 +349,9 @@ async fn fetch_page_on(
         out.retryable = resp.status().is_server_error() || status == 429;
     } else if !is_html(content_type.as_deref()) {
         out.outcome = Some(Outcome::NotHtml);
-        return out; // The body is not wanted: dropping the response abandons it.
+        if !(cfg.sitemaps && crate::sitemap::looks_like_sitemap(&parsed, content_type.as_deref())) {
+            return out; // The body is not wanted: dropping the response abandons it.
+        }
     }
     let body = match read_capped(&mut resp, cfg.max_body).await {
         Ok(Some(b)) => b,
@@ -361,10 +370,13 @@ async fn fetch_page_on(
     out.bytes = body.len() as u64;
     out.read_to_end = true;
     let parse = out.outcome.is_none();
+    let sitemap = out.outcome == Some(Outcome::NotHtml);
     let cfg2 = Arc::clone(cfg);
     let url2 = url.to_string();
     let done = tokio::task::spawn_blocking(move || {
         let links = parse.then(|| extract_links(&parsed, &body, &cfg2.url_rules));
+        let sitemap =
+            sitemap.then(|| crate::sitemap::parse_sitemap(&parsed, &body, &cfg2.url_rules));
         let records = if cfg2.warc {
             warc::fetch_records(
                 &url2,
@@ -376,16 +388,23 @@ async fn fetch_page_on(
         } else {
             Vec::new()
         };
-        (links, records)
+        (links, sitemap, records)
     })
     .await;
-    let Ok((links, records)) = done else {
+    let Ok((links, sitemap, records)) = done else {
         // The blocking task panicked (a bug in a dependency): count it as a parse failure.
         out.outcome = Some(out.outcome.unwrap_or(Outcome::Html));
         out.parse_error = true;
         return out;
     };
     out.warc = records;
+    if let Some(s) = sitemap.filter(|s| s.is_sitemap) {
+        out.outcome = Some(Outcome::Sitemap);
+        out.links = s.links;
+        out.invalid_links = s.invalid;
+        out.sitemap_dropped = s.dropped;
+        out.sitemap_error = s.error.is_some();
+    }
     if let Some(p) = links {
         out.outcome = Some(Outcome::Html);
         out.nofollow_page = p.nofollow || x_robots_nofollow;

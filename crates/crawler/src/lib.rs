@@ -60,6 +60,7 @@ pub mod robots;
 pub mod scope;
 pub mod search_log;
 pub mod signals;
+pub mod sitemap;
 pub mod stats;
 pub mod store;
 pub mod urls;

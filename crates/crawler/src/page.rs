@@ -29,6 +29,8 @@ pub enum Outcome {
     TooLarge = 5,
     /// robots.txt disallows the URL (never fetched).
     RobotsDisallowed = 6,
+    /// A sitemap or sitemap index (crate::sitemap): its entries are the page's links.
+    Sitemap = 7,
 }
 
 impl Outcome {
@@ -47,6 +49,7 @@ impl Outcome {
             4 => Self::FetchError,
             5 => Self::TooLarge,
             6 => Self::RobotsDisallowed,
+            7 => Self::Sitemap,
             _ => bail!("unknown page outcome {b}"),
         })
     }
@@ -61,6 +64,7 @@ impl Outcome {
             Self::FetchError => "fetch-error",
             Self::TooLarge => "too-large",
             Self::RobotsDisallowed => "robots-disallowed",
+            Self::Sitemap => "sitemap",
         }
     }
 }
@@ -110,11 +114,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn outcome_bytes_round_trip_and_7_is_unknown() {
-        for b in 0..7 {
+    fn outcome_bytes_round_trip_and_8_is_unknown() {
+        for b in 0..8 {
             assert_eq!(Outcome::from_byte(b).unwrap().to_byte(), b);
         }
-        let err = Outcome::from_byte(7).unwrap_err().to_string();
-        assert!(err.contains("unknown page outcome 7"), "{err}");
+        let err = Outcome::from_byte(8).unwrap_err().to_string();
+        assert!(err.contains("unknown page outcome 8"), "{err}");
     }
 }

@@ -48,6 +48,10 @@ stats! {
     requests: "HTTP requests sent (pages, robots.txt and retries).",
     pages_html: "HTML pages fetched and parsed.",
     pages_not_html: "Responses skipped as not HTML (by Content-Type).",
+    sitemaps: "Sitemaps and sitemap indexes fetched and read.",
+    sitemap_links: "URLs read from sitemaps.",
+    sitemap_dropped: "Sitemap entries dropped: past the protocol's limits (50,000 entries, 50 MiB) or on another host.",
+    sitemap_errors: "Sitemaps whose XML or gzip was broken or too large (the entries before the fault were kept).",
     redirects: "3xx responses (their target became a discovered link).",
     http_errors: "Final 4xx/5xx responses.",
     retries: "Fetches retried after a 5xx, a timeout or a connection error.",
@@ -81,6 +85,7 @@ impl Stats {
         match outcome {
             Outcome::Html => self.pages_html += 1,
             Outcome::NotHtml => self.pages_not_html += 1,
+            Outcome::Sitemap => self.sitemaps += 1,
             Outcome::HttpError => self.http_errors += 1,
             Outcome::Redirect => self.redirects += 1,
             Outcome::FetchError => {
@@ -100,6 +105,7 @@ impl Stats {
     pub fn pages_done(&self) -> u64 {
         self.pages_html
             + self.pages_not_html
+            + self.sitemaps
             + self.redirects
             + self.http_errors
             + self.fetch_errors
@@ -109,7 +115,12 @@ impl Stats {
 
     /// Responses received from a server for pages (not robots.txt), whatever their status.
     pub fn pages_answered(&self) -> u64 {
-        self.pages_html + self.pages_not_html + self.redirects + self.http_errors + self.too_large
+        self.pages_html
+            + self.pages_not_html
+            + self.sitemaps
+            + self.redirects
+            + self.http_errors
+            + self.too_large
     }
 
     /// Pages given up without a server's answer: robots.txt disallowed them, or their
@@ -122,11 +133,12 @@ impl Stats {
     /// and the pages given up, by reason.
     pub fn pages_summary(&self) -> String {
         format!(
-            "fetched pages     {} (html {}, not html {}, redirects {}, http errors {}, too large {})\n\
+            "fetched pages     {} (html {}, not html {}, sitemaps {}, redirects {}, http errors {}, too large {})\n\
              given up          {} (robots.txt disallowed {}, fetch failed {}: dns {}, tls {})\n",
             self.pages_answered(),
             self.pages_html,
             self.pages_not_html,
+            self.sitemaps,
             self.redirects,
             self.http_errors,
             self.too_large,
@@ -178,13 +190,13 @@ mod tests {
     #[test]
     fn each_outcome_is_counted_once() {
         let mut s = Stats::default();
-        for b in 0..7 {
+        for b in 0..8 {
             s.count_outcome(Outcome::from_byte(b).unwrap(), None);
         }
         s.count_outcome(Outcome::FetchError, Some(TransportFailure::Dns));
         s.count_outcome(Outcome::FetchError, Some(TransportFailure::Tls));
         s.count_outcome(Outcome::FetchError, Some(TransportFailure::Other));
-        assert_eq!(s.pages_done(), 10);
+        assert_eq!(s.pages_done(), 11);
         assert_eq!((s.fetch_errors, s.dns_errors, s.tls_errors), (4, 1, 1));
     }
 }

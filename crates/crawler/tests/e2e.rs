@@ -359,6 +359,54 @@ fn scope_and_filters_keep_the_crawl_where_it_was_told() {
 }
 
 #[test]
+fn sitemaps_find_pages_no_link_reaches() {
+    let g = graph(200, 23);
+    let web = start_web(
+        &g,
+        TestWebConfig {
+            pages_per_host: 50,
+            sitemaps: true,
+            ..TestWebConfig::default()
+        },
+    );
+    let host_of = |v: u32| web.url(v).split('/').nth(2).unwrap().to_owned();
+    let h0: Vec<u32> = (0..50).collect();
+    let reach = crawlrank_graph::visit::reachable_from(&g, &[0]);
+    assert!(
+        h0.iter().any(|&v| !reach[v as usize]),
+        "the test needs a page of h0 no link from page 0 reaches"
+    );
+    let crawl_h0 = |sitemaps: bool| {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = base_config(&web, dir.path(), web.seed_urls(&[0]), "bfs");
+        c.scope.kind = crawlrank_crawler::ScopeKind::Host;
+        c.fetch.sitemaps = sitemaps;
+        web.clear_log();
+        let report = run(&c);
+        assert_eq!(report.stop, StopReason::Exhausted);
+        (report, page_fetches(&web.log()))
+    };
+    let (without, fetched) = crawl_h0(false);
+    assert!(h0.iter().any(|v| !fetched.contains_key(v)));
+    assert_eq!(without.stats.sitemaps, 0);
+    let (with, fetched) = crawl_h0(true);
+    for &v in &h0 {
+        assert!(
+            fetched.contains_key(&v),
+            "page {v} of {} not fetched",
+            host_of(0)
+        );
+    }
+    // /sitemap.xml (an index), the gzipped sitemap it names, and robots.txt's Sitemap:.
+    let st = &with.stats;
+    assert_eq!(st.sitemaps, 3, "{st}");
+    assert_eq!(st.sitemap_links, 1 + 2 * 50, "{st}");
+    assert_eq!((st.sitemap_dropped, st.sitemap_errors), (0, 0));
+    assert!(fetched.values().all(|&n| n == 1), "a page fetched twice");
+    web.shutdown_blocking();
+}
+
+#[test]
 fn the_page_budget_counts_fetched_pages_only() {
     // robots.txt disallows every page whose path starts with /p1 (/p1, /p10…/p19, /p100…):
     // those are given up without a request; 500s and 503s are answers, so they count.

@@ -42,6 +42,10 @@ pub struct TestWebConfig {
     /// ([`TestWeb::ca_pem`](crate::TestWeb::ca_pem)). Plain proxied `http://` requests are
     /// still answered.
     pub tls: bool,
+    /// Serve sitemaps on every graph host: `/sitemap.xml`, an index naming
+    /// `/sitemap-pages.xml.gz` (a gzipped urlset of the host's pages), and a robots.txt line
+    /// `Sitemap: <scheme>://<host>/sitemap-robots.xml` (a plain urlset of the same pages).
+    pub sitemaps: bool,
 }
 
 impl Default for TestWebConfig {
@@ -58,6 +62,7 @@ impl Default for TestWebConfig {
             slow_delay: Duration::from_secs(30),
             record_log: true,
             shutdown_grace: Duration::from_secs(2),
+            sitemaps: false,
             tls: false,
         }
     }

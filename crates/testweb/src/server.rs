@@ -544,6 +544,51 @@ fn entry_status(p: &mut Pending, status: u16) {
     }
 }
 
+/// `scheme://host` of the graph's pages on `host`.
+fn origin(shared: &Shared, host: &str) -> String {
+    let scheme = if shared.cfg.tls { "https" } else { "http" };
+    format!("{scheme}://{host}")
+}
+
+/// The sitemaps of a graph host ([`TestWebConfig::sitemaps`]), `None` for other paths. The
+/// host's pages are found by a scan of every node: fine for tests, not for huge webs.
+fn sitemap_reply(shared: &Shared, host: &str, path: &str) -> Option<Reply> {
+    let urlset = || {
+        let mut xml = String::from(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+             <urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
+        );
+        for v in 0..shared.site.num_nodes() as u32 {
+            let url = shared.site.url(v);
+            if crate::site::split_url(url).is_some_and(|(_, h, _)| h == host) {
+                xml.push_str(&format!("<url><loc>{url}</loc></url>\n"));
+            }
+        }
+        xml.push_str("</urlset>\n");
+        xml
+    };
+    Some(match path {
+        "/sitemap.xml" => Reply::with_body(
+            200,
+            "application/xml",
+            format!(
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+                 <sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n\
+                 <sitemap><loc>{}/sitemap-pages.xml.gz</loc></sitemap>\n</sitemapindex>\n",
+                origin(shared, host)
+            ),
+        ),
+        "/sitemap-pages.xml.gz" => {
+            use std::io::Write;
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            gz.write_all(urlset().as_bytes()).ok()?;
+            Reply::with_body(200, "application/gzip", gz.finish().ok()?)
+        }
+        "/sitemap-robots.xml" => Reply::with_body(200, "application/xml", urlset()),
+        _ => return None,
+    })
+}
+
 /// Chooses the reply for `host` + the entry's path; fills in `node` and `attempt`.
 fn route(shared: &Shared, host: &str, entry: &mut LogEntry) -> Reply {
     let path = entry.path.as_str();
@@ -558,11 +603,22 @@ fn route(shared: &Shared, host: &str, entry: &mut LogEntry) -> Reply {
         return traps::reply(&shared.site, &shared.trap_state, path);
     }
     if path == "/robots.txt" {
-        return if shared.site.has_host(host) {
-            Reply::with_body(200, "text/plain; charset=utf-8", shared.robots.clone())
-        } else {
+        return if !shared.site.has_host(host) {
             Reply::status_page(404)
+        } else if shared.cfg.sitemaps {
+            let mut body = shared.robots.to_vec();
+            body.extend_from_slice(
+                format!("\nSitemap: {}/sitemap-robots.xml\n", origin(shared, host)).as_bytes(),
+            );
+            Reply::with_body(200, "text/plain; charset=utf-8", body)
+        } else {
+            Reply::with_body(200, "text/plain; charset=utf-8", shared.robots.clone())
         };
+    }
+    if shared.cfg.sitemaps && shared.site.has_host(host) {
+        if let Some(reply) = sitemap_reply(shared, host, path) {
+            return reply;
+        }
     }
     let Some(v) = shared.site.lookup(host, path) else {
         return Reply::status_page(404);

@@ -94,6 +94,10 @@ pub struct Args {
     /// Do not write WARC files.
     #[arg(long)]
     pub no_warc: bool,
+    /// Do not read sitemaps. By default each seed host's /sitemap.xml and the Sitemap: files
+    /// its robots.txt names are seeded, and their entries (and sitemap indexes') followed.
+    #[arg(long)]
+    pub no_sitemaps: bool,
     /// Which hosts the crawl stays on: any, domain (the seeds' registrable domains) or host
     /// (the seeds' host names). Out-of-scope URLs are counted, never requested.
     #[arg(long, value_name = "any|domain|host", default_value = "any", value_parser = scope_kind)]
@@ -315,6 +319,7 @@ pub fn run(args: Args) -> Result<()> {
     c.fetch.connect_timeout = c.fetch.timeout.min(Duration::from_secs(10));
     c.fetch.max_body = args.max_body;
     c.fetch.warc = !args.no_warc;
+    c.fetch.sitemaps = !args.no_sitemaps;
 
     let mut log = args
         .progress_log
