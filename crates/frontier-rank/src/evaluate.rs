@@ -48,8 +48,8 @@ pub struct Config {
 }
 
 /// `learned`'s default cap on training pages: smartcore fits on one thread, and a forest on the
-/// 2.6 million training pages of a 10^7-page web's frontier did not finish in an hour; on
-/// 200,000 it takes about a minute (docs/frontier-rank.md).
+/// 2.6 million training pages of a 10^7-page web's frontier had not finished after five minutes; on
+/// 200,000 it takes about three minutes (docs/frontier-rank.md).
 pub const DEFAULT_MAX_TRAIN: usize = 200_000;
 
 impl Default for Config {
