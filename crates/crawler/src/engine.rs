@@ -992,6 +992,7 @@ impl Engine {
         self.stats.invalid_links += u64::from(f.invalid_links);
         self.stats.trap_links += u64::from(f.trap_links);
         self.stats.parse_errors += u64::from(f.parse_error);
+        self.stats.archived_truncated += u64::from(f.truncated);
         if f.outcome == Some(Outcome::Sitemap) {
             self.stats.sitemap_links += f.links.len() as u64;
             self.stats.sitemap_dropped += u64::from(f.sitemap_dropped);

@@ -41,6 +41,10 @@ pub struct FetchConfig {
     pub warc: bool,
     /// Read non-HTML responses that may be sitemaps as sitemaps (crate::sitemap).
     pub sitemaps: bool,
+    /// Archive non-HTML responses too (`--archive all`), their first `max_body` bytes, with
+    /// `WARC-Truncated` when the cap cut the body; `false` (`--archive html`) archives HTML
+    /// pages (and sitemaps) only.
+    pub archive_all: bool,
 }
 
 impl Default for FetchConfig {
@@ -58,6 +62,7 @@ impl Default for FetchConfig {
             url_rules: UrlRules::default(),
             warc: true,
             sitemaps: false,
+            archive_all: true,
         }
     }
 }
@@ -111,6 +116,8 @@ pub struct PageFetch {
     pub sitemap_dropped: u32,
     /// For a sitemap: its XML or gzip was broken or too large.
     pub sitemap_error: bool,
+    /// The body was archived cut at the size cap (`--archive all`).
+    pub truncated: bool,
     /// The whole response was read (so its connection may carry another request).
     pub read_to_end: bool,
 }
@@ -227,6 +234,11 @@ fn response_head(resp: &Response) -> Vec<u8> {
         status.canonical_reason().unwrap_or("")
     );
     for (k, v) in resp.headers() {
+        // The record holds the body as decoded from the transfer coding: a reader must not try
+        // to de-chunk it again (warcio and pywb do, from this header). Kept, renamed.
+        if k == hyper::header::TRANSFER_ENCODING {
+            h.push_str("X-Crawlrank-Orig-");
+        }
         h.push_str(k.as_str());
         h.push_str(": ");
         h.push_str(&String::from_utf8_lossy(v.as_bytes()));
@@ -234,6 +246,59 @@ fn response_head(resp: &Response) -> Vec<u8> {
     }
     h.push_str("\r\n");
     h.into_bytes()
+}
+
+/// A non-HTML response kept for the archive only: its first `max_body` bytes in WARC records
+/// (`WARC-Truncated: length` when the cap cut it), not parsed.
+async fn archive_only(
+    mut out: PageFetch,
+    resp: &mut Response,
+    cfg: &Arc<FetchConfig>,
+    url: &str,
+    parsed: &Url,
+    date: SystemTime,
+    head: &[u8],
+) -> PageFetch {
+    let (body, truncated) = match read_truncated(resp, cfg.max_body).await {
+        Ok(r) => r,
+        Err(e) => {
+            let mut f = transport_failure(&e);
+            f.status = out.status;
+            return f;
+        }
+    };
+    out.bytes = body.len() as u64;
+    out.read_to_end = !truncated;
+    out.truncated = truncated;
+    let (url, request, head) = (
+        url.to_string(),
+        request_head(parsed, &cfg.user_agent),
+        head.to_vec(),
+    );
+    let records = tokio::task::spawn_blocking(move || {
+        warc::fetch_records_truncated(&url, date, &request, &head, &body, truncated)
+    })
+    .await;
+    out.warc = records.unwrap_or_default();
+    out
+}
+
+/// Reads a body's first `cap` bytes; `true` with them when the body is longer (the rest is not
+/// read: the connection must then be closed).
+async fn read_truncated(resp: &mut Response, cap: usize) -> Result<(Vec<u8>, bool), HttpError> {
+    let mut body = Vec::new();
+    while let Some(frame) = resp.body_mut().frame().await {
+        let frame = frame.map_err(|e| HttpError::new(ErrorKind::Http, e))?;
+        if let Ok(chunk) = frame.into_data() {
+            let room = cap - body.len();
+            if chunk.len() > room {
+                body.extend_from_slice(&chunk[..room]);
+                return Ok((body, true));
+            }
+            body.extend_from_slice(&chunk);
+        }
+    }
+    Ok((body, false))
 }
 
 /// Reads a body up to `cap` bytes; `Ok(None)` when it is larger (the rest is not read: the
@@ -350,7 +415,10 @@ async fn fetch_page_on(
     } else if !is_html(content_type.as_deref()) {
         out.outcome = Some(Outcome::NotHtml);
         if !(cfg.sitemaps && crate::sitemap::looks_like_sitemap(&parsed, content_type.as_deref())) {
-            return out; // The body is not wanted: dropping the response abandons it.
+            if !(cfg.warc && cfg.archive_all) {
+                return out; // The body is not wanted: dropping the response abandons it.
+            }
+            return archive_only(out, &mut resp, cfg, url, &parsed, date, &head).await;
         }
     }
     let body = match read_capped(&mut resp, cfg.max_body).await {

@@ -60,6 +60,7 @@ stats! {
     tls_errors: "Pages given up on a TLS certificate or handshake failure (part of fetch errors).",
     timeouts: "Requests that timed out (each attempt).",
     too_large: "Bodies over the size cap.",
+    archived_truncated: "Non-HTML bodies archived cut at the size cap (WARC-Truncated).",
     robots_fetched: "robots.txt files requested.",
     robots_cached: "robots.txt files reused from the state (fetched by an earlier run less than 24 h ago).",
     robots_disallowed: "Pages not fetched because robots.txt disallows them.",

@@ -92,6 +92,19 @@ pub fn fetch_records(
     response_head: &[u8],
     body: &[u8],
 ) -> Vec<u8> {
+    fetch_records_truncated(url, date, request, response_head, body, false)
+}
+
+/// [`fetch_records`] for a body the size cap cut short (`truncated`): the response record
+/// says `WARC-Truncated: length` (WARC 1.1 §5.13), as archive readers expect.
+pub fn fetch_records_truncated(
+    url: &str,
+    date: SystemTime,
+    request: &[u8],
+    response_head: &[u8],
+    body: &[u8],
+    truncated: bool,
+) -> Vec<u8> {
     use sha1::Digest;
     let date = warc_date(date);
     let (req_id, resp_id) = (record_id(), record_id());
@@ -100,18 +113,18 @@ pub fn fetch_records(
         data_encoding::BASE32.encode(&sha1::Sha1::digest(body))
     );
     let mut out = Vec::new();
-    push_record(
-        &mut out,
-        &[
-            ("WARC-Type", "response"),
-            ("WARC-Record-ID", &resp_id),
-            ("WARC-Date", &date),
-            ("WARC-Target-URI", url),
-            ("WARC-Payload-Digest", &digest),
-            ("Content-Type", "application/http;msgtype=response"),
-        ],
-        &[response_head, body],
-    );
+    let mut headers = vec![
+        ("WARC-Type", "response"),
+        ("WARC-Record-ID", resp_id.as_str()),
+        ("WARC-Date", date.as_str()),
+        ("WARC-Target-URI", url),
+        ("WARC-Payload-Digest", digest.as_str()),
+        ("Content-Type", "application/http;msgtype=response"),
+    ];
+    if truncated {
+        headers.push(("WARC-Truncated", "length"));
+    }
+    push_record(&mut out, &headers, &[response_head, body]);
     push_record(
         &mut out,
         &[

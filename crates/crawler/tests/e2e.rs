@@ -111,18 +111,15 @@ fn simulator_order_with(
         .order
 }
 
-/// Every WARC record of a crawl, decompressed and concatenated.
+/// Every WARC record of a crawl, decompressed and concatenated (binary bodies lossily).
 fn warc_text(state: &Path) -> String {
-    let mut text = String::new();
+    let mut bytes = Vec::new();
     for e in std::fs::read_dir(state.join("warc")).unwrap() {
-        let bytes = std::fs::read(e.unwrap().path()).unwrap();
-        std::io::Read::read_to_string(
-            &mut flate2::read::MultiGzDecoder::new(&bytes[..]),
-            &mut text,
-        )
-        .unwrap();
+        let gz = std::fs::read(e.unwrap().path()).unwrap();
+        std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(&gz[..]), &mut bytes)
+            .unwrap();
     }
-    text
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 /// Requests for graph pages, per node.
@@ -403,6 +400,102 @@ fn sitemaps_find_pages_no_link_reaches() {
     assert_eq!(st.sitemap_links, 1 + 2 * 50, "{st}");
     assert_eq!((st.sitemap_dropped, st.sitemap_errors), (0, 0));
     assert!(fetched.values().all(|&n| n == 1), "a page fetched twice");
+    web.shutdown_blocking();
+}
+
+/// `warcio` (the Python WARC library web archivists use), when installed; `.ci/run` installs
+/// it, so in CI its absence is a failure, elsewhere a skip with a message.
+fn warcio() -> Option<std::path::PathBuf> {
+    let found = std::process::Command::new("warcio")
+        .arg("--help")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if found {
+        return Some("warcio".into());
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "warcio is not installed (pip install warcio); .ci/run installs it"
+    );
+    eprintln!("skipped: warcio is not installed (pip install warcio)");
+    None
+}
+
+#[test]
+fn the_warc_of_a_mixed_crawl_passes_warcio() {
+    let g = graph(60, 29);
+    let web = start_web(
+        &g,
+        TestWebConfig {
+            traps: true,
+            trap_link_nodes: vec![0],
+            huge_bytes: 400_000,
+            slow_delay: Duration::from_millis(100),
+            ..TestWebConfig::default()
+        },
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = base_config(&web, dir.path(), web.seed_urls(&[0]), "bfs");
+    c.concurrency = 4;
+    c.max_retries = 1;
+    c.fetch.max_body = 256 << 10;
+    c.max_pages_per_host = 60;
+    c.fetch.url_rules.max_path_depth = 5;
+    let report = run(&c);
+    let st = &report.stats;
+    assert!(st.pages_not_html >= 2 && st.archived_truncated == 1, "{st}");
+    let text = warc_text(dir.path());
+    for (what, needle) in [
+        (
+            "the PDF",
+            "WARC-Target-URI: http://traps.crawlrank.test/doc.pdf",
+        ),
+        (
+            "the binary",
+            "WARC-Target-URI: http://traps.crawlrank.test/big.bin",
+        ),
+        ("the cut", "WARC-Truncated: length"),
+        ("a redirect", "HTTP/1.1 302"),
+        ("an error page", "HTTP/1.1 404"),
+    ] {
+        assert!(text.contains(needle), "{what} is not archived");
+    }
+    // With --archive html, the binary bodies are not archived.
+    let html_only = tempfile::tempdir().unwrap();
+    let mut c2 = c.clone();
+    c2.state_dir = html_only.path().to_path_buf();
+    c2.fetch.archive_all = false;
+    run(&c2);
+    let text2 = warc_text(html_only.path());
+    assert!(!text2.contains("/big.bin\r\n") && !text2.contains("WARC-Truncated"));
+    let Some(warcio) = warcio() else {
+        web.shutdown_blocking();
+        return;
+    };
+    for e in std::fs::read_dir(dir.path().join("warc")).unwrap() {
+        let path = e.unwrap().path();
+        let out = std::process::Command::new(&warcio)
+            .arg("check")
+            .arg("-v")
+            .arg(&path)
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success(),
+            "warcio check {}: {said}",
+            path.display()
+        );
+        let index = std::process::Command::new(&warcio)
+            .arg("index")
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(index.status.success());
+        let records = String::from_utf8_lossy(&index.stdout).lines().count();
+        assert!(records as u64 > 2 * st.pages_html, "{records} records");
+    }
     web.shutdown_blocking();
 }
 

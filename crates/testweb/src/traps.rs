@@ -25,6 +25,7 @@
 //! | `/huge.html` | 200 `text/html`, `huge_bytes` (default 50 MB) streamed, a link to `/canary/huge-tail` at the very end | caps the body size, never fetches the tail link |
 //! | `/slow.html` | head only after `slow_delay` (default 30 s), links to `/canary/slow` | times out, never fetches it |
 //! | `/doc.pdf` | 200 `application/pdf` whose bytes contain `<a href="/canary/pdf">` | does not parse it as HTML |
+//! | `/big.bin` | 200 `application/octet-stream`, [`BIG_BIN_BYTES`] bytes | archives its first `--max-body` bytes, marked truncated when the cap cuts it |
 //! | `/bad-utf8.html` | `text/html; charset=utf-8` with invalid UTF-8 around a link to `/found/bad-utf8` | decodes lossily, fetches it |
 //! | `/malformed.html` | unclosed tags, unquoted / upper-case / multi-line attributes, `&amp;` in a query; links in a comment and in a `<script>` | fetches `/found/malformed-{unquoted,upper,newline}`, `/found/malformed?a=1&b=2`; never `/canary/comment`, `/canary/script` |
 //! | `/base/page.html` | `<base href="http://traps.crawlrank.test/found/">` and `<a href="based">` | fetches `/found/based`, never `/base/based` |
@@ -63,6 +64,9 @@ pub struct TrapExpectations {
     /// URL prefixes it may fetch, but only finitely often (a test asserts a small count).
     pub bounded_prefixes: Vec<String>,
 }
+
+/// Size of the trap `/big.bin` (a binary body for archiving and its size cap).
+pub const BIG_BIN_BYTES: usize = 300_000;
 
 /// The expectations for the catalogue served over `site` (see the module documentation).
 pub(crate) fn expectations(site: &Site) -> TrapExpectations {
@@ -192,6 +196,7 @@ pub(crate) fn reply(site: &Site, state: &State, path: &str) -> Reply {
                 "/huge.html",
                 "/slow.html",
                 "/doc.pdf",
+                "/big.bin",
                 "/bad-utf8.html",
                 "/malformed.html",
                 "/base/page.html",
@@ -233,6 +238,11 @@ pub(crate) fn reply(site: &Site, state: &State, path: &str) -> Reply {
             r.delay = state.slow_delay;
             r
         }
+        "/big.bin" => Reply::with_body(
+            200,
+            "application/octet-stream",
+            Bytes::from((0..BIG_BIN_BYTES).map(|i| (i % 251) as u8).collect::<Vec<u8>>()),
+        ),
         "/doc.pdf" => Reply::with_body(
             200,
             "application/pdf",

@@ -94,6 +94,10 @@ pub struct Args {
     /// Do not write WARC files.
     #[arg(long)]
     pub no_warc: bool,
+    /// What goes into the WARC files: all (every response, non-HTML bodies up to --max-body,
+    /// marked WARC-Truncated when cut) or html (HTML pages and sitemaps only).
+    #[arg(long, value_name = "all|html", default_value = "all", value_parser = ["all", "html"])]
+    pub archive: String,
     /// Do not read sitemaps. By default each seed host's /sitemap.xml and the Sitemap: files
     /// its robots.txt names are seeded, and their entries (and sitemap indexes') followed.
     #[arg(long)]
@@ -320,6 +324,7 @@ pub fn run(args: Args) -> Result<()> {
     c.fetch.max_body = args.max_body;
     c.fetch.warc = !args.no_warc;
     c.fetch.sitemaps = !args.no_sitemaps;
+    c.fetch.archive_all = args.archive == "all";
 
     let mut log = args
         .progress_log
