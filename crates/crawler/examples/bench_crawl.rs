@@ -46,17 +46,30 @@ fn crawler_sockets(port: u16) -> usize {
     crawlrank_testkit::open_sockets("/proc/self", port).map_or(0, |(_, connections)| connections)
 }
 
-/// Crawls with `c`, sampling the crawler's sockets to `port` at every progress call (4 a
-/// second); returns the report and the most sockets seen.
+/// Crawls with `c` while a thread of its own samples the crawler's sockets to `port` four
+/// times a second (reading `/proc/self/net/tcp` costs milliseconds with thousands of sockets:
+/// done in the progress callback it would stall the crawl's engine thread); returns the report
+/// and the most sockets seen.
 fn crawl_sampled(
     c: &CrawlConfig,
     port: u16,
 ) -> anyhow::Result<(crawlrank_crawler::CrawlReport, usize)> {
-    let mut max = 0;
-    let report = crawl(c, &AtomicBool::new(false), &mut |_| {
-        max = max.max(crawler_sockets(port));
-    })?;
-    Ok((report, max))
+    let done = Arc::new(AtomicBool::new(false));
+    let sampler = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let mut max = 0;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                max = max.max(crawler_sockets(port));
+                std::thread::sleep(Duration::from_millis(250));
+            }
+            max
+        })
+    };
+    let report = crawl(c, &AtomicBool::new(false), &mut |_| {});
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let max = sampler.join().unwrap_or(0);
+    Ok((report?, max))
 }
 
 fn main() -> anyhow::Result<()> {
@@ -92,24 +105,53 @@ fn main() -> anyhow::Result<()> {
         "crawlrank: {} pages ({} hosts, {} requests) in {secs:.2} s = {ours:.0} pages/s (concurrency {conc}, redb + WARC on); at most {sockets} sockets open",
         report.pages_this_run, report.hosts, report.stats.requests
     );
+    // The same crawl without WARC, its state on a RAM disk when there is one (/dev/shm):
+    // crawlrank's nearest to spider's in-memory crawl (its event log is still committed).
+    let mut lean = c.clone();
+    let shm = std::path::Path::new("/dev/shm");
+    let lean_dir = if shm.is_dir() {
+        tempfile::tempdir_in(shm)?
+    } else {
+        tempfile::tempdir()?
+    };
+    lean.state_dir = lean_dir.path().join("state");
+    lean.fetch.warc = false;
+    let start = Instant::now();
+    let (lean_report, _) = crawl_sampled(&lean, web.addr().port())?;
+    let lean_secs = start.elapsed().as_secs_f64();
+    let lean_rate = lean_report.pages_this_run as f64 / lean_secs;
+    println!(
+        "crawlrank --no-warc (state in {}): {} pages in {lean_secs:.2} s = {lean_rate:.0} pages/s",
+        lean_dir.path().display(),
+        lean_report.pages_this_run
+    );
     if let Some(spider) = args.get(3) {
-        let out = std::process::Command::new(spider)
-            .args([
-                web.proxy_url(),
-                web.url(0).to_string(),
-                pages.to_string(),
-                conc.to_string(),
-            ])
-            .output()?;
-        let text = String::from_utf8_lossy(&out.stdout);
-        let mut it = text.split_whitespace();
-        let (n, s): (f64, f64) = (
-            it.next().unwrap_or("0").parse()?,
-            it.next().unwrap_or("1").parse()?,
-        );
-        let theirs = n / s.max(1e-9);
-        println!("spider:    {n} pages in {s:.2} s = {theirs:.0} pages/s (concurrency {conc}, no robots, in memory)");
-        println!("ratio crawlrank / spider = {:.2}", ours / theirs.max(1e-9));
+        for mode in ["robots", "no-robots"] {
+            let out = std::process::Command::new(spider)
+                .args([
+                    web.proxy_url(),
+                    web.url(0).to_string(),
+                    pages.to_string(),
+                    conc.to_string(),
+                    mode.to_string(),
+                ])
+                .output()?;
+            let text = String::from_utf8_lossy(&out.stdout);
+            let mut it = text.split_whitespace();
+            let (n, s): (f64, f64) = (
+                it.next().unwrap_or("0").parse()?,
+                it.next().unwrap_or("1").parse()?,
+            );
+            let theirs = n / s.max(1e-9);
+            println!(
+                "spider ({mode}): {n} pages in {s:.2} s = {theirs:.0} pages/s (concurrency {conc}, in memory)"
+            );
+            println!(
+                "  ratio crawlrank / spider ({mode}) = {:.2} with redb + WARC, {:.2} with --no-warc",
+                ours / theirs.max(1e-9),
+                lean_rate / theirs.max(1e-9)
+            );
+        }
     }
     web.shutdown_blocking();
 
