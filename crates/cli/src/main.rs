@@ -59,6 +59,8 @@ enum Command {
     Convert(commands::convert::Args),
     /// Show where a crawl stands.
     Status(commands::status::Args),
+    /// Serve the dashboard (web page, /api/status, Prometheus /metrics) of a crawl state until Ctrl-C.
+    Dashboard(commands::dashboard::Args),
     /// Serve a graph as a local test web for the crawler (loopback only; --traps adds robustness traps).
     Serve(commands::serve::Args),
 }
@@ -85,6 +87,7 @@ fn main() -> ExitCode {
         Command::Export(a) => commands::export::run(a),
         Command::Convert(a) => commands::convert::run(a, &cache),
         Command::Status(a) => commands::status::run(a),
+        Command::Dashboard(a) => commands::dashboard::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

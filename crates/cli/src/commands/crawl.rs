@@ -91,6 +91,17 @@ pub struct Args {
     /// Do not write WARC files.
     #[arg(long)]
     pub no_warc: bool,
+    /// Serve a live dashboard while crawling: a web page at http://ADDR/ that updates itself,
+    /// its JSON at /api/status and Prometheus metrics at /metrics (e.g. 127.0.0.1:7070; port
+    /// 0: any free port, printed). Loopback only unless --dashboard-public.
+    #[arg(long, value_name = "ADDR")]
+    pub dashboard: Option<String>,
+    /// Allow a non-loopback --dashboard address (the dashboard has no authentication).
+    #[arg(long, requires = "dashboard")]
+    pub dashboard_public: bool,
+    /// Keep serving the dashboard this many seconds after the crawl ends.
+    #[arg(long, value_name = "SECS", default_value_t = 0, requires = "dashboard")]
+    pub dashboard_linger: u64,
     /// Write the crawl's counters to FILE about once a second and at the end: tab-separated,
     /// a header line first (replaced at each run). For benchmarks and monitors, which cannot
     /// open the state while the crawl holds it and see no progress line when output is piped.
@@ -218,7 +229,7 @@ fn read_seeds(path: &PathBuf) -> Result<Vec<String>> {
 /// Sets `stop` on Ctrl-C (SIGINT) or SIGTERM, from a small thread of its own, so that the
 /// crawl ends cleanly after the requests in flight. A second signal exits the process at
 /// once (the state stays consistent: it is committed transactionally).
-fn stop_on_signals(stop: Arc<AtomicBool>) -> Result<()> {
+pub fn stop_on_signals(stop: Arc<AtomicBool>) -> Result<()> {
     let mut signals = StopSignals::listen()?;
     std::thread::Builder::new()
         .name("crawlrank-signals".into())
@@ -235,6 +246,24 @@ fn stop_on_signals(stop: Arc<AtomicBool>) -> Result<()> {
         })
         .context("cannot start the signal thread")?;
     Ok(())
+}
+
+/// Serves the ended crawl's dashboard `for_how_long` more (a stop request ends the wait),
+/// then stops it.
+fn linger(server: crawlrank_dashboard::DashboardHandle, for_how_long: Duration, stop: &AtomicBool) {
+    // A crawl stopped by Ctrl-C does not linger.
+    if !for_how_long.is_zero() && !stop.load(Ordering::SeqCst) {
+        eprintln!(
+            "dashboard: serving the ended crawl for {} s more at {}",
+            for_how_long.as_secs(),
+            server.url()
+        );
+        let until = Instant::now() + for_how_long;
+        while Instant::now() < until && !stop.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+    server.shutdown();
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -293,6 +322,25 @@ pub fn run(args: Args) -> Result<()> {
     c.fetch.connect_timeout = c.fetch.timeout.min(Duration::from_secs(10));
     c.fetch.max_body = args.max_body;
     c.fetch.warc = !args.no_warc;
+    // The dashboard's tables: the crawl computes them only when someone looks.
+    c.report_top = if args.dashboard.is_some() {
+        super::dashboard::TOP_URLS
+    } else {
+        0
+    };
+    // Bound before the state is opened: a port in use ends the command before the crawl
+    // touches anything.
+    let dashboard = match &args.dashboard {
+        Some(addr) => {
+            let dash = crawlrank_dashboard::DashboardState::new(format!(
+                "live crawl of {}",
+                args.state.display()
+            ));
+            let server = super::dashboard::start(addr, args.dashboard_public, dash.clone())?;
+            Some((dash, server))
+        }
+        None => None,
+    };
 
     let mut log = args
         .progress_log
@@ -306,6 +354,9 @@ pub fn run(args: Args) -> Result<()> {
     let result = crawlrank_crawler::crawl(&c, &stop, &mut |p| {
         if let Some(log) = log.as_mut() {
             log.record(p);
+        }
+        if let Some((dash, _)) = &dashboard {
+            dash.record_progress(p);
         }
         pb.set_position(p.pages_this_run);
         pb.set_message(String::new());
@@ -325,6 +376,10 @@ pub fn run(args: Args) -> Result<()> {
     // The last counters are logged even when the crawl failed: they show where it stood.
     if let Some(log) = log.as_mut() {
         log.flush_pending();
+    }
+    if let Some((dash, server)) = dashboard {
+        dash.set_running(false);
+        linger(server, Duration::from_secs(args.dashboard_linger), &stop);
     }
     let report = result?;
     pb.finish_and_clear();
