@@ -232,3 +232,49 @@ fn dashboard_of_a_missing_state_is_an_error() {
         &["holds no crawl state"],
     );
 }
+
+#[test]
+fn dashboard_of_a_running_crawl_shows_its_ranking_snapshot() {
+    let env = Env::new();
+    let (_web, proxy, seeds) = web(&env);
+    let state = env.path("state");
+    let st = state.to_str().unwrap();
+    // Slow, and with 100 expected pages K = 2: the ranking snapshot is rewritten every 2 pages.
+    let mut args = crawl_args(st, &proxy, &seeds);
+    args.extend([
+        "--delay",
+        "1000",
+        "--concurrency",
+        "1",
+        "--expected-pages",
+        "100",
+    ]);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_crawlrank"));
+    cmd.args(&args).stdout(Stdio::null()).stderr(Stdio::null());
+    let _crawl = Running(cmd.spawn().unwrap());
+    let snapshot = state.join("ranking.tsv");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !snapshot.is_file() {
+        assert!(Instant::now() < deadline, "no ranking snapshot in 30 s");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (_dash, addr) = start(
+        &env,
+        &["dashboard", "--state", st, "--addr", "127.0.0.1:0"],
+        "dashboard: ",
+        false,
+    );
+    let status: serde_json::Value = serde_json::from_str(&get(&addr, "/api/status")).unwrap();
+    assert_eq!(status["running"], true, "{status}");
+    assert!(
+        status["note"]
+            .as_str()
+            .unwrap()
+            .contains("a crawl is running"),
+        "{status}"
+    );
+    assert!(
+        !status["ranking_top"].as_array().unwrap().is_empty(),
+        "{status}"
+    );
+}

@@ -34,7 +34,8 @@ pub enum Access {
 pub struct DashboardHandle {
     addr: SocketAddr,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    /// The server's thread; its result is why the server stopped, if it failed.
+    thread: Option<std::thread::JoinHandle<std::io::Result<()>>>,
 }
 
 impl DashboardHandle {
@@ -49,23 +50,29 @@ impl DashboardHandle {
     }
 
     /// Stops the server, letting requests being answered finish, and waits for its thread.
-    pub fn shutdown(mut self) {
-        self.stop_and_join();
+    /// An error says why the server had stopped by itself before (it serves a view: the
+    /// caller reports it and goes on).
+    pub fn shutdown(mut self) -> Result<()> {
+        self.stop_and_join()
     }
 
-    fn stop_and_join(&mut self) {
+    fn stop_and_join(&mut self) -> Result<()> {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(()); // the server may already be gone
         }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
+        let Some(thread) = self.thread.take() else {
+            return Ok(());
+        };
+        match thread.join() {
+            Ok(served) => served.with_context(|| format!("the dashboard on {} failed", self.addr)),
+            Err(_) => bail!("the dashboard on {} panicked", self.addr),
         }
     }
 }
 
 impl Drop for DashboardHandle {
     fn drop(&mut self) {
-        self.stop_and_join();
+        let _ = self.stop_and_join(); // nobody to tell: `shutdown` is the way to hear it
     }
 }
 
@@ -143,19 +150,16 @@ pub fn serve(addr: SocketAddr, access: Access, state: DashboardState) -> Result<
     let thread = std::thread::Builder::new()
         .name("crawlrank-dashboard".into())
         .spawn(move || {
+            // A failure ends the server, not the crawl: it is a view, never a reason to stop
+            // fetching; `DashboardHandle::shutdown` returns it.
             rt.block_on(async move {
                 let shutdown = async {
                     let _ = stop_rx.await;
                 };
-                if let Err(e) = axum::serve(listener, app)
+                axum::serve(listener, app)
                     .with_graceful_shutdown(shutdown)
                     .await
-                {
-                    // The crawl goes on without its dashboard: it is a view, never a reason
-                    // to stop fetching.
-                    eprintln!("crawlrank: warning: the dashboard on {bound} stopped: {e}");
-                }
-            });
+            })
         })
         .context("cannot start the dashboard's thread")?;
     Ok(DashboardHandle {

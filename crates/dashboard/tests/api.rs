@@ -187,7 +187,7 @@ fn shutdown_frees_the_port() {
     .unwrap();
     let addr = h.local_addr();
     assert_eq!(get(addr, "/metrics").status, 200);
-    h.shutdown();
+    h.shutdown().unwrap();
     let again = serve(addr, Access::LoopbackOnly, fed_state()).unwrap();
     assert_eq!(get(again.local_addr(), "/metrics").status, 200);
 }

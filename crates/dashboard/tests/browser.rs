@@ -118,45 +118,51 @@ fn web_graph(n: u32) -> Csr {
     Csr::from_arcs(n as usize, &arcs)
 }
 
-/// The number a card shows (`1,234` → 1234); `None` while it shows `–`.
-async fn card(c: &Client, id: &str) -> Option<f64> {
-    let v = c
-        .execute(
-            &format!("return document.getElementById('{id}').textContent"),
-            vec![],
-        )
+/// Runs `js` in the page.
+async fn js(c: &Client, js: &str) -> Result<Value, String> {
+    c.execute(js, vec![])
         .await
-        .unwrap();
-    v.as_str()?.replace(',', "").parse().ok()
+        .map_err(|e| format!("cannot run {js:?} in the page: {e}"))
+}
+
+/// The number a card shows (`1,234` → 1234); `None` while it shows `–`.
+async fn card(c: &Client, id: &str) -> Result<Option<f64>, String> {
+    let v = js(
+        c,
+        &format!("return document.getElementById('{id}').textContent"),
+    )
+    .await?;
+    Ok(v.as_str().and_then(|s| s.replace(',', "").parse().ok()))
 }
 
 /// Waits (at most `limit`) until the card `id` shows a number above `floor`; returns it.
-async fn wait_above(c: &Client, id: &str, floor: f64, limit: Duration) -> f64 {
+async fn wait_above(c: &Client, id: &str, floor: f64, limit: Duration) -> Result<f64, String> {
     let deadline = Instant::now() + limit;
     loop {
-        if let Some(v) = card(c, id).await {
+        if let Some(v) = card(c, id).await? {
             if v > floor {
-                return v;
+                return Ok(v);
             }
         }
-        assert!(
-            Instant::now() < deadline,
-            "the page's '{id}' did not rise above {floor} within {limit:?}"
-        );
+        if Instant::now() >= deadline {
+            return Err(format!(
+                "the page's '{id}' did not rise above {floor} within {limit:?}"
+            ));
+        }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
 
-async fn rows(c: &Client, table: &str) -> Vec<String> {
-    let js = format!(
+/// The URLs a table shows.
+async fn rows(c: &Client, table: &str) -> Result<Vec<String>, String> {
+    let script = format!(
         "return Array.from(document.querySelectorAll('#{table} tbody td.url')).map(td => td.textContent)"
     );
-    let v = c.execute(&js, vec![]).await.unwrap();
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_str().unwrap_or_default().to_string())
-        .collect()
+    let v = js(c, &script).await?;
+    let urls = v
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).map(String::from));
+    Ok(urls.map(Iterator::collect).unwrap_or_default())
 }
 
 #[test]
@@ -257,21 +263,24 @@ async fn watch(c: &Client, url: &str) -> Result<(), String> {
     c.goto(url)
         .await
         .map_err(|e| format!("cannot open {url}: {e}"))?;
-    let first = wait_above(c, "pages_total", 0.0, Duration::from_secs(20)).await;
-    let later = wait_above(c, "pages_total", first, Duration::from_secs(20)).await;
-    assert!(later > first);
+    // The numbers appear, then move.
+    let first = wait_above(c, "pages_total", 0.0, Duration::from_secs(20)).await?;
+    wait_above(c, "pages_total", first, Duration::from_secs(20)).await?;
     // The tables fill: the top of the frontier and the ranking so far, with the web's URLs.
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        let (frontier, ranking) = (rows(c, "frontier_top").await, rows(c, "ranking_top").await);
+        let (frontier, ranking) = (
+            rows(c, "frontier_top").await?,
+            rows(c, "ranking_top").await?,
+        );
         if !frontier.is_empty() && !ranking.is_empty() {
-            assert!(
-                frontier
-                    .iter()
-                    .chain(&ranking)
-                    .all(|u| u.starts_with("http://")),
-                "{frontier:?} {ranking:?}"
-            );
+            if !frontier
+                .iter()
+                .chain(&ranking)
+                .all(|u| u.starts_with("http://"))
+            {
+                return Err(format!("the tables show no URLs: {frontier:?} {ranking:?}"));
+            }
             break;
         }
         if Instant::now() >= deadline {
@@ -279,20 +288,16 @@ async fn watch(c: &Client, url: &str) -> Result<(), String> {
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    let state = c
-        .execute(
-            "return document.getElementById('state').textContent",
-            vec![],
-        )
-        .await
-        .map_err(|e| e.to_string())?;
+    let state = js(c, "return document.getElementById('state').textContent").await?;
     if state != "running" {
         return Err(format!("the page says '{state}', not 'running'"));
     }
-    let chart_points = c
-        .execute("const p = document.querySelector('#chart path.line'); return p ? p.getAttribute('d').split('L').length : 0", vec![])
-        .await
-        .map_err(|e| e.to_string())?;
+    let chart_points = js(
+        c,
+        "const p = document.querySelector('#chart path.line'); \
+         return p ? p.getAttribute('d').split('L').length : 0",
+    )
+    .await?;
     if chart_points.as_u64().unwrap_or(0) < 2 {
         return Err(format!("the chart has {chart_points} points"));
     }

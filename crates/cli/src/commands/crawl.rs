@@ -229,7 +229,7 @@ fn read_seeds(path: &PathBuf) -> Result<Vec<String>> {
 /// Sets `stop` on Ctrl-C (SIGINT) or SIGTERM, from a small thread of its own, so that the
 /// crawl ends cleanly after the requests in flight. A second signal exits the process at
 /// once (the state stays consistent: it is committed transactionally).
-pub fn stop_on_signals(stop: Arc<AtomicBool>) -> Result<()> {
+fn stop_on_signals(stop: Arc<AtomicBool>) -> Result<()> {
     let mut signals = StopSignals::listen()?;
     std::thread::Builder::new()
         .name("crawlrank-signals".into())
@@ -263,7 +263,9 @@ fn linger(server: crawlrank_dashboard::DashboardHandle, for_how_long: Duration, 
             std::thread::sleep(Duration::from_millis(100));
         }
     }
-    server.shutdown();
+    if let Err(e) = server.shutdown() {
+        eprintln!("crawlrank: warning: {e:#}");
+    }
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -379,7 +381,12 @@ pub fn run(args: Args) -> Result<()> {
     }
     if let Some((dash, server)) = dashboard {
         dash.set_running(false);
-        linger(server, Duration::from_secs(args.dashboard_linger), &stop);
+        // A failed crawl does not linger: its error comes first.
+        let linger_for = match &result {
+            Ok(_) => Duration::from_secs(args.dashboard_linger),
+            Err(_) => Duration::ZERO,
+        };
+        linger(server, linger_for, &stop);
     }
     let report = result?;
     pb.finish_and_clear();

@@ -93,9 +93,9 @@ pub fn run(args: Args) -> Result<()> {
     let dash = DashboardState::new(format!("crawl state {}", args.state.display()));
     // Read once before serving: a wrong --state is an error, not an empty page.
     refresh(&dash, &args.state)?;
-    let _server = start(&args.addr, args.public, dash.clone())?;
+    let server = start(&args.addr, args.public, dash.clone())?;
     let stop = Arc::new(AtomicBool::new(false));
-    super::crawl::stop_on_signals(stop.clone())?;
+    stop_on_signal(stop.clone())?;
     let every = Duration::from_secs(args.refresh.max(1));
     let mut last = Instant::now();
     while !stop.load(Ordering::SeqCst) {
@@ -107,5 +107,20 @@ pub fn run(args: Args) -> Result<()> {
             }
         }
     }
+    server.shutdown()
+}
+
+/// Sets `stop` at the first Ctrl-C or SIGTERM (nothing to finish here: the server stops at
+/// once).
+fn stop_on_signal(stop: Arc<AtomicBool>) -> Result<()> {
+    let mut signals = crawlrank_crawler::StopSignals::listen()?;
+    std::thread::Builder::new()
+        .name("crawlrank-signals".into())
+        .spawn(move || {
+            if signals.wait() {
+                stop.store(true, Ordering::SeqCst);
+            }
+        })
+        .context("cannot start the signal thread")?;
     Ok(())
 }
