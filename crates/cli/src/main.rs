@@ -52,13 +52,15 @@ enum Command {
     /// Evaluate a seed set: BFS by depth against random seeds, core-to-core and average distances.
     SeedsEval(commands::seeds_eval::Args),
     /// Crawl the web politely in a policy's order (resumable).
-    Crawl(commands::crawl::Args),
+    Crawl(Box<commands::crawl::Args>),
     /// Export a crawl's link graph (BVGraph and/or arc list) and/or its ranking.
     Export(commands::export::Args),
     /// Write a graph as a text arc list (ids or URLs), for NetworkX and friends.
     Convert(commands::convert::Args),
     /// Show where a crawl stands.
     Status(commands::status::Args),
+    /// Serve the dashboard (web page, /api/status, Prometheus /metrics) of a crawl state until Ctrl-C.
+    Dashboard(commands::dashboard::Args),
     /// Serve a graph as a local test web for the crawler (loopback only; --traps adds robustness traps).
     Serve(commands::serve::Args),
 }
@@ -81,10 +83,11 @@ fn main() -> ExitCode {
         Command::Serve(a) => commands::serve::run(a, &cache),
         Command::Seeds(a) => commands::seeds::run(a, &cache),
         Command::SeedsEval(a) => commands::seeds_eval::run(a, &cache),
-        Command::Crawl(a) => commands::crawl::run(a),
+        Command::Crawl(a) => commands::crawl::run(*a),
         Command::Export(a) => commands::export::run(a),
         Command::Convert(a) => commands::convert::run(a, &cache),
         Command::Status(a) => commands::status::run(a),
+        Command::Dashboard(a) => commands::dashboard::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

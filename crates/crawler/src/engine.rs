@@ -94,6 +94,10 @@ pub struct CrawlConfig {
     pub omega: f64,
     /// The walks' γ (`--gamma`).
     pub gamma: f64,
+    /// Report this many best-scored pages of the frontier and of the crawled pages in
+    /// [`Progress`] (a live dashboard's tables); 0, the default, computes nothing. Found by
+    /// one pass over the pages' scores at most once a second (`crate::top`).
+    pub report_top: usize,
 }
 
 impl Default for CrawlConfig {
@@ -123,6 +127,7 @@ impl Default for CrawlConfig {
             scope: ScopeConfig::default(),
             omega: PolicyConfig::OMEGA,
             gamma: PolicyConfig::GAMMA,
+            report_top: 0,
         }
     }
 }
@@ -192,6 +197,14 @@ pub struct Progress {
     pub fetch_limit: usize,
     /// Shortages of file descriptors over all runs ([`Stats::fd_shortages`]).
     pub fd_shortages: u64,
+    /// The crawl's counters, over all runs (what the final summary prints).
+    pub stats: Stats,
+    /// The best-scored URLs still in the frontier with their policy scores, best first: at
+    /// most [`CrawlConfig::report_top`], refreshed at most once a second; empty when 0.
+    pub frontier_top: Vec<(Arc<str>, f64)>,
+    /// The best-scored URLs popped so far (crawled or in flight): the ranking so far, as
+    /// [`frontier_top`](Self::frontier_top).
+    pub ranking_top: Vec<(Arc<str>, f64)>,
 }
 
 /// Why a run ended.
@@ -265,10 +278,15 @@ struct Engine {
     /// No snapshot is tried before this time (after one failed for want of file
     /// descriptors).
     snapshot_not_before: Instant,
+    /// The last [`CrawlConfig::report_top`] lists.
+    top: crate::top::TopLists,
 }
 
 /// How often the progress callback is called.
 const PROGRESS_INTERVAL: Duration = Duration::from_millis(250);
+
+/// How often the [`CrawlConfig::report_top`] lists are retaken at most.
+const TOP_INTERVAL: Duration = Duration::from_secs(1);
 
 /// Longest wait for a fetch result before the loop looks at its timers and the stop flag.
 const POLL_INTERVAL: Duration = Duration::from_millis(100);
@@ -466,6 +484,7 @@ impl Engine {
             pop_seq: 0,
             max_waiting: cfg.max_waiting.unwrap_or((8 * cfg.concurrency).max(256)),
             snapshot_not_before: Instant::now(),
+            top: Default::default(),
         };
         // Pages in flight when the last run ended go first, in their pop order.
         let now = Instant::now();
@@ -1010,7 +1029,27 @@ impl Engine {
         }
     }
 
-    fn progress(&self, start: Instant) -> Progress {
+    /// Retakes the [`CrawlConfig::report_top`] lists when asked for and a second old.
+    /// Informative only: a URL the store cannot give is left out.
+    fn refresh_top(&mut self) {
+        let k = self.cfg.report_top;
+        if k == 0 || self.top.taken.is_some_and(|t| t.elapsed() < TOP_INTERVAL) {
+            return;
+        }
+        let (queued, popped) = crate::top::best_scored(&self.frontier, self.urls.len(), k);
+        let with_urls = |list: Vec<(PageId, f64)>| -> Vec<(Arc<str>, f64)> {
+            let url = |(id, s)| self.url_of(id).ok().map(|u| (u, s));
+            list.into_iter().filter_map(url).collect()
+        };
+        self.top = crate::top::TopLists {
+            taken: Some(Instant::now()),
+            frontier: with_urls(queued),
+            ranking: with_urls(popped),
+        };
+    }
+
+    fn progress(&mut self, start: Instant) -> Progress {
+        self.refresh_top();
         let secs = start.elapsed().as_secs_f64().max(1e-9);
         Progress {
             pages_this_run: self.pages_this_run,
@@ -1026,6 +1065,9 @@ impl Engine {
             idle_connections: self.in_flight.idle(),
             fetch_limit: self.in_flight.limit(),
             fd_shortages: self.stats.fd_shortages,
+            stats: self.stats.clone(),
+            frontier_top: self.top.frontier.clone(),
+            ranking_top: self.top.ranking.clone(),
         }
     }
 
@@ -1110,6 +1152,7 @@ impl Engine {
         self.commit_waiting()?;
         self.final_snapshot()?;
         self.commit_waiting()?; // the shortages the snapshot may have counted
+        self.top.taken = None; // the last report shows the lists as the run ends
         progress(&self.progress(start));
         Ok(self.report(reason, start))
     }

@@ -21,10 +21,11 @@
 //! | [`ranking`] | the ranking files: `score<TAB>url` and page marks, snapshots of a running crawl |
 //! | [`export`] | the crawl as a BVGraph + `.urls` or an arc list, the current ranking and page marks, the status |
 //! | [`stats`] | counters |
+//! | `top` | the best-scored pages of the frontier and of the crawled pages, for a live view |
 //! | [`signals`] | receiving Ctrl-C / SIGTERM for a front end (which decides what they do) |
 //!
 //! The modules not linked (`politeness`, `in_flight`, `http`, `connections`, `fds`,
-//! `resume`) are the engine's parts, private to the crate.
+//! `resume`, `top`) are the engine's parts, private to the crate.
 //!
 //! The files import each other one way only: `fds`, [`page`], [`links`] and [`signals`]
 //! import no other, [`warc`] only `fds`; [`urls`], [`robots`], `politeness`, [`stats`],
@@ -63,6 +64,7 @@ pub mod signals;
 pub mod sitemap;
 pub mod stats;
 pub mod store;
+mod top;
 pub mod urls;
 pub mod warc;
 

@@ -40,6 +40,12 @@ macro_rules! stats {
             pub fn fields(&self) -> Vec<(&'static str, u64)> {
                 vec![$((stringify!($field), self.$field),)*]
             }
+
+            /// Every counter's name with what it counts (its doc line), in
+            /// [`fields`](Self::fields)' order: the help text of a metrics endpoint.
+            pub fn descriptions() -> Vec<(&'static str, &'static str)> {
+                vec![$((stringify!($field), $doc),)*]
+            }
         }
     };
 }

@@ -112,6 +112,17 @@ pub struct Args {
     /// Drop URLs matching this regex (repeatable).
     #[arg(long, value_name = "REGEX")]
     pub exclude: Vec<String>,
+    /// Serve a live dashboard while crawling: a web page at http://ADDR/ that updates itself,
+    /// its JSON at /api/status and Prometheus metrics at /metrics (e.g. 127.0.0.1:7070; port
+    /// 0: any free port, printed). Loopback only unless --dashboard-public.
+    #[arg(long, value_name = "ADDR")]
+    pub dashboard: Option<String>,
+    /// Allow a non-loopback --dashboard address (the dashboard has no authentication).
+    #[arg(long, requires = "dashboard")]
+    pub dashboard_public: bool,
+    /// Keep serving the dashboard this many seconds after the crawl ends.
+    #[arg(long, value_name = "SECS", default_value_t = 0, requires = "dashboard")]
+    pub dashboard_linger: u64,
     /// Write the crawl's counters to FILE about once a second and at the end: tab-separated,
     /// a header line first (replaced at each run). For benchmarks and monitors, which cannot
     /// open the state while the crawl holds it and see no progress line when output is piped.
@@ -262,6 +273,26 @@ fn stop_on_signals(stop: Arc<AtomicBool>) -> Result<()> {
     Ok(())
 }
 
+/// Serves the ended crawl's dashboard `for_how_long` more (a stop request ends the wait),
+/// then stops it.
+fn linger(server: crawlrank_dashboard::DashboardHandle, for_how_long: Duration, stop: &AtomicBool) {
+    // A crawl stopped by Ctrl-C does not linger.
+    if !for_how_long.is_zero() && !stop.load(Ordering::SeqCst) {
+        eprintln!(
+            "dashboard: serving the ended crawl for {} s more at {}",
+            for_how_long.as_secs(),
+            server.url()
+        );
+        let until = Instant::now() + for_how_long;
+        while Instant::now() < until && !stop.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+    if let Err(e) = server.shutdown() {
+        eprintln!("crawlrank: warning: {e:#}");
+    }
+}
+
 pub fn run(args: Args) -> Result<()> {
     let policy = PolicyKind::parse(&args.policy)?;
     ensure!(
@@ -325,6 +356,25 @@ pub fn run(args: Args) -> Result<()> {
     c.fetch.warc = !args.no_warc;
     c.fetch.sitemaps = !args.no_sitemaps;
     c.fetch.archive_all = args.archive == "all";
+    // The dashboard's tables: the crawl computes them only when someone looks.
+    c.report_top = if args.dashboard.is_some() {
+        super::dashboard::TOP_URLS
+    } else {
+        0
+    };
+    // Bound before the state is opened: a port in use ends the command before the crawl
+    // touches anything.
+    let dashboard = match &args.dashboard {
+        Some(addr) => {
+            let dash = crawlrank_dashboard::DashboardState::new(format!(
+                "live crawl of {}",
+                args.state.display()
+            ));
+            let server = super::dashboard::start(addr, args.dashboard_public, dash.clone())?;
+            Some((dash, server))
+        }
+        None => None,
+    };
 
     let mut log = args
         .progress_log
@@ -338,6 +388,9 @@ pub fn run(args: Args) -> Result<()> {
     let result = crawlrank_crawler::crawl(&c, &stop, &mut |p| {
         if let Some(log) = log.as_mut() {
             log.record(p);
+        }
+        if let Some((dash, _)) = &dashboard {
+            dash.record_progress(p);
         }
         pb.set_position(p.pages_this_run);
         pb.set_message(String::new());
@@ -357,6 +410,15 @@ pub fn run(args: Args) -> Result<()> {
     // The last counters are logged even when the crawl failed: they show where it stood.
     if let Some(log) = log.as_mut() {
         log.flush_pending();
+    }
+    if let Some((dash, server)) = dashboard {
+        dash.set_running(false);
+        // A failed crawl does not linger: its error comes first.
+        let linger_for = match &result {
+            Ok(_) => Duration::from_secs(args.dashboard_linger),
+            Err(_) => Duration::ZERO,
+        };
+        linger(server, linger_for, &stop);
     }
     let report = result?;
     pb.finish_and_clear();

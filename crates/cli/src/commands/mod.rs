@@ -2,6 +2,7 @@
 
 pub mod convert;
 pub mod crawl;
+pub mod dashboard;
 pub mod demo;
 pub mod export;
 pub mod frontier_rank;

@@ -1,0 +1,133 @@
+//! `GET /metrics`: the crawl's numbers in the Prometheus text exposition format 0.0.4, for
+//! Prometheus and Grafana (as StormCrawler and URLFrontier users watch their crawls).
+//!
+//! Written by hand rather than through a metrics library: the numbers already live in
+//! [`DashboardState`](crate::DashboardState) (the crawl's own [`Stats`] and its latest
+//! progress), so the endpoint only has to print them, and the format is a few lines of
+//! `# HELP`, `# TYPE` and `name value`. Every [`Stats`] counter becomes one counter
+//! `crawlrank_<field>_total` (help: its doc line) — the counters the crawl's summary prints —
+//! and the progress numbers become gauges.
+
+use crate::state::Sample;
+use crawlrank_crawler::Stats;
+use std::fmt::Write;
+
+/// The `Content-Type` of the text exposition format.
+pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
+
+/// Escapes a `# HELP` text: backslashes and line feeds.
+fn escape_help(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('\n', "\\n")
+}
+
+/// Appends one metric family of a single unlabelled sample.
+fn family(out: &mut String, name: &str, kind: &str, help: &str, value: impl std::fmt::Display) {
+    // Writing to a String cannot fail.
+    let _ = writeln!(out, "# HELP {name} {}", escape_help(help));
+    let _ = writeln!(out, "# TYPE {name} {kind}");
+    let _ = writeln!(out, "{name} {value}");
+}
+
+/// Prometheus' text for a gauge value: finite numbers as they are, the rest as `NaN`/`±Inf`.
+fn float(v: f64) -> String {
+    if v.is_nan() {
+        "NaN".into()
+    } else if v.is_infinite() {
+        if v > 0.0 { "+Inf" } else { "-Inf" }.into()
+    } else {
+        format!("{v}")
+    }
+}
+
+/// The exposition of the latest sample `s`, the counters `stats` and whether the crawl runs.
+pub fn render(s: &Sample, stats: &Stats, running: bool) -> String {
+    let mut out = String::with_capacity(4096);
+    family(
+        &mut out,
+        "crawlrank_pages_total",
+        "counter",
+        "Pages whose fetch ended (any outcome), over all runs of the crawl.",
+        s.pages_total,
+    );
+    family(
+        &mut out,
+        "crawlrank_page_errors_total",
+        "counter",
+        "Pages that ended in an HTTP error, a fetch error or an over-size body (the progress line's errors).",
+        s.errors,
+    );
+    let helps = Stats::descriptions();
+    for ((name, value), (_, help)) in stats.fields().into_iter().zip(helps) {
+        family(
+            &mut out,
+            &format!("crawlrank_{name}_total"),
+            "counter",
+            help,
+            value,
+        );
+    }
+    let gauges: [(&str, &str, f64); 9] = [
+        (
+            "crawlrank_crawl_running",
+            "1 while the crawl runs, 0 once it ended (or for a state read from disk).",
+            f64::from(u8::from(running)),
+        ),
+        (
+            "crawlrank_pages_per_second",
+            "Pages finished per second, averaged over the current run.",
+            s.pages_per_sec,
+        ),
+        (
+            "crawlrank_frontier_pages",
+            "Pages in the frontier: discovered, not yet popped.",
+            s.frontier as f64,
+        ),
+        (
+            "crawlrank_waiting_pages",
+            "Popped pages waiting for their host (politeness delays).",
+            s.waiting as f64,
+        ),
+        (
+            "crawlrank_in_flight_requests",
+            "Requests in flight (pages and robots.txt files).",
+            s.in_flight as f64,
+        ),
+        (
+            "crawlrank_hosts",
+            "Hosts discovered (distinct scheme, host and port).",
+            s.hosts as f64,
+        ),
+        (
+            "crawlrank_hosts_active",
+            "Hosts with pages queued, a request in flight or a politeness delay running.",
+            s.hosts_active as f64,
+        ),
+        (
+            "crawlrank_discovered_urls",
+            "URLs discovered over all runs.",
+            s.discovered as f64,
+        ),
+        (
+            "crawlrank_pages_per_second_recent",
+            "Pages finished per second over the last sample interval (about 0.5 s).",
+            s.rate,
+        ),
+    ];
+    for (name, help, value) in gauges {
+        family(&mut out, name, "gauge", help, float(value));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn special_floats_and_help_escapes() {
+        assert_eq!(float(f64::NAN), "NaN");
+        assert_eq!(float(f64::NEG_INFINITY), "-Inf");
+        assert_eq!(float(2.5), "2.5");
+        assert_eq!(escape_help("a\\b\nc"), "a\\\\b\\nc");
+    }
+}

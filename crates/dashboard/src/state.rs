@@ -1,0 +1,358 @@
+//! What the dashboard shows: the state a crawl (or a state directory read now and then) hands
+//! it, kept behind one short lock.
+//!
+//! Why a store of its own rather than the crawl's own structures: the crawl runs on one owner
+//! thread that must never wait for a web request (docs/crawler.md), so it *pushes* copies here
+//! from its progress callback — O(1) work under the lock, the time series bounded — and the
+//! server's handlers only read. [`DashboardState::status`] is the JSON document of
+//! `GET /api/status`; `crate::metrics` renders the same numbers for Prometheus.
+
+use crawlrank_crawler::{Progress, Stats, Status};
+use serde::Serialize;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// Samples kept: at one per [`SAMPLE_EVERY`], the last half hour.
+pub const MAX_SAMPLES: usize = 3600;
+
+/// Least time between two samples of the time series (the crawl reports about 4×/s).
+pub const SAMPLE_EVERY: Duration = Duration::from_millis(500);
+
+/// Most points of the series sent in one `/api/status` answer; a longer series is thinned
+/// evenly (the page draws a line, not every sample).
+pub const MAX_SERIES_POINTS: usize = 600;
+
+/// The counters shown as errors, by kind (all are [`Stats`] fields).
+pub const ERROR_KINDS: [&str; 9] = [
+    "http_errors",
+    "fetch_errors",
+    "dns_errors",
+    "tls_errors",
+    "timeouts",
+    "too_large",
+    "robots_disallowed",
+    "parse_errors",
+    "fd_shortages",
+];
+
+/// One point of the time series.
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq)]
+pub struct Sample {
+    /// Seconds since the dashboard started.
+    pub t: f64,
+    /// Pages finished over all runs.
+    pub pages_total: u64,
+    /// Pages per second in this run (its mean so far, as the progress line shows).
+    pub pages_per_sec: f64,
+    /// Pages per second since the previous sample (what the chart draws).
+    pub rate: f64,
+    /// Pages in the frontier.
+    pub frontier: u64,
+    /// Popped pages waiting for their host (politeness).
+    pub waiting: u64,
+    /// Requests in flight.
+    pub in_flight: u64,
+    /// Hosts discovered.
+    pub hosts: u64,
+    /// Hosts with pages queued, a request in flight or a delay running.
+    pub hosts_active: u64,
+    /// URLs discovered.
+    pub discovered: u64,
+    /// Pages that ended in an error (HTTP, fetch, over-size).
+    pub errors: u64,
+}
+
+/// A URL with its policy score.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ScoredUrl {
+    /// The URL.
+    pub url: String,
+    /// The policy's score (higher is more important).
+    pub score: f64,
+}
+
+/// A named counter.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Counter {
+    /// Its [`Stats`] field name.
+    pub name: &'static str,
+    /// Its value.
+    pub value: u64,
+}
+
+/// The document of `GET /api/status`.
+#[derive(Debug, Clone, Serialize)]
+pub struct StatusDoc {
+    /// What is shown: `live crawl of DIR` or `crawl state DIR`.
+    pub source: String,
+    /// Whether the crawl is still running (a finished state, or a crawl that ended: false).
+    pub running: bool,
+    /// A line to show above the numbers, e.g. why only the ranking snapshot could be read.
+    pub note: Option<String>,
+    /// Seconds since the dashboard started.
+    pub uptime_s: f64,
+    /// The latest sample (all zeros before the first).
+    pub latest: Sample,
+    /// The time series, oldest first, at most [`MAX_SERIES_POINTS`].
+    pub series: Vec<Sample>,
+    /// Every [`Stats`] counter.
+    pub counters: Vec<Counter>,
+    /// The error counters ([`ERROR_KINDS`]).
+    pub errors: Vec<Counter>,
+    /// The best-scored URLs in the frontier, best first.
+    pub frontier_top: Vec<ScoredUrl>,
+    /// The ranking so far: the best-scored crawled URLs, best first.
+    pub ranking_top: Vec<ScoredUrl>,
+    /// Where the ranking comes from (the live crawl, or its last snapshot file).
+    pub ranking_source: String,
+}
+
+#[derive(Debug)]
+struct Inner {
+    source: String,
+    running: bool,
+    note: Option<String>,
+    samples: VecDeque<Sample>,
+    last_sample_at: Option<Instant>,
+    latest: Sample,
+    stats: Stats,
+    frontier_top: Vec<ScoredUrl>,
+    ranking_top: Vec<ScoredUrl>,
+    ranking_source: String,
+}
+
+/// The shared state of one dashboard: written by the crawl's callback (or a state reader),
+/// read by the server. Cheap to clone (an [`Arc`]).
+#[derive(Debug, Clone)]
+pub struct DashboardState {
+    inner: Arc<Mutex<Inner>>,
+    started: Instant,
+}
+
+fn scored(list: &[(Arc<str>, f64)]) -> Vec<ScoredUrl> {
+    list.iter()
+        .map(|(u, s)| ScoredUrl {
+            url: u.to_string(),
+            score: *s,
+        })
+        .collect()
+}
+
+impl DashboardState {
+    /// An empty state describing `source` (shown in the page's title line), running.
+    pub fn new(source: impl Into<String>) -> Self {
+        Self {
+            inner: Arc::new(Mutex::new(Inner {
+                source: source.into(),
+                running: true,
+                note: None,
+                samples: VecDeque::with_capacity(64),
+                last_sample_at: None,
+                latest: Sample::default(),
+                stats: Stats::default(),
+                frontier_top: Vec::new(),
+                ranking_top: Vec::new(),
+                ranking_source: "the running crawl".into(),
+            })),
+            started: Instant::now(),
+        }
+    }
+
+    /// The lock; a handler that panicked holding it left plain numbers behind, still fine
+    /// to show, so poisoning is ignored.
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Takes a crawl's progress report: the counters and lists always, a sample of the time
+    /// series at most every [`SAMPLE_EVERY`]. O(1) but for the short lists' copies.
+    pub fn record_progress(&self, p: &Progress) {
+        let frontier_top = scored(&p.frontier_top);
+        let ranking_top = scored(&p.ranking_top);
+        let now = Instant::now();
+        let t = now.duration_since(self.started).as_secs_f64();
+        let mut inner = self.lock();
+        let sample = Sample {
+            t,
+            pages_total: p.pages_total,
+            pages_per_sec: p.pages_per_sec,
+            rate: 0.0,
+            frontier: p.frontier as u64,
+            waiting: p.waiting as u64,
+            in_flight: p.in_flight as u64,
+            hosts: p.hosts as u64,
+            hosts_active: p.hosts_active as u64,
+            discovered: p.discovered as u64,
+            errors: p.errors,
+        };
+        inner.stats = p.stats.clone();
+        if !p.frontier_top.is_empty() || !p.ranking_top.is_empty() {
+            inner.frontier_top = frontier_top;
+            inner.ranking_top = ranking_top;
+        }
+        inner.push_sample(sample, now);
+    }
+
+    /// Takes a stopped crawl's status read from its state directory (`crawlrank dashboard
+    /// --state`), as one sample.
+    pub fn record_status(&self, st: &Status) {
+        let now = Instant::now();
+        let t = now.duration_since(self.started).as_secs_f64();
+        let mut inner = self.lock();
+        let sample = Sample {
+            t,
+            pages_total: st.crawled,
+            pages_per_sec: 0.0,
+            rate: 0.0,
+            frontier: st.frontier,
+            waiting: 0,
+            in_flight: 0,
+            hosts: st.hosts as u64,
+            hosts_active: 0,
+            discovered: st.discovered as u64,
+            errors: st.stats.errors(),
+        };
+        inner.stats = st.stats.clone();
+        inner.push_sample(sample, now);
+    }
+
+    /// Replaces the ranking with `top` (best first), read from `source`.
+    pub fn set_ranking(&self, top: Vec<ScoredUrl>, source: impl Into<String>) {
+        let mut inner = self.lock();
+        inner.ranking_top = top;
+        inner.ranking_source = source.into();
+    }
+
+    /// Sets (or clears) the line shown above the numbers.
+    pub fn set_note(&self, note: Option<String>) {
+        self.lock().note = note;
+    }
+
+    /// Marks the crawl as ended (the page stops expecting its numbers to move).
+    pub fn set_running(&self, running: bool) {
+        self.lock().running = running;
+    }
+
+    /// The latest sample and counters, for `/metrics`.
+    pub fn latest(&self) -> (Sample, Stats, bool) {
+        let inner = self.lock();
+        (inner.latest, inner.stats.clone(), inner.running)
+    }
+
+    /// The `GET /api/status` document. The lock is held only to copy.
+    pub fn status(&self) -> StatusDoc {
+        let inner = self.lock();
+        let step = inner.samples.len().div_ceil(MAX_SERIES_POINTS).max(1);
+        let mut series: Vec<Sample> = inner.samples.iter().step_by(step).copied().collect();
+        if let Some(last) = inner.samples.back() {
+            if series.last() != Some(last) {
+                series.push(*last);
+            }
+        }
+        let counters: Vec<Counter> = inner
+            .stats
+            .fields()
+            .into_iter()
+            .map(|(name, value)| Counter { name, value })
+            .collect();
+        let errors = counters
+            .iter()
+            .filter(|c| ERROR_KINDS.contains(&c.name))
+            .cloned()
+            .collect();
+        StatusDoc {
+            source: inner.source.clone(),
+            running: inner.running,
+            note: inner.note.clone(),
+            uptime_s: self.started.elapsed().as_secs_f64(),
+            latest: inner.latest,
+            series,
+            counters,
+            errors,
+            frontier_top: inner.frontier_top.clone(),
+            ranking_top: inner.ranking_top.clone(),
+            ranking_source: inner.ranking_source.clone(),
+        }
+    }
+}
+
+impl Inner {
+    /// Keeps `s` as the latest numbers, and in the series when the last sample is at least
+    /// [`SAMPLE_EVERY`] old (its rate measured since that one).
+    fn push_sample(&mut self, mut s: Sample, now: Instant) {
+        let due = self
+            .last_sample_at
+            .is_none_or(|t| now.duration_since(t) >= SAMPLE_EVERY);
+        if let Some(prev) = self.samples.back() {
+            let dt = s.t - prev.t;
+            if dt > 0.0 {
+                s.rate = s.pages_total.saturating_sub(prev.pages_total) as f64 / dt;
+            }
+        }
+        if !due {
+            // Between samples the latest numbers move, the rate keeps its last value.
+            s.rate = self.latest.rate;
+            self.latest = s;
+            return;
+        }
+        self.latest = s;
+        self.last_sample_at = Some(now);
+        if self.samples.len() == MAX_SAMPLES {
+            self.samples.pop_front();
+        }
+        self.samples.push_back(s);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn progress(pages: u64) -> Progress {
+        Progress {
+            pages_total: pages,
+            frontier: 7,
+            stats: Stats {
+                http_errors: 2,
+                ..Stats::default()
+            },
+            frontier_top: vec![(Arc::from("http://a/"), 1.5)],
+            ..Progress::default()
+        }
+    }
+
+    #[test]
+    fn samples_are_thinned_to_one_per_interval_and_bounded() {
+        let st = DashboardState::new("test");
+        st.record_progress(&progress(1));
+        st.record_progress(&progress(2)); // too soon: latest only
+        let doc = st.status();
+        assert_eq!(doc.series.len(), 1);
+        assert_eq!(doc.latest.pages_total, 2);
+        assert_eq!(doc.frontier_top[0].url, "http://a/");
+        assert!(doc
+            .errors
+            .iter()
+            .any(|c| c.name == "http_errors" && c.value == 2));
+        let mut inner = st.lock();
+        let t0 = Instant::now();
+        for i in 0..(MAX_SAMPLES as u64 + 10) {
+            let s = Sample {
+                t: i as f64,
+                pages_total: i,
+                ..Sample::default()
+            };
+            inner.push_sample(s, t0 + SAMPLE_EVERY * (i as u32 + 2));
+        }
+        assert_eq!(inner.samples.len(), MAX_SAMPLES);
+        assert_eq!(inner.latest.rate, 1.0);
+        drop(inner);
+        let doc = st.status();
+        assert!(doc.series.len() <= MAX_SERIES_POINTS + 1);
+        assert_eq!(
+            doc.series.last().unwrap().pages_total,
+            MAX_SAMPLES as u64 + 9
+        );
+    }
+}
