@@ -248,6 +248,17 @@ fn response_head(resp: &Response) -> Vec<u8> {
     h.into_bytes()
 }
 
+/// The most of a robots.txt file read: 512 KiB (RFC 9309 §2.5: at least 500 KiB).
+pub const ROBOTS_MAX_BYTES: usize = 512 << 10;
+
+/// A robots.txt body cut at [`ROBOTS_MAX_BYTES`], up to its last whole line (a rule cut in the
+/// middle — `Disallow: /pri` for `/private/` — would say something the file does not).
+fn robots_prefix(mut body: Vec<u8>) -> Vec<u8> {
+    let end = body.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    body.truncate(end);
+    body
+}
+
 /// A non-HTML response kept for the archive only: its first `max_body` bytes in WARC records
 /// (`WARC-Truncated: length` when the cap cut it), not parsed.
 async fn archive_only(
@@ -613,13 +624,15 @@ async fn fetch_robots_on(
         if !st.is_success() {
             break;
         }
-        // RFC 9309 asks parsers to read at least 500 KiB; more is ignored.
-        let body = match read_capped(&mut resp, 512 << 10).await {
-            Ok(Some(b)) => {
+        // RFC 9309 §2.5 asks parsers to read at least 500 KiB: a longer file is parsed up to
+        // its last whole line within ROBOTS_MAX_BYTES, never thrown away (its first lines are
+        // usually the ones that matter).
+        let body = match read_truncated(&mut resp, ROBOTS_MAX_BYTES).await {
+            Ok((b, false)) => {
                 drained = true;
                 b
             }
-            Ok(None) => Vec::new(),
+            Ok((b, true)) => robots_prefix(b),
             Err(e) => {
                 let fetch = RobotsFetch {
                     timed_out: e.is_timeout(),
@@ -664,6 +677,15 @@ impl RobotsFetch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_oversize_robots_txt_keeps_its_whole_lines() {
+        assert_eq!(
+            robots_prefix(b"User-agent: *\nDisallow: /private/\nDisallow: /pri".to_vec()),
+            b"User-agent: *\nDisallow: /private/\n"
+        );
+        assert_eq!(robots_prefix(b"no newline at all".to_vec()), b"");
+    }
 
     #[test]
     fn html_content_types() {

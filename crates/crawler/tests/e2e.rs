@@ -535,6 +535,36 @@ fn the_page_budget_counts_fetched_pages_only() {
 }
 
 #[test]
+fn an_oversize_robots_txt_is_read_up_to_its_cap_not_dropped() {
+    // 10 MB: the rule first, then comment lines (RFC 9309 §2.5: parse at least 500 KiB).
+    let mut robots = String::from("Disallow: /p1\n");
+    while robots.len() < 10_000_000 {
+        robots.push_str("# a long file, for a very long time\n");
+    }
+    let g = graph(120, 3);
+    let web = start_web(
+        &g,
+        TestWebConfig {
+            robots: Some(robots),
+            ..TestWebConfig::default()
+        },
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = base_config(&web, dir.path(), web.seed_urls(&[0]), "bfs");
+    c.concurrency = 4;
+    let report = run(&c);
+    assert_eq!(report.stop, StopReason::Exhausted);
+    let log = web.log();
+    assert!(
+        log.iter().all(|e| !e.path.starts_with("/p1")),
+        "a disallowed page was fetched"
+    );
+    assert!(report.stats.robots_disallowed > 0, "{}", report.stats);
+    assert!(report.stats.pages_html > 10);
+    web.shutdown_blocking();
+}
+
+#[test]
 fn robots_and_politeness_are_honoured() {
     let g = graph(160, 3);
     let cfg = TestWebConfig {
