@@ -13,8 +13,9 @@
 //! it would mostly fetch the same content twice. Only `http`/`https` URLs are kept.
 //!
 //! Spider traps are cut here, before a URL ever gets an id: URLs longer than
-//! [`UrlRules::max_url_len`] or deeper than [`UrlRules::max_path_depth`] path segments are
-//! dropped (and counted). The per-host page cap needs the whole crawl and lives in the engine.
+//! [`UrlRules::max_url_len`], deeper than [`UrlRules::max_path_depth`] path segments, or with a
+//! pathological path ([`pathological`]: a segment or run of segments repeated more than twice
+//! in a row) are dropped (and counted as trap links). The per-host page cap needs the whole crawl and lives in the engine.
 
 use std::cell::RefCell;
 use url::Url;
@@ -42,7 +43,8 @@ impl Default for UrlRules {
 pub enum UrlRefusal {
     /// Not an absolute `http`/`https` URL with a host, or not parseable.
     Invalid,
-    /// Longer than `max_url_len` or deeper than `max_path_depth`.
+    /// Longer than `max_url_len`, deeper than `max_path_depth`, or a pathological path (one
+    /// segment or run of segments repeated more than twice in a row, see [`pathological`]).
     Trap,
 }
 
@@ -55,14 +57,31 @@ fn finish(mut url: Url, rules: &UrlRules) -> Result<String, UrlRefusal> {
         return Err(UrlRefusal::Invalid);
     }
     url.set_fragment(None);
-    let depth = url
+    let segments: Vec<&str> = url
         .path_segments()
-        .map_or(0, |s| s.filter(|s| !s.is_empty()).count());
+        .map_or_else(Vec::new, |s| s.filter(|s| !s.is_empty()).collect());
+    if segments.len() > rules.max_path_depth || pathological(&segments) {
+        return Err(UrlRefusal::Trap);
+    }
     let s: String = url.into();
-    if s.len() > rules.max_url_len || depth > rules.max_path_depth {
+    if s.len() > rules.max_url_len {
         return Err(UrlRefusal::Trap);
     }
     Ok(s)
+}
+
+/// Heritrix's pathological-path rule: whether one segment, or a run of segments, is repeated
+/// more than twice in a row (`/a/a/a/`, `/a/b/a/b/a/b/`) — the mark of relative links that
+/// resolve into ever deeper copies of the same page, which the depth limit alone lets through
+/// for up to `max_path_depth` levels on every branch.
+pub fn pathological(segments: &[&str]) -> bool {
+    let n = segments.len();
+    (1..=n / 3).any(|run| {
+        (0..=n - 3 * run).any(|i| {
+            segments[i..i + run] == segments[i + run..i + 2 * run]
+                && segments[i..i + run] == segments[i + 2 * run..i + 3 * run]
+        })
+    })
 }
 
 /// Normalises an absolute URL (seeds, redirect targets resolved by the caller).
@@ -302,6 +321,44 @@ pub fn extract_links(page_url: &Url, body: &[u8], rules: &UrlRules) -> PageLinks
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn pathological_paths_are_traps() {
+        let seg = |p: &str| -> Vec<String> {
+            p.split('/')
+                .filter(|s| !s.is_empty())
+                .map(String::from)
+                .collect()
+        };
+        let is = |p: &str| {
+            let v = seg(p);
+            pathological(&v.iter().map(String::as_str).collect::<Vec<_>>())
+        };
+        for p in [
+            "/a/a/a/",
+            "/lin/a/a/a/x",
+            "/d/a/b/a/b/a/b/",
+            "/x/1/2/3/1/2/3/1/2/3",
+        ] {
+            assert!(is(p), "{p}");
+        }
+        for p in [
+            "/a/a/",
+            "/a/b/a/b/",
+            "/docs/api/docs/api/v2",
+            "/2024/01/01/",
+            "/",
+        ] {
+            assert!(!is(p), "{p}");
+        }
+        let rules = UrlRules::default();
+        assert_eq!(
+            normalize("http://a.test/lin/a/a/a/", &rules),
+            Err(UrlRefusal::Trap)
+        );
+        assert!(normalize("http://a.test/lin/a/a/", &rules).is_ok());
+    }
+
     use super::*;
 
     fn links(html: &str) -> PageLinks {
