@@ -16,7 +16,7 @@
 
 use crate::urls::fingerprint;
 use anyhow::{bail, Result};
-use crawlrank_impact::read_url_impacts;
+use crawlrank_impact::{column_index, read_url_impacts};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -38,25 +38,7 @@ impl SearchLog {
     /// Reads `path`'s impact `column` (its name, or its number from 1; `None`: the first).
     pub fn read(path: &Path, column: Option<&str>) -> Result<Self> {
         let table = read_url_impacts(path)?;
-        let c = match column {
-            None => 0,
-            Some(k) => match k.parse::<usize>() {
-                Ok(i) if (1..=table.columns.len()).contains(&i) => i - 1,
-                Ok(i) => bail!(
-                    "--impact-column {i}: {} has {} impact column(s)",
-                    path.display(),
-                    table.columns.len()
-                ),
-                Err(_) => match table.columns.iter().position(|n| n == k) {
-                    Some(i) => i,
-                    None => bail!(
-                        "--impact-column {k}: {} has the columns {}",
-                        path.display(),
-                        table.columns.join(", ")
-                    ),
-                },
-            },
-        };
+        let c = column_index(path, &table.columns, column.unwrap_or("1"))?;
         let mut by_fingerprint = HashMap::new();
         let mut pairs = Vec::new();
         for (url, &v) in table.urls.iter().zip(&table.values[c]) {

@@ -36,8 +36,8 @@ pub use synthetic::{
     Profile, Ratio, Ratios, Synthetic, SyntheticReport,
 };
 pub use table::{
-    read_impact_table, read_url_impacts, write_impact_table, ImpactReport, ImpactTable,
-    UrlImpactTable,
+    column_index, read_impact_table, read_url_impacts, write_impact_table, ImpactReport,
+    ImpactTable, UrlImpactTable,
 };
 pub use text::Delimiter;
 pub use wikispeedia::{

@@ -138,6 +138,28 @@ fn is_url(s: &str) -> bool {
     s.contains("://")
 }
 
+/// The index of the impact column `key` of the table `path` whose columns are `columns`: a
+/// header name, or a number from 1 (the form of `--impact-column`). An error names the option,
+/// the file and what it has.
+pub fn column_index(path: &Path, columns: &[String], key: &str) -> Result<usize> {
+    match key.parse::<usize>() {
+        Ok(k) if k >= 1 && k <= columns.len() => Ok(k - 1),
+        Ok(k) => bail!(
+            "--impact-column {k}: {} has {} impact column(s)",
+            path.display(),
+            columns.len()
+        ),
+        Err(_) => match columns.iter().position(|c| c == key) {
+            Some(i) => Ok(i),
+            None => bail!(
+                "--impact-column {key}: {} has the columns {}",
+                path.display(),
+                columns.join(", ")
+            ),
+        },
+    }
+}
+
 /// Writes an impact table over `pages` (atomically): a header `id[<TAB>url]<TAB>names…`, then
 /// one row per page with a positive value in some column, in id order; the URL column when the
 /// pages have URLs. Values are written in Rust's shortest round-trip form (`53`, `0.5`), so

@@ -2,11 +2,11 @@
 //! RW paper) — the frontier of a downloaded set ranked by random, in-degree, PageRank, RW, RW-EG
 //! RW-virtual and `learned` (a regression model over the others' scores), measured against the true impacts on a held-out part of the frontier.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use crawlrank_frontier_rank::report::{write_outputs, write_table};
 use crawlrank_frontier_rank::{bfs_downloaded, evaluate_with, Config, Method, Model, OmegaChoice};
 use crawlrank_graph::{open_graph, Cache};
-use crawlrank_impact::{read_impact_table, Pages};
+use crawlrank_impact::{column_index, read_impact_table, Pages};
 use crawlrank_rank::RwConfig;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -108,26 +108,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     let pages = Pages::from_graph(&graph)?;
     let table = read_impact_table(&args.impact, &pages)?;
     eprintln!("{}", table.report);
-    let column = match args.impact_column.parse::<usize>() {
-        Ok(k) if k >= 1 && k <= table.columns.len() => k - 1,
-        Ok(k) => bail!(
-            "--impact-column {k}: {} has {} impact column(s)",
-            args.impact.display(),
-            table.columns.len()
-        ),
-        Err(_) => table
-            .columns
-            .iter()
-            .position(|c| *c == args.impact_column)
-            .with_context(|| {
-                format!(
-                    "--impact-column {}: {} has the columns {}",
-                    args.impact_column,
-                    args.impact.display(),
-                    table.columns.join(", ")
-                )
-            })?,
-    };
+    let column = column_index(&args.impact, &table.columns, &args.impact_column)?;
     let csr = graph.to_csr()?;
     let downloaded = match (&args.downloaded, args.downloaded_fraction) {
         (Some(file), _) => crawlrank_sim::read_seeds(file, &graph)

@@ -1,7 +1,7 @@
 //! `crawlrank simulate`: replay crawls of a known graph with each policy and score them.
 
 use crate::progress;
-use anyhow::{bail, ensure, Context, Result};
+use anyhow::{ensure, Result};
 use crawlrank_frontier::{Impacts, PolicyConfig};
 use crawlrank_graph::{open_graph, BvWebGraph, Cache, Csr};
 use crawlrank_seeds::Pruning;
@@ -94,25 +94,7 @@ fn read_impacts(path: &Path, column: &str, graph: &BvWebGraph) -> Result<Impacts
     let pages = crawlrank_impact::Pages::from_graph(graph)?;
     let mut table = crawlrank_impact::read_impact_table(path, &pages)?;
     eprintln!("{}", table.report);
-    let index = match column.parse::<usize>() {
-        Ok(k) if k >= 1 && k <= table.columns.len() => k - 1,
-        Ok(k) => bail!(
-            "--impact-column {k}: {} has {} impact column(s)",
-            path.display(),
-            table.columns.len()
-        ),
-        Err(_) => table
-            .columns
-            .iter()
-            .position(|c| c == column)
-            .with_context(|| {
-                format!(
-                    "--impact-column {column}: {} has the columns {}",
-                    path.display(),
-                    table.columns.join(", ")
-                )
-            })?,
-    };
+    let index = crawlrank_impact::column_index(path, &table.columns, column)?;
     Ok(Impacts::new(table.values.swap_remove(index)))
 }
 
