@@ -21,13 +21,11 @@
 //! Final score (for τ): the model fitted on every example, on the features of the whole known
 //! graph at the end of the crawl.
 
-use super::impact::ImpactLog;
-use super::known::{sort_by_score, KnownGraph};
+use super::impact::ImpactQueue;
 use super::PolicyConfig;
-use crate::{Clock, Link, PageId, PageTable, Policy, Target};
+use crate::{Clock, Link, PageId, PageTable, Policy};
 use crawlrank_learn::{fit, impact_features, sample_rows, Features, Model};
 use crawlrank_rank::RwConfig;
-use std::collections::VecDeque;
 
 /// The most training examples one fit uses (a seeded sample when there are more).
 pub const MAX_TRAINING_PAGES: usize = 20_000;
@@ -43,21 +41,16 @@ pub fn learned(c: &PolicyConfig) -> Box<dyn Policy> {
 /// The `learned` policy (see the [module documentation](self)).
 #[derive(Debug)]
 pub struct Learned {
-    impact: ImpactLog,
     walk: RwConfig,
     omega: f64,
     seed: u64,
-    known: KnownGraph,
-    /// Impact by sequence number: the page's impact once crawled, 0 while in the frontier.
-    known_impact: Vec<f64>,
+    /// The known graph, its impacts, the queue and the last prediction (or RW-EG fallback).
+    state: ImpactQueue,
     /// Features of the pages known at the last reorder, by sequence number.
     snapshot: Features,
     /// Training examples: features when chosen, and impact.
     train_x: Features,
     train_y: Vec<f64>,
-    /// The last prediction (or RW-EG fallback), by sequence number.
-    score: Vec<f64>,
-    queue: VecDeque<PageId>,
     reorders: u64,
 }
 
@@ -66,7 +59,6 @@ impl Learned {
     pub fn new(c: &PolicyConfig) -> Self {
         let width = crawlrank_learn::feature_names(1).len();
         Self {
-            impact: ImpactLog::new(c),
             walk: RwConfig {
                 gamma: c.gamma,
                 threshold: c.batch_pagerank_threshold,
@@ -74,43 +66,25 @@ impl Learned {
             },
             omega: c.omega,
             seed: c.rng_seed,
-            known: KnownGraph::default(),
-            known_impact: Vec::new(),
+            state: ImpactQueue::new(c),
             snapshot: Features::new(width),
             train_x: Features::new(width),
             train_y: Vec::new(),
-            score: Vec::new(),
-            queue: VecDeque::new(),
             reorders: 0,
-        }
-    }
-
-    fn grow(&mut self, known: usize) {
-        if self.known_impact.len() < known {
-            self.known_impact.resize(known, 0.0);
-            self.score.resize(known, 0.0);
         }
     }
 
     /// The features of every known page, walks to L1 change `threshold`.
     fn features(&mut self, pages: &PageTable, threshold: f64) -> Features {
-        let n = pages.num_known();
-        self.grow(n);
-        let graph = self.known.csr(n);
-        let transpose = graph.transpose();
         let rw = RwConfig {
             threshold,
             ..self.walk.clone()
         };
-        impact_features(
-            &graph,
-            &transpose,
-            &[&self.known_impact[..n]],
-            &rw,
-            self.omega,
-        )
-        .expect("the walks of a consistent graph with checked parameters")
-        .0
+        let omega = self.omega;
+        let (graph, transpose, impact) = self.state.known_graph(pages);
+        impact_features(&graph, &transpose, &[impact], &rw, omega)
+            .expect("the walks of a consistent graph with checked parameters")
+            .0
     }
 
     /// The model fitted on (a sample of at most [`MAX_TRAINING_PAGES`] of) the examples, `None`
@@ -139,63 +113,49 @@ impl Policy for Learned {
         "learned"
     }
     fn push_seed(&mut self, page: PageId, pages: &PageTable) {
-        self.grow(pages.num_known());
-        self.queue.push_back(page);
+        self.state.push_seed(page, pages);
     }
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
-        self.queue.pop_front()
+        self.state.pop()
     }
     fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, _: &Clock) {
-        self.known.record(page, links, pages);
-        self.queue.extend(
-            links
-                .iter()
-                .filter(|l| l.target == Target::New)
-                .map(|l| l.page),
-        );
-        self.grow(pages.num_known());
-        let ps = pages.seq(page) as usize;
-        let impact = self.impact.of(page);
-        self.known_impact[ps] = impact;
+        let (ps, impact) = self.state.crawled(page, links, pages);
         if ps < self.snapshot.rows() {
             self.train_x.push(self.snapshot.row(ps));
             self.train_y.push(impact);
         }
     }
     fn observe_impact(&mut self, page: PageId, impact: f64) {
-        self.impact.report(page, impact);
+        self.state.observe_impact(page, impact);
     }
     fn reorder(&mut self, pages: &PageTable, _: &Clock) {
         let features = self.features(pages, self.walk.threshold);
         let round = self.reorders;
         self.reorders += 1;
-        let seqs: Vec<usize> = self.queue.iter().map(|&p| pages.seq(p) as usize).collect();
+        let seqs = self.state.queued_seqs(pages);
         match self.fit(round) {
             Some(model) => {
                 let predicted = model
                     .predict(&features.select(&seqs))
                     .expect("a prediction over rows of the training width");
                 for (&s, v) in seqs.iter().zip(predicted) {
-                    self.score[s] = v;
+                    self.state.set_score(s, v);
                 }
             }
             None => {
                 for &s in &seqs {
-                    self.score[s] = features.row(s)[RW_EG_COLUMN];
+                    self.state.set_score(s, features.row(s)[RW_EG_COLUMN]);
                 }
             }
         }
-        sort_by_score(&mut self.queue, &self.score, pages);
+        self.state.sort(pages);
         self.snapshot = features;
     }
     fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {
-        if !pages.is_known(page) {
-            return None;
-        }
-        self.score.get(pages.seq(page) as usize).copied()
+        self.state.score(page, pages)
     }
     fn len(&self) -> usize {
-        self.queue.len()
+        self.state.len()
     }
     /// The model fitted on every example (sampled as at a reorder) on the final known graph's
     /// features, walks to 1e-10; RW-EG when nothing could be learned.

@@ -13,12 +13,10 @@
 //! Final score (for τ): the walk on the whole known graph at the end of the crawl, to the
 //! walk's default precision (1e-10).
 
-use super::impact::ImpactLog;
-use super::known::{sort_by_score, KnownGraph};
+use super::impact::ImpactQueue;
 use super::PolicyConfig;
-use crate::{Clock, Link, PageId, PageTable, Policy, Target};
+use crate::{Clock, Link, PageId, PageTable, Policy};
 use crawlrank_rank::{random_walk, RwConfig};
-use std::collections::VecDeque;
 
 /// `rw`'s constructor (registry): `ω = 1`.
 pub fn rw(c: &PolicyConfig) -> Box<dyn Policy> {
@@ -34,15 +32,9 @@ pub fn rw_eg(c: &PolicyConfig) -> Box<dyn Policy> {
 #[derive(Debug)]
 pub struct ImpactWalk {
     name: &'static str,
-    /// Impact by page id.
-    impact: ImpactLog,
     config: RwConfig,
-    known: KnownGraph,
-    /// Impact by sequence number: the page's impact once crawled, 0 while in the frontier.
-    known_impact: Vec<f64>,
-    /// The last walk's `x`, by sequence number (0 for pages found since).
-    score: Vec<f64>,
-    queue: VecDeque<PageId>,
+    /// The known graph, its impacts, the queue and the last walk's `x`.
+    state: ImpactQueue,
 }
 
 impl ImpactWalk {
@@ -51,38 +43,24 @@ impl ImpactWalk {
     pub fn new(name: &'static str, c: &PolicyConfig, omega: f64) -> Self {
         Self {
             name,
-            impact: ImpactLog::new(c),
             config: RwConfig {
                 omega,
                 gamma: c.gamma,
                 threshold: c.batch_pagerank_threshold,
                 ..RwConfig::default()
             },
-            known: KnownGraph::default(),
-            known_impact: Vec::new(),
-            score: Vec::new(),
-            queue: VecDeque::new(),
-        }
-    }
-
-    fn grow(&mut self, known: usize) {
-        if self.known_impact.len() < known {
-            self.known_impact.resize(known, 0.0);
-            self.score.resize(known, 0.0);
+            state: ImpactQueue::new(c),
         }
     }
 
     /// The walk's `x` on the known graph, by sequence number, to L1 change `threshold`.
     fn walk(&mut self, pages: &PageTable, threshold: f64) -> Vec<f64> {
-        let n = pages.num_known();
-        self.grow(n);
-        let graph = self.known.csr(n);
-        let transpose = graph.transpose();
         let config = RwConfig {
             threshold,
             ..self.config.clone()
         };
-        random_walk(&graph, &transpose, &self.known_impact[..n], &config)
+        let (graph, transpose, impact) = self.state.known_graph(pages);
+        random_walk(&graph, &transpose, impact, &config)
             .expect("the walk of a consistent graph with checked parameters")
             .scores
     }
@@ -93,40 +71,29 @@ impl Policy for ImpactWalk {
         self.name
     }
     fn push_seed(&mut self, page: PageId, pages: &PageTable) {
-        self.grow(pages.num_known());
-        self.queue.push_back(page);
+        self.state.push_seed(page, pages);
     }
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
-        self.queue.pop_front()
+        self.state.pop()
     }
     fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, _: &Clock) {
-        self.known.record(page, links, pages);
-        self.queue.extend(
-            links
-                .iter()
-                .filter(|l| l.target == Target::New)
-                .map(|l| l.page),
-        );
-        self.grow(pages.num_known());
-        let ps = pages.seq(page) as usize;
-        self.known_impact[ps] = self.impact.of(page);
+        self.state.crawled(page, links, pages);
     }
     fn observe_impact(&mut self, page: PageId, impact: f64) {
-        self.impact.report(page, impact);
+        self.state.observe_impact(page, impact);
     }
     fn reorder(&mut self, pages: &PageTable, _: &Clock) {
         let x = self.walk(pages, self.config.threshold);
-        self.score[..x.len()].copy_from_slice(&x);
-        sort_by_score(&mut self.queue, &self.score, pages);
+        for (seq, v) in x.into_iter().enumerate() {
+            self.state.set_score(seq, v);
+        }
+        self.state.sort(pages);
     }
     fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {
-        if !pages.is_known(page) {
-            return None;
-        }
-        self.score.get(pages.seq(page) as usize).copied()
+        self.state.score(page, pages)
     }
     fn len(&self) -> usize {
-        self.queue.len()
+        self.state.len()
     }
     /// The walk on the whole known graph at the end of the crawl, to 1e-10.
     fn final_scores(&mut self, order: &[PageId], pages: &PageTable) -> Vec<f64> {
