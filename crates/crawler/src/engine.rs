@@ -583,12 +583,12 @@ impl Engine {
                 bad[0]
             );
         }
-        let mut new: Vec<PageId> = Vec::new();
-        for id in ids {
-            if !self.frontier.pages().is_known(id) && !new.contains(&id) {
-                new.push(id);
-            }
-        }
+        // A URL named twice (a seed and its host's /sitemap.xml given as seeds) is one id;
+        // the frontier skips a repeat, as replay does.
+        let new: Vec<PageId> = ids
+            .into_iter()
+            .filter(|&id| !self.frontier.pages().is_known(id))
+            .collect();
         if !new.is_empty() {
             self.frontier.seed(&new);
             self.writes.events.push(Event::Seed(new));
