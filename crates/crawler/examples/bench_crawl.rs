@@ -1,8 +1,9 @@
 //! Crawl throughput on the local test web (loopback only), with persistence and WARC on:
 //! `cargo run --release -p crawlrank-crawler --example bench_crawl -- [PAGES] [CONCURRENCY]
 //! [SPIDER_BINARY]`. Serves a synthetic web of PAGES pages (8 per host), crawls all of it
-//! with policy fica, no delay, and prints pages/s and the most sockets the crawler held
-//! (`CRAWLRANK_BENCH_IDLE=N` sets the idle connections kept, default the concurrency); with
+//! with policy fica, no delay, and prints pages/s (`CRAWLRANK_BENCH_IDLE=N` sets the idle
+//! connections kept, default the concurrency; `CRAWLRANK_BENCH_SOCKETS=1` also samples the
+//! sockets the crawler holds, which costs the timed crawl a tenth of the CPU); with
 //! SPIDER_BINARY (see `bench-spider/`), the `spider` crate then crawls the same web through
 //! the same server and the ratio is printed. Last, crawlrank crawls the same web served over HTTPS (TLS
 //! tunnels through the same kind of server, its CA trusted), to show what TLS costs. Run by
@@ -47,13 +48,20 @@ fn crawler_sockets(port: u16) -> usize {
 }
 
 /// Crawls with `c` while a thread of its own samples the crawler's sockets to `port` four
-/// times a second (reading `/proc/self/net/tcp` costs milliseconds with thousands of sockets:
-/// done in the progress callback it would stall the crawl's engine thread); returns the report
-/// and the most sockets seen.
+/// times a second, unless `sample` is false; returns the report and the most sockets seen.
+/// Reading `/proc/self/net/tcp` costs tens of milliseconds once the loopback holds tens of
+/// thousands of TIME_WAIT sockets (every connection of this and the last runs): done in the
+/// progress callback it would stall the crawl's engine thread, and even on a thread of its
+/// own it takes about a tenth of the 2 cores from the crawl it measures — so the crawls
+/// compared with spider (which is not sampled either) are not sampled by default.
 fn crawl_sampled(
     c: &CrawlConfig,
     port: u16,
-) -> anyhow::Result<(crawlrank_crawler::CrawlReport, usize)> {
+    sample: bool,
+) -> anyhow::Result<(crawlrank_crawler::CrawlReport, Option<usize>)> {
+    if !sample {
+        return Ok((crawl(c, &AtomicBool::new(false), &mut |_| {})?, None));
+    }
     let done = Arc::new(AtomicBool::new(false));
     let sampler = {
         let done = done.clone();
@@ -69,7 +77,7 @@ fn crawl_sampled(
     let report = crawl(c, &AtomicBool::new(false), &mut |_| {});
     done.store(true, std::sync::atomic::Ordering::Relaxed);
     let max = sampler.join().unwrap_or(0);
-    Ok((report?, max))
+    Ok((report?, Some(max)))
 }
 
 fn main() -> anyhow::Result<()> {
@@ -97,14 +105,27 @@ fn main() -> anyhow::Result<()> {
         ..CrawlConfig::default()
     };
     c.fetch.proxy = Some(web.proxy_url());
+    // CRAWLRANK_BENCH_ONLY=warc: only the first crawl (redb + WARC), e.g. under a profiler;
+    // CRAWLRANK_BENCH_ONLY=lean: only that crawl without WARC (to see what running first costs).
+    let only = std::env::var("CRAWLRANK_BENCH_ONLY").unwrap_or_default();
+    let only_first = only == "warc" || only == "lean";
+    if only == "lean" {
+        c.fetch.warc = false;
+    }
     let start = Instant::now();
-    let (report, sockets) = crawl_sampled(&c, web.addr().port())?;
+    let sample = std::env::var("CRAWLRANK_BENCH_SOCKETS").is_ok_and(|v| v == "1");
+    let (report, sockets) = crawl_sampled(&c, web.addr().port(), sample)?;
+    let sockets = sockets.map_or(String::new(), |n| format!("; at most {n} sockets open"));
     let secs = start.elapsed().as_secs_f64();
     let ours = report.pages_this_run as f64 / secs;
     println!(
-        "crawlrank: {} pages ({} hosts, {} requests) in {secs:.2} s = {ours:.0} pages/s (concurrency {conc}, redb + WARC on); at most {sockets} sockets open",
+        "crawlrank: {} pages ({} hosts, {} requests) in {secs:.2} s = {ours:.0} pages/s (concurrency {conc}, redb + WARC on){sockets}",
         report.pages_this_run, report.hosts, report.stats.requests
     );
+    if only_first {
+        web.shutdown_blocking();
+        return Ok(());
+    }
     // The same crawl without WARC, its state on a RAM disk when there is one (/dev/shm):
     // crawlrank's nearest to spider's in-memory crawl (its event log is still committed).
     let mut lean = c.clone();
@@ -117,7 +138,8 @@ fn main() -> anyhow::Result<()> {
     lean.state_dir = lean_dir.path().join("state");
     lean.fetch.warc = false;
     let start = Instant::now();
-    let (lean_report, _) = crawl_sampled(&lean, web.addr().port())?;
+    // Not sampled: spider is not either, and the sockets were shown by the first crawl.
+    let lean_report = crawl(&lean, &AtomicBool::new(false), &mut |_| {})?;
     let lean_secs = start.elapsed().as_secs_f64();
     let lean_rate = lean_report.pages_this_run as f64 / lean_secs;
     println!(
@@ -169,7 +191,8 @@ fn main() -> anyhow::Result<()> {
     c.fetch.proxy = Some(web.proxy_url());
     c.fetch.ca_certs = vec![ca];
     let start = Instant::now();
-    let (report, sockets) = crawl_sampled(&c, web.addr().port())?;
+    let (report, sockets) = crawl_sampled(&c, web.addr().port(), true)?;
+    let sockets = sockets.unwrap_or(0);
     let secs = start.elapsed().as_secs_f64();
     let (tunnels, _) = web.tunnels();
     println!(

@@ -606,7 +606,8 @@ impl Engine {
     /// the crawl); any other failure (a full disk) is an error, the state left as it was at
     /// the last commit.
     fn commit(&mut self) -> Result<bool> {
-        if let Some(w) = &self.warc {
+        if let Some(w) = &mut self.warc {
+            w.flush()?;
             let finished = self
                 .writes
                 .events

@@ -13,7 +13,7 @@
 //! thread; the engine only appends bytes ([`WarcWriter::append`]).
 
 use anyhow::{Context, Result};
-use flate2::{write::GzEncoder, Compression};
+use flate2::{Compress, Compression, Crc, FlushCompress, Status};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -70,16 +70,79 @@ fn push_record(out: &mut Vec<u8>, headers: &[(&str, &str)], block: &[&[u8]]) {
         head.push_str(&format!("{k}: {v}\r\n"));
     }
     head.push_str(&format!("Content-Length: {len}\r\n\r\n"));
-    let mut gz = GzEncoder::new(Vec::with_capacity(len / 3 + 256), Compression::fast());
-    // Writing into a Vec cannot fail.
-    let _ = gz.write_all(head.as_bytes());
-    for b in block {
-        let _ = gz.write_all(b);
+    let mut parts: Vec<&[u8]> = Vec::with_capacity(block.len() + 2);
+    parts.push(head.as_bytes());
+    parts.extend_from_slice(block);
+    parts.push(b"\r\n\r\n");
+    gzip_member(out, &parts);
+}
+
+thread_local! {
+    /// Each fetch thread's deflate state, reset for every record: a new encoder per record
+    /// would allocate and zero its tables (hundreds of KB) every time, which the profile of
+    /// `scripts/bench-crawl.sh` showed costing more than the compression itself.
+    static DEFLATE: std::cell::RefCell<Compress> =
+        std::cell::RefCell::new(Compress::new(Compression::fast(), false));
+}
+
+/// Records shorter than this are stored in their gzip member, not compressed: a request
+/// record (about 200 bytes) would shrink by little, and resetting the deflate state costs
+/// more than writing it as it is.
+const STORE_BELOW: usize = 1024;
+
+/// `parts`, concatenated, as one gzip member (RFC 1952: header, deflate data, CRC-32 and
+/// length) appended to `out`: compressed, or in stored blocks when shorter than
+/// [`STORE_BELOW`].
+fn gzip_member(out: &mut Vec<u8>, parts: &[&[u8]]) {
+    // No name, no time (0), unknown OS: the same bytes for the same record.
+    out.extend_from_slice(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
+    let mut crc = Crc::new();
+    for part in parts {
+        crc.update(part);
     }
-    let _ = gz.write_all(b"\r\n\r\n");
-    if let Ok(v) = gz.finish() {
-        out.extend_from_slice(&v);
+    let total: usize = parts.iter().map(|p| p.len()).sum();
+    if total < STORE_BELOW {
+        // One final stored block (RFC 1951 §3.2.4): BFINAL=1, BTYPE=00, then LEN and NLEN.
+        let len = total as u16;
+        out.push(1);
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(&(!len).to_le_bytes());
+        for part in parts {
+            out.extend_from_slice(part);
+        }
+    } else {
+        deflate_into(out, parts);
     }
+    out.extend_from_slice(&crc.sum().to_le_bytes());
+    out.extend_from_slice(&crc.amount().to_le_bytes());
+}
+
+/// `parts`, concatenated, as raw deflate data appended to `out`, by this thread's reused
+/// compressor.
+fn deflate_into(out: &mut Vec<u8>, parts: &[&[u8]]) {
+    DEFLATE.with_borrow_mut(|z| {
+        z.reset();
+        for (i, part) in parts.iter().enumerate() {
+            let flush = if i + 1 == parts.len() {
+                FlushCompress::Finish
+            } else {
+                FlushCompress::None
+            };
+            let mut rest: &[u8] = part;
+            loop {
+                out.reserve(rest.len() / 2 + 64);
+                let before = z.total_in();
+                // Compressing into a Vec's spare room cannot fail.
+                let status = z.compress_vec(rest, out, flush);
+                rest = &rest[(z.total_in() - before) as usize..];
+                match (status, flush) {
+                    (Ok(Status::StreamEnd), _) | (Err(_), _) => break,
+                    (Ok(_), FlushCompress::None) if rest.is_empty() => break,
+                    _ => {}
+                }
+            }
+        }
+    });
 }
 
 /// The `request` and `response` records of one fetch, compressed. `request` is the HTTP
@@ -144,6 +207,10 @@ pub fn fetch_records_truncated(
 pub struct WarcWriter {
     dir: PathBuf,
     file: File,
+    /// Records appended but not yet written to `file` ([`WarcWriter::flush`]): one write per
+    /// engine step instead of one per page.
+    pending: Vec<u8>,
+    /// The position after the last record appended, `pending` included.
     pos: WarcPosition,
     max_size: u64,
     user_agent: String,
@@ -171,6 +238,7 @@ impl WarcWriter {
         let mut w = Self {
             dir: dir.to_path_buf(),
             file,
+            pending: Vec::new(),
             pos,
             max_size: max_size.max(1),
             user_agent: user_agent.to_string(),
@@ -204,17 +272,30 @@ impl WarcWriter {
             ],
             &[body.as_bytes()],
         );
-        self.write_raw(&out)
+        self.write_raw(&out);
+        self.flush()
     }
 
-    fn write_raw(&mut self, bytes: &[u8]) -> Result<()> {
-        self.file.write_all(bytes).with_context(|| {
+    fn write_raw(&mut self, bytes: &[u8]) {
+        self.pending.extend_from_slice(bytes);
+        self.pos.offset += bytes.len() as u64;
+    }
+
+    /// Writes the records appended since the last flush to the file. The engine flushes
+    /// before every commit, so the committed [`position`](Self::position) is always in the
+    /// file (the records of a fetch not yet committed may be lost with the process, as they
+    /// would be cut on resume anyway).
+    pub fn flush(&mut self) -> Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        self.file.write_all(&self.pending).with_context(|| {
             format!(
                 "cannot write {} (is the disk full?)",
                 warc_path(&self.dir, self.pos.file).display()
             )
         })?;
-        self.pos.offset += bytes.len() as u64;
+        self.pending.clear();
         Ok(())
     }
 
@@ -231,6 +312,7 @@ impl WarcWriter {
             let path = warc_path(&self.dir, next);
             match File::create(&path) {
                 Ok(file) => {
+                    self.flush()?;
                     self.file = file;
                     self.pos = WarcPosition {
                         file: next,
@@ -244,12 +326,22 @@ impl WarcWriter {
                 }
             }
         }
-        self.write_raw(records)
+        self.write_raw(records);
+        Ok(())
     }
 
-    /// The position after the last record written (what a commit records).
+    /// The position after the last record appended (what a commit records, after a
+    /// [`flush`](Self::flush)).
     pub fn position(&self) -> WarcPosition {
         self.pos
+    }
+}
+
+impl Drop for WarcWriter {
+    /// Writes what is pending; a failure is for the next run to meet (it cuts the file back
+    /// to the committed position anyway).
+    fn drop(&mut self) {
+        let _ = self.flush();
     }
 }
 
