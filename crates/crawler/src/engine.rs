@@ -16,9 +16,11 @@
 //! fetches them again, first. The WARC files are cut back to the committed position, so no
 //! record of an uncommitted fetch stays behind either.
 
+use crate::backoff::{Backoffs, RetryAfter};
 use crate::connections::IDLE_GRACE;
 use crate::fds::{self, FdBudget};
 use crate::fetch::{FetchConfig, PageFetch, RobotsFetch};
+use crate::hops::{BeyondLimit, HopLimits, Hops};
 use crate::in_flight::{Done, InFlight, PageTicket};
 use crate::links;
 use crate::page::{Outcome, PageMeta, TransportFailure};
@@ -98,6 +100,10 @@ pub struct CrawlConfig {
     /// [`Progress`] (a live dashboard's tables); 0, the default, computes nothing. Found by
     /// one pass over the pages' scores at most once a second (`crate::top`).
     pub report_top: usize,
+    /// `--max-hops` and `--max-redirects` (crate::hops).
+    pub hop_limits: HopLimits,
+    /// `--max-retry-after`: a longer `Retry-After` gives its URL up (crate::backoff).
+    pub max_retry_after: Duration,
 }
 
 impl Default for CrawlConfig {
@@ -128,6 +134,8 @@ impl Default for CrawlConfig {
             omega: PolicyConfig::OMEGA,
             gamma: PolicyConfig::GAMMA,
             report_top: 0,
+            hop_limits: HopLimits::default(),
+            max_retry_after: crate::backoff::DEFAULT_MAX_RETRY_AFTER,
         }
     }
 }
@@ -259,6 +267,10 @@ struct Engine {
     seed_hosts: std::collections::HashSet<HostId>,
     robots: RobotsTable,
     sched: Scheduler,
+    /// Each page's link and redirect hops from the seeds.
+    hops: Hops,
+    /// Hosts slowed down by their 429/503 answers.
+    backoffs: Backoffs<HostId>,
     in_flight: InFlight,
     warc: Option<WarcWriter>,
     /// noindex and canonical marks of fetched pages (only pages with any), for the ranking
@@ -443,9 +455,13 @@ impl Engine {
         let config = frontier_config(cfg, &store, &loaded)?;
         // The seeds of earlier runs define the scope too (a resume may name none).
         let mut seeded = Vec::new();
+        let mut hops = Hops::default();
         let events = store.events()?.inspect(|e| {
-            if let Ok((_, Event::Seed(ids))) = e {
-                seeded.extend_from_slice(ids);
+            if let Ok((_, event)) = e {
+                hops.apply(event);
+                if let Event::Seed(ids) = event {
+                    seeded.extend_from_slice(ids);
+                }
             }
         });
         let replayed = resume::replay(&config, &store.impacts()?, events)?;
@@ -461,6 +477,7 @@ impl Engine {
         let warc = open_warc(cfg, loaded.warc)?;
         let in_flight = InFlight::new(&cfg.fetch, rt, cfg.concurrency, cfg.idle_connections())?;
         let robots_agent = cfg.fetch.robots_agent();
+        let pauses = store.host_pauses()?;
         let mut e = Self {
             cfg: cfg.clone(),
             store,
@@ -473,6 +490,8 @@ impl Engine {
             seed_hosts,
             robots: RobotsTable::new(robots_agent, cfg.max_retries),
             sched: Scheduler::new(cfg.delay),
+            hops,
+            backoffs: Backoffs::new(cfg.max_retry_after),
             in_flight,
             warc,
             page_meta: loaded.pages.into_iter().collect(),
@@ -486,8 +505,17 @@ impl Engine {
             snapshot_not_before: Instant::now(),
             top: Default::default(),
         };
-        // Pages in flight when the last run ended go first, in their pop order.
+        // Hosts paused when the last run ended stay paused for the time they asked.
         let now = Instant::now();
+        let wall = std::time::SystemTime::now();
+        for (origin, pause) in pauses {
+            if let Some(host) = e.urls.host_id(&origin) {
+                e.backoffs.restore(host, pause);
+                let left = pause.until.duration_since(wall).unwrap_or(Duration::ZERO);
+                e.sched.hold(host, now + left, now);
+            }
+        }
+        // Pages in flight when the last run ended go first, in their pop order.
         for p in replayed.pending {
             e.schedule(p, now)?;
         }
@@ -515,7 +543,7 @@ impl Engine {
 
     /// The id of a URL, assigning a new one (and logging it) when unseen. `None` when the
     /// URL's host already has `max_pages_per_host` URLs (unless `force`).
-    fn intern(&mut self, url: String, force: bool) -> Option<PageId> {
+    fn intern(&mut self, url: String, force: bool, beyond: Option<BeyondLimit>) -> Option<PageId> {
         if !force {
             match self.scope.check(&url) {
                 Ok(()) => {}
@@ -527,6 +555,16 @@ impl Engine {
                     self.stats.filtered_links += 1;
                     return None;
                 }
+            }
+        }
+        // Past a hop limit only a URL already known is kept (it costs no request).
+        if let Some(limit) = beyond {
+            if !self.urls.contains(&url) {
+                match limit {
+                    BeyondLimit::Hops => self.stats.hop_limit_links += 1,
+                    BeyondLimit::Redirects => self.stats.redirect_chain_too_long += 1,
+                }
+                return None;
             }
         }
         match self.urls.intern(&url, force) {
@@ -562,14 +600,14 @@ impl Engine {
                             sitemaps.push(format!("{origin}/sitemap.xml"));
                         }
                     }
-                    ids.extend(self.intern(u, true))
+                    ids.extend(self.intern(u, true, None))
                 }
                 Err(_) => bad.push(s),
             }
         }
         // Each seed host's /sitemap.xml, after the seeds (crate::sitemap).
         for u in sitemaps {
-            ids.extend(self.intern(u, true));
+            ids.extend(self.intern(u, true, None));
         }
         for &id in &ids {
             if let Some(h) = self.urls.host_of(id) {
@@ -591,7 +629,7 @@ impl Engine {
             .collect();
         if !new.is_empty() {
             self.frontier.seed(&new);
-            self.writes.events.push(Event::Seed(new));
+            self.log(Event::Seed(new));
         }
         if self.popped == 0 && self.frontier.is_empty() {
             bail!("no seeds: give at least one URL to start from");
@@ -842,7 +880,7 @@ impl Engine {
     /// Reports a finished page to the frontier and the log.
     fn finish_page(&mut self, id: PageId, outcome: Outcome, status: u16, links: Vec<PageId>) {
         self.frontier.on_crawled(id, &links);
-        self.writes.events.push(Event::Crawled {
+        self.log(Event::Crawled {
             id,
             outcome,
             status,
@@ -851,6 +889,14 @@ impl Engine {
         self.crawled += 1;
         self.pages_this_run += 1;
         self.stats_dirty = true;
+    }
+
+    /// Records a frontier call that changes which pages are known (a seed, a crawled page's
+    /// links) for the next commit, and gives the new pages their hops (the replay of a
+    /// resumed crawl does the same over the log).
+    fn log(&mut self, event: Event) {
+        self.hops.apply(&event);
+        self.writes.events.push(event);
     }
 
     /// The delay before a retry after `attempt` failed tries: doubled at each.
@@ -943,14 +989,14 @@ impl Engine {
         let mut ids = Vec::new();
         for s in robot.sitemaps.clone() {
             match links::normalize(&s, &self.cfg.fetch.url_rules) {
-                Ok(u) => ids.extend(self.intern(u, false)),
+                Ok(u) => ids.extend(self.intern(u, false, None)),
                 Err(_) => self.stats.invalid_links += 1,
             }
         }
         ids.retain(|&id| !self.frontier.pages().is_known(id));
         if !ids.is_empty() {
             self.frontier.seed(&ids);
-            self.writes.events.push(Event::Seed(ids));
+            self.log(Event::Seed(ids));
         }
     }
 
@@ -975,9 +1021,21 @@ impl Engine {
         if let Some(w) = &mut self.warc {
             w.append(&f.warc)?;
         }
-        if f.retryable && t.attempts < self.cfg.max_retries {
-            self.retry(t, now);
-            return Ok(());
+        let retry_at = match self.note_refusal(t.host, &f, now) {
+            Some(r) if r.give_up => {
+                self.stats.retry_after_too_long += 1;
+                None
+            }
+            // A refused page waits as long as its host: Retry-After or the back-off.
+            Some(r) => Some(now + r.wait),
+            None if f.retryable => Some(now + self.backoff(t.attempts)),
+            None => None,
+        };
+        if let Some(at) = retry_at {
+            if t.attempts < self.cfg.max_retries {
+                self.retry(t, at, now);
+                return Ok(());
+            }
         }
         let outcome = f.outcome.unwrap_or(Outcome::FetchError);
         self.stats.count_outcome(outcome, f.failure);
@@ -987,22 +1045,66 @@ impl Engine {
             canonical: f.canonical,
         };
         self.keep_marks(t.page, meta);
-        let links = f.links.into_iter().filter_map(|u| self.intern(u, false));
-        let links = links.collect();
+        let beyond = (self.cfg.hop_limits)
+            .exceeded(self.hops.of_links(t.page, outcome == Outcome::Redirect));
+        let links = f.links.into_iter();
+        let links = links
+            .filter_map(|u| self.intern(u, false, beyond))
+            .collect();
         self.finish_page(t.page, outcome, f.status, links);
         Ok(())
     }
 
     /// Puts a page whose fetch failed transiently back in its host's queue, under its own
-    /// sequence number (so it keeps its place), not to be fetched before its backoff.
-    fn retry(&mut self, t: PageTicket, now: Instant) {
+    /// sequence number (so it keeps its place), not to be fetched before `at`.
+    fn retry(&mut self, t: PageTicket, at: Instant, now: Instant) {
         self.stats.retries += 1;
         let waiting = Waiting {
             page: t.page,
             attempts: t.attempts + 1,
-            not_before: Some(now + self.backoff(t.attempts)),
+            not_before: Some(at),
         };
         self.sched.push(t.host, t.seq, waiting, now);
+    }
+
+    /// Slows `host` down after a refusal (429, 503: crate::backoff) and returns what it
+    /// means for the page; after any other answer, lets its back-off come down. Either way
+    /// a changed pause is stored, so a restart keeps it.
+    fn note_refusal(
+        &mut self,
+        host: HostId,
+        f: &PageFetch,
+        now: Instant,
+    ) -> Option<crate::backoff::Refusal> {
+        let wall = std::time::SystemTime::now();
+        if f.status == 429 || f.status == 503 {
+            self.stats.rate_limited += 1;
+            let asked = match f.retry_after {
+                Some(RetryAfter::Wait(d)) => Some(d),
+                Some(RetryAfter::Invalid) => {
+                    self.stats.retry_after_invalid += 1;
+                    None
+                }
+                None => None,
+            };
+            let (refusal, pause) = self.backoffs.refused(host, asked, wall);
+            self.stats.backoff_seconds += refusal.wait.as_secs();
+            self.sched.hold(host, now + refusal.wait, now);
+            let origin = self.urls.origin(host).to_string();
+            self.writes.hosts.push((origin, Some(pause)));
+            return Some(refusal);
+        }
+        if f.status != 0 {
+            if let Some(change) = self.backoffs.answered(host, wall) {
+                if let Some(p) = change {
+                    // Still backing off: the next request waits that long at least.
+                    self.sched.hold(host, now + p.backoff, now);
+                }
+                let origin = self.urls.origin(host).to_string();
+                self.writes.hosts.push((origin, change));
+            }
+        }
+        None
     }
 
     /// Counts what a finished page's parse found besides its outcome.
@@ -1011,6 +1113,7 @@ impl Engine {
         self.stats.nofollow_links += u64::from(f.nofollow_links);
         self.stats.invalid_links += u64::from(f.invalid_links);
         self.stats.trap_links += u64::from(f.trap_links);
+        self.stats.pathological_links += u64::from(f.pathological_links);
         self.stats.parse_errors += u64::from(f.parse_error);
         self.stats.archived_truncated += u64::from(f.truncated);
         if f.outcome == Some(Outcome::Sitemap) {

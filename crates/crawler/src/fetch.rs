@@ -104,6 +104,8 @@ pub struct PageFetch {
     pub invalid_links: u32,
     /// Links dropped by the trap rules.
     pub trap_links: u32,
+    /// Links dropped by the pathological-path rule (a redirect's target included).
+    pub pathological_links: u32,
     /// The HTML parser gave up; the links found before are kept.
     pub parse_error: bool,
     /// Meta robots or `X-Robots-Tag` said `noindex`.
@@ -120,6 +122,8 @@ pub struct PageFetch {
     pub truncated: bool,
     /// The whole response was read (so its connection may carry another request).
     pub read_to_end: bool,
+    /// The response's `Retry-After` header, if it had one (crate::backoff).
+    pub retry_after: Option<crate::backoff::RetryAfter>,
 }
 
 /// Classifies a request error by walking its `source()` chain.
@@ -393,6 +397,10 @@ async fn fetch_page_on(
     let head = response_head(&resp);
     let mut out = PageFetch {
         status,
+        retry_after: resp
+            .headers()
+            .get(hyper::header::RETRY_AFTER)
+            .map(|v| crate::backoff::parse_retry_after(v.as_bytes(), SystemTime::now())),
         ..PageFetch::default()
     };
     let content_type = resp
@@ -417,6 +425,7 @@ async fn fetch_page_on(
         match target {
             Some(Ok(t)) => out.links.push(t),
             Some(Err(crate::links::UrlRefusal::Trap)) => out.trap_links += 1,
+            Some(Err(crate::links::UrlRefusal::Pathological)) => out.pathological_links += 1,
             _ => out.invalid_links += 1,
         }
         out.outcome = Some(Outcome::Redirect);
@@ -495,6 +504,7 @@ async fn fetch_page_on(
         out.nofollow_links = p.nofollow_links;
         out.invalid_links = p.invalid;
         out.trap_links = p.traps;
+        out.pathological_links = p.pathological;
         out.parse_error = p.parse_error;
         out.noindex = p.noindex || x_robots_noindex;
         out.canonical = p.canonical;

@@ -45,11 +45,13 @@
 
 #![warn(missing_docs)]
 
+pub mod backoff;
 mod connections;
 pub mod engine;
 pub mod export;
 mod fds;
 pub mod fetch;
+pub mod hops;
 mod http;
 mod in_flight;
 pub mod links;

@@ -43,9 +43,11 @@ impl Default for UrlRules {
 pub enum UrlRefusal {
     /// Not an absolute `http`/`https` URL with a host, or not parseable.
     Invalid,
-    /// Longer than `max_url_len`, deeper than `max_path_depth`, or a pathological path (one
-    /// segment or run of segments repeated more than twice in a row, see [`pathological`]).
+    /// Longer than `max_url_len` or deeper than `max_path_depth`.
     Trap,
+    /// A pathological path: one segment or run of segments repeated more than twice in a
+    /// row (see [`pathological`]).
+    Pathological,
 }
 
 /// Normalises a parsed URL in place: WHATWG parsing already lower-cased scheme and host and
@@ -60,8 +62,11 @@ fn finish(mut url: Url, rules: &UrlRules) -> Result<String, UrlRefusal> {
     let segments: Vec<&str> = url
         .path_segments()
         .map_or_else(Vec::new, |s| s.filter(|s| !s.is_empty()).collect());
-    if segments.len() > rules.max_path_depth || pathological(&segments) {
+    if segments.len() > rules.max_path_depth {
         return Err(UrlRefusal::Trap);
+    }
+    if pathological(&segments) {
+        return Err(UrlRefusal::Pathological);
     }
     let s: String = url.into();
     if s.len() > rules.max_url_len {
@@ -121,8 +126,10 @@ pub struct PageLinks {
     pub noindex: bool,
     /// Links dropped as malformed or not http(s).
     pub invalid: u32,
-    /// Links dropped by the trap rules.
+    /// Links dropped by the trap rules (length, depth).
     pub traps: u32,
+    /// Links dropped by the pathological-path rule.
+    pub pathological: u32,
     /// `<a rel=nofollow>` links skipped.
     pub nofollow_links: u32,
     /// The HTML parser gave up (memory limit); the links found before are kept.
@@ -314,6 +321,7 @@ pub fn extract_links(page_url: &Url, body: &[u8], rules: &UrlRules) -> PageLinks
             }
             Err(UrlRefusal::Invalid) => out.invalid += 1,
             Err(UrlRefusal::Trap) => out.traps += 1,
+            Err(UrlRefusal::Pathological) => out.pathological += 1,
         }
     }
     out
@@ -354,7 +362,7 @@ mod tests {
         let rules = UrlRules::default();
         assert_eq!(
             normalize("http://a.test/lin/a/a/a/", &rules),
-            Err(UrlRefusal::Trap)
+            Err(UrlRefusal::Pathological)
         );
         assert!(normalize("http://a.test/lin/a/a/", &rules).is_ok());
     }

@@ -179,7 +179,7 @@ fn take_entry(
                 out.links.push(u);
             }
         }
-        Err(UrlRefusal::Invalid) | Err(UrlRefusal::Trap) => out.invalid += 1,
+        Err(UrlRefusal::Invalid | UrlRefusal::Trap | UrlRefusal::Pathological) => out.invalid += 1,
     }
 }
 

@@ -76,11 +76,18 @@ stats! {
     nofollow_links: "a rel=nofollow links skipped.",
     invalid_links: "Links that were malformed or not http(s).",
     trap_links: "Links dropped as too long or too deep.",
+    pathological_links: "Links dropped by the pathological-path rule (a path segment, or a run of them, three times in a row: /a/a/a/, /a/b/a/b/a/b/).",
     host_cap_links: "Links dropped because their host reached --max-pages-per-host.",
     out_of_scope_links: "Links dropped as outside --scope (another host or domain than the seeds').",
     filtered_links: "Links dropped by --include / --exclude.",
     parse_errors: "Pages the HTML parser gave up on (links found before were kept).",
     bytes: "Body bytes received.",
+    rate_limited: "429 and 503 answers: each slowed its host down (Retry-After or exponential back-off).",
+    backoff_seconds: "Seconds of pause imposed on hosts by their 429/503 answers, summed.",
+    retry_after_invalid: "Retry-After values that were neither seconds nor an HTTP-date (ignored: the host backed off as without one).",
+    retry_after_too_long: "Pages given up because Retry-After asked for more than --max-retry-after.",
+    redirect_chain_too_long: "Redirect targets dropped: more redirects in a row than --max-redirects.",
+    hop_limit_links: "Links dropped: more link hops from a seed than --max-hops.",
     fd_shortages: "Connections and files that failed for want of file descriptors (EMFILE/ENFILE): retried later, never counted as failed attempts.",
 }
 

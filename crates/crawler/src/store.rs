@@ -31,6 +31,7 @@
 //! whole. A state written by another format version is refused with a clear error and left
 //! untouched.
 
+use crate::backoff::HostPause;
 use crate::page::PageMeta;
 // The log's `Crawled` events carry an outcome: named here too, where readers of the log
 // (the replay's tests among them) look for it.
@@ -50,6 +51,9 @@ const ROBOTS: TableDefinition<&str, &[u8]> = TableDefinition::new("robots");
 /// The search log's impact of the discovered pages that have one (`rw`, `rw-eg`, `learned`):
 /// page id → impact. Absent in states of other crawls and of older builds.
 const IMPACTS: TableDefinition<u32, f64> = TableDefinition::new("impacts");
+/// Hosts paused by refusals (crate::backoff): origin → [`HostPause::encode`]. A row is
+/// deleted when its host's back-off is gone. Absent in states of older builds.
+const HOSTS: TableDefinition<&str, &[u8]> = TableDefinition::new("hosts");
 
 /// The state format this build reads and writes. Bump on any change of the existing tables or
 /// of the event encoding (a new table that older states lack and older builds ignore needs
@@ -263,6 +267,8 @@ pub struct StepWrites {
     pub robots: Vec<(String, StoredRobots)>,
     /// Impacts of the pages discovered in this step that the search log gives one.
     pub impacts: Vec<(PageId, f64)>,
+    /// Hosts whose pause changed, by origin (`None`: it has none any more).
+    pub hosts: Vec<(String, Option<HostPause>)>,
 }
 
 impl StepWrites {
@@ -273,6 +279,7 @@ impl StepWrites {
             && self.events.is_empty()
             && self.pages.is_empty()
             && self.robots.is_empty()
+            && self.hosts.is_empty()
             && self.warc.is_none()
             && self.stats.is_none()
     }
@@ -514,6 +521,28 @@ impl Store {
         read().with_context(|| unreadable(&self.path))
     }
 
+    /// The hosts paused by refusals when the state was last committed, by origin (a row this
+    /// build cannot read is skipped: a pause is politeness, never worth refusing a state for).
+    pub fn host_pauses(&self) -> Result<Vec<(String, HostPause)>> {
+        let read = || -> Result<Vec<(String, HostPause)>> {
+            let txn = self.db.begin_read()?;
+            let table = match txn.open_table(HOSTS) {
+                Ok(t) => t,
+                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+                Err(e) => return Err(e.into()),
+            };
+            let mut out = Vec::new();
+            for row in table.iter()? {
+                let (k, v) = row?;
+                if let Some(p) = HostPause::decode(v.value()) {
+                    out.push((k.value().to_string(), p));
+                }
+            }
+            Ok(out)
+        };
+        read().with_context(|| unreadable(&self.path))
+    }
+
     /// The event log in order, `(sequence number, event)`, read in one read transaction (a
     /// snapshot: later commits are not seen) and decoded one event at a time, so that no more
     /// than one event is in memory however long the log. A gap or an undecodable event is an
@@ -639,6 +668,19 @@ impl Store {
                         robots.insert(origin.as_str(), r.encode().as_slice())?;
                     }
                 }
+                if !writes.hosts.is_empty() {
+                    let mut hosts = txn.open_table(HOSTS)?;
+                    for (origin, pause) in &writes.hosts {
+                        match pause {
+                            Some(p) => {
+                                hosts.insert(origin.as_str(), p.encode().as_slice())?;
+                            }
+                            None => {
+                                hosts.remove(origin.as_str())?;
+                            }
+                        }
+                    }
+                }
                 let mut meta = txn.open_table(META)?;
                 if let Some(w) = writes.warc {
                     let mut b = w.file.to_le_bytes().to_vec();
@@ -665,6 +707,15 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
+    use crate::backoff::HostPause;
+
+    fn pause(secs: u64) -> HostPause {
+        HostPause {
+            until: std::time::SystemTime::UNIX_EPOCH
+                + std::time::Duration::from_secs(1_700_000_000 + secs),
+            backoff: std::time::Duration::from_secs(secs),
+        }
+    }
     use super::*;
     use crawlrank_frontier::{PolicyConfig, PolicyKind};
 
@@ -846,12 +897,27 @@ mod tests {
                 ),
             ],
             impacts: vec![(1, 2.5)],
+            hosts: vec![
+                ("http://a.test".into(), Some(pause(7))),
+                ("http://b.test:81".into(), Some(pause(9))),
+            ],
         };
         assert_eq!(s.impacts().unwrap(), []);
+        assert_eq!(s.host_pauses().unwrap(), []);
         s.commit(&b).unwrap();
+        // A pause that is over is deleted.
+        s.commit(&StepWrites {
+            hosts: vec![("http://b.test:81".into(), None)],
+            ..StepWrites::default()
+        })
+        .unwrap();
         drop(s);
         let (s, l) = Store::open(dir.path(), false).unwrap();
         assert_eq!(s.impacts().unwrap(), [(1, 2.5)]);
+        assert_eq!(
+            s.host_pauses().unwrap(),
+            [("http://a.test".to_string(), pause(7))]
+        );
         assert_eq!(l.config, Some(c));
         assert_eq!(l.urls, 2);
         assert_eq!(

@@ -123,6 +123,16 @@ impl UrlTable {
         Interned::New(id)
     }
 
+    /// Whether `url` has an id already.
+    pub fn contains(&self, url: &str) -> bool {
+        self.find(fingerprint(url)).is_some()
+    }
+
+    /// The id of the host whose origin (`scheme://host:port`) is `origin`, if it has one.
+    pub fn host_id(&self, origin: &str) -> Option<HostId> {
+        self.host_index.get(origin).copied()
+    }
+
     fn find(&self, fp: u64) -> Option<&PageId> {
         let fps = &self.fingerprints;
         self.seen.find(fp, |&id| fps[id as usize] == fp)

@@ -46,6 +46,8 @@ pub struct TestWebConfig {
     /// `/sitemap-pages.xml.gz` (a gzipped urlset of the host's pages), and a robots.txt line
     /// `Sitemap: <scheme>://<host>/sitemap-robots.xml` (a plain urlset of the same pages).
     pub sitemaps: bool,
+    /// The `Retry-After` (seconds) of the rate-limit trap hosts (crate::trap_hosts).
+    pub retry_after_secs: u64,
 }
 
 impl Default for TestWebConfig {
@@ -64,6 +66,7 @@ impl Default for TestWebConfig {
             shutdown_grace: Duration::from_secs(2),
             sitemaps: false,
             tls: false,
+            retry_after_secs: 2,
         }
     }
 }

@@ -85,7 +85,8 @@
 #![warn(missing_docs)]
 
 // The crate's modules import one another along a DAG: `config`, `log`, `reply`, `site` and
-// `tls` import no other module; `traps` imports `config`, `reply` and `site`; `server`
+// `tls` import no other module; `traps` imports `config`, `reply` and `site`; `trap_hosts`
+// imports `config`, `reply` and `traps`; `server`
 // imports all of those; this file imports the modules and is imported by none of them.
 mod config;
 mod log;
@@ -93,6 +94,7 @@ mod reply;
 mod server;
 mod site;
 mod tls;
+pub mod trap_hosts;
 pub mod traps;
 
 pub use config::{injected_error, robots_rules_from_arg, TestWebConfig};

@@ -19,6 +19,8 @@ pub(crate) struct Reply {
     pub body: BodySpec,
     /// Slept before the head is sent (the slow trap).
     pub delay: Duration,
+    /// A `Retry-After` header, sent as is (the rate-limit traps).
+    pub retry_after: Option<String>,
 }
 
 /// The bytes of a response body.
@@ -43,6 +45,7 @@ impl Reply {
             location: None,
             body: BodySpec::Bytes(body.into()),
             delay: Duration::ZERO,
+            retry_after: None,
         }
     }
 

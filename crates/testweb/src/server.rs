@@ -49,6 +49,7 @@ pub(crate) struct Shared {
     /// Requests so far per node: the `attempt` of error injection.
     attempts: Vec<AtomicU32>,
     pub trap_state: traps::State,
+    trap_hosts: crate::trap_hosts::State,
     pub log: Mutex<Vec<LogEntry>>,
     /// Requests received, counted even when the log is off.
     pub requests: AtomicU64,
@@ -225,6 +226,7 @@ async fn prepare(
         traps_robots: Bytes::from(traps_robots),
         attempts: (0..n).map(|_| AtomicU32::new(0)).collect(),
         trap_state: traps::State::new(&cfg),
+        trap_hosts: crate::trap_hosts::State::new(&cfg),
         cfg,
         log: Mutex::new(Vec::new()),
         requests: AtomicU64::new(0),
@@ -524,6 +526,11 @@ async fn handle(
             builder = builder.header(LOCATION, v);
         }
     }
+    if let Some(ra) = &reply.retry_after {
+        if let Ok(v) = HeaderValue::from_str(ra) {
+            builder = builder.header(hyper::header::RETRY_AFTER, v);
+        }
+    }
     if reply.status == 405 {
         builder = builder.header(hyper::header::ALLOW, HeaderValue::from_static("GET, HEAD"));
     }
@@ -601,6 +608,12 @@ fn route(shared: &Shared, host: &str, entry: &mut LogEntry) -> Reply {
             );
         }
         return traps::reply(&shared.site, &shared.trap_state, path);
+    }
+    if shared.cfg.traps {
+        let name = host.strip_suffix(crate::trap_hosts::TRAP_HOST_SUFFIX);
+        if let Some(r) = name.and_then(|n| crate::trap_hosts::reply(&shared.trap_hosts, n, path)) {
+            return r;
+        }
     }
     if path == "/robots.txt" {
         return if !shared.site.has_host(host) {

@@ -17,7 +17,10 @@
 //! | `/` | index linking to every entry below | fetches it |
 //! | `/r301/{v}`, `/r302/{v}` | 301 / 302 to the URL of graph node `v` (index: `v = n-1`, `n/2`) | fetches the graph page (a redirect target is a discovered URL) |
 //! | `/r-relative` | 302 with the *relative* `Location: /found/relative-redirect` | resolves it and fetches it |
-//! | `/chain/{k}` | 302 to `/chain/{k-1}`; `/chain/0` is a page (index: `/chain/3`) | reaches `/chain/0` |
+//! | `/chain/{k}` | 302 to `/chain/{k-1}`; `/chain/0` is a page (index: `/chain/3` and `/chain/100000`) | reaches `/chain/0` from 3; follows at most `--max-redirects` hops of the long one |
+//! | `/lin/a/a/…/` | every page links `a/` below itself, forever | stops at the pathological-path rule (a segment three times in a row) |
+//! | `/d/a/b/a/b/…/` | pages alternate links `a/` and `b/`, forever | stops at the pathological-path rule (a run of segments three times in a row) |
+//! | `NAME.traps.crawlrank.test` | rate limits and a cross-host redirect chain, one host each ([`crate::trap_hosts`]) | see there |
 //! | `/redirect-loop/a` ↔ `/redirect-loop/b` | 302 to each other forever | stops (bounded) |
 //! | `/trap/…/` | spider trap: every page links to `a/` and `b/` below itself, forever | bounded |
 //! | `/calendar?day=N` | links to `?day=N+1` (query-only relative link), forever | bounded |
@@ -104,10 +107,19 @@ pub(crate) fn expectations(site: &Site) -> TrapExpectations {
     .iter()
     .map(|p| abs(p))
     .collect();
-    let bounded_prefixes = ["/redirect-loop/", "/trap/", "/calendar", "/grow"]
-        .iter()
-        .map(|p| abs(p))
-        .collect();
+    let mut bounded_prefixes: Vec<String> = [
+        "/redirect-loop/",
+        "/trap/",
+        "/calendar",
+        "/grow",
+        "/chain/",
+        "/lin/",
+        "/d/",
+    ]
+    .iter()
+    .map(|p| abs(p))
+    .collect();
+    bounded_prefixes.push("http://hop".to_string());
     TrapExpectations {
         must_fetch,
         must_not_fetch,
@@ -162,13 +174,13 @@ impl State {
     }
 }
 
-fn page(title: &str, body: &str) -> Reply {
+pub(crate) fn page(title: &str, body: &str) -> Reply {
     Reply::html(format!(
         "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<title>{title}</title>\n</head>\n<body>\n<h1>{title}</h1>\n{body}\n</body>\n</html>\n"
     ))
 }
 
-fn link(href: &str) -> String {
+pub(crate) fn link(href: &str) -> String {
     let mut s = String::from("<p><a ");
     write_href(&mut s, "", href, 0);
     s.push_str(">link</a></p>\n");
@@ -207,9 +219,13 @@ pub(crate) fn reply(site: &Site, state: &State, path: &str) -> Reply {
                 "/flaky.html",
                 "/status/404",
                 "/status/410",
+                "/chain/100000",
+                "/lin/a/",
+                "/d/a/",
             ] {
                 entries.push(e.to_owned());
             }
+            entries.extend(crate::trap_hosts::index_urls());
             for e in &entries {
                 body.push_str("<li>");
                 body.push_str(&link(e));
@@ -232,6 +248,7 @@ pub(crate) fn reply(site: &Site, state: &State, path: &str) -> Reply {
                 tail: state.huge_tail.clone(),
             },
             delay: Duration::ZERO,
+            retry_after: None,
         },
         "/slow.html" => {
             let mut r = page("slow", &link("/canary/slow"));
@@ -325,6 +342,20 @@ pub(crate) fn reply(site: &Site, state: &State, path: &str) -> Reply {
                 }
                 let depth = p.matches('/').count() - 2;
                 return page(&format!("spider trap depth {depth}"), &format!("{}{}", link("a/"), link("b/")));
+            }
+            // Endless paths that repeat: /lin/a/a/a/… and /d/a/b/a/b/….
+            if let Some(rest) = p.strip_prefix("/lin/") {
+                if !rest.ends_with('/') {
+                    return Reply::status_page(404);
+                }
+                return page("repeating path", &link("a/"));
+            }
+            if let Some(rest) = p.strip_prefix("/d/") {
+                if !rest.ends_with('/') {
+                    return Reply::status_page(404);
+                }
+                let next = if rest.ends_with("a/") { "b/" } else { "a/" };
+                return page("alternating path", &link(next));
             }
             if p.starts_with("/found/") {
                 return page("found", "<p>A page a correct crawler reaches.</p>");

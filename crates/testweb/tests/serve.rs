@@ -741,7 +741,7 @@ async fn traps_behave_as_documented() {
         let s = c.get(u).send().await.unwrap().status();
         assert!(s == 200 || u.ends_with("/base/based"), "{u}: {s}");
     }
-    assert_eq!(exp.bounded_prefixes.len(), 4);
+    assert_eq!(exp.bounded_prefixes.len(), 8);
 
     web.shutdown().await;
     let log = web.log();

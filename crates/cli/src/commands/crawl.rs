@@ -91,6 +91,17 @@ pub struct Args {
     /// Most URLs kept per host (spider-trap cap).
     #[arg(long, default_value_t = 100_000)]
     pub max_pages_per_host: u64,
+    /// Most link hops from a seed (Heritrix's hop limit: calendars and other endless spaces
+    /// no URL rule sees). A new URL further away is dropped and counted. Default: no limit.
+    #[arg(long, value_name = "N")]
+    pub max_hops: Option<u32>,
+    /// Most redirects followed in a row; the target of a longer chain is dropped and counted.
+    #[arg(long, value_name = "N", default_value_t = crawlrank_crawler::hops::DEFAULT_MAX_REDIRECTS)]
+    pub max_redirects: u32,
+    /// Longest Retry-After honoured, in seconds: a 429/503 asking for longer gives its URL
+    /// up (counted) and pauses its host this long.
+    #[arg(long, value_name = "SECS", default_value_t = crawlrank_crawler::backoff::DEFAULT_MAX_RETRY_AFTER.as_secs())]
+    pub max_retry_after: u64,
     /// Do not write WARC files.
     #[arg(long)]
     pub no_warc: bool,
@@ -343,6 +354,11 @@ pub fn run(args: Args) -> Result<()> {
         rng_seed: args.rng_seed,
         max_retries: args.max_retries,
         max_pages_per_host: args.max_pages_per_host,
+        hop_limits: crawlrank_crawler::hops::HopLimits {
+            max_hops: args.max_hops,
+            max_redirects: args.max_redirects,
+        },
+        max_retry_after: Duration::from_secs(args.max_retry_after),
         ..CrawlConfig::default()
     };
     if let Some(ua) = args.user_agent {

@@ -1,0 +1,311 @@
+//! End-to-end tests of the crawler on the test web's hostile cases (issue 16): rate limits
+//! with and without `Retry-After` (also across a `kill -9`), redirect chains on one host and
+//! across hosts, endless repeating paths and the hop limit. Everything runs on loopback, the
+//! checks read the test web's request log (the server's clock).
+
+use crawlrank_crawler::engine::{crawl, CrawlConfig, StopReason};
+use crawlrank_crawler::hops::HopLimits;
+use crawlrank_crawler::CrawlReport;
+use crawlrank_frontier::PolicyKind;
+use crawlrank_graph::Csr;
+use crawlrank_testweb::{LogEntry, TestWeb, TestWebConfig};
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A test web of two graph pages whose trap catalogue (and trap hosts) is on.
+fn trap_web(retry_after_secs: u64) -> TestWeb {
+    let g = Csr::from_arcs(2, &[(0, 1)]);
+    let cfg = TestWebConfig {
+        traps: true,
+        retry_after_secs,
+        slow_delay: Duration::from_secs(1),
+        huge_bytes: 200_000,
+        ..TestWebConfig::default()
+    };
+    TestWeb::start_blocking(Arc::new(g), None, "127.0.0.1:0".parse().unwrap(), cfg).unwrap()
+}
+
+fn config(web: &TestWeb, state: &Path, seeds: &[&str]) -> CrawlConfig {
+    let mut c = CrawlConfig {
+        state_dir: state.to_path_buf(),
+        seeds: seeds.iter().map(|s| s.to_string()).collect(),
+        policy: PolicyKind::Fica,
+        concurrency: 4,
+        max_retries: 3,
+        retry_backoff: Duration::from_millis(20),
+        max_retry_after: Duration::from_secs(5),
+        ..CrawlConfig::default()
+    };
+    c.fetch.proxy = Some(web.proxy_url());
+    c.fetch.timeout = Duration::from_secs(5);
+    c
+}
+
+fn run(c: &CrawlConfig) -> CrawlReport {
+    crawl(c, &AtomicBool::new(false), &mut |_| {}).unwrap()
+}
+
+/// The requests to `host` (robots.txt included), in arrival order.
+fn requests_to<'a>(log: &'a [LogEntry], host: &str) -> Vec<&'a LogEntry> {
+    let mut v: Vec<&LogEntry> = log.iter().filter(|e| e.host == host).collect();
+    v.sort_by_key(|e| e.arrival);
+    v
+}
+
+/// For each refusal (429/503) to `host`: how long until the next request to it arrived.
+fn waits_after_refusals(log: &[LogEntry], host: &str) -> Vec<Duration> {
+    let reqs = requests_to(log, host);
+    reqs.windows(2)
+        .filter(|w| w[0].status == 429 || w[0].status == 503)
+        .map(|w| w[1].arrival.saturating_duration_since(w[0].finish))
+        .collect()
+}
+
+fn host(name: &str) -> String {
+    format!("{name}.traps.crawlrank.test")
+}
+
+fn url(name: &str, path: &str) -> String {
+    format!("http://{}{path}", host(name))
+}
+
+#[test]
+fn retry_after_and_back_off_hold_the_host_then_recover() {
+    let web = trap_web(2);
+    let dir = tempfile::tempdir().unwrap();
+    let seeds: Vec<String> = [
+        "retry-after",
+        "retry-date",
+        "backoff",
+        "retry-bad",
+        "retry-long",
+    ]
+    .iter()
+    .map(|h| url(h, "/"))
+    .collect();
+    let seeds: Vec<&str> = seeds.iter().map(String::as_str).collect();
+    let report = run(&config(&web, dir.path(), &seeds));
+    assert_eq!(report.stop, StopReason::Exhausted);
+    let log = web.log();
+    let at_least = |waits: &[Duration], mins: &[f64], what: &str| {
+        assert_eq!(waits.len(), mins.len(), "{what}: {waits:?}");
+        for (w, &m) in waits.iter().zip(mins) {
+            assert!(w.as_secs_f64() >= m, "{what}: waited {w:?}, asked {m} s");
+        }
+    };
+    // Retry-After in seconds (2) and as a date (2 s + 1 ahead, to the second): each refusal
+    // held the whole host, not just the URL.
+    at_least(
+        &waits_after_refusals(&log, &host("retry-after")),
+        &[2.0, 2.0],
+        "seconds",
+    );
+    at_least(
+        &waits_after_refusals(&log, &host("retry-date")),
+        &[2.0, 2.0],
+        "date",
+    );
+    // No Retry-After, or a bad one: exponential back-off, 1 s then 2 s.
+    at_least(
+        &waits_after_refusals(&log, &host("backoff")),
+        &[1.0, 2.0],
+        "back-off",
+    );
+    at_least(
+        &waits_after_refusals(&log, &host("retry-bad")),
+        &[1.0, 2.0],
+        "bad values",
+    );
+    // Every page of those hosts was fetched in the end.
+    for (name, pages) in [
+        ("retry-after", 4),
+        ("retry-date", 4),
+        ("backoff", 6),
+        ("retry-bad", 2),
+    ] {
+        for p in std::iter::once("/".to_string()).chain((1..=pages).map(|i| format!("/p{i}"))) {
+            assert!(
+                log.iter()
+                    .any(|e| e.host == host(name) && e.path == p && e.status == 200),
+                "{name}{p} never fetched"
+            );
+        }
+    }
+    // The back-off comes back down: after the refusals, the first success still waits the
+    // halved back-off (1 s); the last pages follow at once.
+    let backoff: Vec<&LogEntry> = requests_to(&log, &host("backoff"))
+        .into_iter()
+        .filter(|e| e.path != "/robots.txt")
+        .collect();
+    assert_eq!(backoff.len(), 9, "2 refusals and 7 pages");
+    let gap = |i: usize| {
+        backoff[i + 1]
+            .arrival
+            .saturating_duration_since(backoff[i].finish)
+    };
+    assert!(gap(2) >= Duration::from_millis(950), "{:?}", gap(2));
+    assert!(
+        gap(7) < Duration::from_millis(900),
+        "not recovered: {:?}",
+        gap(7)
+    );
+    // A Retry-After of a year is beyond --max-retry-after (5 s): the URL is given up at once.
+    let long = log
+        .iter()
+        .filter(|e| e.host == host("retry-long") && e.path == "/p1");
+    assert_eq!(long.count(), 1);
+    let s = &report.stats;
+    assert_eq!(s.rate_limited, 9, "{s}");
+    assert_eq!(s.retry_after_invalid, 2, "{s}");
+    assert_eq!(s.retry_after_too_long, 1, "{s}");
+    // 2+2 (seconds), 3+3 (date), 1+2 (back-off), 1+2 (bad), 5 (the cap) at least.
+    assert!(
+        s.backoff_seconds >= 2 + 2 + 2 + 2 + 1 + 2 + 1 + 2 + 5,
+        "{s}"
+    );
+    web.shutdown_blocking();
+}
+
+/// The crawl of [`retry_after_survives_kill_9`] in a child process (it is SIGKILLed).
+#[test]
+fn child_rate_limited_crawl() {
+    let Ok(args) = std::env::var("CRAWLRANK_TEST_RATE_CHILD") else {
+        return;
+    };
+    let (state, proxy) = args.split_once('\t').unwrap();
+    let mut c = CrawlConfig {
+        state_dir: state.into(),
+        seeds: vec![url("retry-after", "/")],
+        policy: PolicyKind::Fica,
+        concurrency: 2,
+        max_retry_after: Duration::from_secs(60),
+        ..CrawlConfig::default()
+    };
+    c.fetch.proxy = Some(proxy.into());
+    run(&c);
+}
+
+#[test]
+fn retry_after_survives_kill_9() {
+    let secs = 4;
+    let web = trap_web(secs);
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child_rate_limited_crawl",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(
+            "CRAWLRANK_TEST_RATE_CHILD",
+            format!("{}\t{}", state.display(), web.proxy_url()),
+        )
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait for the first refusal, give the crawler a moment to commit it, then SIGKILL.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !web.log().iter().any(|e| e.status == 429) {
+        assert!(Instant::now() < deadline, "no 429 answered");
+        assert!(child.try_wait().unwrap().is_none(), "the child ended early");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let refused = web.log().into_iter().find(|e| e.status == 429).unwrap();
+    // Resume at once, in this process: the host still waits its Retry-After.
+    let mut c = config(&web, &state, &[]);
+    c.max_retry_after = Duration::from_secs(60);
+    let report = run(&c);
+    assert_eq!(report.stop, StopReason::Exhausted);
+    let log = web.log();
+    let after: Vec<&LogEntry> = requests_to(&log, &host("retry-after"))
+        .into_iter()
+        .filter(|e| e.arrival > refused.arrival)
+        .collect();
+    let first = after.first().expect("the resumed crawl went on");
+    let waited = first.arrival.saturating_duration_since(refused.finish);
+    assert!(
+        waited >= Duration::from_secs(secs),
+        "the host asked for {secs} s and was asked again after {waited:?}"
+    );
+    for p in ["/", "/p1", "/p2", "/p3", "/p4"] {
+        assert!(
+            log.iter()
+                .any(|e| e.host == host("retry-after") && e.path == p && e.status == 200),
+            "{p} never fetched"
+        );
+    }
+    web.shutdown_blocking();
+}
+
+#[test]
+fn redirect_chains_and_repeating_paths_are_cut() {
+    let web = trap_web(2);
+    let dir = tempfile::tempdir().unwrap();
+    let traps = "http://traps.crawlrank.test";
+    let seeds = [
+        format!("{traps}/chain/100000"),
+        url("hop0", "/"),
+        format!("{traps}/lin/a/"),
+        format!("{traps}/d/a/"),
+    ];
+    let seeds: Vec<&str> = seeds.iter().map(String::as_str).collect();
+    let mut c = config(&web, dir.path(), &seeds);
+    c.hop_limits = HopLimits {
+        max_hops: None,
+        max_redirects: 5,
+    };
+    let report = run(&c);
+    assert_eq!(report.stop, StopReason::Exhausted);
+    let log = web.log();
+    let pages = |f: &dyn Fn(&LogEntry) -> bool| {
+        log.iter()
+            .filter(|e| e.path != "/robots.txt" && f(e))
+            .count()
+    };
+    // The seed and its 5 redirects, on one host and across hosts.
+    assert_eq!(pages(&|e| e.path.starts_with("/chain/")), 6);
+    assert_eq!(pages(&|e| e.host.starts_with("hop")), 6);
+    assert!(
+        !log.iter().any(|e| e.host == host("hop6")),
+        "hop6 contacted"
+    );
+    // /lin/a/ and /lin/a/a/; /d/a/ … /d/a/b/a/b/a/: never a segment or a run three times.
+    assert_eq!(pages(&|e| e.path.starts_with("/lin/")), 2);
+    assert_eq!(pages(&|e| e.path.starts_with("/d/")), 5);
+    for e in &log {
+        let segs: Vec<&str> = e.path.split('/').filter(|s| !s.is_empty()).collect();
+        assert!(
+            !crawlrank_crawler::links::pathological(&segs),
+            "requested {}",
+            e.path
+        );
+    }
+    let s = &report.stats;
+    assert_eq!(s.redirect_chain_too_long, 2, "{s}");
+    assert_eq!(s.pathological_links, 2, "{s}");
+
+    // The hop limit bounds what no URL rule sees: a calendar linking to the next day.
+    let dir = tempfile::tempdir().unwrap();
+    let seed = format!("{traps}/calendar?day=0");
+    let mut c = config(&web, dir.path(), &[seed.as_str()]);
+    c.hop_limits.max_hops = Some(3);
+    web.clear_log();
+    let report = run(&c);
+    let log = web.log();
+    assert_eq!(
+        log.iter()
+            .filter(|e| e.path.starts_with("/calendar"))
+            .count(),
+        4,
+        "days 0 to 3"
+    );
+    assert_eq!(report.stats.hop_limit_links, 1, "{}", report.stats);
+    web.shutdown_blocking();
+}

@@ -1,0 +1,135 @@
+//! Traps that need a host of their own: rate limits (a refusal slows its whole host, so it
+//! must not slow the other traps) and a redirect chain that hops across hosts.
+//!
+//! Served when [`crate::TestWebConfig::traps`] is on, on hosts `NAME.traps.crawlrank.test`
+//! (the trap index links each one). Each host counts its requests (robots.txt left out), and
+//! the request number `k` (0 for the first) decides the answer, so the log a test reads is
+//! deterministic for a crawler with one request per host at a time:
+//!
+//! | host | answers | a correct crawler |
+//! |---|---|---|
+//! | `retry-after` | `k` = 0 and 2: 429 with `Retry-After: S` (seconds); else the page (`/` links `/p1`…`/p4`) | sends nothing to the host for S seconds after each 429, then fetches every page |
+//! | `retry-date` | `k` = 0 and 2: 503 with `Retry-After:` an HTTP-date S + 1 seconds ahead; else the page | the same, reading the date |
+//! | `backoff` | `k` = 0 and 1: 429 without `Retry-After`; else the page (`/` links `/p1`…`/p6`) | backs the host off (1 s, then 2 s), then comes back down |
+//! | `retry-bad` | `k` = 0: 429 `Retry-After: soon`; `k` = 1: 429 `Retry-After: -5`; else the page | ignores the values, backs off as without one |
+//! | `retry-long` | `/p1`: always 429 with `Retry-After: 31536000` (a year); `/`: links `/p1` | gives `/p1` up at once (past `--max-retry-after`) |
+//! | `hop{i}` | `i` < [`HOP_HOSTS`]: 302 to `http://hop{i+1}.traps.crawlrank.test/`; then a page | follows at most `--max-redirects` of them |
+//!
+//! `S` is [`crate::TestWebConfig::retry_after_secs`] (default 2).
+
+use crate::config::TestWebConfig;
+use crate::reply::Reply;
+use crate::traps::{link, page};
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime};
+
+/// The suffix of the trap hosts' names.
+pub const TRAP_HOST_SUFFIX: &str = ".traps.crawlrank.test";
+
+/// Hosts in the cross-host redirect chain (`hop0` … `hop{HOP_HOSTS}`).
+pub const HOP_HOSTS: u32 = 1000;
+
+/// The trap hosts the index links, as URLs of their first page.
+pub(crate) fn index_urls() -> Vec<String> {
+    [
+        "retry-after",
+        "retry-date",
+        "backoff",
+        "retry-bad",
+        "retry-long",
+        "hop0",
+    ]
+    .iter()
+    .map(|h| format!("http://{h}{TRAP_HOST_SUFFIX}/"))
+    .collect()
+}
+
+/// Requests per trap host so far.
+pub(crate) struct State {
+    requests: Mutex<HashMap<String, u32>>,
+    retry_after: Duration,
+}
+
+impl State {
+    pub fn new(cfg: &TestWebConfig) -> Self {
+        Self {
+            requests: Mutex::new(HashMap::new()),
+            retry_after: Duration::from_secs(cfg.retry_after_secs),
+        }
+    }
+
+    /// The number of this request to `host` (0 for the first).
+    fn count(&self, host: &str) -> u32 {
+        let mut m = self.requests.lock().unwrap_or_else(|e| e.into_inner());
+        let k = m.entry(host.to_string()).or_insert(0);
+        *k += 1;
+        *k - 1
+    }
+}
+
+fn refusal(status: u16, retry_after: Option<String>) -> Reply {
+    let mut r = Reply::status_page(status);
+    r.retry_after = retry_after;
+    r
+}
+
+/// A page linking `/p1` … `/p{n}` at `/`, and a leaf elsewhere.
+fn pages(path: &str, n: u32) -> Reply {
+    if path == "/" {
+        let body: String = (1..=n).map(|i| link(&format!("/p{i}"))).collect();
+        page("trap host", &body)
+    } else {
+        page("trap host page", "")
+    }
+}
+
+/// The reply for `path` on trap host `name` (the host without [`TRAP_HOST_SUFFIX`]), or
+/// `None` when there is no such trap host.
+pub(crate) fn reply(state: &State, name: &str, path: &str) -> Option<Reply> {
+    if path == "/robots.txt" {
+        return Some(Reply::status_page(404));
+    }
+    let secs = state.retry_after.as_secs();
+    let reply = match name {
+        "retry-after" => match state.count(name) {
+            0 | 2 => refusal(429, Some(secs.to_string())),
+            _ => pages(path, 4),
+        },
+        "retry-date" => match state.count(name) {
+            0 | 2 => {
+                // The date has whole seconds: one more keeps the wait at least S.
+                let at = SystemTime::now() + state.retry_after + Duration::from_secs(1);
+                refusal(503, Some(httpdate::fmt_http_date(at)))
+            }
+            _ => pages(path, 4),
+        },
+        "backoff" => match state.count(name) {
+            0 | 1 => refusal(429, None),
+            _ => pages(path, 6),
+        },
+        "retry-bad" => match state.count(name) {
+            0 => refusal(429, Some("soon".into())),
+            1 => refusal(429, Some("-5".into())),
+            _ => pages(path, 2),
+        },
+        "retry-long" => {
+            state.count(name);
+            if path == "/p1" {
+                refusal(429, Some("31536000".into()))
+            } else {
+                pages(path, 1)
+            }
+        }
+        _ => {
+            let i: u32 = name.strip_prefix("hop")?.parse().ok()?;
+            state.count(name);
+            if i < HOP_HOSTS {
+                Reply::redirect(302, format!("http://hop{}{TRAP_HOST_SUFFIX}/", i + 1))
+            } else {
+                page("end of the cross-host redirect chain", "")
+            }
+        }
+    };
+    Some(reply)
+}
