@@ -309,3 +309,78 @@ fn redirect_chains_and_repeating_paths_are_cut() {
     assert_eq!(report.stats.hop_limit_links, 1, "{}", report.stats);
     web.shutdown_blocking();
 }
+
+#[test]
+fn robots_txt_by_rfc_9309() {
+    let web = trap_web(2);
+    let dir = tempfile::tempdir().unwrap();
+    let names = [
+        "robots-redirect",
+        "robots-404",
+        "robots-500",
+        "robots-html",
+        "robots-binary",
+    ];
+    let seeds: Vec<String> = names.iter().map(|h| url(h, "/")).collect();
+    let seeds: Vec<&str> = seeds.iter().map(String::as_str).collect();
+    let report = run(&config(&web, dir.path(), &seeds));
+    assert_eq!(report.stop, StopReason::Exhausted);
+    let log = web.log();
+    let fetched = |name: &str, path: &str| {
+        log.iter()
+            .any(|e| e.host == host(name) && e.path == path && e.status == 200)
+    };
+    // Five redirects are followed to the rules, which are obeyed.
+    assert!(fetched("robots-redirect", "/robots-hop/5"));
+    assert!(fetched("robots-redirect", "/public") && !fetched("robots-redirect", "/private/x"));
+    // 4xx: allow all; HTML or binary: no rules, so allow all.
+    for name in ["robots-404", "robots-html", "robots-binary"] {
+        assert!(
+            fetched(name, "/") && fetched(name, "/public") && fetched(name, "/private/x"),
+            "{name}"
+        );
+    }
+    // 5xx: disallow all, asked again before giving up.
+    assert!(!log
+        .iter()
+        .any(|e| e.host == host("robots-500") && e.path != "/robots.txt"));
+    let asked = log
+        .iter()
+        .filter(|e| e.host == host("robots-500") && e.path == "/robots.txt")
+        .count();
+    assert!(asked >= 2, "robots.txt of robots-500 asked {asked} times");
+    web.shutdown_blocking();
+}
+
+#[test]
+fn bad_location_headers_are_dropped_and_counted() {
+    let web = trap_web(2);
+    let dir = tempfile::tempdir().unwrap();
+    let traps = "http://traps.crawlrank.test";
+    let seeds: Vec<String> = ["empty", "missing", "ftp", "long", "relative/x"]
+        .iter()
+        .map(|p| format!("{traps}/loc/{p}"))
+        .collect();
+    let seeds: Vec<&str> = seeds.iter().map(String::as_str).collect();
+    let report = run(&config(&web, dir.path(), &seeds));
+    assert_eq!(report.stop, StopReason::Exhausted);
+    let log = web.log();
+    // Each redirect fetched once (the empty Location is the page itself: a loop, cut), the
+    // relative one followed, nothing else requested.
+    for p in [
+        "/loc/empty",
+        "/loc/missing",
+        "/loc/ftp",
+        "/loc/long",
+        "/loc/relative/x",
+    ] {
+        assert_eq!(log.iter().filter(|e| e.path == p).count(), 1, "{p}");
+    }
+    assert!(log.iter().any(|e| e.path == "/found/loc-relative"));
+    assert!(!log.iter().any(|e| e.path.starts_with("/canary/")));
+    let s = &report.stats;
+    assert_eq!(s.redirects, 5, "{s}");
+    assert_eq!(s.invalid_links, 2, "missing and ftp: {s}");
+    assert_eq!(s.trap_links, 1, "100 KB: {s}");
+    web.shutdown_blocking();
+}

@@ -15,6 +15,17 @@
 //! | `retry-long` | `/p1`: always 429 with `Retry-After: 31536000` (a year); `/`: links `/p1` | gives `/p1` up at once (past `--max-retry-after`) |
 //! | `hop{i}` | `i` < [`HOP_HOSTS`]: 302 to `http://hop{i+1}.traps.crawlrank.test/`; then a page | follows at most `--max-redirects` of them |
 //!
+//! And one host per RFC 9309 case of robots.txt; each serves `/` linking `/private/x` and
+//! `/public` (leaf pages):
+//!
+//! | host | robots.txt | a correct crawler |
+//! |---|---|---|
+//! | `robots-redirect` | 301 to `/robots-hop/1`, … to `/robots-hop/5`, which says `Disallow: /private/` | follows the five redirects, never fetches `/private/x` |
+//! | `robots-404` | 404 | allows all |
+//! | `robots-500` | 500 | disallows all, asks again later |
+//! | `robots-html` | 200 `text/html`, a page whose text says `Disallow: /private/` inside tags | finds no rules: allows all |
+//! | `robots-binary` | 200 `application/octet-stream`, bytes | finds no rules: allows all |
+//!
 //! `S` is [`crate::TestWebConfig::retry_after_secs`] (default 2).
 
 use crate::config::TestWebConfig;
@@ -39,6 +50,11 @@ pub(crate) fn index_urls() -> Vec<String> {
         "retry-bad",
         "retry-long",
         "hop0",
+        "robots-redirect",
+        "robots-404",
+        "robots-500",
+        "robots-html",
+        "robots-binary",
     ]
     .iter()
     .map(|h| format!("http://{h}{TRAP_HOST_SUFFIX}/"))
@@ -84,9 +100,51 @@ fn pages(path: &str, n: u32) -> Reply {
     }
 }
 
+/// The reply for `path` on the RFC 9309 host `robots-{name}`.
+fn robots_case(name: &str, path: &str) -> Option<Reply> {
+    let rules = "User-agent: *\nDisallow: /private/\n";
+    let robots = match (name, path) {
+        (_, "/") => {
+            return Some(page(
+                "robots.txt case",
+                &(link("/private/x") + &link("/public")),
+            ))
+        }
+        (_, "/private/x" | "/public") => return Some(page("robots.txt case page", "")),
+        ("redirect", "/robots.txt") => Reply::redirect(301, "/robots-hop/1".into()),
+        ("redirect", p) => {
+            let i: u32 = p.strip_prefix("/robots-hop/")?.parse().ok()?;
+            if i < 5 {
+                Reply::redirect(301, format!("/robots-hop/{}", i + 1))
+            } else {
+                Reply::with_body(200, "text/plain", rules)
+            }
+        }
+        ("404", "/robots.txt") => Reply::status_page(404),
+        ("500", "/robots.txt") => Reply::status_page(500),
+        // A soft 404: an HTML page whose text names a rule, but inside tags on one line.
+        ("html", "/robots.txt") => Reply::html(
+            "<!DOCTYPE html>\n<html><head><title>Not found</title></head>\n\
+             <body><p>No robots.txt here. User-agent: * Disallow: /private/</p></body></html>\n",
+        ),
+        ("binary", "/robots.txt") => Reply::with_body(
+            200,
+            "application/octet-stream",
+            (0..4096u32)
+                .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+                .collect::<Vec<u8>>(),
+        ),
+        _ => return None,
+    };
+    Some(robots)
+}
+
 /// The reply for `path` on trap host `name` (the host without [`TRAP_HOST_SUFFIX`]), or
 /// `None` when there is no such trap host.
 pub(crate) fn reply(state: &State, name: &str, path: &str) -> Option<Reply> {
+    if let Some(name) = name.strip_prefix("robots-") {
+        return robots_case(name, path);
+    }
     if path == "/robots.txt" {
         return Some(Reply::status_page(404));
     }

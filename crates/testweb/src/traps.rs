@@ -16,6 +16,7 @@
 //! |---|---|---|
 //! | `/` | index linking to every entry below | fetches it |
 //! | `/r301/{v}`, `/r302/{v}` | 301 / 302 to the URL of graph node `v` (index: `v = n-1`, `n/2`) | fetches the graph page (a redirect target is a discovered URL) |
+//! | `/loc/…` | 302 with a bad `Location`: empty, missing, `ftp:`, 100 KB long, `../../found/loc-relative` | drops each (counted), follows the relative one |
 //! | `/r-relative` | 302 with the *relative* `Location: /found/relative-redirect` | resolves it and fetches it |
 //! | `/chain/{k}` | 302 to `/chain/{k-1}`; `/chain/0` is a page (index: `/chain/3` and `/chain/100000`) | reaches `/chain/0` from 3; follows at most `--max-redirects` hops of the long one |
 //! | `/lin/a/a/…/` | every page links `a/` below itself, forever | stops at the pathological-path rule (a segment three times in a row) |
@@ -78,6 +79,7 @@ pub(crate) fn expectations(site: &Site) -> TrapExpectations {
         "/",
         "/chain/0",
         "/found/relative-redirect",
+        "/found/loc-relative",
         "/found/bad-utf8",
         "/found/malformed-unquoted",
         "/found/malformed-upper",
@@ -220,6 +222,11 @@ pub(crate) fn reply(site: &Site, state: &State, path: &str) -> Reply {
                 "/status/404",
                 "/status/410",
                 "/chain/100000",
+                "/loc/empty",
+                "/loc/missing",
+                "/loc/ftp",
+                "/loc/long",
+                "/loc/relative/x",
                 "/lin/a/",
                 "/d/a/",
             ] {
@@ -235,6 +242,13 @@ pub(crate) fn reply(site: &Site, state: &State, path: &str) -> Reply {
             page("crawlrank trap index", &body)
         }
         "/r-relative" => Reply::redirect(302, "/found/relative-redirect".into()),
+        // Bad Location headers: empty (resolves to the page itself), none at all, another
+        // scheme, 100 KB long, relative with dot segments.
+        "/loc/empty" => Reply::redirect(302, String::new()),
+        "/loc/missing" => Reply::status_page(302),
+        "/loc/ftp" => Reply::redirect(302, "ftp://traps.crawlrank.test/canary/ftp".into()),
+        "/loc/long" => Reply::redirect(302, format!("/canary/{}", "x".repeat(100_000))),
+        "/loc/relative/x" => Reply::redirect(302, "../../found/loc-relative".into()),
         "/redirect-loop/a" => Reply::redirect(302, "/redirect-loop/b".into()),
         "/redirect-loop/b" => Reply::redirect(302, "/redirect-loop/a".into()),
         "/huge.html" => Reply {
