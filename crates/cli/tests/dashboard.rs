@@ -285,3 +285,58 @@ fn dashboard_of_a_running_crawl_shows_its_ranking_snapshot() {
         "{status}"
     );
 }
+
+#[test]
+fn a_finished_crawl_lingers_with_every_counter_then_exits() {
+    let env = Env::new();
+    let (_web, proxy, seeds) = web(&env);
+    let state = env.path("state");
+    let st = state.to_str().unwrap();
+    let mut args = crawl_args(st, &proxy, &seeds);
+    args.extend(["--dashboard", "127.0.0.1:0", "--dashboard-linger", "4"]);
+    let (mut crawl, addr) = start(&env, &args, "dashboard: ", false);
+    // The crawl of 100 pages ends; the dashboard stays up, saying so.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        let s: serde_json::Value = serde_json::from_str(&get(&addr, "/api/status")).unwrap();
+        if s["running"] == false {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "the crawl did not end in 30 s");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let ended = Instant::now();
+    assert!(
+        status["latest"]["pages_total"].as_u64().unwrap() >= 100,
+        "{status}"
+    );
+    let metrics = get(&addr, "/metrics");
+    assert_eq!(metric(&metrics, "crawlrank_crawl_running"), Some(0.0));
+    // The hostile web's counters are exported like the others (zero here).
+    for name in [
+        "rate_limited",
+        "backoff_seconds",
+        "retry_after_invalid",
+        "retry_after_too_long",
+        "redirect_chain_too_long",
+        "hop_limit_links",
+        "pathological_links",
+    ] {
+        let m = format!("crawlrank_{name}_total");
+        assert_eq!(metric(&metrics, &m), Some(0.0), "{m} in\n{metrics}");
+    }
+    // Then it exits by itself, successfully, once the 4 s are over.
+    let code = loop {
+        if let Some(code) = crawl.0.try_wait().unwrap() {
+            break code;
+        }
+        assert!(ended.elapsed() < Duration::from_secs(20), "still lingering");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(code.success());
+    assert!(
+        ended.elapsed() >= Duration::from_secs(2),
+        "left after {:?}",
+        ended.elapsed()
+    );
+}

@@ -172,8 +172,10 @@ impl Stats {
 
 impl fmt::Display for Stats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (k, v) in self.fields() {
-            writeln!(f, "  {:<20} {v}", k.replace('_', " "))?;
+        let fields = self.fields();
+        let width = fields.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+        for (k, v) in fields {
+            writeln!(f, "  {:<width$} {v}", k.replace('_', " "))?;
         }
         Ok(())
     }
