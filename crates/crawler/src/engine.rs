@@ -1011,8 +1011,10 @@ impl Engine {
         self.stats.nofollow_links += u64::from(f.nofollow_links);
         self.stats.invalid_links += u64::from(f.invalid_links);
         self.stats.trap_links += u64::from(f.trap_links);
+        self.stats.links_over_cap += u64::from(f.links_over_cap);
         self.stats.parse_errors += u64::from(f.parse_error);
-        self.stats.archived_truncated += u64::from(f.truncated);
+        self.stats.archived_truncated += u64::from(f.truncated && !f.warc.is_empty());
+        self.stats.truncated_pages += u64::from(f.truncated && f.outcome == Some(Outcome::Html));
         if f.outcome == Some(Outcome::Sitemap) {
             self.stats.sitemap_links += f.links.len() as u64;
             self.stats.sitemap_dropped += u64::from(f.sitemap_dropped);

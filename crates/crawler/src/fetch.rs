@@ -2,10 +2,12 @@
 //!
 //! Redirects are never followed by the client: a 3xx's `Location` becomes the page's single
 //! out-link and goes through the frontier like any other link, so the policy (and
-//! politeness, and dedup) decide about it. Bodies are streamed with a size cap; a response
-//! whose `Content-Type` is not HTML is not downloaded at all. Parsing and WARC compression are
-//! CPU work and run in `spawn_blocking`, off the I/O threads. Nothing here fails the crawl:
-//! every failure is an outcome the engine counts, retries or records.
+//! politeness, and dedup) decide about it. Bodies are streamed with a size cap (an HTML page
+//! over it is parsed from its first bytes, see `fetch_page_on`); a response whose
+//! `Content-Type` is not HTML is only downloaded to be archived or read as a sitemap. Parsing
+//! and WARC compression are CPU work and run in `spawn_blocking`, off the I/O threads.
+//! Nothing here fails the crawl: every failure is an outcome the engine counts, retries or
+//! records.
 
 use crate::http::{Connection, Connector, ErrorKind, HttpError, Response};
 use crate::links::{extract_links, UrlRules};
@@ -27,7 +29,9 @@ pub struct FetchConfig {
     pub connect_timeout: Duration,
     /// Longest time for a whole request, body included.
     pub timeout: Duration,
-    /// Largest body read, in bytes; larger ones are abandoned.
+    /// Largest body read, in bytes: an HTML page or a non-HTML body to archive is cut there
+    /// (an HTML page is parsed from its first `max_body` bytes); a larger redirect, error or
+    /// sitemap body is abandoned ([`Outcome::TooLarge`]).
     pub max_body: usize,
     /// Send every request through this HTTP proxy (tests route a whole synthetic web to one
     /// loopback server this way).
@@ -94,7 +98,7 @@ pub struct PageFetch {
     pub retryable: bool,
     /// The request timed out.
     pub timed_out: bool,
-    /// Body bytes received (0 when the body was not read or was over the cap).
+    /// Body bytes received (0 when the body was not read or was abandoned over the cap).
     pub bytes: u64,
     /// Meta robots or `X-Robots-Tag` said `nofollow` (then `links` is empty).
     pub nofollow_page: bool,
@@ -104,6 +108,8 @@ pub struct PageFetch {
     pub invalid_links: u32,
     /// Links dropped by the trap rules.
     pub trap_links: u32,
+    /// Distinct links dropped past [`UrlRules::max_links_per_page`].
+    pub links_over_cap: u32,
     /// The HTML parser gave up; the links found before are kept.
     pub parse_error: bool,
     /// Meta robots or `X-Robots-Tag` said `noindex`.
@@ -116,7 +122,9 @@ pub struct PageFetch {
     pub sitemap_dropped: u32,
     /// For a sitemap: its XML or gzip was broken or too large.
     pub sitemap_error: bool,
-    /// The body was archived cut at the size cap (`--archive all`).
+    /// The body was cut at the size cap (`max_body`): a non-HTML body archived cut
+    /// (`--archive all`), or an HTML page parsed (and archived) from its first `max_body`
+    /// bytes. Its WARC record, if any, says `WARC-Truncated: length`.
     pub truncated: bool,
     /// The whole response was read (so its connection may carry another request).
     pub read_to_end: bool,
@@ -432,7 +440,19 @@ async fn fetch_page_on(
             return archive_only(out, &mut resp, cfg, url, &parsed, date, &head).await;
         }
     }
-    let body = match read_capped(&mut resp, cfg.max_body).await {
+    // An HTML page over the cap is cut there and parsed all the same: its first `max_body`
+    // bytes hold most of its links (a page that big is mostly a generated list or a trap), and
+    // a page that yields nothing is a dead end for the crawl. Other bodies (redirects, error
+    // pages, sitemaps) are read whole or not at all.
+    let parse = out.outcome.is_none();
+    let read = if parse {
+        read_truncated(&mut resp, cfg.max_body).await.map(Some)
+    } else {
+        read_capped(&mut resp, cfg.max_body)
+            .await
+            .map(|b| b.map(|b| (b, false)))
+    };
+    let (body, truncated) = match read {
         Ok(Some(b)) => b,
         Ok(None) => {
             out.outcome = Some(Outcome::TooLarge);
@@ -447,8 +467,8 @@ async fn fetch_page_on(
         }
     };
     out.bytes = body.len() as u64;
-    out.read_to_end = true;
-    let parse = out.outcome.is_none();
+    out.read_to_end = !truncated;
+    out.truncated = truncated;
     let sitemap = out.outcome == Some(Outcome::NotHtml);
     let cfg2 = Arc::clone(cfg);
     let url2 = url.to_string();
@@ -457,12 +477,13 @@ async fn fetch_page_on(
         let sitemap =
             sitemap.then(|| crate::sitemap::parse_sitemap(&parsed, &body, &cfg2.url_rules));
         let records = if cfg2.warc {
-            warc::fetch_records(
+            warc::fetch_records_truncated(
                 &url2,
                 date,
                 &request_head(&parsed, &cfg2.user_agent),
                 &head,
                 &body,
+                truncated,
             )
         } else {
             Vec::new()
@@ -495,6 +516,7 @@ async fn fetch_page_on(
         out.nofollow_links = p.nofollow_links;
         out.invalid_links = p.invalid;
         out.trap_links = p.traps;
+        out.links_over_cap = p.over_cap;
         out.parse_error = p.parse_error;
         out.noindex = p.noindex || x_robots_noindex;
         out.canonical = p.canonical;

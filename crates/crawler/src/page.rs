@@ -25,7 +25,9 @@ pub enum Outcome {
     Redirect = 3,
     /// Connection, DNS or timeout failure after the retries.
     FetchError = 4,
-    /// The body exceeded the size cap.
+    /// A redirect, error or sitemap body exceeded the size cap and was abandoned. (An HTML
+    /// page over the cap is [`Html`](Self::Html), parsed from its first bytes; crawls logged
+    /// before that have HTML pages here too.)
     TooLarge = 5,
     /// robots.txt disallows the URL (never fetched).
     RobotsDisallowed = 6,

@@ -85,6 +85,11 @@ pub struct Args {
     /// Largest body fetched, in bytes.
     #[arg(long, default_value_t = 10 << 20)]
     pub max_body: usize,
+    /// Most distinct links kept per HTML page, the first ones in page order; the others are
+    /// counted (links over cap). Sitemaps have their own limits (50,000 entries).
+    #[arg(long, value_name = "N", default_value_t = 6_000,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_links_per_page: usize,
     /// Further tries of a 5xx, a timeout or a connection failure.
     #[arg(long, default_value_t = 2)]
     pub max_retries: u32,
@@ -353,6 +358,7 @@ pub fn run(args: Args) -> Result<()> {
     c.fetch.timeout = Duration::from_secs(args.timeout.max(1));
     c.fetch.connect_timeout = c.fetch.timeout.min(Duration::from_secs(10));
     c.fetch.max_body = args.max_body;
+    c.fetch.url_rules.max_links_per_page = args.max_links_per_page;
     c.fetch.warc = !args.no_warc;
     c.fetch.sitemaps = !args.no_sitemaps;
     c.fetch.archive_all = args.archive == "all";
