@@ -49,6 +49,10 @@ pub struct FetchConfig {
     /// `WARC-Truncated` when the cap cut the body; `false` (`--archive html`) archives HTML
     /// pages (and sitemaps) only.
     pub archive_all: bool,
+    /// Connect to loopback, private, link-local and other non-public addresses of any host
+    /// (`--allow-private-networks`); by default only the seeds' own hosts may have one
+    /// (crate::addresses).
+    pub allow_private_networks: bool,
 }
 
 impl Default for FetchConfig {
@@ -67,6 +71,7 @@ impl Default for FetchConfig {
             warc: true,
             sitemaps: false,
             archive_all: true,
+            allow_private_networks: false,
         }
     }
 }
@@ -151,11 +156,10 @@ pub fn classify(e: &(dyn std::error::Error + 'static)) -> TransportFailure {
         if err.is::<rustls::Error>() {
             return TransportFailure::Tls;
         }
-        if err
-            .downcast_ref::<HttpError>()
-            .is_some_and(|e| e.kind == ErrorKind::Dns)
-        {
-            return TransportFailure::Dns;
+        match err.downcast_ref::<HttpError>().map(|e| e.kind) {
+            Some(ErrorKind::Dns) => return TransportFailure::Dns,
+            Some(ErrorKind::PrivateAddress) => return TransportFailure::PrivateAddress,
+            _ => {}
         }
         cur = match err
             .downcast_ref::<std::io::Error>()
@@ -613,6 +617,16 @@ async fn fetch_robots_on(
                 // Running out of file descriptors is this process's trouble at any hop, and
                 // says nothing about the host.
                 let ours = failure == TransportFailure::FdLimit;
+                // A redirect to an address the crawl refuses is a chain that leads nowhere
+                // the crawl may go: as for too many hops, there is no file (allow all), but
+                // nothing is kept (a later run may be allowed there).
+                if hop > 0 && failure == TransportFailure::PrivateAddress {
+                    let fetch = RobotsFetch {
+                        rules: RobotsRules::AllowAll,
+                        ..RobotsFetch::unreachable(requests)
+                    };
+                    return (fetch, false);
+                }
                 let fetch = RobotsFetch {
                     timed_out: e.is_timeout(),
                     failure: (hop == 0 || ours).then_some(failure),
@@ -783,6 +797,15 @@ mod tests {
             )),
         );
         assert_eq!(classify(&no_fd), TransportFailure::FdLimit);
+        let private = Layer(
+            "client error (Connect)",
+            Box::new(HttpError::new(
+                crate::http::ErrorKind::PrivateAddress,
+                "localhost is at 127.0.0.1",
+            )),
+        );
+        assert_eq!(classify(&private), TransportFailure::PrivateAddress);
+        assert!(!TransportFailure::PrivateAddress.retryable());
         assert!(TransportFailure::FdLimit.retryable());
         assert!(TransportFailure::Other.retryable());
         assert!(!TransportFailure::Dns.retryable() && !TransportFailure::Tls.retryable());

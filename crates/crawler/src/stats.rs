@@ -64,6 +64,7 @@ stats! {
     fetch_errors: "Pages given up after connection, DNS, TLS or timeout failures.",
     dns_errors: "Pages given up because their host name did not resolve (part of fetch errors).",
     tls_errors: "Pages given up on a TLS certificate or handshake failure (part of fetch errors).",
+    private_address_refused: "Pages given up because their host is at a loopback, private, link-local or other non-public address and is not a seed's own (part of fetch errors; --allow-private-networks).",
     timeouts: "Requests that timed out (each attempt).",
     too_large: "Redirect, error and sitemap bodies over the size cap, abandoned.",
     truncated_pages: "HTML pages over --max-body, parsed from their first --max-body bytes (counted in html pages).",
@@ -102,6 +103,7 @@ impl Stats {
                 match failure {
                     Some(TransportFailure::Dns) => self.dns_errors += 1,
                     Some(TransportFailure::Tls) => self.tls_errors += 1,
+                    Some(TransportFailure::PrivateAddress) => self.private_address_refused += 1,
                     _ => {}
                 }
             }
@@ -143,7 +145,7 @@ impl Stats {
     pub fn pages_summary(&self) -> String {
         format!(
             "fetched pages     {} (html {}, not html {}, sitemaps {}, redirects {}, http errors {}, too large {})\n\
-             given up          {} (robots.txt disallowed {}, fetch failed {}: dns {}, tls {})\n",
+             given up          {} (robots.txt disallowed {}, fetch failed {}: dns {}, tls {}, private address {})\n",
             self.pages_answered(),
             self.pages_html,
             self.pages_not_html,
@@ -155,7 +157,8 @@ impl Stats {
             self.robots_disallowed,
             self.fetch_errors,
             self.dns_errors,
-            self.tls_errors
+            self.tls_errors,
+            self.private_address_refused
         )
     }
 
@@ -168,7 +171,7 @@ impl Stats {
 impl fmt::Display for Stats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (k, v) in self.fields() {
-            writeln!(f, "  {:<20} {v}", k.replace('_', " "))?;
+            writeln!(f, "  {:<23} {v}", k.replace('_', " "))?;
         }
         Ok(())
     }
@@ -205,7 +208,16 @@ mod tests {
         s.count_outcome(Outcome::FetchError, Some(TransportFailure::Dns));
         s.count_outcome(Outcome::FetchError, Some(TransportFailure::Tls));
         s.count_outcome(Outcome::FetchError, Some(TransportFailure::Other));
-        assert_eq!(s.pages_done(), 11);
-        assert_eq!((s.fetch_errors, s.dns_errors, s.tls_errors), (4, 1, 1));
+        s.count_outcome(Outcome::FetchError, Some(TransportFailure::PrivateAddress));
+        assert_eq!(s.pages_done(), 12);
+        assert_eq!(
+            (
+                s.fetch_errors,
+                s.dns_errors,
+                s.tls_errors,
+                s.private_address_refused
+            ),
+            (5, 1, 1, 1)
+        );
     }
 }
