@@ -321,6 +321,9 @@ fn a_finished_crawl_lingers_with_every_counter_then_exits() {
         "redirect_chain_too_long",
         "hop_limit_links",
         "pathological_links",
+        "truncated_pages",
+        "links_over_cap",
+        "private_address_refused",
     ] {
         let m = format!("crawlrank_{name}_total");
         assert_eq!(metric(&metrics, &m), Some(0.0), "{m} in\n{metrics}");

@@ -16,6 +16,7 @@
 //! fetches them again, first. The WARC files are cut back to the committed position, so no
 //! record of an uncommitted fetch stays behind either.
 
+use crate::addresses::AddressGuard;
 use crate::backoff::{Backoffs, RetryAfter};
 use crate::connections::IDLE_GRACE;
 use crate::fds::{self, FdBudget};
@@ -436,6 +437,38 @@ fn load_urls(store: &Store, loaded: &Loaded, max_per_host: u64) -> Result<UrlTab
     Ok(table)
 }
 
+/// What the connector may connect to (crate::addresses): any address with
+/// `--allow-private-networks`, else public ones, and any address of the hosts the user named
+/// in seeds — this run's and earlier runs' (kept in the state, so that a resume without
+/// `--seeds` still reaches them). A state written before they were kept gives the hosts of
+/// its seed events instead.
+fn address_guard(cfg: &CrawlConfig, store: &Store, seeded: &[PageId]) -> Result<AddressGuard> {
+    let host_of = |url: &str| url::Url::parse(url).ok()?.host_str().map(String::from);
+    let kept = store.seed_hosts()?;
+    let mut hosts = std::collections::BTreeSet::new();
+    match &kept {
+        Some(h) => hosts.extend(h.iter().cloned()),
+        None => {
+            for &id in seeded {
+                hosts.extend(store.url(id)?.as_deref().and_then(host_of));
+            }
+        }
+    }
+    for s in &cfg.seeds {
+        if let Ok(u) = links::normalize(s, &cfg.fetch.url_rules) {
+            hosts.extend(host_of(&u));
+        }
+    }
+    let hosts: Vec<String> = hosts.into_iter().collect();
+    if kept.as_ref() != Some(&hosts) {
+        store.set_seed_hosts(&hosts)?;
+    }
+    Ok(AddressGuard {
+        allow_private: cfg.fetch.allow_private_networks,
+        named_hosts: hosts.into_iter().collect(),
+    })
+}
+
 /// The WARC writer, cut back to the last committed position `at`, unless WARC is off.
 fn open_warc(cfg: &CrawlConfig, at: WarcPosition) -> Result<Option<WarcWriter>> {
     if !cfg.fetch.warc {
@@ -474,8 +507,15 @@ impl Engine {
         }
         let urls = load_urls(&store, &loaded, cfg.max_pages_per_host)?;
         let seed_hosts = seeded.iter().filter_map(|&id| urls.host_of(id)).collect();
+        let guard = address_guard(cfg, &store, &seeded)?;
         let warc = open_warc(cfg, loaded.warc)?;
-        let in_flight = InFlight::new(&cfg.fetch, rt, cfg.concurrency, cfg.idle_connections())?;
+        let in_flight = InFlight::new(
+            &cfg.fetch,
+            guard,
+            rt,
+            cfg.concurrency,
+            cfg.idle_connections(),
+        )?;
         let robots_agent = cfg.fetch.robots_agent();
         let pauses = store.host_pauses()?;
         let mut e = Self {
@@ -1114,8 +1154,10 @@ impl Engine {
         self.stats.invalid_links += u64::from(f.invalid_links);
         self.stats.trap_links += u64::from(f.trap_links);
         self.stats.pathological_links += u64::from(f.pathological_links);
+        self.stats.links_over_cap += u64::from(f.links_over_cap);
         self.stats.parse_errors += u64::from(f.parse_error);
-        self.stats.archived_truncated += u64::from(f.truncated);
+        self.stats.archived_truncated += u64::from(f.truncated && !f.warc.is_empty());
+        self.stats.truncated_pages += u64::from(f.truncated && f.outcome == Some(Outcome::Html));
         if f.outcome == Some(Outcome::Sitemap) {
             self.stats.sitemap_links += f.links.len() as u64;
             self.stats.sitemap_dropped += u64::from(f.sitemap_dropped);

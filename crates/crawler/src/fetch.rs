@@ -2,10 +2,12 @@
 //!
 //! Redirects are never followed by the client: a 3xx's `Location` becomes the page's single
 //! out-link and goes through the frontier like any other link, so the policy (and
-//! politeness, and dedup) decide about it. Bodies are streamed with a size cap; a response
-//! whose `Content-Type` is not HTML is not downloaded at all. Parsing and WARC compression are
-//! CPU work and run in `spawn_blocking`, off the I/O threads. Nothing here fails the crawl:
-//! every failure is an outcome the engine counts, retries or records.
+//! politeness, and dedup) decide about it. Bodies are streamed with a size cap (an HTML page
+//! over it is parsed from its first bytes, see `fetch_page_on`); a response whose
+//! `Content-Type` is not HTML is only downloaded to be archived or read as a sitemap. Parsing
+//! and WARC compression are CPU work and run in `spawn_blocking`, off the I/O threads.
+//! Nothing here fails the crawl: every failure is an outcome the engine counts, retries or
+//! records.
 
 use crate::http::{Connection, Connector, ErrorKind, HttpError, Response};
 use crate::links::{extract_links, UrlRules};
@@ -27,7 +29,9 @@ pub struct FetchConfig {
     pub connect_timeout: Duration,
     /// Longest time for a whole request, body included.
     pub timeout: Duration,
-    /// Largest body read, in bytes; larger ones are abandoned.
+    /// Largest body read, in bytes: an HTML page or a non-HTML body to archive is cut there
+    /// (an HTML page is parsed from its first `max_body` bytes); a larger redirect, error or
+    /// sitemap body is abandoned ([`Outcome::TooLarge`]).
     pub max_body: usize,
     /// Send every request through this HTTP proxy (tests route a whole synthetic web to one
     /// loopback server this way).
@@ -45,6 +49,10 @@ pub struct FetchConfig {
     /// `WARC-Truncated` when the cap cut the body; `false` (`--archive html`) archives HTML
     /// pages (and sitemaps) only.
     pub archive_all: bool,
+    /// Connect to loopback, private, link-local and other non-public addresses of any host
+    /// (`--allow-private-networks`); by default only the seeds' own hosts may have one
+    /// (crate::addresses).
+    pub allow_private_networks: bool,
 }
 
 impl Default for FetchConfig {
@@ -63,6 +71,7 @@ impl Default for FetchConfig {
             warc: true,
             sitemaps: false,
             archive_all: true,
+            allow_private_networks: false,
         }
     }
 }
@@ -94,7 +103,7 @@ pub struct PageFetch {
     pub retryable: bool,
     /// The request timed out.
     pub timed_out: bool,
-    /// Body bytes received (0 when the body was not read or was over the cap).
+    /// Body bytes received (0 when the body was not read or was abandoned over the cap).
     pub bytes: u64,
     /// Meta robots or `X-Robots-Tag` said `nofollow` (then `links` is empty).
     pub nofollow_page: bool,
@@ -106,6 +115,8 @@ pub struct PageFetch {
     pub trap_links: u32,
     /// Links dropped by the pathological-path rule (a redirect's target included).
     pub pathological_links: u32,
+    /// Distinct links dropped past [`UrlRules::max_links_per_page`].
+    pub links_over_cap: u32,
     /// The HTML parser gave up; the links found before are kept.
     pub parse_error: bool,
     /// Meta robots or `X-Robots-Tag` said `noindex`.
@@ -118,7 +129,9 @@ pub struct PageFetch {
     pub sitemap_dropped: u32,
     /// For a sitemap: its XML or gzip was broken or too large.
     pub sitemap_error: bool,
-    /// The body was archived cut at the size cap (`--archive all`).
+    /// The body was cut at the size cap (`max_body`): a non-HTML body archived cut
+    /// (`--archive all`), or an HTML page parsed (and archived) from its first `max_body`
+    /// bytes. Its WARC record, if any, says `WARC-Truncated: length`.
     pub truncated: bool,
     /// The whole response was read (so its connection may carry another request).
     pub read_to_end: bool,
@@ -147,11 +160,10 @@ pub fn classify(e: &(dyn std::error::Error + 'static)) -> TransportFailure {
         if err.is::<rustls::Error>() {
             return TransportFailure::Tls;
         }
-        if err
-            .downcast_ref::<HttpError>()
-            .is_some_and(|e| e.kind == ErrorKind::Dns)
-        {
-            return TransportFailure::Dns;
+        match err.downcast_ref::<HttpError>().map(|e| e.kind) {
+            Some(ErrorKind::Dns) => return TransportFailure::Dns,
+            Some(ErrorKind::PrivateAddress) => return TransportFailure::PrivateAddress,
+            _ => {}
         }
         cur = match err
             .downcast_ref::<std::io::Error>()
@@ -441,7 +453,19 @@ async fn fetch_page_on(
             return archive_only(out, &mut resp, cfg, url, &parsed, date, &head).await;
         }
     }
-    let body = match read_capped(&mut resp, cfg.max_body).await {
+    // An HTML page over the cap is cut there and parsed all the same: its first `max_body`
+    // bytes hold most of its links (a page that big is mostly a generated list or a trap), and
+    // a page that yields nothing is a dead end for the crawl. Other bodies (redirects, error
+    // pages, sitemaps) are read whole or not at all.
+    let parse = out.outcome.is_none();
+    let read = if parse {
+        read_truncated(&mut resp, cfg.max_body).await.map(Some)
+    } else {
+        read_capped(&mut resp, cfg.max_body)
+            .await
+            .map(|b| b.map(|b| (b, false)))
+    };
+    let (body, truncated) = match read {
         Ok(Some(b)) => b,
         Ok(None) => {
             out.outcome = Some(Outcome::TooLarge);
@@ -456,8 +480,8 @@ async fn fetch_page_on(
         }
     };
     out.bytes = body.len() as u64;
-    out.read_to_end = true;
-    let parse = out.outcome.is_none();
+    out.read_to_end = !truncated;
+    out.truncated = truncated;
     let sitemap = out.outcome == Some(Outcome::NotHtml);
     let cfg2 = Arc::clone(cfg);
     let url2 = url.to_string();
@@ -466,12 +490,13 @@ async fn fetch_page_on(
         let sitemap =
             sitemap.then(|| crate::sitemap::parse_sitemap(&parsed, &body, &cfg2.url_rules));
         let records = if cfg2.warc {
-            warc::fetch_records(
+            warc::fetch_records_truncated(
                 &url2,
                 date,
                 &request_head(&parsed, &cfg2.user_agent),
                 &head,
                 &body,
+                truncated,
             )
         } else {
             Vec::new()
@@ -505,6 +530,7 @@ async fn fetch_page_on(
         out.invalid_links = p.invalid;
         out.trap_links = p.traps;
         out.pathological_links = p.pathological;
+        out.links_over_cap = p.over_cap;
         out.parse_error = p.parse_error;
         out.noindex = p.noindex || x_robots_noindex;
         out.canonical = p.canonical;
@@ -601,6 +627,16 @@ async fn fetch_robots_on(
                 // Running out of file descriptors is this process's trouble at any hop, and
                 // says nothing about the host.
                 let ours = failure == TransportFailure::FdLimit;
+                // A redirect to an address the crawl refuses is a chain that leads nowhere
+                // the crawl may go: as for too many hops, there is no file (allow all), but
+                // nothing is kept (a later run may be allowed there).
+                if hop > 0 && failure == TransportFailure::PrivateAddress {
+                    let fetch = RobotsFetch {
+                        rules: RobotsRules::AllowAll,
+                        ..RobotsFetch::unreachable(requests)
+                    };
+                    return (fetch, false);
+                }
                 let fetch = RobotsFetch {
                     timed_out: e.is_timeout(),
                     failure: (hop == 0 || ours).then_some(failure),
@@ -771,6 +807,15 @@ mod tests {
             )),
         );
         assert_eq!(classify(&no_fd), TransportFailure::FdLimit);
+        let private = Layer(
+            "client error (Connect)",
+            Box::new(HttpError::new(
+                crate::http::ErrorKind::PrivateAddress,
+                "localhost is at 127.0.0.1",
+            )),
+        );
+        assert_eq!(classify(&private), TransportFailure::PrivateAddress);
+        assert!(!TransportFailure::PrivateAddress.retryable());
         assert!(TransportFailure::FdLimit.retryable());
         assert!(TransportFailure::Other.retryable());
         assert!(!TransportFailure::Dns.retryable() && !TransportFailure::Tls.retryable());

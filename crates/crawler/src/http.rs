@@ -13,7 +13,15 @@
 //! Requests go through an HTTP proxy when one is set: `http://` ones in absolute form to the
 //! proxy, `https://` ones through a `CONNECT` tunnel. Redirects are not followed and bodies
 //! are not decoded (no `Accept-Encoding` is sent).
+//!
+//! Every address a connection would go to is first checked by the [`AddressGuard`]
+//! (`crate::addresses`): loopback, private, link-local and the like are refused
+//! ([`ErrorKind::PrivateAddress`]) unless the host is a seed's own. The check is on the
+//! resolved addresses, so a name is judged by what it resolves to. Through a proxy the proxy
+//! resolves names, so only an IP-literal host can be checked (the proxy's own address is the
+//! user's choice and never checked).
 
+use crate::addresses::AddressGuard;
 use anyhow::{bail, Context, Result};
 use bytes::Bytes;
 use http_body_util::Empty;
@@ -50,6 +58,9 @@ pub enum ErrorKind {
     Timeout,
     /// The exchange failed after connecting (a reset, a malformed or cut response).
     Http,
+    /// Every address of the host is loopback, private, link-local or the like, and the host
+    /// is not a seed's own (`crate::addresses`): nothing was connected to.
+    PrivateAddress,
 }
 
 /// A request's failure: its kind and its cause.
@@ -83,6 +94,7 @@ impl std::fmt::Display for HttpError {
             ErrorKind::Tls => "tls error",
             ErrorKind::Timeout => "connect timeout",
             ErrorKind::Http => "http error",
+            ErrorKind::PrivateAddress => "private address refused",
         })
     }
 }
@@ -194,17 +206,20 @@ pub struct Connector {
     proxy_auth: Option<Arc<str>>,
     connect_timeout: Duration,
     permits: Arc<Semaphore>,
+    /// Which addresses may be connected to.
+    guard: AddressGuard,
 }
 
 impl Connector {
     /// A connector through `proxy` (if any), trusting the web PKI roots and the certificates
     /// in the PEM files `ca_certs` (an error names a bad proxy URL or CA file), keeping at
-    /// most `max_open` sockets open.
+    /// most `max_open` sockets open, connecting only to the addresses `guard` allows.
     pub fn new(
         proxy: Option<&str>,
         ca_certs: &[std::path::PathBuf],
         connect_timeout: Duration,
         max_open: usize,
+        guard: AddressGuard,
     ) -> Result<Self> {
         let (proxy, proxy_auth) = match proxy {
             None => (None, None),
@@ -248,6 +263,7 @@ impl Connector {
             proxy_auth,
             connect_timeout,
             permits: Arc::new(Semaphore::new(max_open)),
+            guard,
         })
     }
 
@@ -274,11 +290,26 @@ impl Connector {
     async fn open(&self, url: &Url, permit: OwnedSemaphorePermit) -> Result<Connection, HttpError> {
         let https = url.scheme() == "https";
         let port = url.port_or_known_default().unwrap_or(80);
-        let (host, addr_port) = match &self.proxy {
-            Some((h, p)) => (h.clone(), *p),
-            None => (url.host_str().unwrap_or("").to_string(), port),
+        let target = url.host_str().unwrap_or("");
+        let addrs = match &self.proxy {
+            Some((h, p)) => {
+                // The proxy resolves the target's name: only an IP literal can be checked.
+                let literal = match url.host() {
+                    Some(Host::Ipv4(ip)) => Some(std::net::IpAddr::V4(ip)),
+                    Some(Host::Ipv6(ip)) => Some(std::net::IpAddr::V6(ip)),
+                    _ => None,
+                };
+                if let Some(ip) = literal {
+                    self.check(target, &[SocketAddr::new(ip, port)])?;
+                }
+                resolve(h.clone(), *p, permit).await?
+            }
+            None => {
+                let (addrs, permit) = resolve(target.to_string(), port, permit).await?;
+                (self.check(target, &addrs)?, permit)
+            }
         };
-        let (addrs, permit) = resolve(host, addr_port, permit).await?;
+        let (addrs, permit) = addrs;
         let tcp = connect_any(&addrs).await?;
         let _ = tcp.set_nodelay(true);
         let mut io = Counted {
@@ -309,6 +340,36 @@ impl Connector {
             .map_err(|e| HttpError::new(ErrorKind::Tls, e))?;
         let io = Counted { io: tls, _permit };
         handshake(io, origin, false, None).await
+    }
+}
+
+impl Connector {
+    /// The addresses of `addrs` (those of `host`) that may be connected to; an error when
+    /// none may (then nothing is connected to). A name with public and non-public addresses
+    /// keeps its public ones.
+    fn check(&self, host: &str, addrs: &[SocketAddr]) -> Result<Vec<SocketAddr>, HttpError> {
+        let mut refused = None;
+        let allowed: Vec<SocketAddr> = addrs
+            .iter()
+            .filter(|a| match self.guard.refuses(host, a.ip()) {
+                Some(kind) => {
+                    refused.get_or_insert((a.ip(), kind));
+                    false
+                }
+                None => true,
+            })
+            .copied()
+            .collect();
+        match refused {
+            Some((ip, kind)) if allowed.is_empty() => Err(HttpError::new(
+                ErrorKind::PrivateAddress,
+                format!(
+                    "{host} is at {ip}, not a public address ({kind}): not connected to (only \
+                     the seeds' own hosts may be, unless --allow-private-networks)"
+                ),
+            )),
+            _ => Ok(allowed),
+        }
     }
 }
 
@@ -462,7 +523,14 @@ mod tests {
     async fn a_socket_is_counted_until_closed_and_requests_carry_the_proxy_credentials() {
         let (port, heads) = proxy();
         let p = format!("http://us%40er:p%3Ass@127.0.0.1:{port}");
-        let connector = Connector::new(Some(&p), &[], Duration::from_secs(5), 2).unwrap();
+        let connector = Connector::new(
+            Some(&p),
+            &[],
+            Duration::from_secs(5),
+            2,
+            AddressGuard::default(),
+        )
+        .unwrap();
         assert_eq!(connector.available(), 2);
         let url = Url::parse("http://a.test/x?y#z").unwrap();
         let mut conn = connector.connect(&url).await.unwrap();
@@ -495,10 +563,69 @@ mod tests {
         assert_eq!(connector.available(), 2);
     }
 
+    #[tokio::test]
+    async fn non_public_addresses_are_refused_unless_the_host_is_named() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let guard = AddressGuard {
+            allow_private: false,
+            named_hosts: ["127.0.0.1".to_string()].into(),
+        };
+        let timeout = Duration::from_secs(5);
+        let direct = Connector::new(None, &[], timeout, 2, guard.clone()).unwrap();
+        let url = |u: String| Url::parse(&u).unwrap();
+        // localhost resolves to loopback, and is not the seed's host name.
+        let err = direct
+            .connect(&url(format!("http://localhost:{port}/")))
+            .await
+            .err()
+            .unwrap();
+        assert_eq!(err.kind, ErrorKind::PrivateAddress);
+        let said = std::error::Error::source(&err).unwrap().to_string();
+        assert!(
+            said.contains("localhost is at") && said.contains("(loopback)"),
+            "{said}"
+        );
+        for other in ["127.0.0.2", "[::ffff:127.0.0.1]", "0.0.0.0"] {
+            let err = direct
+                .connect(&url(format!("http://{other}:{port}/")))
+                .await
+                .err()
+                .unwrap();
+            assert_eq!(err.kind, ErrorKind::PrivateAddress, "{other}");
+        }
+        assert!(direct
+            .connect(&url(format!("http://127.0.0.1:{port}/")))
+            .await
+            .is_ok());
+        // No socket was left counted by the refusals.
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while direct.available() < 2 && std::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        assert_eq!(direct.available(), 2);
+        // Through a proxy (nothing listens on port 9): an IP literal is refused before the
+        // proxy is asked, a name is the proxy's business.
+        let proxied = Connector::new(Some("http://127.0.0.1:9"), &[], timeout, 2, guard).unwrap();
+        let err = proxied
+            .connect(&url("http://10.0.0.1/".into()))
+            .await
+            .err()
+            .unwrap();
+        assert_eq!(err.kind, ErrorKind::PrivateAddress);
+        let err = proxied
+            .connect(&url("http://intranet.test/".into()))
+            .await
+            .err()
+            .unwrap();
+        assert_eq!(err.kind, ErrorKind::Connect);
+    }
+
     #[test]
     fn a_bad_proxy_url_is_refused() {
         for p in ["not a url", "https://127.0.0.1:1", "socks5://127.0.0.1:1"] {
-            let err = Connector::new(Some(p), &[], Duration::from_secs(1), 1)
+            let guard = AddressGuard::default();
+            let err = Connector::new(Some(p), &[], Duration::from_secs(1), 1, guard)
                 .err()
                 .unwrap();
             assert!(format!("{err:#}").contains("bad proxy URL"), "{err:#}");

@@ -16,6 +16,7 @@
 //! requests allowed in flight (at most once per [`SHORTAGE_EVERY`]); each result after
 //! [`SHORTAGE_CALM`] without a shortage allows one more, back up to `--concurrency`.
 
+use crate::addresses::AddressGuard;
 use crate::connections::Connections;
 use crate::fetch::{self, FetchConfig, PageFetch, RobotsFetch};
 use crate::http::{Connection, Connector};
@@ -117,11 +118,12 @@ pub struct InFlight {
 }
 
 impl InFlight {
-    /// Sets up connecting for `cfg` (an error names a bad CA file or proxy); at most
-    /// `concurrency` fetches will run at once, on `rt`, and at most `idle` idle connections
-    /// stay open.
+    /// Sets up connecting for `cfg` (an error names a bad CA file or proxy), to the
+    /// addresses `guard` allows; at most `concurrency` fetches will run at once, on `rt`, and
+    /// at most `idle` idle connections stay open.
     pub fn new(
         cfg: &FetchConfig,
+        guard: AddressGuard,
         rt: tokio::runtime::Handle,
         concurrency: usize,
         idle: usize,
@@ -131,6 +133,7 @@ impl InFlight {
             &cfg.ca_certs,
             cfg.connect_timeout,
             concurrency + idle,
+            guard,
         )?;
         let connector = Arc::new(connector);
         let (tx, rx) = mpsc::channel();

@@ -9,7 +9,8 @@
 //! | [`robots`] | robots.txt: rules, answers kept across runs, 24 h freshness, each host's robots.txt state |
 //! | `politeness` | the scheduler: per-host queues, one request in flight per host, delays, retries' backoff |
 //! | `in_flight` | the requests in flight: fetch tasks on the I/O runtime and the channel back; fewer for a while when file descriptors run short |
-//! | `http` | the crawl's own HTTP/1.1 connections (hyper, rustls): DNS, TCP, proxy tunnels, TLS; every socket counted until closed |
+//! | `http` | the crawl's own HTTP/1.1 connections (hyper, rustls): DNS, TCP, proxy tunnels, TLS; every socket counted until closed; non-public addresses refused |
+//! | [`addresses`] | which IP addresses a crawl may connect to: loopback, private, link-local… only for the seeds' own hosts |
 //! | `connections` | each host's kept connection: the idle ones in a pool with an idle timeout and a global cap |
 //! | `fds` | file descriptors: the bound a crawl needs, the open-file limit raised and checked, "too many open files" recognised |
 //! | [`fetch`] | one HTTP request: a page, or a host's robots.txt; body caps |
@@ -27,9 +28,9 @@
 //! The modules not linked (`politeness`, `in_flight`, `http`, `connections`, `fds`,
 //! `resume`, `top`) are the engine's parts, private to the crate.
 //!
-//! The files import each other one way only: `fds`, [`page`], [`links`] and [`signals`]
-//! import no other, [`warc`] only `fds`; [`urls`], [`robots`], `politeness`, [`stats`],
-//! [`ranking`] and `http` only those (and [`urls`]); [`fetch`] and [`store`] build on
+//! The files import each other one way only: `fds`, [`page`], [`links`], [`addresses`] and
+//! [`signals`] import no other, [`warc`] only `fds`; [`urls`], [`robots`], `politeness`,
+//! [`stats`], [`ranking`] and `http` only those (and [`urls`]); [`fetch`] and [`store`] build on
 //! them, `connections` on `http`, `in_flight` on `connections` and [`fetch`], `resume` on
 //! [`store`]; [`engine`] and [`export`] come last, and neither imports the other (export's
 //! tests run the engine). No module prints or exits the process: errors are returned, and
@@ -45,6 +46,7 @@
 
 #![warn(missing_docs)]
 
+pub mod addresses;
 pub mod backoff;
 mod connections;
 pub mod engine;

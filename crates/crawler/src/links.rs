@@ -16,6 +16,12 @@
 //! [`UrlRules::max_url_len`], deeper than [`UrlRules::max_path_depth`] path segments, or with a
 //! pathological path ([`pathological`]: a segment or run of segments repeated more than twice
 //! in a row) are dropped (and counted as trap links). The per-host page cap needs the whole crawl and lives in the engine.
+//!
+//! A page keeps at most [`UrlRules::max_links_per_page`] distinct links (Heritrix's
+//! `max-outlinks`, 6,000 by default), the first ones in page order; the others are counted
+//! ([`PageLinks::over_cap`]). Why: one generated page can hold hundreds of thousands of links
+//! within the body cap, each a new URL to store, and the policies' per-page work grows with
+//! the links. Sitemaps have their own bounds (crate::sitemap) and are not capped here.
 
 use std::cell::RefCell;
 use url::Url;
@@ -27,6 +33,9 @@ pub struct UrlRules {
     pub max_url_len: usize,
     /// Most path segments kept (`/a/b/c` has 3).
     pub max_path_depth: usize,
+    /// Most distinct links kept per HTML page, the first ones in page order
+    /// (`--max-links-per-page`).
+    pub max_links_per_page: usize,
 }
 
 impl Default for UrlRules {
@@ -34,6 +43,7 @@ impl Default for UrlRules {
         Self {
             max_url_len: 2048,
             max_path_depth: 16,
+            max_links_per_page: 6_000,
         }
     }
 }
@@ -130,6 +140,9 @@ pub struct PageLinks {
     pub traps: u32,
     /// Links dropped by the pathological-path rule.
     pub pathological: u32,
+    /// Distinct valid links dropped because the page already had
+    /// [`UrlRules::max_links_per_page`].
+    pub over_cap: u32,
     /// `<a rel=nofollow>` links skipped.
     pub nofollow_links: u32,
     /// The HTML parser gave up (memory limit); the links found before are kept.
@@ -314,6 +327,13 @@ pub fn extract_links(page_url: &Url, body: &[u8], rules: &UrlRules) -> PageLinks
     let mut seen = std::collections::HashSet::with_capacity(raw.hrefs.len());
     for h in &raw.hrefs {
         match resolve(&base, &decode_entities(h), rules) {
+            // Past the cap, links are still told apart from duplicates, so that the count
+            // says how many distinct URLs the page lost.
+            Ok(u) if out.links.len() >= rules.max_links_per_page => {
+                if seen.insert(u) {
+                    out.over_cap += 1;
+                }
+            }
             Ok(u) => {
                 if seen.insert(u.clone()) {
                     out.links.push(u);
@@ -430,6 +450,34 @@ mod tests {
         assert_eq!(p.links, ["http://a.test/ok", "http://a.test/z"]);
         assert_eq!(p.invalid, 3);
         assert_eq!(p.traps, 2);
+    }
+
+    #[test]
+    fn links_past_the_cap_are_dropped_and_counted() {
+        let html: String = (0..10)
+            .map(|i| format!("<a href='/l{i}'>x</a><a href='/l{i}#again'>dup</a>"))
+            .collect::<String>()
+            + "<a href='mailto:x@y'>m</a><a href='/l1'>known</a>";
+        let rules = UrlRules {
+            max_links_per_page: 4,
+            ..UrlRules::default()
+        };
+        let p = extract_links(
+            &Url::parse("http://a.test/").unwrap(),
+            html.as_bytes(),
+            &rules,
+        );
+        let kept: Vec<String> = (0..4).map(|i| format!("http://a.test/l{i}")).collect();
+        assert_eq!(p.links, kept);
+        // Six distinct URLs lost; duplicates and invalid links are not counted as over the cap.
+        assert_eq!((p.over_cap, p.invalid), (6, 1));
+        let all = extract_links(
+            &Url::parse("http://a.test/").unwrap(),
+            html.as_bytes(),
+            &UrlRules::default(),
+        );
+        assert_eq!((all.links.len(), all.over_cap), (10, 0));
+        assert_eq!(UrlRules::default().max_links_per_page, 6_000);
     }
 
     #[test]

@@ -25,7 +25,9 @@ pub enum Outcome {
     Redirect = 3,
     /// Connection, DNS or timeout failure after the retries.
     FetchError = 4,
-    /// The body exceeded the size cap.
+    /// A redirect, error or sitemap body exceeded the size cap and was abandoned. (An HTML
+    /// page over the cap is [`Html`](Self::Html), parsed from its first bytes; crawls logged
+    /// before that have HTML pages here too.)
     TooLarge = 5,
     /// robots.txt disallows the URL (never fetched).
     RobotsDisallowed = 6,
@@ -78,6 +80,9 @@ pub enum TransportFailure {
     Tls,
     /// Anything else: refused or reset connections, timeouts, a body cut short.
     Other,
+    /// The host's addresses are loopback, private, link-local or the like and the host is
+    /// not a seed's own (`crate::addresses`): nothing was connected to.
+    PrivateAddress,
     /// This process had no file descriptor left for the connection (`EMFILE`, or `ENFILE`
     /// for the whole system): not the host's fault, and never a failed attempt — the page
     /// is tried again once descriptors are free ([`crate::fds`]).
@@ -85,9 +90,10 @@ pub enum TransportFailure {
 }
 
 impl TransportFailure {
-    /// Whether another try a few seconds later may succeed. A name that does not resolve or
-    /// a certificate that is refused will not change within a retry's backoff, so retrying
-    /// would only delay the page's end (and the host's other pages) for nothing.
+    /// Whether another try a few seconds later may succeed. A name that does not resolve, a
+    /// certificate that is refused or an address the crawl refuses will not change within a
+    /// retry's backoff, so retrying would only delay the page's end (and the host's other
+    /// pages) for nothing.
     pub fn retryable(self) -> bool {
         matches!(self, Self::Other | Self::FdLimit)
     }

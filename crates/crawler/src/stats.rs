@@ -64,9 +64,11 @@ stats! {
     fetch_errors: "Pages given up after connection, DNS, TLS or timeout failures.",
     dns_errors: "Pages given up because their host name did not resolve (part of fetch errors).",
     tls_errors: "Pages given up on a TLS certificate or handshake failure (part of fetch errors).",
+    private_address_refused: "Pages given up because their host is at a loopback, private, link-local or other non-public address and is not a seed's own (part of fetch errors; --allow-private-networks).",
     timeouts: "Requests that timed out (each attempt).",
-    too_large: "Bodies over the size cap.",
-    archived_truncated: "Non-HTML bodies archived cut at the size cap (WARC-Truncated).",
+    too_large: "Redirect, error and sitemap bodies over the size cap, abandoned.",
+    truncated_pages: "HTML pages over --max-body, parsed from their first --max-body bytes (counted in html pages).",
+    archived_truncated: "Bodies archived cut at the size cap (WARC-Truncated): non-HTML ones, and HTML pages (truncated pages).",
     robots_fetched: "robots.txt files requested.",
     robots_cached: "robots.txt files reused from the state (fetched by an earlier run less than 24 h ago).",
     robots_disallowed: "Pages not fetched because robots.txt disallows them.",
@@ -77,6 +79,7 @@ stats! {
     invalid_links: "Links that were malformed or not http(s).",
     trap_links: "Links dropped as too long or too deep.",
     pathological_links: "Links dropped by the pathological-path rule (a path segment, or a run of them, three times in a row: /a/a/a/, /a/b/a/b/a/b/).",
+    links_over_cap: "Links dropped because their page already had --max-links-per-page links (the first ones in page order are kept).",
     host_cap_links: "Links dropped because their host reached --max-pages-per-host.",
     out_of_scope_links: "Links dropped as outside --scope (another host or domain than the seeds').",
     filtered_links: "Links dropped by --include / --exclude.",
@@ -107,6 +110,7 @@ impl Stats {
                 match failure {
                     Some(TransportFailure::Dns) => self.dns_errors += 1,
                     Some(TransportFailure::Tls) => self.tls_errors += 1,
+                    Some(TransportFailure::PrivateAddress) => self.private_address_refused += 1,
                     _ => {}
                 }
             }
@@ -148,7 +152,7 @@ impl Stats {
     pub fn pages_summary(&self) -> String {
         format!(
             "fetched pages     {} (html {}, not html {}, sitemaps {}, redirects {}, http errors {}, too large {})\n\
-             given up          {} (robots.txt disallowed {}, fetch failed {}: dns {}, tls {})\n",
+             given up          {} (robots.txt disallowed {}, fetch failed {}: dns {}, tls {}, private address {})\n",
             self.pages_answered(),
             self.pages_html,
             self.pages_not_html,
@@ -160,7 +164,8 @@ impl Stats {
             self.robots_disallowed,
             self.fetch_errors,
             self.dns_errors,
-            self.tls_errors
+            self.tls_errors,
+            self.private_address_refused
         )
     }
 
@@ -212,7 +217,16 @@ mod tests {
         s.count_outcome(Outcome::FetchError, Some(TransportFailure::Dns));
         s.count_outcome(Outcome::FetchError, Some(TransportFailure::Tls));
         s.count_outcome(Outcome::FetchError, Some(TransportFailure::Other));
-        assert_eq!(s.pages_done(), 11);
-        assert_eq!((s.fetch_errors, s.dns_errors, s.tls_errors), (4, 1, 1));
+        s.count_outcome(Outcome::FetchError, Some(TransportFailure::PrivateAddress));
+        assert_eq!(s.pages_done(), 12);
+        assert_eq!(
+            (
+                s.fetch_errors,
+                s.dns_errors,
+                s.tls_errors,
+                s.private_address_refused
+            ),
+            (5, 1, 1, 1)
+        );
     }
 }

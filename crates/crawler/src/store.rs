@@ -55,6 +55,9 @@ const IMPACTS: TableDefinition<u32, f64> = TableDefinition::new("impacts");
 /// deleted when its host's back-off is gone. Absent in states of older builds.
 const HOSTS: TableDefinition<&str, &[u8]> = TableDefinition::new("hosts");
 
+/// The `meta` key of [`Store::seed_hosts`].
+const SEED_HOSTS: &str = "seed_hosts";
+
 /// The state format this build reads and writes. Bump on any change of the existing tables or
 /// of the event encoding (a new table that older states lack and older builds ignore needs
 /// none).
@@ -624,6 +627,36 @@ impl Store {
             Err(e) => return Err(e.into()),
         }
         Ok(loaded)
+    }
+
+    /// The host names and IP literals the user named in seeds, over all runs (their
+    /// addresses are connected to whatever they are, see crate::addresses); `None` for a
+    /// state written before they were kept (a `meta` key added without a new format: an
+    /// older build ignores it).
+    pub fn seed_hosts(&self) -> Result<Option<Vec<String>>> {
+        let read = || -> Result<Option<Vec<String>>> {
+            let txn = self.db.begin_read()?;
+            let meta = txn.open_table(META)?;
+            let value = meta.get(SEED_HOSTS)?;
+            Ok(value.map(|v| {
+                let text = String::from_utf8_lossy(v.value());
+                text.lines().map(String::from).collect()
+            }))
+        };
+        read().with_context(|| unreadable(&self.path))
+    }
+
+    /// Records [`seed_hosts`](Self::seed_hosts) (the whole list, replacing the last one).
+    pub fn set_seed_hosts(&self, hosts: &[String]) -> Result<()> {
+        let txn = self.db.begin_write()?;
+        txn.open_table(META)?
+            .insert(SEED_HOSTS, hosts.join("\n").as_bytes())?;
+        txn.commit().with_context(|| {
+            format!(
+                "cannot write the seeds' hosts to the crawl state {}",
+                self.path.display()
+            )
+        })
     }
 
     /// Records the frontier configuration (once, when the crawl starts).

@@ -1,14 +1,16 @@
 //! Crawls of a tiny site served on loopback and reached directly, without the test web as a
 //! proxy: through a proxy, name resolution and TLS are the proxy's business, so the crawler's
-//! own DNS and TLS failures can only be seen this way. The same site serves pages that say
-//! `noindex` or name a canonical URL, which the test web's graph pages never do.
+//! own DNS and TLS failures can only be seen this way, and so can the refusal of loopback
+//! and private addresses (which is checked on the resolved address). The same site serves
+//! pages that say `noindex` or name a canonical URL, which the test web's graph pages never
+//! do.
 
 use crawlrank_crawler::engine::{crawl, CrawlConfig, StopReason};
 use crawlrank_crawler::{export, ranking};
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -19,31 +21,44 @@ struct Page {
     body: String,
 }
 
-/// A blocking HTTP/1.1 server on 127.0.0.1: one thread per connection, `Connection: close`.
-/// A connection that opens with a TLS record (a `ClientHello`, byte 0x16) gets a plain HTTP
-/// answer instead — which a TLS client must refuse. Every request is logged: its path, or
-/// `<tls>`.
+/// A blocking HTTP/1.1 server on 127.0.0.1 (or on the listeners given): one thread per
+/// connection, `Connection: close`. A connection that opens with a TLS record (a
+/// `ClientHello`, byte 0x16) gets a plain HTTP answer instead — which a TLS client must
+/// refuse. Every request is logged: its path (the absolute URL of a proxy request), or
+/// `<tls>`; every connection accepted is counted.
 struct Site {
     port: u16,
     log: Arc<Mutex<Vec<String>>>,
+    accepts: Arc<AtomicUsize>,
 }
 
 impl Site {
     fn start(pages: impl FnOnce(u16) -> HashMap<&'static str, Page>) -> Site {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
+        Site::start_on(vec![TcpListener::bind("127.0.0.1:0").unwrap()], pages)
+    }
+
+    /// Serves `pages` (given the first listener's port) on every one of `listeners`.
+    fn start_on(
+        listeners: Vec<TcpListener>,
+        pages: impl FnOnce(u16) -> HashMap<&'static str, Page>,
+    ) -> Site {
+        let port = listeners[0].local_addr().unwrap().port();
         let pages = Arc::new(pages(port));
         let log = Arc::new(Mutex::new(Vec::new()));
-        let log2 = log.clone();
-        // Never joined: the thread dies with the test process.
-        std::thread::spawn(move || {
-            for conn in listener.incoming() {
-                let Ok(conn) = conn else { continue };
-                let (pages, log) = (pages.clone(), log2.clone());
-                std::thread::spawn(move || serve(conn, &pages, &log));
-            }
-        });
-        Site { port, log }
+        let accepts = Arc::new(AtomicUsize::new(0));
+        for listener in listeners {
+            let (pages, log, accepts) = (pages.clone(), log.clone(), accepts.clone());
+            // Never joined: the thread dies with the test process.
+            std::thread::spawn(move || {
+                for conn in listener.incoming() {
+                    let Ok(conn) = conn else { continue };
+                    accepts.fetch_add(1, Ordering::SeqCst);
+                    let (pages, log) = (pages.clone(), log.clone());
+                    std::thread::spawn(move || serve(conn, &pages, &log));
+                }
+            });
+        }
+        Site { port, log, accepts }
     }
 
     fn url(&self, path: &str) -> String {
@@ -148,7 +163,7 @@ fn dns_and_tls_failures_are_counted_apart_and_not_retried() {
     assert_eq!(st.outcomes.get("fetch-error"), Some(&2));
     let text = st.to_string();
     assert!(
-        text.contains("dns errors           1") && text.contains("tls errors           1"),
+        text.contains("dns errors              1") && text.contains("tls errors              1"),
         "{text}"
     );
 }
@@ -232,4 +247,137 @@ fn noindex_and_canonical_are_stored_and_exported() {
     let stored = export::page_marks(dir.path()).unwrap();
     assert_eq!(stored.len(), 3);
     assert!(stored[0].1.noindex && stored[2].1.canonical.is_some());
+}
+
+/// Listeners on one port at 127.0.0.2, 127.0.0.3 and 127.0.0.1 (and ::1 when the machine has
+/// IPv6 loopback, for `localhost`): loopback hosts other than a seed's. On Linux all of
+/// 127.0.0.0/8 is the machine itself.
+fn other_loopback_listeners() -> Vec<TcpListener> {
+    for _ in 0..50 {
+        let first = TcpListener::bind("127.0.0.2:0").unwrap();
+        let port = first.local_addr().unwrap().port();
+        let rest: std::io::Result<Vec<TcpListener>> = ["127.0.0.3", "127.0.0.1"]
+            .iter()
+            .map(|ip| TcpListener::bind((*ip, port)))
+            .collect();
+        if let Ok(rest) = rest {
+            let mut all = vec![first];
+            all.extend(rest);
+            all.extend(TcpListener::bind(("::1", port)).ok());
+            return all;
+        }
+    }
+    panic!("no port free on 127.0.0.2, 127.0.0.3 and 127.0.0.1 at once");
+}
+
+#[test]
+fn loopback_and_private_addresses_are_refused_unless_named_or_allowed() {
+    let others = Site::start_on(other_loopback_listeners(), |_| {
+        HashMap::from([
+            ("/a", html("", "a")),
+            ("/b", html("", "b")),
+            ("/c", html("", "c")),
+        ])
+    });
+    let q = others.port;
+    let site = Site::start(move |_| {
+        HashMap::from([
+            (
+                "/",
+                html(
+                    "",
+                    &format!(
+                        "<a href=\"http://127.0.0.2:{q}/a\">a</a> <a href=\"http://localhost:{q}/b\">b</a> \
+                         <a href=\"/redirect\">c</a>"
+                    ),
+                ),
+            ),
+            (
+                "/redirect",
+                Page {
+                    status: 302,
+                    headers: Box::leak(format!("Location: http://127.0.0.3:{q}/c\r\n").into_boxed_str()),
+                    body: String::new(),
+                },
+            ),
+        ])
+    });
+    // The seed's host (127.0.0.1) is allowed; 127.0.0.2, localhost (a name that resolves to
+    // loopback) and the redirect's 127.0.0.3 are not. A first run stops after the seed; the
+    // resume names no seed, and still reaches the seed's host (the state kept it).
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = config(dir.path(), site.url("/"));
+    c.max_pages = Some(1);
+    crawl(&c, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    c.max_pages = None;
+    c.seeds.clear();
+    let report = crawl(&c, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    assert_eq!(report.stop, StopReason::Exhausted);
+    let s = &report.stats;
+    assert_eq!(
+        (
+            s.private_address_refused,
+            s.fetch_errors,
+            s.pages_html,
+            s.redirects
+        ),
+        (3, 3, 1, 1),
+        "{s}"
+    );
+    assert_eq!(s.retries, 0, "{s}");
+    assert_eq!(
+        others.accepts.load(Ordering::SeqCst),
+        0,
+        "{:?}",
+        others.log()
+    );
+    let mut log = site.log();
+    log.sort();
+    assert_eq!(log, ["/", "/redirect", "/robots.txt"]);
+    let text = export::status(dir.path()).unwrap().to_string();
+    assert!(text.contains("private address refused 3"), "{text}");
+    assert!(text.contains("private address 3)"), "{text}");
+
+    // With the allow flag, all three are fetched.
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = config(dir.path(), site.url("/"));
+    c.fetch.allow_private_networks = true;
+    let report = crawl(&c, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    let s = &report.stats;
+    assert_eq!((s.private_address_refused, s.pages_html), (0, 4), "{s}");
+    let log = others.log();
+    for p in ["/a", "/b", "/c"] {
+        assert!(log.iter().any(|l| l == p), "{p} not fetched: {log:?}");
+    }
+}
+
+#[test]
+fn through_a_proxy_only_ip_literals_are_checked() {
+    // The "proxy" answers absolute URLs; it resolves nothing, so a name is its business.
+    let proxy = Site::start(|_| {
+        HashMap::from([
+            (
+                "http://seed.test/",
+                html(
+                    "",
+                    "<a href=\"http://10.9.8.7/x\">x</a> <a href=\"http://[fd00::1]/y\">y</a> \
+                     <a href=\"http://inner.test/z\">z</a>",
+                ),
+            ),
+            ("http://inner.test/z", html("", "z")),
+        ])
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = config(dir.path(), "http://seed.test/".into());
+    c.fetch.proxy = Some(proxy.url(""));
+    let report = crawl(&c, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    let s = &report.stats;
+    assert_eq!((s.private_address_refused, s.pages_html), (2, 2), "{s}");
+    let log = proxy.log();
+    assert!(log.iter().any(|l| l == "http://inner.test/z"), "{log:?}");
+    assert!(
+        !log.iter()
+            .any(|l| l.contains("10.9.8.7") || l.contains("fd00")),
+        "{log:?}"
+    );
 }

@@ -443,7 +443,11 @@ fn the_warc_of_a_mixed_crawl_passes_warcio() {
     c.fetch.url_rules.max_path_depth = 5;
     let report = run(&c);
     let st = &report.stats;
-    assert!(st.pages_not_html >= 2 && st.archived_truncated == 1, "{st}");
+    // Cut at the cap and archived so: /big.bin and /huge.html (which is parsed too).
+    assert!(
+        st.pages_not_html >= 2 && st.archived_truncated == 2 && st.truncated_pages == 1,
+        "{st}"
+    );
     let text = warc_text(dir.path());
     for (what, needle) in [
         (
@@ -467,7 +471,9 @@ fn the_warc_of_a_mixed_crawl_passes_warcio() {
     c2.fetch.archive_all = false;
     run(&c2);
     let text2 = warc_text(html_only.path());
-    assert!(!text2.contains("/big.bin\r\n") && !text2.contains("WARC-Truncated"));
+    // … but an HTML page cut at the cap is, marked so.
+    assert!(!text2.contains("/big.bin\r\n"));
+    assert_eq!(text2.matches("WARC-Truncated").count(), 1);
     let Some(warcio) = warcio() else {
         web.shutdown_blocking();
         return;
@@ -668,7 +674,7 @@ fn faults_and_traps_do_not_stop_the_crawl() {
     assert_eq!(ok.len(), reachable(&g, &[0]));
     let s = &report.stats;
     assert!(
-        s.retries > 0 && s.too_large >= 1 && s.timeouts >= 1 && s.redirects >= 4,
+        s.retries > 0 && s.truncated_pages >= 1 && s.timeouts >= 1 && s.redirects >= 4,
         "{s}"
     );
     assert!(
@@ -678,6 +684,78 @@ fn faults_and_traps_do_not_stop_the_crawl() {
             && s.host_cap_links > 0,
         "{s}"
     );
+    web.shutdown_blocking();
+}
+
+/// The pages under `/oversize/` the test web saw requested, by block number.
+fn oversize_requests(web: &TestWeb) -> Vec<usize> {
+    let mut ks: Vec<usize> = web
+        .log()
+        .iter()
+        .filter_map(|e| e.path.strip_prefix("/oversize/")?.parse().ok())
+        .collect();
+    ks.sort_unstable();
+    ks
+}
+
+#[test]
+fn an_html_page_over_the_body_cap_is_parsed_up_to_the_cap() {
+    let web = start_web(
+        &graph(4, 1),
+        TestWebConfig {
+            traps: true,
+            ..TestWebConfig::default()
+        },
+    );
+    let seed = format!("http://{}/oversize.html", crawlrank_testweb::TRAPS_HOST);
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = base_config(&web, dir.path(), vec![seed.clone()], "bfs");
+    // Between the links of blocks 9 and 10: links 0..=9 are within the first bytes.
+    c.fetch.max_body = 95_000;
+    let within = crawlrank_testweb::oversize_links_within(c.fetch.max_body);
+    assert_eq!(within, 0..10);
+    let report = run(&c);
+    assert_eq!(report.stop, StopReason::Exhausted);
+    assert_eq!(oversize_requests(&web), within.clone().collect::<Vec<_>>());
+    let st = &report.stats;
+    // An html page (so a fetched page for --max-pages), counted as truncated, not too large.
+    assert_eq!(
+        (
+            st.pages_html,
+            st.truncated_pages,
+            st.archived_truncated,
+            st.too_large
+        ),
+        (1 + within.len() as u64, 1, 1, 0),
+        "{st}"
+    );
+    assert_eq!(st.pages_answered(), 1 + within.len() as u64);
+    let warc = warc_text(dir.path());
+    let record = warc
+        .split("WARC/1.1\r\n")
+        .find(|r| {
+            r.contains(&format!("WARC-Target-URI: {seed}\r\n")) && r.contains("WARC-Type: response")
+        })
+        .expect("the page is archived");
+    assert!(record.contains("WARC-Truncated: length"), "{record:.400}");
+    assert!(!record.contains("/oversize/10\""), "archived past the cap");
+    web.shutdown_blocking();
+
+    // The link cap: the first 4 links of the page are kept, the other 6 counted.
+    let web = start_web(
+        &graph(4, 1),
+        TestWebConfig {
+            traps: true,
+            ..TestWebConfig::default()
+        },
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = base_config(&web, dir.path(), vec![seed], "bfs");
+    c.fetch.max_body = 95_000;
+    c.fetch.url_rules.max_links_per_page = 4;
+    let report = run(&c);
+    assert_eq!(oversize_requests(&web), [0, 1, 2, 3]);
+    assert_eq!(report.stats.links_over_cap, 6, "{}", report.stats);
     web.shutdown_blocking();
 }
 

@@ -100,7 +100,10 @@ pub mod traps;
 pub use config::{injected_error, robots_rules_from_arg, TestWebConfig};
 pub use log::{max_in_flight_per_host, min_gap_per_host, write_log, LogEntry};
 pub use site::{generated_url, TEST_DOMAIN};
-pub use traps::{TrapExpectations, BIG_BIN_BYTES, TRAPS_HOST};
+pub use traps::{
+    oversize_links_within, TrapExpectations, BIG_BIN_BYTES, OVERSIZE_BLOCK_BYTES,
+    OVERSIZE_HTML_BYTES, TRAPS_HOST,
+};
 
 use anyhow::{bail, Context, Result};
 use crawlrank_graph::Csr;

@@ -26,7 +26,8 @@
 //! | `/trap/…/` | spider trap: every page links to `a/` and `b/` below itself, forever | bounded |
 //! | `/calendar?day=N` | links to `?day=N+1` (query-only relative link), forever | bounded |
 //! | `/grow?s=x…` | links to itself with one more `x` in the query, forever | bounded |
-//! | `/huge.html` | 200 `text/html`, `huge_bytes` (default 50 MB) streamed, a link to `/canary/huge-tail` at the very end | caps the body size, never fetches the tail link |
+//! | `/huge.html` | 200 `text/html`, `huge_bytes` (default 50 MB) streamed, a link to `/found/huge-head` in its first bytes and one to `/canary/huge-tail` at the very end | parses its first `--max-body` bytes: fetches the head link, never the tail one |
+//! | `/oversize.html` | 200 `text/html`, [`OVERSIZE_HTML_BYTES`] bytes in blocks of [`OVERSIZE_BLOCK_BYTES`], block `k` starting with a link to `/oversize/k` (not linked from the index: a test seeds it) | with `--max-body` `m`, fetches `/oversize/k` for the blocks whose link lies within the first `m` bytes ([`oversize_links_within`]), never the others |
 //! | `/slow.html` | head only after `slow_delay` (default 30 s), links to `/canary/slow` | times out, never fetches it |
 //! | `/doc.pdf` | 200 `application/pdf` whose bytes contain `<a href="/canary/pdf">` | does not parse it as HTML |
 //! | `/big.bin` | 200 `application/octet-stream`, [`BIG_BIN_BYTES`] bytes | archives its first `--max-body` bytes, marked truncated when the cap cuts it |
@@ -39,7 +40,7 @@
 //! | `/disallowed/page.html` | a page; this host's robots.txt disallows `/disallowed/` | never fetches it |
 //! | `/flaky.html` | 503 on its first request, then a page linking `/found/flaky` | retries, fetches `/found/flaky` |
 //! | `/status/{code}` | that status (index: 404, 410) | records the failure |
-//! | `/found/…`, `/canary/…` | a page without links | — |
+//! | `/found/…`, `/canary/…`, `/oversize/k` | a page without links | — |
 //!
 //! The traps host's `robots.txt` is `User-agent: *` / `Disallow: /disallowed/` followed by
 //! the configured rules (in the same group when they name no agent). Trap pages never get injected errors.
@@ -72,6 +73,59 @@ pub struct TrapExpectations {
 /// Size of the trap `/big.bin` (a binary body for archiving and its size cap).
 pub const BIG_BIN_BYTES: usize = 300_000;
 
+/// Size of the trap `/oversize.html` (an HTML page to cut at the body cap).
+pub const OVERSIZE_HTML_BYTES: usize = 300_000;
+
+/// `/oversize.html` is made of blocks of this many bytes, block `k` starting at byte
+/// `k × OVERSIZE_BLOCK_BYTES` with its link to `/oversize/k`.
+pub const OVERSIZE_BLOCK_BYTES: usize = 10_000;
+
+/// The longest a block's link (its whole `<a>` element, the document's head before it in
+/// block 0) runs from the block's start, in bytes.
+const OVERSIZE_LINK_SPAN: usize = 200;
+
+/// The `k` whose link to `/oversize/k` lies whole within the first `max_body` bytes of
+/// `/oversize.html`: what a crawler that parses the page cut at `max_body` finds. A link cut
+/// in the middle (`max_body` within the first 200 bytes of a block) may or may not be read:
+/// tests pick a `max_body` between two links.
+pub fn oversize_links_within(max_body: usize) -> std::ops::Range<usize> {
+    let blocks = OVERSIZE_HTML_BYTES / OVERSIZE_BLOCK_BYTES;
+    if max_body < OVERSIZE_LINK_SPAN {
+        return 0..0;
+    }
+    0..((max_body - OVERSIZE_LINK_SPAN) / OVERSIZE_BLOCK_BYTES + 1).min(blocks)
+}
+
+/// The body of `/oversize.html` (see [`OVERSIZE_BLOCK_BYTES`]).
+fn oversize_body() -> Bytes {
+    let blocks = OVERSIZE_HTML_BYTES / OVERSIZE_BLOCK_BYTES;
+    let filler = "<p>filler filler filler filler filler filler filler filler filler filler.</p>\n";
+    let end = "</body></html>\n";
+    let mut body = String::with_capacity(OVERSIZE_HTML_BYTES);
+    for k in 0..blocks {
+        let start = body.len();
+        if k == 0 {
+            body.push_str("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>oversize</title></head><body>\n");
+        }
+        body.push_str(&format!("<p><a href=\"/oversize/{k}\">link {k}</a></p>\n"));
+        debug_assert!(body.len() - start <= OVERSIZE_LINK_SPAN);
+        let room = if k + 1 == blocks {
+            OVERSIZE_BLOCK_BYTES - end.len()
+        } else {
+            OVERSIZE_BLOCK_BYTES
+        };
+        while body.len() - start + filler.len() <= room {
+            body.push_str(filler);
+        }
+        while body.len() - start < room {
+            body.push(' ');
+        }
+    }
+    body.push_str(end);
+    debug_assert_eq!(body.len(), OVERSIZE_HTML_BYTES);
+    Bytes::from(body)
+}
+
 /// The expectations for the catalogue served over `site` (see the module documentation).
 pub(crate) fn expectations(site: &Site) -> TrapExpectations {
     let abs = |p: &str| format!("http://{TRAPS_HOST}{p}");
@@ -88,6 +142,7 @@ pub(crate) fn expectations(site: &Site) -> TrapExpectations {
         "/found/based",
         "/found/nofollow-sibling",
         "/found/flaky",
+        "/found/huge-head",
     ]
     .iter()
     .map(|p| abs(p))
@@ -148,11 +203,12 @@ pub(crate) struct State {
     huge_chunk: Bytes,
     huge_count: u64,
     huge_tail: Bytes,
+    oversize: Bytes,
 }
 
 impl State {
     pub fn new(cfg: &TestWebConfig) -> State {
-        let head = Bytes::from_static(b"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>huge</title></head><body>\n");
+        let head = Bytes::from_static(b"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>huge</title></head><body>\n<p><a href=\"/found/huge-head\">head</a></p>\n");
         let tail =
             Bytes::from_static(b"<p><a href=\"/canary/huge-tail\">tail</a></p></body></html>\n");
         let line = b"<p>filler filler filler filler filler filler filler filler filler filler filler.</p>\n";
@@ -172,6 +228,7 @@ impl State {
             huge_chunk: Bytes::from(chunk),
             huge_count,
             huge_tail: tail,
+            oversize: oversize_body(),
         }
     }
 }
@@ -264,6 +321,7 @@ pub(crate) fn reply(site: &Site, state: &State, path: &str) -> Reply {
             delay: Duration::ZERO,
             retry_after: None,
         },
+        "/oversize.html" => Reply::html(state.oversize.clone()),
         "/slow.html" => {
             let mut r = page("slow", &link("/canary/slow"));
             r.delay = state.slow_delay;
@@ -371,7 +429,7 @@ pub(crate) fn reply(site: &Site, state: &State, path: &str) -> Reply {
                 let next = if rest.ends_with("a/") { "b/" } else { "a/" };
                 return page("alternating path", &link(next));
             }
-            if p.starts_with("/found/") {
+            if p.starts_with("/found/") || p.starts_with("/oversize/") {
                 return page("found", "<p>A page a correct crawler reaches.</p>");
             }
             if p.starts_with("/canary/") {
@@ -379,5 +437,36 @@ pub(crate) fn reply(site: &Site, state: &State, path: &str) -> Reply {
             }
             Reply::status_page(404)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn oversize_links_lie_at_the_start_of_their_blocks() {
+        let body = oversize_body();
+        assert_eq!(body.len(), OVERSIZE_HTML_BYTES);
+        let blocks = OVERSIZE_HTML_BYTES / OVERSIZE_BLOCK_BYTES;
+        for k in 0..blocks {
+            let link = format!("<a href=\"/oversize/{k}\">link {k}</a>");
+            let at = body
+                .windows(link.len())
+                .position(|w| w == link.as_bytes())
+                .unwrap();
+            let start = k * OVERSIZE_BLOCK_BYTES;
+            assert!(
+                at >= start && at + link.len() <= start + OVERSIZE_LINK_SPAN,
+                "{k}: {at}"
+            );
+            // oversize_links_within counts a link once its block's link span is in.
+            assert_eq!(oversize_links_within(start + OVERSIZE_LINK_SPAN).end, k + 1);
+            assert_eq!(oversize_links_within(start + OVERSIZE_LINK_SPAN - 1).end, k);
+        }
+        assert_eq!(oversize_links_within(95_000), 0..10);
+        assert_eq!(oversize_links_within(10), 0..0);
+        assert_eq!(oversize_links_within(usize::MAX), 0..blocks);
+        assert!(body.ends_with(b"</body></html>\n"));
     }
 }

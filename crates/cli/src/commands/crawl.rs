@@ -85,6 +85,11 @@ pub struct Args {
     /// Largest body fetched, in bytes.
     #[arg(long, default_value_t = 10 << 20)]
     pub max_body: usize,
+    /// Most distinct links kept per HTML page, the first ones in page order; the others are
+    /// counted (links over cap). Sitemaps have their own limits (50,000 entries).
+    #[arg(long, value_name = "N", default_value_t = 6_000,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_links_per_page: usize,
     /// Further tries of a 5xx, a timeout or a connection failure.
     #[arg(long, default_value_t = 2)]
     pub max_retries: u32,
@@ -123,6 +128,14 @@ pub struct Args {
     /// Drop URLs matching this regex (repeatable).
     #[arg(long, value_name = "REGEX")]
     pub exclude: Vec<String>,
+    /// Connect to loopback, private (10/8, 172.16/12, 192.168/16), shared, link-local,
+    /// unique-local, multicast and unspecified addresses of any host. By default only the
+    /// seeds' own hosts may be at such an address: a page, a redirect or a DNS answer that
+    /// points elsewhere inside them is refused (counted: private address refused). Through
+    /// --proxy only IP-literal URLs can be checked (the proxy resolves names). Not stored:
+    /// a resume names it again.
+    #[arg(long)]
+    pub allow_private_networks: bool,
     /// Serve a live dashboard while crawling: a web page at http://ADDR/ that updates itself,
     /// its JSON at /api/status and Prometheus metrics at /metrics (e.g. 127.0.0.1:7070; port
     /// 0: any free port, printed). Loopback only unless --dashboard-public.
@@ -369,9 +382,11 @@ pub fn run(args: Args) -> Result<()> {
     c.fetch.timeout = Duration::from_secs(args.timeout.max(1));
     c.fetch.connect_timeout = c.fetch.timeout.min(Duration::from_secs(10));
     c.fetch.max_body = args.max_body;
+    c.fetch.url_rules.max_links_per_page = args.max_links_per_page;
     c.fetch.warc = !args.no_warc;
     c.fetch.sitemaps = !args.no_sitemaps;
     c.fetch.archive_all = args.archive == "all";
+    c.fetch.allow_private_networks = args.allow_private_networks;
     // The dashboard's tables: the crawl computes them only when someone looks.
     c.report_top = if args.dashboard.is_some() {
         super::dashboard::TOP_URLS
@@ -457,7 +472,10 @@ pub fn run(args: Args) -> Result<()> {
     print!("{}", report.stats);
     if report.stop == StopReason::Exhausted && report.stats.pages_answered() == 0 {
         let st = &report.stats;
-        let hint = if st.tls_errors > 0 {
+        let hint = if st.private_address_refused > 0 {
+            "; private addresses refused: only the seeds' own hosts may be at loopback or \
+             private addresses, unless --allow-private-networks"
+        } else if st.tls_errors > 0 {
             "; TLS failures: is the server's certificate trusted (--ca-cert FILE)?"
         } else if st.dns_errors > 0 {
             "; DNS failures: do the seeds' host names exist?"
@@ -465,11 +483,13 @@ pub fn run(args: Args) -> Result<()> {
             "; check the seeds and the network"
         };
         anyhow::bail!(
-            "no page could be fetched: the seeds' hosts did not answer ({} fetch errors: {} DNS, {} TLS; \
-             {} timeouts) or their robots.txt could not be read or disallows them ({} pages){hint}",
+            "no page could be fetched: the seeds' hosts did not answer ({} fetch errors: {} DNS, {} TLS, \
+             {} private address; {} timeouts) or their robots.txt could not be read or disallows them \
+             ({} pages){hint}",
             st.fetch_errors,
             st.dns_errors,
             st.tls_errors,
+            st.private_address_refused,
             st.timeouts,
             st.robots_disallowed
         );
@@ -496,6 +516,9 @@ pub fn run(args: Args) -> Result<()> {
                 }
                 for r in &args.exclude {
                     more.push_str(&format!(" --exclude '{r}'"));
+                }
+                if args.allow_private_networks {
+                    more.push_str(" --allow-private-networks");
                 }
                 more
             },
