@@ -8,8 +8,8 @@
 # after which no normal page was fetched, as a share of all requests).
 #
 #   scripts/hostile-measure.sh [PAGES] [HOSTS]            (defaults: 3000 30)
-#   BUDGETS="1000 3000 10000" OPTIONS=("" "--max-hops 20") are the defaults; set BUDGETS in the
-#   environment, and EXTRA="--max-hops 20" to run only that option set.
+#   BUDGETS="1000 3000 10000" OPTIONS=("" "--max-hops 10") are the defaults; set BUDGETS in the
+#   environment, and EXTRA="--max-hops 10" to run only that option set.
 # Needs python3 for the tables. Nothing leaves the machine.
 set -euo pipefail
 export LC_ALL=C
@@ -18,7 +18,7 @@ ROOT=$PWD
 PAGES="${1:-3000}"
 HOSTS="${2:-30}"
 BUDGETS="${BUDGETS:-1000 3000 10000}"
-if [[ -n "${EXTRA+x}" ]]; then OPTIONS=("$EXTRA"); else OPTIONS=("" "--max-hops 20"); fi
+if [[ -n "${EXTRA+x}" ]]; then OPTIONS=("$EXTRA"); else OPTIONS=("" "--max-hops 10"); fi
 for v in PAGES HOSTS; do
     [[ "${!v}" =~ ^[0-9]+$ ]] || { echo "hostile-measure: $v must be a whole number" >&2; exit 1; }
 done

@@ -168,7 +168,8 @@ fn retry_after_and_back_off_hold_the_host_then_recover() {
     web.shutdown_blocking();
 }
 
-/// The crawl of [`retry_after_survives_kill_9`] in a child process (it is SIGKILLed).
+/// The crawl of [`retry_after_and_back_off_survive_kill_9`] in a child process (it is
+/// SIGKILLed).
 #[test]
 fn child_rate_limited_crawl() {
     let Ok(args) = std::env::var("CRAWLRANK_TEST_RATE_CHILD") else {
@@ -177,7 +178,7 @@ fn child_rate_limited_crawl() {
     let (state, proxy) = args.split_once('\t').unwrap();
     let mut c = CrawlConfig {
         state_dir: state.into(),
-        seeds: vec![url("retry-after", "/")],
+        seeds: vec![url("retry-after", "/"), url("backoff", "/")],
         policy: PolicyKind::Fica,
         concurrency: 2,
         max_retry_after: Duration::from_secs(60),
@@ -188,7 +189,7 @@ fn child_rate_limited_crawl() {
 }
 
 #[test]
-fn retry_after_survives_kill_9() {
+fn retry_after_and_back_off_survive_kill_9() {
     let secs = 4;
     let web = trap_web(secs);
     let dir = tempfile::tempdir().unwrap();
@@ -207,9 +208,19 @@ fn retry_after_survives_kill_9() {
         .stdout(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    // Wait for the first refusal, give the crawler a moment to commit it, then SIGKILL.
+    // Wait for the first refusal of `retry-after` (4 s asked) and the second of `backoff` (a
+    // back-off of 2 s), give the crawler a moment to commit them, then SIGKILL.
+    let refusals = |name: &str| {
+        let log = web.log();
+        let v: Vec<LogEntry> = requests_to(&log, &host(name))
+            .into_iter()
+            .filter(|e| e.status == 429)
+            .cloned()
+            .collect();
+        v
+    };
     let deadline = Instant::now() + Duration::from_secs(30);
-    while !web.log().iter().any(|e| e.status == 429) {
+    while refusals("retry-after").is_empty() || refusals("backoff").len() < 2 {
         assert!(Instant::now() < deadline, "no 429 answered");
         assert!(child.try_wait().unwrap().is_none(), "the child ended early");
         std::thread::sleep(Duration::from_millis(5));
@@ -217,7 +228,8 @@ fn retry_after_survives_kill_9() {
     std::thread::sleep(Duration::from_millis(300));
     child.kill().unwrap();
     child.wait().unwrap();
-    let refused = web.log().into_iter().find(|e| e.status == 429).unwrap();
+    let refused = refusals("retry-after")[0].clone();
+    let backed_off = refusals("backoff")[1].clone();
     // Resume at once, in this process: the host still waits its Retry-After.
     let mut c = config(&web, &state, &[]);
     c.max_retry_after = Duration::from_secs(60);
@@ -233,6 +245,16 @@ fn retry_after_survives_kill_9() {
     assert!(
         waited >= Duration::from_secs(secs),
         "the host asked for {secs} s and was asked again after {waited:?}"
+    );
+    let after: Vec<&LogEntry> = requests_to(&log, &host("backoff"))
+        .into_iter()
+        .filter(|e| e.arrival > backed_off.arrival)
+        .collect();
+    let first = after.first().expect("the resumed crawl went on");
+    let waited = first.arrival.saturating_duration_since(backed_off.finish);
+    assert!(
+        waited >= Duration::from_millis(1950),
+        "the host was backing off 2 s and was asked again after {waited:?}"
     );
     for p in ["/", "/p1", "/p2", "/p3", "/p4"] {
         assert!(
