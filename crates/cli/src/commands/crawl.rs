@@ -129,11 +129,11 @@ pub struct Args {
     #[arg(long, value_name = "REGEX")]
     pub exclude: Vec<String>,
     /// Connect to loopback, private (10/8, 172.16/12, 192.168/16), shared, link-local,
-    /// unique-local, multicast and unspecified addresses of any host. By default only the
-    /// seeds' own hosts may be at such an address: a page, a redirect or a DNS answer that
-    /// points elsewhere inside them is refused (counted: private address refused). Through
-    /// --proxy only IP-literal URLs can be checked (the proxy resolves names). Not stored:
-    /// a resume names it again.
+    /// unique-local, multicast, broadcast and unspecified addresses of any host. By default
+    /// only the seeds' own hosts may be at such an address: a link, a redirect or a DNS
+    /// answer that leads another host to one is refused, never connected to (counted:
+    /// private address refused). Through --proxy only IP-literal URLs can be checked (the
+    /// proxy resolves names). Not stored: a resume names it again.
     #[arg(long)]
     pub allow_private_networks: bool,
     /// Serve a live dashboard while crawling: a web page at http://ADDR/ that updates itself,
