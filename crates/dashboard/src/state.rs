@@ -24,7 +24,7 @@ pub const SAMPLE_EVERY: Duration = Duration::from_millis(500);
 pub const MAX_SERIES_POINTS: usize = 600;
 
 /// The counters shown as errors, by kind (all are [`Stats`] fields).
-pub const ERROR_KINDS: [&str; 9] = [
+pub const ERROR_KINDS: [&str; 14] = [
     "http_errors",
     "fetch_errors",
     "dns_errors",
@@ -34,6 +34,11 @@ pub const ERROR_KINDS: [&str; 9] = [
     "robots_disallowed",
     "parse_errors",
     "fd_shortages",
+    "rate_limited",
+    "retry_after_too_long",
+    "redirect_chain_too_long",
+    "private_address_refused",
+    "truncated_pages",
 ];
 
 /// One point of the time series.
