@@ -77,7 +77,7 @@ pub fn policy_spec(
     let kind = crawlrank_frontier::PolicyKind::parse(name)?;
     anyhow::ensure!(
         !kind.needs_impact(),
-        "the policy {kind} needs a search log's impacts, which the frontier service cannot be          given yet; choose another policy"
+        "the policy {kind} needs a search log's impacts, which the frontier service cannot be given yet; choose another policy"
     );
     let expected = expected_pages.unwrap_or(DEFAULT_EXPECTED_PAGES);
     let mut config = crawlrank_frontier::PolicyConfig::for_crawl(expected, expected);

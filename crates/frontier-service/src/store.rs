@@ -79,9 +79,9 @@ impl Store {
                  served with {} ({}): give the same options, or another --state",
                 store.path.display(),
                 stored.kind,
-                stored.encode().replace('\n', " "),
+                stored.encode().trim_end().replace('\n', " "),
                 asked.kind,
-                asked.encode().replace('\n', " ")
+                asked.encode().trim_end().replace('\n', " ")
             ),
             (Some(stored), _) => stored,
             (None, asked) => {
