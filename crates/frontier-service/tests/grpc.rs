@@ -706,3 +706,48 @@ fn the_state_survives_a_restart() {
         server.shutdown().await.unwrap();
     });
 }
+
+/// A long PutURLs stream (applied in batches) is acked whole and in order; GetURLs keeps to
+/// max_queues and max_urls_per_queue; the URLs come in the policy's order (BFS: discovery).
+#[test]
+fn a_long_stream_is_acked_in_order_and_get_urls_keeps_its_limits() {
+    run(async {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Clock::manual(T0);
+        let (server, mut client) = start(dir.path(), &clock, Some("bfs")).await;
+        let urls: Vec<String> = (0..3000)
+            .map(|i| format!("http://h{}.example/{}", i % 30, i))
+            .collect();
+        let acks = put(
+            &mut client,
+            urls.iter().map(|u| discovered(u, None)).collect(),
+        )
+        .await;
+        assert_eq!(acks.len(), urls.len());
+        assert!(acks
+            .iter()
+            .zip(&urls)
+            .all(|((id, s), u)| id == u && *s == AckStatus::Ok));
+        let mut p = params(2, 30);
+        p.max_queues = 5;
+        let got = get_infos(&mut client, p).await;
+        let keys: std::collections::BTreeSet<&str> = got.iter().map(|i| i.key.as_str()).collect();
+        assert_eq!(keys.len(), 5, "{keys:?}");
+        assert_eq!(got.len(), 10);
+        // BFS over seeds: the first URLs put, two per host, for the first five hosts.
+        let mut expected: Vec<&str> = (0..5)
+            .flat_map(|h| [urls[h].as_str(), urls[h + 30].as_str()])
+            .collect();
+        let mut served: Vec<&str> = got.iter().map(|i| i.url.as_str()).collect();
+        assert_eq!(
+            served[..5],
+            urls[..5].iter().map(String::as_str).collect::<Vec<_>>()[..]
+        );
+        expected.sort_unstable();
+        served.sort_unstable();
+        assert_eq!(served, expected);
+        let s = stats(&mut client, "", "").await;
+        assert_eq!((s.size, s.in_process, s.number_of_queues), (3000, 10, 30));
+        server.shutdown().await.unwrap();
+    });
+}
