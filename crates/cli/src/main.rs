@@ -61,6 +61,8 @@ enum Command {
     Status(commands::status::Args),
     /// Serve the dashboard (web page, /api/status, Prometheus /metrics) of a crawl state until Ctrl-C.
     Dashboard(commands::dashboard::Args),
+    /// Serve crawlrank's policy-ordered, persistent frontier over the URLFrontier gRPC API.
+    Frontier(commands::frontier::Args),
     /// Serve a graph as a local test web for the crawler (loopback only; --traps adds robustness traps).
     Serve(commands::serve::Args),
 }
@@ -88,6 +90,7 @@ fn main() -> ExitCode {
         Command::Convert(a) => commands::convert::run(a, &cache),
         Command::Status(a) => commands::status::run(a),
         Command::Dashboard(a) => commands::dashboard::run(a),
+        Command::Frontier(a) => commands::frontier::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

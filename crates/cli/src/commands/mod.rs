@@ -5,6 +5,7 @@ pub mod crawl;
 pub mod dashboard;
 pub mod demo;
 pub mod export;
+pub mod frontier;
 pub mod frontier_rank;
 pub mod generate;
 pub mod impacts;

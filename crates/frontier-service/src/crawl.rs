@@ -1,0 +1,873 @@
+//! One crawl of the service: its URLs, its queues (politeness, leases, refetch dates) and the
+//! crawlrank [`Frontier`] that orders its never-fetched URLs.
+//!
+//! Why a crawl is split this way: the policy code is the crawler's and the simulator's
+//! (`crawlrank_frontier`), driven by the same three calls — `seed`, `pop`, `on_crawled` —
+//! and the queues add what URLFrontier asks of a service on top of it, the way the crawler's
+//! host queues (`crates/crawler/src/politeness.rs`) sit on top of the frontier:
+//!
+//! - a URL **discovered** without a parent is a seed (`Frontier::seed`); one discovered with
+//!   a parent the frontier still waits for (queued or leased, not yet reported fetched) is
+//!   an out-link of that parent, held back (*deferred*) until the parent's **known** update
+//!   reports it fetched (`Frontier::on_crawled(parent, out-links)`); a link learned after
+//!   that comes too late for the policy's bookkeeping, so its URL enters as a seed;
+//! - `GetURLs` takes pages from the frontier in the policy's order (`Frontier::pop`) into a
+//!   buffer of popped pages, and serves, among the queues allowed to serve now, the earliest
+//!   popped first, popping further while the buffer of unserved pages is under
+//!   `max_waiting` — exactly how the crawler's engine fills its host queues;
+//! - a fetched URL with a refetch date is due again from that date; due URLs are served
+//!   before never-fetched ones, oldest date first (the order of the reference service).
+//!
+//! Everything here is a deterministic function of the calls and the `now` each is given
+//! (no clock, no hash-map iteration order reaches a result), so replaying the logged calls
+//! rebuilds the crawl exactly (`crate::state`).
+
+use crate::proto::{
+    self, ack_message::Status as AckStatus, url_item, DiscoveredUrlItem, KnownUrlItem, StringList,
+    UrlInfo, UrlItem,
+};
+use crawlrank_frontier::{Frontier, PageId};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// The crawl id of the default crawl; an empty crawl id means it too.
+pub const DEFAULT_CRAWL: &str = "DEFAULT";
+
+/// Metadata key naming the page a discovered URL was found on (crawlrank's own; wins over
+/// `url.path`).
+pub const PARENT_KEY: &str = "crawlrank.parent";
+/// StormCrawler's metadata key: the path of pages from a seed to the URL; its last value is
+/// the page the URL was found on.
+pub const STORMCRAWLER_PATH_KEY: &str = "url.path";
+/// Metadata key of the policy's score in `GetURLStatus` and `ListURLs` answers.
+pub const SCORE_KEY: &str = "crawlrank.score";
+/// Metadata key of the URL's state in the service, in `GetURLStatus` and `ListURLs` answers.
+pub const STATE_KEY: &str = "crawlrank.state";
+
+/// The longest queue key accepted (the reference service's bound).
+pub const MAX_KEY_LEN: usize = 255;
+/// The most URLs one `GetURLs` call returns, whatever its limits say, so that an answer's
+/// size stays bounded.
+pub const MAX_URLS_PER_CALL: usize = 10_000;
+/// Seconds a served URL is leased when the request says 0 (the reference service's value).
+pub const DEFAULT_LEASE_SECS: u64 = 30;
+/// Seconds between two answers of a queue when neither the queue nor its crawl set a delay
+/// (the reference service's default).
+pub const DEFAULT_QUEUE_DELAY: u32 = 1;
+
+/// The crawl id a request names: empty means the default crawl.
+pub fn normalise_crawl_id(id: &str) -> &str {
+    if id.is_empty() {
+        DEFAULT_CRAWL
+    } else {
+        id
+    }
+}
+
+/// Where a page stands with the policy's frontier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mark {
+    /// The frontier has not heard of it: a deferred out-link, or a URL only ever sent as
+    /// known.
+    Outside,
+    /// Waiting in the frontier.
+    Queued,
+    /// Popped, with its pop number (its rank in the policy's order); not reported fetched.
+    Popped(u64),
+    /// Reported fetched (`on_crawled`) with its out-links.
+    Reported,
+}
+
+/// Whether and when a page was fetched, as its known updates say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fetch {
+    /// Never fetched: served when the policy ranks it.
+    Never,
+    /// Fetched; due again from this date (seconds since the epoch).
+    Due(u64),
+    /// Fetched, never to be fetched again (completed).
+    Done,
+}
+
+/// One URL of the crawl.
+#[derive(Debug)]
+struct Page {
+    url: String,
+    queue: String,
+    metadata: BTreeMap<String, Vec<String>>,
+    created: u64,
+    mark: Mark,
+    fetch: Fetch,
+    /// Leased until then (seconds since the epoch); not leased when ≤ now.
+    held_until: u64,
+    /// Out-links learned for it (from discovered URLs naming it as parent), not yet
+    /// reported to the frontier; no duplicates.
+    links: Vec<PageId>,
+    deleted: bool,
+}
+
+/// One queue of the crawl: its URLs and what holds it back.
+#[derive(Debug, Default)]
+struct Queue {
+    /// Its live pages.
+    pages: BTreeSet<PageId>,
+    /// Seconds between two answers; `None`: the crawl's default.
+    delay: Option<u32>,
+    /// Not served before this time (0: not blocked).
+    blocked_until: u64,
+    /// Not served once this many of its pages were fetched or are leased; 0: no limit.
+    limit: u32,
+    /// When it last returned URLs.
+    last_served: Option<u64>,
+    /// Fetched pages due again, by date.
+    due: BTreeSet<(u64, PageId)>,
+    /// Pages leased, with the end of their lease (expired entries linger until the page is
+    /// updated or served again; only entries past `now` count).
+    leased: BTreeMap<PageId, u64>,
+    /// Pages with a known update.
+    fetched: u64,
+    /// Pages done for good.
+    completed: u64,
+}
+
+impl Queue {
+    fn in_process(&self, now: u64) -> usize {
+        self.leased.values().filter(|&&until| until > now).count()
+    }
+
+    fn active(&self) -> u64 {
+        self.pages.len() as u64 - self.completed
+    }
+
+    fn is_blocked(&self, now: u64) -> bool {
+        now < self.blocked_until
+    }
+}
+
+/// What a `GetURLs` call asks of one crawl.
+#[derive(Debug, Clone, Copy)]
+pub struct Take<'a> {
+    /// Most queues to serve from (`usize::MAX`: no limit).
+    pub max_queues: usize,
+    /// Most URLs in flight per queue, counting those already leased (`usize::MAX`: none).
+    pub max_per_queue: usize,
+    /// Only this queue.
+    pub key: Option<&'a str>,
+    /// Seconds each served URL is leased.
+    pub lease_secs: u64,
+    /// Most popped pages left unserved in the buffer before popping stops.
+    pub max_waiting: usize,
+    /// Most URLs to return.
+    pub max_urls: usize,
+}
+
+/// The counts `GetStats` reports.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Counts {
+    /// URLs not completed.
+    pub size: u64,
+    /// URLs leased now.
+    pub in_process: u64,
+    /// URLs never to be fetched again.
+    pub completed: u64,
+    /// Queues holding active or leased URLs.
+    pub active_queues: u64,
+    /// Queues.
+    pub queues: u64,
+    /// URLs with a known update.
+    pub fetched: u64,
+    /// URLs waiting in the policy's frontier.
+    pub frontier: u64,
+}
+
+/// Which URLs a listing or a count covers.
+#[derive(Debug, Clone, Copy)]
+pub struct UrlFilter<'a> {
+    /// Only this queue.
+    pub key: Option<&'a str>,
+    /// Only URLs containing this text.
+    pub text: Option<&'a str>,
+    /// Whether `text` ignores case.
+    pub ignore_case: bool,
+}
+
+impl UrlFilter<'_> {
+    fn matches(&self, url: &str) -> bool {
+        match self.text {
+            None | Some("") => true,
+            Some(t) if self.ignore_case => url.to_lowercase().contains(&t.to_lowercase()),
+            Some(t) => url.contains(t),
+        }
+    }
+}
+
+/// One crawl: URL table, queues, the buffer of popped pages, and the policy's frontier.
+pub struct Crawl {
+    id: String,
+    frontier: Frontier,
+    pages: Vec<Page>,
+    ids: HashMap<String, PageId>,
+    queues: BTreeMap<String, Queue>,
+    /// Popped from the frontier, never fetched, not deleted: pop number → page (leased ones
+    /// included), served in this order.
+    ready: BTreeMap<u64, PageId>,
+    pops: u64,
+    /// The crawl's queue delay (SetDelay with an empty key).
+    default_delay: Option<u32>,
+}
+
+/// The queue key of `url` when the client gives none: its host. `None` for a URL that does
+/// not parse or has no host.
+pub fn host_key(url: &str) -> Option<String> {
+    let parsed = url::Url::parse(url).ok()?;
+    let host = parsed.host_str()?;
+    (!host.is_empty()).then(|| host.to_string())
+}
+
+/// The page a discovered URL was found on, from its metadata.
+fn parent_url(metadata: &BTreeMap<String, Vec<String>>) -> Option<&str> {
+    [PARENT_KEY, STORMCRAWLER_PATH_KEY]
+        .iter()
+        .find_map(|k| metadata.get(*k).and_then(|v| v.last()))
+        .map(String::as_str)
+        .filter(|p| !p.is_empty())
+}
+
+fn metadata_of(info: &UrlInfo) -> BTreeMap<String, Vec<String>> {
+    info.metadata
+        .iter()
+        .map(|(k, v)| (k.clone(), v.values.clone()))
+        .collect()
+}
+
+impl Crawl {
+    /// An empty crawl ordered by `frontier`.
+    pub fn new(id: &str, frontier: Frontier) -> Self {
+        Self {
+            id: id.to_string(),
+            frontier,
+            pages: Vec::new(),
+            ids: HashMap::new(),
+            queues: BTreeMap::new(),
+            ready: BTreeMap::new(),
+            pops: 0,
+            default_delay: None,
+        }
+    }
+
+    /// Whether the crawl holds no queue.
+    pub fn is_empty(&self) -> bool {
+        self.queues.is_empty()
+    }
+
+    /// Whether nothing was ever put into the crawl nor set on it.
+    pub fn is_pristine(&self) -> bool {
+        self.pages.is_empty() && self.default_delay.is_none()
+    }
+
+    /// The URL's queue key and whether the URL is acceptable: `Err(SKIPPED)` for a
+    /// malformed URL or an over-long key.
+    fn key_of(info: &UrlInfo) -> Result<String, AckStatus> {
+        let host = host_key(&info.url).ok_or(AckStatus::Skipped)?;
+        let key = if info.key.is_empty() {
+            host
+        } else {
+            info.key.clone()
+        };
+        if key.len() > MAX_KEY_LEN {
+            return Err(AckStatus::Skipped);
+        }
+        Ok(key)
+    }
+
+    /// A new page (the caller has checked the URL is unknown).
+    fn create(
+        &mut self,
+        url: &str,
+        key: String,
+        metadata: BTreeMap<String, Vec<String>>,
+        now: u64,
+    ) -> Option<PageId> {
+        let id = PageId::try_from(self.pages.len()).ok()?;
+        if id == PageId::MAX {
+            return None;
+        }
+        self.queues.entry(key.clone()).or_default().pages.insert(id);
+        self.pages.push(Page {
+            url: url.to_string(),
+            queue: key,
+            metadata,
+            created: now,
+            mark: Mark::Outside,
+            fetch: Fetch::Never,
+            held_until: 0,
+            links: Vec::new(),
+            deleted: false,
+        });
+        self.ids.insert(url.to_string(), id);
+        Some(id)
+    }
+
+    /// Whether a page still collects out-links for the frontier: it is in the frontier and
+    /// not yet reported fetched.
+    fn collects_links(&self, page: PageId) -> bool {
+        let p = &self.pages[page as usize];
+        !p.deleted && matches!(p.mark, Mark::Queued | Mark::Popped(_))
+    }
+
+    fn seed(&mut self, page: PageId) {
+        self.frontier.seed(&[page]);
+        self.pages[page as usize].mark = Mark::Queued;
+    }
+
+    /// A discovered URL: created unless known (then only its link from its parent is
+    /// learned). Returns the ack and whether anything changed.
+    pub fn put_discovered(&mut self, info: &UrlInfo, now: u64) -> (AckStatus, bool) {
+        let key = match Self::key_of(info) {
+            Ok(k) => k,
+            Err(status) => return (status, false),
+        };
+        let metadata = metadata_of(info);
+        let parent = parent_url(&metadata)
+            .filter(|p| *p != info.url)
+            .and_then(|p| self.ids.get(p).copied())
+            .filter(|&p| self.collects_links(p));
+        if let Some(&known) = self.ids.get(&info.url) {
+            // Known: ignored, but the parent links to it.
+            let Some(parent) = parent else {
+                return (AckStatus::Skipped, false);
+            };
+            let links = &mut self.pages[parent as usize].links;
+            if links.contains(&known) {
+                return (AckStatus::Skipped, false);
+            }
+            links.push(known);
+            return (AckStatus::Skipped, true);
+        }
+        let Some(page) = self.create(&info.url, key, metadata, now) else {
+            return (AckStatus::Fail, false);
+        };
+        match parent {
+            Some(parent) => self.pages[parent as usize].links.push(page),
+            None => self.seed(page),
+        }
+        (AckStatus::Ok, true)
+    }
+
+    /// A known URL's update: the URL was fetched; done for good (`refetch == 0`) or due
+    /// again from `refetch`. Ends its lease and, the first time, reports it to the frontier
+    /// with the out-links learned for it.
+    pub fn put_known(&mut self, info: &UrlInfo, refetch: u64, now: u64) -> (AckStatus, bool) {
+        let key = match Self::key_of(info) {
+            Ok(k) => k,
+            Err(status) => return (status, false),
+        };
+        let page = match self.ids.get(&info.url) {
+            Some(&p) => p,
+            None => match self.create(&info.url, key, BTreeMap::new(), now) {
+                Some(p) => p,
+                None => return (AckStatus::Fail, false),
+            },
+        };
+        let p = &mut self.pages[page as usize];
+        p.metadata = metadata_of(info);
+        p.held_until = 0;
+        let before = p.fetch;
+        p.fetch = if refetch == 0 {
+            Fetch::Done
+        } else {
+            Fetch::Due(refetch)
+        };
+        let mark = p.mark;
+        let queue = self
+            .queues
+            .get_mut(&p.queue)
+            .expect("a live page's queue exists");
+        queue.leased.remove(&page);
+        match before {
+            Fetch::Never => queue.fetched += 1,
+            Fetch::Due(d) => {
+                queue.due.remove(&(d, page));
+            }
+            Fetch::Done => queue.completed -= 1,
+        }
+        match refetch {
+            0 => queue.completed += 1,
+            d => {
+                queue.due.insert((d, page));
+            }
+        }
+        if let Mark::Popped(seq) = mark {
+            self.ready.remove(&seq);
+            self.report(page);
+        }
+        (AckStatus::Ok, true)
+    }
+
+    /// `on_crawled(page, its out-links)`: the links' pages now wait in the frontier.
+    fn report(&mut self, page: PageId) {
+        let mut links = std::mem::take(&mut self.pages[page as usize].links);
+        links.retain(|&l| !self.pages[l as usize].deleted);
+        self.frontier.on_crawled(page, &links);
+        self.pages[page as usize].mark = Mark::Reported;
+        for &l in &links {
+            let p = &mut self.pages[l as usize];
+            if p.mark == Mark::Outside {
+                p.mark = Mark::Queued;
+            }
+        }
+    }
+
+    /// The frontier's next page, handled: `Some(Some(p))` when `p` is to be served,
+    /// `Some(None)` when the popped page needs no serving (deleted, or already fetched: it
+    /// is reported now), `None` when the frontier is empty.
+    fn pop(&mut self) -> Option<Option<PageId>> {
+        let page = self.frontier.pop()?;
+        let seq = self.pops;
+        self.pops += 1;
+        let p = &mut self.pages[page as usize];
+        p.mark = Mark::Popped(seq);
+        if p.deleted {
+            return Some(None);
+        }
+        if p.fetch != Fetch::Never {
+            self.report(page);
+            return Some(None);
+        }
+        self.ready.insert(seq, page);
+        Some(Some(page))
+    }
+
+    fn delay_of(&self, queue: &Queue) -> u64 {
+        queue
+            .delay
+            .or(self.default_delay)
+            .unwrap_or(DEFAULT_QUEUE_DELAY)
+            .into()
+    }
+
+    /// How many URLs `queue` may give now (0: it may not serve).
+    fn budget(&self, queue: &Queue, take: &Take<'_>, now: u64) -> usize {
+        if queue.is_blocked(now) {
+            return 0;
+        }
+        if let Some(last) = queue.last_served {
+            if now < last.saturating_add(self.delay_of(queue)) {
+                return 0;
+            }
+        }
+        let in_process = queue.in_process(now);
+        let mut budget = take.max_per_queue.saturating_sub(in_process);
+        if queue.limit > 0 {
+            let used = queue.fetched.saturating_add(in_process as u64);
+            let left = u64::from(queue.limit).saturating_sub(used);
+            budget = budget.min(usize::try_from(left).unwrap_or(usize::MAX));
+        }
+        budget
+    }
+
+    /// Serves URLs for a `GetURLs` call into `out`: due refetches first (oldest date first),
+    /// then never-fetched pages in the policy's order, from the queues allowed to serve.
+    /// Returns whether anything changed (pages popped or leased).
+    pub fn take_urls(&mut self, take: &Take<'_>, now: u64, out: &mut Vec<UrlInfo>) -> bool {
+        let mut selection = Selection::new(take.max_queues);
+        for (key, queue) in &self.queues {
+            if take.key.is_some_and(|k| k != key) {
+                continue;
+            }
+            let budget = self.budget(queue, take, now);
+            if budget > 0 {
+                selection.open(key, budget);
+            }
+        }
+        let start = out.len();
+        let mut changed = false;
+        // Refetches due now, oldest first across the open queues.
+        let mut due: Vec<(u64, PageId)> = Vec::new();
+        for (key, budget) in &selection.budgets {
+            let queue = &self.queues[key.as_str()];
+            due.extend(
+                queue
+                    .due
+                    .iter()
+                    .take_while(|(d, _)| *d <= now)
+                    .filter(|(_, p)| self.pages[*p as usize].held_until <= now)
+                    .take(*budget),
+            );
+        }
+        due.sort_unstable();
+        for (_, page) in due {
+            if out.len() - start >= take.max_urls {
+                break;
+            }
+            if selection.try_take(&self.pages[page as usize].queue) {
+                self.lease(page, take, now, out);
+                changed = true;
+            }
+        }
+        // Never-fetched pages already popped, in pop order.
+        let mut unserved = 0usize;
+        let popped: Vec<PageId> = self.ready.values().copied().collect();
+        for page in popped {
+            if self.pages[page as usize].held_until > now {
+                continue;
+            }
+            if out.len() - start < take.max_urls
+                && selection.try_take(&self.pages[page as usize].queue)
+            {
+                self.lease(page, take, now, out);
+                changed = true;
+            } else {
+                unserved += 1;
+            }
+        }
+        // Then further down the policy's order, while a queue may still serve.
+        while selection.any_open()
+            && unserved < take.max_waiting
+            && out.len() - start < take.max_urls
+        {
+            let Some(popped) = self.pop() else { break };
+            changed = true;
+            let Some(page) = popped else { continue };
+            if selection.try_take(&self.pages[page as usize].queue) {
+                self.lease(page, take, now, out);
+            } else {
+                unserved += 1;
+            }
+        }
+        for key in &selection.served {
+            if let Some(q) = self.queues.get_mut(key.as_str()) {
+                q.last_served = Some(now);
+            }
+        }
+        changed
+    }
+
+    fn lease(&mut self, page: PageId, take: &Take<'_>, now: u64, out: &mut Vec<UrlInfo>) {
+        let until = now.saturating_add(take.lease_secs);
+        let p = &mut self.pages[page as usize];
+        p.held_until = until;
+        if let Some(q) = self.queues.get_mut(&p.queue) {
+            q.leased.insert(page, until);
+        }
+        out.push(UrlInfo {
+            url: p.url.clone(),
+            key: p.queue.clone(),
+            metadata: p
+                .metadata
+                .iter()
+                .map(|(k, v)| (k.clone(), StringList { values: v.clone() }))
+                .collect(),
+            crawl_id: self.id.clone(),
+        });
+    }
+
+    /// Deletes a page; its deferred out-links become seeds (no other parent will report
+    /// them). Returns whether it was active (not completed).
+    fn delete_page(&mut self, page: PageId) -> bool {
+        let p = &mut self.pages[page as usize];
+        if p.deleted {
+            return false;
+        }
+        p.deleted = true;
+        self.ids.remove(&p.url);
+        let (url, queue_key) = (std::mem::take(&mut p.url), std::mem::take(&mut p.queue));
+        drop(url);
+        p.metadata.clear();
+        let links = std::mem::take(&mut p.links);
+        if let Mark::Popped(seq) = p.mark {
+            self.ready.remove(&seq);
+        }
+        let fetch = p.fetch;
+        let mut active = true;
+        if let Some(q) = self.queues.get_mut(&queue_key) {
+            q.pages.remove(&page);
+            q.leased.remove(&page);
+            match fetch {
+                Fetch::Never => {}
+                Fetch::Due(d) => {
+                    q.due.remove(&(d, page));
+                    q.fetched -= 1;
+                }
+                Fetch::Done => {
+                    q.fetched -= 1;
+                    q.completed -= 1;
+                    active = false;
+                }
+            }
+        }
+        for l in links {
+            let c = &self.pages[l as usize];
+            if !c.deleted && c.mark == Mark::Outside && c.fetch == Fetch::Never {
+                self.seed(l);
+            }
+        }
+        active
+    }
+
+    /// Deletes a queue and its URLs; returns the number of its active URLs, `None` if there
+    /// is no such queue.
+    pub fn delete_queue(&mut self, key: &str) -> Option<u64> {
+        let queue = self.queues.get(key)?;
+        let active = queue.active();
+        let pages: Vec<PageId> = queue.pages.iter().copied().collect();
+        for p in pages {
+            self.delete_page(p);
+        }
+        self.queues.remove(key);
+        Some(active)
+    }
+
+    /// Deletes the URLs first stored before `cutoff` (of one queue, or all); returns how many.
+    pub fn purge(&mut self, key: Option<&str>, cutoff: u64) -> u64 {
+        let doomed: Vec<PageId> = self
+            .queues
+            .iter()
+            .filter(|(k, _)| key.is_none_or(|key| key == k.as_str()))
+            .flat_map(|(_, q)| q.pages.iter().copied())
+            .filter(|&p| self.pages[p as usize].created < cutoff)
+            .collect();
+        // The queues stay, with their settings, even when emptied.
+        for &p in &doomed {
+            self.delete_page(p);
+        }
+        doomed.len() as u64
+    }
+
+    /// Blocks a queue until `until` (0 unblocks); false if there is no such queue.
+    pub fn block(&mut self, key: &str, until: u64) -> bool {
+        self.queues
+            .get_mut(key)
+            .map(|q| q.blocked_until = until)
+            .is_some()
+    }
+
+    /// Sets a queue's delay, or the crawl's default (`key` empty); false if there is no
+    /// such queue.
+    pub fn set_delay(&mut self, key: &str, delay: u32) -> bool {
+        if key.is_empty() {
+            self.default_delay = Some(delay);
+            return true;
+        }
+        self.queues
+            .get_mut(key)
+            .map(|q| q.delay = Some(delay))
+            .is_some()
+    }
+
+    /// Sets a queue's crawl limit (0: none); false if there is no such queue.
+    pub fn set_limit(&mut self, key: &str, limit: u32) -> bool {
+        self.queues.get_mut(key).map(|q| q.limit = limit).is_some()
+    }
+
+    /// `GetStats`' counts of one queue or of the crawl (`None` if the queue is unknown).
+    pub fn counts(&self, key: Option<&str>, now: u64) -> Option<Counts> {
+        let mut c = Counts::default();
+        let mut add = |q: &Queue| {
+            let in_process = q.in_process(now) as u64;
+            c.size += q.active();
+            c.in_process += in_process;
+            c.completed += q.completed;
+            c.fetched += q.fetched;
+            c.queues += 1;
+            if q.active() > 0 || in_process > 0 {
+                c.active_queues += 1;
+            }
+        };
+        match key {
+            Some(k) => add(self.queues.get(k)?),
+            None => self.queues.values().for_each(add),
+        }
+        c.frontier = self.frontier.len() as u64;
+        Some(c)
+    }
+
+    /// The queue keys `ListQueues` lists, in key order: active ones only unless
+    /// `include_inactive`.
+    pub fn queue_keys(&self, include_inactive: bool, now: u64) -> impl Iterator<Item = &str> {
+        self.queues
+            .iter()
+            .filter(move |(_, q)| include_inactive || (!q.is_blocked(now) && q.active() > 0))
+            .map(|(k, _)| k.as_str())
+    }
+
+    fn state_name(&self, page: &Page, now: u64) -> &'static str {
+        if page.held_until > now {
+            return "leased";
+        }
+        match (page.fetch, page.mark) {
+            (Fetch::Never, Mark::Outside) => "deferred",
+            (Fetch::Never, _) => "queued",
+            (Fetch::Due(_), _) => "scheduled",
+            (Fetch::Done, _) => "done",
+        }
+    }
+
+    /// A page as `GetURLStatus` and `ListURLs` show it: discovered if never fetched, else
+    /// known with its refetch date; its metadata plus the policy's score and its state.
+    fn item(&self, page: PageId, now: u64) -> UrlItem {
+        let p = &self.pages[page as usize];
+        let mut metadata: HashMap<String, StringList> = p
+            .metadata
+            .iter()
+            .map(|(k, v)| (k.clone(), StringList { values: v.clone() }))
+            .collect();
+        if p.mark != Mark::Outside {
+            if let Some(score) = self.frontier.score(page) {
+                metadata.insert(
+                    SCORE_KEY.to_string(),
+                    StringList {
+                        values: vec![score.to_string()],
+                    },
+                );
+            }
+        }
+        metadata.insert(
+            STATE_KEY.to_string(),
+            StringList {
+                values: vec![self.state_name(p, now).to_string()],
+            },
+        );
+        let info = UrlInfo {
+            url: p.url.clone(),
+            key: p.queue.clone(),
+            metadata,
+            crawl_id: self.id.clone(),
+        };
+        let item = match p.fetch {
+            Fetch::Never => url_item::Item::Discovered(DiscoveredUrlItem { info: Some(info) }),
+            Fetch::Due(d) => url_item::Item::Known(KnownUrlItem {
+                info: Some(info),
+                refetchable_from_date: d,
+            }),
+            Fetch::Done => url_item::Item::Known(KnownUrlItem {
+                info: Some(info),
+                refetchable_from_date: 0,
+            }),
+        };
+        UrlItem {
+            item: Some(item),
+            id: String::new(),
+            creation_date: p.created,
+        }
+    }
+
+    /// `GetURLStatus`: the URL's item, if the crawl holds it (in queue `key` when given).
+    pub fn url_status(&self, url: &str, key: Option<&str>, now: u64) -> Option<UrlItem> {
+        let &page = self.ids.get(url)?;
+        if key.is_some_and(|k| k != self.pages[page as usize].queue) {
+            return None;
+        }
+        Some(self.item(page, now))
+    }
+
+    fn matching<'a>(&'a self, filter: UrlFilter<'a>) -> impl Iterator<Item = PageId> + 'a {
+        self.queues
+            .iter()
+            .filter(move |(k, _)| filter.key.is_none_or(|key| key == k.as_str()))
+            .flat_map(|(_, q)| q.pages.iter().copied())
+            .filter(move |&p| filter.matches(&self.pages[p as usize].url))
+    }
+
+    /// `ListURLs`: `size` URLs from offset `start`, queue by queue in key order, each in
+    /// discovery order.
+    pub fn list_urls(
+        &self,
+        filter: UrlFilter<'_>,
+        start: usize,
+        size: usize,
+        now: u64,
+    ) -> Vec<UrlItem> {
+        self.matching(filter)
+            .skip(start)
+            .take(size)
+            .map(|p| self.item(p, now))
+            .collect()
+    }
+
+    /// `CountURLs`.
+    pub fn count_urls(&self, filter: UrlFilter<'_>) -> u64 {
+        self.matching(filter).count() as u64
+    }
+
+    /// The crawl's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+/// The queues one `GetURLs` call may still take URLs from, and which it took from.
+struct Selection {
+    max_queues: usize,
+    budgets: BTreeMap<String, usize>,
+    served: BTreeSet<String>,
+    /// Queues not yet served with budget left, and served ones with budget left.
+    open_unserved: usize,
+    open_served: usize,
+}
+
+impl Selection {
+    fn new(max_queues: usize) -> Self {
+        Self {
+            max_queues,
+            budgets: BTreeMap::new(),
+            served: BTreeSet::new(),
+            open_unserved: 0,
+            open_served: 0,
+        }
+    }
+
+    fn open(&mut self, key: &str, budget: usize) {
+        self.budgets.insert(key.to_string(), budget);
+        self.open_unserved += 1;
+    }
+
+    fn any_open(&self) -> bool {
+        self.open_served > 0 || (self.served.len() < self.max_queues && self.open_unserved > 0)
+    }
+
+    /// Takes one URL of queue `key` if it may give one.
+    fn try_take(&mut self, key: &str) -> bool {
+        let Some(budget) = self.budgets.get_mut(key) else {
+            return false;
+        };
+        if *budget == 0 {
+            return false;
+        }
+        let first = !self.served.contains(key);
+        if first {
+            if self.served.len() >= self.max_queues {
+                return false;
+            }
+            self.served.insert(key.to_string());
+            self.open_unserved -= 1;
+            self.open_served += 1;
+        }
+        *budget -= 1;
+        if *budget == 0 {
+            self.open_served -= 1;
+        }
+        true
+    }
+}
+
+/// Converts a `GetParams` request's limits (0: none) into a [`Take`].
+pub fn take_of<'a>(params: &'a proto::GetParams, max_waiting: usize) -> Take<'a> {
+    let unlimited = |v: u32| {
+        if v == 0 {
+            usize::MAX
+        } else {
+            v as usize
+        }
+    };
+    Take {
+        max_queues: unlimited(params.max_queues),
+        max_per_queue: unlimited(params.max_urls_per_queue),
+        key: (!params.key.is_empty()).then_some(params.key.as_str()),
+        lease_secs: match params.delay_requestable {
+            0 => DEFAULT_LEASE_SECS,
+            d => d.into(),
+        },
+        max_waiting,
+        max_urls: MAX_URLS_PER_CALL,
+    }
+}

@@ -1,0 +1,82 @@
+//! Serving a [`FrontierService`] over gRPC (HTTP/2, plaintext) on a TCP listener: in a
+//! tokio runtime of the caller's ([`spawn`], used by the tests) or of its own until Ctrl-C
+//! ([`serve_until_ctrl_c`], used by `crawlrank frontier serve`).
+
+use crate::proto::url_frontier_server::UrlFrontierServer;
+use crate::service::FrontierService;
+use anyhow::{Context, Result};
+use std::net::SocketAddr;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use tokio_stream::wrappers::TcpListenerStream;
+
+/// A server running on the current tokio runtime.
+pub struct RunningServer {
+    addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: JoinHandle<Result<(), tonic::transport::Error>>,
+}
+
+impl RunningServer {
+    /// The address it listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Stops accepting, lets the calls in progress finish, and waits for the end.
+    pub async fn shutdown(mut self) -> Result<()> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        self.task
+            .await
+            .context("the frontier server task failed")?
+            .context("the frontier server failed")
+    }
+}
+
+/// Serves `service` on `listener` from the current tokio runtime.
+pub fn spawn(service: FrontierService, listener: TcpListener) -> Result<RunningServer> {
+    let addr = listener
+        .local_addr()
+        .context("the listener has no address")?;
+    service.set_node_address(addr.to_string());
+    let (stop, stopped) = oneshot::channel::<()>();
+    let task = tokio::spawn(
+        tonic::transport::Server::builder()
+            .add_service(UrlFrontierServer::new(service))
+            .serve_with_incoming_shutdown(TcpListenerStream::new(listener), async {
+                let _ = stopped.await;
+            }),
+    );
+    Ok(RunningServer {
+        addr,
+        stop: Some(stop),
+        task,
+    })
+}
+
+/// Binds `addr` and serves `service` there until Ctrl-C, on a runtime of its own;
+/// `on_listening` is told the bound address first.
+pub fn serve_until_ctrl_c(
+    service: FrontierService,
+    addr: SocketAddr,
+    on_listening: impl FnOnce(SocketAddr),
+) -> Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the frontier service's runtime")?;
+    runtime.block_on(async move {
+        let listener = TcpListener::bind(addr)
+            .await
+            .with_context(|| format!("cannot listen on {addr}"))?;
+        let server = spawn(service, listener)?;
+        on_listening(server.addr());
+        tokio::signal::ctrl_c()
+            .await
+            .context("cannot wait for Ctrl-C")?;
+        server.shutdown().await
+    })
+}

@@ -1,0 +1,622 @@
+//! The URLFrontier gRPC service: each RPC turned into a call on the [`FrontierState`], logged
+//! in the [`Store`] when it changes something, and its answer turned back into messages.
+//!
+//! Concurrency: one `std::sync::Mutex` owns the state and its store together ([`Core`]).
+//! `GetURLs` must see every queue of a crawl at once to rank across them, and the log must
+//! hold the calls in the order they were applied, so one lock serialises the calls; each
+//! holds it for a bounded time (a `GetURLs` pops at most `max_waiting` pages and returns at
+//! most `MAX_URLS_PER_CALL` URLs, a `PutURLs` batch is at most `PUT_BATCH` items). Holding
+//! it, and the durable commit, are blocking work, so every RPC runs them on tokio's blocking
+//! pool (`spawn_blocking`); async is used only for the gRPC I/O.
+
+use crate::clock::Clock;
+use crate::crawl::{host_key, normalise_crawl_id, UrlFilter};
+use crate::proto::{
+    self, ack_message::Status as AckStatus, url_frontier_server::UrlFrontier, url_item, AckMessage,
+    BatchAck, DiscoveredBatch, DiscoveredUrlItem, GetParams, UrlInfo, UrlItem,
+};
+use crate::state::{Answer, Call, FrontierState, LoggedCall};
+use crate::store::Store;
+use anyhow::{Context, Result};
+use crawlrank_frontier::PolicySpec;
+use futures_util::FutureExt;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, OnceLock};
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tokio_stream::{Stream, StreamExt};
+use tonic::{Request, Response, Status, Streaming};
+
+/// Items of a `PutURLs` stream applied (and committed) together when the client sends
+/// faster than they are acked.
+pub const PUT_BATCH: usize = 512;
+/// Acks waiting to be sent before the service stops reading a client's stream (its
+/// backpressure: the client's HTTP/2 window fills up).
+const ACK_BUFFER: usize = 1024;
+/// `ListURLs` and `ListQueues` return this many when the request says 0.
+const DEFAULT_PAGE: usize = 100;
+/// The most a `ListURLs` answer holds, whatever the request says.
+const MAX_LIST_PAGE: usize = 100_000;
+
+/// How to open a service.
+#[derive(Debug, Clone)]
+pub struct ServiceConfig {
+    /// The state directory (created if missing).
+    pub state_dir: PathBuf,
+    /// The policy, with its configuration. `None`: the state's own, or `default_policy` for
+    /// a new state. A state created with another policy is refused.
+    pub policy: Option<PolicySpec>,
+    /// The policy of a new state when `policy` is `None`.
+    pub default_policy: PolicySpec,
+    /// Most pages popped from a crawl's frontier and not yet served, before `GetURLs` stops
+    /// popping (pages of queues that may not serve wait there; larger: fuller use of the
+    /// queues, staler order for the batch policies).
+    pub max_waiting: usize,
+    /// Where the time is read.
+    pub clock: Clock,
+}
+
+/// Pages a service expects a crawl to reach when not told (as `crawlrank crawl`): it sets
+/// the batch size K = ceil(R/72) and IECA's R.
+pub const DEFAULT_EXPECTED_PAGES: u64 = 100_000;
+/// The default [`ServiceConfig::max_waiting`].
+pub const DEFAULT_MAX_WAITING: usize = 4096;
+
+/// The policy spec of a service: policy `name` for crawls expected to reach
+/// `expected_pages` pages, with batch size `batch` (default ceil(R/72)) and the `random`
+/// policy's seed. The policies that need a search log's impacts (rw, rw-eg, learned) are
+/// refused: the service has no way to be given one yet.
+pub fn policy_spec(
+    name: &str,
+    expected_pages: Option<u64>,
+    batch: Option<u64>,
+    rng_seed: u64,
+) -> Result<PolicySpec> {
+    let kind = crawlrank_frontier::PolicyKind::parse(name)?;
+    anyhow::ensure!(
+        !kind.needs_impact(),
+        "the policy {kind} needs a search log's impacts, which the frontier service cannot be given yet; choose another policy"
+    );
+    let expected = expected_pages.unwrap_or(DEFAULT_EXPECTED_PAGES);
+    let mut config = crawlrank_frontier::PolicyConfig::for_crawl(expected, expected);
+    if let Some(k) = batch {
+        config.batch = k;
+    }
+    config.rng_seed = rng_seed;
+    config.check()?;
+    Ok(PolicySpec { kind, config })
+}
+
+impl ServiceConfig {
+    /// The defaults for a state in `state_dir`: its own policy, or FICA for a new one;
+    /// [`DEFAULT_MAX_WAITING`]; the system clock.
+    pub fn new(state_dir: impl Into<PathBuf>) -> Self {
+        Self {
+            state_dir: state_dir.into(),
+            policy: None,
+            default_policy: policy_spec("fica", None, None, 0)
+                .expect("fica with the defaults is a valid policy"),
+            max_waiting: DEFAULT_MAX_WAITING,
+            clock: Clock::System,
+        }
+    }
+}
+
+/// The state and its store, behind the service's one lock.
+struct Core {
+    state: FrontierState,
+    store: Store,
+    /// Why the store failed, once it did: the memory is then ahead of the log, so every
+    /// changing call is refused until a restart replays the log.
+    broken: Option<String>,
+}
+
+impl Core {
+    /// Applies calls in order and logs those that changed something, in one commit.
+    fn run(
+        &mut self,
+        calls: Vec<Call>,
+        now: u64,
+        max_waiting: usize,
+    ) -> Result<Vec<Result<Answer, Status>>, Status> {
+        if let Some(why) = &self.broken {
+            return Err(Status::unavailable(format!(
+                "the frontier state could not be written ({why}); restart the service"
+            )));
+        }
+        let mut answers = Vec::with_capacity(calls.len());
+        let mut logged = Vec::new();
+        for call in calls {
+            match self.state.apply(&call, now, max_waiting) {
+                Ok((answer, changed)) => {
+                    if changed {
+                        logged.push(LoggedCall {
+                            now,
+                            call: Some(call),
+                            max_waiting: max_waiting as u64,
+                        });
+                    }
+                    answers.push(Ok(answer));
+                }
+                Err(status) => answers.push(Err(status)),
+            }
+        }
+        if let Err(e) = self.store.append(&logged) {
+            let why = format!("{e:#}");
+            self.broken = Some(why.clone());
+            return Err(Status::internal(format!(
+                "the frontier state could not be written: {why}"
+            )));
+        }
+        Ok(answers)
+    }
+}
+
+/// The URLFrontier service over crawlrank's frontier (cheap to clone: clones share it).
+#[derive(Clone)]
+pub struct FrontierService {
+    core: Arc<Mutex<Core>>,
+    clock: Clock,
+    max_waiting: usize,
+    /// The address served, for `ListNodes`.
+    node: Arc<OnceLock<String>>,
+}
+
+impl FrontierService {
+    /// Opens the state in `config.state_dir` and replays its log.
+    pub fn open(config: ServiceConfig) -> Result<Self> {
+        let (store, spec) = Store::open(
+            &config.state_dir,
+            config.policy.as_ref(),
+            &config.default_policy,
+        )?;
+        let mut state = FrontierState::new(spec).with_context(|| {
+            format!(
+                "cannot serve the frontier state {}",
+                config.state_dir.display()
+            )
+        })?;
+        for (i, logged) in store.calls()?.into_iter().enumerate() {
+            let Some(call) = &logged.call else {
+                anyhow::bail!("call {i} of the log is empty");
+            };
+            let max_waiting = usize::try_from(logged.max_waiting).unwrap_or(usize::MAX);
+            state
+                .apply(call, logged.now, max_waiting)
+                .map_err(|s| anyhow::anyhow!("{}", s.message()))
+                .with_context(|| {
+                    format!(
+                        "replaying call {i} of {} failed; the log was written by another \
+                         version of crawlrank",
+                        config.state_dir.display()
+                    )
+                })?;
+        }
+        Ok(Self {
+            core: Arc::new(Mutex::new(Core {
+                state,
+                store,
+                broken: None,
+            })),
+            clock: config.clock,
+            max_waiting: config.max_waiting.max(1),
+            node: Arc::new(OnceLock::new()),
+        })
+    }
+
+    /// The policy the crawls are ordered by.
+    pub fn policy(&self) -> PolicySpec {
+        self.lock().state.spec().clone()
+    }
+
+    /// Records the address the service is reached at (`ListNodes`).
+    pub fn set_node_address(&self, addr: String) {
+        let _ = self.node.set(addr);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Core> {
+        // A panic while holding the lock cannot leave the state half-changed in a way the
+        // log does not show (the log is written after), so a poisoned lock is still usable.
+        self.core.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Applies changing calls on the blocking pool.
+    async fn run(&self, calls: Vec<Call>) -> Result<Vec<Result<Answer, Status>>, Status> {
+        let svc = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let now = svc.clock.now();
+            svc.lock().run(calls, now, svc.max_waiting)
+        })
+        .await
+        .map_err(|e| Status::internal(format!("the frontier call failed: {e}")))?
+    }
+
+    /// Applies one changing call.
+    async fn run_one(&self, call: Call) -> Result<Answer, Status> {
+        self.run(vec![call])
+            .await?
+            .pop()
+            .unwrap_or_else(|| Err(Status::internal("a call gave no answer")))
+    }
+
+    /// Reads the state on the blocking pool.
+    async fn read<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&FrontierState, u64) -> T + Send + 'static,
+    ) -> Result<T, Status> {
+        let svc = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let now = svc.clock.now();
+            f(&svc.lock().state, now)
+        })
+        .await
+        .map_err(|e| Status::internal(format!("the frontier query failed: {e}")))
+    }
+}
+
+fn count(answer: Answer) -> Result<Response<proto::Long>, Status> {
+    match answer {
+        Answer::Count(value) => Ok(Response::new(proto::Long { value })),
+        other => Err(Status::internal(format!("unexpected answer {other:?}"))),
+    }
+}
+
+fn done(answer: Answer) -> Result<Response<proto::Empty>, Status> {
+    match answer {
+        Answer::Done => Ok(Response::new(proto::Empty {})),
+        other => Err(Status::internal(format!("unexpected answer {other:?}"))),
+    }
+}
+
+/// The id an ack echoes: the client's, else the URL.
+fn ack_id(item: &UrlItem) -> String {
+    if !item.id.is_empty() {
+        return item.id.clone();
+    }
+    let info = match &item.item {
+        Some(url_item::Item::Discovered(d)) => d.info.as_ref(),
+        Some(url_item::Item::Known(k)) => k.info.as_ref(),
+        None => None,
+    };
+    info.map(|i| i.url.clone()).unwrap_or_default()
+}
+
+fn ack_status(answer: &Result<Answer, Status>) -> AckStatus {
+    match answer {
+        Ok(Answer::Ack(status)) => *status,
+        _ => AckStatus::Fail,
+    }
+}
+
+/// Reads a client stream in batches of what has already arrived (at most `max`): waits for
+/// one item, then takes those ready without waiting. `None` at the end of the stream; a
+/// client error ends it too.
+async fn next_batch<T>(input: &mut Streaming<T>, max: usize) -> Option<Vec<T>> {
+    let first = match input.next().await {
+        Some(Ok(item)) => item,
+        _ => return None,
+    };
+    let mut batch = vec![first];
+    while batch.len() < max {
+        match input.next().now_or_never() {
+            Some(Some(Ok(item))) => batch.push(item),
+            _ => break,
+        }
+    }
+    Some(batch)
+}
+
+type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
+
+#[tonic::async_trait]
+impl UrlFrontier for FrontierService {
+    async fn list_nodes(
+        &self,
+        _: Request<proto::Empty>,
+    ) -> Result<Response<proto::StringList>, Status> {
+        let values = self.node.get().cloned().into_iter().collect();
+        Ok(Response::new(proto::StringList { values }))
+    }
+
+    async fn list_crawls(
+        &self,
+        _: Request<proto::Local>,
+    ) -> Result<Response<proto::StringList>, Status> {
+        let values = self.read(|state, _| state.crawl_ids()).await?;
+        Ok(Response::new(proto::StringList { values }))
+    }
+
+    async fn delete_crawl(
+        &self,
+        request: Request<proto::DeleteCrawlMessage>,
+    ) -> Result<Response<proto::Long>, Status> {
+        count(
+            self.run_one(Call::DeleteCrawl(request.into_inner()))
+                .await?,
+        )
+    }
+
+    async fn list_queues(
+        &self,
+        request: Request<proto::Pagination>,
+    ) -> Result<Response<proto::QueueList>, Status> {
+        let p = request.into_inner();
+        let crawl = normalise_crawl_id(&p.crawl_id).to_string();
+        let size = match p.size {
+            0 => DEFAULT_PAGE,
+            s => s as usize,
+        };
+        let (start, inactive) = (p.start as usize, p.include_inactive);
+        let c = crawl.clone();
+        let (values, total) = self
+            .read(move |state, now| state.queues(&c, inactive, start, size, now))
+            .await?;
+        Ok(Response::new(proto::QueueList {
+            size: values.len() as u32,
+            values,
+            total,
+            start: p.start,
+            crawl_id: crawl,
+        }))
+    }
+
+    type GetURLsStream = BoxStream<UrlInfo>;
+
+    async fn get_ur_ls(
+        &self,
+        request: Request<GetParams>,
+    ) -> Result<Response<Self::GetURLsStream>, Status> {
+        let urls = match self.run_one(Call::Get(request.into_inner())).await? {
+            Answer::Urls(urls) => urls,
+            other => return Err(Status::internal(format!("unexpected answer {other:?}"))),
+        };
+        Ok(Response::new(Box::pin(tokio_stream::iter(
+            urls.into_iter().map(Ok),
+        ))))
+    }
+
+    type PutURLsStream = BoxStream<AckMessage>;
+
+    async fn put_ur_ls(
+        &self,
+        request: Request<Streaming<UrlItem>>,
+    ) -> Result<Response<Self::PutURLsStream>, Status> {
+        let mut input = request.into_inner();
+        let (tx, rx) = mpsc::channel(ACK_BUFFER);
+        let svc = self.clone();
+        tokio::spawn(async move {
+            while let Some(batch) = next_batch(&mut input, PUT_BATCH).await {
+                let ids: Vec<String> = batch.iter().map(ack_id).collect();
+                let answers = match svc.run(batch.into_iter().map(Call::Put).collect()).await {
+                    Ok(a) => a,
+                    Err(status) => {
+                        let _ = tx.send(Err(status)).await;
+                        return;
+                    }
+                };
+                for (id, answer) in ids.into_iter().zip(&answers) {
+                    let ack = AckMessage {
+                        id,
+                        status: ack_status(answer) as i32,
+                    };
+                    if tx.send(Ok(ack)).await.is_err() {
+                        return; // the client went away
+                    }
+                }
+            }
+        });
+        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+    }
+
+    type PutDiscoveredStream = BoxStream<BatchAck>;
+
+    async fn put_discovered(
+        &self,
+        request: Request<Streaming<DiscoveredBatch>>,
+    ) -> Result<Response<Self::PutDiscoveredStream>, Status> {
+        let mut input = request.into_inner();
+        let (tx, rx) = mpsc::channel(ACK_BUFFER);
+        let svc = self.clone();
+        tokio::spawn(async move {
+            while let Some(Ok(batch)) = input.next().await {
+                let calls = batch
+                    .items
+                    .into_iter()
+                    .map(|info| {
+                        Call::Put(UrlItem {
+                            item: Some(url_item::Item::Discovered(DiscoveredUrlItem {
+                                info: Some(info),
+                            })),
+                            id: String::new(),
+                            creation_date: 0,
+                        })
+                    })
+                    .collect();
+                let ack = match svc.run(calls).await {
+                    Ok(answers) => Ok(BatchAck {
+                        id: batch.id,
+                        statuses: answers.iter().map(|a| ack_status(a) as i32).collect(),
+                    }),
+                    Err(status) => Err(status),
+                };
+                let failed = ack.is_err();
+                if tx.send(ack).await.is_err() || failed {
+                    return;
+                }
+            }
+        });
+        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+    }
+
+    async fn get_stats(
+        &self,
+        request: Request<proto::QueueWithinCrawlParams>,
+    ) -> Result<Response<proto::Stats>, Status> {
+        let p = request.into_inner();
+        let crawl = normalise_crawl_id(&p.crawl_id).to_string();
+        let (c, key) = (crawl.clone(), p.key);
+        let counts = self
+            .read(move |state, now| state.counts(&c, &key, now))
+            .await?;
+        let extra: HashMap<String, u64> = [
+            ("completed", counts.completed),
+            ("active_queues", counts.active_queues),
+            ("crawlrank.fetched", counts.fetched),
+            ("crawlrank.frontier", counts.frontier),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        Ok(Response::new(proto::Stats {
+            size: counts.size,
+            in_process: u32::try_from(counts.in_process).unwrap_or(u32::MAX),
+            counts: extra,
+            number_of_queues: counts.queues,
+            crawl_id: crawl,
+        }))
+    }
+
+    async fn delete_queue(
+        &self,
+        request: Request<proto::QueueWithinCrawlParams>,
+    ) -> Result<Response<proto::Long>, Status> {
+        count(
+            self.run_one(Call::DeleteQueue(request.into_inner()))
+                .await?,
+        )
+    }
+
+    async fn block_queue_until(
+        &self,
+        request: Request<proto::BlockQueueParams>,
+    ) -> Result<Response<proto::Empty>, Status> {
+        done(self.run_one(Call::Block(request.into_inner())).await?)
+    }
+
+    async fn set_active(
+        &self,
+        request: Request<proto::Active>,
+    ) -> Result<Response<proto::Empty>, Status> {
+        done(self.run_one(Call::Active(request.into_inner())).await?)
+    }
+
+    async fn get_active(
+        &self,
+        _: Request<proto::Local>,
+    ) -> Result<Response<proto::Boolean>, Status> {
+        let state = self.read(|state, _| state.is_active()).await?;
+        Ok(Response::new(proto::Boolean { state }))
+    }
+
+    async fn set_delay(
+        &self,
+        request: Request<proto::QueueDelayParams>,
+    ) -> Result<Response<proto::Empty>, Status> {
+        done(self.run_one(Call::Delay(request.into_inner())).await?)
+    }
+
+    async fn set_log_level(
+        &self,
+        request: Request<proto::LogLevelParams>,
+    ) -> Result<Response<proto::Empty>, Status> {
+        Err(Status::unimplemented(format!(
+            "SetLogLevel (package '{}'): crawlrank's frontier service has no runtime log \
+             levels to set",
+            request.get_ref().package
+        )))
+    }
+
+    async fn set_crawl_limit(
+        &self,
+        request: Request<proto::CrawlLimitParams>,
+    ) -> Result<Response<proto::Empty>, Status> {
+        done(self.run_one(Call::Limit(request.into_inner())).await?)
+    }
+
+    async fn get_url_status(
+        &self,
+        request: Request<proto::UrlStatusRequest>,
+    ) -> Result<Response<UrlItem>, Status> {
+        let r = request.into_inner();
+        if r.key.is_empty() && host_key(&r.url).is_none() {
+            return Err(Status::invalid_argument(format!(
+                "GetURLStatus: '{}' is not a URL with a host, and no queue key was given",
+                r.url
+            )));
+        }
+        let crawl = normalise_crawl_id(&r.crawl_id).to_string();
+        let (c, url, key) = (crawl.clone(), r.url.clone(), r.key.clone());
+        let item = self
+            .read(move |state, now| {
+                let key = (!key.is_empty()).then_some(key.as_str());
+                state
+                    .crawl(&c)
+                    .and_then(|crawl| crawl.url_status(&url, key, now))
+            })
+            .await?;
+        item.map(Response::new).ok_or_else(|| {
+            Status::not_found(format!(
+                "GetURLStatus: crawl '{crawl}' has no URL '{}'{}",
+                r.url,
+                if r.key.is_empty() {
+                    String::new()
+                } else {
+                    format!(" in queue '{}'", r.key)
+                }
+            ))
+        })
+    }
+
+    type ListURLsStream = BoxStream<UrlItem>;
+
+    async fn list_ur_ls(
+        &self,
+        request: Request<proto::ListUrlParams>,
+    ) -> Result<Response<Self::ListURLsStream>, Status> {
+        let p = request.into_inner();
+        let size = match p.size {
+            0 => DEFAULT_PAGE,
+            s => (s as usize).min(MAX_LIST_PAGE),
+        };
+        let items = self
+            .read(move |state, now| {
+                let filter = UrlFilter {
+                    key: (!p.key.is_empty()).then_some(p.key.as_str()),
+                    text: p.filter.as_deref(),
+                    ignore_case: p.ignore_case.unwrap_or(false),
+                };
+                state.list_urls(&p.crawl_id, filter, p.start as usize, size, now)
+            })
+            .await?;
+        Ok(Response::new(Box::pin(tokio_stream::iter(
+            items.into_iter().map(Ok),
+        ))))
+    }
+
+    async fn count_ur_ls(
+        &self,
+        request: Request<proto::CountUrlParams>,
+    ) -> Result<Response<proto::Long>, Status> {
+        let p = request.into_inner();
+        let value = self
+            .read(move |state, _| {
+                let filter = UrlFilter {
+                    key: (!p.key.is_empty()).then_some(p.key.as_str()),
+                    text: p.filter.as_deref(),
+                    ignore_case: p.ignore_case.unwrap_or(false),
+                };
+                state.count_urls(&p.crawl_id, filter)
+            })
+            .await?;
+        Ok(Response::new(proto::Long { value }))
+    }
+
+    async fn purge_ur_ls(
+        &self,
+        request: Request<proto::PurgeUrlParams>,
+    ) -> Result<Response<proto::Long>, Status> {
+        count(self.run_one(Call::Purge(request.into_inner())).await?)
+    }
+}

@@ -1,0 +1,332 @@
+//! The whole service state — every crawl, and the active flag — and the calls that change
+//! it, in the one form they are both applied and logged in.
+//!
+//! Why the calls are the log: everything the service holds (the URLs, the queues' delays,
+//! blocks and limits, the leases, the active flag and each crawl's policy frontier) is a
+//! deterministic function of the changing calls it received, in order, and of the time each
+//! was applied at. So the store keeps those calls ([`LoggedCall`]: a prost message wrapping
+//! the request itself, its time and the buffer bound it ran with), and a restart replays them
+//! through [`FrontierState::apply`] — the same code — exactly as the crawler replays its
+//! frontier calls (`crates/crawler/src/resume.rs`). Calls that change nothing (a `GetURLs`
+//! that found nothing to serve, a skipped URL) are not logged.
+
+use crate::crawl::{normalise_crawl_id, take_of, Counts, Crawl, UrlFilter};
+use crate::proto::{
+    ack_message::Status as AckStatus, get_params, url_item, Active, BlockQueueParams,
+    CrawlLimitParams, DeleteCrawlMessage, GetParams, PurgeUrlParams, QueueDelayParams,
+    QueueWithinCrawlParams, UrlInfo, UrlItem,
+};
+use crawlrank_frontier::{Frontier, PolicySpec};
+use std::collections::BTreeMap;
+use tonic::Status;
+
+/// Seconds in a day (PurgeURLs counts days).
+const DAY_SECS: u64 = 86_400;
+
+/// One changing call, as applied and as logged.
+#[derive(Clone, PartialEq, prost::Oneof)]
+pub enum Call {
+    /// One item of `PutURLs` (a URL of a `PutDiscovered` batch is logged as a discovered
+    /// item).
+    #[prost(message, tag = "2")]
+    Put(UrlItem),
+    /// `GetURLs`.
+    #[prost(message, tag = "3")]
+    Get(GetParams),
+    /// `DeleteCrawl`.
+    #[prost(message, tag = "4")]
+    DeleteCrawl(DeleteCrawlMessage),
+    /// `DeleteQueue`.
+    #[prost(message, tag = "5")]
+    DeleteQueue(QueueWithinCrawlParams),
+    /// `BlockQueueUntil`.
+    #[prost(message, tag = "6")]
+    Block(BlockQueueParams),
+    /// `SetDelay`.
+    #[prost(message, tag = "7")]
+    Delay(QueueDelayParams),
+    /// `SetCrawlLimit`.
+    #[prost(message, tag = "8")]
+    Limit(CrawlLimitParams),
+    /// `SetActive`.
+    #[prost(message, tag = "9")]
+    Active(Active),
+    /// `PurgeURLs`.
+    #[prost(message, tag = "10")]
+    Purge(PurgeUrlParams),
+}
+
+/// A call with what else its result depended on: the log's record.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct LoggedCall {
+    /// When it was applied, in seconds since the Unix epoch.
+    #[prost(uint64, tag = "1")]
+    pub now: u64,
+    /// The call.
+    #[prost(oneof = "Call", tags = "2, 3, 4, 5, 6, 7, 8, 9, 10")]
+    pub call: Option<Call>,
+    /// The bound on popped, unserved pages it ran with (`GetURLs` only).
+    #[prost(uint64, tag = "11")]
+    pub max_waiting: u64,
+}
+
+/// What a call answers.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    /// An ack status (one `PutURLs` item).
+    Ack(AckStatus),
+    /// URLs to fetch (`GetURLs`).
+    Urls(Vec<UrlInfo>),
+    /// A count (deletions, purges).
+    Count(u64),
+    /// Nothing to say.
+    Done,
+}
+
+/// Every crawl of the service, and whether it serves.
+pub struct FrontierState {
+    spec: PolicySpec,
+    crawls: BTreeMap<String, Crawl>,
+    active: bool,
+}
+
+impl FrontierState {
+    /// An empty state whose crawls are ordered by `spec`'s policy; fails if `spec` cannot
+    /// build a frontier (e.g. a policy that needs impacts).
+    pub fn new(spec: PolicySpec) -> anyhow::Result<Self> {
+        Frontier::from_spec(&spec)?;
+        Ok(Self {
+            spec,
+            crawls: BTreeMap::new(),
+            active: true,
+        })
+    }
+
+    /// The policy every crawl is ordered by.
+    pub fn spec(&self) -> &PolicySpec {
+        &self.spec
+    }
+
+    fn crawl_or_new(&mut self, id: &str) -> Result<&mut Crawl, Status> {
+        let id = normalise_crawl_id(id);
+        if !self.crawls.contains_key(id) {
+            let frontier = Frontier::from_spec(&self.spec).map_err(|e| {
+                Status::internal(format!("cannot build the frontier of crawl '{id}': {e:#}"))
+            })?;
+            self.crawls.insert(id.to_string(), Crawl::new(id, frontier));
+        }
+        Ok(self.crawls.get_mut(id).expect("just inserted"))
+    }
+
+    /// The crawl `id` names (empty: the default crawl), if it exists.
+    pub fn crawl(&self, id: &str) -> Option<&Crawl> {
+        self.crawls.get(normalise_crawl_id(id))
+    }
+
+    fn crawl_mut(&mut self, id: &str) -> Option<&mut Crawl> {
+        self.crawls.get_mut(normalise_crawl_id(id))
+    }
+
+    /// Applies a changing call at time `now`; returns its answer and whether it changed the
+    /// state (then it must be logged). `max_waiting` bounds the popped, unserved pages of a
+    /// `GetURLs`.
+    pub fn apply(
+        &mut self,
+        call: &Call,
+        now: u64,
+        max_waiting: usize,
+    ) -> Result<(Answer, bool), Status> {
+        Ok(match call {
+            Call::Put(item) => {
+                let (status, changed) = self.put(item, now)?;
+                (Answer::Ack(status), changed)
+            }
+            Call::Get(params) => {
+                let mut out = Vec::new();
+                let changed = self.get(params, now, max_waiting, &mut out);
+                (Answer::Urls(out), changed)
+            }
+            Call::DeleteCrawl(m) => match self.crawls.remove(normalise_crawl_id(&m.value)) {
+                Some(crawl) => {
+                    let size = crawl.counts(None, now).map_or(0, |c| c.size);
+                    (Answer::Count(size), true)
+                }
+                None => (Answer::Count(0), false),
+            },
+            Call::DeleteQueue(p) => match self
+                .crawl_mut(&p.crawl_id)
+                .and_then(|c| c.delete_queue(&p.key))
+            {
+                Some(active) => (Answer::Count(active), true),
+                None => (Answer::Count(0), false),
+            },
+            Call::Block(p) => {
+                let changed = self
+                    .crawl_mut(&p.crawl_id)
+                    .is_some_and(|c| c.block(&p.key, p.time));
+                (Answer::Done, changed)
+            }
+            Call::Delay(p) => {
+                let changed = if p.key.is_empty() {
+                    self.crawl_or_new(&p.crawl_id)?
+                        .set_delay("", p.delay_requestable)
+                } else {
+                    self.crawl_mut(&p.crawl_id)
+                        .is_some_and(|c| c.set_delay(&p.key, p.delay_requestable))
+                };
+                (Answer::Done, changed)
+            }
+            Call::Limit(p) => {
+                let found = self
+                    .crawl_mut(&p.crawl_id)
+                    .is_some_and(|c| c.set_limit(&p.key, p.limit));
+                if !found {
+                    return Err(Status::not_found(format!(
+                        "SetCrawlLimit: crawl '{}' has no queue '{}'",
+                        normalise_crawl_id(&p.crawl_id),
+                        p.key
+                    )));
+                }
+                (Answer::Done, true)
+            }
+            Call::Active(a) => {
+                self.active = a.state;
+                (Answer::Done, true)
+            }
+            Call::Purge(p) => {
+                let cutoff = now.saturating_sub(u64::from(p.days).saturating_mul(DAY_SECS));
+                let key = (!p.key.is_empty()).then_some(p.key.as_str());
+                let purged = self
+                    .crawl_mut(&p.crawl_id)
+                    .map_or(0, |c| c.purge(key, cutoff));
+                (Answer::Count(purged), purged > 0)
+            }
+        })
+    }
+
+    fn put(&mut self, item: &UrlItem, now: u64) -> Result<(AckStatus, bool), Status> {
+        let (info, refetch) = match &item.item {
+            Some(url_item::Item::Discovered(d)) => (d.info.as_ref(), None),
+            Some(url_item::Item::Known(k)) => (k.info.as_ref(), Some(k.refetchable_from_date)),
+            None => return Ok((AckStatus::Skipped, false)),
+        };
+        let Some(info) = info else {
+            return Ok((AckStatus::Skipped, false));
+        };
+        let crawl = self.crawl_or_new(&info.crawl_id)?;
+        let (status, changed) = match refetch {
+            None => crawl.put_discovered(info, now),
+            Some(date) => crawl.put_known(info, date, now),
+        };
+        if !changed && crawl.is_pristine() {
+            // A skipped URL does not create a crawl.
+            let id = crawl.id().to_string();
+            self.crawls.remove(&id);
+        }
+        Ok((status, changed))
+    }
+
+    fn get(
+        &mut self,
+        params: &GetParams,
+        now: u64,
+        max_waiting: usize,
+        out: &mut Vec<UrlInfo>,
+    ) -> bool {
+        if !self.active {
+            return false;
+        }
+        let mut take = take_of(params, max_waiting);
+        let only = match &params.item {
+            Some(get_params::Item::CrawlId(id)) => Some(normalise_crawl_id(id).to_string()),
+            Some(get_params::Item::AnyCrawlId(_)) | None => None,
+        };
+        let mut changed = false;
+        for (id, crawl) in self.crawls.iter_mut() {
+            if only.as_ref().is_some_and(|o| o != id) {
+                continue;
+            }
+            let before = out.len();
+            changed |= crawl.take_urls(&take, now, out);
+            // Queues are counted per crawl: the next crawl gets what is left.
+            let served_queues = count_queues(&out[before..]);
+            take.max_queues = take.max_queues.saturating_sub(served_queues);
+            take.max_urls = take.max_urls.saturating_sub(out.len() - before);
+            if take.max_queues == 0 || take.max_urls == 0 {
+                break;
+            }
+        }
+        changed
+    }
+
+    /// Whether the service serves (`SetActive`).
+    pub fn is_active(&self) -> bool {
+        self.active
+    }
+
+    /// The crawls holding URLs, in id order.
+    pub fn crawl_ids(&self) -> Vec<String> {
+        self.crawls
+            .iter()
+            .filter(|(_, c)| !c.is_empty())
+            .map(|(id, _)| id.clone())
+            .collect()
+    }
+
+    /// `GetStats`: counts of a queue (`key` non-empty) or a crawl; zero for unknown ones.
+    pub fn counts(&self, crawl_id: &str, key: &str, now: u64) -> Counts {
+        let key = (!key.is_empty()).then_some(key);
+        self.crawl(crawl_id)
+            .and_then(|c| c.counts(key, now))
+            .unwrap_or_default()
+    }
+
+    /// `ListQueues`: the matching keys from `start`, at most `size`, and how many match.
+    pub fn queues(
+        &self,
+        crawl_id: &str,
+        include_inactive: bool,
+        start: usize,
+        size: usize,
+        now: u64,
+    ) -> (Vec<String>, u64) {
+        let Some(crawl) = self.crawl(crawl_id) else {
+            return (Vec::new(), 0);
+        };
+        let total = crawl.queue_keys(include_inactive, now).count() as u64;
+        let keys = crawl
+            .queue_keys(include_inactive, now)
+            .skip(start)
+            .take(size)
+            .map(str::to_string)
+            .collect();
+        (keys, total)
+    }
+
+    /// `ListURLs`.
+    pub fn list_urls(
+        &self,
+        crawl_id: &str,
+        filter: UrlFilter<'_>,
+        start: usize,
+        size: usize,
+        now: u64,
+    ) -> Vec<UrlItem> {
+        self.crawl(crawl_id)
+            .map(|c| c.list_urls(filter, start, size, now))
+            .unwrap_or_default()
+    }
+
+    /// `CountURLs`.
+    pub fn count_urls(&self, crawl_id: &str, filter: UrlFilter<'_>) -> u64 {
+        self.crawl(crawl_id).map_or(0, |c| c.count_urls(filter))
+    }
+}
+
+/// Distinct queues among served URLs (they come grouped by crawl; keys are per crawl).
+fn count_queues(urls: &[UrlInfo]) -> usize {
+    let mut keys: Vec<&str> = urls.iter().map(|u| u.key.as_str()).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys.len()
+}

@@ -1,0 +1,185 @@
+//! The service's state on disk: an embedded `redb` database (the store the crawler uses)
+//! holding the policy the crawls are ordered by and the log of changing calls.
+//!
+//! Tables:
+//! - `meta`: the format version and the [`PolicySpec`] (its one stored encoding, as in the
+//!   crawl state), fixed when the state is created: a replay with another policy would build
+//!   other frontiers;
+//! - `calls`: sequence number → encoded [`LoggedCall`], replayed in order at open
+//!   (`crate::state` says why a log of calls is enough).
+//!
+//! Every append is one transaction with redb's default `Durability::Immediate`, committed
+//! before the call is answered, so a `kill -9` loses no answered call.
+
+use crate::state::LoggedCall;
+use anyhow::{bail, Context, Result};
+use crawlrank_frontier::PolicySpec;
+use prost::Message;
+use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+use std::path::{Path, PathBuf};
+
+const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+const CALLS: TableDefinition<u64, &[u8]> = TableDefinition::new("calls");
+
+/// The state format this build reads and writes; bump on any change of the tables or of
+/// [`LoggedCall`]'s meaning.
+pub const FORMAT: &str = "crawlrank-frontier-service-state/1";
+
+/// The database's page cache in memory.
+const CACHE_BYTES: usize = 64 << 20;
+
+/// The database file inside a state directory.
+pub fn db_path(dir: &Path) -> PathBuf {
+    dir.join("frontier.redb")
+}
+
+/// An open state directory.
+pub struct Store {
+    db: Database,
+    path: PathBuf,
+    next_call: u64,
+}
+
+impl Store {
+    /// Opens (or creates) the state in `dir`. A new state records `spec`; an existing one
+    /// returns its own, which must equal `spec` when `spec` is given.
+    pub fn open(
+        dir: &Path,
+        spec: Option<&PolicySpec>,
+        default: &PolicySpec,
+    ) -> Result<(Self, PolicySpec)> {
+        let path = db_path(dir);
+        let exists = path.is_file();
+        if !exists {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create the state directory {}", dir.display()))?;
+        }
+        let mut builder = Database::builder();
+        builder.set_cache_size(CACHE_BYTES);
+        let db = if exists {
+            builder.open(&path)
+        } else {
+            builder.create(&path)
+        }
+        .with_context(|| {
+            format!(
+                "cannot open the frontier state {}; if another service uses this directory, stop it first",
+                path.display()
+            )
+        })?;
+        let mut store = Self {
+            db,
+            path,
+            next_call: 0,
+        };
+        let stored = if exists { store.read_meta()? } else { None };
+        let spec = match (stored, spec) {
+            (Some(stored), Some(asked)) if stored != *asked => bail!(
+                "the frontier state {} orders its crawls with policy {} ({}); it cannot be \
+                 served with {} ({}): give the same options, or another --state",
+                store.path.display(),
+                stored.kind,
+                stored.encode().trim_end().replace('\n', " "),
+                asked.kind,
+                asked.encode().trim_end().replace('\n', " ")
+            ),
+            (Some(stored), _) => stored,
+            (None, asked) => {
+                let spec = asked.unwrap_or(default).clone();
+                store.init(&spec)?;
+                spec
+            }
+        };
+        store.next_call = store.count_calls()?;
+        Ok((store, spec))
+    }
+
+    fn read_meta(&self) -> Result<Option<PolicySpec>> {
+        let txn = self.db.begin_read()?;
+        let meta = match txn.open_table(META) {
+            Ok(t) => t,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        let Some(format) = meta.get("format")? else {
+            return Ok(None);
+        };
+        let format = String::from_utf8_lossy(format.value()).into_owned();
+        if format != FORMAT {
+            bail!(
+                "{} holds a state of format '{format}', this build reads '{FORMAT}'; it was not modified",
+                self.path.display()
+            );
+        }
+        let spec = meta
+            .get("policy")?
+            .with_context(|| format!("{} names no policy", self.path.display()))?;
+        let text = std::str::from_utf8(spec.value()).context("the stored policy is not UTF-8")?;
+        Ok(Some(PolicySpec::decode(text).with_context(|| {
+            format!("the policy stored in {} is unreadable", self.path.display())
+        })?))
+    }
+
+    fn init(&mut self, spec: &PolicySpec) -> Result<()> {
+        let txn = self.db.begin_write()?;
+        {
+            let mut meta = txn.open_table(META)?;
+            meta.insert("format", FORMAT.as_bytes())?;
+            meta.insert("policy", spec.encode().as_bytes())?;
+            txn.open_table(CALLS)?;
+        }
+        txn.commit()
+            .with_context(|| format!("cannot initialise {}", self.path.display()))
+    }
+
+    fn count_calls(&self) -> Result<u64> {
+        let txn = self.db.begin_read()?;
+        let calls = txn.open_table(CALLS)?;
+        let next = calls.last()?.map_or(0, |(k, _)| k.value() + 1);
+        Ok(next)
+    }
+
+    /// Every logged call, in order (read in one snapshot; an undecodable record is an
+    /// error naming it).
+    pub fn calls(&self) -> Result<Vec<LoggedCall>> {
+        let read = || -> Result<Vec<LoggedCall>> {
+            let txn = self.db.begin_read()?;
+            let calls = txn.open_table(CALLS)?;
+            let mut out = Vec::new();
+            for (i, row) in calls.iter()?.enumerate() {
+                let (k, v) = row?;
+                if k.value() != i as u64 {
+                    bail!("call {i} is missing from the log");
+                }
+                out.push(
+                    LoggedCall::decode(v.value())
+                        .with_context(|| format!("call {i} of the log is undecodable"))?,
+                );
+            }
+            Ok(out)
+        };
+        read().with_context(|| format!("cannot read the call log of {}", self.path.display()))
+    }
+
+    /// Appends calls to the log in one durable transaction.
+    pub fn append(&mut self, calls: &[LoggedCall]) -> Result<()> {
+        if calls.is_empty() {
+            return Ok(());
+        }
+        let write = || -> Result<()> {
+            let txn = self.db.begin_write()?;
+            {
+                let mut table = txn.open_table(CALLS)?;
+                for (i, call) in calls.iter().enumerate() {
+                    table.insert(self.next_call + i as u64, call.encode_to_vec().as_slice())?;
+                }
+            }
+            txn.commit()?;
+            Ok(())
+        };
+        write()
+            .with_context(|| format!("cannot append to the call log of {}", self.path.display()))?;
+        self.next_call += calls.len() as u64;
+        Ok(())
+    }
+}

@@ -1,0 +1,753 @@
+//! The service end to end: a real tonic client over loopback against the server started on
+//! 127.0.0.1:0, with a manual clock so that delays and leases are stepped over without
+//! sleeping, and every test bounded by a timeout.
+
+use crawlrank_frontier::{Frontier, PageId};
+use crawlrank_frontier_service::proto::{
+    ack_message::Status as AckStatus, get_params, url_frontier_client::UrlFrontierClient, url_item,
+    Active, AnyCrawlId, BlockQueueParams, CountUrlParams, CrawlLimitParams, DeleteCrawlMessage,
+    DiscoveredBatch, DiscoveredUrlItem, GetParams, KnownUrlItem, ListUrlParams, Local, Pagination,
+    PurgeUrlParams, QueueDelayParams, QueueWithinCrawlParams, StringList, UrlInfo, UrlItem,
+    UrlStatusRequest,
+};
+use crawlrank_frontier_service::{
+    policy_spec, spawn, Clock, FrontierService, RunningServer, ServiceConfig, DEFAULT_CRAWL,
+    SCORE_KEY, STATE_KEY, STORMCRAWLER_PATH_KEY,
+};
+use std::future::Future;
+use std::path::Path;
+use std::time::Duration;
+use tonic::transport::Channel;
+
+type Client = UrlFrontierClient<Channel>;
+
+/// The manual clock's start: a plausible date (2025-01-01).
+const T0: u64 = 1_735_689_600;
+
+/// Runs a test body on a runtime of its own, failing it after 60 s.
+fn run<F: Future<Output = ()>>(body: F) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        tokio::time::timeout(Duration::from_secs(60), body)
+            .await
+            .expect("the test took more than 60 s");
+    });
+}
+
+fn config(dir: &Path, clock: &Clock, policy: Option<&str>) -> ServiceConfig {
+    ServiceConfig {
+        policy: policy.map(|p| policy_spec(p, None, None, 0).unwrap()),
+        clock: clock.clone(),
+        ..ServiceConfig::new(dir)
+    }
+}
+
+async fn start(dir: &Path, clock: &Clock, policy: Option<&str>) -> (RunningServer, Client) {
+    let service = FrontierService::open(config(dir, clock, policy)).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let server = spawn(service, listener).unwrap();
+    let client = tokio::time::timeout(
+        Duration::from_secs(10),
+        UrlFrontierClient::connect(format!("http://{}", server.addr())),
+    )
+    .await
+    .expect("connecting took more than 10 s")
+    .unwrap();
+    (server, client)
+}
+
+fn info(url: &str, crawl: &str, parent: Option<&str>) -> UrlInfo {
+    let mut info = UrlInfo {
+        url: url.to_string(),
+        crawl_id: crawl.to_string(),
+        ..Default::default()
+    };
+    if let Some(p) = parent {
+        // StormCrawler's form: the path from the seed, the parent last.
+        info.metadata.insert(
+            STORMCRAWLER_PATH_KEY.to_string(),
+            StringList {
+                values: vec!["http://elsewhere.example/".to_string(), p.to_string()],
+            },
+        );
+    }
+    info
+}
+
+fn discovered(url: &str, parent: Option<&str>) -> UrlItem {
+    discovered_in(url, "", parent)
+}
+
+fn discovered_in(url: &str, crawl: &str, parent: Option<&str>) -> UrlItem {
+    UrlItem {
+        item: Some(url_item::Item::Discovered(DiscoveredUrlItem {
+            info: Some(info(url, crawl, parent)),
+        })),
+        ..Default::default()
+    }
+}
+
+fn known(url: &str, refetch: u64) -> UrlItem {
+    UrlItem {
+        item: Some(url_item::Item::Known(KnownUrlItem {
+            info: Some(info(url, "", None)),
+            refetchable_from_date: refetch,
+        })),
+        ..Default::default()
+    }
+}
+
+/// Sends items on one PutURLs stream; returns the acks' ids and statuses.
+async fn put(client: &mut Client, items: Vec<UrlItem>) -> Vec<(String, AckStatus)> {
+    let mut acks = client
+        .put_ur_ls(tokio_stream::iter(items))
+        .await
+        .unwrap()
+        .into_inner();
+    let mut out = Vec::new();
+    while let Some(ack) = acks.message().await.unwrap() {
+        out.push((ack.id.clone(), ack.status()));
+    }
+    out
+}
+
+fn params(max_per_queue: u32, lease: u32) -> GetParams {
+    GetParams {
+        max_urls_per_queue: max_per_queue,
+        delay_requestable: lease,
+        item: Some(get_params::Item::CrawlId(String::new())),
+        ..Default::default()
+    }
+}
+
+async fn get_infos(client: &mut Client, params: GetParams) -> Vec<UrlInfo> {
+    let mut stream = client.get_ur_ls(params).await.unwrap().into_inner();
+    let mut out = Vec::new();
+    while let Some(info) = stream.message().await.unwrap() {
+        out.push(info);
+    }
+    out
+}
+
+async fn get(client: &mut Client, params: GetParams) -> Vec<String> {
+    get_infos(client, params)
+        .await
+        .into_iter()
+        .map(|i| i.url)
+        .collect()
+}
+
+async fn stats(
+    client: &mut Client,
+    crawl: &str,
+    key: &str,
+) -> crawlrank_frontier_service::proto::Stats {
+    client
+        .get_stats(QueueWithinCrawlParams {
+            key: key.to_string(),
+            crawl_id: crawl.to_string(),
+            local: false,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+}
+
+const A: &str = "http://a.example/";
+const A1: &str = "http://a.example/1";
+const A2: &str = "http://a.example/2";
+const B: &str = "http://b.example/";
+const B1: &str = "http://b.example/1";
+
+/// Two seeds of two hosts, then their out-links reported with the seeds' known updates:
+/// GetURLs with one URL per queue follows FICA's order across the queues (b's only child
+/// is closer than a's two), which is what the frontier itself pops.
+#[test]
+fn get_urls_follows_the_policy_across_queues_and_honours_leases() {
+    run(async {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Clock::manual(T0);
+        let (server, mut client) = start(dir.path(), &clock, Some("fica")).await;
+        let acks = put(&mut client, vec![discovered(A, None), discovered(B, None)]).await;
+        assert_eq!(
+            acks,
+            vec![
+                (A.to_string(), AckStatus::Ok),
+                (B.to_string(), AckStatus::Ok)
+            ]
+        );
+        assert_eq!(get(&mut client, params(1, 30)).await, vec![A, B]);
+        // The children, then the parents' updates (as StormCrawler sends them).
+        let acks = put(
+            &mut client,
+            vec![
+                discovered(A1, Some(A)),
+                discovered(A2, Some(A)),
+                discovered(B1, Some(B)),
+                known(A, 0),
+                known(B, 0),
+            ],
+        )
+        .await;
+        assert!(acks.iter().all(|(_, s)| *s == AckStatus::Ok), "{acks:?}");
+
+        // The policy's own order over the same calls.
+        let mut frontier =
+            Frontier::from_spec(&policy_spec("fica", None, None, 0).unwrap()).unwrap();
+        let ids: [PageId; 5] = [0, 1, 2, 3, 4]; // A, B, A1, A2, B1 in discovery order
+        frontier.seed(&ids[..2]);
+        assert_eq!(frontier.pop(), Some(0));
+        assert_eq!(frontier.pop(), Some(1));
+        frontier.on_crawled(0, &[2, 3]);
+        frontier.on_crawled(1, &[4]);
+        let urls = [A, B, A1, A2, B1];
+        let order: Vec<&str> = std::iter::from_fn(|| frontier.pop())
+            .map(|p| urls[p as usize])
+            .collect();
+        assert_eq!(order, vec![B1, A1, A2], "FICA: b's single link is closest");
+
+        clock.advance(1); // past the queues' default delay of 1 s
+        let first = get(&mut client, params(1, 30)).await;
+        assert_eq!(
+            first,
+            vec![B1, A1],
+            "one URL per queue, in the policy's order"
+        );
+        // Leased (and in flight for their queue): nothing more now, nor after the delay.
+        assert!(get(&mut client, params(1, 30)).await.is_empty());
+        clock.advance(5);
+        assert!(get(&mut client, params(1, 30)).await.is_empty());
+        let s = stats(&mut client, "", "").await;
+        assert_eq!(s.in_process, 2);
+        // The leases expire: the same URLs come back, in the same order.
+        clock.advance(30);
+        assert_eq!(get(&mut client, params(1, 30)).await, vec![B1, A1]);
+        // An update ends a lease: A1 done, so A2 is next for a (after the delay).
+        put(&mut client, vec![known(A1, 0)]).await;
+        clock.advance(1);
+        assert_eq!(get(&mut client, params(1, 30)).await, vec![A2]);
+        // The score is visible.
+        let item = client
+            .get_url_status(UrlStatusRequest {
+                url: A2.to_string(),
+                ..Default::default()
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        let Some(url_item::Item::Discovered(d)) = item.item else {
+            panic!("A2 was never fetched: a discovered item")
+        };
+        let meta = d.info.unwrap().metadata;
+        let score: f64 = meta[SCORE_KEY].values[0].parse().unwrap();
+        assert!(
+            (score + 2f64.log10()).abs() < 1e-12,
+            "FICA's score is −distance: {score}"
+        );
+        assert_eq!(meta[STATE_KEY].values, vec!["leased"]);
+        server.shutdown().await.unwrap();
+    });
+}
+
+#[test]
+fn malformed_urls_and_known_duplicates_are_skipped() {
+    run(async {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Clock::manual(T0);
+        let (server, mut client) = start(dir.path(), &clock, None).await;
+        let mut long_key = discovered("http://c.example/", None);
+        if let Some(url_item::Item::Discovered(d)) = &mut long_key.item {
+            d.info.as_mut().unwrap().key = "k".repeat(300);
+        }
+        let acks = put(
+            &mut client,
+            vec![
+                discovered("not a url", None),
+                discovered("http://", None),
+                discovered("mailto:someone@example.org", None),
+                UrlItem {
+                    id: "empty".to_string(),
+                    ..Default::default()
+                },
+                long_key,
+                discovered(A, None),
+                discovered(A, None),
+            ],
+        )
+        .await;
+        let statuses: Vec<AckStatus> = acks.iter().map(|(_, s)| *s).collect();
+        use AckStatus::{Ok, Skipped};
+        assert_eq!(
+            statuses,
+            vec![Skipped, Skipped, Skipped, Skipped, Skipped, Ok, Skipped]
+        );
+        assert_eq!(
+            acks[0].0, "not a url",
+            "the URL is the ack's id when none is given"
+        );
+        assert_eq!(acks[3].0, "empty");
+        let s = stats(&mut client, "", "").await;
+        assert_eq!((s.size, s.number_of_queues), (1, 1));
+        let crawls = client.list_crawls(Local { local: false }).await.unwrap();
+        assert_eq!(crawls.into_inner().values, vec![DEFAULT_CRAWL]);
+        server.shutdown().await.unwrap();
+    });
+}
+
+#[test]
+fn crawl_ids_are_separate() {
+    run(async {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Clock::manual(T0);
+        let (server, mut client) = start(dir.path(), &clock, None).await;
+        let acks = put(
+            &mut client,
+            vec![
+                discovered_in(A, "BESPOKE", None),
+                discovered_in(A, "", None),
+                discovered_in(A, DEFAULT_CRAWL, None),
+                discovered_in(B, "BESPOKE", None),
+            ],
+        )
+        .await;
+        let statuses: Vec<AckStatus> = acks.iter().map(|(_, s)| *s).collect();
+        assert_eq!(
+            statuses,
+            vec![
+                AckStatus::Ok,
+                AckStatus::Ok,
+                AckStatus::Skipped,
+                AckStatus::Ok
+            ],
+            "'' and DEFAULT are one crawl"
+        );
+        let crawls = client
+            .list_crawls(Local::default())
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(crawls.values, vec!["BESPOKE", DEFAULT_CRAWL]);
+        assert_eq!(stats(&mut client, "BESPOKE", "").await.size, 2);
+        let s = stats(&mut client, "", "").await;
+        assert_eq!((s.size, s.crawl_id.as_str()), (1, DEFAULT_CRAWL));
+        let mut p = params(0, 30);
+        p.item = Some(get_params::Item::CrawlId("BESPOKE".to_string()));
+        let got = get_infos(&mut client, p).await;
+        let got: Vec<(&str, &str)> = got
+            .iter()
+            .map(|i| (i.url.as_str(), i.crawl_id.as_str()))
+            .collect();
+        assert_eq!(got, vec![(A, "BESPOKE"), (B, "BESPOKE")]);
+        // The default crawl's A is not leased by that.
+        assert_eq!(get(&mut client, params(0, 30)).await, vec![A]);
+        // Any crawl: nothing left to serve in either.
+        let mut any = params(0, 30);
+        any.item = Some(get_params::Item::AnyCrawlId(AnyCrawlId {}));
+        assert!(get(&mut client, any).await.is_empty());
+        let deleted = client
+            .delete_crawl(DeleteCrawlMessage {
+                value: "BESPOKE".to_string(),
+                local: false,
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(deleted.value, 2);
+        let crawls = client
+            .list_crawls(Local::default())
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(crawls.values, vec![DEFAULT_CRAWL]);
+        assert_eq!(stats(&mut client, "BESPOKE", "").await.size, 0);
+        assert_eq!(stats(&mut client, "", "").await.size, 1);
+        server.shutdown().await.unwrap();
+    });
+}
+
+#[test]
+fn block_delay_and_limit_hold_a_queue() {
+    run(async {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Clock::manual(T0);
+        let (server, mut client) = start(dir.path(), &clock, Some("bfs")).await;
+        put(
+            &mut client,
+            vec![
+                discovered(A1, None),
+                discovered(A2, None),
+                discovered(B, None),
+                discovered(B1, None),
+            ],
+        )
+        .await;
+        assert_eq!(get(&mut client, params(1, 60)).await, vec![A1, B]);
+        put(&mut client, vec![known(A1, 0), known(B, 0)]).await;
+        client
+            .block_queue_until(BlockQueueParams {
+                key: "a.example".to_string(),
+                time: T0 + 100,
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        client
+            .set_delay(QueueDelayParams {
+                key: "b.example".to_string(),
+                delay_requestable: 10,
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        clock.advance(2);
+        assert!(
+            get(&mut client, params(1, 60)).await.is_empty(),
+            "blocked, and delayed"
+        );
+        let queues = client
+            .list_queues(Pagination::default())
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(
+            queues.values,
+            vec!["b.example"],
+            "a blocked queue is inactive"
+        );
+        clock.advance(8);
+        assert_eq!(get(&mut client, params(1, 60)).await, vec![B1]);
+        put(&mut client, vec![known(B1, 0)]).await;
+        clock.advance(90);
+        assert_eq!(get(&mut client, params(1, 60)).await, vec![A2]);
+
+        // A crawl limit of 1 on a queue that has fetched one page: it serves no more.
+        put(&mut client, vec![discovered("http://a.example/3", None)]).await;
+        put(&mut client, vec![known(A2, 0)]).await;
+        client
+            .set_crawl_limit(CrawlLimitParams {
+                key: "a.example".to_string(),
+                limit: 2,
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        clock.advance(5);
+        assert!(
+            get(&mut client, params(1, 60)).await.is_empty(),
+            "limit reached"
+        );
+        client
+            .set_crawl_limit(CrawlLimitParams {
+                key: "a.example".to_string(),
+                limit: 0,
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(
+            get(&mut client, params(1, 60)).await,
+            vec!["http://a.example/3"]
+        );
+        let unknown = client
+            .set_crawl_limit(CrawlLimitParams {
+                key: "nowhere.example".to_string(),
+                limit: 3,
+                ..Default::default()
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(unknown.code(), tonic::Code::NotFound);
+        assert!(unknown.message().contains("nowhere.example"), "{unknown}");
+        server.shutdown().await.unwrap();
+    });
+}
+
+#[test]
+fn stats_listings_deletions_and_refetch_dates() {
+    run(async {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Clock::manual(T0);
+        let (server, mut client) = start(dir.path(), &clock, None).await;
+        // Known URLs never served: one done, two due (sooner first, the reference's RightOrder).
+        put(
+            &mut client,
+            vec![
+                known("http://k.example/never", 0),
+                known("http://k.example/later", T0),
+                known("http://k.example/sooner", T0 - 10_000),
+                known("http://k.example/future", T0 + 1_000),
+                discovered(A, None),
+                discovered(A1, None),
+            ],
+        )
+        .await;
+        let s = stats(&mut client, "", "").await;
+        assert_eq!(s.size, 5);
+        assert_eq!(s.number_of_queues, 2);
+        assert_eq!(s.counts["completed"], 1);
+        assert_eq!(s.counts["active_queues"], 2);
+        assert_eq!(s.in_process, 0);
+        let k = stats(&mut client, "", "k.example").await;
+        assert_eq!((k.size, k.counts["completed"]), (3, 1));
+        assert_eq!(
+            get(&mut client, params(2, 30)).await,
+            vec!["http://k.example/sooner", "http://k.example/later", A, A1],
+            "due refetches first, oldest first; then the policy's order"
+        );
+        assert_eq!(stats(&mut client, "", "").await.in_process, 4);
+        let count = client
+            .count_ur_ls(CountUrlParams {
+                filter: Some("K.EXAMPLE/".to_string()),
+                ignore_case: Some(true),
+                ..Default::default()
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(count.value, 4);
+        let mut listed = client
+            .list_ur_ls(ListUrlParams {
+                key: "k.example".to_string(),
+                start: 1,
+                size: 2,
+                ..Default::default()
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        let mut urls = Vec::new();
+        while let Some(item) = listed.message().await.unwrap() {
+            assert_eq!(item.creation_date, T0);
+            let Some(url_item::Item::Known(k)) = item.item else {
+                panic!("known URLs are listed as known")
+            };
+            urls.push(k.info.unwrap().url);
+        }
+        assert_eq!(
+            urls,
+            vec!["http://k.example/later", "http://k.example/sooner"]
+        );
+        // PutDiscovered: one status per URL.
+        let batch = DiscoveredBatch {
+            id: "outlinks".to_string(),
+            items: vec![
+                info(B, "", Some(A)),
+                info(A1, "", None),
+                info("bad", "", None),
+            ],
+        };
+        let mut acks = client
+            .put_discovered(tokio_stream::iter(vec![batch]))
+            .await
+            .unwrap()
+            .into_inner();
+        let ack = acks.message().await.unwrap().unwrap();
+        assert_eq!(ack.id, "outlinks");
+        assert_eq!(
+            ack.statuses,
+            vec![
+                AckStatus::Ok as i32,
+                AckStatus::Skipped as i32,
+                AckStatus::Skipped as i32
+            ]
+        );
+        // B waits for its parent A's update (deferred), then is served.
+        let status = client
+            .get_url_status(UrlStatusRequest {
+                url: B.to_string(),
+                ..Default::default()
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        let Some(url_item::Item::Discovered(d)) = status.item else {
+            panic!("B is discovered")
+        };
+        assert_eq!(d.info.unwrap().metadata[STATE_KEY].values, vec!["deferred"]);
+        put(&mut client, vec![known(A, T0 + 86_400)]).await;
+        clock.advance(1);
+        assert_eq!(get(&mut client, params(0, 30)).await, vec![B]);
+        let missing = client
+            .get_url_status(UrlStatusRequest {
+                url: "http://nowhere.example/".to_string(),
+                ..Default::default()
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(missing.code(), tonic::Code::NotFound);
+        // DeleteQueue answers its active URLs; PurgeURLs the URLs older than N days.
+        let deleted = client
+            .delete_queue(QueueWithinCrawlParams {
+                key: "k.example".to_string(),
+                ..Default::default()
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(deleted.value, 3);
+        let s = stats(&mut client, "", "").await;
+        assert_eq!((s.number_of_queues, s.size), (2, 3));
+        clock.advance(3 * 86_400);
+        let purged = client
+            .purge_ur_ls(PurgeUrlParams {
+                days: 2,
+                ..Default::default()
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(purged.value, 3);
+        assert_eq!(stats(&mut client, "", "").await.size, 0);
+        let err = client
+            .set_log_level(crawlrank_frontier_service::proto::LogLevelParams::default())
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), tonic::Code::Unimplemented);
+        server.shutdown().await.unwrap();
+    });
+}
+
+/// Everything the reference service forgets survives a restart on the same state: the
+/// active flag, leases, blocks, delays and the frontier's order.
+#[test]
+fn the_state_survives_a_restart() {
+    run(async {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Clock::manual(T0);
+        let (server, mut client) = start(dir.path(), &clock, Some("fica")).await;
+        put(
+            &mut client,
+            vec![
+                discovered(A, None),
+                discovered(B, None),
+                discovered(A1, None),
+            ],
+        )
+        .await;
+        assert_eq!(get(&mut client, params(1, 100)).await, vec![A, B]);
+        put(
+            &mut client,
+            vec![
+                discovered("http://b.example/x", Some(B)),
+                discovered("http://c.example/", Some(B)),
+                known(B, 0),
+            ],
+        )
+        .await;
+        client
+            .block_queue_until(BlockQueueParams {
+                key: "c.example".to_string(),
+                time: T0 + 50,
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        client
+            .set_delay(QueueDelayParams {
+                key: "b.example".to_string(),
+                delay_requestable: 20,
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        client
+            .set_active(Active {
+                state: false,
+                local: false,
+            })
+            .await
+            .unwrap();
+        server.shutdown().await.unwrap();
+        drop(client);
+
+        // Another policy is refused for this state.
+        let err = FrontierService::open(config(dir.path(), &clock, Some("bfs")))
+            .err()
+            .expect("a state keeps its policy");
+        assert!(format!("{err:#}").contains("fica"), "{err:#}");
+
+        let (server, mut client) = start(dir.path(), &clock, None).await;
+        let active = client
+            .get_active(Local::default())
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(!active.state, "the active flag survives");
+        assert!(get(&mut client, params(1, 100)).await.is_empty());
+        client
+            .set_active(Active {
+                state: true,
+                local: false,
+            })
+            .await
+            .unwrap();
+        clock.advance(10);
+        // a: A leased for 100 s; b: delay 20 s; c: blocked until T0 + 50.
+        assert!(get(&mut client, params(1, 100)).await.is_empty());
+        clock.advance(10);
+        assert_eq!(
+            get(&mut client, params(1, 100)).await,
+            vec!["http://b.example/x"]
+        );
+        clock.advance(30);
+        assert_eq!(
+            get(&mut client, params(1, 100)).await,
+            vec!["http://c.example/"]
+        );
+        clock.advance(50);
+        // A's lease ran out: A again (popped first), not A1.
+        assert_eq!(get(&mut client, params(1, 100)).await, vec![A]);
+        let s = stats(&mut client, "", "").await;
+        assert_eq!((s.size, s.counts["completed"], s.in_process), (4, 1, 3));
+        server.shutdown().await.unwrap();
+    });
+}
+
+/// A long PutURLs stream (applied in batches) is acked whole and in order; GetURLs keeps to
+/// max_queues and max_urls_per_queue; the URLs come in the policy's order (BFS: discovery).
+#[test]
+fn a_long_stream_is_acked_in_order_and_get_urls_keeps_its_limits() {
+    run(async {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Clock::manual(T0);
+        let (server, mut client) = start(dir.path(), &clock, Some("bfs")).await;
+        let urls: Vec<String> = (0..3000)
+            .map(|i| format!("http://h{}.example/{}", i % 30, i))
+            .collect();
+        let acks = put(
+            &mut client,
+            urls.iter().map(|u| discovered(u, None)).collect(),
+        )
+        .await;
+        assert_eq!(acks.len(), urls.len());
+        assert!(acks
+            .iter()
+            .zip(&urls)
+            .all(|((id, s), u)| id == u && *s == AckStatus::Ok));
+        let mut p = params(2, 30);
+        p.max_queues = 5;
+        let got = get_infos(&mut client, p).await;
+        let keys: std::collections::BTreeSet<&str> = got.iter().map(|i| i.key.as_str()).collect();
+        assert_eq!(keys.len(), 5, "{keys:?}");
+        assert_eq!(got.len(), 10);
+        // BFS over seeds: the first URLs put, two per host, for the first five hosts.
+        let mut expected: Vec<&str> = (0..5)
+            .flat_map(|h| [urls[h].as_str(), urls[h + 30].as_str()])
+            .collect();
+        let mut served: Vec<&str> = got.iter().map(|i| i.url.as_str()).collect();
+        assert_eq!(
+            served[..5],
+            urls[..5].iter().map(String::as_str).collect::<Vec<_>>()[..]
+        );
+        expected.sort_unstable();
+        served.sort_unstable();
+        assert_eq!(served, expected);
+        let s = stats(&mut client, "", "").await;
+        assert_eq!((s.size, s.in_process, s.number_of_queues), (3000, 10, 30));
+        server.shutdown().await.unwrap();
+    });
+}
