@@ -303,7 +303,7 @@ async fn archive_only(
         head.to_vec(),
     );
     let records = tokio::task::spawn_blocking(move || {
-        warc::fetch_records_truncated(&url, date, &request, &head, &body, truncated)
+        warc::fetch_records(&url, date, &request, &head, &body, truncated)
     })
     .await;
     out.warc = records.unwrap_or_default();
@@ -490,7 +490,7 @@ async fn fetch_page_on(
         let sitemap =
             sitemap.then(|| crate::sitemap::parse_sitemap(&parsed, &body, &cfg2.url_rules));
         let records = if cfg2.warc {
-            warc::fetch_records_truncated(
+            warc::fetch_records(
                 &url2,
                 date,
                 &request_head(&parsed, &cfg2.user_agent),

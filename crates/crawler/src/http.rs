@@ -291,7 +291,7 @@ impl Connector {
         let https = url.scheme() == "https";
         let port = url.port_or_known_default().unwrap_or(80);
         let target = url.host_str().unwrap_or("");
-        let addrs = match &self.proxy {
+        let (addrs, permit) = match &self.proxy {
             Some((h, p)) => {
                 // The proxy resolves the target's name: only an IP literal can be checked.
                 let literal = match url.host() {
@@ -309,7 +309,6 @@ impl Connector {
                 (self.check(target, &addrs)?, permit)
             }
         };
-        let (addrs, permit) = addrs;
         let tcp = connect_any(&addrs).await?;
         let _ = tcp.set_nodelay(true);
         let mut io = Counted {

@@ -507,39 +507,36 @@ impl Store {
     /// The stored impacts of discovered pages (see `IMPACTS`), in id order; none when the
     /// crawl reads no search log.
     pub fn impacts(&self) -> Result<Vec<(PageId, f64)>> {
-        let read = || -> Result<Vec<(PageId, f64)>> {
-            let txn = self.db.begin_read()?;
-            let table = match txn.open_table(IMPACTS) {
-                Ok(t) => t,
-                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
-                Err(e) => return Err(e.into()),
-            };
-            let mut out = Vec::new();
-            for row in table.iter()? {
-                let (k, v) = row?;
-                out.push((k.value(), v.value()));
-            }
-            Ok(out)
-        };
-        read().with_context(|| unreadable(&self.path))
+        self.all_rows(IMPACTS, |id, impact| Some((id, impact)))
     }
 
     /// The hosts paused by refusals when the state was last committed, by origin (a row this
     /// build cannot read is skipped: a pause is politeness, never worth refusing a state for).
     pub fn host_pauses(&self) -> Result<Vec<(String, HostPause)>> {
-        let read = || -> Result<Vec<(String, HostPause)>> {
+        self.all_rows(HOSTS, |origin, b| {
+            HostPause::decode(b).map(|p| (origin.to_string(), p))
+        })
+    }
+
+    /// Every row of `table` in key order, mapped by `row` (a row it maps to `None` is
+    /// skipped); none when the table does not exist (a state of an older build, or of a crawl
+    /// that never wrote one).
+    fn all_rows<K: redb::Key + 'static, V: redb::Value + 'static, T>(
+        &self,
+        table: TableDefinition<K, V>,
+        mut row: impl FnMut(K::SelfType<'_>, V::SelfType<'_>) -> Option<T>,
+    ) -> Result<Vec<T>> {
+        let mut read = || -> Result<Vec<T>> {
             let txn = self.db.begin_read()?;
-            let table = match txn.open_table(HOSTS) {
+            let table = match txn.open_table(table) {
                 Ok(t) => t,
                 Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
                 Err(e) => return Err(e.into()),
             };
             let mut out = Vec::new();
-            for row in table.iter()? {
-                let (k, v) = row?;
-                if let Some(p) = HostPause::decode(v.value()) {
-                    out.push((k.value().to_string(), p));
-                }
+            for r in table.iter()? {
+                let (k, v) = r?;
+                out.extend(row(k.value(), v.value()));
             }
             Ok(out)
         };

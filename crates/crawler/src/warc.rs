@@ -147,20 +147,9 @@ fn deflate_into(out: &mut Vec<u8>, parts: &[&[u8]]) {
 
 /// The `request` and `response` records of one fetch, compressed. `request` is the HTTP
 /// request as sent (head only), `response_head` the status line and headers, `body` the
-/// payload as received.
+/// payload as received; `truncated`: the size cap cut the body short, and the response
+/// record says `WARC-Truncated: length` (WARC 1.1 §5.13), as archive readers expect.
 pub fn fetch_records(
-    url: &str,
-    date: SystemTime,
-    request: &[u8],
-    response_head: &[u8],
-    body: &[u8],
-) -> Vec<u8> {
-    fetch_records_truncated(url, date, request, response_head, body, false)
-}
-
-/// [`fetch_records`] for a body the size cap cut short (`truncated`): the response record
-/// says `WARC-Truncated: length` (WARC 1.1 §5.13), as archive readers expect.
-pub fn fetch_records_truncated(
     url: &str,
     date: SystemTime,
     request: &[u8],
@@ -367,6 +356,7 @@ mod tests {
             b"GET / HTTP/1.1\r\n\r\n",
             b"HTTP/1.1 200 OK\r\n\r\n",
             b"hello",
+            false,
         );
         w.append(&rec).unwrap();
         let committed = w.position();
@@ -391,7 +381,7 @@ mod tests {
     fn rotates_by_size() {
         let dir = tempfile::tempdir().unwrap();
         let mut w = WarcWriter::open(dir.path(), WarcPosition::default(), 10, "ua").unwrap();
-        let rec = fetch_records("http://a.test/", SystemTime::now(), b"", b"", b"x");
+        let rec = fetch_records("http://a.test/", SystemTime::now(), b"", b"", b"x", false);
         w.append(&rec).unwrap();
         w.append(&rec).unwrap();
         assert_eq!(w.position().file, 2);
