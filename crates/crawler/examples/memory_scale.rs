@@ -1,9 +1,13 @@
 //! The crawl's per-URL memory at a scale no test web reaches here: the engine's structures
-//! that grow with the URLs discovered — the URL table (fingerprints, seen-set, hosts) and the
-//! policy's frontier — driven as the engine drives them, without HTTP, until N URLs are
-//! discovered (default 10^8), printing the process's resident memory at each tenfold.
+//! that grow with the URLs discovered — the URL table (hosts, and the seen-set: its Bloom
+//! filter and cache in memory, its table in a real crawl store on disk) and the policy's
+//! frontier — driven as the engine drives them, without HTTP, until N URLs are discovered
+//! (default 10^8), printing the process's resident memory at each tenfold, the store's size
+//! and where the seen-set's lookups were answered.
 //!
-//!   cargo run --release -p crawlrank-crawler --example memory_scale -- [URLS] [POLICY] [HOSTS]
+//!   cargo run --release -p crawlrank-crawler --example memory_scale -- [URLS] [POLICY] [HOSTS] [STATE_DIR]
+//!
+//! STATE_DIR (default: a temporary directory, removed at the end) receives the store.
 //!
 //! Each popped page links to 10 URLs: 4 new ones (the crawl discovers 4 URLs a page, about
 //! what generated webs and real crawls show) and 6 already known, drawn at random. A URL is
@@ -12,6 +16,8 @@
 //! engine's commits drop them. What this leaves out: the fixed part (connections, the store's
 //! page cache, bodies in flight) and per-host robots.txt rules; docs/crawler.md, Resources.
 
+use crawlrank_crawler::seen::DEFAULT_CACHE_ENTRIES;
+use crawlrank_crawler::store::{StepWrites, Store};
 use crawlrank_crawler::urls::{Interned, UrlTable};
 use crawlrank_frontier::{Frontier, PageId, PolicyConfig, PolicyKind};
 
@@ -39,18 +45,26 @@ fn main() -> anyhow::Result<()> {
     let hosts: u64 = args.get(2).map_or(Ok(1_000_000), |a| a.parse())?;
     let config = PolicyConfig::for_crawl(target / 4, target);
     let mut frontier = Frontier::with_policy(policy, &config)?;
-    let mut table = UrlTable::new(u64::MAX);
+    let tmp = tempfile::tempdir()?;
+    let dir = args
+        .get(3)
+        .map_or(tmp.path().to_path_buf(), std::path::PathBuf::from);
+    let (mut store, loaded) = Store::open(&dir, true)?;
+    store.ensure_seen_index(loaded.urls)?;
+    let mut table = UrlTable::new(u64::MAX, store.seen_reader()?, DEFAULT_CACHE_ENTRIES);
+    let mut writes = StepWrites::default();
     let mut rng = crawlrank_rng::XorShift64::new(42);
     let base = rss().0;
     println!(
         "{policy}, {hosts} hosts, up to {target} URLs; resident at start {} MiB",
         base >> 20
     );
-    println!("| URLs discovered | pages popped | frontier | RSS MiB | peak MiB | bytes per URL over the start |");
-    println!("|---:|---:|---:|---:|---:|---:|");
-    let Interned::New(seed) = table.intern(&url(0, hosts), true) else {
+    println!("| URLs discovered | pages popped | frontier | RSS MiB | peak MiB | bytes per URL over the start | seen-set MiB | store MiB | lookups: filtered / memory / disk |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let Interned::New(seed) = table.intern(&url(0, hosts), true)? else {
         anyhow::bail!("the seed is not new");
     };
+    writes.new_urls.push((seed, url(0, hosts)));
     frontier.seed(&[seed]);
     let mut next_k = 1u64;
     let mut popped = 0u64;
@@ -67,25 +81,38 @@ fn main() -> anyhow::Result<()> {
             } else {
                 rng.next_u64() % next_k
             };
-            match table.intern(&url(k, hosts), false) {
-                Interned::Known(id) | Interned::New(id) => links.push(id),
+            let u = url(k, hosts);
+            match table.intern(&u, false)? {
+                Interned::Known(id) => links.push(id),
+                Interned::New(id) => {
+                    links.push(id);
+                    writes.new_urls.push((id, u));
+                }
                 Interned::Capped => {}
             }
         }
         frontier.on_crawled(page, &links);
         if popped.is_multiple_of(1000) {
-            table.saved();
+            store.commit(&std::mem::take(&mut writes))?;
+            table.saved(store.seen_reader()?);
         }
         if table.len() as u64 >= report_at || next_k >= target && frontier.is_empty() {
             let (now, peak) = rss();
+            let c = table.seen_counts();
+            let store_bytes = std::fs::metadata(store.path()).map_or(0, |m| m.len());
             println!(
-                "| {} | {} | {} | {} | {} | {:.1} |",
+                "| {} | {} | {} | {} | {} | {:.1} | {} | {} | {} / {} / {} |",
                 table.len(),
                 popped,
                 frontier.len(),
                 now >> 20,
                 peak >> 20,
-                now.saturating_sub(base) as f64 / table.len() as f64
+                now.saturating_sub(base) as f64 / table.len() as f64,
+                table.seen_memory_bytes() >> 20,
+                store_bytes >> 20,
+                c.filtered,
+                c.in_memory,
+                c.disk_reads
             );
             if report_at >= target {
                 break;

@@ -31,8 +31,9 @@ use crate::resume;
 use crate::robots::{self, AfterFetch, HostRobots, RobotsRules, RobotsTable};
 use crate::scope::{OutOfScope, Scope, ScopeConfig};
 use crate::search_log::SearchLog;
+use crate::seen::{SeenCounts, DEFAULT_CACHE_ENTRIES as SEEN_CACHE_ENTRIES};
 use crate::stats::Stats;
-use crate::store::{Event, Loaded, StepWrites, Store};
+use crate::store::{Event, Loaded, SeenReader, StepWrites, Store};
 use crate::urls::{HostId, Interned, UrlTable};
 use crate::warc::{WarcPosition, WarcWriter};
 use anyhow::{bail, ensure, Context, Result};
@@ -80,6 +81,9 @@ pub struct CrawlConfig {
     pub max_pages_per_host: u64,
     /// Most popped pages waiting for their host; default `max(256, 8 × concurrency)`.
     pub max_waiting: Option<usize>,
+    /// Most URL keys the seen-set caches in memory (crate::seen); the others are read from
+    /// the state. Default [`crate::seen::DEFAULT_CACHE_ENTRIES`].
+    pub seen_cache: usize,
     /// WARC files rotate past this size.
     pub warc_max_size: u64,
     /// After a stop request, wait this long for the requests in flight.
@@ -126,6 +130,7 @@ impl Default for CrawlConfig {
             retry_backoff: Duration::from_secs(1),
             max_pages_per_host: 100_000,
             max_waiting: None,
+            seen_cache: SEEN_CACHE_ENTRIES,
             warc_max_size: 1 << 30,
             stop_grace: Duration::from_secs(5),
             io_threads: 2,
@@ -248,6 +253,8 @@ pub struct CrawlReport {
     pub pending: usize,
     /// Hosts discovered (distinct scheme, host and port).
     pub hosts: usize,
+    /// Where this run's seen-set lookups were answered: the Bloom filter, memory, the state.
+    pub seen: SeenCounts,
 }
 
 /// A crawl run: the one owner of the crawl's parts (see the module docs), driving them from
@@ -261,7 +268,7 @@ struct Engine {
     stats_dirty: bool,
     stats: Stats,
     frontier: Frontier,
-    urls: UrlTable,
+    urls: UrlTable<SeenReader>,
     /// Which links may enter the frontier.
     scope: Scope,
     /// The hosts of the crawl's seeds: their robots.txt `Sitemap:` files are seeded.
@@ -421,9 +428,16 @@ fn url_of(
 }
 
 /// The URL table of the URLs in the store (read one at a time: none is kept), whose hosts
-/// take at most `max_per_host` URLs from now on.
-fn load_urls(store: &Store, loaded: &Loaded, max_per_host: u64) -> Result<UrlTable> {
-    let mut table = UrlTable::new(max_per_host);
+/// take at most `--max-pages-per-host` URLs from now on, over the store's seen-set (built
+/// first if the state lacks it).
+fn load_urls(
+    store: &mut Store,
+    loaded: &Loaded,
+    cfg: &CrawlConfig,
+) -> Result<UrlTable<SeenReader>> {
+    store.ensure_seen_index(loaded.urls)?;
+    let reader = store.seen_reader()?;
+    let mut table = UrlTable::new(cfg.max_pages_per_host, reader, cfg.seen_cache);
     for row in store.urls()? {
         table.load(&row?.1);
     }
@@ -484,7 +498,7 @@ impl Engine {
     fn open(cfg: &CrawlConfig, rt: tokio::runtime::Handle) -> Result<Self> {
         // A malformed filter is refused before the state is touched.
         let mut scope = Scope::new(&cfg.scope)?;
-        let (store, loaded) = Store::open(&cfg.state_dir, true)?;
+        let (mut store, loaded) = Store::open(&cfg.state_dir, true)?;
         let config = frontier_config(cfg, &store, &loaded)?;
         // The seeds of earlier runs define the scope too (a resume may name none).
         let mut seeded = Vec::new();
@@ -505,7 +519,7 @@ impl Engine {
                 }
             }
         }
-        let urls = load_urls(&store, &loaded, cfg.max_pages_per_host)?;
+        let urls = load_urls(&mut store, &loaded, cfg)?;
         let seed_hosts = seeded.iter().filter_map(|&id| urls.host_of(id)).collect();
         let guard = address_guard(cfg, &store, &seeded)?;
         let warc = open_warc(cfg, loaded.warc)?;
@@ -582,32 +596,38 @@ impl Engine {
     }
 
     /// The id of a URL, assigning a new one (and logging it) when unseen. `None` when the
-    /// URL's host already has `max_pages_per_host` URLs (unless `force`).
-    fn intern(&mut self, url: String, force: bool, beyond: Option<BeyondLimit>) -> Option<PageId> {
+    /// URL's host already has `max_pages_per_host` URLs (unless `force`). An error is the
+    /// store's, failing to read the seen-set.
+    fn intern(
+        &mut self,
+        url: String,
+        force: bool,
+        beyond: Option<BeyondLimit>,
+    ) -> Result<Option<PageId>> {
         if !force {
             match self.scope.check(&url) {
                 Ok(()) => {}
                 Err(OutOfScope::Host) => {
                     self.stats.out_of_scope_links += 1;
-                    return None;
+                    return Ok(None);
                 }
                 Err(OutOfScope::Filtered) => {
                     self.stats.filtered_links += 1;
-                    return None;
+                    return Ok(None);
                 }
             }
         }
         // Past a hop limit only a URL already known is kept (it costs no request).
         if let Some(limit) = beyond {
-            if !self.urls.contains(&url) {
+            if !self.urls.contains(&url)? {
                 match limit {
                     BeyondLimit::Hops => self.stats.hop_limit_links += 1,
                     BeyondLimit::Redirects => self.stats.redirect_chain_too_long += 1,
                 }
-                return None;
+                return Ok(None);
             }
         }
-        match self.urls.intern(&url, force) {
+        Ok(match self.urls.intern(&url, force)? {
             Interned::Known(id) => Some(id),
             Interned::New(id) => {
                 if let Some(log) = &self.cfg.impacts {
@@ -623,7 +643,7 @@ impl Engine {
                 self.stats.host_cap_links += 1;
                 None
             }
-        }
+        })
     }
 
     /// Interns the seeds and gives the frontier those it does not know yet.
@@ -640,14 +660,14 @@ impl Engine {
                             sitemaps.push(format!("{origin}/sitemap.xml"));
                         }
                     }
-                    ids.extend(self.intern(u, true, None))
+                    ids.extend(self.intern(u, true, None)?)
                 }
                 Err(_) => bad.push(s),
             }
         }
         // Each seed host's /sitemap.xml, after the seeds (crate::sitemap).
         for u in sitemaps {
-            ids.extend(self.intern(u, true, None));
+            ids.extend(self.intern(u, true, None)?);
         }
         for &id in &ids {
             if let Some(h) = self.urls.host_of(id) {
@@ -701,7 +721,7 @@ impl Engine {
         match self.store.commit(&self.writes) {
             Ok(()) => {
                 self.writes = StepWrites::default();
-                self.urls.saved();
+                self.urls.saved(self.store.seen_reader()?);
                 self.stats_dirty = false;
                 Ok(true)
             }
@@ -954,7 +974,7 @@ impl Engine {
         let (host, lease, failure) = match done {
             Done::Robots { host, fetch, lease } => {
                 let failure = fetch.failure;
-                self.handle_robots(host, fetch, now);
+                self.handle_robots(host, fetch, now)?;
                 (host, lease, failure)
             }
             Done::Page {
@@ -983,12 +1003,12 @@ impl Engine {
 
     /// A robots.txt fetch ended: retry it later, or use (and keep) what it said. One that
     /// found no file descriptor free is tried again soon, as if it had not been made.
-    fn handle_robots(&mut self, host: HostId, fetch: RobotsFetch, now: Instant) {
+    fn handle_robots(&mut self, host: HostId, fetch: RobotsFetch, now: Instant) -> Result<()> {
         if fetch.failure == Some(TransportFailure::FdLimit) {
             self.fd_shortage(now);
             self.sched.finish(host, now);
             self.sched.hold(host, now + FD_RETRY, now);
-            return;
+            return Ok(());
         }
         self.stats.requests += fetch.requests;
         self.stats.timeouts += u64::from(fetch.timed_out);
@@ -1008,28 +1028,29 @@ impl Engine {
                     self.writes.robots.push((origin, stored));
                 }
                 self.apply_crawl_delay(host, &rules);
-                self.seed_robots_sitemaps(host, &rules);
+                self.seed_robots_sitemaps(host, &rules)?;
             }
         }
         self.sched.finish(host, now);
         if !backoff.is_zero() {
             self.sched.hold(host, now + backoff, now);
         }
+        Ok(())
     }
 
     /// With `--sitemaps`, seeds the `Sitemap:` files a seed host's robots.txt names (those in
     /// scope; crate::sitemap).
-    fn seed_robots_sitemaps(&mut self, host: HostId, rules: &RobotsRules) {
+    fn seed_robots_sitemaps(&mut self, host: HostId, rules: &RobotsRules) -> Result<()> {
         if !self.cfg.fetch.sitemaps || !self.seed_hosts.contains(&host) {
-            return;
+            return Ok(());
         }
         let RobotsRules::Rules(robot) = rules else {
-            return;
+            return Ok(());
         };
         let mut ids = Vec::new();
         for s in robot.sitemaps.clone() {
             match links::normalize(&s, &self.cfg.fetch.url_rules) {
-                Ok(u) => ids.extend(self.intern(u, false, None)),
+                Ok(u) => ids.extend(self.intern(u, false, None)?),
                 Err(_) => self.stats.invalid_links += 1,
             }
         }
@@ -1038,6 +1059,7 @@ impl Engine {
             self.frontier.seed(&ids);
             self.log(Event::Seed(ids));
         }
+        Ok(())
     }
 
     /// A page's fetch ended: archive it, then retry it later or finish it (count it, keep
@@ -1087,10 +1109,10 @@ impl Engine {
         self.keep_marks(t.page, meta);
         let beyond = (self.cfg.hop_limits)
             .exceeded(self.hops.of_links(t.page, outcome == Outcome::Redirect));
-        let links = f.links.into_iter();
-        let links = links
-            .filter_map(|u| self.intern(u, false, beyond))
-            .collect();
+        let mut links = Vec::with_capacity(f.links.len());
+        for u in f.links {
+            links.extend(self.intern(u, false, beyond)?);
+        }
         self.finish_page(t.page, outcome, f.status, links);
         Ok(())
     }
@@ -1314,6 +1336,7 @@ impl Engine {
             frontier: self.frontier.len(),
             pending: (self.popped - self.crawled) as usize,
             hosts: self.urls.hosts(),
+            seen: self.urls.seen_counts(),
         }
     }
 }

@@ -64,6 +64,7 @@ mod resume;
 pub mod robots;
 pub mod scope;
 pub mod search_log;
+pub mod seen;
 pub mod signals;
 pub mod sitemap;
 pub mod stats;

@@ -11,17 +11,19 @@
 //! Tables:
 //! - `meta`: format version, the policy configuration the frontier was built with, the WARC
 //!   write position and the counters of [`crate::stats::Stats`];
-//! - `urls`: id → URL (ids are dense, in discovery order). The URL → id index is rebuilt in
-//!   memory at open, which halves the writes per discovered URL;
+//! - `urls`: id → URL (ids are dense, in discovery order);
 //! - `events`: sequence number → encoded [`Event`]. The link graph is the `Crawled` events'
 //!   links, the crawled set is their ids. The log grows with the crawl's links, so it is
 //!   never loaded whole but read as a stream ([`Store::events`]);
 //! - `pages`: id → [`PageMeta`], for the fetched pages that said `noindex` or named a
 //!   canonical URL (most pages say neither, so the table stays small);
 //! - `robots`: origin → [`StoredRobots`], each host's last robots.txt answer and when it was
-//!   fetched, so that a resumed crawl does not fetch it again while it is fresh.
+//!   fetched, so that a resumed crawl does not fetch it again while it is fresh;
+//! - `seen`: the URL → id index, keyed by [`SeenKey`] (crate::seen), so that the crawl need
+//!   not hold it in memory;
+//! - `impacts` and `hosts`: a search log's impacts, and the hosts paused by refusals.
 //!
-//! `pages` and `robots` were added after format 1 without changing it: an older state simply
+//! `pages`, `robots`, `seen`, `impacts` and `hosts` were added after format 1 without changing it: an older state simply
 //! lacks them (read as empty: its robots.txt files are fetched again, its pages carry no
 //! marks), and an older build ignores them. Anything an older build would misread — another
 //! event encoding, a changed table — needs a new [`FORMAT`].
@@ -37,6 +39,7 @@ use crate::page::PageMeta;
 // (the replay's tests among them) look for it.
 use crate::page::Outcome;
 use crate::robots::{RobotsAnswer, StoredRobots};
+use crate::seen::{SeenDisk, SeenKey};
 use crate::warc::WarcPosition;
 use anyhow::{bail, ensure, Context, Result};
 use crawlrank_frontier::{PageId, PolicySpec};
@@ -54,6 +57,10 @@ const IMPACTS: TableDefinition<u32, f64> = TableDefinition::new("impacts");
 /// Hosts paused by refusals (crate::backoff): origin → [`HostPause::encode`]. A row is
 /// deleted when its host's back-off is gone. Absent in states of older builds.
 const HOSTS: TableDefinition<&str, &[u8]> = TableDefinition::new("hosts");
+/// The seen-set (crate::seen): [`SeenKey::to_u128`] → page id, one row per row of `urls`,
+/// written in the same transaction. Older builds did not write it, so a crawl that finds it
+/// missing or short rebuilds it from `urls` ([`Store::ensure_seen_index`]).
+const SEEN: TableDefinition<u128, u32> = TableDefinition::new("seen");
 
 /// The `meta` key of [`Store::seed_hosts`].
 const SEED_HOSTS: &str = "seed_hosts";
@@ -398,6 +405,22 @@ impl UrlReader {
     }
 }
 
+/// A reader of the seen-set's table, over the state as of when it was made (crate::seen).
+pub struct SeenReader {
+    table: redb::ReadOnlyTable<u128, u32>,
+    path: PathBuf,
+}
+
+impl SeenDisk for SeenReader {
+    fn get(&self, key: SeenKey) -> Result<Option<PageId>> {
+        let v = self
+            .table
+            .get(key.to_u128())
+            .with_context(|| unreadable(&self.path))?;
+        Ok(v.map(|v| v.value()))
+    }
+}
+
 impl Store {
     /// Opens the state in `dir`, creating it when `create` holds and the directory has none.
     pub fn open(dir: &Path, create: bool) -> Result<(Self, Loaded)> {
@@ -439,6 +462,7 @@ impl Store {
                 txn.open_table(EVENTS)?;
                 txn.open_table(PAGES)?;
                 txn.open_table(ROBOTS)?;
+                txn.open_table(SEEN)?;
             }
             txn.commit()
                 .with_context(|| format!("cannot initialise {}", store.path.display()))?;
@@ -497,6 +521,56 @@ impl Store {
             table,
             path: self.path.clone(),
         })
+    }
+
+    /// A reader of the seen-set as of now ([`ensure_seen_index`](Self::ensure_seen_index)
+    /// first: a state of an older build may lack the table).
+    pub fn seen_reader(&self) -> Result<SeenReader> {
+        let table = (|| -> Result<_> { Ok(self.db.begin_read()?.open_table(SEEN)?) })()
+            .with_context(|| unreadable(&self.path))?;
+        Ok(SeenReader {
+            table,
+            path: self.path.clone(),
+        })
+    }
+
+    /// Makes the seen-set's table hold a row for each of the `urls` URLs: a state written by
+    /// an older build lacks it, or lacks the rows of the URLs that build added, and then it
+    /// is rebuilt from `urls` in one transaction (a pass over the URLs, as a resume makes
+    /// anyway). Returns whether it was rebuilt.
+    pub fn ensure_seen_index(&mut self, urls: u64) -> Result<bool> {
+        let rows = (|| -> Result<Option<u64>> {
+            let txn = self.db.begin_read()?;
+            match txn.open_table(SEEN) {
+                Ok(t) => Ok(Some(t.len()?)),
+                Err(redb::TableError::TableDoesNotExist(_)) => Ok(None),
+                Err(e) => Err(e.into()),
+            }
+        })()
+        .with_context(|| unreadable(&self.path))?;
+        if rows == Some(urls) {
+            return Ok(false);
+        }
+        let rebuild = || -> Result<()> {
+            let txn = self.db.begin_write()?;
+            {
+                txn.delete_table(SEEN)?;
+                let mut seen = txn.open_table(SEEN)?;
+                for row in self.urls()? {
+                    let (id, url) = row?;
+                    seen.insert(SeenKey::of(&url).to_u128(), id as PageId)?;
+                }
+            }
+            txn.commit()?;
+            Ok(())
+        };
+        rebuild().with_context(|| {
+            format!(
+                "cannot build the seen-set of the crawl state {} (is the disk full?)",
+                self.path.display()
+            )
+        })?;
+        Ok(true)
     }
 
     /// The URL of page `id`, read from the store (`None` when it has no such page).
@@ -673,8 +747,10 @@ impl Store {
             let txn = self.db.begin_write()?;
             {
                 let mut urls = txn.open_table(URLS)?;
+                let mut seen = txn.open_table(SEEN)?;
                 for (id, u) in &writes.new_urls {
                     urls.insert(*id, u.as_str())?;
+                    seen.insert(SeenKey::of(u).to_u128(), *id)?;
                 }
                 let mut events = txn.open_table(EVENTS)?;
                 for (i, e) in writes.events.iter().enumerate() {
@@ -831,6 +907,43 @@ mod tests {
         drop(s);
         let (_, l) = Store::open(dir.path(), false).unwrap();
         assert_eq!(l.urls, 1000);
+    }
+
+    /// The seen-set's table is written with the URLs, and rebuilt when a state lacks it (an
+    /// older build's) or lacks some of its rows (URLs an older build added).
+    #[test]
+    fn the_seen_index_is_kept_and_rebuilt_when_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut s, _) = Store::open(dir.path(), true).unwrap();
+        let url = |i: u32| format!("http://h{}.test/p{i}", i % 7);
+        s.commit(&StepWrites {
+            new_urls: (0..500).map(|i| (i, url(i))).collect(),
+            ..StepWrites::default()
+        })
+        .unwrap();
+        assert!(!s.ensure_seen_index(500).unwrap(), "complete: left alone");
+        let check = |s: &Store, n: u32| {
+            let r = s.seen_reader().unwrap();
+            for i in 0..n {
+                assert_eq!(r.get(SeenKey::of(&url(i))).unwrap(), Some(i));
+            }
+            assert_eq!(r.get(SeenKey::of("http://h1.test/none")).unwrap(), None);
+        };
+        check(&s, 500);
+        // What an older build leaves: no table, then URLs without rows.
+        let txn = s.db.begin_write().unwrap();
+        txn.delete_table(SEEN).unwrap();
+        txn.commit().unwrap();
+        assert!(s.ensure_seen_index(500).unwrap());
+        check(&s, 500);
+        let txn = s.db.begin_write().unwrap();
+        {
+            let mut urls = txn.open_table(URLS).unwrap();
+            urls.insert(500, url(500).as_str()).unwrap();
+        }
+        txn.commit().unwrap();
+        assert!(s.ensure_seen_index(501).unwrap());
+        check(&s, 501);
     }
 
     /// A state written before the `pages` and `robots` tables existed opens, with neither.

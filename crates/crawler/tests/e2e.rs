@@ -69,6 +69,9 @@ fn base_config(web: &TestWeb, state: &Path, seeds: Vec<String>, policy: &str) ->
         policy: PolicyKind::parse(policy).unwrap(),
         concurrency: 1,
         retry_backoff: Duration::from_millis(20),
+        // A seen-set cache of 16 URLs: the test webs' links are looked up in the state on
+        // disk, as a crawl of 10^8 URLs does (crate::seen).
+        seen_cache: 16,
         ..CrawlConfig::default()
     };
     c.fetch.proxy = Some(web.proxy_url());
@@ -164,6 +167,7 @@ fn crawl_order_is_the_simulators_for_every_policy() {
         web.clear_log();
         let report = run(&c);
         assert_eq!(report.stop, StopReason::Exhausted);
+        assert!(report.seen.disk_reads > 0, "{policy}: {:?}", report.seen);
         let order: Vec<u32> = export::crawl_order(dir.path())
             .unwrap()
             .iter()
@@ -914,6 +918,7 @@ fn child_crawl_entry() {
         seeds: vec![seed.to_string()],
         policy: PolicyKind::Fica,
         concurrency: 4,
+        seen_cache: 16,
         fetch: crawlrank_crawler::FetchConfig {
             proxy: Some(proxy.into()),
             ..Default::default()
@@ -926,8 +931,9 @@ fn child_crawl_entry() {
 #[test]
 fn kill_9_and_resume() {
     // Big enough that each run commits many steps: the URLs discovered before a kill are in
-    // the store only (the URL table keeps fingerprints, not strings), and the resumed runs
-    // read every page's URL back from there.
+    // the store only (the URL table keeps no strings and, with a cache of 16, hardly any of
+    // the seen-set), and the resumed runs read every page's URL and most of the seen-set
+    // back from there.
     let g = graph(2000, 13);
     let web = start_web(
         &g,
@@ -979,13 +985,16 @@ fn kill_9_and_resume() {
         state_dir: dir.path().into(),
         policy: PolicyKind::Fica,
         concurrency: 4,
+        seen_cache: 16,
         fetch: crawlrank_crawler::FetchConfig {
             proxy: Some(web.proxy_url()),
             ..Default::default()
         },
         ..CrawlConfig::default()
     };
-    assert_eq!(run(&c).stop, StopReason::Exhausted);
+    let report = run(&c);
+    assert_eq!(report.stop, StopReason::Exhausted);
+    assert!(report.seen.disk_reads > 0, "{:?}", report.seen);
     let fetches = page_fetches(&web.log());
     assert_eq!(fetches.len(), r, "every reachable page fetched");
     let dups: usize = fetches.values().map(|&n| n - 1).sum();

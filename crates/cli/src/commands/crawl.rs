@@ -96,6 +96,11 @@ pub struct Args {
     /// Most URLs kept per host (spider-trap cap).
     #[arg(long, default_value_t = 100_000)]
     pub max_pages_per_host: u64,
+    /// URL keys the seen-set caches in memory (about 28 bytes each); the others are looked up
+    /// in the state on disk, behind a Bloom filter (docs/crawler.md, Resources).
+    #[arg(long, value_name = "N", default_value_t = crawlrank_crawler::seen::DEFAULT_CACHE_ENTRIES,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..))]
+    pub seen_cache: usize,
     /// Most link hops from a seed (Heritrix's hop limit: calendars and other endless spaces
     /// no URL rule sees). A new URL further away is dropped and counted. Default: no limit.
     #[arg(long, value_name = "N")]
@@ -367,6 +372,7 @@ pub fn run(args: Args) -> Result<()> {
         rng_seed: args.rng_seed,
         max_retries: args.max_retries,
         max_pages_per_host: args.max_pages_per_host,
+        seen_cache: args.seen_cache,
         hop_limits: crawlrank_crawler::hops::HopLimits {
             max_hops: args.max_hops,
             max_redirects: args.max_redirects,
