@@ -473,6 +473,11 @@ pub fn run(args: Args) -> Result<()> {
         report.hosts,
         report.frontier
     );
+    let seen = report.seen;
+    println!(
+        "seen-set lookups this run: {} answered new by the filter, {} from memory, {} read from the state",
+        seen.filtered, seen.in_memory, seen.disk_reads
+    );
     print!("{}", report.stats.pages_summary());
     println!("counters (all runs):");
     print!("{}", report.stats);
