@@ -225,7 +225,10 @@ fn retry_after_and_back_off_survive_kill_9() {
         assert!(child.try_wait().unwrap().is_none(), "the child ended early");
         std::thread::sleep(Duration::from_millis(5));
     }
-    std::thread::sleep(Duration::from_millis(300));
+    // A second, not less: under a loaded CI the child may take hundreds of milliseconds to
+    // handle and commit the refusals, and a kill before the commit leaves nothing to restore
+    // (the pauses, 4 s and 2 s, keep the child from asking either host again meanwhile).
+    std::thread::sleep(Duration::from_millis(1000));
     child.kill().unwrap();
     child.wait().unwrap();
     let refused = refusals("retry-after")[0].clone();
