@@ -12,16 +12,18 @@ use crate::PageId;
 
 const ABSENT: u32 = u32::MAX;
 
-#[derive(Clone, Copy, Debug)]
-struct Entry {
-    key: f64,
-    seq: u32,
-    page: PageId,
+/// A queued page with its key; shared with the spilling heap's hot part
+/// ([`SpillingHeap`](crate::SpillingHeap)), which orders the same way.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Entry {
+    pub(crate) key: f64,
+    pub(crate) seq: u32,
+    pub(crate) page: PageId,
 }
 
 impl Entry {
     #[inline]
-    fn before(&self, other: &Entry) -> bool {
+    pub(crate) fn before(&self, other: &Entry) -> bool {
         // Priorities are never NaN (policies guard against it), so `<` is a total order here.
         self.key < other.key || (self.key == other.key && self.seq < other.seq)
     }

@@ -32,21 +32,27 @@
 //! [`PolicyConfig`]; [`default_batch`]) builds a [`Frontier`] ([`Frontier::from_spec`]);
 //! [`drive`] and [`crawl_order`] run the crawl loop over a known graph; [`LogReplay`] rebuilds
 //! a frontier from a log of [`Logged`] calls. A new policy implements [`Policy`] over the
-//! [`PageTable`], with [`IndexedHeap`] for its priority queue.
+//! [`PageTable`], with [`PageHeap`] for its priority queue: an [`IndexedHeap`] in memory, or,
+//! when [`PolicyConfig::spill`] asks for it ([`SpillConfig`]), a [`SpillingHeap`] that keeps
+//! its cold part on disk with the same pop order (issue 17).
 
 #![warn(missing_docs)]
 
 mod drive;
 mod heap;
+mod page_heap;
 mod pages;
 pub mod policies;
 mod replay;
+mod spill;
 
 pub use drive::{crawl_order, drive};
 pub use heap::IndexedHeap;
+pub use page_heap::PageHeap;
 pub use pages::PageTable;
 pub use policies::{default_batch, Impacts, PolicyConfig, PolicyKind, PolicySpec};
 pub use replay::{LogReplay, Logged, Replayed};
+pub use spill::{SpillConfig, SpillStatus, SpillingHeap};
 
 /// A page: a dense id.
 pub type PageId = u32;
@@ -128,6 +134,11 @@ pub trait Policy: Send {
     /// policies with no score of their own, is `−(crawl position)`.
     fn final_scores(&mut self, crawl_order: &[PageId], _pages: &PageTable) -> Vec<f64> {
         crawl_position_scores(crawl_order)
+    }
+    /// The state of the policy's spilling priority queue ([`PolicyConfig::spill`]); `None`
+    /// when it does not spill (the default, and every policy without a priority queue).
+    fn spill_status(&self) -> Option<SpillStatus> {
+        None
     }
 }
 
@@ -248,6 +259,14 @@ impl Frontier {
     /// Pages crawled (reported through [`on_crawled`](Self::on_crawled)) so far.
     pub fn crawled(&self) -> u64 {
         self.crawled
+    }
+
+    /// The state of the frontier's spilling priority queue, if it spills
+    /// ([`PolicyConfig::spill`]): its sizes and how many writes to the spill directory failed.
+    /// A failed write keeps its entries in memory (the crawl order is unchanged, memory grows),
+    /// so a crawler should report `write_failures` when it rises.
+    pub fn spill_status(&self) -> Option<SpillStatus> {
+        self.policy.spill_status()
     }
 
     /// The page bookkeeping (states and discovery order).

@@ -4,7 +4,7 @@
 //! Both count a page's in-links *from crawled pages*: the only in-links a crawler can know.
 
 use super::PolicyConfig;
-use crate::{Clock, IndexedHeap, Link, PageId, PageTable, Policy, Target};
+use crate::{Clock, Link, PageHeap, PageId, PageTable, Policy, SpillStatus, Target};
 use std::collections::VecDeque;
 
 /// In-links from crawled pages, per page (grows with the id space).
@@ -33,8 +33,11 @@ pub fn backlink(_: &PolicyConfig) -> Box<dyn Policy> {
 }
 
 /// `indegree`'s constructor (registry).
-pub fn indegree(_: &PolicyConfig) -> Box<dyn Policy> {
-    Box::new(InDegree::default())
+pub fn indegree(c: &PolicyConfig) -> Box<dyn Policy> {
+    Box::new(InDegree {
+        heap: PageHeap::new(c.spill.as_ref()),
+        ..InDegree::default()
+    })
 }
 
 /// `backlink`: at each reorder the frontier is sorted by back-link count (descending, ties in
@@ -94,7 +97,7 @@ impl Policy for Backlink {
 /// `indegree`: the page with most back-links first, updated at every discovery.
 #[derive(Debug, Default)]
 pub struct InDegree {
-    heap: IndexedHeap,
+    heap: PageHeap,
     counts: Counts,
 }
 
@@ -120,6 +123,9 @@ impl Policy for InDegree {
     }
     fn len(&self) -> usize {
         self.heap.len()
+    }
+    fn spill_status(&self) -> Option<SpillStatus> {
+        self.heap.spill_status()
     }
     fn final_scores(&mut self, order: &[PageId], _: &PageTable) -> Vec<f64> {
         order.iter().map(|&p| self.counts.get(p) as f64).collect()

@@ -14,7 +14,7 @@
 use super::backlink::Counts;
 use super::log10;
 use super::PolicyConfig;
-use crate::{Clock, IndexedHeap, Link, PageId, PageTable, Policy};
+use crate::{Clock, Link, PageHeap, PageId, PageTable, Policy, SpillStatus};
 
 /// A per-page `f64` that grows with the id space, filled with `fill`.
 #[derive(Debug)]
@@ -54,18 +54,24 @@ fn log_distance(beta: f64, clock: &Clock, outdegree: usize, d_p: f64) -> f64 {
 
 /// `fica`'s constructor (registry).
 pub fn fica(c: &PolicyConfig) -> Box<dyn Policy> {
-    Box::new(Fica::new(c.beta))
+    Box::new(Fica {
+        heap: PageHeap::new(c.spill.as_ref()),
+        ..Fica::new(c.beta)
+    })
 }
 
 /// `fica-plus`'s constructor (registry).
 pub fn fica_plus(c: &PolicyConfig) -> Box<dyn Policy> {
-    Box::new(FicaPlus::new(c.beta, c.expected_pages))
+    Box::new(FicaPlus {
+        heap: PageHeap::new(c.spill.as_ref()),
+        ..FicaPlus::new(c.beta, c.expected_pages)
+    })
 }
 
 /// `fica`: logarithmic distance, smallest first.
 #[derive(Debug)]
 pub struct Fica {
-    heap: IndexedHeap,
+    heap: PageHeap,
     dist: PageValues,
     beta: f64,
 }
@@ -74,7 +80,7 @@ impl Fica {
     /// An empty `fica` frontier with learning-rate decay `beta` (`α = exp(−β·t)`).
     pub fn new(beta: f64) -> Self {
         Self {
-            heap: IndexedHeap::new(),
+            heap: PageHeap::default(),
             dist: PageValues::new(f64::INFINITY),
             beta,
         }
@@ -116,6 +122,9 @@ impl Policy for Fica {
     fn len(&self) -> usize {
         self.heap.len()
     }
+    fn spill_status(&self) -> Option<SpillStatus> {
+        self.heap.spill_status()
+    }
     fn final_scores(&mut self, order: &[PageId], _: &PageTable) -> Vec<f64> {
         order.iter().map(|&p| -self.dist.get(p)).collect()
     }
@@ -156,7 +165,7 @@ impl Balance {
 /// `fica-plus`: FICA's distance `m` traded against back-links `b` by IECA's δ.
 #[derive(Debug)]
 pub struct FicaPlus {
-    heap: IndexedHeap,
+    heap: PageHeap,
     dist: PageValues,
     backlinks: Counts,
     /// The priority each page had when it was popped (its final score is the opposite).
@@ -170,7 +179,7 @@ impl FicaPlus {
     /// `crawled / expected_pages`.
     pub fn new(beta: f64, expected_pages: u64) -> Self {
         Self {
-            heap: IndexedHeap::new(),
+            heap: PageHeap::default(),
             dist: PageValues::new(f64::INFINITY),
             backlinks: Counts::default(),
             popped: PageValues::new(f64::INFINITY),
@@ -233,6 +242,9 @@ impl Policy for FicaPlus {
     }
     fn len(&self) -> usize {
         self.heap.len()
+    }
+    fn spill_status(&self) -> Option<SpillStatus> {
+        self.heap.spill_status()
     }
     fn final_scores(&mut self, order: &[PageId], _: &PageTable) -> Vec<f64> {
         order.iter().map(|&p| -self.popped.get(p)).collect()

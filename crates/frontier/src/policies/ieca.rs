@@ -15,20 +15,23 @@
 use super::fica::{Balance, PageValues};
 use super::log10;
 use super::PolicyConfig;
-use crate::{Clock, IndexedHeap, Link, PageId, PageTable, Policy, Target};
+use crate::{Clock, Link, PageHeap, PageId, PageTable, Policy, SpillStatus, Target};
 
 /// The distance seeds start with (IECA Alg. 1: "a small number, like 0.3").
 pub const SEED_DISTANCE: f64 = 0.3;
 
 /// `ieca`'s constructor (registry).
 pub fn ieca(c: &PolicyConfig) -> Box<dyn Policy> {
-    Box::new(Ieca::new(c.beta, c.expected_pages))
+    Box::new(Ieca {
+        heap: PageHeap::new(c.spill.as_ref()),
+        ..Ieca::new(c.beta, c.expected_pages)
+    })
 }
 
 /// `ieca`: smallest IECA distance first.
 #[derive(Debug)]
 pub struct Ieca {
-    heap: IndexedHeap,
+    heap: PageHeap,
     dist: PageValues,
     balance: Balance,
     beta: f64,
@@ -58,7 +61,7 @@ impl Ieca {
     /// `crawled / expected_pages`.
     pub fn new(beta: f64, expected_pages: u64) -> Self {
         Self {
-            heap: IndexedHeap::new(),
+            heap: PageHeap::default(),
             dist: PageValues::new(f64::INFINITY),
             balance: Balance::new(expected_pages),
             beta,
@@ -115,6 +118,9 @@ impl Policy for Ieca {
     }
     fn len(&self) -> usize {
         self.heap.len()
+    }
+    fn spill_status(&self) -> Option<SpillStatus> {
+        self.heap.spill_status()
     }
     fn final_scores(&mut self, order: &[PageId], _: &PageTable) -> Vec<f64> {
         order.iter().map(|&p| -self.dist.get(p)).collect()

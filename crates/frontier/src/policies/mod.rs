@@ -20,7 +20,7 @@ pub mod pagerank;
 pub mod rw;
 pub mod simple;
 
-use crate::Policy;
+use crate::{Policy, SpillConfig};
 use anyhow::{bail, ensure, Context, Result};
 use std::sync::Arc;
 
@@ -189,6 +189,11 @@ pub struct PolicyConfig {
     pub omega: f64,
     /// Exponent γ of the out-degree factor of `rw`'s and `rw-eg`'s walks (≥ 0).
     pub gamma: f64,
+    /// Whether the priority policies' queue keeps its cold part on disk, and where
+    /// ([`SpillConfig`]; issue 17); `None`, the default, keeps it in memory. The crawl order
+    /// is the same either way, so this is not part of the stored [`PolicySpec`]: a resumed
+    /// crawl may choose differently.
+    pub spill: Option<SpillConfig>,
 }
 
 impl PolicyConfig {
@@ -217,6 +222,7 @@ impl PolicyConfig {
             impact_digest: None,
             omega: Self::OMEGA,
             gamma: Self::GAMMA,
+            spill: None,
         }
     }
 
@@ -346,6 +352,7 @@ impl PolicySpec {
             },
             omega: num("omega", Some(take("omega").unwrap_or("0.8")))?,
             gamma: num("gamma", Some(take("gamma").unwrap_or("0")))?,
+            spill: None,
         };
         if let Some(k) = values.keys().next() {
             bail!("unknown key '{k}'");

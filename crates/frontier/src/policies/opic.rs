@@ -12,17 +12,20 @@
 //! that let cash leak away.
 
 use super::PolicyConfig;
-use crate::{Clock, IndexedHeap, Link, PageId, PageTable, Policy};
+use crate::{Clock, Link, PageHeap, PageId, PageTable, Policy, SpillStatus};
 
 /// `opic`'s constructor (registry): `n` is `total_pages`.
 pub fn opic(c: &PolicyConfig) -> Box<dyn Policy> {
-    Box::new(Opic::new(c.total_pages))
+    Box::new(Opic {
+        heap: PageHeap::new(c.spill.as_ref()),
+        ..Opic::new(c.total_pages)
+    })
 }
 
 /// `opic`: most cash first.
 #[derive(Debug)]
 pub struct Opic {
-    heap: IndexedHeap,
+    heap: PageHeap,
     initial: f64,
     cash: Vec<f64>,
     history: Vec<f64>,
@@ -33,7 +36,7 @@ impl Opic {
     /// OPIC over a web of `n` pages (the crawler's estimate when unknown).
     pub fn new(n: u64) -> Self {
         Self {
-            heap: IndexedHeap::new(),
+            heap: PageHeap::default(),
             initial: 1.0 / n.max(1) as f64,
             cash: Vec::new(),
             history: Vec::new(),
@@ -105,6 +108,9 @@ impl Policy for Opic {
     }
     fn len(&self) -> usize {
         self.heap.len()
+    }
+    fn spill_status(&self) -> Option<SpillStatus> {
+        self.heap.spill_status()
     }
     fn final_scores(&mut self, order: &[PageId], _: &PageTable) -> Vec<f64> {
         order

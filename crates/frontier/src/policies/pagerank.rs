@@ -15,7 +15,7 @@
 
 use super::known::{sort_by_score, KnownGraph};
 use super::PolicyConfig;
-use crate::{Clock, IndexedHeap, Link, PageId, PageTable, Policy, Target};
+use crate::{Clock, Link, PageHeap, PageId, PageTable, Policy, SpillStatus, Target};
 use crawlrank_rank::pagerank::{pagerank_from, PageRankConfig};
 use std::collections::VecDeque;
 
@@ -26,7 +26,10 @@ pub fn batch(c: &PolicyConfig) -> Box<dyn Policy> {
 
 /// `partial-pagerank`'s constructor (registry).
 pub fn partial(c: &PolicyConfig) -> Box<dyn Policy> {
-    Box::new(KnownGraphPageRank::partial(c.batch_pagerank_threshold))
+    Box::new(KnownGraphPageRank {
+        heap: PageHeap::new(c.spill.as_ref()),
+        ..KnownGraphPageRank::partial(c.batch_pagerank_threshold)
+    })
 }
 
 /// `batch-pagerank` and `partial-pagerank`: PageRank of the known graph.
@@ -40,7 +43,7 @@ pub struct KnownGraphPageRank {
     /// The last PageRank, for warm starts.
     last_pagerank: Vec<f64>,
     queue: VecDeque<PageId>,
-    heap: IndexedHeap,
+    heap: PageHeap,
 }
 
 impl KnownGraphPageRank {
@@ -55,7 +58,7 @@ impl KnownGraphPageRank {
             score: Vec::new(),
             last_pagerank: Vec::new(),
             queue: VecDeque::new(),
-            heap: IndexedHeap::new(),
+            heap: PageHeap::default(),
         }
     }
 
@@ -154,6 +157,9 @@ impl Policy for KnownGraphPageRank {
             return None;
         }
         self.score.get(pages.seq(page) as usize).copied()
+    }
+    fn spill_status(&self) -> Option<SpillStatus> {
+        self.heap.spill_status()
     }
     fn len(&self) -> usize {
         if self.partial {
