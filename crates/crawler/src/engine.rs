@@ -37,9 +37,11 @@ use crate::store::{Event, Loaded, SeenReader, StepWrites, Store};
 use crate::urls::{HostId, Interned, UrlTable};
 use crate::warc::{WarcPosition, WarcWriter};
 use anyhow::{bail, ensure, Context, Result};
-use crawlrank_frontier::{Frontier, Impacts, PageId, PolicyConfig, PolicyKind, PolicySpec};
+use crawlrank_frontier::{
+    Frontier, Impacts, PageId, PolicyConfig, PolicyKind, PolicySpec, SpillConfig, SpillStatus,
+};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -84,6 +86,10 @@ pub struct CrawlConfig {
     /// Most URL keys the seen-set caches in memory (crate::seen); the others are read from
     /// the state. Default [`crate::seen::DEFAULT_CACHE_ENTRIES`].
     pub seen_cache: usize,
+    /// Frontier entries the priority policies keep in memory; the rest spill to sorted runs
+    /// in `STATE/spill` (crawlrank_frontier::SpillingHeap), the order unchanged. 0 keeps them
+    /// all in memory. Default [`DEFAULT_FRONTIER_HOT`].
+    pub frontier_hot: usize,
     /// WARC files rotate past this size.
     pub warc_max_size: u64,
     /// After a stop request, wait this long for the requests in flight.
@@ -131,6 +137,7 @@ impl Default for CrawlConfig {
             max_pages_per_host: 100_000,
             max_waiting: None,
             seen_cache: SEEN_CACHE_ENTRIES,
+            frontier_hot: DEFAULT_FRONTIER_HOT,
             warc_max_size: 1 << 30,
             stop_grace: Duration::from_secs(5),
             io_threads: 2,
@@ -255,6 +262,9 @@ pub struct CrawlReport {
     pub hosts: usize,
     /// Where this run's seen-set lookups were answered: the Bloom filter, memory, the state.
     pub seen: SeenCounts,
+    /// The frontier's cold part on disk, when its policy keeps a priority queue and
+    /// spilling is on: how much is where, and whether writes failed.
+    pub spill: Option<SpillStatus>,
 }
 
 /// A crawl run: the one owner of the crawl's parts (see the module docs), driving them from
@@ -340,6 +350,36 @@ pub fn crawl(
     // popped and will be fetched first by the next run.
     rt.shutdown_timeout(Duration::from_millis(200));
     result
+}
+
+/// Frontier entries kept in memory by default (16 bytes each: 64 MiB) before the cold part
+/// spills to disk: a crawl of a few million URLs never spills.
+pub const DEFAULT_FRONTIER_HOT: usize = 1 << 22;
+
+/// The scratch directory of the frontier's cold part, inside the state (see
+/// [`CrawlConfig::frontier_hot`]).
+pub fn spill_dir(state_dir: &Path) -> PathBuf {
+    state_dir.join("spill")
+}
+
+/// `spec` with the frontier's cold part spilled to [`spill_dir`] unless `--frontier-hot 0`.
+/// The state is ours (its database is locked), so whatever an earlier run left in the spill
+/// directory — its runs, if it was killed — is scratch and removed first: the frontier is
+/// rebuilt from the log, never from them.
+fn with_spill(mut spec: PolicySpec, cfg: &CrawlConfig) -> Result<PolicySpec> {
+    let dir = spill_dir(&cfg.state_dir);
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).with_context(|| {
+            format!(
+                "cannot clear the frontier's scratch directory {}",
+                dir.display()
+            )
+        })?;
+    }
+    if cfg.frontier_hot > 0 {
+        spec.config.spill = Some(SpillConfig::new(dir, cfg.frontier_hot));
+    }
+    Ok(spec)
 }
 
 /// The frontier configuration of the crawl in `store`: the stored one, which a resumed crawl
@@ -499,7 +539,7 @@ impl Engine {
         // A malformed filter is refused before the state is touched.
         let mut scope = Scope::new(&cfg.scope)?;
         let (mut store, loaded) = Store::open(&cfg.state_dir, true)?;
-        let config = frontier_config(cfg, &store, &loaded)?;
+        let config = with_spill(frontier_config(cfg, &store, &loaded)?, cfg)?;
         // The seeds of earlier runs define the scope too (a resume may name none).
         let mut seeded = Vec::new();
         let mut hops = Hops::default();
@@ -1337,6 +1377,7 @@ impl Engine {
             pending: (self.popped - self.crawled) as usize,
             hosts: self.urls.hosts(),
             seen: self.urls.seen_counts(),
+            spill: self.frontier.spill_status(),
         }
     }
 }

@@ -101,6 +101,10 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = crawlrank_crawler::seen::DEFAULT_CACHE_ENTRIES,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..))]
     pub seen_cache: usize,
+    /// Frontier entries kept in memory (16 bytes each) by the priority policies; the rest
+    /// spill to sorted runs in STATE/spill, the crawl order unchanged. 0 keeps all in memory.
+    #[arg(long, value_name = "N", default_value_t = crawlrank_crawler::engine::DEFAULT_FRONTIER_HOT)]
+    pub frontier_hot: usize,
     /// Most link hops from a seed (Heritrix's hop limit: calendars and other endless spaces
     /// no URL rule sees). A new URL further away is dropped and counted. Default: no limit.
     #[arg(long, value_name = "N")]
@@ -373,6 +377,7 @@ pub fn run(args: Args) -> Result<()> {
         max_retries: args.max_retries,
         max_pages_per_host: args.max_pages_per_host,
         seen_cache: args.seen_cache,
+        frontier_hot: args.frontier_hot,
         hop_limits: crawlrank_crawler::hops::HopLimits {
             max_hops: args.max_hops,
             max_redirects: args.max_redirects,
@@ -478,6 +483,24 @@ pub fn run(args: Args) -> Result<()> {
         "seen-set lookups this run: {} answered new by the filter, {} from memory, {} read from the state",
         seen.filtered, seen.in_memory, seen.disk_reads
     );
+    if let Some(sp) = report
+        .spill
+        .as_ref()
+        .filter(|sp| sp.runs > 0 || sp.write_failures > 0)
+    {
+        println!(
+            "frontier: {} entries in memory, {} spilled to {} sorted runs",
+            sp.hot, sp.cold, sp.runs
+        );
+        if sp.write_failures > 0 {
+            println!(
+                "frontier: {} spill writes failed and kept {} entries in memory instead; last: {}",
+                sp.write_failures,
+                sp.memory_records,
+                sp.last_write_error.as_deref().unwrap_or("?")
+            );
+        }
+    }
     print!("{}", report.stats.pages_summary());
     println!("counters (all runs):");
     print!("{}", report.stats);
