@@ -849,17 +849,18 @@ impl SpillingHeap {
         let keep = self.hot.len() - self.hot.len() / 2;
         self.hot.select_nth_unstable_by(keep - 1, order);
         self.bound = Some(self.hot[keep - 1]);
-        let spilled = self.hot.split_off(keep);
         let stamp = self.allocate_stamp();
-        let mut records: Vec<Record> = spilled
-            .iter()
-            .map(|&e| {
-                self.pos[e.page as usize] = self.cold_mark(stamp);
-                Record::new(e, stamp)
-            })
-            .collect();
-        self.cold_len += records.len();
-        let runs = self.write_sorted(&mut records);
+        // Sorted and written in place: no temporary copy of half the hot part.
+        self.hot[keep..].sort_unstable_by(order);
+        let mut writer = self.run_writer();
+        for i in keep..self.hot.len() {
+            let e = self.hot[i];
+            self.pos[e.page as usize] = self.cold_mark(stamp);
+            writer.push(Record::new(e, stamp));
+        }
+        self.cold_len += self.hot.len() - keep;
+        self.hot.truncate(keep);
+        let runs = self.finish(writer);
         self.runs.extend(runs);
         self.heapify();
         self.compact_if_too_many_runs();

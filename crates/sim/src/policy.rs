@@ -98,7 +98,10 @@ impl SimPolicy {
             SimPolicy::Crawl(k) => k.build(config),
             SimPolicy::Omniscient => {
                 config.check()?;
-                Ok(Box::new(Omniscient::new(pagerank.clone())))
+                Ok(Box::new(Omniscient::with_spill(
+                    pagerank.clone(),
+                    config.spill.as_ref(),
+                )))
             }
         }
     }
