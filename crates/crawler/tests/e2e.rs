@@ -72,6 +72,9 @@ fn base_config(web: &TestWeb, state: &Path, seeds: Vec<String>, policy: &str) ->
         // A seen-set cache of 16 URLs: the test webs' links are looked up in the state on
         // disk, as a crawl of 10^8 URLs does (crate::seen).
         seen_cache: 16,
+        // And a frontier of 8 entries in memory, the rest spilled to disk (the order is the
+        // same: crawl_order_is_the_simulators_for_every_policy).
+        frontier_hot: 8,
         ..CrawlConfig::default()
     };
     c.fetch.proxy = Some(web.proxy_url());
@@ -178,6 +181,40 @@ fn crawl_order_is_the_simulators_for_every_policy() {
         let fetched: Vec<u32> = web.log().iter().filter_map(|e| e.node).collect();
         assert_eq!(fetched, expected, "{policy}: server-side order");
     }
+    web.shutdown_blocking();
+}
+
+/// A crawl stopped early holds most of its frontier on disk, in `STATE/spill`, and leaves
+/// nothing there when it ends; what a killed run left there is cleared by the next.
+#[test]
+fn the_frontier_spills_to_the_state_and_cleans_up() {
+    let g = graph(1500, 3);
+    let web = start_web(&g, TestWebConfig::default());
+    let dir = tempfile::tempdir().unwrap();
+    let spill = crawlrank_crawler::engine::spill_dir(dir.path());
+    std::fs::create_dir_all(spill.join("crawlrank-frontier-spill.left")).unwrap();
+    std::fs::write(spill.join("crawlrank-frontier-spill.left/run-1"), b"stale").unwrap();
+    let mut c = base_config(&web, dir.path(), web.seed_urls(&[0]), "fica");
+    c.max_pages = Some(200);
+    let report = run(&c);
+    assert_eq!(report.stop, StopReason::MaxPages);
+    let sp = report.spill.expect("fica keeps a priority queue");
+    assert!(sp.hot <= 8 && sp.cold > 0 && sp.runs > 0, "{sp:?}");
+    assert_eq!(sp.write_failures, 0, "{sp:?}");
+    assert!(
+        !spill.join("crawlrank-frontier-spill.left").exists(),
+        "a dead run's scratch is cleared"
+    );
+    let left: Vec<_> = std::fs::read_dir(&spill)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "the frontier's runs are removed: {left:?}");
+    // In memory (--frontier-hot 0) nothing spills.
+    let dir2 = tempfile::tempdir().unwrap();
+    let mut c = base_config(&web, dir2.path(), web.seed_urls(&[0]), "fica");
+    c.max_pages = Some(200);
+    c.frontier_hot = 0;
+    assert_eq!(run(&c).spill, None);
     web.shutdown_blocking();
 }
 
@@ -919,6 +956,7 @@ fn child_crawl_entry() {
         policy: PolicyKind::Fica,
         concurrency: 4,
         seen_cache: 16,
+        frontier_hot: 8,
         fetch: crawlrank_crawler::FetchConfig {
             proxy: Some(proxy.into()),
             ..Default::default()
@@ -986,6 +1024,7 @@ fn kill_9_and_resume() {
         policy: PolicyKind::Fica,
         concurrency: 4,
         seen_cache: 16,
+        frontier_hot: 8,
         fetch: crawlrank_crawler::FetchConfig {
             proxy: Some(web.proxy_url()),
             ..Default::default()
