@@ -5,9 +5,11 @@
 //! (default 10^8), printing the process's resident memory at each tenfold, the store's size
 //! and where the seen-set's lookups were answered.
 //!
-//!   cargo run --release -p crawlrank-crawler --example memory_scale -- [URLS] [POLICY] [HOSTS] [STATE_DIR]
+//!   cargo run --release -p crawlrank-crawler --example memory_scale -- [URLS] [POLICY] [HOSTS] [STATE_DIR] [FRONTIER_HOT]
 //!
-//! STATE_DIR (default: a temporary directory, removed at the end) receives the store.
+//! STATE_DIR (default: a temporary directory, removed at the end) receives the store;
+//! FRONTIER_HOT (default 0: all in memory) spills the frontier's cold part to STATE_DIR/spill
+//! with that many entries in memory, as `crawl --frontier-hot` does.
 //!
 //! Each popped page links to 10 URLs: 4 new ones (the crawl discovers 4 URLs a page, about
 //! what generated webs and real crawls show) and 6 already known, drawn at random. A URL is
@@ -43,12 +45,16 @@ fn main() -> anyhow::Result<()> {
     let target: u64 = args.first().map_or(Ok(100_000_000), |a| a.parse())?;
     let policy = PolicyKind::parse(args.get(1).map_or("fica", String::as_str))?;
     let hosts: u64 = args.get(2).map_or(Ok(1_000_000), |a| a.parse())?;
-    let config = PolicyConfig::for_crawl(target / 4, target);
-    let mut frontier = Frontier::with_policy(policy, &config)?;
+    let mut config = PolicyConfig::for_crawl(target / 4, target);
     let tmp = tempfile::tempdir()?;
     let dir = args
         .get(3)
         .map_or(tmp.path().to_path_buf(), std::path::PathBuf::from);
+    let hot: usize = args.get(4).map_or(Ok(0), |a| a.parse())?;
+    if hot > 0 {
+        config.spill = Some(crawlrank_frontier::SpillConfig::new(dir.join("spill"), hot));
+    }
+    let mut frontier = Frontier::with_policy(policy, &config)?;
     let (mut store, loaded) = Store::open(&dir, true)?;
     store.ensure_seen_index(loaded.urls)?;
     let mut table = UrlTable::new(u64::MAX, store.seen_reader()?, DEFAULT_CACHE_ENTRIES);
@@ -119,6 +125,12 @@ fn main() -> anyhow::Result<()> {
             }
             report_at = (report_at * 10).min(target);
         }
+    }
+    if let Some(sp) = frontier.spill_status() {
+        println!(
+            "frontier: {} entries in memory, {} on disk in {} runs, {} failed writes",
+            sp.hot, sp.cold, sp.runs, sp.write_failures
+        );
     }
     println!("{:.0} s", started.elapsed().as_secs_f64());
     Ok(())
