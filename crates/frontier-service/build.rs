@@ -1,13 +1,18 @@
-//! Generates the URLFrontier messages, server and client from `proto/urlfrontier.proto`.
+//! Generates the URLFrontier messages, server and client from `proto/urlfrontier.proto`, and
+//! crawlrank's extension service from `proto/crawlrank_frontier.proto`.
 //!
 //! protox is a protobuf compiler written in Rust, so building needs no `protoc` installed:
 //! it parses the `.proto` into descriptors, and tonic-prost-build writes the Rust code into
-//! `OUT_DIR` (included by `src/proto.rs`).
+//! `OUT_DIR` (included by `src/lib.rs`). The extension imports the API's messages; both are
+//! compiled together, and `src/lib.rs` nests the generated modules by package so that the
+//! extension's code finds the API's types where prost refers to them.
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let proto = "proto/urlfrontier.proto";
-    println!("cargo:rerun-if-changed={proto}");
-    let descriptors = protox::compile([proto], ["proto"])?;
+    let api = "proto/urlfrontier.proto";
+    let extension = "proto/crawlrank_frontier.proto";
+    println!("cargo:rerun-if-changed={api}");
+    println!("cargo:rerun-if-changed={extension}");
+    let descriptors = protox::compile([api, extension], ["proto"])?;
     tonic_prost_build::configure()
         .build_server(true)
         .build_client(true)

@@ -26,8 +26,8 @@ use crate::proto::{
     self, ack_message::Status as AckStatus, url_item, DiscoveredUrlItem, KnownUrlItem, StringList,
     UrlInfo, UrlItem,
 };
-use crawlrank_frontier::{Frontier, PageId};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use crawlrank_frontier::{Frontier, PageId, PolicySpec};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// The crawl id of the default crawl; an empty crawl id means it too.
 pub const DEFAULT_CRAWL: &str = "DEFAULT";
@@ -200,10 +200,47 @@ impl UrlFilter<'_> {
     }
 }
 
+/// One call made on a crawl's frontier, kept so that a copy of the frontier can be rebuilt
+/// (the frontier cannot be cloned) to look down the policy's order without popping the live
+/// one ([`Crawl::ranking`]).
+#[derive(Debug)]
+enum Traced {
+    Seed(PageId),
+    Pop,
+    Crawled(PageId, Box<[PageId]>),
+}
+
+/// What [`Crawl::report_page`] did with a page's out-links.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct LinkCounts {
+    /// New to the crawl: discovered as children of the page.
+    pub discovered: u32,
+    /// Already known: recorded as links of the page when the policy can still use them.
+    pub known: u32,
+    /// Not URLs with a host (or with an over-long key): ignored.
+    pub invalid: u32,
+}
+
+/// One URL of a [`Crawl::ranking`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ranked {
+    /// The URL.
+    pub url: String,
+    /// Its queue.
+    pub key: String,
+    /// The policy's current score, if it has one.
+    pub score: Option<f64>,
+    /// `leased`, `waiting` (popped, waiting for its queue) or `queued`.
+    pub state: &'static str,
+}
+
 /// One crawl: URL table, queues, the buffer of popped pages, and the policy's frontier.
 pub struct Crawl {
     id: String,
+    spec: PolicySpec,
     frontier: Frontier,
+    /// Every call made on `frontier`, in order.
+    trace: Vec<Traced>,
     pages: Vec<Page>,
     ids: HashMap<String, PageId>,
     queues: BTreeMap<String, Queue>,
@@ -240,18 +277,20 @@ fn metadata_of(info: &UrlInfo) -> BTreeMap<String, Vec<String>> {
 }
 
 impl Crawl {
-    /// An empty crawl ordered by `frontier`.
-    pub fn new(id: &str, frontier: Frontier) -> Self {
-        Self {
+    /// An empty crawl ordered by `spec`'s policy; fails if it cannot build a frontier.
+    pub fn new(id: &str, spec: &PolicySpec) -> anyhow::Result<Self> {
+        Ok(Self {
             id: id.to_string(),
-            frontier,
+            spec: spec.clone(),
+            frontier: Frontier::from_spec(spec)?,
+            trace: Vec::new(),
             pages: Vec::new(),
             ids: HashMap::new(),
             queues: BTreeMap::new(),
             ready: BTreeMap::new(),
             pops: 0,
             default_delay: None,
-        }
+        })
     }
 
     /// Whether the crawl holds no queue.
@@ -316,6 +355,7 @@ impl Crawl {
 
     fn seed(&mut self, page: PageId) {
         self.frontier.seed(&[page]);
+        self.trace.push(Traced::Seed(page));
         self.pages[page as usize].mark = Mark::Queued;
     }
 
@@ -403,12 +443,129 @@ impl Crawl {
         (AckStatus::Ok, true)
     }
 
+    /// A fetched page reported with its out-links in one call (`ReportPage`): each out-link
+    /// is put as a discovered URL whose parent is the page (new ones become its children,
+    /// known ones its links while the page still collects them), then the page's known
+    /// update reports it fetched with all of them. The caller has checked the page's URL
+    /// and key ([`Crawl::check_url`]). Returns what became of the links and the page's ack.
+    pub fn report_page(
+        &mut self,
+        page: &UrlInfo,
+        refetch: u64,
+        links: &[String],
+        now: u64,
+    ) -> (LinkCounts, AckStatus) {
+        let mut counts = LinkCounts::default();
+        let mut seen: HashSet<&str> = HashSet::new();
+        for link in links {
+            if !seen.insert(link.as_str()) {
+                continue;
+            }
+            let info = UrlInfo {
+                url: link.clone(),
+                key: String::new(),
+                metadata: [(
+                    PARENT_KEY.to_string(),
+                    StringList {
+                        values: vec![page.url.clone()],
+                    },
+                )]
+                .into(),
+                crawl_id: self.id.clone(),
+            };
+            match self.put_discovered(&info, now).0 {
+                AckStatus::Ok => counts.discovered += 1,
+                _ if self.ids.contains_key(link) => counts.known += 1,
+                _ => counts.invalid += 1,
+            }
+        }
+        let (status, _) = self.put_known(page, refetch, now);
+        (counts, status)
+    }
+
+    /// Whether a page URL is acceptable (a URL with a host, a key of at most 255 bytes);
+    /// the reason when it is not.
+    pub fn check_url(info: &UrlInfo) -> Result<(), String> {
+        if Self::key_of(info).is_ok() {
+            return Ok(());
+        }
+        Err(if host_key(&info.url).is_none() {
+            format!("'{}' is not a URL with a host", info.url)
+        } else {
+            format!(
+                "the queue key of '{}' is over {MAX_KEY_LEN} bytes",
+                info.url
+            )
+        })
+    }
+
+    /// The crawl's never-fetched URLs in the policy's order, at most `limit`: the popped
+    /// ones (leased, or waiting for their queue) in pop order, then the frontier's in the
+    /// order it would pop them now — computed on a copy of the frontier rebuilt from the
+    /// trace of its calls, so the live one is left untouched. Pages the live crawl would
+    /// skip when popped (deleted, or fetched meanwhile: then reported, as `pop` does) are
+    /// handled the same way in the copy, so its order is the one `GetURLs` would follow.
+    pub fn ranking(&self, limit: usize, now: u64) -> anyhow::Result<Vec<Ranked>> {
+        let ranked = |page: PageId, state: &'static str| {
+            let p = &self.pages[page as usize];
+            Ranked {
+                url: p.url.clone(),
+                key: p.queue.clone(),
+                score: self.frontier.score(page),
+                state,
+            }
+        };
+        let mut out: Vec<Ranked> = self
+            .ready
+            .values()
+            .take(limit)
+            .map(|&page| {
+                let leased = self.pages[page as usize].held_until > now;
+                ranked(page, if leased { "leased" } else { "waiting" })
+            })
+            .collect();
+        if out.len() >= limit || self.frontier.is_empty() {
+            return Ok(out);
+        }
+        let mut copy = Frontier::from_spec(&self.spec)?;
+        for call in &self.trace {
+            match call {
+                Traced::Seed(p) => copy.seed(&[*p]),
+                Traced::Pop => {
+                    copy.pop();
+                }
+                Traced::Crawled(p, links) => copy.on_crawled(*p, links),
+            }
+        }
+        while out.len() < limit {
+            let Some(page) = copy.pop() else { break };
+            let p = &self.pages[page as usize];
+            if p.deleted {
+                continue;
+            }
+            if p.fetch != Fetch::Never {
+                let links: Vec<PageId> = p
+                    .links
+                    .iter()
+                    .copied()
+                    .filter(|&l| !self.pages[l as usize].deleted)
+                    .collect();
+                copy.on_crawled(page, &links);
+                continue;
+            }
+            out.push(ranked(page, "queued"));
+        }
+        Ok(out)
+    }
+
     /// `on_crawled(page, its out-links)`: the links' pages now wait in the frontier.
     fn report(&mut self, page: PageId) {
         let mut links = std::mem::take(&mut self.pages[page as usize].links);
         links.retain(|&l| !self.pages[l as usize].deleted);
         self.frontier.on_crawled(page, &links);
         self.pages[page as usize].mark = Mark::Reported;
+        self.trace
+            .push(Traced::Crawled(page, links.as_slice().into()));
         for &l in &links {
             let p = &mut self.pages[l as usize];
             if p.mark == Mark::Outside {
@@ -422,6 +579,7 @@ impl Crawl {
     /// is reported now), `None` when the frontier is empty.
     fn pop(&mut self) -> Option<Option<PageId>> {
         let page = self.frontier.pop()?;
+        self.trace.push(Traced::Pop);
         let seq = self.pops;
         self.pops += 1;
         let p = &mut self.pages[page as usize];

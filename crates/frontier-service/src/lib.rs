@@ -18,6 +18,9 @@
 //!   [`FrontierState::apply`], used alike by the live service and by the replay;
 //! - `store`: the redb state directory (the policy, the log of calls);
 //! - `service`: the gRPC service ([`FrontierService`], [`ServiceConfig`]);
+//! - `extension`: crawlrank's own service on the same port ([`ext_proto`]: `ReportPage`, a
+//!   fetched page with its out-links in one call, and `GetRanking`, the policy's order);
+//! - `ranking`: the client side of the ranking export ([`fetch_ranking`], [`write_ranking_tsv`]);
 //! - `server`: serving it on a TCP listener ([`spawn`], [`serve_until_ctrl_c`]);
 //! - `clock`: the time in seconds ([`Clock`]; manual in tests).
 
@@ -25,26 +28,50 @@
 
 mod clock;
 mod crawl;
+mod extension;
+mod ranking;
 mod server;
 mod service;
 mod state;
 mod store;
 
-/// The URLFrontier API, generated from `proto/urlfrontier.proto` at build time.
+/// The generated code, one module per protobuf package, nested as the packages are (prost
+/// refers to another package's types by relative paths: the extension's to the API's).
 #[allow(missing_docs, clippy::all, clippy::pedantic)]
-pub mod proto {
-    tonic::include_proto!("urlfrontier");
+mod generated {
+    pub mod urlfrontier {
+        tonic::include_proto!("urlfrontier");
+    }
+    pub mod crawlrank {
+        pub mod frontier {
+            pub mod v1 {
+                tonic::include_proto!("crawlrank.frontier.v1");
+            }
+        }
+    }
 }
+
+/// The URLFrontier API (package `urlfrontier`), generated from `proto/urlfrontier.proto` at
+/// build time.
+pub use generated::urlfrontier as proto;
+
+/// crawlrank's extension service (`crawlrank.frontier.v1.CrawlrankFrontier`: `ReportPage`,
+/// `GetRanking`), generated from `proto/crawlrank_frontier.proto` at build time; it reuses
+/// [`proto`]'s messages.
+pub use generated::crawlrank::frontier::v1 as ext_proto;
 
 pub use clock::Clock;
 pub use crawl::{
     normalise_crawl_id, DEFAULT_CRAWL, DEFAULT_LEASE_SECS, DEFAULT_QUEUE_DELAY, MAX_URLS_PER_CALL,
     PARENT_KEY, SCORE_KEY, STATE_KEY, STORMCRAWLER_PATH_KEY,
 };
+pub use crawl::{LinkCounts, Ranked};
+pub use extension::{DEFAULT_RANKING_LIMIT, MAX_RANKING_LIMIT};
+pub use ranking::{fetch_ranking, write_ranking_tsv, RANKING_HEADER};
 pub use server::{serve_until_ctrl_c, spawn, RunningServer};
 pub use service::{
     policy_spec, FrontierService, ServiceConfig, DEFAULT_EXPECTED_PAGES, DEFAULT_MAX_WAITING,
     PUT_BATCH,
 };
-pub use state::{Answer, Call, FrontierState, LoggedCall};
+pub use state::{Answer, Call, FrontierState, LoggedCall, MAX_OUTLINKS};
 pub use store::{db_path, FORMAT};

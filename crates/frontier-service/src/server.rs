@@ -1,7 +1,9 @@
-//! Serving a [`FrontierService`] over gRPC (HTTP/2, plaintext) on a TCP listener: in a
+//! Serving a [`FrontierService`] (the URLFrontier service and crawlrank's extension, on one
+//! port) over gRPC (HTTP/2, plaintext) on a TCP listener: in a
 //! tokio runtime of the caller's ([`spawn`], used by the tests) or of its own until Ctrl-C
 //! ([`serve_until_ctrl_c`], used by `crawlrank frontier serve`).
 
+use crate::ext_proto::crawlrank_frontier_server::CrawlrankFrontierServer;
 use crate::proto::url_frontier_server::UrlFrontierServer;
 use crate::service::FrontierService;
 use anyhow::{Context, Result};
@@ -45,7 +47,8 @@ pub fn spawn(service: FrontierService, listener: TcpListener) -> Result<RunningS
     let (stop, stopped) = oneshot::channel::<()>();
     let task = tokio::spawn(
         tonic::transport::Server::builder()
-            .add_service(UrlFrontierServer::new(service))
+            .add_service(UrlFrontierServer::new(service.clone()))
+            .add_service(CrawlrankFrontierServer::new(service))
             .serve_with_incoming_shutdown(TcpListenerStream::new(listener), async {
                 let _ = stopped.await;
             }),

@@ -234,7 +234,7 @@ impl FrontierService {
     }
 
     /// Applies one changing call.
-    async fn run_one(&self, call: Call) -> Result<Answer, Status> {
+    pub(crate) async fn run_one(&self, call: Call) -> Result<Answer, Status> {
         self.run(vec![call])
             .await?
             .pop()
@@ -242,7 +242,7 @@ impl FrontierService {
     }
 
     /// Reads the state on the blocking pool.
-    async fn read<T: Send + 'static>(
+    pub(crate) async fn read<T: Send + 'static>(
         &self,
         f: impl FnOnce(&FrontierState, u64) -> T + Send + 'static,
     ) -> Result<T, Status> {
@@ -308,7 +308,7 @@ async fn next_batch<T>(input: &mut Streaming<T>, max: usize) -> Option<Vec<T>> {
     Some(batch)
 }
 
-type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
+pub(crate) type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
 
 #[tonic::async_trait]
 impl UrlFrontier for FrontierService {

@@ -10,7 +10,8 @@
 //! frontier calls (`crates/crawler/src/resume.rs`). Calls that change nothing (a `GetURLs`
 //! that found nothing to serve, a skipped URL) are not logged.
 
-use crate::crawl::{normalise_crawl_id, take_of, Counts, Crawl, UrlFilter};
+use crate::crawl::{normalise_crawl_id, take_of, Counts, Crawl, LinkCounts, Ranked, UrlFilter};
+use crate::ext_proto::PageReport;
 use crate::proto::{
     ack_message::Status as AckStatus, get_params, url_item, Active, BlockQueueParams,
     CrawlLimitParams, DeleteCrawlMessage, GetParams, PurgeUrlParams, QueueDelayParams,
@@ -22,6 +23,8 @@ use tonic::Status;
 
 /// Seconds in a day (PurgeURLs counts days).
 const DAY_SECS: u64 = 86_400;
+/// The most out-links one `ReportPage` may carry.
+pub const MAX_OUTLINKS: usize = 100_000;
 
 /// One changing call, as applied and as logged.
 #[derive(Clone, PartialEq, prost::Oneof)]
@@ -54,6 +57,10 @@ pub enum Call {
     /// `PurgeURLs`.
     #[prost(message, tag = "10")]
     Purge(PurgeUrlParams),
+    /// `ReportPage` (crawlrank's extension): a fetched page and its out-links, applied
+    /// together. Tag 11 is [`LoggedCall::max_waiting`]'s.
+    #[prost(message, tag = "12")]
+    Report(PageReport),
 }
 
 /// A call with what else its result depended on: the log's record.
@@ -63,7 +70,7 @@ pub struct LoggedCall {
     #[prost(uint64, tag = "1")]
     pub now: u64,
     /// The call.
-    #[prost(oneof = "Call", tags = "2, 3, 4, 5, 6, 7, 8, 9, 10")]
+    #[prost(oneof = "Call", tags = "2, 3, 4, 5, 6, 7, 8, 9, 10, 12")]
     pub call: Option<Call>,
     /// The bound on popped, unserved pages it ran with (`GetURLs` only).
     #[prost(uint64, tag = "11")]
@@ -79,6 +86,10 @@ pub enum Answer {
     Urls(Vec<UrlInfo>),
     /// A count (deletions, purges).
     Count(u64),
+    /// What `ReportPage` did with the page's out-links, and the page's own status (`FAIL`
+    /// only when the crawl cannot hold more URLs; the links were applied and the call is
+    /// logged all the same, so the log and the memory agree).
+    Report(LinkCounts, AckStatus),
     /// Nothing to say.
     Done,
 }
@@ -110,10 +121,10 @@ impl FrontierState {
     fn crawl_or_new(&mut self, id: &str) -> Result<&mut Crawl, Status> {
         let id = normalise_crawl_id(id);
         if !self.crawls.contains_key(id) {
-            let frontier = Frontier::from_spec(&self.spec).map_err(|e| {
+            let crawl = Crawl::new(id, &self.spec).map_err(|e| {
                 Status::internal(format!("cannot build the frontier of crawl '{id}': {e:#}"))
             })?;
-            self.crawls.insert(id.to_string(), Crawl::new(id, frontier));
+            self.crawls.insert(id.to_string(), crawl);
         }
         Ok(self.crawls.get_mut(id).expect("just inserted"))
     }
@@ -189,6 +200,10 @@ impl FrontierState {
                 }
                 (Answer::Done, true)
             }
+            Call::Report(r) => {
+                let (counts, status) = self.report(r, now)?;
+                (Answer::Report(counts, status), true)
+            }
             Call::Active(a) => {
                 self.active = a.state;
                 (Answer::Done, true)
@@ -202,6 +217,31 @@ impl FrontierState {
                 (Answer::Count(purged), purged > 0)
             }
         })
+    }
+
+    /// `ReportPage`: checked whole before anything changes, so a refused report changes
+    /// nothing (and is not logged).
+    fn report(&mut self, r: &PageReport, now: u64) -> Result<(LinkCounts, AckStatus), Status> {
+        let (info, refetch) = r
+            .page
+            .as_ref()
+            .and_then(|k| Some((k.info.as_ref()?, k.refetchable_from_date)))
+            .ok_or_else(|| Status::invalid_argument("ReportPage: the report names no page"))?;
+        Crawl::check_url(info)
+            .map_err(|why| Status::invalid_argument(format!("ReportPage: {why}")))?;
+        if r.outlinks.len() > MAX_OUTLINKS {
+            return Err(Status::invalid_argument(format!(
+                "ReportPage: {} out-links, more than the {MAX_OUTLINKS} a report may hold",
+                r.outlinks.len()
+            )));
+        }
+        let crawl = self.crawl_mut(&info.crawl_id).ok_or_else(|| {
+            Status::not_found(format!(
+                "ReportPage: there is no crawl '{}' (PutURLs creates a crawl)",
+                normalise_crawl_id(&info.crawl_id)
+            ))
+        })?;
+        Ok(crawl.report_page(info, refetch, &r.outlinks, now))
     }
 
     fn put(&mut self, item: &UrlItem, now: u64) -> Result<(AckStatus, bool), Status> {
@@ -320,6 +360,23 @@ impl FrontierState {
     /// `CountURLs`.
     pub fn count_urls(&self, crawl_id: &str, filter: UrlFilter<'_>) -> u64 {
         self.crawl(crawl_id).map_or(0, |c| c.count_urls(filter))
+    }
+
+    /// `GetRanking`: the crawl's never-fetched URLs in the policy's order, at most `limit`;
+    /// `NOT_FOUND` for an unknown crawl.
+    pub fn ranking(&self, crawl_id: &str, limit: usize, now: u64) -> Result<Vec<Ranked>, Status> {
+        let crawl = self.crawl(crawl_id).ok_or_else(|| {
+            Status::not_found(format!(
+                "GetRanking: there is no crawl '{}'",
+                normalise_crawl_id(crawl_id)
+            ))
+        })?;
+        crawl.ranking(limit, now).map_err(|e| {
+            Status::internal(format!(
+                "GetRanking: cannot rebuild the order of crawl '{}': {e:#}",
+                crawl.id()
+            ))
+        })
     }
 }
 

@@ -2,15 +2,22 @@
 //! persistent, policy-ordered frontier over the URLFrontier gRPC API (crawlrank-frontier-service,
 //! docs/frontier-service.md) until Ctrl-C.
 //!
+//! `crawlrank frontier ranking --addr URL [--crawl ID] [--limit N] [--out FILE]`: exports a
+//! running service's ranking (crawlrank's `GetRanking`) as TSV, to stdout or atomically to a
+//! file.
+//!
 //! Loopback only unless `--public`: the API has no authentication, and anyone who reaches
 //! it can read, reorder and delete the crawls.
 
 use anyhow::{bail, Context, Result};
 use crawlrank_frontier_service::{
-    policy_spec, serve_until_ctrl_c, FrontierService, ServiceConfig, DEFAULT_MAX_WAITING,
+    fetch_ranking, policy_spec, serve_until_ctrl_c, write_ranking_tsv, FrontierService,
+    ServiceConfig, DEFAULT_MAX_WAITING,
 };
+use std::io::Write;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
+use std::time::Duration;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -22,6 +29,27 @@ pub struct Args {
 pub enum FrontierCommand {
     /// Serve a persistent frontier over the URLFrontier gRPC API (2.6) until Ctrl-C.
     Serve(ServeArgs),
+    /// Export a running service's ranking (the policy's order, with scores) as TSV.
+    Ranking(RankingArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct RankingArgs {
+    /// The service (`http://127.0.0.1:7071` or `127.0.0.1:7071`).
+    #[arg(long, value_name = "URL", default_value = "127.0.0.1:7071")]
+    pub addr: String,
+    /// The crawl id (default: the default crawl).
+    #[arg(long, value_name = "ID", default_value = "")]
+    pub crawl: String,
+    /// Most URLs (0: the service's default, 1000; at most 1,000,000).
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub limit: u32,
+    /// Write the TSV to this file (atomically) instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Seconds to wait for the whole answer.
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    pub timeout: u64,
 }
 
 #[derive(clap::Args, Debug)]
@@ -76,7 +104,34 @@ fn parse_addr(addr: &str, public: bool) -> Result<SocketAddr> {
 pub fn run(args: Args) -> Result<()> {
     match args.command {
         FrontierCommand::Serve(a) => serve(a),
+        FrontierCommand::Ranking(a) => ranking(a),
     }
+}
+
+fn ranking(args: RankingArgs) -> Result<()> {
+    let ranked = fetch_ranking(
+        &args.addr,
+        &args.crawl,
+        args.limit,
+        Duration::from_secs(args.timeout.max(1)),
+    )?;
+    match &args.out {
+        Some(path) => {
+            crawlrank_graph::atomic::write_file(path, |w| write_ranking_tsv(w, &ranked))?;
+            eprintln!(
+                "frontier: {} ranked URLs written to {}",
+                ranked.len(),
+                path.display()
+            );
+        }
+        None => {
+            let stdout = std::io::stdout();
+            let mut out = stdout.lock();
+            write_ranking_tsv(&mut out, &ranked)?;
+            out.flush().context("cannot write the ranking to stdout")?;
+        }
+    }
+    Ok(())
 }
 
 fn serve(args: ServeArgs) -> Result<()> {

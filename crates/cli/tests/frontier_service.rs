@@ -1,0 +1,333 @@
+//! `crawlrank frontier serve` as a process: killed with SIGKILL and restarted on the same
+//! state, it has lost nothing it answered — URLs, delay, block, crawl limit, active flag and
+//! leases — and the leases still run on the wall clock (a leased URL is not served again
+//! before its `delay_requestable` ends, and is after). Also `crawlrank frontier ranking`
+//! against the process. Loopback only; every wait is bounded.
+
+use crawlrank_frontier_service::proto::{
+    get_params, url_frontier_client::UrlFrontierClient, url_item, Active, BlockQueueParams,
+    CountUrlParams, CrawlLimitParams, DiscoveredUrlItem, GetParams, Local, Pagination,
+    QueueDelayParams, UrlInfo, UrlItem,
+};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use tonic::transport::Channel;
+
+type Client = UrlFrontierClient<Channel>;
+
+/// A `crawlrank frontier serve` process, SIGKILLed when dropped (so a failing test leaves
+/// no server behind).
+struct Serve {
+    child: Child,
+    addr: String,
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Serve {
+    /// Starts the service on `state`, on a free loopback port (port 0: the kernel picks one),
+    /// and waits (at most 60 s) for the line that says where it listens.
+    fn start(state: &Path, extra: &[&str]) -> Serve {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
+            .args(["frontier", "serve", "--addr", "127.0.0.1:0", "--state"])
+            .arg(state)
+            .args(extra)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("cannot start crawlrank");
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            // Reads stderr to its end so the process never blocks on a full pipe.
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(rest) = line.split(" API on ").nth(1) {
+                    let addr = rest.split_whitespace().next().unwrap_or("").to_string();
+                    let _ = tx.send(Ok(addr));
+                } else {
+                    let _ = tx.send(Err(line));
+                }
+            }
+        });
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let mut said = Vec::new();
+        let addr = loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(Ok(addr)) => break addr,
+                Ok(Err(line)) => said.push(line),
+                Err(_) => {
+                    let _ = child.kill();
+                    panic!("the service did not say where it listens within 60 s: {said:?}")
+                }
+            }
+        };
+        Serve { child, addr }
+    }
+
+    /// SIGKILL (`Child::kill` sends SIGKILL on Unix), and wait for the end.
+    fn kill9(mut self) {
+        self.child.kill().expect("cannot kill the service");
+        self.child.wait().expect("cannot wait for the service");
+    }
+
+    async fn client(&self) -> Client {
+        tokio::time::timeout(
+            Duration::from_secs(10),
+            UrlFrontierClient::connect(format!("http://{}", self.addr)),
+        )
+        .await
+        .expect("connecting took more than 10 s")
+        .expect("cannot connect to the service")
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn discovered(url: &str) -> UrlItem {
+    UrlItem {
+        item: Some(url_item::Item::Discovered(DiscoveredUrlItem {
+            info: Some(UrlInfo {
+                url: url.to_string(),
+                ..Default::default()
+            }),
+        })),
+        ..Default::default()
+    }
+}
+
+async fn put(client: &mut Client, urls: &[&str]) {
+    let items: Vec<UrlItem> = urls.iter().map(|u| discovered(u)).collect();
+    let mut acks = client
+        .put_ur_ls(tokio_stream::iter(items))
+        .await
+        .unwrap()
+        .into_inner();
+    let mut n = 0;
+    while let Some(ack) = acks.message().await.unwrap() {
+        assert_eq!(ack.status, 0, "{ack:?}");
+        n += 1;
+    }
+    assert_eq!(n, urls.len());
+}
+
+fn params(key: &str, max_per_queue: u32, lease: u32) -> GetParams {
+    GetParams {
+        key: key.to_string(),
+        max_urls_per_queue: max_per_queue,
+        delay_requestable: lease,
+        item: Some(get_params::Item::CrawlId(String::new())),
+        ..Default::default()
+    }
+}
+
+async fn get(client: &mut Client, params: GetParams) -> Vec<String> {
+    let mut stream = client.get_ur_ls(params).await.unwrap().into_inner();
+    let mut out = Vec::new();
+    while let Some(info) = stream.message().await.unwrap() {
+        out.push(info.url);
+    }
+    out
+}
+
+fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+const A1: &str = "http://a.example/1";
+const A2: &str = "http://a.example/2";
+const A3: &str = "http://a.example/3";
+const B1: &str = "http://b.example/1";
+const C1: &str = "http://c.example/1";
+const D1: &str = "http://d.example/1";
+/// The lease of the first GetURLs, in seconds.
+const LEASE: u32 = 8;
+
+#[test]
+fn a_killed_service_restarts_with_everything_it_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let rt = runtime();
+    let serve = Serve::start(&state, &["--policy", "bfs"]);
+    let leased_at = rt.block_on(async {
+        let mut c = serve.client().await;
+        put(&mut c, &[A1, A2, A3, B1, C1]).await;
+        let leased_at = SystemTime::now();
+        // BFS: discovery order, one per queue, leased for LEASE s.
+        assert_eq!(get(&mut c, params("", 1, LEASE)).await, vec![A1, B1, C1]);
+        c.set_delay(QueueDelayParams {
+            key: "b.example".into(),
+            delay_requestable: 3600,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+        c.block_queue_until(BlockQueueParams {
+            key: "c.example".into(),
+            time: now_secs() + 3600,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+        c.set_crawl_limit(CrawlLimitParams {
+            key: "a.example".into(),
+            limit: 2,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+        put(&mut c, &[D1]).await;
+        c.set_active(Active {
+            state: false,
+            local: false,
+        })
+        .await
+        .unwrap();
+        leased_at
+    });
+    serve.kill9();
+
+    let serve = Serve::start(&state, &[]);
+    rt.block_on(async {
+        let mut c = serve.client().await;
+        let count = c
+            .count_ur_ls(CountUrlParams::default())
+            .await
+            .unwrap()
+            .into_inner()
+            .value;
+        assert_eq!(count, 6, "every discovered URL survives the kill");
+        let active = c.get_active(Local::default()).await.unwrap().into_inner();
+        assert!(!active.state, "the active flag survives the kill");
+        assert!(get(&mut c, params("", 0, 60)).await.is_empty(), "inactive");
+        c.set_active(Active {
+            state: true,
+            local: false,
+        })
+        .await
+        .unwrap();
+        let queues = c
+            .list_queues(Pagination::default())
+            .await
+            .unwrap()
+            .into_inner()
+            .values;
+        assert!(
+            !queues.contains(&"c.example".to_string()),
+            "c is blocked: {queues:?}"
+        );
+
+        // Within the lease: a's URL is leased (one per queue), b waits for its delay, c is
+        // blocked; only d serves.
+        let got = get(&mut c, params("", 1, 3600)).await;
+        let elapsed = leased_at.elapsed().unwrap();
+        assert!(
+            elapsed < Duration::from_secs(u64::from(LEASE) - 1),
+            "the restart took {elapsed:?}, too long to test a {LEASE} s lease"
+        );
+        assert_eq!(got, vec![D1]);
+
+        // Poll (bounded) a's queue, one URL in flight at a time: nothing until A1's lease
+        // ends, then A1 again (it keeps its rank).
+        let deadline = Instant::now() + Duration::from_secs(u64::from(LEASE) + 20);
+        let got = loop {
+            let got = get(&mut c, params("a.example", 1, 60)).await;
+            if !got.is_empty() {
+                break got;
+            }
+            assert!(Instant::now() < deadline, "a never served again");
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        };
+        let elapsed = leased_at.elapsed().unwrap();
+        assert!(
+            elapsed >= Duration::from_secs(u64::from(LEASE) - 1),
+            "a leased URL came back after {elapsed:?}, before its {LEASE} s lease ended"
+        );
+        assert_eq!(got, vec![A1], "the lease ended: the same URL again");
+        // After a's delay (1 s): A2, the second of the limit of 2; then nothing — not A3 (the
+        // limit), not b (its delay), not c (blocked), not D1 (leased).
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+        assert_eq!(get(&mut c, params("", 0, 60)).await, vec![A2]);
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+        assert!(get(&mut c, params("", 0, 60)).await.is_empty());
+    });
+    serve.kill9();
+}
+
+/// `crawlrank frontier ranking` against the process: TSV to stdout, and to a file.
+#[test]
+fn the_ranking_command_exports_tsv() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let rt = runtime();
+    let serve = Serve::start(&state, &["--policy", "bfs"]);
+    rt.block_on(async {
+        let mut c = serve.client().await;
+        put(&mut c, &[A1, B1]).await;
+    });
+    let out = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
+        .args(["frontier", "ranking", "--addr", &serve.addr, "--limit", "1"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(
+        lines[1].starts_with(&format!("1\t{A1}\ta.example\t")),
+        "{text}"
+    );
+    let file = dir.path().join("ranking.tsv");
+    let out = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
+        .args(["frontier", "ranking", "--addr", &serve.addr, "--out"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(text.lines().count(), 3, "{text}");
+    // An unknown crawl: an error, and no file.
+    let bad = dir.path().join("bad.tsv");
+    let out = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
+        .args([
+            "frontier",
+            "ranking",
+            "--addr",
+            &serve.addr,
+            "--crawl",
+            "NOPE",
+            "--out",
+        ])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("NOPE"));
+    assert!(!bad.exists());
+    serve.kill9();
+}

@@ -1,0 +1,166 @@
+//! Helpers shared by the service's newer integration tests (extension, conformance): a
+//! service on 127.0.0.1:0 with a manual clock, tonic clients of both services, and the
+//! URLFrontier calls in a line each. Every test body runs under a timeout.
+
+#![allow(dead_code)]
+
+use crawlrank_frontier_service::ext_proto::crawlrank_frontier_client::CrawlrankFrontierClient;
+use crawlrank_frontier_service::proto::{
+    ack_message::Status as AckStatus, get_params, url_frontier_client::UrlFrontierClient, url_item,
+    DiscoveredUrlItem, GetParams, KnownUrlItem, QueueWithinCrawlParams, Stats, StringList, UrlInfo,
+    UrlItem,
+};
+use crawlrank_frontier_service::{
+    policy_spec, spawn, Clock, FrontierService, RunningServer, ServiceConfig, PARENT_KEY,
+};
+use std::future::Future;
+use std::path::Path;
+use std::time::Duration;
+use tonic::transport::Channel;
+
+pub type Client = UrlFrontierClient<Channel>;
+pub type ExtClient = CrawlrankFrontierClient<Channel>;
+
+/// The manual clock's start: 2025-01-01.
+pub const T0: u64 = 1_735_689_600;
+
+/// Runs a test body on a runtime of its own, failing it after 60 s.
+pub fn run<F: Future<Output = ()>>(body: F) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        tokio::time::timeout(Duration::from_secs(60), body)
+            .await
+            .expect("the test took more than 60 s");
+    });
+}
+
+pub struct Running {
+    pub server: RunningServer,
+    pub client: Client,
+    pub ext: ExtClient,
+}
+
+/// A service on `dir` (policy `policy` for a new state) on 127.0.0.1:0, with both clients.
+pub async fn start(dir: &Path, clock: &Clock, policy: Option<&str>) -> Running {
+    let config = ServiceConfig {
+        policy: policy.map(|p| policy_spec(p, None, None, 0).unwrap()),
+        clock: clock.clone(),
+        ..ServiceConfig::new(dir)
+    };
+    let service = FrontierService::open(config).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let server = spawn(service, listener).unwrap();
+    let url = format!("http://{}", server.addr());
+    let connect = async {
+        let client = UrlFrontierClient::connect(url.clone()).await.unwrap();
+        let ext = CrawlrankFrontierClient::connect(url.clone()).await.unwrap();
+        (client, ext)
+    };
+    let (client, ext) = tokio::time::timeout(Duration::from_secs(10), connect)
+        .await
+        .expect("connecting took more than 10 s");
+    Running {
+        server,
+        client,
+        ext,
+    }
+}
+
+pub fn info_in(url: &str, key: &str, crawl: &str) -> UrlInfo {
+    UrlInfo {
+        url: url.to_string(),
+        key: key.to_string(),
+        crawl_id: crawl.to_string(),
+        ..Default::default()
+    }
+}
+
+pub fn with_parent(mut info: UrlInfo, parent: &str) -> UrlInfo {
+    info.metadata.insert(
+        PARENT_KEY.to_string(),
+        StringList {
+            values: vec![parent.to_string()],
+        },
+    );
+    info
+}
+
+pub fn discovered_item(info: UrlInfo) -> UrlItem {
+    UrlItem {
+        item: Some(url_item::Item::Discovered(DiscoveredUrlItem {
+            info: Some(info),
+        })),
+        ..Default::default()
+    }
+}
+
+pub fn known_item(info: UrlInfo, refetch: u64) -> UrlItem {
+    UrlItem {
+        item: Some(url_item::Item::Known(KnownUrlItem {
+            info: Some(info),
+            refetchable_from_date: refetch,
+        })),
+        ..Default::default()
+    }
+}
+
+pub fn discovered(url: &str) -> UrlItem {
+    discovered_item(info_in(url, "", ""))
+}
+
+/// Sends items on one PutURLs stream; returns the acks' statuses.
+pub async fn put(client: &mut Client, items: Vec<UrlItem>) -> Vec<AckStatus> {
+    let mut acks = client
+        .put_ur_ls(tokio_stream::iter(items))
+        .await
+        .unwrap()
+        .into_inner();
+    let mut out = Vec::new();
+    while let Some(ack) = acks.message().await.unwrap() {
+        out.push(ack.status());
+    }
+    out
+}
+
+/// GetURLs of the default crawl: `max_per_queue` per queue (0: any), leased `lease` s.
+pub fn params(max_per_queue: u32, lease: u32) -> GetParams {
+    GetParams {
+        max_urls_per_queue: max_per_queue,
+        delay_requestable: lease,
+        item: Some(get_params::Item::CrawlId(String::new())),
+        ..Default::default()
+    }
+}
+
+pub fn params_for_key(key: &str, max_per_queue: u32, lease: u32) -> GetParams {
+    GetParams {
+        key: key.to_string(),
+        ..params(max_per_queue, lease)
+    }
+}
+
+/// The URLs a GetURLs call returns.
+pub async fn get(client: &mut Client, params: GetParams) -> Vec<String> {
+    let mut stream = client.get_ur_ls(params).await.unwrap().into_inner();
+    let mut out = Vec::new();
+    while let Some(info) = stream.message().await.unwrap() {
+        out.push(info.url);
+    }
+    out
+}
+
+pub async fn stats(client: &mut Client, crawl: &str, key: &str) -> Stats {
+    client
+        .get_stats(QueueWithinCrawlParams {
+            key: key.to_string(),
+            crawl_id: crawl.to_string(),
+            local: false,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+}

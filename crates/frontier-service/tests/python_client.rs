@@ -1,0 +1,170 @@
+//! A client in a second language: Python's `grpcio`, with stubs generated at test time by
+//! `grpcio-tools` from the project's own `.proto` files into a temporary directory, talks to
+//! the service end to end over loopback — PutURLs, GetURLs, a known update, GetStats,
+//! CountURLs, and crawlrank's ReportPage — the way a Scrapy scheduler or any non-Rust
+//! crawler would. It proves the `.proto` is usable as published, not only by tonic.
+//!
+//! Needs `python3` with `grpcio` and `grpcio-tools` (`.ci/run` installs them): without them
+//! the test fails when `CI=true` and skips with a message otherwise.
+
+use crawlrank_frontier_service::{policy_spec, spawn, FrontierService, ServiceConfig};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const SCRIPT: &str = r#"
+import json, sys
+sys.path.insert(0, sys.argv[2])
+import grpc
+import urlfrontier_pb2 as uf
+import urlfrontier_pb2_grpc as uf_grpc
+import crawlrank_frontier_pb2 as cf
+import crawlrank_frontier_pb2_grpc as cf_grpc
+
+channel = grpc.insecure_channel(sys.argv[1])
+grpc.channel_ready_future(channel).result(timeout=10)
+stub = uf_grpc.URLFrontierStub(channel)
+ext = cf_grpc.CrawlrankFrontierStub(channel)
+
+def discovered(url):
+    return uf.URLItem(discovered=uf.DiscoveredURLItem(info=uf.URLInfo(url=url)))
+
+urls = ["http://a.example/", "http://b.example/", "http://a.example/2", "not a url"]
+acks = [a.status for a in stub.PutURLs(iter([discovered(u) for u in urls]), timeout=10)]
+got = [i.url for i in stub.GetURLs(
+    uf.GetParams(max_urls_per_queue=1, delay_requestable=60, crawlID=""), timeout=10)]
+known = uf.URLItem(known=uf.KnownURLItem(
+    info=uf.URLInfo(url="http://a.example/"), refetchable_from_date=0))
+known_acks = [a.status for a in stub.PutURLs(iter([known]), timeout=10)]
+report = ext.ReportPage(cf.PageReport(
+    page=uf.KnownURLItem(info=uf.URLInfo(url="http://b.example/")),
+    outlinks=["http://c.example/", "http://a.example/"]), timeout=10)
+stats = stub.GetStats(uf.QueueWithinCrawlParams(), timeout=10)
+count = stub.CountURLs(uf.CountUrlParams(), timeout=10)
+ranking = [(r.rank, r.url) for r in ext.GetRanking(cf.RankingParams(limit=10), timeout=10)]
+try:
+    ext.GetRanking(cf.RankingParams(crawlID="NOPE"), timeout=10).next()
+    missing = "no error"
+except grpc.RpcError as e:
+    missing = e.code().name
+print(json.dumps({
+    "acks": acks, "got": got, "known_acks": known_acks,
+    "report": [report.discovered, report.known, report.invalid],
+    "size": stats.size, "in_process": stats.inProcess, "completed": stats.counts["completed"],
+    "queues": stats.numberOfQueues, "count": count.value, "ranking": ranking,
+    "missing": missing,
+}))
+"#;
+
+/// Whether python3 has grpcio and grpcio-tools; on CI their absence is a failure.
+fn python_ready() -> bool {
+    let ok = Command::new("python3")
+        .args(["-c", "import grpc, grpc_tools"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        let msg = "python3 with grpcio and grpcio-tools is needed for the Python client test \
+                   (python3 -m pip install grpcio grpcio-tools)";
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "{msg}; CI=true, so this is a failure"
+        );
+        eprintln!("SKIPPED: {msg}");
+    }
+    ok
+}
+
+/// Runs `cmd`, killing it after `limit`; returns its stdout, failing on a non-zero exit.
+fn run_bounded(cmd: &mut Command, limit: Duration) -> String {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cannot start python3");
+    let deadline = Instant::now() + limit;
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{cmd:?} ran for more than {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn a_python_grpcio_client_works_end_to_end() {
+    if !python_ready() {
+        return;
+    }
+    let stubs = tempfile::tempdir().unwrap();
+    let proto = Path::new(env!("CARGO_MANIFEST_DIR")).join("proto");
+    run_bounded(
+        Command::new("python3")
+            .args(["-m", "grpc_tools.protoc", "-I"])
+            .arg(&proto)
+            .arg("--python_out")
+            .arg(stubs.path())
+            .arg("--grpc_python_out")
+            .arg(stubs.path())
+            .args(["urlfrontier.proto", "crawlrank_frontier.proto"]),
+        Duration::from_secs(60),
+    );
+    let script = stubs.path().join("client.py");
+    std::fs::write(&script, SCRIPT).unwrap();
+
+    let state = tempfile::tempdir().unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = runtime.block_on(async {
+        let config = ServiceConfig {
+            policy: Some(policy_spec("bfs", None, None, 0).unwrap()),
+            ..ServiceConfig::new(state.path())
+        };
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        spawn(FrontierService::open(config).unwrap(), listener).unwrap()
+    });
+    let out = run_bounded(
+        Command::new("python3")
+            .arg(&script)
+            .arg(server.addr().to_string())
+            .arg(stubs.path()),
+        Duration::from_secs(60),
+    );
+    runtime.block_on(server.shutdown()).unwrap();
+    let line = out.lines().last().unwrap_or_default().to_string();
+    let expect = |key: &str, want: &str| {
+        let field = format!("\"{key}\": {want}");
+        assert!(line.contains(&field), "wanted {field} in {line}");
+    };
+    expect("acks", "[0, 0, 0, 1]"); // OK ×3, SKIPPED for "not a url"
+    expect("got", r#"["http://a.example/", "http://b.example/"]"#);
+    expect("known_acks", "[0]");
+    expect("report", "[1, 1, 0]"); // c new, a known
+                                   // a/ and b/ done; a/2 and c/ left; nothing leased any more.
+    expect("size", "2");
+    expect("in_process", "0");
+    expect("completed", "2");
+    expect("queues", "3");
+    expect("count", "4");
+    expect(
+        "ranking",
+        r#"[[1, "http://a.example/2"], [2, "http://c.example/"]]"#,
+    );
+    expect("missing", "\"NOT_FOUND\"");
+}
