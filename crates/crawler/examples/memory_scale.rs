@@ -5,14 +5,18 @@
 //! (default 10^8), printing the process's resident memory at each tenfold, the store's size
 //! and where the seen-set's lookups were answered.
 //!
-//!   cargo run --release -p crawlrank-crawler --example memory_scale -- [URLS] [POLICY] [HOSTS] [STATE_DIR] [FRONTIER_HOT]
+//!   cargo run --release -p crawlrank-crawler --example memory_scale -- [URLS] [POLICY] [HOSTS] [STATE_DIR] [FRONTIER_HOT] [KNOWN]
 //!
 //! STATE_DIR (default: a temporary directory, removed at the end) receives the store;
 //! FRONTIER_HOT (default 0: all in memory) spills the frontier's cold part to STATE_DIR/spill
 //! with that many entries in memory, as `crawl --frontier-hot` does.
 //!
 //! Each popped page links to 10 URLs: 4 new ones (the crawl discovers 4 URLs a page, about
-//! what generated webs and real crawls show) and 6 already known, drawn at random. A URL is
+//! what generated webs and real crawls show) and 6 already known, drawn at random: among all
+//! URLs found so far with KNOWN `uniform` (the default: the worst case for the seen-set's
+//! cache, nearly every known link reads the store), or among the last 65,536 with `recent`
+//! (a page links to pages found shortly before it, as a real crawl's do: docs/performance.md,
+//! "The seen-set on disk", measures 0.25% of lookups reading the store there). A URL is
 //! `http://hH.test/pK` for the K-th URL, so a known one is written again from K (no string is
 //! kept, as in the engine). The URLs not committed are dropped every 1,000 pages, as the
 //! engine's commits drop them. What this leaves out: the fixed part (connections, the store's
@@ -51,6 +55,11 @@ fn main() -> anyhow::Result<()> {
         .get(3)
         .map_or(tmp.path().to_path_buf(), std::path::PathBuf::from);
     let hot: usize = args.get(4).map_or(Ok(0), |a| a.parse())?;
+    let recent = match args.get(5).map_or("uniform", String::as_str) {
+        "uniform" => false,
+        "recent" => true,
+        other => anyhow::bail!("KNOWN is uniform or recent, not '{other}'"),
+    };
     if hot > 0 {
         config.spill = Some(crawlrank_frontier::SpillConfig::new(dir.join("spill"), hot));
     }
@@ -84,6 +93,9 @@ fn main() -> anyhow::Result<()> {
             let k = if i < 4 && next_k < target {
                 next_k += 1;
                 next_k - 1
+            } else if recent {
+                let window = next_k.min(1 << 16);
+                next_k - 1 - rng.next_u64() % window
             } else {
                 rng.next_u64() % next_k
             };
