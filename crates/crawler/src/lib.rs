@@ -14,6 +14,7 @@
 //! | `connections` | each host's kept connection: the idle ones in a pool with an idle timeout and a global cap |
 //! | `fds` | file descriptors: the bound a crawl needs, the open-file limit raised and checked, "too many open files" recognised |
 //! | [`fetch`] | one HTTP request: a page, or a host's robots.txt; body caps |
+//! | [`fetcher`] | the same requests for a crawl worker whose frontier is a remote service (no crawl state of its own) |
 //! | [`links`] | streaming HTML link extraction (lol_html), URL normalisation, trap limits |
 //! | [`page`] | how a page's fetch ended ([`page::Outcome`]) and what it said about itself |
 //! | [`store`] | the state on disk (redb): URL table, the frontier event log, page marks, robots.txt answers |
@@ -31,7 +32,7 @@
 //! The files import each other one way only: `fds`, [`page`], [`links`], [`addresses`] and
 //! [`signals`] import no other, [`warc`] only `fds`; [`urls`], [`robots`], `politeness`,
 //! [`stats`], [`ranking`] and `http` only those (and [`urls`]); [`fetch`] and [`store`] build on
-//! them, `connections` on `http`, `in_flight` on `connections` and [`fetch`], `resume` on
+//! them ([`fetcher`] on [`fetch`] and `http`), `connections` on `http`, `in_flight` on `connections` and [`fetch`], `resume` on
 //! [`store`]; [`engine`] and [`export`] come last, and neither imports the other (export's
 //! tests run the engine). No module prints or exits the process: errors are returned, and
 //! progress goes to the caller's callback.
@@ -53,6 +54,7 @@ pub mod engine;
 pub mod export;
 mod fds;
 pub mod fetch;
+pub mod fetcher;
 pub mod hops;
 mod http;
 mod in_flight;

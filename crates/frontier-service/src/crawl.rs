@@ -367,8 +367,9 @@ impl Crawl {
             Err(status) => return (status, false),
         };
         let metadata = metadata_of(info);
+        // A page naming itself as parent links to itself: a self-loop counts in its
+        // out-degree, as it does in the crawler and the simulator.
         let parent = parent_url(&metadata)
-            .filter(|p| *p != info.url)
             .and_then(|p| self.ids.get(p).copied())
             .filter(|&p| self.collects_links(p));
         if let Some(&known) = self.ids.get(&info.url) {

@@ -161,6 +161,24 @@ pub struct Args {
     /// open the state while the crawl holds it and see no progress line when output is piped.
     #[arg(long, value_name = "FILE")]
     pub progress_log: Option<PathBuf>,
+    /// Crawl as a worker of a frontier service at URL (`crawlrank frontier serve`, or any
+    /// URLFrontier server) instead of a frontier kept in --state: URLs are leased from it in
+    /// its policy's order and reported back with their out-links; robots.txt, fetching, link
+    /// extraction and WARC (in STATE/warc) stay here. Several workers may share one crawl
+    /// (docs/frontier-service.md, Workers). The service's policy orders the crawl.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["impact", "dashboard", "batch", "expected_pages", "progress_log"])]
+    pub frontier: Option<String>,
+    /// With --frontier: the crawl id within the service (empty: its default crawl).
+    #[arg(long, value_name = "ID", default_value = "", requires = "frontier")]
+    pub crawl_id: String,
+    /// With --frontier: seconds a leased URL stays this worker's; a killed worker's URLs are
+    /// served again after it.
+    #[arg(long, value_name = "SECS", default_value_t = 60, requires = "frontier")]
+    pub lease: u32,
+    /// With --frontier: stop when nothing was served for this long while no URL was leased
+    /// by any worker (what is left is blocked or limited).
+    #[arg(long, value_name = "SECS", default_value_t = 60, requires = "frontier")]
+    pub idle_exit: u64,
 }
 
 fn scope_kind(s: &str) -> Result<ScopeKind, String> {
@@ -259,7 +277,7 @@ impl ProgressLog {
 /// Reads the seed URLs: one per line, or `id<TAB>url` as `crawlrank seeds` writes them (the
 /// URL is taken); `#` starts a comment line. A bare page id cannot be crawled: the error says
 /// how to get URLs.
-fn read_seeds(path: &PathBuf) -> Result<Vec<String>> {
+pub(super) fn read_seeds(path: &PathBuf) -> Result<Vec<String>> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read the seeds {}", path.display()))?;
     let mut seeds = Vec::new();
@@ -287,7 +305,7 @@ fn read_seeds(path: &PathBuf) -> Result<Vec<String>> {
 /// Sets `stop` on Ctrl-C (SIGINT) or SIGTERM, from a small thread of its own, so that the
 /// crawl ends cleanly after the requests in flight. A second signal exits the process at
 /// once (the state stays consistent: it is committed transactionally).
-fn stop_on_signals(stop: Arc<AtomicBool>) -> Result<()> {
+pub(super) fn stop_on_signals(stop: Arc<AtomicBool>) -> Result<()> {
     let mut signals = StopSignals::listen()?;
     std::thread::Builder::new()
         .name("crawlrank-signals".into())
@@ -327,6 +345,9 @@ fn linger(server: crawlrank_dashboard::DashboardHandle, for_how_long: Duration, 
 }
 
 pub fn run(args: Args) -> Result<()> {
+    if args.frontier.is_some() {
+        return super::crawl_worker::run(args);
+    }
     let policy = PolicyKind::parse(&args.policy)?;
     ensure!(
         args.gamma.is_finite() && args.gamma >= 0.0,

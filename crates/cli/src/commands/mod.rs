@@ -2,6 +2,7 @@
 
 pub mod convert;
 pub mod crawl;
+pub mod crawl_worker;
 pub mod dashboard;
 pub mod demo;
 pub mod export;

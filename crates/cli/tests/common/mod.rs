@@ -2,6 +2,8 @@
 //! to run the binary, and checks for success and for a clean failure.
 #![allow(dead_code)] // each test file uses its own part
 
+pub mod serve;
+
 use crawlrank_testkit as testkit;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

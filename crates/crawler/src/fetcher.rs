@@ -1,0 +1,74 @@
+//! Fetching for a crawl whose frontier lives elsewhere: a crawl worker
+//! (`crawlrank crawl --frontier`, the `crawlrank-worker` crate) asks a frontier service which
+//! URLs to fetch, and fetches them with exactly the engine's HTTP code — the same connector
+//! (socket cap, proxy, TLS roots, refusal of non-public addresses), the same robots.txt and
+//! page requests, the same link extraction and WARC records — behind this small API, which
+//! keeps none of a crawl's state (no URL table, no frontier, no scheduler: the service holds
+//! those). The engine itself does not use it: it has its own pool of kept connections and a
+//! thread of its own (crate::in_flight).
+
+use crate::addresses::AddressGuard;
+use crate::fetch::{self, FetchConfig, PageFetch, RobotsFetch};
+use crate::http::{Connection, Connector};
+use anyhow::Result;
+use std::sync::Arc;
+
+/// Makes requests for a worker: at most `max_open` sockets open at once.
+pub struct Fetcher {
+    connector: Connector,
+    cfg: Arc<FetchConfig>,
+}
+
+/// One host's connection, kept between the requests of one task (robots.txt, then the page,
+/// then its retries) and closed when dropped.
+#[derive(Default)]
+pub struct HostConnection(Option<Connection>);
+
+impl Fetcher {
+    /// A fetcher for `cfg` (an error names a bad proxy URL or CA file), connecting only to the
+    /// addresses `guard` allows, with at most `max_open` sockets open at once.
+    pub fn new(cfg: &FetchConfig, guard: AddressGuard, max_open: usize) -> Result<Self> {
+        let connector = Connector::new(
+            cfg.proxy.as_deref(),
+            &cfg.ca_certs,
+            cfg.connect_timeout,
+            max_open.max(1),
+            guard,
+        )?;
+        Ok(Self {
+            connector,
+            cfg: Arc::new(cfg.clone()),
+        })
+    }
+
+    /// How requests are made.
+    pub fn config(&self) -> &FetchConfig {
+        &self.cfg
+    }
+
+    /// Fetches `origin/robots.txt` (`origin` as [`crate::links::host_key`] writes it) within
+    /// the fetch timeout, on `conn` if it is open.
+    pub async fn robots(&self, conn: &mut HostConnection, origin: &str) -> RobotsFetch {
+        let fetch = fetch::fetch_robots(&self.connector, &mut conn.0, &self.cfg, origin);
+        match tokio::time::timeout(self.cfg.timeout, fetch).await {
+            Ok(f) => f,
+            Err(_) => {
+                conn.0 = None;
+                RobotsFetch::timed_out()
+            }
+        }
+    }
+
+    /// Fetches one page once within the fetch timeout, on `conn` if it is open: its outcome,
+    /// out-links and WARC records (never an error: failures are outcomes).
+    pub async fn page(&self, conn: &mut HostConnection, url: &str) -> PageFetch {
+        let fetch = fetch::fetch_page(&self.connector, &mut conn.0, &self.cfg, url);
+        match tokio::time::timeout(self.cfg.timeout, fetch).await {
+            Ok(f) => f,
+            Err(_) => {
+                conn.0 = None;
+                PageFetch::timed_out()
+            }
+        }
+    }
+}

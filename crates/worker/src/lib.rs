@@ -1,0 +1,546 @@
+//! A crawl worker: `crawlrank crawl --frontier URL`. The frontier — which URLs exist, which
+//! come next, which host may be asked when — lives in a URLFrontier service (crawlrank's own
+//! `crawlrank frontier serve`, policy-ordered and persistent, or any other URLFrontier
+//! server); the worker does the rest locally, with the crawler's own code
+//! (`crawlrank_crawler::fetcher`): robots.txt, the HTTP requests, link extraction, WARC.
+//!
+//! Why the pieces are where they are:
+//! - **Politeness across workers** is the service's: the worker leases one URL per queue
+//!   (`max_urls_per_queue = 1`; queues are keyed by host), so while a worker holds a host's
+//!   URL no other worker gets one of that host, and the queue's delay (`SetDelay`, from
+//!   `--delay` and robots.txt's Crawl-delay) runs between two answers of a queue. A host's
+//!   robots.txt is fetched under the lease of one of its URLs, so it too is one request at a
+//!   time per host.
+//! - **No page fetched twice**: a leased URL is served to no one else until its lease ends;
+//!   the worker reports every URL it leased (fetched, or given up) as done for good, so it is
+//!   never served again. A worker killed with URLs leased loses nothing: their leases run out
+//!   (`--lease`, seconds) and the service serves them again.
+//! - **The policy's order**: each report gives the service the page with its out-links
+//!   (`ReportPage`, or plain `PutURLs` elsewhere, see [`client`]); with one worker at
+//!   concurrency 1 the fetches follow the service's policy exactly as `crawlrank crawl` and
+//!   `crawlrank simulate` do (tested against the simulator).
+//! - **When to stop**: when the crawl has no URL left that is not done (`GetStats` size 0),
+//!   or when nothing was served for `idle_exit` while no URL was leased by anyone (what is
+//!   left is blocked, limited or waits on a long delay), or at `--max-pages` fetched pages
+//!   of this worker, or on a stop request (the fetches in flight are finished and reported
+//!   first).
+//!
+//! What a worker does not do that `crawlrank crawl` does: sitemaps, per-host URL caps, hop
+//! limits and the retry schedule across runs (a retryable failure is tried again at once,
+//! under the same lease, up to `max_retries` times with a doubling pause), and it keeps no
+//! state of its own beyond its WARC files: robots.txt answers are kept in memory for 24 hours
+//! and fetched again by the next run. docs/frontier-service.md, "Workers", has the details.
+
+#![warn(missing_docs)]
+
+pub mod client;
+
+use anyhow::{Context, Result};
+use crawlrank_crawler::addresses::AddressGuard;
+use crawlrank_crawler::fetcher::{Fetcher, HostConnection};
+use crawlrank_crawler::links::{host_key, normalize};
+use crawlrank_crawler::page::Outcome;
+use crawlrank_crawler::robots::RobotsRules;
+use crawlrank_crawler::scope::Scope;
+use crawlrank_crawler::warc::{WarcPosition, WarcWriter};
+use crawlrank_crawler::{FetchConfig, ScopeConfig};
+use crawlrank_frontier_service::proto::UrlInfo;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+use tokio::task::JoinSet;
+
+pub use client::{CrawlCounts, Frontier};
+
+/// The metadata key a worker's report gives a page's outcome in (`html`, `redirect`,
+/// `robots-disallowed`…, [`Outcome::name`]).
+pub const OUTCOME_KEY: &str = "crawlrank.outcome";
+/// The metadata key of a reported page's HTTP status (0: no answer).
+pub const HTTP_STATUS_KEY: &str = "crawlrank.http_status";
+/// How long a host's robots.txt answer is used before it is fetched again.
+pub const ROBOTS_FRESH: Duration = Duration::from_secs(24 * 3600);
+/// The first pause between two `GetURLs` that found nothing; it doubles up to
+/// [`MAX_POLL`], and is back at this as soon as something was served.
+pub const MIN_POLL: Duration = Duration::from_millis(20);
+/// The longest pause between two `GetURLs` that found nothing.
+pub const MAX_POLL: Duration = Duration::from_secs(1);
+
+/// Everything a worker is told.
+#[derive(Debug, Clone)]
+pub struct WorkerConfig {
+    /// The frontier service, `http://HOST:PORT`.
+    pub frontier: String,
+    /// The crawl id within the service (empty: its default crawl).
+    pub crawl_id: String,
+    /// URLs put into the crawl at start (normalised as the crawler does; known ones are
+    /// ignored by the service). Their hosts may have non-public addresses.
+    pub seeds: Vec<String>,
+    /// Fetches at once (and URLs leased at once).
+    pub concurrency: usize,
+    /// If set, the crawl's queue delay (`SetDelay` on every queue without one of its own),
+    /// in whole seconds.
+    pub delay_secs: Option<u32>,
+    /// Cap on robots.txt's Crawl-delay, which becomes its host queue's delay when longer.
+    pub max_crawl_delay: Duration,
+    /// Seconds a leased URL stays this worker's before the service may serve it again.
+    pub lease_secs: u32,
+    /// Stop after this many fetched pages (an HTTP answer, any status) of this worker.
+    pub max_pages: Option<u64>,
+    /// Further tries of a page or robots.txt after a 5xx, a timeout or a connection failure.
+    pub max_retries: u32,
+    /// The first retry's pause; doubled at each further try.
+    pub retry_backoff: Duration,
+    /// Stop when nothing was served for this long while nothing was leased by anyone.
+    pub idle_exit: Duration,
+    /// The WARC files go to a new directory `warc/worker-<time>-<pid>-<n>` in this one, if set
+    /// (and `fetch.warc`).
+    pub state_dir: Option<PathBuf>,
+    /// WARC files rotate past this size.
+    pub warc_max_size: u64,
+    /// How each request is made (the crawler's settings; `sitemaps` is not used).
+    pub fetch: FetchConfig,
+    /// Which out-links are reported (`--scope`, `--include`, `--exclude`; `domain` and `host`
+    /// scopes need seeds).
+    pub scope: ScopeConfig,
+    /// Tokio worker threads.
+    pub io_threads: usize,
+}
+
+impl Default for WorkerConfig {
+    fn default() -> Self {
+        Self {
+            frontier: "http://127.0.0.1:7071".into(),
+            crawl_id: String::new(),
+            seeds: Vec::new(),
+            concurrency: 16,
+            delay_secs: None,
+            max_crawl_delay: Duration::from_secs(30),
+            lease_secs: 60,
+            max_pages: None,
+            max_retries: 2,
+            retry_backoff: Duration::from_secs(1),
+            idle_exit: Duration::from_secs(60),
+            state_dir: None,
+            warc_max_size: 1 << 30,
+            fetch: FetchConfig::default(),
+            scope: ScopeConfig::default(),
+            io_threads: 2,
+        }
+    }
+}
+
+/// Why a worker stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorkerStop {
+    /// Every URL of the crawl is done.
+    Exhausted,
+    /// Nothing was served for `idle_exit` while nothing was leased.
+    Idle,
+    /// `max_pages` fetched pages.
+    MaxPages,
+    /// A stop request.
+    Stopped,
+}
+
+/// What a worker did, also reported while it runs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WorkerCounts {
+    /// Pages fetched (an HTTP answer, any status).
+    pub fetched: u64,
+    /// URLs leased and given up: robots.txt disallowed or unreachable, no answer after the
+    /// retries.
+    pub given_up: u64,
+    /// URLs given up because robots.txt disallows them.
+    pub robots_disallowed: u64,
+    /// robots.txt requests made.
+    pub robots_requests: u64,
+    /// Out-links reported.
+    pub links: u64,
+    /// Out-links new to the crawl (the service's count).
+    pub discovered: u64,
+    /// Out-links left out by the scope or the URL filters.
+    pub out_of_scope: u64,
+    /// Fetches under way.
+    pub in_flight: u64,
+    /// Requests tried again after a retryable failure.
+    pub retries: u64,
+}
+
+/// A worker's end.
+#[derive(Debug, Clone)]
+pub struct WorkerReport {
+    /// Why it stopped.
+    pub stop: WorkerStop,
+    /// What it did.
+    pub counts: WorkerCounts,
+    /// The pages were reported with plain `PutURLs` (the frontier is not crawlrank's).
+    pub plain_api: bool,
+    /// Where its WARC files are, if it wrote any.
+    pub warc_dir: Option<PathBuf>,
+    /// Seconds it ran.
+    pub elapsed: f64,
+}
+
+/// A host's robots.txt as this worker knows it.
+struct KnownRobots {
+    rules: RobotsRules,
+    at: Instant,
+}
+
+/// What the fetch tasks share.
+struct Shared {
+    cfg: WorkerConfig,
+    fetcher: Fetcher,
+    frontier: Frontier,
+    scope: Scope,
+    robots: Mutex<HashMap<String, KnownRobots>>,
+    warc: Option<Mutex<WarcWriter>>,
+}
+
+/// What one leased URL came to.
+#[derive(Debug, Default)]
+struct Done {
+    fetched: bool,
+    given_up: bool,
+    robots_disallowed: bool,
+    robots_requests: u64,
+    links: u64,
+    discovered: u64,
+    out_of_scope: u64,
+    retries: u64,
+}
+
+/// Runs a worker until the crawl is done, it is idle, it reached `max_pages`, or `stop` is
+/// set; `progress` is called about once a second with its counts.
+pub fn run(
+    cfg: &WorkerConfig,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(&WorkerCounts),
+) -> Result<WorkerReport> {
+    anyhow::ensure!(cfg.concurrency > 0, "the concurrency must be at least 1");
+    anyhow::ensure!(cfg.lease_secs > 0, "the lease must be at least 1 second");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(cfg.io_threads.max(1))
+        .enable_all()
+        .build()
+        .context("cannot start the I/O runtime")?;
+    rt.block_on(run_async(cfg, stop, progress))
+}
+
+/// The seeds normalised as the crawler normalises links (a seed it refuses is an error).
+fn normalised_seeds(cfg: &WorkerConfig) -> Result<Vec<String>> {
+    cfg.seeds
+        .iter()
+        .map(|s| {
+            normalize(s, &cfg.fetch.url_rules)
+                .map_err(|e| anyhow::anyhow!("the seed '{s}' is not a URL to crawl: {e:?}"))
+        })
+        .collect()
+}
+
+fn open_warc(cfg: &WorkerConfig) -> Result<Option<(WarcWriter, PathBuf)>> {
+    let Some(state) = cfg.state_dir.as_ref().filter(|_| cfg.fetch.warc) else {
+        return Ok(None);
+    };
+    let stamp = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let parent = state.join("warc");
+    std::fs::create_dir_all(&parent)
+        .with_context(|| format!("cannot create {}", parent.display()))?;
+    // A directory of its own per run: two workers given one state directory, or a run
+    // after a killed one, never write into each other's files.
+    let mut n = 0u32;
+    let dir = loop {
+        let dir = parent.join(format!("worker-{stamp}-{}-{n}", std::process::id()));
+        match std::fs::create_dir(&dir) {
+            Ok(()) => break dir,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 1000 => n += 1,
+            Err(e) => return Err(e).with_context(|| format!("cannot create {}", dir.display())),
+        }
+    };
+    let writer = WarcWriter::open(
+        &dir,
+        WarcPosition::default(),
+        cfg.warc_max_size,
+        &cfg.fetch.user_agent,
+    )?;
+    Ok(Some((writer, dir)))
+}
+
+async fn run_async(
+    cfg: &WorkerConfig,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(&WorkerCounts),
+) -> Result<WorkerReport> {
+    let start = Instant::now();
+    let seeds = normalised_seeds(cfg)?;
+    let mut scope = Scope::new(&cfg.scope)?;
+    if !scope.is_any() {
+        anyhow::ensure!(
+            !seeds.is_empty(),
+            "a worker with a scope other than `any` needs seeds: the scope is theirs"
+        );
+        for s in &seeds {
+            scope.add_seed(s);
+        }
+    }
+    let guard = AddressGuard {
+        allow_private: cfg.fetch.allow_private_networks,
+        named_hosts: seeds
+            .iter()
+            .filter_map(|s| url::Url::parse(s).ok()?.host_str().map(String::from))
+            .collect(),
+    };
+    let fetcher = Fetcher::new(&cfg.fetch, guard, cfg.concurrency)?;
+    let mut frontier = Frontier::connect(&cfg.frontier, &cfg.crawl_id).await?;
+    if let Some(secs) = cfg.delay_secs {
+        frontier.set_delay("", secs).await?;
+    }
+    if !seeds.is_empty() {
+        frontier.put_seeds(&seeds).await?;
+    }
+    let (warc, warc_dir) = match open_warc(cfg)? {
+        Some((w, dir)) => (Some(Mutex::new(w)), Some(dir)),
+        None => (None, None),
+    };
+    let shared = Arc::new(Shared {
+        cfg: cfg.clone(),
+        fetcher,
+        frontier: frontier.clone(),
+        scope,
+        robots: Mutex::new(HashMap::new()),
+        warc,
+    });
+    let mut counts = WorkerCounts::default();
+    let mut tasks: JoinSet<Result<Done>> = JoinSet::new();
+    let mut next_ask = Instant::now();
+    let mut poll = MIN_POLL;
+    let mut idle_since: Option<Instant> = None;
+    let mut last_progress = Instant::now();
+    let stop_reason = loop {
+        let now = Instant::now();
+        if last_progress.elapsed() >= Duration::from_secs(1) {
+            counts.in_flight = tasks.len() as u64;
+            progress(&counts);
+            last_progress = now;
+        }
+        if stop.load(Ordering::SeqCst) {
+            break WorkerStop::Stopped;
+        }
+        let in_flight = tasks.len() as u64;
+        let budget = cfg
+            .max_pages
+            .map_or(u64::MAX, |m| m.saturating_sub(counts.fetched + in_flight));
+        if budget == 0 && tasks.is_empty() {
+            break WorkerStop::MaxPages;
+        }
+        let room = (cfg.concurrency as u64 - in_flight.min(cfg.concurrency as u64)).min(budget);
+        if room > 0 && now >= next_ask {
+            let leased = frontier.get_urls(room as usize, cfg.lease_secs).await?;
+            if leased.is_empty() {
+                if tasks.is_empty() {
+                    let c = frontier.counts().await?;
+                    if c.size == 0 {
+                        break WorkerStop::Exhausted;
+                    }
+                    if c.in_process == 0 {
+                        let since = *idle_since.get_or_insert(now);
+                        if since.elapsed() >= cfg.idle_exit {
+                            break WorkerStop::Idle;
+                        }
+                    } else {
+                        idle_since = None;
+                    }
+                }
+                next_ask = Instant::now() + poll;
+                poll = (poll * 2).min(MAX_POLL);
+            } else {
+                poll = MIN_POLL;
+                idle_since = None;
+                for info in leased {
+                    tasks.spawn(fetch_one(shared.clone(), info));
+                }
+                continue;
+            }
+        }
+        let wake = next_ask
+            .max(Instant::now())
+            .min(Instant::now() + Duration::from_millis(100));
+        tokio::select! {
+            Some(joined) = tasks.join_next(), if !tasks.is_empty() => {
+                add(&mut counts, joined.context("a fetch task failed")??);
+                // A slot is free, and the report may have made URLs servable.
+                next_ask = Instant::now();
+                poll = MIN_POLL;
+            }
+            _ = tokio::time::sleep_until(wake.into()) => {}
+        }
+    };
+    while let Some(joined) = tasks.join_next().await {
+        add(&mut counts, joined.context("a fetch task failed")??);
+    }
+    if let Some(w) = &shared.warc {
+        w.lock()
+            .map_err(|_| anyhow::anyhow!("the WARC writer was poisoned"))?
+            .flush()?;
+    }
+    counts.in_flight = 0;
+    progress(&counts);
+    Ok(WorkerReport {
+        stop: stop_reason,
+        counts,
+        plain_api: frontier.is_plain(),
+        warc_dir,
+        elapsed: start.elapsed().as_secs_f64(),
+    })
+}
+
+fn add(c: &mut WorkerCounts, d: Done) {
+    c.fetched += u64::from(d.fetched);
+    c.given_up += u64::from(d.given_up);
+    c.robots_disallowed += u64::from(d.robots_disallowed);
+    c.robots_requests += d.robots_requests;
+    c.links += d.links;
+    c.discovered += d.discovered;
+    c.out_of_scope += d.out_of_scope;
+    c.retries += d.retries;
+}
+
+/// The pause before retry number `attempt` (0-based): the backoff, doubled each time.
+fn backoff(cfg: &WorkerConfig, attempt: u32) -> Duration {
+    cfg.retry_backoff
+        .saturating_mul(1u32.checked_shl(attempt).unwrap_or(u32::MAX))
+}
+
+/// `origin`'s robots.txt rules: known and fresh, or fetched now (retried while unreachable);
+/// `None` when it stays unreachable (nothing of the host may be fetched now).
+async fn robots_rules(
+    shared: &Shared,
+    conn: &mut HostConnection,
+    origin: &str,
+    queue: &str,
+    done: &mut Done,
+) -> Result<Option<RobotsRules>> {
+    if let Some(known) = shared
+        .robots
+        .lock()
+        .map_err(|_| anyhow::anyhow!("the robots.txt table was poisoned"))?
+        .get(origin)
+        .filter(|k| k.at.elapsed() < ROBOTS_FRESH)
+    {
+        return Ok(Some(known.rules.clone()));
+    }
+    let cfg = &shared.cfg;
+    let mut attempt = 0;
+    let fetched = loop {
+        let f = shared.fetcher.robots(conn, origin).await;
+        done.robots_requests += f.requests;
+        if matches!(f.rules, RobotsRules::Unreachable) && attempt < cfg.max_retries {
+            tokio::time::sleep(backoff(cfg, attempt)).await;
+            attempt += 1;
+            done.retries += 1;
+            continue;
+        }
+        break f;
+    };
+    if matches!(fetched.rules, RobotsRules::Unreachable) {
+        return Ok(None);
+    }
+    if let Some(delay) = fetched.rules.crawl_delay() {
+        // The host asks for more time between requests than the crawl's delay: its queue
+        // gets it, for every worker (whole seconds, rounded up, capped).
+        let secs = delay.min(cfg.max_crawl_delay).as_secs_f64().ceil() as u32;
+        if secs > cfg.delay_secs.unwrap_or(0) {
+            shared.frontier.clone().set_delay(queue, secs).await?;
+        }
+    }
+    shared
+        .robots
+        .lock()
+        .map_err(|_| anyhow::anyhow!("the robots.txt table was poisoned"))?
+        .insert(
+            origin.to_string(),
+            KnownRobots {
+                rules: fetched.rules.clone(),
+                at: Instant::now(),
+            },
+        );
+    Ok(Some(fetched.rules))
+}
+
+/// Fetches one leased URL (robots.txt first when its host's is not known) and reports it.
+async fn fetch_one(shared: Arc<Shared>, leased: UrlInfo) -> Result<Done> {
+    let cfg = &shared.cfg;
+    let mut done = Done::default();
+    let mut conn = HostConnection::default();
+    let report = |outcome: &str, status: u16| {
+        vec![
+            (OUTCOME_KEY.to_string(), outcome.to_string()),
+            (HTTP_STATUS_KEY.to_string(), status.to_string()),
+        ]
+    };
+    let mut frontier = shared.frontier.clone();
+    let Some(origin) = host_key(&leased.url) else {
+        // The service accepted it, the crawler cannot fetch it (not http(s)…): given up.
+        done.given_up = true;
+        frontier
+            .report(&leased, report(Outcome::FetchError.name(), 0), Vec::new())
+            .await?;
+        return Ok(done);
+    };
+    let rules = robots_rules(&shared, &mut conn, &origin, &leased.key, &mut done).await?;
+    let Some(rules) = rules else {
+        done.given_up = true;
+        frontier
+            .report(&leased, report("robots-unreachable", 0), Vec::new())
+            .await?;
+        return Ok(done);
+    };
+    if !rules.allowed(&leased.url) {
+        done.given_up = true;
+        done.robots_disallowed = true;
+        frontier
+            .report(
+                &leased,
+                report(Outcome::RobotsDisallowed.name(), 0),
+                Vec::new(),
+            )
+            .await?;
+        return Ok(done);
+    }
+    let mut attempt = 0;
+    let fetch = loop {
+        let f = shared.fetcher.page(&mut conn, &leased.url).await;
+        if f.retryable && attempt < cfg.max_retries {
+            tokio::time::sleep(backoff(cfg, attempt)).await;
+            attempt += 1;
+            done.retries += 1;
+            continue;
+        }
+        break f;
+    };
+    if !fetch.warc.is_empty() {
+        if let Some(w) = &shared.warc {
+            let mut w = w
+                .lock()
+                .map_err(|_| anyhow::anyhow!("the WARC writer was poisoned"))?;
+            w.append(&fetch.warc)?;
+            w.flush()?;
+        }
+    }
+    let outcome = fetch.outcome.unwrap_or(Outcome::FetchError);
+    done.fetched = fetch.status != 0;
+    done.given_up = !done.fetched;
+    let mut links = fetch.links;
+    let before = links.len();
+    links.retain(|l| shared.scope.check(l).is_ok());
+    done.out_of_scope = (before - links.len()) as u64;
+    done.links = links.len() as u64;
+    done.discovered = frontier
+        .report(&leased, report(outcome.name(), fetch.status), links)
+        .await?;
+    Ok(done)
+}

@@ -1,0 +1,169 @@
+//! Workers crawling the local test web (`crawlrank-testweb`) through crawlrank's frontier
+//! service, everything real and on loopback: the service on 127.0.0.1:0 in this process,
+//! the worker's HTTP through the test web's proxy. One worker at concurrency 1 with no delay
+//! fetches in exactly the simulator's order (the service's policy is the simulator's code);
+//! two workers at once fetch every page once, one request at a time per host.
+
+use crawlrank_frontier::PolicyKind;
+use crawlrank_frontier_service::{
+    policy_spec, spawn, FrontierService, RunningServer, ServiceConfig,
+};
+use crawlrank_graph::Csr;
+use crawlrank_sim::{simulate, Reference, SimConfig, SimPolicy};
+use crawlrank_testweb::{max_in_flight_per_host, TestWeb, TestWebConfig};
+use crawlrank_worker::{WorkerConfig, WorkerStop};
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A web where every page is reachable from every page (a ring) and some pages are linked
+/// far more than others (chords `2v` and `3v+1` mod 300 land on few pages).
+fn web_graph() -> Csr {
+    crawlrank_testkit::ring_with_chords(300, &[(2, 0), (3, 1), (6, 5)]).csr()
+}
+
+fn start_web(g: &Csr) -> TestWeb {
+    TestWeb::start_blocking(
+        Arc::new(g.clone()),
+        None,
+        "127.0.0.1:0".parse().unwrap(),
+        TestWebConfig::default(),
+    )
+    .unwrap()
+}
+
+/// The simulator's order from `seeds` with `policy`, its batch the service's default for
+/// a crawl expected to reach every page (`R` = `n` = the graph's size).
+fn simulator_order(g: &Csr, seeds: &[u32], policy: &str) -> Vec<u32> {
+    let pagerank = Arc::new(
+        crawlrank_rank::pagerank(g, &Default::default())
+            .unwrap()
+            .scores,
+    );
+    let reference = Reference::new(g, pagerank, seeds).unwrap();
+    let config = SimConfig::default();
+    let policy = SimPolicy::Crawl(PolicyKind::parse(policy).unwrap());
+    simulate(g, seeds, policy, &reference, &config, &mut |_| {})
+        .unwrap()
+        .order
+}
+
+/// A frontier service for a new state in `dir`, ordered by `policy` for a crawl expected to
+/// reach `expected` pages, on a runtime of its own.
+fn start_service(
+    dir: &Path,
+    policy: &str,
+    expected: u64,
+) -> (tokio::runtime::Runtime, RunningServer) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = rt.block_on(async {
+        let config = ServiceConfig {
+            policy: Some(policy_spec(policy, Some(expected), None, 0).unwrap()),
+            ..ServiceConfig::new(dir)
+        };
+        let service = FrontierService::open(config).unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        spawn(service, listener).unwrap()
+    });
+    (rt, server)
+}
+
+fn worker_config(web: &TestWeb, server: &RunningServer, seeds: Vec<String>) -> WorkerConfig {
+    let mut c = WorkerConfig {
+        frontier: format!("http://{}", server.addr()),
+        seeds,
+        concurrency: 1,
+        delay_secs: Some(0),
+        idle_exit: Duration::from_secs(10),
+        retry_backoff: Duration::from_millis(20),
+        ..WorkerConfig::default()
+    };
+    c.fetch.proxy = Some(web.proxy_url());
+    c.fetch.timeout = Duration::from_secs(5);
+    c.fetch.warc = false;
+    c
+}
+
+#[test]
+fn one_worker_fetches_in_the_simulators_order() {
+    let g = web_graph();
+    let seeds = [0u32, 17];
+    let web = start_web(&g);
+    for policy in ["bfs", "fica", "opic"] {
+        let expected = simulator_order(&g, &seeds, policy);
+        assert_eq!(expected.len(), g.num_nodes());
+        let dir = tempfile::tempdir().unwrap();
+        let (rt, server) = start_service(dir.path(), policy, g.num_nodes() as u64);
+        web.clear_log();
+        let c = worker_config(&web, &server, web.seed_urls(&seeds));
+        let report = crawlrank_worker::run(&c, &AtomicBool::new(false), &mut |_| {}).unwrap();
+        assert_eq!(report.stop, WorkerStop::Exhausted, "{policy}");
+        assert_eq!(report.counts.fetched, g.num_nodes() as u64, "{policy}");
+        assert!(!report.plain_api, "crawlrank's service has ReportPage");
+        let fetched: Vec<u32> = web.log().iter().filter_map(|e| e.node).collect();
+        assert_eq!(
+            fetched, expected,
+            "{policy}: the worker's order is the simulator's"
+        );
+        rt.block_on(server.shutdown()).unwrap();
+    }
+    web.shutdown_blocking();
+}
+
+#[test]
+fn two_workers_share_a_crawl_and_fetch_each_page_once() {
+    let g = web_graph();
+    let web = start_web(&g);
+    let dir = tempfile::tempdir().unwrap();
+    let (rt, server) = start_service(dir.path(), "fica", g.num_nodes() as u64);
+    let state = tempfile::tempdir().unwrap();
+    let mut c = worker_config(&web, &server, web.seed_urls(&[0]));
+    c.concurrency = 4;
+    c.fetch.warc = true;
+    c.state_dir = Some(state.path().to_path_buf());
+    let mut second = c.clone();
+    second.seeds.clear();
+    let stop = AtomicBool::new(false);
+    let (a, b) = std::thread::scope(|s| {
+        let a = s.spawn(|| crawlrank_worker::run(&c, &stop, &mut |_| {}).unwrap());
+        let b = s.spawn(|| crawlrank_worker::run(&second, &stop, &mut |_| {}).unwrap());
+        (a.join().unwrap(), b.join().unwrap())
+    });
+    assert_eq!(a.stop, WorkerStop::Exhausted);
+    assert_eq!(b.stop, WorkerStop::Exhausted);
+    assert_eq!(
+        a.counts.fetched + b.counts.fetched,
+        g.num_nodes() as u64,
+        "together they fetched every page"
+    );
+    assert!(
+        a.counts.fetched > 0 && b.counts.fetched > 0,
+        "both worked: {a:?} {b:?}"
+    );
+    let log = web.log();
+    let mut per_page: HashMap<u32, usize> = HashMap::new();
+    for e in &log {
+        if let Some(v) = e.node {
+            *per_page.entry(v).or_default() += 1;
+        }
+    }
+    assert_eq!(per_page.len(), g.num_nodes());
+    assert!(per_page.values().all(|&n| n == 1), "no page fetched twice");
+    assert!(
+        max_in_flight_per_host(&log).values().all(|&m| m <= 1),
+        "one request at a time per host across both workers"
+    );
+    // Each wrote its own WARC directory.
+    let dirs = std::fs::read_dir(state.path().join("warc"))
+        .unwrap()
+        .count();
+    assert_eq!(dirs, 2);
+    rt.block_on(server.shutdown()).unwrap();
+    web.shutdown_blocking();
+}
