@@ -127,6 +127,22 @@ struct Queue {
     fetched: u64,
     /// Pages done for good.
     completed: u64,
+    /// Pop numbers of its popped, never-fetched pages not leased now (its part of the
+    /// crawl's `ready` buffer that it may serve).
+    unheld: BTreeSet<u64>,
+    /// Its entry in the crawl's `by_time` index: when it may serve next, as last indexed.
+    time_key: u64,
+    /// Its entry in the crawl's `waiting` or `heads` index, if it has unheld pages.
+    head_entry: Option<HeadEntry>,
+}
+
+/// Where a queue with unheld popped pages is indexed (see [`Crawl::reindex`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HeadEntry {
+    /// In `waiting`, by the time it may serve next.
+    Waiting(u64),
+    /// In `heads`, by the pop number of its first unheld page.
+    Eligible(u64),
 }
 
 impl Queue {
@@ -140,6 +156,12 @@ impl Queue {
 
     fn is_blocked(&self, now: u64) -> bool {
         now < self.blocked_until
+    }
+
+    /// The first time it may serve: not blocked, and its delay passed since it last served.
+    fn serves_from(&self, delay: u64) -> u64 {
+        let after_delay = self.last_served.map_or(0, |l| l.saturating_add(delay));
+        self.blocked_until.max(after_delay)
     }
 }
 
@@ -250,6 +272,21 @@ pub struct Crawl {
     pops: u64,
     /// The crawl's queue delay (SetDelay with an empty key).
     default_delay: Option<u32>,
+    // Indexes that let `GetURLs` look only at the queues and pages that can matter now,
+    // instead of every queue and every popped page (kept in step by `reindex`):
+    /// Every queue by the time it may serve next (`Queue::serves_from`).
+    by_time: BTreeSet<(u64, String)>,
+    /// Queues with unheld popped pages, by the time they may serve next.
+    waiting: BTreeSet<(u64, String)>,
+    /// Queues with unheld popped pages that could serve at the last `GetURLs`, by the pop
+    /// number of their first unheld page.
+    heads: BTreeSet<(u64, String)>,
+    /// Leased popped pages, by the end of their lease.
+    ready_leases: BTreeSet<(u64, PageId)>,
+    /// Fetched pages due again, by date, across the queues.
+    due: BTreeSet<(u64, PageId)>,
+    /// Unheld popped pages across the queues (the sum of `Queue::unheld`'s sizes).
+    unheld: usize,
 }
 
 /// The queue key of `url` when the client gives none: its host. `None` for a URL that does
@@ -290,6 +327,12 @@ impl Crawl {
             ready: BTreeMap::new(),
             pops: 0,
             default_delay: None,
+            by_time: BTreeSet::new(),
+            waiting: BTreeSet::new(),
+            heads: BTreeSet::new(),
+            ready_leases: BTreeSet::new(),
+            due: BTreeSet::new(),
+            unheld: 0,
         })
     }
 
@@ -329,6 +372,9 @@ impl Crawl {
         let id = PageId::try_from(self.pages.len()).ok()?;
         if id == PageId::MAX {
             return None;
+        }
+        if !self.queues.contains_key(&key) {
+            self.by_time.insert((0, key.clone()));
         }
         self.queues.entry(key.clone()).or_default().pages.insert(id);
         self.pages.push(Page {
@@ -411,7 +457,7 @@ impl Crawl {
         };
         let p = &mut self.pages[page as usize];
         p.metadata = metadata_of(info);
-        p.held_until = 0;
+        let held = std::mem::take(&mut p.held_until);
         let before = p.fetch;
         p.fetch = if refetch == 0 {
             Fetch::Done
@@ -428,6 +474,7 @@ impl Crawl {
             Fetch::Never => queue.fetched += 1,
             Fetch::Due(d) => {
                 queue.due.remove(&(d, page));
+                self.due.remove(&(d, page));
             }
             Fetch::Done => queue.completed -= 1,
         }
@@ -435,10 +482,12 @@ impl Crawl {
             0 => queue.completed += 1,
             d => {
                 queue.due.insert((d, page));
+                self.due.insert((d, page));
             }
         }
         if let Mark::Popped(seq) = mark {
-            self.ready.remove(&seq);
+            let key = self.pages[page as usize].queue.clone();
+            self.leave_ready(page, seq, held, &key);
             self.report(page);
         }
         (AckStatus::Ok, true)
@@ -593,7 +642,104 @@ impl Crawl {
             return Some(None);
         }
         self.ready.insert(seq, page);
+        let key = self.pages[page as usize].queue.clone();
+        if let Some(q) = self.queues.get_mut(&key) {
+            if q.unheld.insert(seq) {
+                self.unheld += 1;
+            }
+        }
+        self.reindex(&key);
         Some(Some(page))
+    }
+
+    /// A popped page leaves the buffer (fetched or deleted): out of `ready`, of the lease
+    /// index (`held_until`: its lease's end, if any) and of its queue's unheld pages.
+    fn leave_ready(&mut self, page: PageId, seq: u64, held_until: u64, key: &str) {
+        if self.ready.remove(&seq).is_none() {
+            return;
+        }
+        self.ready_leases.remove(&(held_until, page));
+        if let Some(q) = self.queues.get_mut(key) {
+            if q.unheld.remove(&seq) {
+                self.unheld -= 1;
+            }
+        }
+        self.reindex(key);
+    }
+
+    /// Puts queue `key` back in step with the indexes after a change to when it may serve or
+    /// to its unheld pages: in `by_time` at the time it may serve next, and in `waiting` (not
+    /// `heads`: only [`Crawl::drain`] moves a queue there, once its time has come) if it has
+    /// unheld pages.
+    fn reindex(&mut self, key: &str) {
+        let default_delay = self.default_delay;
+        let Some(q) = self.queues.get_mut(key) else {
+            return;
+        };
+        let delay = q.delay.or(default_delay).unwrap_or(DEFAULT_QUEUE_DELAY);
+        let t = q.serves_from(delay.into());
+        if q.time_key != t {
+            self.by_time.remove(&(q.time_key, key.to_string()));
+            self.by_time.insert((t, key.to_string()));
+            q.time_key = t;
+        }
+        match q.head_entry.take() {
+            Some(HeadEntry::Waiting(w)) => {
+                self.waiting.remove(&(w, key.to_string()));
+            }
+            Some(HeadEntry::Eligible(h)) => {
+                self.heads.remove(&(h, key.to_string()));
+            }
+            None => {}
+        }
+        if !q.unheld.is_empty() {
+            self.waiting.insert((t, key.to_string()));
+            q.head_entry = Some(HeadEntry::Waiting(t));
+        }
+    }
+
+    /// At the start of a `GetURLs`: the popped pages whose lease ended are unheld again, and
+    /// the queues with unheld pages whose time has come move from `waiting` to `heads`.
+    fn drain(&mut self, now: u64) {
+        while let Some(&(until, page)) = self.ready_leases.first() {
+            if until > now {
+                break;
+            }
+            self.ready_leases.pop_first();
+            let p = &self.pages[page as usize];
+            let Mark::Popped(seq) = p.mark else { continue };
+            if p.deleted || p.fetch != Fetch::Never || p.held_until != until {
+                continue;
+            }
+            if !self.ready.contains_key(&seq) {
+                continue;
+            }
+            let key = p.queue.clone();
+            if let Some(q) = self.queues.get_mut(&key) {
+                if q.unheld.insert(seq) {
+                    self.unheld += 1;
+                }
+            }
+            self.reindex(&key);
+        }
+        while let Some((t, _)) = self.waiting.first() {
+            if *t > now {
+                break;
+            }
+            let Some((_, key)) = self.waiting.pop_first() else {
+                break;
+            };
+            let Some(q) = self.queues.get_mut(&key) else {
+                continue;
+            };
+            match q.unheld.first() {
+                Some(&head) => {
+                    q.head_entry = Some(HeadEntry::Eligible(head));
+                    self.heads.insert((head, key));
+                }
+                None => q.head_entry = None,
+            }
+        }
     }
 
     fn delay_of(&self, queue: &Queue) -> u64 {
@@ -627,7 +773,209 @@ impl Crawl {
     /// Serves URLs for a `GetURLs` call into `out`: due refetches first (oldest date first),
     /// then never-fetched pages in the policy's order, from the queues allowed to serve.
     /// Returns whether anything changed (pages popped or leased).
+    ///
+    /// What it serves is defined by the plain loops of `take_urls_scan` (kept for the tests):
+    /// open every queue that may serve now, take due pages, then every unheld popped page in
+    /// pop order, then pop. This does the same without looking at every queue and every
+    /// popped page: a queue's budget is worked out when one of its pages comes up, popped
+    /// pages are merged from the queues that could serve at the call's start (`heads`) in pop
+    /// order, and whether some queue could still serve is found by walking the queues by the
+    /// time they may serve (`by_time`) from where the last answer left off. A call costs about
+    /// the pages it serves and pops, plus the queues it passes over that may not serve (those
+    /// at their lease or crawl limit), instead of every queue and every popped page.
     pub fn take_urls(&mut self, take: &Take<'_>, now: u64, out: &mut Vec<UrlInfo>) -> bool {
+        self.drain(now);
+        let mut selection = Selection::new(take.max_queues);
+        let start = out.len();
+        let mut changed = false;
+        // Refetches due now, oldest first, from the queues that may serve.
+        let due: Vec<PageId> = self
+            .due
+            .iter()
+            .take_while(|(d, _)| *d <= now)
+            .map(|&(_, p)| p)
+            .collect();
+        for page in due {
+            if out.len() - start >= take.max_urls {
+                break;
+            }
+            let p = &self.pages[page as usize];
+            if p.held_until > now || take.key.is_some_and(|k| k != p.queue) {
+                continue;
+            }
+            let key = p.queue.clone();
+            self.open_queue(&mut selection, &key, take, now);
+            if selection.try_take(&key) {
+                self.lease(page, take, now, out);
+                changed = true;
+            }
+        }
+        // Never-fetched pages already popped, in pop order across the queues that may serve:
+        // the served queues' next pages (`cursors`) merged with the queues not yet served
+        // (`heads`, walked in order from `floor`).
+        let unheld_at_start = self.unheld;
+        let mut taken = 0usize;
+        let mut cursors: BTreeSet<(u64, String)> = BTreeSet::new();
+        let mut candidates: Vec<String> = selection.served.iter().cloned().collect();
+        if let Some(k) = take.key {
+            self.open_queue(&mut selection, k, take, now);
+            candidates.push(k.to_string());
+        }
+        for key in candidates {
+            if selection.budget(&key) > 0 {
+                if let Some(&head) = self.queues.get(&key).and_then(|q| q.unheld.first()) {
+                    cursors.insert((head, key));
+                }
+            }
+        }
+        let mut floor: Option<(u64, String)> = None;
+        loop {
+            if out.len() - start >= take.max_urls {
+                break;
+            }
+            let head = if take.key.is_none() && selection.served.len() < take.max_queues {
+                self.next_head(floor.as_ref(), &selection)
+            } else {
+                None
+            };
+            let from_head = match (&head, cursors.first()) {
+                (None, None) => break,
+                (Some(h), Some(c)) => h < c,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+            };
+            let (seq, key) = if from_head {
+                let h = head.unwrap_or_default();
+                floor = Some(h.clone());
+                self.open_queue(&mut selection, &h.1, take, now);
+                h
+            } else {
+                match cursors.pop_first() {
+                    Some(c) => c,
+                    None => break,
+                }
+            };
+            let Some(&page) = self.ready.get(&seq) else {
+                continue;
+            };
+            if !selection.try_take(&key) {
+                continue;
+            }
+            self.lease(page, take, now, out);
+            taken += 1;
+            changed = true;
+            if selection.budget(&key) > 0 {
+                if let Some(&next) = self.queues.get(&key).and_then(|q| q.unheld.first()) {
+                    cursors.insert((next, key));
+                }
+            }
+        }
+        let mut unserved = unheld_at_start - taken;
+        // Then further down the policy's order, while a queue may still serve.
+        let mut scan: Option<(u64, String)> = None;
+        while unserved < take.max_waiting
+            && out.len() - start < take.max_urls
+            && self.any_open(&mut selection, &mut scan, take, now)
+        {
+            let Some(popped) = self.pop() else { break };
+            changed = true;
+            let Some(page) = popped else { continue };
+            let key = self.pages[page as usize].queue.clone();
+            self.open_queue(&mut selection, &key, take, now);
+            if selection.try_take(&key) {
+                self.lease(page, take, now, out);
+            } else {
+                unserved += 1;
+            }
+        }
+        for key in &selection.served {
+            if let Some(q) = self.queues.get_mut(key.as_str()) {
+                q.last_served = Some(now);
+            }
+            self.reindex(key);
+        }
+        changed
+    }
+
+    /// Works out queue `key`'s budget for this call, once.
+    fn open_queue(&self, selection: &mut Selection, key: &str, take: &Take<'_>, now: u64) {
+        if selection.budgets.contains_key(key) {
+            return;
+        }
+        let budget = self
+            .queues
+            .get(key)
+            .filter(|_| take.key.is_none_or(|k| k == key))
+            .map_or(0, |q| self.budget(q, take, now));
+        selection.open(key, budget);
+    }
+
+    /// The first entry of `heads` after `floor` whose queue was not served yet in this call.
+    fn next_head(
+        &self,
+        floor: Option<&(u64, String)>,
+        selection: &Selection,
+    ) -> Option<(u64, String)> {
+        use std::ops::Bound::{Excluded, Unbounded};
+        let range = match floor {
+            None => self.heads.range::<(u64, String), _>(..),
+            Some(f) => self.heads.range((Excluded(f.clone()), Unbounded)),
+        };
+        let mut range = range;
+        range.find(|(_, k)| !selection.served.contains(k)).cloned()
+    }
+
+    /// Whether some queue may still give a URL in this call: a served one with budget left,
+    /// or, while fewer than `max_queues` served, one not served yet that may serve now —
+    /// looked for by walking `by_time` from `scan`, where the last answer was found.
+    fn any_open(
+        &self,
+        selection: &mut Selection,
+        scan: &mut Option<(u64, String)>,
+        take: &Take<'_>,
+        now: u64,
+    ) -> bool {
+        use std::ops::Bound::{Excluded, Unbounded};
+        if selection.open_served > 0 {
+            return true;
+        }
+        if selection.served.len() >= take.max_queues {
+            return false;
+        }
+        if let Some(k) = take.key {
+            self.open_queue(selection, k, take, now);
+            return !selection.served.contains(k) && selection.budget(k) > 0;
+        }
+        loop {
+            let next = match scan.as_ref() {
+                None => self.by_time.first(),
+                Some(s) => self.by_time.range((Excluded(s.clone()), Unbounded)).next(),
+            };
+            let Some((t, key)) = next.cloned() else {
+                return false;
+            };
+            if t > now {
+                return false;
+            }
+            if !selection.served.contains(&key) {
+                self.open_queue(selection, &key, take, now);
+                if selection.budget(&key) > 0 {
+                    return true;
+                }
+            }
+            *scan = Some((t, key));
+        }
+    }
+
+    #[cfg(test)]
+    /// The first implementation of [`Crawl::take_urls`], which looks at every queue and every
+    /// popped page on each call: kept as the reference the indexed one must equal
+    /// (`tests::the_indexed_get_urls_equals_the_scan`).
+    ///
+    /// Serves URLs for a `GetURLs` call into `out`: due refetches first (oldest date first),
+    /// then never-fetched pages in the policy's order, from the queues allowed to serve.
+    /// Returns whether anything changed (pages popped or leased).
+    fn take_urls_scan(&mut self, take: &Take<'_>, now: u64, out: &mut Vec<UrlInfo>) -> bool {
         let mut selection = Selection::new(take.max_queues);
         for (key, queue) in &self.queues {
             if take.key.is_some_and(|k| k != key) {
@@ -705,9 +1053,22 @@ impl Crawl {
         let until = now.saturating_add(take.lease_secs);
         let p = &mut self.pages[page as usize];
         p.held_until = until;
+        let mut unheld_changed = false;
         if let Some(q) = self.queues.get_mut(&p.queue) {
             q.leased.insert(page, until);
+            if let Mark::Popped(seq) = p.mark {
+                if q.unheld.remove(&seq) {
+                    self.unheld -= 1;
+                    self.ready_leases.insert((until, page));
+                    unheld_changed = true;
+                }
+            }
         }
+        if unheld_changed {
+            let key = p.queue.clone();
+            self.reindex(&key);
+        }
+        let p = &self.pages[page as usize];
         out.push(UrlInfo {
             url: p.url.clone(),
             key: p.queue.clone(),
@@ -733,10 +1094,10 @@ impl Crawl {
         drop(url);
         p.metadata.clear();
         let links = std::mem::take(&mut p.links);
-        if let Mark::Popped(seq) = p.mark {
-            self.ready.remove(&seq);
+        let (mark, held, fetch) = (p.mark, p.held_until, p.fetch);
+        if let Mark::Popped(seq) = mark {
+            self.leave_ready(page, seq, held, &queue_key);
         }
-        let fetch = p.fetch;
         let mut active = true;
         if let Some(q) = self.queues.get_mut(&queue_key) {
             q.pages.remove(&page);
@@ -745,6 +1106,7 @@ impl Crawl {
                 Fetch::Never => {}
                 Fetch::Due(d) => {
                     q.due.remove(&(d, page));
+                    self.due.remove(&(d, page));
                     q.fetched -= 1;
                 }
                 Fetch::Done => {
@@ -772,7 +1134,14 @@ impl Crawl {
         for p in pages {
             self.delete_page(p);
         }
-        self.queues.remove(key);
+        if let Some(q) = self.queues.remove(key) {
+            self.by_time.remove(&(q.time_key, key.to_string()));
+            match q.head_entry {
+                Some(HeadEntry::Waiting(w)) => self.waiting.remove(&(w, key.to_string())),
+                Some(HeadEntry::Eligible(h)) => self.heads.remove(&(h, key.to_string())),
+                None => false,
+            };
+        }
         Some(active)
     }
 
@@ -794,10 +1163,13 @@ impl Crawl {
 
     /// Blocks a queue until `until` (0 unblocks); false if there is no such queue.
     pub fn block(&mut self, key: &str, until: u64) -> bool {
-        self.queues
+        let found = self
+            .queues
             .get_mut(key)
             .map(|q| q.blocked_until = until)
-            .is_some()
+            .is_some();
+        self.reindex(key);
+        found
     }
 
     /// Sets a queue's delay, or the crawl's default (`key` empty); false if there is no
@@ -805,12 +1177,19 @@ impl Crawl {
     pub fn set_delay(&mut self, key: &str, delay: u32) -> bool {
         if key.is_empty() {
             self.default_delay = Some(delay);
+            let keys: Vec<String> = self.queues.keys().cloned().collect();
+            for k in keys {
+                self.reindex(&k);
+            }
             return true;
         }
-        self.queues
+        let found = self
+            .queues
             .get_mut(key)
             .map(|q| q.delay = Some(delay))
-            .is_some()
+            .is_some();
+        self.reindex(key);
+        found
     }
 
     /// Sets a queue's crawl limit (0: none); false if there is no such queue.
@@ -975,11 +1354,20 @@ impl Selection {
         }
     }
 
+    /// Records queue `key`'s budget for the call (0: it may not serve).
     fn open(&mut self, key: &str, budget: usize) {
         self.budgets.insert(key.to_string(), budget);
-        self.open_unserved += 1;
+        if budget > 0 {
+            self.open_unserved += 1;
+        }
     }
 
+    /// Queue `key`'s budget left (0 if not worked out).
+    fn budget(&self, key: &str) -> usize {
+        self.budgets.get(key).copied().unwrap_or(0)
+    }
+
+    #[cfg(test)]
     fn any_open(&self) -> bool {
         self.open_served > 0 || (self.served.len() < self.max_queues && self.open_unserved > 0)
     }
@@ -1028,5 +1416,155 @@ pub fn take_of<'a>(params: &'a proto::GetParams, max_waiting: usize) -> Take<'a>
         },
         max_waiting,
         max_urls: MAX_URLS_PER_CALL,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator (the tests' own, so that this crate needs no other).
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (self.0 >> 33) % n
+        }
+    }
+
+    fn info(url: &str, parent: Option<&str>) -> UrlInfo {
+        let mut metadata = HashMap::new();
+        if let Some(p) = parent {
+            metadata.insert(
+                PARENT_KEY.to_string(),
+                StringList {
+                    values: vec![p.to_string()],
+                },
+            );
+        }
+        UrlInfo {
+            url: url.to_string(),
+            key: String::new(),
+            metadata,
+            crawl_id: String::new(),
+        }
+    }
+
+    /// Random calls on two crawls, one serving `GetURLs` with the indexed `take_urls`, the
+    /// other with the plain scan it replaced: every answer and every count must be equal.
+    #[test]
+    fn the_indexed_get_urls_equals_the_scan() {
+        for (round, policy) in ["fica", "bfs", "opic", "random"]
+            .iter()
+            .cycle()
+            .take(24)
+            .enumerate()
+        {
+            let spec = crate::service::policy_spec(policy, Some(500), Some(3), 7).unwrap();
+            let mut indexed = Crawl::new("c", &spec).unwrap();
+            let mut scan = Crawl::new("c", &spec).unwrap();
+            let mut rng = Lcg(round as u64 + 1);
+            let hosts = 2 + rng.below(7);
+            let urls: Vec<String> = (0..80)
+                .map(|i| format!("http://h{}.test/p{i}", rng.below(hosts)))
+                .collect();
+            let mut now = 1_000u64;
+            for step in 0..600 {
+                let url = &urls[rng.below(urls.len() as u64) as usize];
+                let host = format!("h{}.test", rng.below(hosts));
+                let what = rng.below(100);
+                let ctx = format!("round {round} ({policy}), step {step}, op {what}");
+                match what {
+                    0..=29 => {
+                        let parent = (rng.below(3) > 0)
+                            .then(|| urls[rng.below(urls.len() as u64) as usize].as_str());
+                        let i = info(url, parent);
+                        assert_eq!(
+                            indexed.put_discovered(&i, now),
+                            scan.put_discovered(&i, now),
+                            "{ctx}"
+                        );
+                    }
+                    30..=49 => {
+                        let refetch = match rng.below(4) {
+                            0 => now + rng.below(5),
+                            _ => 0,
+                        };
+                        let i = info(url, None);
+                        assert_eq!(
+                            indexed.put_known(&i, refetch, now),
+                            scan.put_known(&i, refetch, now),
+                            "{ctx}"
+                        );
+                    }
+                    50..=79 => {
+                        let limit = |rng: &mut Lcg, n: u64| match rng.below(n + 1) {
+                            0 => usize::MAX,
+                            v => v as usize,
+                        };
+                        let key = (rng.below(8) == 0).then_some(host.as_str());
+                        let take = Take {
+                            max_queues: limit(&mut rng, 4),
+                            max_per_queue: limit(&mut rng, 3),
+                            key,
+                            lease_secs: 1 + rng.below(4),
+                            max_waiting: 1 + rng.below(12) as usize,
+                            max_urls: 1 + rng.below(12) as usize,
+                        };
+                        let (mut a, mut b) = (Vec::new(), Vec::new());
+                        let changed_a = indexed.take_urls(&take, now, &mut a);
+                        let changed_b = scan.take_urls_scan(&take, now, &mut b);
+                        let urls_of =
+                            |v: &[UrlInfo]| v.iter().map(|i| i.url.clone()).collect::<Vec<_>>();
+                        assert_eq!(urls_of(&a), urls_of(&b), "{ctx}: {take:?}");
+                        assert_eq!(changed_a, changed_b, "{ctx}");
+                    }
+                    80..=85 => {
+                        let key = if rng.below(4) == 0 { "" } else { host.as_str() };
+                        let d = rng.below(3) as u32;
+                        assert_eq!(indexed.set_delay(key, d), scan.set_delay(key, d), "{ctx}");
+                    }
+                    86..=89 => {
+                        let until = if rng.below(2) == 0 {
+                            0
+                        } else {
+                            now + rng.below(4)
+                        };
+                        assert_eq!(
+                            indexed.block(&host, until),
+                            scan.block(&host, until),
+                            "{ctx}"
+                        );
+                    }
+                    90..=92 => {
+                        let l = rng.below(6) as u32;
+                        assert_eq!(
+                            indexed.set_limit(&host, l),
+                            scan.set_limit(&host, l),
+                            "{ctx}"
+                        );
+                    }
+                    93 => assert_eq!(
+                        indexed.delete_queue(&host),
+                        scan.delete_queue(&host),
+                        "{ctx}"
+                    ),
+                    94 => {
+                        let cutoff = now - rng.below(20);
+                        assert_eq!(
+                            indexed.purge(Some(&host), cutoff),
+                            scan.purge(Some(&host), cutoff),
+                            "{ctx}"
+                        );
+                    }
+                    _ => now += rng.below(3),
+                }
+                assert_eq!(indexed.counts(None, now), scan.counts(None, now), "{ctx}");
+            }
+        }
     }
 }
