@@ -113,21 +113,59 @@ struct Core {
     broken: Option<String>,
 }
 
+/// The answers to one request's calls, or why none could be given.
+type Answers = Result<Vec<Result<Answer, Status>>, Status>;
+
+/// One request's calls waiting to be applied, and where their answers go.
+struct Pending {
+    calls: Vec<Call>,
+    reply: tokio::sync::oneshot::Sender<Answers>,
+}
+
 impl Core {
-    /// Applies calls in order and logs those that changed something, in one commit.
-    fn run(
+    /// Applies the calls of several requests, each request's in order and the requests in
+    /// the order they came, logs those that changed something in one commit (group commit:
+    /// one fsync for all the requests that arrived while the last commit was written), and
+    /// only then sends each request its answers.
+    fn run_group(&mut self, group: Vec<Pending>, now: u64, max_waiting: usize) {
+        if let Some(why) = &self.broken {
+            for p in group {
+                let _ = p.reply.send(Err(Status::unavailable(format!(
+                    "the frontier state could not be written ({why}); restart the service"
+                ))));
+            }
+            return;
+        }
+        let mut logged = Vec::new();
+        let mut replies = Vec::with_capacity(group.len());
+        for p in group {
+            let answers = self.apply(p.calls, now, max_waiting, &mut logged);
+            replies.push((p.reply, answers));
+        }
+        if let Err(e) = self.store.append(&logged) {
+            let why = format!("{e:#}");
+            self.broken = Some(why.clone());
+            for (reply, _) in replies {
+                let _ = reply.send(Err(Status::internal(format!(
+                    "the frontier state could not be written: {why}"
+                ))));
+            }
+            return;
+        }
+        for (reply, answers) in replies {
+            let _ = reply.send(Ok(answers));
+        }
+    }
+
+    /// Applies calls in order; the calls that changed something are added to `logged`.
+    fn apply(
         &mut self,
         calls: Vec<Call>,
         now: u64,
         max_waiting: usize,
-    ) -> Result<Vec<Result<Answer, Status>>, Status> {
-        if let Some(why) = &self.broken {
-            return Err(Status::unavailable(format!(
-                "the frontier state could not be written ({why}); restart the service"
-            )));
-        }
+        logged: &mut Vec<LoggedCall>,
+    ) -> Vec<Result<Answer, Status>> {
         let mut answers = Vec::with_capacity(calls.len());
-        let mut logged = Vec::new();
         for call in calls {
             match self.state.apply(&call, now, max_waiting) {
                 Ok((answer, changed)) => {
@@ -143,14 +181,7 @@ impl Core {
                 Err(status) => answers.push(Err(status)),
             }
         }
-        if let Err(e) = self.store.append(&logged) {
-            let why = format!("{e:#}");
-            self.broken = Some(why.clone());
-            return Err(Status::internal(format!(
-                "the frontier state could not be written: {why}"
-            )));
-        }
-        Ok(answers)
+        answers
     }
 }
 
@@ -158,6 +189,8 @@ impl Core {
 #[derive(Clone)]
 pub struct FrontierService {
     core: Arc<Mutex<Core>>,
+    /// Requests waiting for the next group commit ([`Core::run_group`]).
+    pending: Arc<Mutex<Vec<Pending>>>,
     clock: Clock,
     max_waiting: usize,
     /// The address served, for `ListNodes`.
@@ -200,6 +233,7 @@ impl FrontierService {
                 store,
                 broken: None,
             })),
+            pending: Arc::new(Mutex::new(Vec::new())),
             clock: config.clock,
             max_waiting: config.max_waiting.max(1),
             node: Arc::new(OnceLock::new()),
@@ -222,15 +256,31 @@ impl FrontierService {
         self.core.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Applies changing calls on the blocking pool.
-    async fn run(&self, calls: Vec<Call>) -> Result<Vec<Result<Answer, Status>>, Status> {
+    /// Applies changing calls on the blocking pool, with a group commit: the request joins
+    /// the queue of pending ones, and whichever blocking task next holds the state's lock
+    /// applies and commits every request queued by then. So while one commit is written
+    /// (an fsync: milliseconds), the requests arriving meanwhile wait to share the next one,
+    /// instead of each paying for its own.
+    async fn run(&self, calls: Vec<Call>) -> Answers {
+        let (reply, answers) = tokio::sync::oneshot::channel();
+        self.pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(Pending { calls, reply });
         let svc = self.clone();
         tokio::task::spawn_blocking(move || {
-            let now = svc.clock.now();
-            svc.lock().run(calls, now, svc.max_waiting)
+            let mut core = svc.lock();
+            let group = std::mem::take(&mut *svc.pending.lock().unwrap_or_else(|p| p.into_inner()));
+            if !group.is_empty() {
+                let now = svc.clock.now();
+                core.run_group(group, now, svc.max_waiting);
+            }
         })
         .await
-        .map_err(|e| Status::internal(format!("the frontier call failed: {e}")))?
+        .map_err(|e| Status::internal(format!("the frontier call failed: {e}")))?;
+        answers
+            .await
+            .map_err(|_| Status::internal("the frontier call was dropped"))?
     }
 
     /// Applies one changing call.
