@@ -51,7 +51,10 @@ pub struct CrawlCounts {
 impl Frontier {
     /// Connects to the frontier at `addr` (`http://HOST:PORT`; a bare `HOST:PORT` is taken
     /// as `http://`) for crawl `crawl_id` (empty: the default crawl).
-    pub async fn connect(addr: &str, crawl_id: &str) -> Result<Self> {
+    ///
+    /// With `plain`, pages are reported with plain `PutURLs` from the start, as to a server
+    /// without crawlrank's extension.
+    pub async fn connect(addr: &str, crawl_id: &str, plain: bool) -> Result<Self> {
         let url = if addr.contains("://") {
             addr.to_string()
         } else {
@@ -70,7 +73,7 @@ impl Frontier {
             crawl_id: crawl_id.into(),
             api: UrlFrontierClient::new(channel.clone()),
             ext: CrawlrankFrontierClient::new(channel),
-            plain: Arc::new(AtomicBool::new(false)),
+            plain: Arc::new(AtomicBool::new(plain)),
         })
     }
 

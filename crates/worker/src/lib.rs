@@ -19,8 +19,9 @@
 //!   (`ReportPage`, or plain `PutURLs` elsewhere, see [`client`]); with one worker at
 //!   concurrency 1 the fetches follow the service's policy exactly as `crawlrank crawl` and
 //!   `crawlrank simulate` do (tested against the simulator).
-//! - **When to stop**: when the crawl has no URL left that is not done (`GetStats` size 0),
-//!   or when nothing was served for `idle_exit` while no URL was leased by anyone (what is
+//! - **When to stop**: when the crawl has no URL left that is not done (`GetStats` size 0;
+//!   a worker that neither put seeds nor leased a URL yet takes an empty crawl for one not
+//!   started, and waits as when idle), or when nothing was served for `idle_exit` while no URL was leased by anyone (what is
 //!   left is blocked, limited or waits on a long delay), or at `--max-pages` fetched pages
 //!   of this worker, or on a stop request (the fetches in flight are finished and reported
 //!   first).
@@ -106,6 +107,9 @@ pub struct WorkerConfig {
     pub scope: ScopeConfig,
     /// Tokio worker threads.
     pub io_threads: usize,
+    /// Report pages with plain `PutURLs` (out-links as discovered URLs with `url.path`, then
+    /// the page's known update) even to a server that has crawlrank's `ReportPage`.
+    pub plain_api: bool,
 }
 
 impl Default for WorkerConfig {
@@ -127,6 +131,7 @@ impl Default for WorkerConfig {
             fetch: FetchConfig::default(),
             scope: ScopeConfig::default(),
             io_threads: 2,
+            plain_api: false,
         }
     }
 }
@@ -295,7 +300,7 @@ async fn run_async(
             .collect(),
     };
     let fetcher = Fetcher::new(&cfg.fetch, guard, cfg.concurrency)?;
-    let mut frontier = Frontier::connect(&cfg.frontier, &cfg.crawl_id).await?;
+    let mut frontier = Frontier::connect(&cfg.frontier, &cfg.crawl_id, cfg.plain_api).await?;
     if let Some(secs) = cfg.delay_secs {
         frontier.set_delay("", secs).await?;
     }
@@ -319,6 +324,9 @@ async fn run_async(
     let mut next_ask = Instant::now();
     let mut poll = MIN_POLL;
     let mut idle_since: Option<Instant> = None;
+    // Whether this worker put seeds or leased URLs: until then an empty crawl is one that
+    // has not started, not one that is done.
+    let mut took_part = !seeds.is_empty();
     let mut last_progress = Instant::now();
     let stop_reason = loop {
         let now = Instant::now();
@@ -343,7 +351,9 @@ async fn run_async(
             if leased.is_empty() {
                 if tasks.is_empty() {
                     let c = frontier.counts().await?;
-                    if c.size == 0 {
+                    // An empty crawl this worker had no part in may not have started yet
+                    // (its seeds are another worker's): it waits, as when idle.
+                    if c.size == 0 && took_part {
                         break WorkerStop::Exhausted;
                     }
                     if c.in_process == 0 {
@@ -358,6 +368,7 @@ async fn run_async(
                 next_ask = Instant::now() + poll;
                 poll = (poll * 2).min(MAX_POLL);
             } else {
+                took_part = true;
                 poll = MIN_POLL;
                 idle_since = None;
                 for info in leased {

@@ -25,11 +25,15 @@ fn web_graph() -> Csr {
 }
 
 fn start_web(g: &Csr) -> TestWeb {
+    start_web_with(g, TestWebConfig::default())
+}
+
+fn start_web_with(g: &Csr, cfg: TestWebConfig) -> TestWeb {
     TestWeb::start_blocking(
         Arc::new(g.clone()),
         None,
         "127.0.0.1:0".parse().unwrap(),
-        TestWebConfig::default(),
+        cfg,
     )
     .unwrap()
 }
@@ -116,10 +120,40 @@ fn one_worker_fetches_in_the_simulators_order() {
     web.shutdown_blocking();
 }
 
+/// Reporting as to any URLFrontier server (out-links as discovered URLs naming their parent
+/// in `url.path`, then the page's known update) gives the service the same links: the order
+/// is still the simulator's.
+#[test]
+fn plain_put_urls_reports_give_the_same_order() {
+    let g = web_graph();
+    let seeds = [3u32];
+    let web = start_web(&g);
+    let expected = simulator_order(&g, &seeds, "fica");
+    let dir = tempfile::tempdir().unwrap();
+    let (rt, server) = start_service(dir.path(), "fica", g.num_nodes() as u64);
+    let mut c = worker_config(&web, &server, web.seed_urls(&seeds));
+    c.plain_api = true;
+    let report = crawlrank_worker::run(&c, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    assert_eq!(report.stop, WorkerStop::Exhausted);
+    assert!(report.plain_api);
+    let fetched: Vec<u32> = web.log().iter().filter_map(|e| e.node).collect();
+    assert_eq!(fetched, expected);
+    rt.block_on(server.shutdown()).unwrap();
+    web.shutdown_blocking();
+}
+
 #[test]
 fn two_workers_share_a_crawl_and_fetch_each_page_once() {
     let g = web_graph();
-    let web = start_web(&g);
+    // 10 ms an answer: the crawl lasts long enough for the worker without seeds, which
+    // polls the empty crawl until the other's seeds arrive, to take its share.
+    let web = start_web_with(
+        &g,
+        TestWebConfig {
+            latency: Duration::from_millis(10),
+            ..TestWebConfig::default()
+        },
+    );
     let dir = tempfile::tempdir().unwrap();
     let (rt, server) = start_service(dir.path(), "fica", g.num_nodes() as u64);
     let state = tempfile::tempdir().unwrap();

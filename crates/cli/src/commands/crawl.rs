@@ -179,6 +179,10 @@ pub struct Args {
     /// by any worker (what is left is blocked or limited).
     #[arg(long, value_name = "SECS", default_value_t = 60, requires = "frontier")]
     pub idle_exit: u64,
+    /// With --frontier: report pages with plain URLFrontier `PutURLs` (out-links with
+    /// `url.path`, then the page's update) even when the service has crawlrank's `ReportPage`.
+    #[arg(long, requires = "frontier")]
+    pub plain_urlfrontier: bool,
 }
 
 fn scope_kind(s: &str) -> Result<ScopeKind, String> {

@@ -26,6 +26,7 @@ pub fn run(args: Args) -> Result<()> {
         max_retries: args.max_retries,
         idle_exit: Duration::from_secs(args.idle_exit),
         state_dir: Some(args.state.clone()),
+        plain_api: args.plain_urlfrontier,
         scope: ScopeConfig {
             kind: args.scope,
             include: args.include.clone(),
