@@ -2,7 +2,8 @@
 //! that grow with the URLs discovered — the URL table (hosts, and the seen-set: its Bloom
 //! filter and cache in memory, its table in a real crawl store on disk) and the policy's
 //! frontier — driven as the engine drives them, without HTTP, until N URLs are discovered
-//! (default 10^8), printing the process's resident memory at each tenfold, the store's size
+//! (default 10^8), printing the process's resident memory at each tenfold up to 10^7 and then at
+//! every 10^7 (so that a run stopped early leaves rows), the store's size
 //! and where the seen-set's lookups were answered.
 //!
 //!   cargo run --release -p crawlrank-crawler --example memory_scale -- [URLS] [POLICY] [HOSTS] [STATE_DIR] [FRONTIER_HOT] [KNOWN]
@@ -74,8 +75,8 @@ fn main() -> anyhow::Result<()> {
         "{policy}, {hosts} hosts, up to {target} URLs; resident at start {} MiB",
         base >> 20
     );
-    println!("| URLs discovered | pages popped | frontier | RSS MiB | peak MiB | bytes per URL over the start | seen-set MiB | store MiB | lookups: filtered / memory / disk |");
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("| URLs discovered | pages popped | frontier | RSS MiB | peak MiB | bytes per URL over the start | seen-set MiB | store MiB | lookups: filtered / memory / disk | s |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let Interned::New(seed) = table.intern(&url(0, hosts), true)? else {
         anyhow::bail!("the seed is not new");
     };
@@ -119,7 +120,7 @@ fn main() -> anyhow::Result<()> {
             let c = table.seen_counts();
             let store_bytes = std::fs::metadata(store.path()).map_or(0, |m| m.len());
             println!(
-                "| {} | {} | {} | {} | {} | {:.1} | {} | {} | {} / {} / {} |",
+                "| {} | {} | {} | {} | {} | {:.1} | {} | {} | {} / {} / {} | {:.0} |",
                 table.len(),
                 popped,
                 frontier.len(),
@@ -130,12 +131,19 @@ fn main() -> anyhow::Result<()> {
                 store_bytes >> 20,
                 c.filtered,
                 c.in_memory,
-                c.disk_reads
+                c.disk_reads,
+                started.elapsed().as_secs_f64()
             );
             if report_at >= target {
                 break;
             }
-            report_at = (report_at * 10).min(target);
+            // Tenfolds up to 10^7, then every 10^7: a run stopped early still leaves rows.
+            let step = if report_at < 10_000_000 {
+                report_at * 9
+            } else {
+                10_000_000
+            };
+            report_at = (report_at + step).min(target);
         }
     }
     if let Some(sp) = frontier.spill_status() {
