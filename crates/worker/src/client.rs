@@ -205,7 +205,7 @@ impl Frontier {
         let parent = StringList {
             values: vec![leased.url.clone()],
         };
-        let mut items: Vec<UrlItem> = links
+        let items: Vec<UrlItem> = links
             .into_iter()
             .map(|l| {
                 let mut info = self.info(l, String::new());
@@ -217,7 +217,7 @@ impl Frontier {
         let new = if items.is_empty() {
             0
         } else {
-            self.put(std::mem::take(&mut items), "out-links").await?
+            self.put(items, "out-links").await?
         };
         let known = UrlItem {
             item: Some(url_item::Item::Known(KnownUrlItem {

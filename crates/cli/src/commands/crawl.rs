@@ -2,7 +2,7 @@
 
 use anyhow::{ensure, Context, Result};
 use crawlrank_crawler::{
-    CrawlConfig, Progress, ScopeConfig, ScopeKind, SearchLog, StopReason, StopSignals,
+    CrawlConfig, FetchConfig, Progress, ScopeConfig, ScopeKind, SearchLog, StopReason, StopSignals,
 };
 use crawlrank_frontier::PolicyKind;
 use std::io::Write;
@@ -183,6 +183,36 @@ pub struct Args {
     /// `url.path`, then the page's update) even when the service has crawlrank's `ReportPage`.
     #[arg(long, requires = "frontier")]
     pub plain_urlfrontier: bool,
+}
+
+impl Args {
+    /// How requests are made, from the options a crawl and a crawl worker share.
+    pub(super) fn fetch_config(&self) -> FetchConfig {
+        let mut f = FetchConfig::default();
+        if let Some(ua) = &self.user_agent {
+            f.user_agent = ua.clone();
+        }
+        f.proxy = self.proxy.clone();
+        f.ca_certs = self.ca_cert.clone();
+        f.timeout = Duration::from_secs(self.timeout.max(1));
+        f.connect_timeout = f.timeout.min(Duration::from_secs(10));
+        f.max_body = self.max_body;
+        f.url_rules.max_links_per_page = self.max_links_per_page;
+        f.warc = !self.no_warc;
+        f.sitemaps = !self.no_sitemaps;
+        f.archive_all = self.archive == "all";
+        f.allow_private_networks = self.allow_private_networks;
+        f
+    }
+
+    /// Which discovered URLs are kept (`--scope`, `--include`, `--exclude`).
+    pub(super) fn scope_config(&self) -> ScopeConfig {
+        ScopeConfig {
+            kind: self.scope,
+            include: self.include.clone(),
+            exclude: self.exclude.clone(),
+        }
+    }
 }
 
 fn scope_kind(s: &str) -> Result<ScopeKind, String> {
@@ -379,11 +409,7 @@ pub fn run(args: Args) -> Result<()> {
     };
     let mut c = CrawlConfig {
         impacts,
-        scope: ScopeConfig {
-            kind: args.scope,
-            include: args.include.clone(),
-            exclude: args.exclude.clone(),
-        },
+        scope: args.scope_config(),
         omega: args.omega,
         gamma: args.gamma,
         state_dir: args.state.clone(),
@@ -410,19 +436,7 @@ pub fn run(args: Args) -> Result<()> {
         max_retry_after: Duration::from_secs(args.max_retry_after),
         ..CrawlConfig::default()
     };
-    if let Some(ua) = args.user_agent {
-        c.fetch.user_agent = ua;
-    }
-    c.fetch.proxy = args.proxy;
-    c.fetch.ca_certs = args.ca_cert;
-    c.fetch.timeout = Duration::from_secs(args.timeout.max(1));
-    c.fetch.connect_timeout = c.fetch.timeout.min(Duration::from_secs(10));
-    c.fetch.max_body = args.max_body;
-    c.fetch.url_rules.max_links_per_page = args.max_links_per_page;
-    c.fetch.warc = !args.no_warc;
-    c.fetch.sitemaps = !args.no_sitemaps;
-    c.fetch.archive_all = args.archive == "all";
-    c.fetch.allow_private_networks = args.allow_private_networks;
+    c.fetch = args.fetch_config();
     // The dashboard's tables: the crawl computes them only when someone looks.
     c.report_top = if args.dashboard.is_some() {
         super::dashboard::TOP_URLS

@@ -3,7 +3,6 @@
 
 use super::crawl::{read_seeds, stop_on_signals, Args};
 use anyhow::Result;
-use crawlrank_crawler::ScopeConfig;
 use crawlrank_worker::{WorkerConfig, WorkerStop};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -27,26 +26,12 @@ pub fn run(args: Args) -> Result<()> {
         idle_exit: Duration::from_secs(args.idle_exit),
         state_dir: Some(args.state.clone()),
         plain_api: args.plain_urlfrontier,
-        scope: ScopeConfig {
-            kind: args.scope,
-            include: args.include.clone(),
-            exclude: args.exclude.clone(),
-        },
+        scope: args.scope_config(),
+        fetch: args.fetch_config(),
         ..WorkerConfig::default()
     };
-    if let Some(ua) = args.user_agent {
-        c.fetch.user_agent = ua;
-    }
-    c.fetch.proxy = args.proxy;
-    c.fetch.ca_certs = args.ca_cert;
-    c.fetch.timeout = Duration::from_secs(args.timeout.max(1));
-    c.fetch.connect_timeout = c.fetch.timeout.min(Duration::from_secs(10));
-    c.fetch.max_body = args.max_body;
-    c.fetch.url_rules.max_links_per_page = args.max_links_per_page;
-    c.fetch.warc = !args.no_warc;
+    // A worker reads no sitemaps (docs/frontier-service.md, Workers).
     c.fetch.sitemaps = false;
-    c.fetch.archive_all = args.archive == "all";
-    c.fetch.allow_private_networks = args.allow_private_networks;
 
     let stop = Arc::new(AtomicBool::new(false));
     stop_on_signals(stop.clone())?;
