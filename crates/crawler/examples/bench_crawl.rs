@@ -40,6 +40,21 @@ fn graph(n: u32) -> Csr {
     Csr::from_arcs(n as usize, &arcs)
 }
 
+/// Writes `g` as an arc list, through a temporary file renamed into place.
+fn write_graph(g: &Csr, out: &std::path::Path) -> anyhow::Result<()> {
+    use std::io::Write;
+    let tmp = out.with_extension("tmp");
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+    for v in 0..g.num_nodes() {
+        for &w_ in g.successors(v) {
+            writeln!(w, "{v}\t{w_}")?;
+        }
+    }
+    w.into_inner()?.sync_all()?;
+    std::fs::rename(&tmp, out)?;
+    Ok(())
+}
+
 /// This process's open TCP sockets whose remote port is `port`: the crawler's side of its
 /// connections to the test web (which runs in this process too, so its own sockets are left
 /// out), from `/proc` (Linux; 0 elsewhere).
@@ -82,6 +97,14 @@ fn crawl_sampled(
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
+    // `bench_crawl --write-graph PAGES FILE`: only write the benchmark's web as an arc list
+    // (`SRC<TAB>DST`), for `crawlrank serve --graph FILE` in scripts/bench-vs-spider.sh.
+    if args.get(1).is_some_and(|a| a == "--write-graph") {
+        let (Some(pages), Some(out)) = (args.get(2), args.get(3)) else {
+            anyhow::bail!("usage: bench_crawl --write-graph PAGES FILE");
+        };
+        return write_graph(&graph(pages.parse()?), std::path::Path::new(out));
+    }
     let pages: u32 = args.get(1).map_or(Ok(20_000), |s| s.parse())?;
     let conc: usize = args.get(2).map_or(Ok(64), |s| s.parse())?;
     let g = graph(pages);

@@ -5,7 +5,8 @@
 //! politeness, and dedup) decide about it. Bodies are streamed with a size cap (an HTML page
 //! over it is parsed from its first bytes, see `fetch_page_on`); a response whose
 //! `Content-Type` is not HTML is only downloaded to be archived or read as a sitemap. Parsing
-//! and WARC compression are CPU work and run in `spawn_blocking`, off the I/O threads.
+//! and WARC compression are CPU work and run on the CPU pool ([`crate::cpu`]), off the I/O
+//! threads.
 //! Nothing here fails the crawl: every failure is an outcome the engine counts, retries or
 //! records.
 
@@ -302,10 +303,9 @@ async fn archive_only(
         request_head(parsed, &cfg.user_agent),
         head.to_vec(),
     );
-    let records = tokio::task::spawn_blocking(move || {
-        warc::fetch_records(&url, date, &request, &head, &body, truncated)
-    })
-    .await;
+    let records =
+        crate::cpu::run(move || warc::fetch_records(&url, date, &request, &head, &body, truncated))
+            .await;
     out.warc = records.unwrap_or_default();
     out
 }
@@ -485,7 +485,7 @@ async fn fetch_page_on(
     let sitemap = out.outcome == Some(Outcome::NotHtml);
     let cfg2 = Arc::clone(cfg);
     let url2 = url.to_string();
-    let done = tokio::task::spawn_blocking(move || {
+    let done = crate::cpu::run(move || {
         let links = parse.then(|| extract_links(&parsed, &body, &cfg2.url_rules));
         let sitemap =
             sitemap.then(|| crate::sitemap::parse_sitemap(&parsed, &body, &cfg2.url_rules));
@@ -505,7 +505,7 @@ async fn fetch_page_on(
     })
     .await;
     let Ok((links, sitemap, records)) = done else {
-        // The blocking task panicked (a bug in a dependency): count it as a parse failure.
+        // The parse task panicked (a bug in a dependency): count it as a parse failure.
         out.outcome = Some(out.outcome.unwrap_or(Outcome::Html));
         out.parse_error = true;
         return out;
@@ -689,8 +689,7 @@ async fn fetch_robots_on(
         };
         let agent = cfg.robots_agent().to_string();
         let answer = RobotsAnswer::Body(body);
-        let parsed =
-            tokio::task::spawn_blocking(move || (robots_rules(&agent, &answer), answer)).await;
+        let parsed = crate::cpu::run(move || (robots_rules(&agent, &answer), answer)).await;
         let fetch = match parsed {
             Ok((rules, answer)) => RobotsFetch {
                 rules,

@@ -50,6 +50,7 @@
 pub mod addresses;
 pub mod backoff;
 mod connections;
+mod cpu;
 pub mod engine;
 pub mod export;
 mod fds;
