@@ -11,8 +11,9 @@
 # - A fresh server per crawl writes its request log; pages and robots.txt requests are
 #   counted from that log, the same way for both crawlers: equal work is checked, not assumed.
 # - Each round runs the crawls in a different order (the machine's speed drifts).
-# - pages/s is pages served / the crawler process's wall time, start to exit (crawlrank's
-#   opening and closing of its state included); CPU is the process's user + system time.
+# - pages/s is distinct pages served (status 200) / the crawler process's wall time, start to
+#   exit (crawlrank's opening and closing of its state included); CPU is the process's user +
+#   system time; requests/s counts every request, robots.txt and repeated fetches included.
 # Crawls: crawlrank with redb + WARC on disk (`warc`); crawlrank `--no-warc` with its state in
 # /dev/shm (`lean`, its nearest to spider's in-memory crawl); spider 2.53.9 reading
 # robots.txt (`spider`). Output: one row per crawl in OUT/runs.tsv, then medians.
@@ -96,13 +97,13 @@ run() {
         NR > 1 { requests++ }
         END {
             split(t, x, " ")
-            printf "%s\t%d\t%d\t%d\t%d\t%.2f\t%.2f\t%.0f\t%.0f\n", kind, round, pages, requests,
-                robots, x[1], x[2] + x[3], pages / x[1], pages / (x[2] + x[3])
+            printf "%s\t%d\t%d\t%d\t%d\t%.2f\t%.2f\t%.0f\t%.0f\t%.0f\n", kind, round, pages, requests,
+                robots, x[1], x[2] + x[3], pages / x[1], pages / (x[2] + x[3]), requests / x[1]
         }' "$log" | tee -a "$OUT/runs.tsv"
     rm -f "$log"
 }
 
-printf 'crawl\tround\tpages\trequests\trobots\twall_s\tcpu_s\tpages_per_s\tpages_per_cpu_s\n' \
+printf 'crawl\tround\tpages\trequests\trobots\twall_s\tcpu_s\tpages_per_s\tpages_per_cpu_s\trequests_per_s\n' \
     | tee "$OUT/runs.tsv"
 orders=("lean warc spider" "spider lean warc" "warc spider lean")
 for round in $(seq "$ROUNDS"); do
@@ -110,17 +111,18 @@ for round in $(seq "$ROUNDS"); do
 done
 
 # Medians per crawl, and crawlrank over spider.
-awk -F'\t' 'NR > 1 { rate[$1] = rate[$1] " " $8; cpu[$1] = cpu[$1] " " $9 }
+awk -F'\t' 'NR > 1 { rate[$1] = rate[$1] " " $8; cpu[$1] = cpu[$1] " " $9; req[$1] = req[$1] " " $10 }
     function median(s,   a, n, i, j, t) {
         n = split(s, a, " ")
         for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
         return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
     }
     END {
-        for (k in rate) { r[k] = median(rate[k]); c[k] = median(cpu[k]) }
-        for (k in rate) printf "median %s: %.0f pages/s, %.0f pages per CPU-second\n", k, r[k], c[k]
+        for (k in rate) { r[k] = median(rate[k]); c[k] = median(cpu[k]); q[k] = median(req[k]) }
+        for (k in rate) printf "median %s: %.0f pages/s, %.0f pages per CPU-second, %.0f requests/s\n", k, r[k], c[k], q[k]
         if ("spider" in r) {
-            printf "crawlrank / spider: lean %.2f, warc %.2f (pages/s); lean %.2f, warc %.2f (per CPU-second)\n",
-                r["lean"] / r["spider"], r["warc"] / r["spider"], c["lean"] / c["spider"], c["warc"] / c["spider"]
+            printf "crawlrank / spider: lean %.2f, warc %.2f (pages/s); lean %.2f, warc %.2f (per CPU-second); lean %.2f, warc %.2f (requests/s)\n",
+                r["lean"] / r["spider"], r["warc"] / r["spider"], c["lean"] / c["spider"], c["warc"] / c["spider"],
+                q["lean"] / q["spider"], q["warc"] / q["spider"]
         }
     }' "$OUT/runs.tsv"

@@ -60,8 +60,9 @@ pub struct CrawlConfig {
     pub max_pages: Option<u64>,
     /// Requests in flight at most (one connection each).
     pub concurrency: usize,
-    /// Idle kept-alive connections at most; default `concurrency`. Open sockets stay at most
-    /// `concurrency + max_idle_connections` ([`CrawlConfig::fd_budget`]).
+    /// Idle kept-alive connections at most; default: what the open-file limit leaves room
+    /// for, up to [`DEFAULT_MAX_IDLE_CONNECTIONS`] ([`CrawlConfig::idle_connections`]). Open
+    /// sockets stay at most `concurrency` + this ([`CrawlConfig::fd_budget`]).
     pub max_idle_connections: Option<usize>,
     /// Least delay between two requests to one host (`--delay`).
     pub delay: Duration,
@@ -154,16 +155,25 @@ impl Default for CrawlConfig {
 }
 
 impl CrawlConfig {
-    /// Idle kept-alive connections at most: `max_idle_connections`, else `concurrency`.
-    pub fn idle_connections(&self) -> usize {
-        self.max_idle_connections.unwrap_or(self.concurrency)
+    /// Idle kept-alive connections at most, under an open-file limit of `open_files`:
+    /// `max_idle_connections`; else the room the limit leaves beside `concurrency`
+    /// connections in flight and [`fds::RESERVED_FDS`], at most
+    /// [`DEFAULT_MAX_IDLE_CONNECTIONS`] and at least `concurrency` (a limit too low for that
+    /// is the error of [`fds::check_open_file_limit`]).
+    pub fn idle_connections(&self, open_files: u64) -> usize {
+        self.max_idle_connections.unwrap_or_else(|| {
+            let room = open_files.saturating_sub(fds::RESERVED_FDS + self.concurrency as u64);
+            let room = usize::try_from(room).unwrap_or(usize::MAX);
+            room.min(DEFAULT_MAX_IDLE_CONNECTIONS).max(self.concurrency)
+        })
     }
 
-    /// The file descriptors this crawl may hold at once: `concurrency` connections in
-    /// flight, [`idle_connections`](Self::idle_connections) idle ones, and
-    /// [`fds::RESERVED_FDS`] for the rest (docs/crawler.md, Connections).
-    pub fn fd_budget(&self) -> FdBudget {
-        FdBudget::new(self.concurrency, self.idle_connections())
+    /// The file descriptors this crawl may hold at once under an open-file limit of
+    /// `open_files`: `concurrency` connections in flight,
+    /// [`idle_connections`](Self::idle_connections) idle ones, and [`fds::RESERVED_FDS`] for
+    /// the rest (docs/crawler.md, Connections).
+    pub fn fd_budget(&self, open_files: u64) -> FdBudget {
+        FdBudget::new(self.concurrency, self.idle_connections(open_files))
     }
 
     /// The policy and frontier configuration of a new crawl: `R` is `--expected-pages`, else
@@ -325,6 +335,13 @@ const POLL_INTERVAL: Duration = Duration::from_millis(100);
 /// again this much later; a commit at the next step.
 const FD_RETRY: Duration = Duration::from_millis(250);
 
+/// The most idle connections kept by default (`--max-idle-connections`): enough to keep one
+/// to every host fetched in the last second or so of a fast crawl, where a cap of
+/// `--concurrency` made six of seven requests open a new connection on a web of 2,500 hosts
+/// crawled in priority order (docs/performance.md, "Against spider"); each costs a socket
+/// and tens of KB, for at most its host's delay plus a second ([`IDLE_GRACE`]).
+pub const DEFAULT_MAX_IDLE_CONNECTIONS: usize = 4096;
+
 /// How long the end of a run (its last commit and snapshot) waits for file descriptors.
 const FD_WAIT_AT_END: Duration = Duration::from_secs(30);
 
@@ -338,7 +355,14 @@ pub fn crawl(
     if cfg.concurrency == 0 {
         bail!("--concurrency must be at least 1");
     }
-    fds::ensure_open_file_limit(cfg.fd_budget(), cfg.concurrency)?;
+    let limit = fds::raise_open_file_limit()
+        .map_err(|e| anyhow::anyhow!("cannot read the open-file limit (RLIMIT_NOFILE): {e}"))?;
+    fds::check_open_file_limit(cfg.fd_budget(limit.soft), limit, cfg.concurrency)?;
+    // From here on the idle cap is a number, the one the budget was checked with.
+    let cfg = &CrawlConfig {
+        max_idle_connections: Some(cfg.idle_connections(limit.soft)),
+        ..cfg.clone()
+    };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(cfg.io_threads.max(1))
         .enable_all()
@@ -568,7 +592,7 @@ impl Engine {
             guard,
             rt,
             cfg.concurrency,
-            cfg.idle_connections(),
+            cfg.max_idle_connections.unwrap_or(cfg.concurrency),
         )?;
         let robots_agent = cfg.fetch.robots_agent();
         let pauses = store.host_pauses()?;
@@ -1379,5 +1403,33 @@ impl Engine {
             seen: self.urls.seen_counts(),
             spill: self.frontier.spill_status(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_idle_cap_fills_the_open_file_limit_up_to_its_default() {
+        let c = CrawlConfig {
+            concurrency: 32,
+            ..CrawlConfig::default()
+        };
+        // The room beside 32 in flight and 64 reserved: 256 - 96.
+        assert_eq!(c.idle_connections(256), 160);
+        assert_eq!(c.fd_budget(256).total(), 256);
+        // A generous limit: the default cap.
+        assert_eq!(c.idle_connections(1 << 20), DEFAULT_MAX_IDLE_CONNECTIONS);
+        // A limit too low: never below the concurrency (the start-up check then refuses).
+        assert_eq!(c.idle_connections(100), 32);
+        assert!(c.fd_budget(100).total() > 100);
+        // Asked for: as asked, whatever the limit.
+        let asked = CrawlConfig {
+            max_idle_connections: Some(7),
+            ..c
+        };
+        assert_eq!(asked.idle_connections(1 << 20), 7);
+        assert_eq!(asked.idle_connections(100), 7);
     }
 }

@@ -1,6 +1,7 @@
 //! File descriptors: how many a crawl needs ([`FdBudget`]), the process's open-file limit
-//! raised to its hard limit and checked against that need ([`ensure_open_file_limit`]), and
-//! how running out of them anyway is recognised ([`is_exhaustion`]).
+//! raised to its hard limit ([`raise_open_file_limit`]) and checked against that need
+//! ([`check_open_file_limit`]), and how running out of them anyway is recognised
+//! ([`is_exhaustion`]).
 //!
 //! Why a module of its own: the bound is one formula that the engine checks at start, the
 //! connection pool keeps, the docs state and the tests assert, and "too many open files" is
@@ -107,18 +108,6 @@ pub fn check_open_file_limit(
         limit.hard,
         budget.total()
     )
-}
-
-/// Raises the open-file limit ([`raise_open_file_limit`]) and checks it against `budget`
-/// ([`check_open_file_limit`]).
-pub fn ensure_open_file_limit(
-    budget: FdBudget,
-    concurrency: usize,
-) -> anyhow::Result<OpenFileLimit> {
-    let limit = raise_open_file_limit()
-        .map_err(|e| anyhow::anyhow!("cannot read the open-file limit (RLIMIT_NOFILE): {e}"))?;
-    check_open_file_limit(budget, limit, concurrency)?;
-    Ok(limit)
 }
 
 /// Whether an I/O error means the process (`EMFILE`) or the system (`ENFILE`) has no file

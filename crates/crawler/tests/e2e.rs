@@ -1183,12 +1183,12 @@ fn crawl_with_a_low_open_file_limit() {
         concurrency,
         ..CrawlConfig::default()
     }
-    .fd_budget();
+    .fd_budget(256);
     let (bound, files) = (budget.sockets() as usize, budget.total() as usize);
     assert_eq!(
         (bound, files),
-        (64, 128),
-        "concurrency + idle (default: concurrency), + 64"
+        (192, 256),
+        "concurrency + idle (default: the room the limit of 256 leaves, 160), + 64"
     );
     let port = web.addr().port();
     for mode in ["crawl", "hog"] {

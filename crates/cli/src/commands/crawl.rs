@@ -50,8 +50,8 @@ pub struct Args {
     /// concurrency + idle connections + 64, checked against the open-file limit at start.
     #[arg(long, default_value_t = 16)]
     pub concurrency: usize,
-    /// Idle kept-alive connections at most, kept for hosts fetched again soon (default:
-    /// --concurrency).
+    /// Idle kept-alive connections at most, kept for hosts fetched again soon (default: what
+    /// the open-file limit leaves room for, at most 4096, at least --concurrency).
     #[arg(long, value_name = "N")]
     pub max_idle_connections: Option<usize>,
     /// Least delay between two requests to one host, in milliseconds (robots.txt's
