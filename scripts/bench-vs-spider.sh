@@ -23,8 +23,13 @@ PAGES="${1:-100000}"
 CONC="${2:-64}"
 ROUNDS="${3:-3}"
 OUT="${OUT:-target/bench-vs-spider}"
+if [[ "$(nproc)" -lt 2 && -z "${SERVER_CPUS:-}${CRAWLER_CPUS:-}" ]]; then
+    echo "one CPU: the server and the crawlers share it (nothing pinned)" >&2
+    SERVER_CPUS=0 CRAWLER_CPUS=0
+fi
 SERVER_CPUS="${SERVER_CPUS:-0}"
 CRAWLER_CPUS="${CRAWLER_CPUS:-1}"
+command -v taskset > /dev/null || { echo "taskset (util-linux) is needed to pin the processes" >&2; exit 1; }
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 
