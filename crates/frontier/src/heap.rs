@@ -125,45 +125,58 @@ impl IndexedHeap {
         }
     }
 
-    fn sift_up(&mut self, mut i: usize) {
-        let e = self.heap[i];
-        while i > 0 {
-            let parent = (i - 1) / 2;
-            if !e.before(&self.heap[parent]) {
-                break;
-            }
-            self.heap[i] = self.heap[parent];
-            self.pos[self.heap[i].page as usize] = i as u32;
-            i = parent;
-        }
-        self.heap[i] = e;
-        self.pos[e.page as usize] = i as u32;
+    fn sift_up(&mut self, i: usize) {
+        sift_up(&mut self.heap, &mut self.pos, i);
     }
 
-    fn sift_down(&mut self, mut i: usize) {
-        let n = self.heap.len();
-        let e = self.heap[i];
-        loop {
-            let l = 2 * i + 1;
-            if l >= n {
-                break;
-            }
-            let r = l + 1;
-            let c = if r < n && self.heap[r].before(&self.heap[l]) {
-                r
-            } else {
-                l
-            };
-            if !self.heap[c].before(&e) {
-                break;
-            }
-            self.heap[i] = self.heap[c];
-            self.pos[self.heap[i].page as usize] = i as u32;
-            i = c;
-        }
-        self.heap[i] = e;
-        self.pos[e.page as usize] = i as u32;
+    fn sift_down(&mut self, i: usize) {
+        sift_down(&mut self.heap, &mut self.pos, i);
     }
+}
+
+/// Moves `heap[i]` up to its place, keeping `pos[page]` = each moved entry's index: the one
+/// sift of both heaps that order [`Entry`]s ([`IndexedHeap`] and the spilling heap's hot part).
+#[inline]
+pub(crate) fn sift_up(heap: &mut [Entry], pos: &mut [u32], mut i: usize) {
+    let e = heap[i];
+    while i > 0 {
+        let parent = (i - 1) / 2;
+        if !e.before(&heap[parent]) {
+            break;
+        }
+        heap[i] = heap[parent];
+        pos[heap[i].page as usize] = i as u32;
+        i = parent;
+    }
+    heap[i] = e;
+    pos[e.page as usize] = i as u32;
+}
+
+/// Moves `heap[i]` down to its place, keeping `pos` as [`sift_up`] does.
+#[inline]
+pub(crate) fn sift_down(heap: &mut [Entry], pos: &mut [u32], mut i: usize) {
+    let n = heap.len();
+    let e = heap[i];
+    loop {
+        let l = 2 * i + 1;
+        if l >= n {
+            break;
+        }
+        let r = l + 1;
+        let c = if r < n && heap[r].before(&heap[l]) {
+            r
+        } else {
+            l
+        };
+        if !heap[c].before(&e) {
+            break;
+        }
+        heap[i] = heap[c];
+        pos[heap[i].page as usize] = i as u32;
+        i = c;
+    }
+    heap[i] = e;
+    pos[e.page as usize] = i as u32;
 }
 
 #[cfg(test)]

@@ -875,44 +875,12 @@ impl SpillingHeap {
         }
     }
 
-    fn sift_up(&mut self, mut i: usize) {
-        let e = self.hot[i];
-        while i > 0 {
-            let parent = (i - 1) / 2;
-            if !e.before(&self.hot[parent]) {
-                break;
-            }
-            self.hot[i] = self.hot[parent];
-            self.pos[self.hot[i].page as usize] = i as u32;
-            i = parent;
-        }
-        self.hot[i] = e;
-        self.pos[e.page as usize] = i as u32;
+    fn sift_up(&mut self, i: usize) {
+        crate::heap::sift_up(&mut self.hot, &mut self.pos, i);
     }
 
-    fn sift_down(&mut self, mut i: usize) {
-        let n = self.hot.len();
-        let e = self.hot[i];
-        loop {
-            let l = 2 * i + 1;
-            if l >= n {
-                break;
-            }
-            let r = l + 1;
-            let c = if r < n && self.hot[r].before(&self.hot[l]) {
-                r
-            } else {
-                l
-            };
-            if !self.hot[c].before(&e) {
-                break;
-            }
-            self.hot[i] = self.hot[c];
-            self.pos[self.hot[i].page as usize] = i as u32;
-            i = c;
-        }
-        self.hot[i] = e;
-        self.pos[e.page as usize] = i as u32;
+    fn sift_down(&mut self, i: usize) {
+        crate::heap::sift_down(&mut self.hot, &mut self.pos, i);
     }
 }
 
