@@ -2,63 +2,19 @@
 //! 127.0.0.1:0, with a manual clock so that delays and leases are stepped over without
 //! sleeping, and every test bounded by a timeout.
 
+mod common;
+
+use common::{config, get, params, run, start, stats, Client, Running, T0};
 use crawlrank_frontier::{Frontier, PageId};
 use crawlrank_frontier_service::proto::{
-    ack_message::Status as AckStatus, get_params, url_frontier_client::UrlFrontierClient, url_item,
-    Active, AnyCrawlId, BlockQueueParams, CountUrlParams, CrawlLimitParams, DeleteCrawlMessage,
-    DiscoveredBatch, DiscoveredUrlItem, GetParams, KnownUrlItem, ListUrlParams, Local, Pagination,
-    PurgeUrlParams, QueueDelayParams, QueueWithinCrawlParams, StringList, UrlInfo, UrlItem,
-    UrlStatusRequest,
+    ack_message::Status as AckStatus, get_params, url_item, Active, AnyCrawlId, BlockQueueParams,
+    CountUrlParams, CrawlLimitParams, DeleteCrawlMessage, DiscoveredBatch, DiscoveredUrlItem,
+    GetParams, KnownUrlItem, ListUrlParams, Local, Pagination, PurgeUrlParams, QueueDelayParams,
+    QueueWithinCrawlParams, StringList, UrlInfo, UrlItem, UrlStatusRequest,
 };
 use crawlrank_frontier_service::{
-    policy_spec, spawn, Clock, FrontierService, RunningServer, ServiceConfig, DEFAULT_CRAWL,
-    SCORE_KEY, STATE_KEY, STORMCRAWLER_PATH_KEY,
+    policy_spec, Clock, FrontierService, DEFAULT_CRAWL, SCORE_KEY, STATE_KEY, STORMCRAWLER_PATH_KEY,
 };
-use std::future::Future;
-use std::path::Path;
-use std::time::Duration;
-use tonic::transport::Channel;
-
-type Client = UrlFrontierClient<Channel>;
-
-/// The manual clock's start: a plausible date (2025-01-01).
-const T0: u64 = 1_735_689_600;
-
-/// Runs a test body on a runtime of its own, failing it after 60 s.
-fn run<F: Future<Output = ()>>(body: F) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        tokio::time::timeout(Duration::from_secs(60), body)
-            .await
-            .expect("the test took more than 60 s");
-    });
-}
-
-fn config(dir: &Path, clock: &Clock, policy: Option<&str>) -> ServiceConfig {
-    ServiceConfig {
-        policy: policy.map(|p| policy_spec(p, None, None, 0).unwrap()),
-        clock: clock.clone(),
-        ..ServiceConfig::new(dir)
-    }
-}
-
-async fn start(dir: &Path, clock: &Clock, policy: Option<&str>) -> (RunningServer, Client) {
-    let service = FrontierService::open(config(dir, clock, policy)).unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let server = spawn(service, listener).unwrap();
-    let client = tokio::time::timeout(
-        Duration::from_secs(10),
-        UrlFrontierClient::connect(format!("http://{}", server.addr())),
-    )
-    .await
-    .expect("connecting took more than 10 s")
-    .unwrap();
-    (server, client)
-}
 
 fn info(url: &str, crawl: &str, parent: Option<&str>) -> UrlInfo {
     let mut info = UrlInfo {
@@ -115,15 +71,6 @@ async fn put(client: &mut Client, items: Vec<UrlItem>) -> Vec<(String, AckStatus
     out
 }
 
-fn params(max_per_queue: u32, lease: u32) -> GetParams {
-    GetParams {
-        max_urls_per_queue: max_per_queue,
-        delay_requestable: lease,
-        item: Some(get_params::Item::CrawlId(String::new())),
-        ..Default::default()
-    }
-}
-
 async fn get_infos(client: &mut Client, params: GetParams) -> Vec<UrlInfo> {
     let mut stream = client.get_ur_ls(params).await.unwrap().into_inner();
     let mut out = Vec::new();
@@ -131,30 +78,6 @@ async fn get_infos(client: &mut Client, params: GetParams) -> Vec<UrlInfo> {
         out.push(info);
     }
     out
-}
-
-async fn get(client: &mut Client, params: GetParams) -> Vec<String> {
-    get_infos(client, params)
-        .await
-        .into_iter()
-        .map(|i| i.url)
-        .collect()
-}
-
-async fn stats(
-    client: &mut Client,
-    crawl: &str,
-    key: &str,
-) -> crawlrank_frontier_service::proto::Stats {
-    client
-        .get_stats(QueueWithinCrawlParams {
-            key: key.to_string(),
-            crawl_id: crawl.to_string(),
-            local: false,
-        })
-        .await
-        .unwrap()
-        .into_inner()
 }
 
 const A: &str = "http://a.example/";
@@ -171,7 +94,9 @@ fn get_urls_follows_the_policy_across_queues_and_honours_leases() {
     run(async {
         let dir = tempfile::tempdir().unwrap();
         let clock = Clock::manual(T0);
-        let (server, mut client) = start(dir.path(), &clock, Some("fica")).await;
+        let Running {
+            server, mut client, ..
+        } = start(dir.path(), &clock, Some("fica")).await;
         let acks = put(&mut client, vec![discovered(A, None), discovered(B, None)]).await;
         assert_eq!(
             acks,
@@ -258,7 +183,9 @@ fn malformed_urls_and_known_duplicates_are_skipped() {
     run(async {
         let dir = tempfile::tempdir().unwrap();
         let clock = Clock::manual(T0);
-        let (server, mut client) = start(dir.path(), &clock, None).await;
+        let Running {
+            server, mut client, ..
+        } = start(dir.path(), &clock, None).await;
         let mut long_key = discovered("http://c.example/", None);
         if let Some(url_item::Item::Discovered(d)) = &mut long_key.item {
             d.info.as_mut().unwrap().key = "k".repeat(300);
@@ -303,7 +230,9 @@ fn crawl_ids_are_separate() {
     run(async {
         let dir = tempfile::tempdir().unwrap();
         let clock = Clock::manual(T0);
-        let (server, mut client) = start(dir.path(), &clock, None).await;
+        let Running {
+            server, mut client, ..
+        } = start(dir.path(), &clock, None).await;
         let acks = put(
             &mut client,
             vec![
@@ -374,7 +303,9 @@ fn block_delay_and_limit_hold_a_queue() {
     run(async {
         let dir = tempfile::tempdir().unwrap();
         let clock = Clock::manual(T0);
-        let (server, mut client) = start(dir.path(), &clock, Some("bfs")).await;
+        let Running {
+            server, mut client, ..
+        } = start(dir.path(), &clock, Some("bfs")).await;
         put(
             &mut client,
             vec![
@@ -471,7 +402,9 @@ fn stats_listings_deletions_and_refetch_dates() {
     run(async {
         let dir = tempfile::tempdir().unwrap();
         let clock = Clock::manual(T0);
-        let (server, mut client) = start(dir.path(), &clock, None).await;
+        let Running {
+            server, mut client, ..
+        } = start(dir.path(), &clock, None).await;
         // Known URLs never served: one done, two due (sooner first, the reference's RightOrder).
         put(
             &mut client,
@@ -618,7 +551,9 @@ fn the_state_survives_a_restart() {
     run(async {
         let dir = tempfile::tempdir().unwrap();
         let clock = Clock::manual(T0);
-        let (server, mut client) = start(dir.path(), &clock, Some("fica")).await;
+        let Running {
+            server, mut client, ..
+        } = start(dir.path(), &clock, Some("fica")).await;
         put(
             &mut client,
             vec![
@@ -670,7 +605,9 @@ fn the_state_survives_a_restart() {
             .expect("a state keeps its policy");
         assert!(format!("{err:#}").contains("fica"), "{err:#}");
 
-        let (server, mut client) = start(dir.path(), &clock, None).await;
+        let Running {
+            server, mut client, ..
+        } = start(dir.path(), &clock, None).await;
         let active = client
             .get_active(Local::default())
             .await
@@ -714,7 +651,9 @@ fn a_long_stream_is_acked_in_order_and_get_urls_keeps_its_limits() {
     run(async {
         let dir = tempfile::tempdir().unwrap();
         let clock = Clock::manual(T0);
-        let (server, mut client) = start(dir.path(), &clock, Some("bfs")).await;
+        let Running {
+            server, mut client, ..
+        } = start(dir.path(), &clock, Some("bfs")).await;
         let urls: Vec<String> = (0..3000)
             .map(|i| format!("http://h{}.example/{}", i % 30, i))
             .collect();

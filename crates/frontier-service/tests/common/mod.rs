@@ -1,4 +1,4 @@
-//! Helpers shared by the service's newer integration tests (extension, conformance): a
+//! Helpers shared by the service's integration tests (grpc, extension, conformance): a
 //! service on 127.0.0.1:0 with a manual clock, tonic clients of both services, and the
 //! URLFrontier calls in a line each. Every test body runs under a timeout.
 
@@ -44,14 +44,18 @@ pub struct Running {
     pub ext: ExtClient,
 }
 
-/// A service on `dir` (policy `policy` for a new state) on 127.0.0.1:0, with both clients.
-pub async fn start(dir: &Path, clock: &Clock, policy: Option<&str>) -> Running {
-    let config = ServiceConfig {
+/// The configuration of a service on `dir` with `clock` (policy `policy` for a new state).
+pub fn config(dir: &Path, clock: &Clock, policy: Option<&str>) -> ServiceConfig {
+    ServiceConfig {
         policy: policy.map(|p| policy_spec(p, None, None, 0).unwrap()),
         clock: clock.clone(),
         ..ServiceConfig::new(dir)
-    };
-    let service = FrontierService::open(config).unwrap();
+    }
+}
+
+/// A service on `dir` (policy `policy` for a new state) on 127.0.0.1:0, with both clients.
+pub async fn start(dir: &Path, clock: &Clock, policy: Option<&str>) -> Running {
+    let service = FrontierService::open(config(dir, clock, policy)).unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let server = spawn(service, listener).unwrap();
     let url = format!("http://{}", server.addr());
