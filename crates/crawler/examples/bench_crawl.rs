@@ -40,19 +40,17 @@ fn graph(n: u32) -> Csr {
     Csr::from_arcs(n as usize, &arcs)
 }
 
-/// Writes `g` as an arc list, through a temporary file renamed into place.
+/// Writes `g` as an arc list, atomically (the project's `atomic::write_file`).
 fn write_graph(g: &Csr, out: &std::path::Path) -> anyhow::Result<()> {
     use std::io::Write;
-    let tmp = out.with_extension("tmp");
-    let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
-    for v in 0..g.num_nodes() {
-        for &w_ in g.successors(v) {
-            writeln!(w, "{v}\t{w_}")?;
+    crawlrank_graph::atomic::write_file(out, |w| {
+        for v in 0..g.num_nodes() {
+            for &dst in g.successors(v) {
+                writeln!(w, "{v}\t{dst}")?;
+            }
         }
-    }
-    w.into_inner()?.sync_all()?;
-    std::fs::rename(&tmp, out)?;
-    Ok(())
+        Ok(())
+    })
 }
 
 /// This process's open TCP sockets whose remote port is `port`: the crawler's side of its

@@ -357,18 +357,15 @@ pub fn crawl(
     }
     let limit = fds::raise_open_file_limit()
         .map_err(|e| anyhow::anyhow!("cannot read the open-file limit (RLIMIT_NOFILE): {e}"))?;
-    fds::check_open_file_limit(cfg.fd_budget(limit.soft), limit, cfg.concurrency)?;
-    // From here on the idle cap is a number, the one the budget was checked with.
-    let cfg = &CrawlConfig {
-        max_idle_connections: Some(cfg.idle_connections(limit.soft)),
-        ..cfg.clone()
-    };
+    let budget = cfg.fd_budget(limit.soft);
+    fds::check_open_file_limit(budget, limit, cfg.concurrency)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(cfg.io_threads.max(1))
         .enable_all()
         .build()
         .context("cannot start the I/O runtime")?;
-    let mut engine = Engine::open(cfg, rt.handle().clone())?;
+    // The connection pool keeps the idle cap the budget was checked with.
+    let mut engine = Engine::open(cfg, budget.idle as usize, rt.handle().clone())?;
     let result = engine.run(stop, progress);
     // Whatever happened, requests still in flight are abandoned: their pages are logged as
     // popped and will be fetched first by the next run.
@@ -558,8 +555,12 @@ fn open_warc(cfg: &CrawlConfig, at: WarcPosition) -> Result<Option<WarcWriter>> 
 
 impl Engine {
     /// Opens (or creates) the state, rebuilds the frontier from its log, queues the pages
-    /// that were in flight and adds the seeds.
-    fn open(cfg: &CrawlConfig, rt: tokio::runtime::Handle) -> Result<Self> {
+    /// that were in flight and adds the seeds; at most `idle_connections` are kept idle.
+    fn open(
+        cfg: &CrawlConfig,
+        idle_connections: usize,
+        rt: tokio::runtime::Handle,
+    ) -> Result<Self> {
         // A malformed filter is refused before the state is touched.
         let mut scope = Scope::new(&cfg.scope)?;
         let (mut store, loaded) = Store::open(&cfg.state_dir, true)?;
@@ -587,13 +588,7 @@ impl Engine {
         let seed_hosts = seeded.iter().filter_map(|&id| urls.host_of(id)).collect();
         let guard = address_guard(cfg, &store, &seeded)?;
         let warc = open_warc(cfg, loaded.warc)?;
-        let in_flight = InFlight::new(
-            &cfg.fetch,
-            guard,
-            rt,
-            cfg.concurrency,
-            cfg.max_idle_connections.unwrap_or(cfg.concurrency),
-        )?;
+        let in_flight = InFlight::new(&cfg.fetch, guard, rt, cfg.concurrency, idle_connections)?;
         let robots_agent = cfg.fetch.robots_agent();
         let pauses = store.host_pauses()?;
         let mut e = Self {
