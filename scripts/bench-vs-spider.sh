@@ -41,13 +41,16 @@ CRAWLRANK="$PWD/target/release/crawlrank"
 SPIDER="$PWD/target/bench-spider/release/crawlrank-bench-spider"
 GRAPH="$OUT/web-$PAGES.arcs"
 [[ -f "$GRAPH" ]] || target/release/examples/bench_crawl --write-graph "$PAGES" "$GRAPH"
+SEED_URL="http://h0.crawlrank.test/p0.html"
 SEEDS="$OUT/seeds.txt"
-echo "http://h0.crawlrank.test/p0.html" > "$SEEDS"
+echo "$SEED_URL" > "$SEEDS"
+# The lean crawl's state, on the RAM disk.
+LEAN_STATE="/dev/shm/crawlrank-bench-vs-spider.$$"
 
 SERVER_PID=""
 cleanup() {
     if [[ -n "$SERVER_PID" ]]; then kill "$SERVER_PID" 2>/dev/null || true; fi
-    rm -rf /dev/shm/crawlrank-bench-vs-spider.$$
+    rm -rf "$LEAN_STATE"
 }
 trap cleanup EXIT
 
@@ -80,12 +83,12 @@ run() {
     local kind="$1" round="$2" log="$OUT/log-$1-$2.tsv" times="$OUT/time-$1-$2"
     start_server "$log"
     local state="$OUT/state-$kind"
-    rm -rf "$state" /dev/shm/crawlrank-bench-vs-spider.$$
+    rm -rf "$state" "$LEAN_STATE"
     local cmd
     case "$kind" in
         warc) cmd=("$CRAWLRANK" crawl --state "$state") ;;
-        lean) cmd=("$CRAWLRANK" crawl --state /dev/shm/crawlrank-bench-vs-spider.$$ --no-warc) ;;
-        spider) cmd=("$SPIDER" "$PROXY" "http://h0.crawlrank.test/p0.html" "$PAGES" "$CONC" robots) ;;
+        lean) cmd=("$CRAWLRANK" crawl --state "$LEAN_STATE" --no-warc) ;;
+        spider) cmd=("$SPIDER" "$PROXY" "$SEED_URL" "$PAGES" "$CONC" robots) ;;
     esac
     if [[ "$kind" != spider ]]; then
         cmd+=(--seeds "$SEEDS" --policy fica --concurrency "$CONC" --delay 0 --max-pages "$PAGES"
@@ -94,7 +97,7 @@ run() {
     local TIMEFORMAT="%R %U %S"
     { time taskset -c "$CRAWLER_CPUS" "${cmd[@]}" > "$OUT/crawl-$kind-$round.out" 2>&1; } 2> "$times"
     stop_server
-    rm -rf "$state" /dev/shm/crawlrank-bench-vs-spider.$$
+    rm -rf "$state" "$LEAN_STATE"
     # Pages: graph pages answered 200 (each counted once); robots: robots.txt requests.
     awk -F'\t' -v kind="$kind" -v round="$round" -v t="$(cat "$times")" '
         NR > 1 && $8 ~ /^[0-9]+$/ && $5 == 200 { if (!seen[$8]++) pages++ }
