@@ -2,10 +2,11 @@
 //!
 //! The format is one arc per line, source then destination separated by a tab, no header:
 //!
-//! - ids (default): `SRC<TAB>DST`, the graph's node ids (`0..n`), sources in increasing
-//!   order and each node's successors in increasing order (BVGraph order). An arc-list
-//!   input whose ids were not `0..n` was renumbered when imported; its arcs come out with the
-//!   new ids (`BASENAME.ids` maps them back).
+//! - ids (default): `SRC<TAB>DST`, the pages' ids, sources in increasing order and each
+//!   node's successors in increasing order (BVGraph order). The ids are the user's
+//!   ([`page_ids`](crate::page_ids)): an arc list imported with gaps in its ids (or starting
+//!   at 1) comes out with the very ids it had, through the import's `BASENAME.ids`; a graph
+//!   without `.ids` has ids `0..n`.
 //! - URLs: `SRC_URL<TAB>DST_URL`, each node named by its line of the graph's `.urls`. Every
 //!   node that has an arc must have a URL without a tab in it (an empty line, a node without a
 //!   known URL, is an error rather than a node named by the empty string).
@@ -21,6 +22,7 @@
 use crate::atomic;
 use crate::bv::is_bvgraph;
 use crate::cache::Cache;
+use crate::page_ids::PageIds;
 use crate::source;
 use crate::urls;
 use anyhow::{bail, ensure, Context, Result};
@@ -38,6 +40,16 @@ pub struct ArcsWritten {
     pub arcs: u64,
 }
 
+/// How an arc list names the nodes.
+enum Names<'a, S> {
+    /// By node, `0..n`.
+    Nodes,
+    /// By the pages' ids.
+    Ids(&'a PageIds),
+    /// By URL, one per node.
+    Urls(&'a [S]),
+}
+
 /// Writes the arcs of `graph` to `out` (see the [module documentation](self)): node ids, or,
 /// with `urls` (one per node), URL pairs.
 pub fn write_arcs<S: AsRef<str>>(
@@ -45,15 +57,42 @@ pub fn write_arcs<S: AsRef<str>>(
     urls: Option<&[S]>,
     out: &Path,
 ) -> Result<ArcsWritten> {
-    let nodes = graph.num_nodes();
-    if let Some(urls) = urls {
-        ensure!(
-            urls.len() == nodes,
-            "cannot write {}: {} URLs for a graph of {nodes} nodes",
-            out.display(),
-            urls.len()
-        );
+    match urls {
+        Some(urls) => write_named(graph, Names::Urls(urls), out),
+        None => write_named::<&str>(graph, Names::Nodes, out),
     }
+}
+
+/// Writes the arcs of `graph` to `out`, each node named by its id in `ids` (one per node).
+pub fn write_arcs_with_ids(
+    graph: &impl SequentialGraph,
+    ids: &PageIds,
+    out: &Path,
+) -> Result<ArcsWritten> {
+    write_named::<&str>(graph, Names::Ids(ids), out)
+}
+
+fn write_named<S: AsRef<str>>(
+    graph: &impl SequentialGraph,
+    names: Names<'_, S>,
+    out: &Path,
+) -> Result<ArcsWritten> {
+    let nodes = graph.num_nodes();
+    let named = match &names {
+        Names::Nodes => nodes,
+        Names::Ids(ids) => ids.len(),
+        Names::Urls(urls) => urls.len(),
+    };
+    ensure!(
+        named == nodes,
+        "cannot write {}: {named} {} for a graph of {nodes} nodes",
+        out.display(),
+        if matches!(names, Names::Urls(_)) {
+            "URLs"
+        } else {
+            "ids"
+        }
+    );
     let mut arcs = 0u64;
     atomic::write_file(out, |w| {
         // A node is named only on its arcs: a node without arcs needs no URL.
@@ -61,9 +100,9 @@ pub fn write_arcs<S: AsRef<str>>(
         let mut buf = itoa::Buffer::new();
         while let Some((src, succ)) = it.next() {
             for dst in succ {
-                write_name(w, urls, src, &mut buf)?;
+                write_name(w, &names, src, &mut buf)?;
                 w.write_all(b"\t")?;
-                write_name(w, urls, dst, &mut buf)?;
+                write_name(w, &names, dst, &mut buf)?;
                 w.write_all(b"\n")?;
                 arcs += 1;
             }
@@ -77,13 +116,14 @@ pub fn write_arcs<S: AsRef<str>>(
 /// Writes the name of `node`: its URL, or its id.
 fn write_name<W: Write, S: AsRef<str>>(
     w: &mut W,
-    urls: Option<&[S]>,
+    names: &Names<'_, S>,
     node: usize,
     buf: &mut itoa::Buffer,
 ) -> Result<()> {
-    let name = match urls {
-        Some(urls) => url_of(urls, node)?,
-        None => buf.format(node),
+    let name = match names {
+        Names::Urls(urls) => url_of(urls, node)?,
+        Names::Ids(ids) => buf.format(ids.id(node)),
+        Names::Nodes => buf.format(node),
     };
     w.write_all(name.as_bytes())?;
     Ok(())
@@ -110,8 +150,9 @@ fn url_of<S: AsRef<str>>(urls: &[S], node: usize) -> Result<&str> {
 }
 
 /// Writes the arcs of the graph `graph` — as `--graph` takes it: a BVGraph basename or an
-/// arc-list file ([`source::open_graph`]) — to `out`, as node ids or, with `with_urls`, as
-/// URL pairs from the graph's `.urls`. Nothing is written beside the graph: an arc-list
+/// arc-list file ([`source::open_graph`]) — to `out`, as the pages' ids (the user's, through
+/// the graph's `.ids` when it has one) or, with `with_urls`, as URL pairs from the graph's
+/// `.urls`. Nothing is written beside the graph: an arc-list
 /// input is imported into `cache`.
 pub fn convert(graph: &Path, cache: &Cache, with_urls: bool, out: &Path) -> Result<ArcsWritten> {
     if with_urls && !is_bvgraph(graph) && graph.is_file() {
@@ -123,7 +164,7 @@ pub fn convert(graph: &Path, cache: &Cache, with_urls: bool, out: &Path) -> Resu
     }
     let g = source::open_graph(graph, cache)?;
     if !with_urls {
-        return write_arcs::<&str>(g.bv(), None, out);
+        return write_arcs_with_ids(g.bv(), &g.page_ids()?, out);
     }
     let Some(path) = urls::find_urls(g.basename()) else {
         bail!(
@@ -171,6 +212,24 @@ mod tests {
             "http://a/\thttp://b/\nhttp://a/\thttp://c/\nhttp://c/\thttp://a/\n\
              http://d/x y\thttp://d/x y\n"
         );
+    }
+
+    #[test]
+    fn ids_name_the_nodes_by_the_users_ids() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("arcs.tsv");
+        let ids = PageIds::from_sorted(vec![3, 10, 11, 40], "t").unwrap();
+        write_arcs_with_ids(&graph(), &ids, &out).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            "3\t10\n3\t11\n11\t3\n40\t40\n"
+        );
+        let short = PageIds::dense(3);
+        let e = format!(
+            "{:#}",
+            write_arcs_with_ids(&graph(), &short, &out).unwrap_err()
+        );
+        assert!(e.contains("3 ids for a graph of 4 nodes"), "{e}");
     }
 
     #[test]

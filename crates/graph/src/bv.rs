@@ -14,6 +14,7 @@
 use crate::cache::Cache;
 use crate::csr::Csr;
 use crate::hosts::Hosts;
+use crate::page_ids::PageIds;
 use crate::urls;
 use anyhow::{bail, ensure, Context, Result};
 use dsi_bitstream::prelude::*;
@@ -136,6 +137,12 @@ impl BvWebGraph {
             return Ok(None);
         }
         urls::read_graph_urls(&self.basename, Some(self.num_nodes())).map(Some)
+    }
+
+    /// The ids users see for the pages (see [`page_ids`](crate::page_ids)): from
+    /// `BASENAME.ids` (checked) when the graph has one, else the nodes `0..n` themselves.
+    pub fn page_ids(&self) -> Result<PageIds> {
+        PageIds::of_graph(&self.basename, self.num_nodes())
     }
 
     /// The host of every node, from the URLs, when the graph has them.

@@ -9,6 +9,8 @@
 //! - [`import`]: arc lists, URL pairs, id→URL tables and GML turned into BVGraphs by
 //!   streaming through an external sort;
 //! - [`urls`] and [`hosts`]: LAW's `.urls` convention, URL normalisation and a host per page;
+//! - [`page_ids`]: the ids users see (an imported arc list's own ids, from `.ids`) and the one
+//!   parser of ids read from users;
 //! - [`visit`]: breadth-first search by depth and strongly connected components, written once;
 //! - [`stats`]: the statistics `crawlrank info` and the generator's documentation report;
 //! - [`output`]: a BVGraph written for the user, with the `.ef` index and `.urls` beside it,
@@ -25,6 +27,7 @@
 //!   [`BvWebGraph::open`], [`is_bvgraph`]; [`BvWebGraph::to_csr`] decodes it into a [`Csr`];
 //!   derived files live in a [`Cache`];
 //! - its URLs and hosts: [`read_urls`], [`normalize_url`], [`BvWebGraph::hosts`] ([`Hosts`]);
+//! - its pages' ids as users see them: [`BvWebGraph::page_ids`] ([`PageIds`]);
 //! - statistics: [`GraphStats`];
 //! - importing: [`import::import`] with [`ImportOptions`] (and [`ImportFormat`]), or
 //!   [`import::import_with_progress`] ([`ImportProgress`], [`ImportPhase`]), giving an
@@ -43,6 +46,7 @@ pub mod csr;
 pub mod hosts;
 pub mod import;
 pub mod output;
+pub mod page_ids;
 pub mod source;
 pub mod stats;
 pub mod testdata;
@@ -56,6 +60,7 @@ pub use csr::Csr;
 pub use hosts::Hosts;
 pub use import::{ImportFormat, ImportOptions, ImportPhase, ImportProgress, ImportReport};
 pub use output::GraphWriter;
+pub use page_ids::PageIds;
 pub use source::open_graph;
 pub use stats::GraphStats;
 pub use urls::{normalize_url, read_urls};

@@ -3,7 +3,9 @@
 //! Researchers hold graphs in both forms, and asking them to run `import` by hand before
 //! every experiment on a small arc list is friction. An arc list named on the command line
 //! is imported once into the cache (keyed by its path, size and modification time) and the
-//! import is reused until the file changes.
+//! import is reused until the file changes. Ids that are not `0..n` are numbered densely
+//! inside, and the import's `imported.ids` in the cache lets every command read and write
+//! the arc list's own ids ([`BvWebGraph::page_ids`], [`page_ids`](crate::page_ids)).
 
 use crate::bv::{is_bvgraph, BvWebGraph};
 use crate::cache::Cache;

@@ -3,7 +3,8 @@
 //! [`import`] reads a text input and writes the BVGraph `BASENAME` (`.graph`, `.offsets`,
 //! `.properties` and the Elias–Fano index `.ef`), plus `BASENAME.urls` (line `i` = URL of node
 //! `i`, LAW's convention) when URLs are known and `BASENAME.ids` (line `i` = original id of node
-//! `i`) when nodes were renumbered. The graph is written through a [`GraphWriter`]: in a
+//! `i`) when the original ids are not `0..n`: commands read it back
+//! ([`PageIds`](crate::PageIds)) so that users keep speaking their own ids. The graph is written through a [`GraphWriter`]: in a
 //! staging directory beside the output, moved into place only when complete, so an error leaves
 //! no file that looks like a result. Companion files of an earlier graph with the same basename
 //! that this import does not write (`.ef`, `.ids`, `.urls`, `.urls.gz`) are removed afterwards,
@@ -19,7 +20,8 @@
 //!   or timestamps, are ignored): silently dropping a column is how a weighted or temporal list
 //!   gets misread. Nodes are the ids that occur in some arc, numbered in increasing order of
 //!   original id, so an input whose ids are exactly `0..n` keeps them; otherwise (sparse or
-//!   1-based ids) `BASENAME.ids` records the original ids. With
+//!   1-based ids) `BASENAME.ids` records the original ids, which remain the ids every command
+//!   reads and writes ([`page_ids`](crate::page_ids)). With
 //!   [`ImportOptions::keep_ids`] node ids are the original ids and missing ids become isolated
 //!   nodes.
 //! - [`ImportFormat::UrlPairs`]: one arc `SRC_URL DST_URL` per line (same comment, header and
@@ -75,7 +77,7 @@
 mod arcs;
 mod gml;
 mod ids;
-mod lines;
+pub(crate) mod lines;
 mod url_pairs;
 
 use crate::output::GraphWriter;
@@ -194,7 +196,7 @@ pub struct ImportReport {
     pub url_lines: u64,
     /// Whether the first line was a header and was skipped.
     pub header_skipped: bool,
-    /// Whether nodes were renumbered and `BASENAME.ids` written.
+    /// Whether the original ids are not `0..n` and `BASENAME.ids` was written.
     pub ids_written: bool,
     /// Whether `BASENAME.urls` was written.
     pub urls_written: bool,
@@ -294,7 +296,8 @@ pub fn import_with_progress(
     Ok(report)
 }
 
-/// Reads a `.ids` file (one original id per node).
+/// Reads a `.ids` file (one original id per node) as it is; [`PageIds::read`](crate::PageIds::read)
+/// also checks it against its graph.
 pub fn read_ids(path: &Path) -> Result<Vec<u64>> {
     let mut r = lines::LineReader::open(path)?;
     let mut ids = Vec::new();
