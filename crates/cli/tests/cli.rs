@@ -976,3 +976,590 @@ fn an_open_file_limit_too_low_for_the_concurrency_is_a_clear_error() {
     );
     assert!(!state.exists(), "nothing written");
 }
+
+/// Every command speaks the user's ids: an arc list whose ids have gaps, given on the command
+/// line (imported on the fly) or imported first, gives exactly the answers of the same graph
+/// numbered `0..n`, each id read and written as the user's own.
+mod user_ids {
+    use super::common::{fails, ok, Env};
+    use crawlrank_testkit as testkit;
+    use std::collections::HashMap;
+    use std::path::PathBuf;
+
+    /// The example, `0→5, 5→10, 10→0, 10→5, 20→10`, and its ids.
+    const SMALL: &str = "0 5\n5 10\n10 0\n10 5\n20 10\n";
+    const SMALL_IDS: [u64; 4] = [0, 5, 10, 20];
+
+    /// A larger graph (a ring with chords, 60 pages) with ids `f(v)`, strictly increasing with
+    /// gaps, some above 2^32.
+    fn larger_id(v: u64) -> u64 {
+        4_294_967_000 + 3 * v * v + v
+    }
+
+    /// One graph twice: with ids `ids[v]` (sparse) and numbered `0..n` (dense, `ids` sorted).
+    struct Pair {
+        env: Env,
+        sparse: PathBuf,
+        dense: PathBuf,
+        ids: Vec<u64>,
+    }
+
+    impl Pair {
+        /// `sparse_text` is an arc list; the dense twin relabels each id by its rank.
+        fn new(sparse_text: &str) -> Self {
+            let env = Env::new();
+            let mut ids: Vec<u64> = sparse_text
+                .split_whitespace()
+                .map(|t| t.parse().unwrap())
+                .collect();
+            ids.sort_unstable();
+            ids.dedup();
+            let rank: HashMap<u64, usize> = ids.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+            let dense_text: String = sparse_text
+                .lines()
+                .map(|l| {
+                    let f: Vec<usize> = l
+                        .split_whitespace()
+                        .map(|t| rank[&t.parse().unwrap()])
+                        .collect();
+                    format!("{} {}\n", f[0], f[1])
+                })
+                .collect();
+            let sparse = env.write("sparse.arcs", sparse_text);
+            let dense = env.write("dense.arcs", &dense_text);
+            Self {
+                env,
+                sparse,
+                dense,
+                ids,
+            }
+        }
+
+        fn larger() -> Self {
+            let dense = testkit::ring_with_chords(60, &[(7, 3), (11, 5)]);
+            let text: String = dense
+                .arcs
+                .iter()
+                .map(|&(s, d)| format!("{} {}\n", larger_id(s as u64), larger_id(d as u64)))
+                .collect();
+            let p = Self::new(&text);
+            assert_eq!(p.ids.len(), 60);
+            p
+        }
+
+        fn s(&self) -> &str {
+            self.sparse.to_str().unwrap()
+        }
+
+        fn d(&self) -> &str {
+            self.dense.to_str().unwrap()
+        }
+
+        fn path(&self, name: &str) -> String {
+            self.env.path(name).to_str().unwrap().to_string()
+        }
+
+        fn write(&self, name: &str, text: &str) -> String {
+            self.env.write(name, text).to_str().unwrap().to_string()
+        }
+
+        fn read(&self, name: &str) -> String {
+            std::fs::read_to_string(self.env.path(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+        }
+
+        /// The sparse id of dense id `t` (a field of text).
+        fn id(&self, t: &str) -> String {
+            self.ids[t.parse::<usize>().unwrap()].to_string()
+        }
+
+        /// `text` with the fields numbered `columns` (0-based, tab- or space-separated) of
+        /// every line after `skip` header lines mapped from dense ids to sparse ids.
+        fn map_columns(&self, text: &str, columns: &[usize], skip: usize, sep: char) -> String {
+            text.lines()
+                .enumerate()
+                .map(|(i, l)| {
+                    if i < skip || l.is_empty() {
+                        return format!("{l}\n");
+                    }
+                    let f: Vec<String> = l
+                        .split(sep)
+                        .enumerate()
+                        .map(|(c, t)| {
+                            if columns.contains(&c) {
+                                self.id(t)
+                            } else {
+                                t.to_string()
+                            }
+                        })
+                        .collect();
+                    format!("{}\n", f.join(&sep.to_string()))
+                })
+                .collect()
+        }
+    }
+
+    /// The `k`-th whitespace-separated column of the table rows of `--top` output.
+    fn top_column(stdout: &str, k: usize) -> Vec<String> {
+        stdout
+            .lines()
+            .skip(1)
+            .map(|l| l.split_whitespace().nth(k).unwrap().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn rank_writes_id_tab_score_and_tops_by_id() {
+        for p in [Pair::new(SMALL), Pair::larger()] {
+            let (so, dout) = (p.path("s.pr"), p.path("d.pr"));
+            let ss = ok(&p
+                .env
+                .run(&["rank", "--graph", p.s(), "--out", &so, "--top", "4"]));
+            let ds = ok(&p
+                .env
+                .run(&["rank", "--graph", p.d(), "--out", &dout, "--top", "4"]));
+            // Dense ids: one value per line; the user's ids: `id<TAB>score`, the same scores.
+            let dense = p.read("d.pr");
+            assert!(dense.lines().all(|l| !l.contains('\t')), "{dense}");
+            let want: String = dense
+                .lines()
+                .enumerate()
+                .map(|(v, s)| format!("{}\t{s}\n", p.ids[v]))
+                .collect();
+            assert_eq!(p.read("s.pr"), want);
+            // --top: the same pages and scores, named by their ids.
+            let want: Vec<String> = top_column(&ds, 1).iter().map(|t| p.id(t)).collect();
+            assert_eq!(top_column(&ss, 1), want, "{ss}");
+            assert_eq!(top_column(&ss, 2), top_column(&ds, 2));
+            assert_eq!(
+                ss.lines().next().unwrap().split_whitespace().nth(1),
+                Some("id")
+            );
+            // A preference vector by id gives the ranking of the same vector by node.
+            let last = *p.ids.last().unwrap();
+            let pref_s = p.write("s.pref", &format!("{}\t0.25\n{last}\t0.75\n", p.ids[0]));
+            let pref_d = p.write("d.pref", &format!("0\t0.25\n{}\t0.75\n", p.ids.len() - 1));
+            let plain: String = (0..p.ids.len())
+                .map(|v| match v {
+                    0 => "0.25\n".to_string(),
+                    v if v == p.ids.len() - 1 => "0.75\n".into(),
+                    _ => "0\n".into(),
+                })
+                .collect();
+            let pref_plain = p.write("plain.pref", &plain);
+            let run = |g: &str, pref: &str, out: &str| {
+                ok(&p
+                    .env
+                    .run(&["rank", "--graph", g, "--preference", pref, "--out", out]));
+            };
+            run(p.s(), &pref_s, &p.path("s.ppr"));
+            run(p.d(), &pref_d, &p.path("d.ppr"));
+            run(p.d(), &pref_plain, &p.path("d2.ppr"));
+            assert_eq!(p.read("d.ppr"), p.read("d2.ppr"));
+            assert_eq!(
+                p.read("s.ppr"),
+                p.map_columns(
+                    &p.read("d.ppr")
+                        .lines()
+                        .enumerate()
+                        .map(|(v, s)| format!("{v}\t{s}\n"))
+                        .collect::<String>(),
+                    &[0],
+                    0,
+                    '\t'
+                )
+            );
+            // Values alone cannot name pages whose ids are not 0..n.
+            fails(
+                &p.env
+                    .run(&["rank", "--graph", p.s(), "--preference", &pref_plain]),
+                &["plain.pref:1", "id<TAB>value"],
+            );
+        }
+    }
+
+    #[test]
+    fn simulate_reads_seeds_and_writes_orders_by_id() {
+        let p = Pair::larger();
+        let seeds_s = p.write(
+            "s.seeds",
+            &format!("# two seeds\n{}\n{}\t\n", p.ids[17], p.ids[3]),
+        );
+        let seeds_d = p.write("d.seeds", "# two seeds\n17\n3\n");
+        let policies = "bfs,fica,opic,batch-pagerank,random";
+        for (g, seeds, out) in [(p.s(), &seeds_s, "s.sim"), (p.d(), &seeds_d, "d.sim")] {
+            ok(&p.env.run(&[
+                "simulate",
+                "--graph",
+                g,
+                "--policy",
+                policies,
+                "--seeds-file",
+                seeds,
+                "--out",
+                &p.path(out),
+                "--save-orders",
+            ]));
+        }
+        for policy in policies.split(',') {
+            let d = p.read(&format!("d.sim/{policy}.order"));
+            assert_eq!(d.lines().count(), 60);
+            assert_eq!(
+                p.read(&format!("s.sim/{policy}.order")),
+                p.map_columns(&d, &[0], 0, '\t'),
+                "{policy}"
+            );
+        }
+        assert_eq!(p.read("s.sim/summary.csv"), p.read("d.sim/summary.csv"));
+        // Random seeds are the same pages too.
+        for (g, out) in [(p.s(), "s.rnd"), (p.d(), "d.rnd")] {
+            ok(&p.env.run(&[
+                "simulate",
+                "--graph",
+                g,
+                "--policy",
+                "fica",
+                "--seeds",
+                "4",
+                "--out",
+                &p.path(out),
+                "--save-orders",
+            ]));
+        }
+        assert_eq!(
+            p.read("s.rnd/fica.order"),
+            p.map_columns(&p.read("d.rnd/fica.order"), &[0], 0, '\t')
+        );
+    }
+
+    #[test]
+    fn seeds_and_seeds_eval_speak_the_users_ids() {
+        let p = Pair::larger();
+        for method in ["top-pagerank", "random", "cover-density"] {
+            let (so, dout) = (
+                p.path(&format!("s.{method}")),
+                p.path(&format!("d.{method}")),
+            );
+            for (g, out) in [(p.s(), &so), (p.d(), &dout)] {
+                ok(&p.env.run(&[
+                    "seeds", "--graph", g, "--count", "3", "--method", method, "--out", out,
+                ]));
+            }
+            let d = p.read(&format!("d.{method}"));
+            assert!(!d.is_empty());
+            assert_eq!(
+                p.read(&format!("s.{method}")),
+                p.map_columns(&d, &[0], 0, '\t'),
+                "{method}"
+            );
+            // .cores.json names its pages by id.
+            let json = |name: &str| -> serde_json::Value {
+                serde_json::from_str(&p.read(&format!("{name}.{method}.cores.json"))).unwrap()
+            };
+            let (sj, dj) = (json("s"), json("d"));
+            let map = |v: &serde_json::Value| -> serde_json::Value {
+                match v {
+                    serde_json::Value::Array(a) => a
+                        .iter()
+                        .map(|x| p.ids[x.as_u64().unwrap() as usize])
+                        .collect(),
+                    serde_json::Value::Null => serde_json::Value::Null,
+                    x => p.ids[x.as_u64().unwrap() as usize].into(),
+                }
+            };
+            assert_eq!(sj["seeds"], map(&dj["seeds"]));
+            let rounds = dj["rounds"].as_array().unwrap();
+            for (i, r) in rounds.iter().enumerate() {
+                for key in ["seed", "hubs", "authorities"] {
+                    assert_eq!(
+                        sj["rounds"][i][key],
+                        map(&r[key]),
+                        "{method} round {i} {key}"
+                    );
+                }
+            }
+            // seeds-eval reads the seeds file and its cores back.
+            for (g, seeds, out) in [(p.s(), &so, "s.eval"), (p.d(), &dout, "d.eval")] {
+                ok(&p.env.run(&[
+                    "seeds-eval",
+                    "--graph",
+                    g,
+                    "--seeds",
+                    seeds,
+                    "--distance-samples",
+                    "5",
+                    "--out",
+                    &p.path(out),
+                ]));
+            }
+            assert_eq!(p.read("s.eval/summary.csv"), p.read("d.eval/summary.csv"));
+            let eval = |name: &str| -> serde_json::Value {
+                serde_json::from_str(&p.read(&format!("{name}.eval/summary.json"))).unwrap()
+            };
+            let (se, de) = (eval("s"), eval("d"));
+            assert_eq!(se["seeds"], map(&de["seeds"]));
+            assert_eq!(se["random_seeds"], map(&de["random_seeds"]));
+            assert_eq!(se["core_distances"], de["core_distances"]);
+        }
+    }
+
+    #[test]
+    fn impacts_frontier_rank_and_simulate_impact_by_id() {
+        let p = Pair::larger();
+        for (g, out) in [(p.s(), "s.imp"), (p.d(), "d.imp")] {
+            ok(&p.env.run(&[
+                "impacts",
+                "--graph",
+                g,
+                "--profile",
+                "wiki",
+                "--seed",
+                "3",
+                "--out",
+                &p.path(out),
+            ]));
+        }
+        let d = p.read("d.imp");
+        assert!(d.starts_with("id\t") && d.lines().count() > 5, "{d}");
+        assert_eq!(p.read("s.imp"), p.map_columns(&d, &[0], 1, '\t'));
+        // The downloaded set by id, with a comment and an id<TAB>url-less line.
+        let down_s = p.write(
+            "s.down",
+            &format!("# D\n{}\n{}\n{}\n", p.ids[0], p.ids[1], p.ids[2]),
+        );
+        let down_d = p.write("d.down", "# D\n0\n1\n2\n");
+        let methods = "random,indegree,pagerank,rw,rw-eg,rw-virtual";
+        for (g, down, imp, out) in [
+            (p.s(), &down_s, p.path("s.imp"), "s.fr"),
+            (p.d(), &down_d, p.path("d.imp"), "d.fr"),
+        ] {
+            ok(&p.env.run(&[
+                "frontier-rank",
+                "--graph",
+                g,
+                "--downloaded",
+                down,
+                "--impact",
+                &imp,
+                "--method",
+                methods,
+                "--out",
+                &p.path(out),
+            ]));
+        }
+        let scores = p.read("d.fr/scores.tsv");
+        assert!(scores.lines().count() > 3, "{scores}");
+        assert_eq!(
+            p.read("s.fr/scores.tsv"),
+            p.map_columns(&scores, &[0], 1, '\t')
+        );
+        assert_eq!(p.read("s.fr/summary.csv"), p.read("d.fr/summary.csv"));
+        // simulate --impact: the impact-aware policies crawl the same pages.
+        for (g, imp, out) in [
+            (p.s(), p.path("s.imp"), "s.si"),
+            (p.d(), p.path("d.imp"), "d.si"),
+        ] {
+            ok(&p.env.run(&[
+                "simulate",
+                "--graph",
+                g,
+                "--policy",
+                "rw,rw-eg,fica",
+                "--seeds",
+                "3",
+                "--impact",
+                &imp,
+                "--out",
+                &p.path(out),
+                "--save-orders",
+            ]));
+        }
+        for policy in ["rw", "rw-eg", "fica"] {
+            let d = p.read(&format!("d.si/{policy}.order"));
+            assert_eq!(
+                p.read(&format!("s.si/{policy}.order")),
+                p.map_columns(&d, &[0], 0, '\t')
+            );
+        }
+        assert_eq!(p.read("s.si/summary.csv"), p.read("d.si/summary.csv"));
+    }
+
+    #[test]
+    fn convert_info_and_import_keep_the_users_ids() {
+        let p = Pair::new(SMALL);
+        assert_eq!(p.ids, SMALL_IDS);
+        for (g, out) in [(p.s(), "s.tsv"), (p.d(), "d.tsv")] {
+            ok(&p
+                .env
+                .run(&["convert", "--graph", g, "--arcs", &p.path(out)]));
+        }
+        // The user's arcs come back as they were given (sorted), not renumbered.
+        assert_eq!(p.read("s.tsv"), "0\t5\n5\t10\n10\t0\n10\t5\n20\t10\n");
+        assert_eq!(
+            p.read("s.tsv"),
+            p.map_columns(&p.read("d.tsv"), &[0, 1], 0, '\t')
+        );
+        // info: the ids, and the pages of largest degree by their ids (in-degree: 5 and 10
+        // have 2, the first is shown; outdegree: 10).
+        let info = ok(&p.env.run(&["info", "--graph", p.s()]));
+        assert!(info.contains("0 to 20 with gaps (4 pages"), "{info}");
+        let line = |what: &str| info.lines().find(|l| l.starts_with(what)).unwrap();
+        assert!(line("in-degree  ").contains("max 2 (node 5)"), "{info}");
+        assert!(line("outdegree  ").contains("max 2 (node 10)"), "{info}");
+        let dense = ok(&p.env.run(&["info", "--graph", p.d()]));
+        assert!(!dense.contains("with gaps"), "{dense}");
+        // `import` then the basename: the same ids as on the fly.
+        let base = p.path("imported");
+        let stdout = ok(&p.env.run(&["import", p.s(), "--out", &base]));
+        assert!(stdout.contains("imported.ids"), "{stdout}");
+        ok(&p
+            .env
+            .run(&["rank", "--graph", &base, "--out", &p.path("b.pr")]));
+        ok(&p
+            .env
+            .run(&["rank", "--graph", p.s(), "--out", &p.path("f.pr")]));
+        assert_eq!(p.read("b.pr"), p.read("f.pr"));
+        assert!(p.read("b.pr").starts_with("0\t"));
+        // --keep-ids: phantom pages for the gaps, one value per line (ids 0..=20).
+        let kept = p.path("kept");
+        ok(&p.env.run(&["import", p.s(), "--out", &kept, "--keep-ids"]));
+        ok(&p.env.run(&[
+            "rank",
+            "--graph",
+            &kept,
+            "--algo",
+            "indegree",
+            "--out",
+            &p.path("k.pr"),
+        ]));
+        let k = p.read("k.pr");
+        assert_eq!(k.lines().count(), 21);
+        assert_eq!(k.lines().nth(10), Some("2"));
+        // A corrupt .ids is an error, never shifted ids.
+        std::fs::write(p.env.path("imported.ids"), "0\n10\n5\n20\n").unwrap();
+        fails(
+            &p.env.run(&["rank", "--graph", &base, "--top", "1"]),
+            &["imported.ids", "line 3", "strictly increasing"],
+        );
+        std::fs::write(p.env.path("imported.ids"), "0\n5\n10\n").unwrap();
+        fails(
+            &p.env.run(&["rank", "--graph", &base, "--top", "1"]),
+            &["imported.ids", "3 ids, but the graph has 4 nodes"],
+        );
+    }
+
+    #[test]
+    fn an_id_that_is_not_a_page_is_an_error_naming_file_line_and_id() {
+        let p = Pair::new(SMALL);
+        let imp = p.write("imp.tsv", "id\tclicks\n0\t1\n5\t2\n10\t3\n20\t4\n");
+        // Page 20 is a seed like any other.
+        let good = p.write("good.txt", "20\n");
+        ok(&p.env.run(&[
+            "simulate",
+            "--graph",
+            p.s(),
+            "--seeds-file",
+            &good,
+            "--policy",
+            "bfs",
+        ]));
+        let cases = [
+            (
+                "absent.txt",
+                "0\n5\n7\n",
+                vec!["absent.txt:3", "id 7 is not a page of the graph"],
+            ),
+            (
+                "past.txt",
+                "# c\n21\n",
+                vec!["past.txt:2", "id 21 is not a page"],
+            ),
+            (
+                "negative.txt",
+                "0\n-5\n",
+                vec!["negative.txt:2", "'-5'", "negative"],
+            ),
+            (
+                "fraction.txt",
+                "2.5\n",
+                vec!["fraction.txt:1", "'2.5'", "integers"],
+            ),
+            (
+                "tabbed.txt",
+                "x\thttp://a/\n",
+                vec!["tabbed.txt:1", "'x'", "not a page id"],
+            ),
+        ];
+        for (name, text, needles) in cases {
+            let f = p.write(name, text);
+            let needles: Vec<&str> = needles.to_vec();
+            fails(
+                &p.env
+                    .run(&["simulate", "--graph", p.s(), "--seeds-file", &f]),
+                &needles,
+            );
+            fails(
+                &p.env.run(&["seeds-eval", "--graph", p.s(), "--seeds", &f]),
+                &needles,
+            );
+            fails(
+                &p.env.run(&[
+                    "frontier-rank",
+                    "--graph",
+                    p.s(),
+                    "--downloaded",
+                    &f,
+                    "--impact",
+                    &imp,
+                    "--out",
+                    &p.path("fr"),
+                ]),
+                &needles,
+            );
+            if !text.contains('\t') {
+                let pref = p.write("p.txt", &text.replace('\n', "\t1\n"));
+                let mut needles = needles.clone();
+                needles[0] = "p.txt:";
+                fails(
+                    &p.env
+                        .run(&["rank", "--graph", p.s(), "--preference", &pref]),
+                    &needles,
+                );
+            }
+        }
+        // Ids that name no page in an impact table are counted, not taken for other pages.
+        let other = p.write("other.tsv", "id\tclicks\n0\t1\n1\t9\n2\t9\n");
+        let down = p.write("down.txt", "0\n");
+        let (_, stderr) = super::common::ok_with_stderr(&p.env.run(&[
+            "simulate",
+            "--graph",
+            p.s(),
+            "--seeds-file",
+            &good,
+            "--policy",
+            "rw",
+            "--impact",
+            &other,
+        ]));
+        assert!(
+            stderr.contains("1 pages with impact; 2 rows name pages not in the graph"),
+            "{stderr}"
+        );
+        for bad in ["-1\t3\n", "1.5\t3\n"] {
+            let t = p.write("bad.tsv", &format!("id\tclicks\n0\t1\n{bad}"));
+            fails(
+                &p.env.run(&[
+                    "frontier-rank",
+                    "--graph",
+                    p.s(),
+                    "--downloaded",
+                    &down,
+                    "--impact",
+                    &t,
+                    "--out",
+                    &p.path("fr"),
+                ]),
+                &["bad.tsv:3", "not a page id"],
+            );
+        }
+    }
+}

@@ -179,7 +179,13 @@ fn seeds_eval_bad_input_is_a_clear_error() {
     std::fs::write(&cores, cores_json(9, &[(&[0], &[1])])).unwrap();
     fails(&run(&good), &["good.txt.cores.json", "9 pages"]);
     std::fs::write(&cores, cores_json(5, &[(&[0], &[7])])).unwrap();
-    fails(&run(&good), &["good.txt.cores.json", "page 7"]);
+    fails(
+        &run(&good),
+        &[
+            "good.txt.cores.json",
+            "holds 7, which is not a page of the graph",
+        ],
+    );
     std::fs::write(&cores, cores_json(5, &[(&[0], &[1]), (&[1], &[2])])).unwrap();
     fails(&run(&good), &["good.txt.cores.json", "disjoint"]);
     // No output was started.

@@ -7,6 +7,7 @@ use crate::evaluate::{Evaluation, OmegaChoice};
 use crate::measures::{num, Ratio};
 use anyhow::{anyhow, Result};
 use crawlrank_graph::atomic::write_file;
+use crawlrank_graph::PageIds;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde_json::json;
@@ -167,12 +168,14 @@ pub fn summary_json(e: &Evaluation, graph: &str) -> serde_json::Value {
 }
 
 /// Writes `scores.tsv`, `summary.json`, `summary.csv`, `impact.svg` and (with tuning)
-/// `omega.svg` into `dir`; `urls` (one per page of the graph) fills the URL column. Returns the
-/// files written.
+/// `omega.svg` into `dir`; `ids` (the graph's
+/// [`page_ids`](crawlrank_graph::BvWebGraph::page_ids)) name the pages of `scores.tsv`, and
+/// `urls` (one per page of the graph) fills its URL column. Returns the files written.
 pub fn write_outputs(
     e: &Evaluation,
     dir: &Path,
     graph: &str,
+    ids: &PageIds,
     urls: Option<&[String]>,
 ) -> Result<Vec<PathBuf>> {
     let out = |name: &str| dir.join(name);
@@ -184,11 +187,12 @@ pub fn write_outputs(
             write!(w, "\t{}", m.method.name())?;
         }
         writeln!(w)?;
-        for (i, &id) in e.frontier.iter().enumerate() {
+        for (i, &page) in e.frontier.iter().enumerate() {
             let url = urls
-                .and_then(|u| u.get(id as usize))
+                .and_then(|u| u.get(page as usize))
                 .map_or("", |s| s.as_str());
             let split = if e.is_test[i] { "test" } else { "train" };
+            let id = ids.id(page as usize);
             write!(w, "{id}\t{url}\t{split}\t{}", e.truth[i])?;
             for m in &e.methods {
                 write!(w, "\t{}", m.scores[i])?;

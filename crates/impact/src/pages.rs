@@ -1,8 +1,9 @@
 //! The pages of a graph as the impact readers look them up: by id, by URL, and by Wikipedia
 //! article name.
 //!
-//! Impact files name pages by id (`0..n`) or by URL; clickstream and Wikispeedia files name
-//! Wikipedia articles. [`Pages`] answers all three from the graph's node count and its
+//! Impact files name pages by id or by URL; clickstream and Wikispeedia files name Wikipedia
+//! articles. [`Pages`] answers all three from the graph's ids ([`PageIds`]: the user's own
+//! ids when the graph was imported from an arc list with gaps in its ids, else `0..n`) and its
 //! `.urls` (LAW's one URL per node). URLs are compared after
 //! [`normalize_url`](crawlrank_graph::urls::normalize_url), as everywhere in crawlrank; an
 //! article name `N` is the page whose URL is `https://en.wikipedia.org/wiki/N`, compared
@@ -11,7 +12,7 @@
 //! on first use only.
 
 use anyhow::{Context, Result};
-use crawlrank_graph::BvWebGraph;
+use crawlrank_graph::{BvWebGraph, PageIds};
 use std::cell::OnceCell;
 use std::collections::HashMap;
 
@@ -37,28 +38,53 @@ pub fn decode_name(name: &str) -> String {
 #[derive(Debug)]
 pub struct Pages {
     n: usize,
+    ids: PageIds,
     urls: Option<Vec<String>>,
     by_url: OnceCell<HashMap<String, usize>>,
     by_name: OnceCell<HashMap<String, usize>>,
 }
 
 impl Pages {
-    /// `n` pages with URLs `urls` (line `i` = URL of page `i`), if known.
+    /// `n` pages with ids `0..n` and URLs `urls` (line `i` = URL of page `i`), if known.
     pub fn new(n: usize, urls: Option<Vec<String>>) -> Self {
         Self {
             n,
+            ids: PageIds::dense(n),
             urls,
             by_url: OnceCell::new(),
             by_name: OnceCell::new(),
         }
     }
 
-    /// The pages of `graph`, with its `.urls` when it has one.
+    /// These pages named by `ids` (one per page) instead of `0..n`.
+    pub fn with_ids(mut self, ids: PageIds) -> Result<Self> {
+        anyhow::ensure!(
+            ids.len() == self.n,
+            "{} ids for {} pages",
+            ids.len(),
+            self.n
+        );
+        self.ids = ids;
+        Ok(self)
+    }
+
+    /// The pages of `graph`, with its ids ([`BvWebGraph::page_ids`]) and its `.urls` when it
+    /// has one.
     pub fn from_graph(graph: &BvWebGraph) -> Result<Self> {
         let urls = graph
             .urls()
             .with_context(|| format!("cannot read the URLs of {}", graph.basename().display()))?;
-        Ok(Self::new(graph.num_nodes(), urls))
+        Self::new(graph.num_nodes(), urls).with_ids(graph.page_ids()?)
+    }
+
+    /// The ids users know the pages by.
+    pub fn ids(&self) -> &PageIds {
+        &self.ids
+    }
+
+    /// The id of page `page` (a node of the graph).
+    pub fn id(&self, page: usize) -> u64 {
+        self.ids.id(page)
     }
 
     /// Number of pages.

@@ -15,8 +15,9 @@
 //! - The first line may be a header: it is one when none of its fields is a number or a URL.
 //!   Its names name the impact columns; without a header they are `impact` (one column) or
 //!   `impact1`, `impact2`.
-//! - The key is the first column: a page id (`0..n`) or a URL (normalised and looked up in the
-//!   graph's `.urls`), or the first two columns `id<TAB>url` (what `crawlrank impacts`
+//! - The key is the first column: a page id (the ids users see,
+//!   [`PageIds`](crawlrank_graph::PageIds): an imported arc list's own ids, else `0..n`) or a
+//!   URL (normalised and looked up in the graph's `.urls`), or the first two columns `id<TAB>url` (what `crawlrank impacts`
 //!   writes; the header names them `id` and `url`, or, without a header, the first data row
 //!   has an integer then a URL): the id is the key and the URL must be that page's URL when the
 //!   graph has URLs, otherwise the table was made for another graph (an error).
@@ -25,13 +26,14 @@
 //!
 //! # What is counted
 //!
-//! Rows naming a page the graph does not have (an id ≥ n, a URL not in `.urls`) are counted in
+//! Rows naming a page the graph does not have (an id that is not one of its pages, a URL not
+//! in `.urls`) are counted in
 //! [`ImpactReport::unknown_rows`] with the first [`EXAMPLES`] in
 //! [`ImpactReport::unknown_examples`]; they add nothing. Rows naming a page already named are
 //! summed into it and counted in [`ImpactReport::duplicate_rows`]. A row with the wrong number
-//! of fields, a key that is neither an id nor a URL, or an impact that is negative, not a
-//! number, or not finite is an error naming `file:line` and why; so is a table without any
-//! positive impact.
+//! of fields, a key that is neither an id nor a URL (a negative or non-integer id among them),
+//! or an impact that is negative, not a number, or not finite is an error naming `file:line`
+//! and why; so is a table without any positive impact.
 //!
 //! # Without a graph
 //!
@@ -43,6 +45,7 @@
 use crate::pages::Pages;
 use crate::text::{is_comment, shorten, At, Delimiter, Lines};
 use anyhow::{bail, ensure, Result};
+use crawlrank_graph::page_ids::{looks_numeric, parse_id};
 use std::path::{Path, PathBuf};
 
 /// How many examples of unknown pages a report keeps.
@@ -194,7 +197,7 @@ pub fn write_impact_table(
             if columns.iter().all(|c| c[p] <= 0.0) {
                 continue;
             }
-            write!(w, "{p}").map_err(io)?;
+            write!(w, "{}", pages.id(p)).map_err(io)?;
             if urls {
                 write!(w, "\t{}", pages.url(p).unwrap_or("")).map_err(io)?;
             }
@@ -479,30 +482,25 @@ fn resolve_url(
 
 /// The page a row names, `None` if the graph does not have it.
 fn resolve(fields: &[String], key: Key, pages: &Pages, at: &At) -> Result<Option<usize>> {
-    let n = pages.len();
     let k = &fields[0];
-    if key == Key::IdUrl {
-        let Ok(id) = k.parse::<u64>() else {
-            bail!("{at}: '{}' is not a page id", shorten(k));
-        };
-        if id >= n as u64 {
+    if key == Key::IdUrl || looks_numeric(k) {
+        let id = parse_id(k, at)?;
+        let Some(page) = pages.ids().node(id) else {
             return Ok(None);
+        };
+        if key == Key::IdUrl {
+            if let Some(have) = pages.url(page) {
+                let url = &fields[1];
+                let same = have == url
+                    || crawlrank_graph::urls::normalize_url(url).is_ok_and(|u| u == have);
+                ensure!(
+                    same,
+                    "{at}: page {id} of the graph is {have}, not {}: the table was made for another graph",
+                    shorten(url)
+                );
+            }
         }
-        let id = id as usize;
-        if let Some(have) = pages.url(id) {
-            let url = &fields[1];
-            let same =
-                have == url || crawlrank_graph::urls::normalize_url(url).is_ok_and(|u| u == have);
-            ensure!(
-                same,
-                "{at}: page {id} of the graph is {have}, not {}: the table was made for another graph",
-                shorten(url)
-            );
-        }
-        return Ok(Some(id));
-    }
-    if let Ok(id) = k.parse::<u64>() {
-        return Ok((id < n as u64).then_some(id as usize));
+        return Ok(Some(page));
     }
     if !is_url(k) {
         bail!("{at}: '{}' is neither a page id nor a URL", shorten(k));

@@ -6,12 +6,16 @@
 //!   the graph, and for each round its core's hubs, authorities, arcs, cover density, seed and
 //!   timings. `seeds-eval` reads the cores from it to measure the distances between them.
 //!
+//! Pages are named in both files by the ids users see ([`PageIds`]: an imported arc list's own
+//! ids, `0..n` for a graph without `.ids`); in memory they are the graph's nodes.
+//!
 //! Both are written to a temporary file and renamed, so a failed run never leaves a file that
 //! looks complete.
 
 use crate::extract::Round;
-use anyhow::{bail, ensure, Context, Result};
+use anyhow::{bail, Context, Result};
 use crawlrank_graph::atomic;
+use crawlrank_graph::PageIds;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -23,13 +27,20 @@ pub fn cores_path(seeds_file: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Writes `seeds` to `path`, one per line, with its URL after a tab when `urls` is given.
-pub fn write_seeds_file(path: &Path, seeds: &[u32], urls: Option<&[String]>) -> Result<()> {
+/// Writes `seeds` (nodes) to `path`, one per line by its id in `ids`, with its URL after a tab
+/// when `urls` is given.
+pub fn write_seeds_file(
+    path: &Path,
+    seeds: &[u32],
+    urls: Option<&[String]>,
+    ids: &PageIds,
+) -> Result<()> {
     atomic::write_file(path, |w| {
         for &s in seeds {
+            let id = ids.id(s as usize);
             match urls {
-                Some(u) => writeln!(w, "{s}\t{}", u[s as usize])?,
-                None => writeln!(w, "{s}")?,
+                Some(u) => writeln!(w, "{id}\t{}", u[s as usize])?,
+                None => writeln!(w, "{id}")?,
             }
         }
         Ok(())
@@ -106,19 +117,25 @@ impl CoreEntry {
     }
 }
 
-/// Writes `record` as JSON to `path` (atomically).
-pub fn write_cores_json(path: &Path, record: &CoresRecord, urls: Option<&[String]>) -> Result<()> {
+/// Writes `record` as JSON to `path` (atomically), its pages named by their ids in `ids`.
+pub fn write_cores_json(
+    path: &Path,
+    record: &CoresRecord,
+    urls: Option<&[String]>,
+    ids: &PageIds,
+) -> Result<()> {
     let url = |p: u32| urls.map(|u| u[p as usize].clone());
+    let named = |pages: &[u32]| ids.ids_of(pages).collect::<Vec<u64>>();
     let rounds: Vec<Value> = record
         .cores
         .iter()
         .map(|c| {
             json!({
                 "round": c.round,
-                "seed": c.seed,
+                "seed": c.seed.map(|s| ids.id(s as usize)),
                 "seed_url": c.seed.and_then(url),
-                "hubs": c.hubs,
-                "authorities": c.authorities,
+                "hubs": named(&c.hubs),
+                "authorities": named(&c.authorities),
                 "arcs": c.arcs,
                 "cover_density": c.cover_density(),
                 "hits_iterations": c.timing.0,
@@ -137,7 +154,7 @@ pub fn write_cores_json(path: &Path, record: &CoresRecord, urls: Option<&[String
         "arcs_after_pruning": record.arcs.1,
         "requested": record.requested,
         "found": record.seeds.len(),
-        "seeds": record.seeds,
+        "seeds": named(&record.seeds),
         "stop": record.stop,
         "rounds": rounds,
     });
@@ -148,16 +165,19 @@ pub fn write_cores_json(path: &Path, record: &CoresRecord, urls: Option<&[String
     })
 }
 
-/// Reads a `.cores.json` written by [`write_cores_json`]; errors name the file and the field.
-pub fn read_cores_json(path: &Path) -> Result<CoresRecord> {
+/// Reads a `.cores.json` written by [`write_cores_json`] for the graph whose pages have the
+/// ids `ids`; errors name the file and the field, and an id that is not a page of the graph
+/// is an error.
+pub fn read_cores_json(path: &Path, ids: &PageIds) -> Result<CoresRecord> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read the cores record {}", path.display()))?;
     let doc: Value = serde_json::from_str(&text)
         .with_context(|| format!("{} is not valid JSON", path.display()))?;
-    parse_record(&doc).with_context(|| format!("{} is not a cores record", path.display()))
+    parse_record(&doc, ids)
+        .with_context(|| format!("{} is not a cores record of this graph", path.display()))
 }
 
-fn parse_record(doc: &Value) -> Result<CoresRecord> {
+fn parse_record(doc: &Value, pages: &PageIds) -> Result<CoresRecord> {
     let field = |name: &str| doc.get(name).with_context(|| format!("no field '{name}'"));
     let text = |name: &str| -> Result<String> {
         Ok(field(name)?
@@ -169,17 +189,18 @@ fn parse_record(doc: &Value) -> Result<CoresRecord> {
         v.as_u64()
             .with_context(|| format!("'{name}' is not a non-negative integer"))
     };
+    let page = |x: &Value, name: &str| -> Result<u32> {
+        let id = int(x, name)?;
+        match pages.node(id) {
+            Some(node) => Ok(node as u32),
+            None => bail!("'{name}' holds {id}, which is not a page of the graph"),
+        }
+    };
     let ids = |v: &Value, name: &str| -> Result<Vec<u32>> {
         let list = v
             .as_array()
             .with_context(|| format!("'{name}' is not a list"))?;
-        list.iter()
-            .map(|x| {
-                let id = int(x, name)?;
-                ensure!(id <= u32::MAX as u64, "'{name}' holds {id}, not a page id");
-                Ok(id as u32)
-            })
-            .collect()
+        list.iter().map(|x| page(x, name)).collect()
     };
     let mut cores = Vec::new();
     let rounds = field("rounds")?
@@ -193,7 +214,7 @@ fn parse_record(doc: &Value) -> Result<CoresRecord> {
         };
         let seed = match get("seed")? {
             Value::Null => None,
-            v => Some(int(v, "seed").with_context(at)? as u32),
+            v => Some(page(v, "seed").with_context(at)?),
         };
         cores.push(CoreEntry {
             round: int(get("round")?, "round").with_context(at)? as usize,
@@ -269,8 +290,22 @@ mod tests {
     fn cores_record_round_trips() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("s.txt.cores.json");
-        write_cores_json(&p, &record(), None).unwrap();
-        assert_eq!(read_cores_json(&p).unwrap(), record());
+        let ids = PageIds::dense(10);
+        write_cores_json(&p, &record(), None, &ids).unwrap();
+        assert_eq!(read_cores_json(&p, &ids).unwrap(), record());
+        // With the user's own ids: written as those, read back as the nodes.
+        let sparse = PageIds::from_sorted((0..10).map(|v| 3 * v + 1).collect(), "t").unwrap();
+        write_cores_json(&p, &record(), None, &sparse).unwrap();
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        assert_eq!(doc["seeds"], json!([13]));
+        assert_eq!(doc["rounds"][0]["hubs"], json!([13, 16]));
+        assert_eq!(doc["rounds"][1]["authorities"], json!([22]));
+        assert_eq!(read_cores_json(&p, &sparse).unwrap(), record());
+        let e = format!("{:#}", read_cores_json(&p, &ids).unwrap_err());
+        assert!(
+            e.contains("'seed' holds 13, which is not a page of the graph"),
+            "{e}"
+        );
         assert_eq!(
             cores_path(Path::new("a/s.txt")),
             Path::new("a/s.txt.cores.json")
@@ -282,10 +317,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("bad.json");
         std::fs::write(&p, "{\"rounds\": [{\"round\": 1}]}").unwrap();
-        let e = format!("{:#}", read_cores_json(&p).unwrap_err());
+        let ids = PageIds::dense(10);
+        let e = format!("{:#}", read_cores_json(&p, &ids).unwrap_err());
         assert!(e.contains("bad.json") && e.contains("round 1"), "{e}");
         std::fs::write(&p, "not json").unwrap();
-        let e = format!("{:#}", read_cores_json(&p).unwrap_err());
+        let e = format!("{:#}", read_cores_json(&p, &ids).unwrap_err());
         assert!(e.contains("not valid JSON"), "{e}");
     }
 
@@ -294,12 +330,19 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("s.txt");
         let urls = vec!["http://a/".to_string(), "http://b/".to_string()];
-        write_seeds_file(&p, &[1, 0], Some(&urls)).unwrap();
+        let ids = PageIds::dense(2);
+        write_seeds_file(&p, &[1, 0], Some(&urls), &ids).unwrap();
         assert_eq!(
             std::fs::read_to_string(&p).unwrap(),
             "1\thttp://b/\n0\thttp://a/\n"
         );
-        write_seeds_file(&p, &[1], None).unwrap();
+        write_seeds_file(&p, &[1], None, &ids).unwrap();
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "1\n");
+        let sparse = PageIds::from_sorted(vec![7, 20], "t").unwrap();
+        write_seeds_file(&p, &[1, 0], Some(&urls), &sparse).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            "20\thttp://b/\n7\thttp://a/\n"
+        );
     }
 }

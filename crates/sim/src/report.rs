@@ -8,6 +8,7 @@ use crate::measures::{Measures, POINTS};
 use crate::run::PolicyRun;
 use anyhow::{Context, Result};
 use crawlrank_graph::atomic::write_file;
+use crawlrank_graph::PageIds;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use std::io::Write;
@@ -122,8 +123,9 @@ pub fn write_table(s: &Summary, w: &mut impl Write) -> std::io::Result<()> {
 
 /// Writes `summary.json`, `summary.csv`, `throughput.svg`, `mass.svg`, with impacts
 /// `impact.svg` (and an `impact` column in `summary.csv`), and, with `save_orders`,
-/// `<policy>.order` into `dir`.
-pub fn write_outputs(s: &Summary, dir: &Path, save_orders: bool) -> Result<()> {
+/// `<policy>.order` into `dir`: the crawled pages in crawl order, one id per line, each page
+/// named by its id in `ids` (the graph's [`page_ids`](crawlrank_graph::BvWebGraph::page_ids)).
+pub fn write_outputs(s: &Summary, dir: &Path, save_orders: bool, ids: &PageIds) -> Result<()> {
     let impact = has_impact(s);
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     write_file(&dir.join("summary.json"), |w| {
@@ -159,8 +161,8 @@ pub fn write_outputs(s: &Summary, dir: &Path, save_orders: bool) -> Result<()> {
     if save_orders {
         for r in &s.results {
             write_file(&dir.join(format!("{}.order", r.run.policy)), |w| {
-                for p in &r.run.order {
-                    writeln!(w, "{p}")?;
+                for id in ids.ids_of(&r.run.order) {
+                    writeln!(w, "{id}")?;
                 }
                 Ok(())
             })?;

@@ -4,6 +4,7 @@
 
 use anyhow::{ensure, Context, Result};
 use crawlrank_frontier::PageId;
+use crawlrank_graph::page_ids::looks_numeric;
 use crawlrank_graph::{BvWebGraph, Csr};
 pub use crawlrank_seeds::random_seeds;
 use crawlrank_seeds::{extract_seeds, prepare, Pruning, SeedsConfig};
@@ -20,8 +21,8 @@ pub enum SeedChoice {
         /// Seed of the generator that draws them.
         rng_seed: u64,
     },
-    /// A file of seeds, one per line: page ids, or URLs when the graph has them (`#` starts a
-    /// comment line).
+    /// A file of seeds, one per line: page ids (the user's, see [`read_seeds`]), or URLs when
+    /// the graph has them (`#` starts a comment line).
     File(PathBuf),
     /// These pages.
     Pages(Vec<PageId>),
@@ -80,13 +81,16 @@ impl SeedChoice {
     }
 }
 
-/// Reads a seeds file: ids, URLs looked up in the graph's `.urls`, or `id<TAB>url` lines as
-/// `crawlrank seeds` writes them (the id is taken, and must be the page of that URL when the
-/// graph has URLs). Errors name the file and line.
+/// Reads a seeds file: page ids, URLs looked up in the graph's `.urls`, or `id<TAB>url` lines
+/// as `crawlrank seeds` writes them (the id is taken, and must be the page of that URL when the
+/// graph has URLs). Ids are the user's ([`PageIds`](crawlrank_graph::PageIds): an imported
+/// arc list's own ids), each read by [`PageIds::parse`](crawlrank_graph::PageIds::parse): an id
+/// that is not a page of the graph, a negative or a non-integer id is an error naming the file
+/// and line.
 pub fn read_seeds(path: &Path, graph: &BvWebGraph) -> Result<Vec<PageId>> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read the seeds file {}", path.display()))?;
-    let n = graph.num_nodes();
+    let ids = graph.page_ids()?;
     let mut url_index: Option<HashMap<String, PageId>> = None;
     let url_list: std::cell::OnceCell<Option<Vec<String>>> = std::cell::OnceCell::new();
     let mut seeds = Vec::new();
@@ -100,30 +104,21 @@ pub fn read_seeds(path: &Path, graph: &BvWebGraph) -> Result<Vec<PageId>> {
             Some((id, url)) => (id.trim(), Some(url.trim())),
             None => (line, None),
         };
-        let id = if let Ok(id) = line.parse::<u64>() {
-            ensure!(
-                (id as usize) < n,
-                "{}: seed {id} is not a page of the graph (it has {n} pages)",
-                at()
-            );
+        let page = if url_beside.is_some() || looks_numeric(line) {
+            let page = ids.parse(line, at())?;
             if let (Some(url), Some(urls)) = (
                 url_beside,
                 url_list.get_or_init(|| graph.urls().ok().flatten()),
             ) {
                 ensure!(
-                    urls[id as usize] == url,
-                    "{}: page {id} of the graph is {}, not {url}: the seeds were made for another graph",
+                    urls[page] == url,
+                    "{}: page {line} of the graph is {}, not {url}: the seeds were made for another graph",
                     at(),
-                    urls[id as usize]
+                    urls[page]
                 );
             }
-            id as PageId
+            page as PageId
         } else {
-            ensure!(
-                url_beside.is_none(),
-                "{}: '{line}' before the tab is not a page id",
-                at()
-            );
             if url_index.is_none() {
                 let urls = graph.urls()?.with_context(|| {
                     format!(
@@ -145,7 +140,7 @@ pub fn read_seeds(path: &Path, graph: &BvWebGraph) -> Result<Vec<PageId>> {
                 .get(&url)
                 .with_context(|| format!("{}: {url} is not a page of the graph", at()))?
         };
-        seeds.push(id);
+        seeds.push(page);
     }
     ensure!(
         !seeds.is_empty(),

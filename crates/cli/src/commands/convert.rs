@@ -10,7 +10,8 @@ pub struct Args {
     /// The graph: a BVGraph basename or an arc-list file.
     #[arg(long)]
     pub graph: PathBuf,
-    /// Write the arcs to this file: one `src<TAB>dst` line per arc, the graph's node ids.
+    /// Write the arcs to this file: one `src<TAB>dst` line per arc, the pages' ids (an arc
+    /// list's own ids, through its .ids; 0..n for a graph without .ids).
     #[arg(long, value_name = "FILE")]
     pub arcs: PathBuf,
     /// Name the nodes by URL (`src_url<TAB>dst_url`), from the graph's .urls.

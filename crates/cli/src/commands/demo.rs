@@ -78,7 +78,8 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     let pr = crawlrank_rank::pagerank(&csr, &Default::default())?;
     println!("{} iterations in {:.2?}", pr.iterations, t.elapsed());
     let urls = graph.urls()?;
-    output::print_top(&pr.scores, args.top, urls.as_deref(), "pagerank");
+    let ids = graph.page_ids()?;
+    output::print_top(&pr.scores, args.top, urls.as_deref(), &ids, "pagerank");
 
     let indeg = crawlrank_rank::indegree(&csr);
     let tau = crawlrank_rank::kendall_tau_b(&pr.scores, &indeg)?;
@@ -116,7 +117,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     };
     let summary = super::simulate::run_with_progress(&graph, &csr, &experiment)?;
     crawlrank_sim::write_table(&summary, &mut std::io::stdout().lock())?;
-    crawlrank_sim::write_outputs(&summary, &args.out, false)?;
+    crawlrank_sim::write_outputs(&summary, &args.out, false, &ids)?;
     if let Some(fica) = summary
         .results
         .iter()

@@ -17,7 +17,8 @@ pub struct Args {
     /// The graph: a BVGraph basename or an arc-list file.
     #[arg(long)]
     pub graph: PathBuf,
-    /// The downloaded set D, one page per line: `id`, `id<TAB>url` or a URL (`#` comments).
+    /// The downloaded set D, one page per line: `id` (the graph's own ids: those of an
+    /// imported arc list, else 0..n), `id<TAB>url` or a URL (`#` comments).
     #[arg(long, value_name = "FILE")]
     pub downloaded: Option<PathBuf>,
     /// Or D = the first X·n pages of a BFS from --seeds random pages (a BFS crawl stopped
@@ -67,7 +68,8 @@ pub struct Args {
     /// Seed of the random seed pages, the 65/35 split and the random ranking.
     #[arg(long, value_name = "S", default_value_t = 42)]
     pub rng_seed: u64,
-    /// Write scores.tsv, summary.json, summary.csv, impact.svg (and omega.svg) into DIR.
+    /// Write scores.tsv (the frontier's pages by id, URL, split, impact and each method's
+    /// score), summary.json, summary.csv, impact.svg (and omega.svg) into DIR.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
 }
@@ -180,7 +182,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     }
     write_table(&e, &mut std::io::stdout().lock())?;
     let name = args.graph.display().to_string();
-    let written = write_outputs(&e, &args.out, &name, pages.urls())?;
+    let written = write_outputs(&e, &args.out, &name, pages.ids(), pages.urls())?;
     let names: Vec<String> = written
         .iter()
         .filter_map(|p| p.file_name())

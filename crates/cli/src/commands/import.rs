@@ -34,7 +34,9 @@ pub struct Args {
     /// An `id url` table giving the URL of each id of the arc-list INPUT (the Hollins format).
     #[arg(long, value_name = "FILE")]
     pub urls: Option<PathBuf>,
-    /// Keep original integer ids as node ids instead of renumbering them densely.
+    /// Number the nodes by the original integer ids themselves (ids that do not occur become
+    /// isolated pages) instead of densely; without it, ids that are not 0..n are kept in
+    /// BASENAME.ids and commands still read and write them.
     #[arg(long)]
     pub keep_ids: bool,
     /// Ignore columns after the second instead of rejecting such lines.
@@ -105,6 +107,13 @@ pub fn run(args: Args) -> Result<()> {
         println!(
             "URLs: {} kept as written because they do not parse, {} nodes without a URL, {} shared by several nodes",
             report.invalid_urls, report.missing_urls, report.duplicate_urls
+        );
+    }
+    if report.ids_written {
+        println!(
+            "ids: not 0..n, so the nodes are numbered densely and {} keeps the original ids, \
+             which every command reads and writes",
+            crawlrank_graph::with_ext(&report.basename, "ids").display()
         );
     }
     for f in &report.files {

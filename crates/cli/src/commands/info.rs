@@ -22,8 +22,15 @@ pub struct Args {
 
 pub fn run(args: Args, cache: &Cache) -> Result<()> {
     let graph = open_graph(&args.graph, cache)?;
+    let ids = graph.page_ids()?;
     let hosts = graph.hosts()?;
     let mut stats = GraphStats::compute(graph.bv(), hosts.as_ref().map(|h| h.host_of()))?;
+    // The pages of largest degree, named by the ids the user knows them by.
+    for d in [&mut stats.outdegree, &mut stats.indegree] {
+        if d.count > 0 {
+            d.argmax = ids.id(d.argmax as usize);
+        }
+    }
     if args.reachability.is_some() || args.scc {
         let csr = graph.to_csr()?;
         if let Some(n) = args.reachability {
@@ -34,6 +41,16 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         }
     }
     println!("graph: {}", graph.basename().display());
+    if !ids.is_dense() {
+        println!(
+            "{:<18}the graph's own, {} to {} with gaps ({} pages; {})",
+            "ids",
+            ids.id(0),
+            ids.id(ids.len() - 1),
+            ids.len(),
+            crawlrank_graph::with_ext(graph.basename(), "ids").display()
+        );
+    }
     print!("{stats}");
     Ok(())
 }

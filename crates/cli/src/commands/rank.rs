@@ -1,8 +1,8 @@
 //! `crawlrank rank`: PageRank, HITS or in-degree of every page.
 
 use crate::output;
-use anyhow::{Context, Result};
-use crawlrank_graph::{open_graph, Cache};
+use anyhow::{bail, ensure, Context, Result};
+use crawlrank_graph::{open_graph, Cache, PageIds};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -27,7 +27,9 @@ pub struct Args {
     /// The ranking to compute.
     #[arg(long, value_enum, default_value_t = Algo::Pagerank)]
     pub algo: Algo,
-    /// Write one score per line, in node order, to FILE.
+    /// Write the scores to FILE: one per line in node order when the pages' ids are 0..n (every
+    /// BVGraph without .ids), else `id<TAB>score` lines, the graph's own ids (an arc list with
+    /// gaps in its ids, or not starting at 0), in increasing order of id.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// Print the N best pages (id, URL when known, score).
@@ -42,7 +44,9 @@ pub struct Args {
     /// PageRank's maximum number of iterations.
     #[arg(long, default_value_t = 1000)]
     pub max_iter: usize,
-    /// PageRank preference (teleport) vector: one non-negative value per line, summing to 1.
+    /// PageRank preference (teleport) vector, summing to 1: one non-negative value per line in
+    /// node order (pages with ids 0..n only), or `id<TAB>value` lines, as --out writes them
+    /// (pages not named get 0).
     #[arg(long, value_name = "FILE")]
     pub preference: Option<PathBuf>,
     /// HITS iterations.
@@ -56,12 +60,17 @@ pub struct Args {
 pub fn run(args: Args, cache: &Cache) -> Result<()> {
     let t0 = Instant::now();
     let graph = open_graph(&args.graph, cache)?;
+    let ids = graph.page_ids()?;
     let csr = graph.to_csr()?;
     let loaded = t0.elapsed();
     let t1 = Instant::now();
     let (scores, label, note) = match args.algo {
         Algo::Pagerank => {
-            let preference = args.preference.as_deref().map(read_vector).transpose()?;
+            let preference = args
+                .preference
+                .as_deref()
+                .map(|p| read_vector(p, &ids))
+                .transpose()?;
             let cfg = crawlrank_rank::PageRankConfig {
                 damping: args.damping,
                 threshold: args.threshold,
@@ -97,34 +106,77 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         note
     );
     if let Some(out) = &args.out {
-        output::write_scores(out, &scores)?;
-        eprintln!("wrote {} scores to {}", scores.len(), out.display());
+        output::write_scores(out, &scores, &ids)?;
+        eprintln!(
+            "wrote {} scores to {}{}",
+            scores.len(),
+            out.display(),
+            if ids.is_dense() {
+                ""
+            } else {
+                " (id<TAB>score: the graph's ids are not 0..n)"
+            }
+        );
     }
     if let Some(k) = args.top {
         let urls = graph.urls()?;
-        output::print_top(&scores, k, urls.as_deref(), label);
+        output::print_top(&scores, k, urls.as_deref(), &ids, label);
     }
     Ok(())
 }
 
-/// Reads one number per line (blank lines and `#` comments skipped).
-fn read_vector(path: &std::path::Path) -> Result<Vec<f64>> {
+/// Reads a preference vector: one number per line in node order, or `id<TAB>value` lines
+/// naming pages by their ids (blank lines and `#` comments skipped; one form per file).
+fn read_vector(path: &std::path::Path, ids: &PageIds) -> Result<Vec<f64>> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read the preference vector {}", path.display()))?;
-    let mut v = Vec::new();
+    let mut plain = Vec::new();
+    let mut by_id: Option<Vec<f64>> = None;
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let x: f64 = line.parse().with_context(|| {
-            format!(
-                "{}:{}: expected a number, found {line:?}",
-                path.display(),
-                i + 1
-            )
-        })?;
-        v.push(x);
+        let at = format!("{}:{}", path.display(), i + 1);
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let value = fields[fields.len() - 1];
+        let x: f64 = value
+            .parse()
+            .ok()
+            .filter(|x: &f64| !x.is_nan())
+            .with_context(|| format!("{at}: expected a number, found {value:?}"))?;
+        match fields.len() {
+            1 => {
+                ensure!(
+                    by_id.is_none(),
+                    "{at}: a value without an id, after `id<TAB>value` lines"
+                );
+                ensure!(
+                    ids.is_dense(),
+                    "{at}: a value without an id: the pages of this graph have their own ids \
+                     (not 0..n), so write `id<TAB>value` lines"
+                );
+                plain.push(x);
+            }
+            2 => {
+                ensure!(
+                    plain.is_empty(),
+                    "{at}: an `id<TAB>value` line after lines of values alone"
+                );
+                let node = ids.parse(fields[0], &at)?;
+                let v = by_id.get_or_insert_with(|| vec![f64::NAN; ids.len()]);
+                ensure!(v[node].is_nan(), "{at}: page {} is named twice", fields[0]);
+                v[node] = x;
+            }
+            n => bail!("{at}: {n} fields; expected a value or `id<TAB>value`"),
+        }
     }
-    Ok(v)
+    Ok(match by_id {
+        // Pages not named prefer nothing.
+        Some(v) => v
+            .into_iter()
+            .map(|x| if x.is_nan() { 0.0 } else { x })
+            .collect(),
+        None => plain,
+    })
 }

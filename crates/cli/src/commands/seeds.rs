@@ -45,8 +45,9 @@ pub struct Args {
     /// How many seeds (`SeedCount`).
     #[arg(long, value_name = "N")]
     pub count: usize,
-    /// Write the seeds here, one per line (`id`, or `id<TAB>url` when the graph has URLs), and
-    /// how they were found to FILE.cores.json.
+    /// Write the seeds here, one per line (`id`, or `id<TAB>url` when the graph has URLs; the
+    /// graph's own ids: those of an imported arc list, else 0..n), and how they were found to
+    /// FILE.cores.json.
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
     /// How to choose them.
@@ -139,6 +140,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     let graph = open_graph(&args.graph, cache)?;
     let csr = graph.to_csr()?;
     let urls = graph.urls()?;
+    let ids = graph.page_ids()?;
     eprintln!(
         "{}: {} pages, {} arcs (loaded in {:.2?})",
         graph.basename().display(),
@@ -209,8 +211,8 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
             let x = extract_seeds(&prepared.graph, &config, &mut |r| {
                 let seed = match r.core.seed {
                     Some(s) => match &urls {
-                        Some(u) => format!("seed {s} {}", u[s as usize]),
-                        None => format!("seed {s}"),
+                        Some(u) => format!("seed {} {}", ids.id(s as usize), u[s as usize]),
+                        None => format!("seed {}", ids.id(s as usize)),
                     },
                     None => "no hub, no seed".into(),
                 };
@@ -253,8 +255,8 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     );
     let cores_file = cores_path(&args.out);
     // The record first: a seeds file is never without the cores it came from.
-    write_cores_json(&cores_file, &record, urls.as_deref())?;
-    write_seeds_file(&args.out, &record.seeds, urls.as_deref())?;
+    write_cores_json(&cores_file, &record, urls.as_deref(), &ids)?;
+    write_seeds_file(&args.out, &record.seeds, urls.as_deref(), &ids)?;
     if record.seeds.len() < args.count {
         eprintln!(
             "crawlrank: warning: found {} of the {} seeds asked for: {}",

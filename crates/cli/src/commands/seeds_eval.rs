@@ -15,8 +15,9 @@ pub struct Args {
     /// basename or an arc-list file.
     #[arg(long)]
     pub graph: PathBuf,
-    /// The seeds, one per line: `id`, `id<TAB>url` (as `crawlrank seeds` writes them) or a URL;
-    /// `#` starts a comment line. The cores are read from FILE.cores.json when it exists.
+    /// The seeds, one per line: `id` (the graph's own ids: those of an imported arc list, else
+    /// 0..n), `id<TAB>url` (as `crawlrank seeds` writes them) or a URL; `#` starts a comment
+    /// line. The cores are read from FILE.cores.json when it exists.
     #[arg(long, value_name = "FILE")]
     pub seeds: PathBuf,
     /// Seed of the generator that draws the random seed set compared against (as many pages as
@@ -40,10 +41,11 @@ pub struct Args {
 pub fn run(args: Args, cache: &Cache) -> Result<()> {
     let graph = open_graph(&args.graph, cache)?;
     let n = graph.num_nodes();
+    let ids = graph.page_ids()?;
     let seeds = crawlrank_sim::read_seeds(&args.seeds, &graph)?;
     let cores_file = cores_path(&args.seeds);
     let cores = if cores_file.exists() {
-        let record = read_cores_json(&cores_file)?;
+        let record = read_cores_json(&cores_file, &ids)?;
         ensure!(
             record.pages == n as u64,
             "{}: its cores were found in a graph of {} pages, but {} has {n}",
@@ -89,7 +91,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     eprintln!("  done {:.2?}", started.elapsed());
     write_table(&eval, &mut std::io::stdout().lock())?;
     if let Some(dir) = &args.out {
-        let written = write_outputs(&eval, dir)?;
+        let written = write_outputs(&eval, dir, &ids)?;
         let names: Vec<String> = written
             .iter()
             .filter_map(|p| p.file_name())

@@ -12,7 +12,7 @@
 
 use anyhow::{bail, Context, Result};
 use crawlrank_graph::{open_graph, Cache};
-use crawlrank_testweb::{robots_rules_from_arg, TestWeb, TestWebConfig};
+use crawlrank_testweb::{robots_rules_from_arg, TestWeb, TestWebConfig, TEST_DOMAIN};
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -22,7 +22,8 @@ use std::time::Duration;
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The graph: a BVGraph basename or an arc-list file. Its URLs are used when it has them,
-    /// else node v is http://h{v/K}.crawlrank.test/p{v}.html (K = --pages-per-host).
+    /// else the page of id v is http://h{v/K}.crawlrank.test/p{v}.html (K = --pages-per-host;
+    /// the ids are the graph's own: those of an imported arc list, else 0..n).
     #[arg(long)]
     pub graph: PathBuf,
 
@@ -54,9 +55,10 @@ pub struct Args {
     #[arg(long)]
     pub traps: bool,
 
-    /// With --traps: the graph pages that link to the trap index (comma-separated ids).
-    #[arg(long, value_delimiter = ',', default_value = "0", value_name = "NODES")]
-    pub trap_links: Vec<u32>,
+    /// With --traps: the graph pages that link to the trap index (comma-separated ids; default:
+    /// the first page).
+    #[arg(long, value_delimiter = ',', value_name = "IDS")]
+    pub trap_links: Vec<String>,
 
     /// Pages per generated host (graphs without URLs).
     #[arg(long, default_value_t = 8, value_name = "K")]
@@ -102,11 +104,8 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         robots,
         pages_per_host: args.pages_per_host,
         traps: args.traps,
-        trap_link_nodes: if args.traps {
-            args.trap_links.clone()
-        } else {
-            Vec::new()
-        },
+        // Set once the graph and its ids are known.
+        trap_link_nodes: Vec::new(),
         record_log: args.log.is_some(),
         tls: args.tls,
         ..TestWebConfig::default()
@@ -114,17 +113,34 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     // Argument errors before the (possibly long) graph load.
     cfg.validate()?;
     let graph = open_graph(&args.graph, cache)?;
-    let urls = if args.no_urls { None } else { graph.urls()? };
-    let csr = Arc::new(graph.to_csr()?);
-    if let Some(&v) = cfg
-        .trap_link_nodes
-        .iter()
-        .find(|&&v| v as usize >= csr.num_nodes())
-    {
-        bail!(
-            "--trap-links {v}: the graph has only {} nodes",
-            csr.num_nodes()
+    let ids = graph.page_ids()?;
+    let mut urls = if args.no_urls { None } else { graph.urls()? };
+    if urls.is_none() && !ids.is_dense() {
+        // Generated URLs name the pages by the graph's own ids.
+        let k = args.pages_per_host.max(1) as u64;
+        urls = Some(
+            (0..ids.len())
+                .map(|v| {
+                    let id = ids.id(v);
+                    format!("http://h{}.{TEST_DOMAIN}/p{id}.html", id / k)
+                })
+                .collect(),
         );
+    }
+    let csr = Arc::new(graph.to_csr()?);
+    let mut cfg = cfg;
+    if args.traps {
+        cfg.trap_link_nodes = if args.trap_links.is_empty() {
+            vec![0]
+        } else {
+            args.trap_links
+                .iter()
+                .map(|t| ids.parse(t, "--trap-links").map(|v| v as u32))
+                .collect::<Result<_>>()?
+        };
+        if csr.num_nodes() == 0 {
+            bail!("--traps: the graph has no pages to link to the trap index");
+        }
     }
     let web = TestWeb::start_blocking(csr, urls, addr, cfg)?;
     if let Some(path) = &args.ca_out {

@@ -3,7 +3,7 @@
 use crate::progress;
 use anyhow::{ensure, Result};
 use crawlrank_frontier::{Impacts, PolicyConfig};
-use crawlrank_graph::{open_graph, BvWebGraph, Cache, Csr};
+use crawlrank_graph::{open_graph, BvWebGraph, Cache, Csr, PageIds};
 use crawlrank_seeds::Pruning;
 use crawlrank_sim::{
     run_experiment, write_comparison, write_comparison_csv, write_outputs, write_table, Experiment,
@@ -31,8 +31,9 @@ pub struct Args {
         conflicts_with = "seeds_file"
     )]
     pub seeds: SeedsArg,
-    /// Seed pages, one per line: node ids, URLs when the graph has them, or `id<TAB>url` as
-    /// `crawlrank seeds` writes them.
+    /// Seed pages, one per line: page ids (the graph's own ids: those of an imported arc
+    /// list, else 0..n), URLs when the graph has them, or `id<TAB>url` as `crawlrank seeds`
+    /// writes them.
     #[arg(long, value_name = "FILE")]
     pub seeds_file: Option<PathBuf>,
     /// Also crawl every policy from as many random seeds (--rng-seed) and compare the two seed
@@ -65,7 +66,7 @@ pub struct Args {
     /// Write summary.json, summary.csv, throughput.svg and mass.svg (and impact.svg) into DIR.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Also write DIR/<policy>.order: the crawled ids, one per line, in crawl order.
+    /// Also write DIR/<policy>.order: the crawled pages' ids, one per line, in crawl order.
     #[arg(long, requires = "out")]
     pub save_orders: bool,
 }
@@ -137,6 +138,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         },
     };
     let graph = open_graph(&args.graph, cache)?;
+    let ids = graph.page_ids()?;
     let impact = match &args.impact {
         Some(path) => Some(read_impacts(path, &args.impact_column, &graph)?),
         None => None,
@@ -168,7 +170,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         }
     };
     if !compared {
-        return report(&summary, args.out.as_deref(), args.save_orders);
+        return report(&summary, args.out.as_deref(), args.save_orders, &ids);
     }
     // The paper's experiment: the same policies from as many random seeds, side by side.
     let baseline = Experiment {
@@ -186,8 +188,8 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     writeln!(out, "\n{label} vs random seeds:")?;
     write_comparison(&summary, label, &random_summary, "random", &mut out)?;
     if let Some(dir) = &args.out {
-        write_outputs(&summary, &dir.join(label), args.save_orders)?;
-        write_outputs(&random_summary, &dir.join("random"), args.save_orders)?;
+        write_outputs(&summary, &dir.join(label), args.save_orders, &ids)?;
+        write_outputs(&random_summary, &dir.join("random"), args.save_orders, &ids)?;
         write_comparison_csv(
             &summary,
             label,
@@ -204,10 +206,10 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     Ok(())
 }
 
-fn report(summary: &Summary, out: Option<&Path>, save_orders: bool) -> Result<()> {
+fn report(summary: &Summary, out: Option<&Path>, save_orders: bool, ids: &PageIds) -> Result<()> {
     write_table(summary, &mut std::io::stdout().lock())?;
     if let Some(dir) = out {
-        write_outputs(summary, dir, save_orders)?;
+        write_outputs(summary, dir, save_orders, ids)?;
         let impact = if summary.results.iter().any(|r| r.measures.impact.is_some()) {
             ", impact.svg"
         } else {

@@ -14,6 +14,7 @@
 use crate::eval::{CoreDistances, DepthStats, Evaluation};
 use anyhow::{anyhow, Context, Result};
 use crawlrank_graph::atomic::write_file;
+use crawlrank_graph::PageIds;
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -158,8 +159,9 @@ fn depths(e: &Evaluation) -> usize {
 
 /// Writes `summary.json`, `summary.csv`, `mean-pagerank.svg`, `pages-per-depth.svg` and, when
 /// the cores are known, `core-distances.svg` into `dir` (created if needed); returns their
-/// paths.
-pub fn write_outputs(e: &Evaluation, dir: &Path) -> Result<Vec<PathBuf>> {
+/// paths. `summary.json` names the seeds by their ids in `ids` (the graph's
+/// [`page_ids`](crawlrank_graph::BvWebGraph::page_ids)).
+pub fn write_outputs(e: &Evaluation, dir: &Path, ids: &PageIds) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut written = Vec::new();
     let mut out = |name: &str| {
@@ -167,7 +169,7 @@ pub fn write_outputs(e: &Evaluation, dir: &Path) -> Result<Vec<PathBuf>> {
         dir.join(name)
     };
     write_file(&out("summary.json"), |w| {
-        serde_json::to_writer_pretty(&mut *w, &summary_json(e))?;
+        serde_json::to_writer_pretty(&mut *w, &summary_json(e, ids))?;
         writeln!(w)?;
         Ok(())
     })?;
@@ -402,7 +404,7 @@ fn heatmap(root: &DrawingArea<SVGBackend, Shift>, title: &str, c: &CoreDistances
     Ok(())
 }
 
-fn summary_json(e: &Evaluation) -> Value {
+fn summary_json(e: &Evaluation, ids: &PageIds) -> Value {
     let depths = |rows: &[DepthStats]| -> Value {
         rows.iter()
             .map(|s| {
@@ -420,8 +422,8 @@ fn summary_json(e: &Evaluation) -> Value {
         "nodes": e.nodes,
         "arcs": e.arcs,
         "rng_seed": e.rng_seed,
-        "seeds": e.seeds,
-        "random_seeds": e.random,
+        "seeds": ids.ids_of(&e.seeds).collect::<Vec<u64>>(),
+        "random_seeds": ids.ids_of(&e.random).collect::<Vec<u64>>(),
         "seeds_by_depth": depths(&e.seeds_by_depth),
         "random_by_depth": depths(&e.random_by_depth),
         "average_distance": e.average.as_ref().map(|a| json!({
@@ -497,7 +499,7 @@ mod tests {
     fn outputs_are_written_whole() {
         let dir = tempfile::tempdir().unwrap();
         let e = evaluation(true);
-        let written = write_outputs(&e, dir.path()).unwrap();
+        let written = write_outputs(&e, dir.path(), &PageIds::dense(e.nodes as usize)).unwrap();
         assert_eq!(written.len(), 5);
         let csv = std::fs::read_to_string(dir.path().join("summary.csv")).unwrap();
         let lines: Vec<&str> = csv.lines().collect();
@@ -513,6 +515,17 @@ mod tests {
         .unwrap();
         assert_eq!(json["core_distances"]["matrix"], json!([[0, 2], [1, 0]]));
         assert_eq!(json["seeds_by_depth"][4]["cumulative_pages"], 5);
+        assert_eq!(json["seeds"], json!([4]));
+        // The seeds are named by the user's ids.
+        let sparse = PageIds::from_sorted(vec![2, 4, 8, 16, 32], "t").unwrap();
+        write_outputs(&e, dir.path(), &sparse).unwrap();
+        let json: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join("summary.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(json["seeds"], json!([32]));
+        let random: Vec<u64> = e.random.iter().map(|&v| sparse.id(v as usize)).collect();
+        assert_eq!(json["random_seeds"], json!(random));
         for svg in [
             "mean-pagerank.svg",
             "pages-per-depth.svg",
@@ -527,7 +540,7 @@ mod tests {
         // Without cores, no heatmap; nothing but the outputs in the folder.
         let other = tempfile::tempdir().unwrap();
         assert_eq!(
-            write_outputs(&evaluation(false), other.path())
+            write_outputs(&evaluation(false), other.path(), &PageIds::dense(5))
                 .unwrap()
                 .len(),
             4
