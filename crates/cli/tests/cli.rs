@@ -459,6 +459,41 @@ fn serve_a_graph_as_a_local_test_web() {
         );
         assert!(http_get(&web.addr, "http://h0.crawlrank.test/robots.txt").contains("User-agent"));
     }
+    // An arc list with gaps in its ids: pages are named by those ids, --trap-links too.
+    let sparse = env.write(
+        "sparse.txt",
+        "0 5
+5 10
+10 0
+10 5
+20 10
+",
+    );
+    {
+        let web = Served::start_with(&env, &sparse, &["--traps", "--trap-links", "20"]);
+        let page = http_get(&web.addr, "http://h2.crawlrank.test/p20.html");
+        assert!(page.starts_with("HTTP/1.1 200"), "{page}");
+        assert!(page.contains("http://h1.crawlrank.test/p10.html"), "{page}");
+        assert!(page.contains("traps.crawlrank.test"), "{page}");
+        let p10 = http_get(&web.addr, "http://h1.crawlrank.test/p10.html");
+        assert!(
+            p10.contains("/p0.html") && p10.contains("/p5.html") && !p10.contains("traps."),
+            "{p10}"
+        );
+        // Page 3 of the dense numbering is not a page here.
+        assert!(http_get(&web.addr, "http://h0.crawlrank.test/p3.html").starts_with("HTTP/1.1 404"));
+    }
+    fails(
+        &env.run(&[
+            "serve",
+            "--graph",
+            sparse.to_str().unwrap(),
+            "--traps",
+            "--trap-links",
+            "5,7",
+        ]),
+        &["--trap-links", "id 7 is not a page of the graph"],
+    );
     // Bad values are clear errors.
     fails(
         &env.run(&[
