@@ -1483,6 +1483,102 @@ mod user_ids {
     }
 
     #[test]
+    fn seeds_by_id_and_url_on_a_graph_with_urls_and_its_own_ids() {
+        // An arc list with an id→URL table (the Hollins layout), ids with gaps.
+        let env = Env::new();
+        let arcs = env.write("arcs.txt", SMALL);
+        let table = env.write(
+            "ids.txt",
+            "0 http://a.example/\n5 http://b.example/\n10 http://c.example/\n20 http://d.example/\n",
+        );
+        let base = env.path("web");
+        let base = base.to_str().unwrap();
+        ok(&env.run(&[
+            "import",
+            arcs.to_str().unwrap(),
+            "--urls",
+            table.to_str().unwrap(),
+            "--out",
+            base,
+        ]));
+        let seeds = env.path("seeds.txt");
+        let seeds = seeds.to_str().unwrap();
+        ok(&env.run(&[
+            "seeds",
+            "--graph",
+            base,
+            "--count",
+            "2",
+            "--method",
+            "top-pagerank",
+            "--out",
+            seeds,
+        ]));
+        // Ids with their URLs: the page of id 10 is http://c.example/.
+        assert_eq!(
+            std::fs::read_to_string(seeds).unwrap(),
+            "10\thttp://c.example/\n5\thttp://b.example/\n"
+        );
+        let out = env.path("sim");
+        let out = out.to_str().unwrap();
+        ok(&env.run(&[
+            "simulate",
+            "--graph",
+            base,
+            "--seeds-file",
+            seeds,
+            "--policy",
+            "bfs",
+            "--out",
+            out,
+            "--save-orders",
+        ]));
+        assert_eq!(
+            std::fs::read_to_string(env.path("sim/bfs.order")).unwrap(),
+            "10\n5\n0\n"
+        );
+        // A URL, or an id with its URL, names the same page; an id with another page's URL is
+        // an error.
+        let mixed = env.write("mixed.txt", "http://c.example/\n5\thttp://b.example/\n");
+        ok(&env.run(&[
+            "simulate",
+            "--graph",
+            base,
+            "--seeds-file",
+            mixed.to_str().unwrap(),
+            "--policy",
+            "bfs",
+            "--out",
+            out,
+            "--save-orders",
+        ]));
+        assert_eq!(
+            std::fs::read_to_string(env.path("sim/bfs.order")).unwrap(),
+            "10\n5\n0\n"
+        );
+        let wrong = env.write("wrong.txt", "10\thttp://b.example/\n");
+        fails(
+            &env.run(&[
+                "simulate",
+                "--graph",
+                base,
+                "--seeds-file",
+                wrong.to_str().unwrap(),
+            ]),
+            &["wrong.txt:1", "page 10 of the graph is http://c.example/"],
+        );
+        ok(&env.run(&[
+            "seeds-eval",
+            "--graph",
+            base,
+            "--seeds",
+            seeds,
+            "--distance-samples",
+            "2",
+        ]));
+    }
+
+    #[test]
     fn an_id_that_is_not_a_page_is_an_error_naming_file_line_and_id() {
         let p = Pair::new(SMALL);
         let imp = p.write("imp.tsv", "id\tclicks\n0\t1\n5\t2\n10\t3\n20\t4\n");

@@ -120,6 +120,49 @@ fn id_and_url_key_is_checked_against_the_graph() {
 }
 
 #[test]
+fn ids_are_the_users_ids_in_and_out() {
+    // Four pages whose ids are 10, 20, 30, 40 (an arc list imported with gaps).
+    let ids = crawlrank_graph::PageIds::from_sorted(vec![10, 20, 30, 40], "t").unwrap();
+    let pages = four().with_ids(ids).unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let p = write(
+        d.path(),
+        "i.tsv",
+        "id\turl\tclicks\n30\thttp://a.example/2\t2\n10\thttp://a.example/0\t1\n",
+    );
+    let t = read_impact_table(&p, &pages).unwrap();
+    assert_eq!(t.values, [vec![1.0, 0.0, 2.0, 0.0]]);
+    // The id names the page: 30 is the third page, whose URL is /2; /3 is not its URL.
+    let p = write(
+        d.path(),
+        "j.tsv",
+        "id\turl\tclicks\n30\thttp://a.example/3\t2\n",
+    );
+    assert!(err(&p, &pages).contains("page 30 of the graph is http://a.example/2"));
+    // Ids that are not pages (0..3 are the nodes, not ids) are counted, not taken.
+    let p = write(d.path(), "k.tsv", "0\t5\n1\t5\n20\t1\n");
+    let t = read_impact_table(&p, &pages).unwrap();
+    assert_eq!(t.values, [vec![0.0, 1.0, 0.0, 0.0]]);
+    assert_eq!(t.report.unknown_rows, 2);
+    // Negative and non-integer ids are errors naming the line.
+    for bad in ["-20\t1\n", "2.5\t1\n"] {
+        let p = write(d.path(), "l.tsv", &format!("20\t1\n{bad}"));
+        let e = err(&p, &pages);
+        assert!(e.contains("l.tsv:2") && e.contains("not a page id"), "{e}");
+    }
+    // Written back by id.
+    let out = d.path().join("out.tsv");
+    write_impact_table(&out, &pages, &["clicks"], &[&[1.0, 0.0, 2.0, 0.0]]).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "id\turl\tclicks\n10\thttp://a.example/0\t1\n30\thttp://a.example/2\t2\n"
+    );
+    let t = read_impact_table(&out, &pages).unwrap();
+    assert_eq!(t.values, [vec![1.0, 0.0, 2.0, 0.0]]);
+    assert!(four().with_ids(crawlrank_graph::PageIds::dense(3)).is_err());
+}
+
+#[test]
 fn tables_are_read_by_url_without_a_graph() {
     let dir = tempfile::tempdir().unwrap();
     // As `crawlrank impacts` writes them: the ids belong to some graph and are ignored.
