@@ -197,8 +197,14 @@ impl PageIds {
         match self.node(id) {
             Some(node) => Ok(node),
             None => bail!(
-                "{at}: id {id} is not a page of the graph (it has {})",
-                self.range()
+                "{at}: id {id} is not a page of the graph (it has {}){}",
+                self.range(),
+                if self.is_dense() {
+                    ""
+                } else {
+                    "; an id in no arc of an arc list is not a page, unless the list is \
+                     imported with --keep-ids"
+                }
             ),
         }
     }
