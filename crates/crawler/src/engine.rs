@@ -990,8 +990,9 @@ impl Engine {
             }
         };
         // The host's sitemaps first, one at a time; the page goes back under its own sequence
-        // number (crate::sitemap).
-        if self.start_sitemap(host, &rules, now) {
+        // number (crate::sitemap). A run with --no-sitemaps leaves those queued by an earlier
+        // run for the next that reads them.
+        if self.cfg.fetch.sitemaps && self.start_sitemap(host, &rules, now) {
             self.sched.push(host, seq, w, now);
             return Ok(());
         }

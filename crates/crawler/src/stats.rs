@@ -63,7 +63,7 @@ stats! {
     sitemaps_not_sitemap: "Sitemap requests answered 2xx with a body that is not a sitemap (an HTML page): no entries.",
     sitemaps_disallowed: "Sitemaps not fetched because robots.txt disallows them.",
     sitemap_errors: "Sitemaps given up or cut short: broken XML or gzip (the entries before the fault were kept), a body over --max-body, no answer after the retries, a redirect to no usable URL.",
-    sitemap_links: "Sitemap entries given to the frontier as URLs found without a link (each then passes the scope, filters and per-host cap like a link).",
+    sitemap_links: "Sitemap entries read and kept, given to the frontier as URLs found without a link (each then passes the scope, filters and per-host cap like a link; one already known changes nothing).",
     sitemap_dropped: "Sitemap entries and files dropped: past the protocol's limits (50,000 entries, 50 MiB), on another host than their sitemap (robots.txt Sitemap: files and redirects too), or past 1,000 sitemap files per host.",
     sitemap_invalid: "Sitemap entries that were malformed, not http(s), or caught by the trap rules.",
     redirects: "3xx responses (their target became a discovered link).",
