@@ -494,11 +494,14 @@ fn bad_sitemaps_are_counted_and_add_no_wrong_page() {
             ..TestWebConfig::default()
         },
     );
+    // A delay between two requests to a host, which sitemap requests keep like pages.
+    let delay = Duration::from_millis(30);
     let crawl_host = |name: &str, state: &Path, max_pages: Option<u64>| {
         let seed = format!("http://{name}{SITEMAP_HOST_SUFFIX}/");
         let mut c = base_config(&web, state, vec![seed], "bfs");
         c.fetch.sitemaps = true;
         c.max_pages = max_pages;
+        c.delay = delay;
         web.clear_log();
         let report = run(&c);
         let log = web.log();
@@ -506,6 +509,9 @@ fn bad_sitemaps_are_counted_and_add_no_wrong_page() {
             max_in_flight_per_host(&log).values().all(|&n| n <= 1),
             "{name}: two requests at once to a host"
         );
+        for (host, gap) in min_gap_per_host(&log) {
+            assert!(gap >= delay, "{host}: two requests {gap:?} apart");
+        }
         let paths: Vec<String> = log
             .iter()
             .map(|e| format!("{}{}", e.host, e.path))
@@ -530,6 +536,18 @@ fn bad_sitemaps_are_counted_and_add_no_wrong_page() {
         .stats
         .pages_summary()
         .contains("sitemaps          1 requests"));
+
+    // A 503 every time: tried again like a page (--max-retries 2), then given up, counted.
+    let dir = tempfile::tempdir().unwrap();
+    let (r, paths, order) = crawl_host("unavailable", dir.path(), None);
+    let st = &r.stats;
+    assert_eq!(order, ["/"]);
+    assert_eq!(
+        paths.iter().filter(|p| p.ends_with("/sitemap.xml")).count(),
+        3
+    );
+    assert_eq!((st.sitemaps_fetched, st.retries), (3, 2), "{st}");
+    assert_eq!((st.sitemaps_not_found, st.pages_answered()), (1, 1), "{st}");
 
     // An HTML page where the sitemap should be: not a sitemap, its link not followed.
     let dir = tempfile::tempdir().unwrap();

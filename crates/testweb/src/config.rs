@@ -47,7 +47,7 @@ pub struct TestWebConfig {
     /// `Sitemap: <scheme>://<host>/sitemap-robots.xml` (a plain urlset of the same pages).
     pub sitemaps: bool,
     /// Serve the hosts of [`crate::sitemap_hosts`] (`NAME.sitemaps.crawlrank.test`), whose
-    /// sitemaps are bad or unusual: a 404, an HTML page, 100,000 entries, other hosts'
+    /// sitemaps are bad or unusual: a 404, a 503, an HTML page, 100,000 entries, other hosts'
     /// entries, an index with a redirect and a loop, broken XML.
     pub sitemap_hosts: bool,
     /// The `Retry-After` (seconds) of the rate-limit trap hosts (crate::trap_hosts).

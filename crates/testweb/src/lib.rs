@@ -64,7 +64,7 @@
 //! # Sitemaps
 //! With [`TestWebConfig::sitemaps`], every graph host serves sitemaps listing its pages; with
 //! [`TestWebConfig::sitemap_hosts`], the hosts of [`sitemap_hosts`] serve bad or unusual ones
-//! (a 404, an HTML page, 100,000 entries, entries of other hosts, an index with a redirect
+//! (a 404, a 503, an HTML page, 100,000 entries, entries of other hosts, an index with a redirect
 //! and a loop, broken XML).
 //!
 //! # Log

@@ -13,6 +13,7 @@
 //! | `foreign` | `/sitemap.xml` lists `/f1`, `/f2` and three URLs of other hosts; robots.txt names `Sitemap: http://elsewhere.sitemaps.crawlrank.test/s.xml` | keeps `/f1` and `/f2`; drops and counts the three entries and the other host's sitemap file |
 //! | `index` | `/sitemap.xml` is an index naming `/s1.xml`, `/s2.xml` and itself; `/s1.xml` lists `/u1`, `/u2`; `/s2.xml` is a 301 to `/s3.xml`, which lists `/u3`; robots.txt disallows `/private/` and names `Sitemap: /private/s.xml` | reads four files, fetches `/u1` `/u2` `/u3`, never the disallowed sitemap |
 //! | `broken` | `/sitemap.xml` lists `/b1`, `/b2`, then its XML breaks | keeps `/b1`, `/b2`; counts a sitemap error |
+//! | `unavailable` | `/sitemap.xml` is always a 503 | tries it again after its back-off, as often as a page, then counts it not found |
 
 use crate::reply::Reply;
 use crate::traps::page;
@@ -65,6 +66,7 @@ pub(crate) fn reply(host: &str, path: &str) -> Option<Reply> {
         )),
         (_, "/robots.txt") => robots("Allow: /\n"),
         ("missing", "/sitemap.xml") => Reply::status_page(404),
+        ("unavailable", "/sitemap.xml") => Reply::status_page(503),
         ("html", "/sitemap.xml") => page("Site map", "<p><a href=\"/hidden\">hidden</a></p>"),
         ("huge", "/sitemap.xml") => {
             let all: Vec<String> = (0..HUGE_ENTRIES).map(|i| format!("/e{i}")).collect();
@@ -94,7 +96,7 @@ pub(crate) fn reply(host: &str, path: &str) -> Option<Reply> {
             "<urlset><url><loc>http://{host}/b1</loc></url><url><loc>http://{host}/b2</loc></url>\
              <url><loc>http://{host}/b3</oops></urlset>"
         )),
-        ("missing" | "html" | "huge" | "foreign" | "index" | "broken", _) => leaf(),
+        ("missing" | "html" | "huge" | "foreign" | "index" | "broken" | "unavailable", _) => leaf(),
         _ => return None,
     })
 }
