@@ -1694,3 +1694,281 @@ mod user_ids {
         }
     }
 }
+
+/// A deterministic web of `n` pages on which every page is reachable from page 0 unless it
+/// is in `unlinked` (pages no link points to; they still link to others): a ring through the
+/// linked pages and three chords from each page, distinct, no self-loop.
+fn web_arcs(n: u32, unlinked: &[u32]) -> (String, usize) {
+    let linked: Vec<u32> = (0..n).filter(|v| !unlinked.contains(v)).collect();
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut text = String::new();
+    let mut arcs = 0;
+    for v in 0..n {
+        let next = linked[(linked.iter().position(|&w| w > v).unwrap_or(0)) % linked.len()];
+        let mut succ = vec![next];
+        for _ in 0..3 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Preferential towards low ids, so some pages matter much more.
+            let w = if x.is_multiple_of(3) {
+                linked[(x >> 8) as usize % 16]
+            } else {
+                linked[(x >> 8) as usize % linked.len()]
+            };
+            if w != v && !succ.contains(&w) {
+                succ.push(w);
+            }
+        }
+        for w in succ {
+            text.push_str(&format!("{v}\t{w}\n"));
+            arcs += 1;
+        }
+    }
+    (text, arcs)
+}
+
+/// The page ids of a crawl's pop order (`http://hK.crawlrank.test/pV.html` → V).
+fn crawled_ids(state: &Path) -> Vec<u32> {
+    crawlrank_crawler::crawl_order(state)
+        .unwrap()
+        .iter()
+        .map(|u| {
+            let name = u.rsplit('/').next().unwrap();
+            name.trim_start_matches('p')
+                .trim_end_matches(".html")
+                .parse()
+                .unwrap_or_else(|_| panic!("not a page of the test web: {u}"))
+        })
+        .collect()
+}
+
+/// `crawlrank crawl` with its default options — sitemaps on among them — fetches a site that
+/// has no sitemap in exactly the order `crawlrank simulate` gives, for every policy a crawl
+/// can run without a search log (rw, rw-eg and learned need --impact: the library's
+/// impact_aware_crawls_are_the_simulators covers them); --max-pages N fetches N pages.
+#[test]
+fn a_default_crawl_follows_the_simulators_order() {
+    let env = Env::new();
+    let n = 240;
+    let (text, _) = web_arcs(n, &[]);
+    let arcs = env.write("web.txt", &text);
+    let web = Served::start(&env, &arcs);
+    let proxy = format!("http://{}", web.addr);
+    let seeds = env.write("seeds.txt", "http://h0.crawlrank.test/p0.html\n");
+    let seed_ids = env.write("seed-ids.txt", "0\n");
+    let policies = [
+        "bfs",
+        "random",
+        "backlink",
+        "indegree",
+        "batch-pagerank",
+        "partial-pagerank",
+        "opic",
+        "fica",
+        "fica-plus",
+        "ieca",
+    ];
+    for p in crawlrank_frontier::PolicyKind::ALL {
+        assert!(
+            p.needs_impact() || policies.contains(&p.name()),
+            "{} is not tested",
+            p.name()
+        );
+    }
+    let sim = env.path("sim");
+    ok(&env.run(&[
+        "simulate",
+        "--graph",
+        arcs.to_str().unwrap(),
+        "--policy",
+        &policies.join(","),
+        "--seeds-file",
+        seed_ids.to_str().unwrap(),
+        "--out",
+        sim.to_str().unwrap(),
+        "--save-orders",
+        // The crawl's default seed of the random policy (the simulator's is 42).
+        "--rng-seed",
+        "0",
+    ]));
+    let expected_pages = n.to_string();
+    let crawl = |policy: &str, state: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "crawl",
+            "--seeds",
+            seeds.to_str().unwrap(),
+            "--state",
+            state.to_str().unwrap(),
+            "--proxy",
+            &proxy,
+            "--policy",
+            policy,
+            // One request at a time: the fetch order is then the pop order.
+            "--concurrency",
+            "1",
+            // The default 1 s between two requests to a host would make this crawl of 240
+            // pages take minutes, and lets the crawl pop pages ahead while a host waits
+            // (docs/crawler.md, "Defaults"): the order is the policy's only without it.
+            "--delay",
+            "0",
+            // The simulator knows R, the pages reachable from the seeds (here all n), and takes
+            // K = ceil(R/72) and IECA's and FICA+'s R from it; a crawl cannot know it and
+            // assumes 100,000 unless told.
+            "--expected-pages",
+            &expected_pages,
+        ];
+        args.extend_from_slice(extra);
+        ok(&env.run(&args))
+    };
+    for policy in policies {
+        let expected: Vec<u32> = std::fs::read_to_string(sim.join(format!("{policy}.order")))
+            .unwrap()
+            .lines()
+            .map(|l| l.trim().parse().unwrap())
+            .collect();
+        assert_eq!(expected.len(), n as usize, "{policy}");
+        let state = env.path(&format!("state-{policy}"));
+        let out = crawl(policy, &state, &[]);
+        assert!(
+            out.contains(&format!("fetched pages     {n} (html {n}")),
+            "{out}"
+        );
+        // The site's missing /sitemap.xml: one request, counted apart, no page.
+        assert!(
+            out.contains("sitemaps          1 requests, not pages (read 0, not found 1"),
+            "{out}"
+        );
+        assert_eq!(crawled_ids(&state), expected, "{policy}");
+    }
+    // --max-pages N: N pages fetched, the 404 of /sitemap.xml not among them.
+    let state = env.path("state-budget");
+    let out = crawl("fica", &state, &["--max-pages", "40"]);
+    assert!(out.contains("fetched pages     40 (html 40"), "{out}");
+    assert_eq!(crawled_ids(&state).len(), 40);
+}
+
+/// With a real sitemap (`serve --sitemaps`: /sitemap.xml, an index naming a gzipped list of
+/// the host's pages, and robots.txt's Sitemap: file), a default crawl finds the pages no link
+/// reaches, fetches exactly --max-pages pages, keeps the sitemaps out of its link graph and
+/// counts them apart. Its entries enter the frontier as seeds do, before the seed is
+/// crawled: the order is the simulator's from the seed followed by the sitemap's entries
+/// (`random` aside: it draws from the pages in the frontier when it pops, and the seed was
+/// popped before the entries came).
+#[test]
+fn a_crawl_reads_a_real_sitemap_outside_its_budget_and_graph() {
+    let env = Env::new();
+    // Pages 1..7 of h0 (8 pages per host) are linked from nowhere: only the sitemap lists
+    // them.
+    let n = 160;
+    let unlinked: Vec<u32> = (1..8).collect();
+    let (text, arcs_total) = web_arcs(n, &unlinked);
+    let arcs = env.write("web.txt", &text);
+    let web = Served::start_with(&env, &arcs, &["--sitemaps"]);
+    let proxy = format!("http://{}", web.addr);
+    let seeds = env.write("seeds.txt", "http://h0.crawlrank.test/p0.html\n");
+    // The seed, then the sitemap's entries in file order (the pages of h0).
+    let seeds_and_entries = env.write("seed-ids.txt", "0\n1\n2\n3\n4\n5\n6\n7\n");
+    let expected_pages = n.to_string();
+    let crawl = |state: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "crawl",
+            "--seeds",
+            seeds.to_str().unwrap(),
+            "--state",
+            state.to_str().unwrap(),
+            "--proxy",
+            &proxy,
+            // As in a_default_crawl_follows_the_simulators_order: one request at a time, no
+            // 1 s delay (minutes otherwise), the simulator's R.
+            "--concurrency",
+            "1",
+            "--delay",
+            "0",
+            "--expected-pages",
+            &expected_pages,
+        ];
+        args.extend_from_slice(extra);
+        ok(&env.run(&args))
+    };
+    let state = env.path("budget");
+    let out = crawl(&state, &["--max-pages", "25"]);
+    assert!(out.contains("fetched pages     25 (html 25"), "{out}");
+    assert_eq!(crawled_ids(&state).len(), 25);
+    // The three sitemap files: requests of their own, not pages.
+    assert!(
+        out.contains("sitemaps          3 requests, not pages (read 3"),
+        "{out}"
+    );
+    let policies = [
+        "bfs",
+        "backlink",
+        "indegree",
+        "batch-pagerank",
+        "partial-pagerank",
+        "opic",
+        "fica",
+        "fica-plus",
+        "ieca",
+    ];
+    let sim = env.path("sim");
+    ok(&env.run(&[
+        "simulate",
+        "--graph",
+        arcs.to_str().unwrap(),
+        "--policy",
+        &policies.join(","),
+        "--seeds-file",
+        seeds_and_entries.to_str().unwrap(),
+        "--out",
+        sim.to_str().unwrap(),
+        "--save-orders",
+    ]));
+    for policy in policies {
+        // The whole site: every page, the unlinked ones too.
+        let state = env.path(&format!("all-{policy}"));
+        let out = crawl(&state, &["--policy", policy]);
+        assert!(
+            out.contains(&format!("fetched pages     {n} (html {n}")),
+            "{out}"
+        );
+        let expected: Vec<u32> = std::fs::read_to_string(sim.join(format!("{policy}.order")))
+            .unwrap()
+            .lines()
+            .map(|l| l.trim().parse().unwrap())
+            .collect();
+        assert_eq!(crawled_ids(&state), expected, "{policy}");
+    }
+    let state = env.path("all-fica");
+    let st = state.to_str().unwrap();
+    let status = ok(&env.run(&["status", "--state", st]));
+    for (line, value) in [
+        ("sitemaps fetched", 3),
+        ("sitemaps read", 3),
+        ("sitemap links", 2 * 8),
+        ("sitemaps not found", 0),
+    ] {
+        let found = status
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{line} ")))
+            .unwrap_or_else(|| panic!("no '{line}' in {status}"));
+        assert!(found.trim_end().ends_with(&format!(" {value}")), "{found}");
+    }
+    // The link graph: the web's pages and arcs, no sitemap.
+    let links = env.path("links.tsv");
+    let out = ok(&env.run(&[
+        "export",
+        "--state",
+        st,
+        "--arcs",
+        links.to_str().unwrap(),
+        "--urls",
+    ]));
+    assert!(
+        out.contains(&format!("{n} nodes, {arcs_total} arcs")),
+        "{out}"
+    );
+    let links = std::fs::read_to_string(&links).unwrap();
+    assert!(!links.contains("sitemap"), "a sitemap in the link graph");
+    assert_eq!(links.lines().count(), arcs_total);
+}

@@ -20,7 +20,7 @@ use crate::addresses::AddressGuard;
 use crate::backoff::{Backoffs, RetryAfter};
 use crate::connections::IDLE_GRACE;
 use crate::fds::{self, FdBudget};
-use crate::fetch::{FetchConfig, PageFetch, RobotsFetch};
+use crate::fetch::{FetchConfig, PageFetch, RobotsFetch, SitemapFetch};
 use crate::hops::{BeyondLimit, HopLimits, Hops};
 use crate::in_flight::{Done, InFlight, PageTicket};
 use crate::links;
@@ -32,6 +32,7 @@ use crate::robots::{self, AfterFetch, HostRobots, RobotsRules, RobotsTable};
 use crate::scope::{OutOfScope, Scope, ScopeConfig};
 use crate::search_log::SearchLog;
 use crate::seen::{SeenCounts, DEFAULT_CACHE_ENTRIES as SEEN_CACHE_ENTRIES};
+use crate::sitemap::{NotQueued, SitemapQueue};
 use crate::stats::Stats;
 use crate::store::{Event, Loaded, SeenReader, StepWrites, Store};
 use crate::urls::{HostId, Interned, UrlTable};
@@ -210,7 +211,7 @@ pub struct Progress {
     pub frontier: usize,
     /// Popped pages waiting for their host.
     pub waiting: usize,
-    /// Requests in flight (pages and robots.txt files).
+    /// Requests in flight (pages, robots.txt files and sitemaps).
     pub in_flight: usize,
     /// Hosts discovered (distinct scheme, host and port).
     pub hosts: usize,
@@ -291,8 +292,10 @@ struct Engine {
     urls: UrlTable<SeenReader>,
     /// Which links may enter the frontier.
     scope: Scope,
-    /// The hosts of the crawl's seeds: their robots.txt `Sitemap:` files are seeded.
+    /// The hosts of the crawl's seeds: their robots.txt `Sitemap:` files are read.
     seed_hosts: std::collections::HashSet<HostId>,
+    /// The sitemap files queued, fetched as side requests of their host (crate::sitemap).
+    sitemaps: SitemapQueue,
     robots: RobotsTable,
     sched: Scheduler,
     /// Each page's link and redirect hops from the seeds.
@@ -591,6 +594,18 @@ impl Engine {
         let in_flight = InFlight::new(&cfg.fetch, guard, rt, cfg.concurrency, idle_connections)?;
         let robots_agent = cfg.fetch.robots_agent();
         let pauses = store.host_pauses()?;
+        let mut sitemaps = SitemapQueue::default();
+        for (seq, state, url) in store.sitemaps()? {
+            // A sitemap is queued for a seed host, whose seed has an id: its host is known.
+            let host = links::host_key(&url).and_then(|o| urls.host_id(&o));
+            let host = host.with_context(|| {
+                format!(
+                    "the crawl state {} queued the sitemap {url}, of a host it does not know",
+                    cfg.state_dir.display()
+                )
+            })?;
+            sitemaps.restore(seq, state, url, host);
+        }
         let mut e = Self {
             cfg: cfg.clone(),
             store,
@@ -601,6 +616,7 @@ impl Engine {
             urls,
             scope,
             seed_hosts,
+            sitemaps,
             robots: RobotsTable::new(robots_agent, cfg.max_retries),
             sched: Scheduler::new(cfg.delay),
             hops,
@@ -705,32 +721,27 @@ impl Engine {
         })
     }
 
-    /// Interns the seeds and gives the frontier those it does not know yet.
+    /// Interns the seeds and gives the frontier those it does not know yet; with
+    /// `--sitemaps`, queues each seed host's `/sitemap.xml` (crate::sitemap).
     fn seed(&mut self) -> Result<()> {
         let mut ids = Vec::new();
         let mut bad = Vec::new();
-        let mut sitemaps = Vec::new();
         for s in self.cfg.seeds.clone() {
             match links::normalize(&s, &self.cfg.fetch.url_rules) {
                 Ok(u) => {
                     self.scope.add_seed(&u);
-                    if self.cfg.fetch.sitemaps {
-                        if let Some(origin) = links::host_key(&u) {
-                            sitemaps.push(format!("{origin}/sitemap.xml"));
-                        }
-                    }
                     ids.extend(self.intern(u, true, None)?)
                 }
                 Err(_) => bad.push(s),
             }
         }
-        // Each seed host's /sitemap.xml, after the seeds (crate::sitemap).
-        for u in sitemaps {
-            ids.extend(self.intern(u, true, None)?);
-        }
         for &id in &ids {
             if let Some(h) = self.urls.host_of(id) {
                 self.seed_hosts.insert(h);
+                if self.cfg.fetch.sitemaps {
+                    let url = format!("{}/sitemap.xml", self.urls.origin(h));
+                    self.queue_sitemap(h, &url);
+                }
             }
         }
         if !bad.is_empty() {
@@ -740,8 +751,7 @@ impl Engine {
                 bad[0]
             );
         }
-        // A URL named twice (a seed and its host's /sitemap.xml given as seeds) is one id;
-        // the frontier skips a repeat, as replay does.
+        // A URL named twice is one id; the frontier skips a repeat, as replay does.
         let new: Vec<PageId> = ids
             .into_iter()
             .filter(|&id| !self.frontier.pages().is_known(id))
@@ -979,6 +989,13 @@ impl Engine {
                 return Ok(());
             }
         };
+        // The host's sitemaps first, one at a time; the page goes back under its own sequence
+        // number (crate::sitemap). A run with --no-sitemaps leaves those queued by an earlier
+        // run for the next that reads them.
+        if self.cfg.fetch.sitemaps && self.start_sitemap(host, &rules, now) {
+            self.sched.push(host, seq, w, now);
+            return Ok(());
+        }
         let url = self.url_of(w.page)?;
         if !rules.allowed(&url) {
             self.stats.count_outcome(Outcome::RobotsDisallowed, None);
@@ -1034,6 +1051,11 @@ impl Engine {
             Done::Robots { host, fetch, lease } => {
                 let failure = fetch.failure;
                 self.handle_robots(host, fetch, now)?;
+                (host, lease, failure)
+            }
+            Done::Sitemap { host, fetch, lease } => {
+                let failure = fetch.failure;
+                self.handle_sitemap(host, *fetch, now)?;
                 (host, lease, failure)
             }
             Done::Page {
@@ -1097,8 +1119,8 @@ impl Engine {
         Ok(())
     }
 
-    /// With `--sitemaps`, seeds the `Sitemap:` files a seed host's robots.txt names (those in
-    /// scope; crate::sitemap).
+    /// With `--sitemaps`, queues the `Sitemap:` files a seed host's robots.txt names on that
+    /// host (crate::sitemap); one on another host is dropped and counted.
     fn seed_robots_sitemaps(&mut self, host: HostId, rules: &RobotsRules) -> Result<()> {
         if !self.cfg.fetch.sitemaps || !self.seed_hosts.contains(&host) {
             return Ok(());
@@ -1106,17 +1128,146 @@ impl Engine {
         let RobotsRules::Rules(robot) = rules else {
             return Ok(());
         };
-        let mut ids = Vec::new();
         for s in robot.sitemaps.clone() {
             match links::normalize(&s, &self.cfg.fetch.url_rules) {
-                Ok(u) => ids.extend(self.intern(u, false, None)?),
-                Err(_) => self.stats.invalid_links += 1,
+                Ok(u) => self.queue_sitemap_of(host, &u),
+                Err(_) => self.stats.sitemap_invalid += 1,
             }
         }
-        ids.retain(|&id| !self.frontier.pages().is_known(id));
-        if !ids.is_empty() {
-            self.frontier.seed(&ids);
-            self.log(Event::Seed(ids));
+        Ok(())
+    }
+
+    /// Queues `url` as a sitemap of `host` when it is on that host, else counts it dropped.
+    fn queue_sitemap_of(&mut self, host: HostId, url: &str) {
+        if links::host_key(url).as_deref() == Some(self.urls.origin(host)) {
+            self.queue_sitemap(host, url);
+        } else {
+            self.stats.sitemap_dropped += 1;
+        }
+    }
+
+    /// Queues `url`, a sitemap file of `host`, behind the host's others, and records it in
+    /// the state; one queued before is not queued again, one past the host's cap is counted.
+    fn queue_sitemap(&mut self, host: HostId, url: &str) {
+        match self.sitemaps.push(host, url) {
+            Ok(seq) => {
+                let row = (seq, crate::sitemap::PENDING, url.to_string());
+                self.writes.sitemaps.push(row);
+            }
+            Err(NotQueued::Known) => {}
+            Err(NotQueued::HostCap) => self.stats.sitemap_dropped += 1,
+        }
+        self.stats_dirty = true;
+    }
+
+    /// Starts `host`'s next sitemap fetch, if it has one its robots.txt `rules` allow (those
+    /// disallowed are counted and dropped); `false` when none is left.
+    fn start_sitemap(&mut self, host: HostId, rules: &RobotsRules, now: Instant) -> bool {
+        while let Some(next) = self.sitemaps.next(host) {
+            let url = next.url.clone();
+            if !rules.allowed(&url) {
+                self.stats.sitemaps_disallowed += 1;
+                self.sitemap_done(host);
+                continue;
+            }
+            self.sched.start(host, now);
+            self.stats.sitemaps_fetched += 1;
+            self.stats_dirty = true;
+            self.in_flight.fetch_sitemap(host, url);
+            return true;
+        }
+        false
+    }
+
+    /// Takes `host`'s next sitemap off its queue and records it fetched.
+    fn sitemap_done(&mut self, host: HostId) {
+        if let Some(q) = self.sitemaps.pop(host) {
+            self.writes
+                .sitemaps
+                .push((q.seq, crate::sitemap::DONE, q.url));
+        }
+        self.stats_dirty = true;
+    }
+
+    /// A sitemap fetch of `host` ended: retry it later, or take what it said — an index's
+    /// sitemaps and a redirect's target are queued, a sitemap's entries given to the frontier
+    /// (crate::sitemap) — and count it. One that found no file descriptor free is tried again
+    /// soon, as if it had not been made.
+    fn handle_sitemap(&mut self, host: HostId, f: SitemapFetch, now: Instant) -> Result<()> {
+        self.sched.finish(host, now);
+        if f.failure == Some(TransportFailure::FdLimit) {
+            self.fd_shortage(now);
+            self.stats.sitemaps_fetched = self.stats.sitemaps_fetched.saturating_sub(1);
+            self.sched.hold(host, now + FD_RETRY, now);
+            return Ok(());
+        }
+        self.stats.requests += 1;
+        self.stats.bytes += f.bytes;
+        self.stats.timeouts += u64::from(f.timed_out);
+        if let Some(w) = &mut self.warc {
+            w.append(&f.warc)?;
+        }
+        if f.retryable {
+            let attempts = self.sitemaps.failed(host);
+            if attempts <= self.cfg.max_retries {
+                self.stats.retries += 1;
+                let backoff = self.backoff(attempts - 1);
+                self.sched.hold(host, now + backoff, now);
+                return Ok(());
+            }
+        }
+        self.sitemap_done(host);
+        if f.failure.is_some() || f.too_large {
+            self.stats.sitemap_errors += 1;
+            return Ok(());
+        }
+        if let Some(target) = f.redirect {
+            // The target is fetched as a sitemap of its own (when on this host).
+            match target {
+                Ok(u) => self.queue_sitemap_of(host, &u),
+                Err(_) => self.stats.sitemap_errors += 1,
+            }
+            return Ok(());
+        }
+        let Some(read) = f.parsed.filter(|_| (200..300).contains(&f.status)) else {
+            self.stats.sitemaps_not_found += 1;
+            return Ok(());
+        };
+        if !read.is_sitemap {
+            self.stats.sitemaps_not_sitemap += 1;
+            return Ok(());
+        }
+        self.stats.sitemaps_read += 1;
+        self.stats.sitemap_dropped += u64::from(read.dropped);
+        self.stats.sitemap_invalid += u64::from(read.invalid);
+        self.stats.sitemap_errors += u64::from(read.error.is_some());
+        if read.index {
+            for u in read.links {
+                self.queue_sitemap_of(host, &u);
+            }
+            return Ok(());
+        }
+        self.give_entries(read.links)
+    }
+
+    /// Gives a sitemap's entries to the frontier as URLs found without a link, in file order
+    /// (`Frontier::seed`, logged as a seed event): each passes the scope, filters and
+    /// per-host cap as a link does; one the frontier knows already is not given again.
+    fn give_entries(&mut self, entries: Vec<String>) -> Result<()> {
+        self.stats.sitemap_links += entries.len() as u64;
+        self.stats_dirty = true;
+        // The entries of one sitemap are distinct URLs (crate::sitemap), hence distinct ids.
+        let mut new = Vec::new();
+        for u in entries {
+            if let Some(id) = self.intern(u, false, None)? {
+                if !self.frontier.pages().is_known(id) {
+                    new.push(id);
+                }
+            }
+        }
+        if !new.is_empty() {
+            self.frontier.seed(&new);
+            self.log(Event::Seed(new));
         }
         Ok(())
     }
@@ -1166,6 +1317,12 @@ impl Engine {
             canonical: f.canonical,
         };
         self.keep_marks(t.page, meta);
+        // A page that turned out to be a sitemap has no out-links: its entries enter the
+        // frontier as found without a link (crate::sitemap), after the page is reported.
+        if outcome == Outcome::Sitemap {
+            self.finish_page(t.page, outcome, f.status, Vec::new());
+            return self.give_entries(f.links);
+        }
         let beyond = (self.cfg.hop_limits)
             .exceeded(self.hops.of_links(t.page, outcome == Outcome::Redirect));
         let mut links = Vec::with_capacity(f.links.len());
@@ -1240,7 +1397,7 @@ impl Engine {
         self.stats.archived_truncated += u64::from(f.truncated && !f.warc.is_empty());
         self.stats.truncated_pages += u64::from(f.truncated && f.outcome == Some(Outcome::Html));
         if f.outcome == Some(Outcome::Sitemap) {
-            self.stats.sitemap_links += f.links.len() as u64;
+            self.stats.sitemaps_read += 1;
             self.stats.sitemap_dropped += u64::from(f.sitemap_dropped);
             self.stats.sitemap_errors += u64::from(f.sitemap_error);
         }

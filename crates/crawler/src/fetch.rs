@@ -1,4 +1,4 @@
-//! HTTP fetching: one page or one robots.txt per call, run as tokio tasks.
+//! HTTP fetching: one page, one robots.txt or one sitemap per call, run as tokio tasks.
 //!
 //! Redirects are never followed by the client: a 3xx's `Location` becomes the page's single
 //! out-link and goes through the frontier like any other link, so the policy (and
@@ -715,6 +715,146 @@ impl RobotsFetch {
             timed_out: true,
             failure: Some(TransportFailure::Other),
             ..RobotsFetch::unreachable(1)
+        }
+    }
+}
+
+/// The result of a sitemap fetch (crate::sitemap): a side request of its host, not a page.
+#[derive(Debug, Default)]
+pub struct SitemapFetch {
+    /// The HTTP status, 0 when no answer came.
+    pub status: u16,
+    /// Why no HTTP answer came, when none did.
+    pub failure: Option<TransportFailure>,
+    /// A 5xx, a 429, a timeout or a connection failure: worth another try later.
+    pub retryable: bool,
+    /// The request timed out.
+    pub timed_out: bool,
+    /// Body bytes received.
+    pub bytes: u64,
+    /// A redirect's target, normalised (`Err` when it is missing or unusable).
+    pub redirect: Option<Result<String, crate::links::UrlRefusal>>,
+    /// The body was over `max_body` and abandoned.
+    pub too_large: bool,
+    /// What the body said, when a 2xx body was read.
+    pub parsed: Option<crate::sitemap::SitemapLinks>,
+    /// Compressed WARC records to append (with `warc` on).
+    pub warc: Vec<u8>,
+}
+
+/// Fetches `url` once as a sitemap on the host's connection `conn` if it has one (left
+/// there if it can take another request, else closed). Whatever its `Content-Type`, a 2xx
+/// body is read as a sitemap (a body that is not one says so: `is_sitemap` false). A
+/// redirect is not followed: its target is returned. Never fails: failures are outcomes.
+pub async fn fetch_sitemap(
+    connector: &Connector,
+    conn: &mut Option<Connection>,
+    cfg: &Arc<FetchConfig>,
+    url: &str,
+) -> SitemapFetch {
+    let (fetch, read_to_end) = fetch_sitemap_on(connector, conn, cfg, url).await;
+    if read_to_end {
+        keep_if_reusable(conn).await;
+    } else {
+        *conn = None;
+    }
+    fetch
+}
+
+async fn fetch_sitemap_on(
+    connector: &Connector,
+    conn: &mut Option<Connection>,
+    cfg: &Arc<FetchConfig>,
+    url: &str,
+) -> (SitemapFetch, bool) {
+    let Ok(parsed) = Url::parse(url) else {
+        let fetch = SitemapFetch {
+            failure: Some(TransportFailure::Other),
+            ..SitemapFetch::default()
+        };
+        return (fetch, false);
+    };
+    let date = SystemTime::now();
+    let mut resp = match send(connector, conn, &parsed, &cfg.user_agent).await {
+        Ok(r) => r,
+        Err(e) => {
+            let failure = classify(&e);
+            let fetch = SitemapFetch {
+                failure: Some(failure),
+                retryable: failure.retryable(),
+                timed_out: e.is_timeout(),
+                ..SitemapFetch::default()
+            };
+            return (fetch, false);
+        }
+    };
+    let st = resp.status();
+    let head = response_head(&resp);
+    let mut out = SitemapFetch {
+        status: st.as_u16(),
+        ..SitemapFetch::default()
+    };
+    if !st.is_success() {
+        if st.is_redirection() {
+            let target = resp
+                .headers()
+                .get(hyper::header::LOCATION)
+                .and_then(|l| l.to_str().ok())
+                .map(|l| crate::links::resolve(&parsed, l, &cfg.url_rules));
+            out.redirect = Some(target.unwrap_or(Err(crate::links::UrlRefusal::Invalid)));
+        }
+        out.retryable = st.is_server_error() || st.as_u16() == 429;
+        // A short error or redirect body is read so that the connection can be reused.
+        let drained = matches!(read_capped(&mut resp, 64 << 10).await, Ok(Some(_)));
+        return (out, drained);
+    }
+    let body = match read_capped(&mut resp, cfg.max_body).await {
+        Ok(Some(b)) => b,
+        Ok(None) => {
+            out.too_large = true;
+            return (out, false);
+        }
+        Err(e) => {
+            let failure = classify(&e);
+            out.failure = Some(failure);
+            out.retryable = failure.retryable();
+            out.timed_out = e.is_timeout();
+            return (out, false);
+        }
+    };
+    out.bytes = body.len() as u64;
+    let cfg2 = Arc::clone(cfg);
+    let url2 = url.to_string();
+    let done = crate::cpu::run(move || {
+        let links = crate::sitemap::parse_sitemap(&parsed, &body, &cfg2.url_rules);
+        let records = if cfg2.warc {
+            let request = request_head(&parsed, &cfg2.user_agent);
+            warc::fetch_records(&url2, date, &request, &head, &body, false)
+        } else {
+            Vec::new()
+        };
+        (links, records)
+    })
+    .await;
+    match done {
+        Ok((links, records)) => {
+            out.parsed = Some(links);
+            out.warc = records;
+        }
+        // The parser panicked (a bug in a dependency): read as no sitemap.
+        Err(_) => out.parsed = Some(crate::sitemap::SitemapLinks::default()),
+    }
+    (out, true)
+}
+
+impl SitemapFetch {
+    /// A sitemap fetch that ran out of its time (`FetchConfig::timeout`): retried.
+    pub fn timed_out() -> Self {
+        SitemapFetch {
+            failure: Some(TransportFailure::Other),
+            retryable: true,
+            timed_out: true,
+            ..SitemapFetch::default()
         }
     }
 }

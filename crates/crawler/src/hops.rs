@@ -11,8 +11,8 @@
 //! The rule, for a page `p` reporting its links (a redirect reports its target as its one
 //! link): a redirect's target gets `p`'s link hops and `p`'s redirect hops plus one; an
 //! ordinary link gets `p`'s link hops plus one and no redirect hop. A URL reached again by a
-//! shorter way keeps the shorter counts. Seeds (and sitemaps seeded from robots.txt) have
-//! none. Nothing is stored for this: the counts follow from the event log, so a resumed crawl
+//! shorter way keeps the shorter counts. Seeds and sitemap entries (URLs found without a
+//! link, crate::sitemap) have none. Nothing is stored for this: the counts follow from the event log, so a resumed crawl
 //! recomputes them by replaying [`Hops::apply`] over it, the same code the live crawl runs.
 
 use crate::page::Outcome;

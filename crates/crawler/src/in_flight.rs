@@ -1,4 +1,4 @@
-//! The requests in flight: page and robots.txt fetches started as tokio tasks on the I/O
+//! The requests in flight: page, robots.txt and sitemap fetches started as tokio tasks on the I/O
 //! runtime, whose results come back to the engine thread over a channel ([`InFlight`]), each
 //! on its host's kept connection from [`Connections`] if it has one, else on a new one from
 //! the [`Connector`], which counts every socket until it is closed.
@@ -18,7 +18,7 @@
 
 use crate::addresses::AddressGuard;
 use crate::connections::Connections;
-use crate::fetch::{self, FetchConfig, PageFetch, RobotsFetch};
+use crate::fetch::{self, FetchConfig, PageFetch, RobotsFetch, SitemapFetch};
 use crate::http::{Connection, Connector};
 use crate::urls::HostId;
 use anyhow::{bail, Result};
@@ -67,6 +67,14 @@ pub enum Done {
         host: HostId,
         /// How it ended.
         fetch: RobotsFetch,
+        lease: Lease,
+    },
+    /// A host's sitemap fetch ended (crate::sitemap: a side request, not a page).
+    Sitemap {
+        /// The host.
+        host: HostId,
+        /// How it ended.
+        fetch: Box<SitemapFetch>,
         lease: Lease,
     },
 }
@@ -219,6 +227,28 @@ impl InFlight {
             let _ = tx.send(Done::Robots {
                 host,
                 fetch,
+                lease: Lease(conn),
+            });
+        });
+    }
+
+    /// Starts fetching `url`, a sitemap of `host`, within the fetch timeout.
+    pub fn fetch_sitemap(&mut self, host: HostId, url: String) {
+        let mut conn = self.conns.checkout(host);
+        self.count += 1;
+        let (connector, cfg, tx) = (self.connector.clone(), self.cfg.clone(), self.tx.clone());
+        self.rt.spawn(async move {
+            let fetch = fetch::fetch_sitemap(&connector, &mut conn, &cfg, &url);
+            let fetch = match tokio::time::timeout(cfg.timeout, fetch).await {
+                Ok(f) => f,
+                Err(_) => {
+                    conn = None;
+                    SitemapFetch::timed_out()
+                }
+            };
+            let _ = tx.send(Done::Sitemap {
+                host,
+                fetch: Box::new(fetch),
                 lease: Lease(conn),
             });
         });

@@ -13,11 +13,12 @@
 //! | [`addresses`] | which IP addresses a crawl may connect to: loopback, private, link-local… only for the seeds' own hosts |
 //! | `connections` | each host's kept connection: the idle ones in a pool with an idle timeout and a global cap |
 //! | `fds` | file descriptors: the bound a crawl needs, the open-file limit raised and checked, "too many open files" recognised |
-//! | [`fetch`] | one HTTP request: a page, or a host's robots.txt; body caps |
+//! | [`fetch`] | one HTTP request: a page, a host's robots.txt or one of its sitemaps; body caps |
+//! | [`sitemap`] | sitemaps: parsed, queued per host and fetched as side requests of their host — never pages; their entries enter the frontier as seeds do |
 //! | [`fetcher`] | the same requests for a crawl worker whose frontier is a remote service (no crawl state of its own) |
 //! | [`links`] | streaming HTML link extraction (lol_html), URL normalisation, trap limits |
 //! | [`page`] | how a page's fetch ended ([`page::Outcome`]) and what it said about itself |
-//! | [`store`] | the state on disk (redb): URL table, the frontier event log, page marks, robots.txt answers |
+//! | [`store`] | the state on disk (redb): URL table, the frontier event log, page marks, robots.txt answers, the sitemaps queued |
 //! | `resume` | resuming: the frontier rebuilt by replaying the log (through the frontier crate's `LogReplay`) |
 //! | [`warc`] | WARC/1.1 output, one gzip member per record |
 //! | [`ranking`] | the ranking files: `score<TAB>url` and page marks, snapshots of a running crawl |

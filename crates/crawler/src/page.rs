@@ -31,7 +31,10 @@ pub enum Outcome {
     TooLarge = 5,
     /// robots.txt disallows the URL (never fetched).
     RobotsDisallowed = 6,
-    /// A sitemap or sitemap index (crate::sitemap): its entries are the page's links.
+    /// A page reached by a link that is a sitemap or sitemap index (crate::sitemap): it has
+    /// no out-links, its entries enter the frontier as URLs found without a link. (In a crawl
+    /// logged by an older build, a seed host's `/sitemap.xml` was such a page, its entries
+    /// logged as its links.)
     Sitemap = 7,
 }
 

@@ -2,12 +2,41 @@
 //!
 //! A site lists its pages in `/sitemap.xml` and in the files its robots.txt names on
 //! `Sitemap:` lines; pages linked from nowhere are found only there. With `--sitemaps` (on by
-//! default on the command line) the crawl seeds, for every seed host, `/sitemap.xml` and the
-//! robots.txt `Sitemap:` files. A sitemap is then a page of the crawl like any other — popped in
-//! policy order, fetched under politeness, logged and replayed — whose out-links are its
-//! entries; a sitemap index's entries are further sitemaps. *Why a page*: the policies, the
-//! event log and the budget need no special case, and the exported graph shows where each URL
-//! came from. A `/sitemap.xml` that does not exist costs one request (a 404) per seed host.
+//! default on the command line, off in [`crate::CrawlConfig`]'s default) the crawl reads, for
+//! every seed host, `/sitemap.xml` and the robots.txt `Sitemap:` files on that host.
+//!
+//! **A sitemap is not a page.** Like robots.txt it is a *side request* of its host: fetched
+//! under the host's politeness (one request at a time per host, the host's delay before and
+//! after), but never popped from the frontier, never counted in `--max-pages`, never reported
+//! to the policy (`on_crawled`: the policies' clock `t = crawled div K` does not move) and
+//! never a node or an arc of the crawl's link graph, ranking or export. *Why*: a sitemap is
+//! not a document of the web the policies rank, and a `/sitemap.xml` that does not exist (a
+//! 404 on most sites) must not cost a page of the budget or shift the policy's order; a real
+//! sitemap as a page would give every listed URL an in-link from one artificial page,
+//! distorting in-degrees, OPIC's cash, FICA's distances and PageRank.
+//!
+//! When: a host's sitemaps are fetched when its first page is about to be requested, after
+//! its robots.txt (whose `Disallow` rules they obey) and before that page, one after the
+//! other, in the order they became known: `/sitemap.xml` (queued with the seeds), the
+//! robots.txt `Sitemap:` files (queued when robots.txt is read), then the sitemaps a sitemap
+//! index names and the target of a sitemap's redirect on the same host. At most
+//! [`MAX_SITEMAPS_PER_HOST`] files per host are fetched; the rest are dropped and counted.
+//!
+//! How the entries enter the crawl: each sitemap's entries, in file order, are URLs of the
+//! site discovered *without a link* — no page is their parent — and enter the frontier the
+//! way seeds do (`Frontier::seed`, logged as a seed event), right after that sitemap is read:
+//! after the seeds, before any page of the host is fetched. Each policy then treats them as
+//! it treats a page found without a link (docs/algorithms.md, "Pages found without a link").
+//! An entry passes every rule a link passes (scope, `--include`/`--exclude`, the URL rules,
+//! the per-host URL cap); an entry already known is not given again.
+//!
+//! The crawl state records every sitemap file it has queued and whether it was fetched (the
+//! `sitemaps` table of crate::store), in the same transaction as the entries it gave: a
+//! resumed crawl fetches again only those not fetched yet, and never loses an entry.
+//!
+//! A page reached by a link that turns out to be a sitemap (an HTML page linking to an
+//! `.xml` file) stays a page — it was linked — but its entries are not its out-links: they
+//! enter the frontier as above, and the page has no out-link.
 //!
 //! [`parse_sitemap`] reads a fetched body with `quick-xml` (a maintained streaming parser: a
 //! 50 MB file is never held as a tree), after gunzipping it when it starts with the gzip magic.
@@ -16,10 +45,11 @@
 //!   bytes per file (a gzip bomb stops there); entries past them are dropped and counted;
 //! - entries on another host than the sitemap are dropped and counted (the protocol lets a
 //!   sitemap list only URLs of its own site; cross-site sitemaps need the other site's
-//!   robots.txt, which a crawl cannot check here);
+//!   robots.txt, which a crawl cannot check here); so are robots.txt `Sitemap:` files on
+//!   another host;
 //! - malformed XML ends the parse with what was read so far, and is counted;
-//! - an index inside an index inside an index… is ordinary link following: each level is one
-//!   more page, bounded by the per-host URL cap and the trap rules like any chain of links.
+//! - a body that is not a sitemap (an HTML page, a 404) adds nothing and is counted;
+//! - an index inside an index inside an index… is bounded by [`MAX_SITEMAPS_PER_HOST`].
 
 use crate::links::{normalize, UrlRefusal, UrlRules};
 use crate::scope::host_name;
@@ -32,6 +62,11 @@ pub const MAX_ENTRIES: usize = 50_000;
 
 /// Most uncompressed bytes read from one sitemap file (the protocol's limit: 50 MiB).
 pub const MAX_BYTES: usize = 50 << 20;
+
+/// Most sitemap files fetched per host (its `/sitemap.xml`, its robots.txt's, the ones its
+/// indexes name): a site of 10^7 pages needs 200 full sitemaps, and the per-host URL cap
+/// stops the entries long before this.
+pub const MAX_SITEMAPS_PER_HOST: usize = 1_000;
 
 /// What a sitemap body yields.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -157,6 +192,112 @@ pub fn parse_sitemap(base: &Url, body: &[u8], rules: &UrlRules) -> SitemapLinks 
     out
 }
 
+/// A sitemap file's state in the crawl state's `sitemaps` table: queued, not fetched yet.
+pub const PENDING: u8 = 0;
+/// A sitemap file's state: fetched (or given up), its entries given to the frontier.
+pub const DONE: u8 = 1;
+
+/// One sitemap file waiting to be fetched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueuedSitemap {
+    /// Its row in the state's `sitemaps` table (the order it became known in).
+    pub seq: u64,
+    /// Its normalised URL.
+    pub url: String,
+    /// Failed attempts so far (a 5xx, a timeout, a connection failure).
+    pub attempts: u32,
+}
+
+/// The sitemap files of a crawl: the ones waiting, by host in the order they became known,
+/// and every one ever queued (fetched or not), so that none is queued twice.
+#[derive(Debug, Default)]
+pub struct SitemapQueue {
+    known: std::collections::HashSet<String>,
+    per_host: std::collections::HashMap<u32, usize>,
+    waiting: std::collections::HashMap<u32, std::collections::VecDeque<QueuedSitemap>>,
+    next_seq: u64,
+}
+
+/// Why a sitemap file was not queued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotQueued {
+    /// Queued before (fetched or waiting).
+    Known,
+    /// Its host has [`MAX_SITEMAPS_PER_HOST`] already.
+    HostCap,
+}
+
+impl SitemapQueue {
+    /// Takes back a row of the state's `sitemaps` table: `seq`, its `state`
+    /// ([`PENDING`] or [`DONE`]) and URL, of `host`. Rows come in `seq` order.
+    pub fn restore(&mut self, seq: u64, state: u8, url: String, host: u32) {
+        self.next_seq = self.next_seq.max(seq + 1);
+        *self.per_host.entry(host).or_default() += 1;
+        if self.known.insert(url.clone()) && state == PENDING {
+            let q = QueuedSitemap {
+                seq,
+                url,
+                attempts: 0,
+            };
+            self.waiting.entry(host).or_default().push_back(q);
+        }
+    }
+
+    /// Queues `url`, a sitemap file of `host`, behind its host's others; returns its row
+    /// number for the state's `sitemaps` table.
+    pub fn push(&mut self, host: u32, url: &str) -> Result<u64, NotQueued> {
+        if self.known.contains(url) {
+            return Err(NotQueued::Known);
+        }
+        let n = self.per_host.entry(host).or_default();
+        if *n >= MAX_SITEMAPS_PER_HOST {
+            return Err(NotQueued::HostCap);
+        }
+        *n += 1;
+        self.known.insert(url.to_string());
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let q = QueuedSitemap {
+            seq,
+            url: url.to_string(),
+            attempts: 0,
+        };
+        self.waiting.entry(host).or_default().push_back(q);
+        Ok(seq)
+    }
+
+    /// The sitemap `host` fetches next, if any.
+    pub fn next(&self, host: u32) -> Option<&QueuedSitemap> {
+        self.waiting.get(&host)?.front()
+    }
+
+    /// Counts a failed attempt of `host`'s next sitemap; returns the attempts so far.
+    pub fn failed(&mut self, host: u32) -> u32 {
+        match self.waiting.get_mut(&host).and_then(|q| q.front_mut()) {
+            Some(q) => {
+                q.attempts += 1;
+                q.attempts
+            }
+            None => 0,
+        }
+    }
+
+    /// Removes `host`'s next sitemap (fetched or given up).
+    pub fn pop(&mut self, host: u32) -> Option<QueuedSitemap> {
+        let q = self.waiting.get_mut(&host)?;
+        let front = q.pop_front();
+        if q.is_empty() {
+            self.waiting.remove(&host);
+        }
+        front
+    }
+
+    /// Sitemap files waiting, over all hosts.
+    pub fn waiting(&self) -> usize {
+        self.waiting.values().map(|q| q.len()).sum()
+    }
+}
+
 /// Keeps one `<loc>` entry, or counts why not.
 fn take_entry(
     out: &mut SitemapLinks,
@@ -262,6 +403,38 @@ mod tests {
         let s = parse(&bomb[..bomb.len() / 2]);
         assert_eq!(s.links, ["http://a.test/first"]);
         assert!(s.error.is_some());
+    }
+
+    #[test]
+    fn the_queue_keeps_order_refuses_repeats_and_caps_each_host() {
+        let mut q = SitemapQueue::default();
+        assert_eq!(q.push(1, "http://a.test/sitemap.xml"), Ok(0));
+        assert_eq!(q.push(2, "http://b.test/sitemap.xml"), Ok(1));
+        assert_eq!(q.push(1, "http://a.test/s2.xml"), Ok(2));
+        assert_eq!(
+            q.push(1, "http://a.test/sitemap.xml"),
+            Err(NotQueued::Known)
+        );
+        assert_eq!(q.next(1).unwrap().url, "http://a.test/sitemap.xml");
+        assert_eq!((q.failed(1), q.failed(1)), (1, 2));
+        assert_eq!(q.pop(1).unwrap().attempts, 2);
+        assert_eq!(q.pop(1).unwrap().url, "http://a.test/s2.xml");
+        assert!(q.pop(1).is_none() && q.next(1).is_none());
+        assert_eq!(q.waiting(), 1);
+        for i in 2..MAX_SITEMAPS_PER_HOST {
+            assert!(q.push(1, &format!("http://a.test/{i}.xml")).is_ok());
+        }
+        assert_eq!(q.push(1, "http://a.test/x.xml"), Err(NotQueued::HostCap));
+        // Restored rows: a fetched one is known, not waiting; numbering goes on after them.
+        let mut r = SitemapQueue::default();
+        r.restore(0, DONE, "http://a.test/sitemap.xml".into(), 1);
+        r.restore(4, PENDING, "http://a.test/s.xml".into(), 1);
+        assert_eq!(r.next(1).unwrap().seq, 4);
+        assert_eq!(
+            r.push(1, "http://a.test/sitemap.xml"),
+            Err(NotQueued::Known)
+        );
+        assert_eq!(r.push(1, "http://a.test/t.xml"), Ok(5));
     }
 
     #[test]

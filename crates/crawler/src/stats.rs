@@ -27,6 +27,8 @@ macro_rules! stats {
                 let mut st = Self::default();
                 for line in String::from_utf8_lossy(b).lines() {
                     let Some((k, v)) = line.split_once('=') else { continue };
+                    // The page counter's name before sitemaps were side requests.
+                    let k = if k == "sitemaps" { "sitemap_pages" } else { k };
                     let Ok(v) = v.parse::<u64>() else { continue };
                     match k {
                         $(stringify!($field) => st.$field = v,)*
@@ -51,13 +53,19 @@ macro_rules! stats {
 }
 
 stats! {
-    requests: "HTTP requests sent (pages, robots.txt and retries).",
+    requests: "HTTP requests sent (pages, robots.txt, sitemaps and retries).",
     pages_html: "HTML pages fetched and parsed.",
     pages_not_html: "Responses skipped as not HTML (by Content-Type).",
-    sitemaps: "Sitemaps and sitemap indexes fetched and read.",
-    sitemap_links: "URLs read from sitemaps.",
-    sitemap_dropped: "Sitemap entries dropped: past the protocol's limits (50,000 entries, 50 MiB) or on another host.",
-    sitemap_errors: "Sitemaps whose XML or gzip was broken or too large (the entries before the fault were kept).",
+    sitemap_pages: "Pages reached by a link that were sitemaps: counted in fetched pages, their entries given to the frontier as found without a link, not as out-links (a crawl begun by an older crawlrank also counts here the /sitemap.xml it fetched as a page).",
+    sitemaps_fetched: "Sitemap requests sent (retries included): each seed host's /sitemap.xml, its robots.txt Sitemap: files, the sitemaps of indexes. Side requests of their host like robots.txt: not pages, not in --max-pages.",
+    sitemaps_read: "Sitemaps and sitemap indexes read (a urlset or sitemapindex body).",
+    sitemaps_not_found: "Sitemap requests answered with a 4xx or 5xx (a site without /sitemap.xml answers 404): no entries.",
+    sitemaps_not_sitemap: "Sitemap requests answered 2xx with a body that is not a sitemap (an HTML page): no entries.",
+    sitemaps_disallowed: "Sitemaps not fetched because robots.txt disallows them.",
+    sitemap_errors: "Sitemaps given up or cut short: broken XML or gzip (the entries before the fault were kept), a body over --max-body, no answer after the retries, a redirect to no usable URL.",
+    sitemap_links: "Sitemap entries read and kept, given to the frontier as URLs found without a link (each then passes the scope, filters and per-host cap like a link; one already known changes nothing).",
+    sitemap_dropped: "Sitemap entries and files dropped: past the protocol's limits (50,000 entries, 50 MiB), on another host than their sitemap (robots.txt Sitemap: files and redirects too), or past 1,000 sitemap files per host.",
+    sitemap_invalid: "Sitemap entries that were malformed, not http(s), or caught by the trap rules.",
     redirects: "3xx responses (their target became a discovered link).",
     http_errors: "Final 4xx/5xx responses.",
     retries: "Fetches retried after a 5xx, a timeout or a connection error.",
@@ -66,7 +74,7 @@ stats! {
     tls_errors: "Pages given up on a TLS certificate or handshake failure (part of fetch errors).",
     private_address_refused: "Pages given up because their host is at a loopback, private, link-local or other non-public address and is not a seed's own (part of fetch errors; --allow-private-networks).",
     timeouts: "Requests that timed out (each attempt).",
-    too_large: "Redirect, error and sitemap bodies over the size cap, abandoned.",
+    too_large: "Redirect, error and sitemap-page bodies over the size cap, abandoned.",
     truncated_pages: "HTML pages over --max-body, parsed from their first --max-body bytes (counted in html pages).",
     archived_truncated: "Bodies archived cut at the size cap (WARC-Truncated): non-HTML ones, and HTML pages (truncated pages).",
     robots_fetched: "robots.txt files requested.",
@@ -102,7 +110,7 @@ impl Stats {
         match outcome {
             Outcome::Html => self.pages_html += 1,
             Outcome::NotHtml => self.pages_not_html += 1,
-            Outcome::Sitemap => self.sitemaps += 1,
+            Outcome::Sitemap => self.sitemap_pages += 1,
             Outcome::HttpError => self.http_errors += 1,
             Outcome::Redirect => self.redirects += 1,
             Outcome::FetchError => {
@@ -123,7 +131,7 @@ impl Stats {
     pub fn pages_done(&self) -> u64 {
         self.pages_html
             + self.pages_not_html
-            + self.sitemaps
+            + self.sitemap_pages
             + self.redirects
             + self.http_errors
             + self.fetch_errors
@@ -135,7 +143,7 @@ impl Stats {
     pub fn pages_answered(&self) -> u64 {
         self.pages_html
             + self.pages_not_html
-            + self.sitemaps
+            + self.sitemap_pages
             + self.redirects
             + self.http_errors
             + self.too_large
@@ -147,16 +155,36 @@ impl Stats {
         self.robots_disallowed + self.fetch_errors
     }
 
-    /// Two lines for summaries: the fetched pages (what `--max-pages` counts) by outcome,
-    /// and the pages given up, by reason.
+    /// Lines for summaries: the fetched pages (what `--max-pages` counts) by outcome, the
+    /// pages given up, by reason, and, when any was requested, the sitemaps (side requests,
+    /// not pages).
     pub fn pages_summary(&self) -> String {
+        let sitemap_pages = match self.sitemap_pages {
+            0 => String::new(),
+            n => format!(", sitemaps {n}"),
+        };
+        let sitemaps = if self.sitemaps_fetched + self.sitemaps_disallowed > 0 {
+            format!(
+                "sitemaps          {} requests, not pages (read {}, not found {}, not a sitemap {}, errors {}, robots.txt disallowed {}); entries: {} given to the frontier, {} dropped, {} invalid\n",
+                self.sitemaps_fetched,
+                self.sitemaps_read,
+                self.sitemaps_not_found,
+                self.sitemaps_not_sitemap,
+                self.sitemap_errors,
+                self.sitemaps_disallowed,
+                self.sitemap_links,
+                self.sitemap_dropped,
+                self.sitemap_invalid
+            )
+        } else {
+            String::new()
+        };
         format!(
-            "fetched pages     {} (html {}, not html {}, sitemaps {}, redirects {}, http errors {}, too large {})\n\
-             given up          {} (robots.txt disallowed {}, fetch failed {}: dns {}, tls {}, private address {})\n",
+            "fetched pages     {} (html {}, not html {}{sitemap_pages}, redirects {}, http errors {}, too large {})\n\
+             given up          {} (robots.txt disallowed {}, fetch failed {}: dns {}, tls {}, private address {})\n{sitemaps}",
             self.pages_answered(),
             self.pages_html,
             self.pages_not_html,
-            self.sitemaps,
             self.redirects,
             self.http_errors,
             self.too_large,
@@ -206,6 +234,9 @@ mod tests {
                 ..Stats::default()
             }
         );
+        // An older state's sitemap pages keep counting as pages.
+        let old = Stats::decode(b"sitemaps=2\npages_html=3");
+        assert_eq!((old.sitemap_pages, old.pages_answered()), (2, 5));
     }
 
     #[test]

@@ -21,9 +21,12 @@
 //!   fetched, so that a resumed crawl does not fetch it again while it is fresh;
 //! - `seen`: the URL → id index, keyed by [`SeenKey`] (crate::seen), so that the crawl need
 //!   not hold it in memory;
-//! - `impacts` and `hosts`: a search log's impacts, and the hosts paused by refusals.
+//! - `impacts` and `hosts`: a search log's impacts, and the hosts paused by refusals;
+//! - `sitemaps`: the sitemap files queued (crate::sitemap) and whether each was fetched, so
+//!   that a resumed crawl fetches only the others. Their entries are in the log as seed
+//!   events, committed with the row that marks their sitemap fetched.
 //!
-//! `pages`, `robots`, `seen`, `impacts` and `hosts` were added after format 1 without changing it: an older state simply
+//! `pages`, `robots`, `seen`, `impacts`, `hosts` and `sitemaps` were added after format 1 without changing it: an older state simply
 //! lacks them (read as empty: its robots.txt files are fetched again, its pages carry no
 //! marks), and an older build ignores them. Anything an older build would misread — another
 //! event encoding, a changed table — needs a new [`FORMAT`].
@@ -61,6 +64,10 @@ const HOSTS: TableDefinition<&str, &[u8]> = TableDefinition::new("hosts");
 /// written in the same transaction. Older builds did not write it, so a crawl that finds it
 /// missing or short rebuilds it from `urls` ([`Store::ensure_seen_index`]).
 const SEEN: TableDefinition<u128, u32> = TableDefinition::new("seen");
+/// The sitemap files the crawl queued (crate::sitemap), in the order they became known:
+/// row number → a state byte ([`crate::sitemap::PENDING`] or [`crate::sitemap::DONE`]), then
+/// the URL. Absent in states of older builds, whose sitemaps were pages of the crawl.
+const SITEMAPS: TableDefinition<u64, &[u8]> = TableDefinition::new("sitemaps");
 
 /// The `meta` key of [`Store::seed_hosts`].
 const SEED_HOSTS: &str = "seed_hosts";
@@ -279,6 +286,8 @@ pub struct StepWrites {
     pub impacts: Vec<(PageId, f64)>,
     /// Hosts whose pause changed, by origin (`None`: it has none any more).
     pub hosts: Vec<(String, Option<HostPause>)>,
+    /// Sitemap files queued or fetched in this step: row, state, URL (crate::sitemap).
+    pub sitemaps: Vec<(u64, u8, String)>,
 }
 
 impl StepWrites {
@@ -290,6 +299,7 @@ impl StepWrites {
             && self.pages.is_empty()
             && self.robots.is_empty()
             && self.hosts.is_empty()
+            && self.sitemaps.is_empty()
             && self.warc.is_none()
             && self.stats.is_none()
     }
@@ -592,6 +602,30 @@ impl Store {
         })
     }
 
+    /// The sitemap files queued (crate::sitemap), in the order they became known: row, state,
+    /// URL. A row this build cannot read is an error (it would lose a sitemap's entries or
+    /// fetch one again without a word).
+    pub fn sitemaps(&self) -> Result<Vec<(u64, u8, String)>> {
+        let rows = self.all_rows(SITEMAPS, |seq, b: &[u8]| {
+            let url = b.get(1..).and_then(|u| std::str::from_utf8(u).ok());
+            let state = b.first().copied().filter(|&s| s <= crate::sitemap::DONE);
+            Some(match (state, url) {
+                (Some(st), Some(u)) => Ok((seq, st, u.to_string())),
+                _ => Err(seq),
+            })
+        })?;
+        rows.into_iter()
+            .map(|r| {
+                r.map_err(|seq| {
+                    anyhow::anyhow!(
+                        "{}: sitemap record {seq} is unreadable",
+                        self.path.display()
+                    )
+                })
+            })
+            .collect()
+    }
+
     /// Every row of `table` in key order, mapped by `row` (a row it maps to `None` is
     /// skipped); none when the table does not exist (a state of an older build, or of a crawl
     /// that never wrote one).
@@ -785,6 +819,14 @@ impl Store {
                                 hosts.remove(origin.as_str())?;
                             }
                         }
+                    }
+                }
+                if !writes.sitemaps.is_empty() {
+                    let mut sitemaps = txn.open_table(SITEMAPS)?;
+                    for (seq, state, url) in &writes.sitemaps {
+                        let mut row = vec![*state];
+                        row.extend_from_slice(url.as_bytes());
+                        sitemaps.insert(*seq, row.as_slice())?;
                     }
                 }
                 let mut meta = txn.open_table(META)?;
@@ -986,6 +1028,57 @@ mod tests {
     }
 
     #[test]
+    fn sitemap_rows_round_trip_and_a_bad_one_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut s, _) = Store::open(dir.path(), true).unwrap();
+        // A state that never queued a sitemap (or of an older build) has none.
+        assert!(s.sitemaps().unwrap().is_empty());
+        let rows = vec![
+            (
+                0,
+                crate::sitemap::PENDING,
+                "http://a.test/sitemap.xml".to_string(),
+            ),
+            (
+                1,
+                crate::sitemap::PENDING,
+                "http://a.test/s.xml".to_string(),
+            ),
+        ];
+        s.commit(&StepWrites {
+            sitemaps: rows.clone(),
+            ..StepWrites::default()
+        })
+        .unwrap();
+        s.commit(&StepWrites {
+            sitemaps: vec![(0, crate::sitemap::DONE, rows[0].2.clone())],
+            ..StepWrites::default()
+        })
+        .unwrap();
+        let (done, pending) = (crate::sitemap::DONE, crate::sitemap::PENDING);
+        assert_eq!(
+            s.sitemaps().unwrap(),
+            [
+                (0, done, rows[0].2.clone()),
+                (1, pending, rows[1].2.clone())
+            ]
+        );
+        drop(s);
+        {
+            let db = Database::open(db_path(dir.path())).unwrap();
+            let txn = db.begin_write().unwrap();
+            txn.open_table(SITEMAPS)
+                .unwrap()
+                .insert(2, [7u8, b'x'].as_slice())
+                .unwrap();
+            txn.commit().unwrap();
+        }
+        let (s, _) = Store::open(dir.path(), false).unwrap();
+        let e = s.sitemaps().unwrap_err().to_string();
+        assert!(e.contains("sitemap record 2"), "{e}");
+    }
+
+    #[test]
     fn store_round_trip_and_version_check() {
         let dir = tempfile::tempdir().unwrap();
         let (mut s, l) = Store::open(dir.path(), true).unwrap();
@@ -1040,6 +1133,7 @@ mod tests {
                 ),
             ],
             impacts: vec![(1, 2.5)],
+            sitemaps: Vec::new(),
             hosts: vec![
                 ("http://a.test".into(), Some(pause(7))),
                 ("http://b.test:81".into(), Some(pause(9))),

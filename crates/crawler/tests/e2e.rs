@@ -414,20 +414,31 @@ fn sitemaps_find_pages_no_link_reaches() {
         h0.iter().any(|&v| !reach[v as usize]),
         "the test needs a page of h0 no link from page 0 reaches"
     );
-    let crawl_h0 = |sitemaps: bool| {
+    let crawl_h0 = |sitemaps: bool, max_pages: Option<u64>| {
         let dir = tempfile::tempdir().unwrap();
         let mut c = base_config(&web, dir.path(), web.seed_urls(&[0]), "bfs");
         c.scope.kind = crawlrank_crawler::ScopeKind::Host;
         c.fetch.sitemaps = sitemaps;
+        c.max_pages = max_pages;
         web.clear_log();
         let report = run(&c);
-        assert_eq!(report.stop, StopReason::Exhausted);
-        (report, page_fetches(&web.log()))
+        let order = export::crawl_order(dir.path()).unwrap();
+        let arcs = dir.path().join("links.tsv");
+        let outputs = export::LinkOutputs {
+            graph: None,
+            arcs: Some(arcs.clone()),
+            arc_urls: true,
+        };
+        let exported = export::export_links(dir.path(), &outputs).unwrap();
+        let arcs = std::fs::read_to_string(&arcs).unwrap();
+        (report, page_fetches(&web.log()), order, exported, arcs)
     };
-    let (without, fetched) = crawl_h0(false);
+    let (without, fetched, ..) = crawl_h0(false, None);
+    assert_eq!(without.stop, StopReason::Exhausted);
     assert!(h0.iter().any(|v| !fetched.contains_key(v)));
-    assert_eq!(without.stats.sitemaps, 0);
-    let (with, fetched) = crawl_h0(true);
+    assert_eq!(without.stats.sitemaps_fetched, 0);
+    let (with, fetched, order, exported, arcs) = crawl_h0(true, None);
+    assert_eq!(with.stop, StopReason::Exhausted);
     for &v in &h0 {
         assert!(
             fetched.contains_key(&v),
@@ -435,12 +446,177 @@ fn sitemaps_find_pages_no_link_reaches() {
             host_of(0)
         );
     }
-    // /sitemap.xml (an index), the gzipped sitemap it names, and robots.txt's Sitemap:.
+    // /sitemap.xml (an index), robots.txt's Sitemap: and the gzipped sitemap the index
+    // names: three side requests, not pages.
     let st = &with.stats;
-    assert_eq!(st.sitemaps, 3, "{st}");
-    assert_eq!(st.sitemap_links, 1 + 2 * 50, "{st}");
+    assert_eq!((st.sitemaps_fetched, st.sitemaps_read), (3, 3), "{st}");
+    assert_eq!(st.sitemap_links, 2 * 50, "{st}");
     assert_eq!((st.sitemap_dropped, st.sitemap_errors), (0, 0));
+    assert_eq!(
+        st.pages_answered(),
+        50,
+        "only the host's pages are pages: {st}"
+    );
     assert!(fetched.values().all(|&n| n == 1), "a page fetched twice");
+    // The sitemaps are no page of the crawl, no node and no arc of its graph.
+    assert_eq!(order.len(), 50);
+    assert!(order.iter().all(|u| !u.contains("sitemap")), "{order:?}");
+    assert_eq!(exported.nodes, 50, "{exported:?}");
+    assert!(!arcs.contains("sitemap"), "a sitemap in the link graph");
+    // --max-pages N fetches N pages: the three sitemap requests are not among them (without
+    // a sitemap: a_default_crawl_follows_the_simulators_order in crates/cli/tests/cli.rs, and
+    // the `missing` host of bad_sitemaps_are_counted_and_add_no_wrong_page).
+    let (r, fetched, order, ..) = crawl_h0(true, Some(7));
+    assert_eq!(r.stop, StopReason::MaxPages);
+    assert_eq!(r.stats.pages_answered(), 7, "{}", r.stats);
+    assert_eq!(fetched.values().sum::<usize>(), 7);
+    assert_eq!(order.len(), 7);
+    let sitemap_requests = web
+        .log()
+        .iter()
+        .filter(|e| e.path.contains("sitemap"))
+        .count();
+    assert_eq!(sitemap_requests, 3);
+    web.shutdown_blocking();
+}
+
+/// Bad and unusual sitemaps (the test web's `sitemap_hosts`): each is a counted outcome that
+/// adds exactly the pages it should, and never a request to a host the crawl should not
+/// contact; a resumed crawl fetches no sitemap again and loses no entry.
+#[test]
+fn bad_sitemaps_are_counted_and_add_no_wrong_page() {
+    use crawlrank_testweb::sitemap_hosts::SITEMAP_HOST_SUFFIX;
+    let g = graph(8, 1);
+    let web = start_web(
+        &g,
+        TestWebConfig {
+            sitemap_hosts: true,
+            ..TestWebConfig::default()
+        },
+    );
+    // A delay between two requests to a host, which sitemap requests keep like pages.
+    let delay = Duration::from_millis(30);
+    let crawl_host = |name: &str, state: &Path, max_pages: Option<u64>| {
+        let seed = format!("http://{name}{SITEMAP_HOST_SUFFIX}/");
+        let mut c = base_config(&web, state, vec![seed], "bfs");
+        c.fetch.sitemaps = true;
+        c.max_pages = max_pages;
+        c.delay = delay;
+        web.clear_log();
+        let report = run(&c);
+        let log = web.log();
+        assert!(
+            max_in_flight_per_host(&log).values().all(|&n| n <= 1),
+            "{name}: two requests at once to a host"
+        );
+        for (host, gap) in min_gap_per_host(&log) {
+            assert!(gap >= delay, "{host}: two requests {gap:?} apart");
+        }
+        let paths: Vec<String> = log
+            .iter()
+            .map(|e| format!("{}{}", e.host, e.path))
+            .collect();
+        let order: Vec<String> = export::crawl_order(state)
+            .unwrap()
+            .iter()
+            .map(|u| u.split(SITEMAP_HOST_SUFFIX).nth(1).unwrap().to_string())
+            .collect();
+        (report, paths, order)
+    };
+    let host = |name: &str| format!("{name}{SITEMAP_HOST_SUFFIX}");
+
+    // No /sitemap.xml: one 404, counted, and no page more than the seed.
+    let dir = tempfile::tempdir().unwrap();
+    let (r, _, order) = crawl_host("missing", dir.path(), None);
+    let st = &r.stats;
+    assert_eq!(order, ["/"]);
+    assert_eq!(st.pages_answered(), 1, "{st}");
+    assert_eq!((st.sitemaps_fetched, st.sitemaps_not_found), (1, 1), "{st}");
+    assert!(r
+        .stats
+        .pages_summary()
+        .contains("sitemaps          1 requests"));
+
+    // A 503 every time: tried again like a page (--max-retries 2), then given up, counted.
+    let dir = tempfile::tempdir().unwrap();
+    let (r, paths, order) = crawl_host("unavailable", dir.path(), None);
+    let st = &r.stats;
+    assert_eq!(order, ["/"]);
+    assert_eq!(
+        paths.iter().filter(|p| p.ends_with("/sitemap.xml")).count(),
+        3
+    );
+    assert_eq!((st.sitemaps_fetched, st.retries), (3, 2), "{st}");
+    assert_eq!((st.sitemaps_not_found, st.pages_answered()), (1, 1), "{st}");
+
+    // An HTML page where the sitemap should be: not a sitemap, its link not followed.
+    let dir = tempfile::tempdir().unwrap();
+    let (r, paths, order) = crawl_host("html", dir.path(), None);
+    assert_eq!(order, ["/"]);
+    assert_eq!(r.stats.sitemaps_not_sitemap, 1, "{}", r.stats);
+    assert_eq!(r.stats.sitemap_links, 0);
+    assert!(!paths.iter().any(|p| p.ends_with("/hidden")));
+
+    // 100,000 entries: the first 50,000 are kept, the rest dropped and counted.
+    let dir = tempfile::tempdir().unwrap();
+    let (r, _, order) = crawl_host("huge", dir.path(), Some(3));
+    let st = &r.stats;
+    assert_eq!(r.stop, StopReason::MaxPages);
+    assert_eq!(order, ["/", "/e0", "/e1"]);
+    assert_eq!(
+        st.sitemap_links,
+        crawlrank_crawler::sitemap::MAX_ENTRIES as u64
+    );
+    let over =
+        crawlrank_testweb::sitemap_hosts::HUGE_ENTRIES - crawlrank_crawler::sitemap::MAX_ENTRIES;
+    assert_eq!(st.sitemap_dropped, over as u64, "{st}");
+    assert_eq!(r.discovered, 1 + crawlrank_crawler::sitemap::MAX_ENTRIES);
+
+    // Entries and a robots.txt Sitemap: file of other hosts: dropped and counted, never
+    // requested.
+    let dir = tempfile::tempdir().unwrap();
+    let (r, paths, order) = crawl_host("foreign", dir.path(), None);
+    assert_eq!(order, ["/", "/f1", "/f2"]);
+    assert_eq!(
+        (r.stats.sitemap_links, r.stats.sitemap_dropped),
+        (2, 4),
+        "{}",
+        r.stats
+    );
+    assert!(
+        paths.iter().all(|p| p.starts_with(&host("foreign"))),
+        "{paths:?}"
+    );
+
+    // Broken XML: the entries before the fault, and an error.
+    let dir = tempfile::tempdir().unwrap();
+    let (r, _, order) = crawl_host("broken", dir.path(), None);
+    assert_eq!(order, ["/", "/b1", "/b2"]);
+    assert_eq!((r.stats.sitemap_links, r.stats.sitemap_errors), (2, 1));
+
+    // An index naming two sitemaps and itself, one of them redirected, and a sitemap
+    // robots.txt disallows: four files read, one not fetched, each page once. Stopped after
+    // its first page, then resumed: no sitemap is fetched again, no entry lost.
+    let dir = tempfile::tempdir().unwrap();
+    let (r, paths, order) = crawl_host("index", dir.path(), Some(1));
+    let st = &r.stats;
+    assert_eq!(order, ["/"]);
+    let files: Vec<&str> = paths
+        .iter()
+        .filter(|p| p.ends_with(".xml"))
+        .map(|p| p.split(SITEMAP_HOST_SUFFIX).nth(1).unwrap())
+        .collect();
+    assert_eq!(files, ["/sitemap.xml", "/s1.xml", "/s2.xml", "/s3.xml"]);
+    assert_eq!((st.sitemaps_fetched, st.sitemaps_read), (4, 3), "{st}");
+    assert_eq!((st.sitemaps_disallowed, st.sitemap_links), (1, 3), "{st}");
+    let (r, paths, order) = crawl_host("index", dir.path(), None);
+    assert_eq!(r.stop, StopReason::Exhausted);
+    assert_eq!(order, ["/", "/u1", "/u2", "/u3"]);
+    assert!(
+        paths.iter().all(|p| !p.ends_with(".xml")),
+        "a sitemap fetched again: {paths:?}"
+    );
+    assert_eq!(r.stats.sitemaps_fetched, 4);
     web.shutdown_blocking();
 }
 

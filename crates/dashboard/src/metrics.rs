@@ -124,6 +124,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn sitemap_requests_are_counters_of_their_own_with_help() {
+        let stats = Stats {
+            sitemaps_fetched: 3,
+            sitemaps_not_found: 1,
+            sitemap_links: 16,
+            ..Stats::default()
+        };
+        let text = render(&Sample::default(), &stats, true);
+        assert!(
+            text.contains("# HELP crawlrank_sitemaps_fetched_total Sitemap requests sent"),
+            "{text}"
+        );
+        assert!(text.contains("\ncrawlrank_sitemaps_fetched_total 3\n"));
+        assert!(text.contains("\ncrawlrank_sitemaps_not_found_total 1\n"));
+        assert!(text.contains("\ncrawlrank_sitemap_links_total 16\n"));
+    }
+
+    #[test]
     fn special_floats_and_help_escapes() {
         assert_eq!(float(f64::NAN), "NaN");
         assert_eq!(float(f64::NEG_INFINITY), "-Inf");

@@ -46,6 +46,10 @@ pub struct TestWebConfig {
     /// `/sitemap-pages.xml.gz` (a gzipped urlset of the host's pages), and a robots.txt line
     /// `Sitemap: <scheme>://<host>/sitemap-robots.xml` (a plain urlset of the same pages).
     pub sitemaps: bool,
+    /// Serve the hosts of [`crate::sitemap_hosts`] (`NAME.sitemaps.crawlrank.test`), whose
+    /// sitemaps are bad or unusual: a 404, a 503, an HTML page, 100,000 entries, other hosts'
+    /// entries, an index with a redirect and a loop, broken XML.
+    pub sitemap_hosts: bool,
     /// The `Retry-After` (seconds) of the rate-limit trap hosts (crate::trap_hosts).
     pub retry_after_secs: u64,
 }
@@ -65,6 +69,7 @@ impl Default for TestWebConfig {
             record_log: true,
             shutdown_grace: Duration::from_secs(2),
             sitemaps: false,
+            sitemap_hosts: false,
             tls: false,
             retry_after_secs: 2,
         }

@@ -61,6 +61,12 @@
 //! canonical links, a robots-disallowed page, a flaky page); [`TestWeb::trap_expectations`]
 //! lists what a correct crawler must and must not fetch after starting at [`TestWeb::traps_url`].
 //!
+//! # Sitemaps
+//! With [`TestWebConfig::sitemaps`], every graph host serves sitemaps listing its pages; with
+//! [`TestWebConfig::sitemap_hosts`], the hosts of [`sitemap_hosts`] serve bad or unusual ones
+//! (a 404, a 503, an HTML page, 100,000 entries, entries of other hosts, an index with a redirect
+//! and a loop, broken XML).
+//!
 //! # Log
 //! Every request is recorded ([`LogEntry`]: arrival and finish `Instant`, host, path, status,
 //! bytes); [`TestWeb::log`] returns them, [`max_in_flight_per_host`] and [`min_gap_per_host`]
@@ -86,13 +92,14 @@
 
 // The crate's modules import one another along a DAG: `config`, `log`, `reply`, `site` and
 // `tls` import no other module; `traps` imports `config`, `reply` and `site`; `trap_hosts`
-// imports `config`, `reply` and `traps`; `server`
+// imports `config`, `reply` and `traps`; `sitemap_hosts` imports `reply` and `traps`; `server`
 // imports all of those; this file imports the modules and is imported by none of them.
 mod config;
 mod log;
 mod reply;
 mod server;
 mod site;
+pub mod sitemap_hosts;
 mod tls;
 pub mod trap_hosts;
 pub mod traps;

@@ -615,6 +615,11 @@ fn route(shared: &Shared, host: &str, entry: &mut LogEntry) -> Reply {
             return r;
         }
     }
+    if shared.cfg.sitemap_hosts {
+        if let Some(r) = crate::sitemap_hosts::reply(host, path) {
+            return r;
+        }
+    }
     if path == "/robots.txt" {
         return if !shared.site.has_host(host) {
             Reply::status_page(404)

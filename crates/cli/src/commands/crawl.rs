@@ -124,7 +124,9 @@ pub struct Args {
     #[arg(long, value_name = "all|html", default_value = "all", value_parser = ["all", "html"])]
     pub archive: String,
     /// Do not read sitemaps. By default each seed host's /sitemap.xml and the Sitemap: files
-    /// its robots.txt names are seeded, and their entries (and sitemap indexes') followed.
+    /// its robots.txt names on that host are fetched, as side requests like robots.txt (not
+    /// pages: outside --max-pages and the link graph), and their entries enter the frontier
+    /// as seeds do (docs/crawler.md, Sitemaps).
     #[arg(long)]
     pub no_sitemaps: bool,
     /// Which hosts the crawl stays on: any, domain (the seeds' registrable domains) or host

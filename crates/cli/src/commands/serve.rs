@@ -79,6 +79,12 @@ pub struct Args {
     #[arg(long, value_name = "FILE", requires = "tls")]
     pub ca_out: Option<PathBuf>,
 
+    /// Serve sitemaps on every host of the graph: /sitemap.xml (an index naming
+    /// /sitemap-pages.xml.gz, a gzipped list of the host's pages) and a robots.txt
+    /// `Sitemap: /sitemap-robots.xml` (the same list). Pages no link reaches are listed too.
+    #[arg(long)]
+    pub sitemaps: bool,
+
     /// Write the request log (TSV: times in µs since start, host, path, status, bytes, ...)
     /// to FILE on exit. Without it, requests are not recorded.
     #[arg(long, value_name = "FILE")]
@@ -108,6 +114,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         trap_link_nodes: Vec::new(),
         record_log: args.log.is_some(),
         tls: args.tls,
+        sitemaps: args.sitemaps,
         ..TestWebConfig::default()
     };
     // Argument errors before the (possibly long) graph load.
