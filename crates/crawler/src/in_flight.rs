@@ -190,7 +190,11 @@ impl InFlight {
             let fetch = match tokio::time::timeout(cfg.timeout, fetch).await {
                 Ok(f) => f,
                 Err(_) => {
-                    conn = None;
+                    // Closed before the result is reported: the host's next request cannot
+                    // meet this one's connection still open.
+                    if let Some(c) = conn.take() {
+                        c.close().await;
+                    }
                     PageFetch::timed_out()
                 }
             };
@@ -212,7 +216,11 @@ impl InFlight {
             let fetch = match tokio::time::timeout(cfg.timeout, fetch).await {
                 Ok(f) => f,
                 Err(_) => {
-                    conn = None;
+                    // Closed before the result is reported: the host's next request cannot
+                    // meet this one's connection still open.
+                    if let Some(c) = conn.take() {
+                        c.close().await;
+                    }
                     RobotsFetch::timed_out()
                 }
             };
