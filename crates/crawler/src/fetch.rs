@@ -659,17 +659,23 @@ impl RobotsFetch {
     }
 }
 
+/// Redirects followed to a robots.txt file at most (RFC 9309 §2.3.1.2: at least five).
+pub const ROBOTS_MAX_REDIRECTS: u32 = 5;
+
 /// Fetches and parses `origin/robots.txt` (`origin` as from [`crate::links::host_key`]) on
-/// the host's connection `conn` if it has one. A redirect to another origin closes it before
-/// opening one there (a fetch never holds two connections); what is left in `conn` at the
-/// end is a connection to the host that can take another request, if any.
+/// the host's connection `conn` if it has one. Each redirect is followed `hop_delay` after
+/// the previous answer (the host's politeness delay: the hops are requests to the host like
+/// any), at most [`ROBOTS_MAX_REDIRECTS`] of them. A redirect to another origin closes the
+/// connection before opening one there (a fetch never holds two connections); what is left
+/// in `conn` at the end is a connection to the host that can take another request, if any.
 pub async fn fetch_robots(
     connector: &Connector,
     conn: &mut Option<Connection>,
     cfg: &FetchConfig,
     origin: &str,
+    hop_delay: Duration,
 ) -> RobotsFetch {
-    let (fetch, read_to_end) = fetch_robots_on(connector, conn, cfg, origin).await;
+    let (fetch, read_to_end) = fetch_robots_on(connector, conn, cfg, origin, hop_delay).await;
     let home = Url::parse(origin).ok();
     let at_home = conn
         .as_ref()
@@ -689,6 +695,7 @@ async fn fetch_robots_on(
     conn: &mut Option<Connection>,
     cfg: &FetchConfig,
     origin: &str,
+    hop_delay: Duration,
 ) -> (RobotsFetch, bool) {
     let mut url = match Url::parse(origin).and_then(|o| o.join("/robots.txt")) {
         Ok(u) => u,
@@ -702,7 +709,10 @@ async fn fetch_robots_on(
     };
     let mut requests = 0;
     let mut drained = false;
-    for hop in 0..6 {
+    for hop in 0..=ROBOTS_MAX_REDIRECTS {
+        if hop > 0 && !hop_delay.is_zero() {
+            tokio::time::sleep(hop_delay).await;
+        }
         requests += 1;
         let mut resp = match send(connector, conn, &url, &cfg.user_agent).await {
             Ok(r) => r,

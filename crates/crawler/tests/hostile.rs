@@ -348,9 +348,29 @@ fn robots_txt_by_rfc_9309() {
     ];
     let seeds: Vec<String> = names.iter().map(|h| url(h, "/")).collect();
     let seeds: Vec<&str> = seeds.iter().map(String::as_str).collect();
-    let report = run(&config(&web, dir.path(), &seeds));
+    let mut c = config(&web, dir.path(), &seeds);
+    c.delay = Duration::from_millis(100);
+    let report = run(&c);
     assert_eq!(report.stop, StopReason::Exhausted);
     let log = web.log();
+    // robots.txt's redirects are requests to the host like any: never two at once, and two
+    // starts at least the delay apart (the server's clock).
+    for name in names {
+        for w in requests_to(&log, &host(name)).windows(2) {
+            assert!(
+                w[1].arrival >= w[0].finish,
+                "{name}: {} overlaps",
+                w[1].path
+            );
+            let gap = w[1].arrival.saturating_duration_since(w[0].arrival);
+            assert!(
+                gap >= c.delay,
+                "{name}: {} {gap:?} after {}",
+                w[1].path,
+                w[0].path
+            );
+        }
+    }
     let fetched = |name: &str, path: &str| {
         log.iter()
             .any(|e| e.host == host(name) && e.path == path && e.status == 200)
