@@ -8,7 +8,10 @@
 //! and WARC compression are CPU work and run on the CPU pool ([`crate::cpu`]), off the I/O
 //! threads.
 //! Nothing here fails the crawl: every failure is an outcome the engine counts, retries or
-//! records.
+//! records. A request is sent again here, at once, in one case only: its reused connection
+//! was closed by the server before one byte of an answer came ([`FailedRequest`]); every
+//! other failure closes its connection and goes back to the engine, whose retry waits for the
+//! host's delay and back-off.
 
 use crate::http::{Connection, Connector, ErrorKind, HttpError, Response};
 use crate::links::{extract_links, UrlRules};

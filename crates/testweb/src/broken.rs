@@ -241,7 +241,8 @@ async fn answer(io: &mut TcpStream, name: &str, entry: &mut LogEntry, served: u3
             cut(0)
         };
     }
-    let filler = page(&[]).repeat(8);
+    // Over 1,000 bytes: what `short-body` and `reset-body` send of their body.
+    let filler = page(&[]).repeat(16);
     match name {
         "oversize-header" => {
             entry.status = 200;
