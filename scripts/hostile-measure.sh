@@ -9,7 +9,9 @@
 #
 #   scripts/hostile-measure.sh [PAGES] [HOSTS]            (defaults: 3000 30)
 #   BUDGETS="1000 3000 10000" OPTIONS=("" "--max-hops 10") are the defaults; set BUDGETS in the
-#   environment, and EXTRA="--max-hops 10" to run only that option set.
+#   environment, and EXTRA="--max-hops 10" to run only that option set. DELAY (milliseconds,
+#   default 0) is the crawl's --delay; each run also lists the hosts that, by the server's log,
+#   saw two requests at once or two starting closer than DELAY (none, for a polite crawler).
 # Needs python3 for the tables. Nothing leaves the machine.
 set -euo pipefail
 export LC_ALL=C
@@ -18,8 +20,9 @@ ROOT=$PWD
 PAGES="${1:-3000}"
 HOSTS="${2:-30}"
 BUDGETS="${BUDGETS:-1000 3000 10000}"
+DELAY="${DELAY:-0}"
 if [[ -n "${EXTRA+x}" ]]; then OPTIONS=("$EXTRA"); else OPTIONS=("" "--max-hops 10"); fi
-for v in PAGES HOSTS; do
+for v in PAGES HOSTS DELAY; do
     [[ "${!v}" =~ ^[0-9]+$ ]] || { echo "hostile-measure: $v must be a whole number" >&2; exit 1; }
 done
 
@@ -52,7 +55,7 @@ for opts in "${OPTIONS[@]}"; do
         start=$SECONDS
         # shellcheck disable=SC2086 # $opts is a list of options
         "$BIN" crawl --seeds "$WORK/seeds.txt" --state "$WORK/state" --policy fica \
-            --proxy "http://$ADDR" --delay 0 --timeout 10 --concurrency 16 --max-pages "$budget" \
+            --proxy "http://$ADDR" --delay "$DELAY" --timeout 10 --concurrency 16 --max-pages "$budget" \
             --no-warc $opts >"$WORK/crawl.log" 2>&1 || { cat "$WORK/crawl.log" >&2; exit 1; }
         secs=$((SECONDS - start))
         kill -INT "$SERVE_PID"
@@ -60,11 +63,12 @@ for opts in "${OPTIONS[@]}"; do
         SERVE_PID=
         echo
         echo "### --max-pages $budget ${opts:-(defaults)}: ${secs} s"
-        python3 - "$WORK/log.tsv" "$PAGES" <<'EOF'
+        python3 - "$WORK/log.tsv" "$PAGES" "$DELAY" <<'EOF'
 import sys, collections
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])][1:]
 rows.sort(key=lambda r: int(r[0]))  # by arrival
 normal_pages = int(sys.argv[2])
+delay_us = int(sys.argv[3]) * 1000
 
 def family(host, path):
     if host == "traps.crawlrank.test":
@@ -99,6 +103,22 @@ print("| requests to | requests | share |")
 print("|---|---:|---:|")
 for f, n in sorted(count.items(), key=lambda kv: -kv[1]):
     print(f"| {f} | {n:,} | {100 * n / total:.1f}% |")
+
+# Politeness from the server's side: per host, a request that arrived before the previous
+# answer ended (two at once), or started less than the delay after the previous one.
+last = {}
+impolite = collections.Counter()
+for r in rows:
+    host, arrival, finish = r[2], int(r[0]), int(r[1])
+    if host in last:
+        prev_arrival, prev_finish = last[host]
+        if arrival < prev_finish or arrival - prev_arrival < delay_us:
+            impolite[host] += 1
+        finish = max(finish, prev_finish)
+    last[host] = (arrival, finish)
+print()
+print(f"hosts with two requests at once or closer than {delay_us // 1000} ms: "
+      + (", ".join(f"{h} ({n})" for h, n in impolite.most_common()) or "none"))
 EOF
     done
 done

@@ -586,6 +586,133 @@ fn serve_outlives_a_closed_stdout() {
     );
 }
 
+/// One request of a `crawlrank serve --log` file: arrival and finish (µs, the server's
+/// clock), host, path, status.
+struct Logged {
+    arrival: u64,
+    finish: u64,
+    host: String,
+    path: String,
+    status: u16,
+}
+
+/// The requests of a `crawlrank serve --log` file.
+fn read_serve_log(path: &Path) -> Vec<Logged> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    assert!(lines
+        .next()
+        .unwrap()
+        .starts_with("arrival_us\tfinish_us\thost\tpath\tstatus"));
+    lines
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            Logged {
+                arrival: f[0].parse().unwrap(),
+                finish: f[1].parse().unwrap(),
+                host: f[2].to_string(),
+                path: f[3].to_string(),
+                status: f[4].parse().unwrap(),
+            }
+        })
+        .collect()
+}
+
+/// The `crawlrank` binary, with its default options but `--delay 300` and the proxy, on the
+/// test web's broken-answer hosts (`crawlrank serve --traps`: crawlrank_testweb::broken),
+/// checked on the server's request log: a host never has two requests at once (a request
+/// arrives after the previous answer to its host was written or its connection closed), two
+/// requests to one host start at least the delay apart, and an answer that came broken is
+/// asked again only after the back-off (1 s, then 2 s), `--max-retries` (2) times.
+#[test]
+fn broken_answers_are_retried_after_the_hosts_delay_never_at_once() {
+    use crawlrank_testweb::trap_hosts::{BROKEN_HOSTS, TRAP_HOST_SUFFIX};
+    let env = Env::new();
+    let arcs = env.write("two.txt", "0 1\n");
+    let log = env.path("log.tsv");
+    let mut web = Served::start_with(&env, &arcs, &["--traps", "--log", log.to_str().unwrap()]);
+    let seeds: String = BROKEN_HOSTS
+        .iter()
+        .map(|h| format!("http://{h}{TRAP_HOST_SUFFIX}/\n"))
+        .collect();
+    let seeds = env.write("seeds.txt", &seeds);
+    let state = env.path("state");
+    let proxy = format!("http://{}", web.addr);
+    let delay_ms = 300;
+    let out = env.run(&[
+        "crawl",
+        "--seeds",
+        seeds.to_str().unwrap(),
+        "--state",
+        state.to_str().unwrap(),
+        "--proxy",
+        &proxy,
+        "--delay",
+        &delay_ms.to_string(),
+    ]);
+    let (stdout, stderr) = common::ok_with_stderr(&out);
+    let said = format!("{stdout}{stderr}");
+    assert!(said.contains("the frontier is empty"), "{said}");
+    // SIGINT: the server writes its log and exits.
+    let pid = web.child.id().to_string();
+    assert!(Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap()
+        .success());
+    assert!(web.child.wait().unwrap().success());
+    web.stdout = None;
+    let log = read_serve_log(&log);
+    let delay_us = delay_ms * 1000;
+    for name in BROKEN_HOSTS {
+        let host = format!("{name}{TRAP_HOST_SUFFIX}");
+        let mut reqs: Vec<&Logged> = log.iter().filter(|e| e.host == host).collect();
+        reqs.sort_by_key(|e| e.arrival);
+        assert!(reqs.len() >= 2, "{host}: {} requests", reqs.len());
+        assert_eq!(reqs[0].path, "/robots.txt", "{host}");
+        for w in reqs.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            assert!(
+                b.arrival >= a.finish,
+                "{host}: {} arrived {} µs before the answer to {} ended",
+                b.path,
+                a.finish - b.arrival,
+                a.path
+            );
+            assert!(
+                b.arrival - a.arrival >= delay_us,
+                "{host}: {} started {} µs after {}",
+                b.path,
+                b.arrival - a.arrival,
+                a.path
+            );
+        }
+        let pages: Vec<&&Logged> = reqs.iter().filter(|e| e.path == "/").collect();
+        match name {
+            // Cut at --max-body and parsed: not retried.
+            "endless-body" => assert_eq!(pages.len(), 1, "{host}"),
+            // The request its kept connection closed unread was sent again on a new one: each
+            // page fetched once.
+            "close-idle" => {
+                for p in ["/", "/p1", "/p2"] {
+                    let got: Vec<u16> = reqs
+                        .iter()
+                        .filter(|e| e.path == p)
+                        .map(|e| e.status)
+                        .collect();
+                    assert_eq!(got, vec![200], "{host}{p}");
+                }
+            }
+            // A broken answer: asked 1 + --max-retries times, after the back-off each time.
+            _ => {
+                assert_eq!(pages.len(), 3, "{host}");
+                assert!(pages[1].arrival - pages[0].arrival >= 1_000_000, "{host}");
+                assert!(pages[2].arrival - pages[1].arrival >= 2_000_000, "{host}");
+            }
+        }
+    }
+}
+
 #[test]
 fn crawl_resume_status_and_export_a_served_graph() {
     let env = Env::new();

@@ -985,7 +985,8 @@ impl Engine {
                 self.sched.start(host, now);
                 self.stats.robots_fetched += 1;
                 let origin = self.urls.origin(host).to_string();
-                self.in_flight.fetch_robots(host, origin);
+                self.in_flight
+                    .fetch_robots(host, origin, self.sched.delay(host));
                 return Ok(());
             }
         };

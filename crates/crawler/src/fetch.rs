@@ -8,7 +8,10 @@
 //! and WARC compression are CPU work and run on the CPU pool ([`crate::cpu`]), off the I/O
 //! threads.
 //! Nothing here fails the crawl: every failure is an outcome the engine counts, retries or
-//! records.
+//! records. A request is sent again here, at once, in one case only: its reused connection
+//! was closed by the server before one byte of an answer came ([`FailedRequest`]); every
+//! other failure closes its connection and goes back to the engine, whose retry waits for the
+//! host's delay and back-off.
 
 use crate::http::{Connection, Connector, ErrorKind, HttpError, Response};
 use crate::links::{extract_links, UrlRules};
@@ -202,10 +205,85 @@ fn request_head(url: &Url, ua: &str) -> Vec<u8> {
 /// next request before it is closed instead.
 const READY_WAIT: Duration = Duration::from_millis(100);
 
+/// How a request that failed before its answer's head was read may be sent again.
+///
+/// A server may close a kept-alive connection whenever it is idle (its keep-alive timeout),
+/// and a request sent on it at that moment fails with no answer at all: the server closed
+/// the connection before reading it. Only that request may be sent again at once (on a new
+/// connection; RFC 9112 §9.3.1 allows it for a GET). Any other failure means the server has
+/// seen the request — it answered, and the answer was refused (a head over the client's
+/// limit, a malformed status line) or cut — and may still be sending that answer: the request
+/// is then a retry like any, that waits for the host's delay and back-off in the politeness
+/// scheduler, so that the host never has two requests at once nor two closer than its delay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailedRequest {
+    /// On a reused connection, the server closed the connection (end of stream, reset,
+    /// broken pipe) and not one byte of an answer came: sent once more at once, on a new
+    /// connection.
+    Unanswered,
+    /// Anything else: a first request on a new connection, an answer that came in part or
+    /// whole, an error other than the server closing the connection. Not sent again here
+    /// (the engine retries it after the host's delay and back-off).
+    Answered,
+}
+
+impl FailedRequest {
+    /// Classifies the failure `e` of a request sent on a connection that had carried
+    /// `earlier` requests before it, during which the server sent `answer_bytes` bytes.
+    pub fn of(earlier: u64, answer_bytes: u64, e: &(dyn std::error::Error + 'static)) -> Self {
+        if earlier > 0 && answer_bytes == 0 && closed_by_server(e) {
+            FailedRequest::Unanswered
+        } else {
+            FailedRequest::Answered
+        }
+    }
+}
+
+/// Whether `e` (along its `source()` chain) says that the other end closed the connection:
+/// hyper's "connection closed before message completed" or a request it could not send on
+/// a closed connection, or an I/O reset, abort, broken pipe or unexpected end of stream.
+fn closed_by_server(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur = Some(e);
+    while let Some(err) = cur {
+        if let Some(h) = err.downcast_ref::<hyper::Error>() {
+            if h.is_incomplete_message() || h.is_canceled() || h.is_closed() {
+                return true;
+            }
+        }
+        if let Some(io) = err.downcast_ref::<std::io::Error>() {
+            use std::io::ErrorKind as K;
+            if matches!(
+                io.kind(),
+                K::ConnectionReset | K::ConnectionAborted | K::BrokenPipe | K::UnexpectedEof
+            ) {
+                return true;
+            }
+        }
+        cur = match err
+            .downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref())
+        {
+            Some(payload) => Some(payload),
+            None => err.source(),
+        };
+    }
+    false
+}
+
+/// Closes the connection in `conn`, if any, and returns once its socket is closed (so that
+/// the host's next request cannot meet it still open).
+async fn close(conn: &mut Option<Connection>) {
+    if let Some(c) = conn.take() {
+        c.close().await;
+    }
+}
+
 /// `GET url` on the connection in `conn` if it serves `url`'s origin and is still open, else
 /// on a new one (the old one closed first, so that a fetch never holds two). A request that
-/// fails on a reused connection — the server may close an idle connection as the request
-/// leaves — is sent once more on a new one.
+/// fails on a reused connection with no byte of an answer, the server having closed the
+/// connection ([`FailedRequest::Unanswered`]: it closed it idle as the request left), is
+/// sent once more at once on a new one; every other failure is returned, its connection
+/// closed, for the engine to retry after the host's delay and back-off.
 async fn send(
     connector: &Connector,
     conn: &mut Option<Connection>,
@@ -214,12 +292,21 @@ async fn send(
 ) -> Result<Response, HttpError> {
     if let Some(c) = conn.as_mut().filter(|c| c.serves(url)) {
         if c.reusable(Duration::ZERO).await {
-            if let Ok(resp) = c.get(url, ua).await {
-                return Ok(resp);
+            let (earlier, before) = (c.requests(), c.bytes_read());
+            match c.get(url, ua).await {
+                Ok(resp) => return Ok(resp),
+                Err(e) => {
+                    let answer_bytes = c.bytes_read().saturating_sub(before);
+                    let failed = FailedRequest::of(earlier, answer_bytes, &e);
+                    close(conn).await;
+                    if failed == FailedRequest::Answered {
+                        return Err(e);
+                    }
+                }
             }
         }
     }
-    *conn = None;
+    close(conn).await;
     let c = conn.insert(connector.connect(url).await?);
     c.get(url, ua).await
 }
@@ -228,7 +315,7 @@ async fn send(
 async fn keep_if_reusable(conn: &mut Option<Connection>) {
     if let Some(c) = conn {
         if !c.reusable(READY_WAIT).await {
-            *conn = None;
+            close(conn).await;
         }
     }
 }
@@ -383,7 +470,7 @@ pub async fn fetch_page(
     if fetch.read_to_end {
         keep_if_reusable(conn).await;
     } else {
-        *conn = None;
+        close(conn).await;
     }
     fetch
 }
@@ -575,17 +662,23 @@ impl RobotsFetch {
     }
 }
 
+/// Redirects followed to a robots.txt file at most (RFC 9309 §2.3.1.2: at least five).
+pub const ROBOTS_MAX_REDIRECTS: u32 = 5;
+
 /// Fetches and parses `origin/robots.txt` (`origin` as from [`crate::links::host_key`]) on
-/// the host's connection `conn` if it has one. A redirect to another origin closes it before
-/// opening one there (a fetch never holds two connections); what is left in `conn` at the
-/// end is a connection to the host that can take another request, if any.
+/// the host's connection `conn` if it has one. Each redirect is followed `hop_delay` after
+/// the previous answer (the host's politeness delay: the hops are requests to the host like
+/// any), at most [`ROBOTS_MAX_REDIRECTS`] of them. A redirect to another origin closes the
+/// connection before opening one there (a fetch never holds two connections); what is left
+/// in `conn` at the end is a connection to the host that can take another request, if any.
 pub async fn fetch_robots(
     connector: &Connector,
     conn: &mut Option<Connection>,
     cfg: &FetchConfig,
     origin: &str,
+    hop_delay: Duration,
 ) -> RobotsFetch {
-    let (fetch, read_to_end) = fetch_robots_on(connector, conn, cfg, origin).await;
+    let (fetch, read_to_end) = fetch_robots_on(connector, conn, cfg, origin, hop_delay).await;
     let home = Url::parse(origin).ok();
     let at_home = conn
         .as_ref()
@@ -594,7 +687,7 @@ pub async fn fetch_robots(
     if read_to_end && at_home {
         keep_if_reusable(conn).await;
     } else {
-        *conn = None;
+        close(conn).await;
     }
     fetch
 }
@@ -605,6 +698,7 @@ async fn fetch_robots_on(
     conn: &mut Option<Connection>,
     cfg: &FetchConfig,
     origin: &str,
+    hop_delay: Duration,
 ) -> (RobotsFetch, bool) {
     let mut url = match Url::parse(origin).and_then(|o| o.join("/robots.txt")) {
         Ok(u) => u,
@@ -618,7 +712,10 @@ async fn fetch_robots_on(
     };
     let mut requests = 0;
     let mut drained = false;
-    for hop in 0..6 {
+    for hop in 0..=ROBOTS_MAX_REDIRECTS {
+        if hop > 0 && !hop_delay.is_zero() {
+            tokio::time::sleep(hop_delay).await;
+        }
         requests += 1;
         let mut resp = match send(connector, conn, &url, &cfg.user_agent).await {
             Ok(r) => r,
@@ -958,6 +1055,162 @@ mod tests {
         assert!(TransportFailure::FdLimit.retryable());
         assert!(TransportFailure::Other.retryable());
         assert!(!TransportFailure::Dns.retryable() && !TransportFailure::Tls.retryable());
+    }
+
+    #[test]
+    fn only_a_reused_connection_closed_without_an_answer_is_resent_at_once() {
+        use std::io::{Error, ErrorKind};
+        let reset = Error::from(ErrorKind::ConnectionReset);
+        assert_eq!(FailedRequest::of(1, 0, &reset), FailedRequest::Unanswered);
+        let wrapped = HttpError::new(
+            crate::http::ErrorKind::Http,
+            Error::from(ErrorKind::BrokenPipe),
+        );
+        assert_eq!(FailedRequest::of(3, 0, &wrapped), FailedRequest::Unanswered);
+        let eof = Layer(
+            "client error",
+            Box::new(Error::from(ErrorKind::UnexpectedEof)),
+        );
+        assert_eq!(FailedRequest::of(1, 0, &eof), FailedRequest::Unanswered);
+        // A byte of an answer came: the server saw the request, whatever the error.
+        assert_eq!(FailedRequest::of(1, 1, &reset), FailedRequest::Answered);
+        // A new connection's first request: not the idle-close race.
+        assert_eq!(FailedRequest::of(0, 0, &reset), FailedRequest::Answered);
+        // Not the server closing the connection.
+        let other = Error::other("no buffer space");
+        assert_eq!(FailedRequest::of(1, 0, &other), FailedRequest::Answered);
+        let refused = Error::from(ErrorKind::ConnectionRefused);
+        assert_eq!(FailedRequest::of(1, 0, &refused), FailedRequest::Answered);
+    }
+
+    /// How the loopback server of [`scripted`] treats the second request of a connection.
+    #[derive(Clone, Copy)]
+    enum Second {
+        /// Closes the connection as the request arrives, without reading it.
+        CloseUnread,
+        /// Reads it, sends these bytes and closes the connection.
+        Answer(&'static [u8]),
+        /// Reads it and sends a head that never ends (header lines until the client leaves).
+        EndlessHead,
+    }
+
+    /// A loopback server that answers each connection's first request `200 ok` (kept alive)
+    /// and its second one as `second` says. Counts the connections and the requests it read.
+    fn scripted(
+        second: Second,
+    ) -> (
+        u16,
+        Arc<std::sync::atomic::AtomicUsize>,
+        Arc<std::sync::atomic::AtomicUsize>,
+    ) {
+        use std::io::{Read, Write};
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let conns = Arc::new(AtomicUsize::new(0));
+        let requests = Arc::new(AtomicUsize::new(0));
+        let (c, r) = (conns.clone(), requests.clone());
+        std::thread::spawn(move || {
+            for s in listener.incoming() {
+                let Ok(mut s) = s else { return };
+                c.fetch_add(1, Ordering::SeqCst);
+                let r = r.clone();
+                std::thread::spawn(move || {
+                    let read_head = |s: &mut std::net::TcpStream| {
+                        let mut head = Vec::new();
+                        let mut b = [0u8; 1];
+                        while !head.ends_with(b"\r\n\r\n") {
+                            match s.read(&mut b) {
+                                Ok(1) => head.push(b[0]),
+                                _ => return false,
+                            }
+                        }
+                        true
+                    };
+                    if !read_head(&mut s) {
+                        return;
+                    }
+                    r.fetch_add(1, Ordering::SeqCst);
+                    let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+                    match second {
+                        Second::CloseUnread => {
+                            let _ = s.read(&mut [0u8; 1]);
+                        }
+                        Second::Answer(bytes) => {
+                            if read_head(&mut s) {
+                                r.fetch_add(1, Ordering::SeqCst);
+                                let _ = s.write_all(bytes);
+                            }
+                        }
+                        Second::EndlessHead => {
+                            if read_head(&mut s) {
+                                r.fetch_add(1, Ordering::SeqCst);
+                                let _ = s.write_all(b"HTTP/1.1 200 OK\r\n");
+                                let line = format!("X-Filler: {}\r\n", "x".repeat(1000));
+                                for _ in 0..100_000 {
+                                    if s.write_all(line.as_bytes()).is_err() {
+                                        break;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                });
+            }
+        });
+        (port, conns, requests)
+    }
+
+    #[tokio::test]
+    async fn a_request_is_resent_at_once_only_when_its_kept_connection_closed_unanswered() {
+        use std::sync::atomic::Ordering;
+        let cases = [
+            (Second::CloseUnread, true),
+            (Second::Answer(b"HTTP/1.1 200 OK\r\nContent-Ty"), false),
+            (Second::Answer(b"HTTP/1.1 2x0 OK\r\n\r\n"), false),
+            (Second::EndlessHead, false),
+        ];
+        for (i, (second, resent)) in cases.into_iter().enumerate() {
+            let (port, conns, requests) = scripted(second);
+            let guard = crate::addresses::AddressGuard {
+                allow_private: true,
+                ..Default::default()
+            };
+            let connector = Connector::new(None, &[], Duration::from_secs(5), 4, guard).unwrap();
+            let url = Url::parse(&format!("http://127.0.0.1:{port}/")).unwrap();
+            let mut conn = None;
+            let mut resp = send(&connector, &mut conn, &url, "ua").await.unwrap();
+            assert_eq!(read_capped(&mut resp, 100).await.unwrap().unwrap(), b"ok");
+            drop(resp);
+            keep_if_reusable(&mut conn).await;
+            assert!(conn.is_some(), "case {i}: the first connection is kept");
+            let got = send(&connector, &mut conn, &url, "ua").await;
+            assert_eq!(got.is_ok(), resent, "case {i}");
+            if resent {
+                // Read by the server once: on the new connection.
+                assert_eq!(conns.load(Ordering::SeqCst), 2, "case {i}");
+                assert_eq!(requests.load(Ordering::SeqCst), 2, "case {i}");
+                assert_eq!(
+                    got.as_ref().map(|r| r.status()).ok(),
+                    Some(hyper::StatusCode::OK)
+                );
+            } else {
+                // The server saw it and answered: not sent again, and its connection is
+                // closed by the time the failure is returned (its socket's permit is back).
+                assert!(conn.is_none(), "case {i}");
+                assert_eq!(connector.available(), 4, "case {i}");
+                assert_eq!(conns.load(Ordering::SeqCst), 1, "case {i}");
+                assert_eq!(requests.load(Ordering::SeqCst), 2, "case {i}");
+            }
+            // Every socket closed: a connection given up holds none.
+            drop(got);
+            drop(conn);
+            let deadline = std::time::Instant::now() + Duration::from_secs(5);
+            while connector.available() < 4 && std::time::Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+            assert_eq!(connector.available(), 4, "case {i}");
+        }
     }
 
     #[test]

@@ -12,6 +12,7 @@ use crate::fetch::{self, FetchConfig, PageFetch, RobotsFetch};
 use crate::http::{Connection, Connector};
 use anyhow::Result;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Makes requests for a worker: at most `max_open` sockets open at once.
 pub struct Fetcher {
@@ -46,14 +47,21 @@ impl Fetcher {
         &self.cfg
     }
 
-    /// Fetches `origin/robots.txt` (`origin` as [`crate::links::host_key`] writes it) within
-    /// the fetch timeout, on `conn` if it is open.
-    pub async fn robots(&self, conn: &mut HostConnection, origin: &str) -> RobotsFetch {
-        let fetch = fetch::fetch_robots(&self.connector, &mut conn.0, &self.cfg, origin);
-        match tokio::time::timeout(self.cfg.timeout, fetch).await {
+    /// Fetches `origin/robots.txt` (`origin` as [`crate::links::host_key`] writes it), its
+    /// redirects followed `hop_delay` apart (the host's politeness delay), within the fetch
+    /// timeout plus those delays, on `conn` if it is open.
+    pub async fn robots(
+        &self,
+        conn: &mut HostConnection,
+        origin: &str,
+        hop_delay: Duration,
+    ) -> RobotsFetch {
+        let fetch = fetch::fetch_robots(&self.connector, &mut conn.0, &self.cfg, origin, hop_delay);
+        let timeout = self.cfg.timeout + hop_delay * fetch::ROBOTS_MAX_REDIRECTS;
+        match tokio::time::timeout(timeout, fetch).await {
             Ok(f) => f,
             Err(_) => {
-                conn.0 = None;
+                conn.close().await;
                 RobotsFetch::timed_out()
             }
         }
@@ -66,9 +74,19 @@ impl Fetcher {
         match tokio::time::timeout(self.cfg.timeout, fetch).await {
             Ok(f) => f,
             Err(_) => {
-                conn.0 = None;
+                conn.close().await;
                 PageFetch::timed_out()
             }
+        }
+    }
+}
+
+impl HostConnection {
+    /// Closes the connection, if open, and returns once its socket is closed (so that the
+    /// host's next request cannot meet it still open).
+    async fn close(&mut self) {
+        if let Some(c) = self.0.take() {
+            c.close().await;
         }
     }
 }

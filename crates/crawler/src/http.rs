@@ -31,6 +31,7 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName};
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
@@ -108,9 +109,12 @@ impl std::error::Error for HttpError {
 }
 
 /// A socket and the permit it holds until it is closed (dropped after the socket: fields
-/// drop in order).
+/// drop in order), counting the bytes hyper reads from it (after TLS: the bytes of the
+/// answers), so that a failed request can tell whether any of its answer came
+/// ([`Connection::bytes_read`]).
 struct Counted<T> {
     io: T,
+    read: Arc<AtomicU64>,
     _permit: OwnedSemaphorePermit,
 }
 
@@ -120,7 +124,13 @@ impl<T: AsyncRead + Unpin> AsyncRead for Counted<T> {
         cx: &mut TaskContext<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.io).poll_read(cx, buf)
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.io).poll_read(cx, buf);
+        let n = buf.filled().len().saturating_sub(before);
+        if n > 0 {
+            self.read.fetch_add(n as u64, Ordering::Relaxed);
+        }
+        polled
     }
 }
 
@@ -146,9 +156,16 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Counted<T> {
 }
 
 /// An open HTTP/1.1 connection to one origin. Dropping it closes the connection (its task,
-/// which owns the socket, ends when no request can come any more).
+/// which owns the socket, ends when no request can come any more, a moment later);
+/// [`close`](Self::close) closes it at once and returns when its socket is closed.
 pub struct Connection {
     sender: http1::SendRequest<Empty<Bytes>>,
+    /// The task that owns the socket and drives the connection.
+    task: tokio::task::JoinHandle<()>,
+    /// Bytes read from the connection so far (what the server sent, after TLS).
+    read: Arc<AtomicU64>,
+    /// Requests sent on it so far.
+    requests: u64,
     /// `scheme://host:port` of the URLs it serves.
     origin: url::Origin,
     /// Requests in absolute form (plain HTTP through a proxy), with the proxy's credentials
@@ -172,8 +189,32 @@ impl Connection {
         )
     }
 
+    /// Bytes the server has sent on this connection so far (after TLS). A request whose
+    /// failure leaves this unchanged got no byte of an answer.
+    pub fn bytes_read(&self) -> u64 {
+        self.read.load(Ordering::Relaxed)
+    }
+
+    /// Requests sent on this connection so far: more than 0 means it is a reused one.
+    pub fn requests(&self) -> u64 {
+        self.requests
+    }
+
+    /// Closes the connection now, whatever it was doing (an answer half read is abandoned),
+    /// and returns once its socket is closed: a request started after this one returns
+    /// cannot meet this connection still open at the server.
+    pub async fn close(self) {
+        let Connection { sender, task, .. } = self;
+        drop(sender);
+        task.abort();
+        // The task is cancelled the next time the runtime runs it: its future, which owns the
+        // socket, is dropped (the socket closed) before the handle resolves.
+        let _ = task.await;
+    }
+
     /// Sends `GET url` with the crawl's headers.
     pub async fn get(&mut self, url: &Url, user_agent: &str) -> Result<Response, HttpError> {
+        self.requests += 1;
         let target = if self.absolute {
             url[..url::Position::AfterQuery].to_string()
         } else {
@@ -313,6 +354,7 @@ impl Connector {
         let _ = tcp.set_nodelay(true);
         let mut io = Counted {
             io: tcp,
+            read: Arc::new(AtomicU64::new(0)),
             _permit: permit,
         };
         let origin = url.origin();
@@ -331,13 +373,21 @@ impl Connector {
             None => ServerName::try_from(String::new()),
         }
         .map_err(|e| HttpError::new(ErrorKind::Tls, e))?;
-        let Counted { io: tcp, _permit } = io;
+        let Counted {
+            io: tcp,
+            read,
+            _permit,
+        } = io;
         let tls = self
             .tls
             .connect(name, tcp)
             .await
             .map_err(|e| HttpError::new(ErrorKind::Tls, e))?;
-        let io = Counted { io: tls, _permit };
+        let io = Counted {
+            io: tls,
+            read,
+            _permit,
+        };
         handshake(io, origin, false, None).await
     }
 }
@@ -454,16 +504,20 @@ async fn handshake<T>(
 where
     T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
+    let read = io.read.clone();
     let (sender, conn) = http1::handshake(TokioIo::new(io))
         .await
         .map_err(|e| HttpError::new(ErrorKind::Http, e))?;
-    tokio::spawn(async move {
+    let task = tokio::spawn(async move {
         // Ends when the connection closes or no request can come (its sender dropped);
         // the socket and its permit go with it.
         let _ = conn.await;
     });
     Ok(Connection {
         sender,
+        task,
+        read,
+        requests: 0,
         origin,
         absolute,
         proxy_auth,

@@ -198,7 +198,11 @@ impl InFlight {
             let fetch = match tokio::time::timeout(cfg.timeout, fetch).await {
                 Ok(f) => f,
                 Err(_) => {
-                    conn = None;
+                    // Closed before the result is reported: the host's next request cannot
+                    // meet this one's connection still open.
+                    if let Some(c) = conn.take() {
+                        c.close().await;
+                    }
                     PageFetch::timed_out()
                 }
             };
@@ -210,17 +214,23 @@ impl InFlight {
         });
     }
 
-    /// Starts fetching `origin/robots.txt` for `host`, within the fetch timeout.
-    pub fn fetch_robots(&mut self, host: HostId, origin: String) {
+    /// Starts fetching `origin/robots.txt` for `host`, its redirects followed `delay` apart
+    /// (the host's politeness delay), within the fetch timeout plus those delays.
+    pub fn fetch_robots(&mut self, host: HostId, origin: String, delay: Duration) {
         let mut conn = self.conns.checkout(host);
         self.count += 1;
         let (connector, cfg, tx) = (self.connector.clone(), self.cfg.clone(), self.tx.clone());
+        let timeout = cfg.timeout + delay * fetch::ROBOTS_MAX_REDIRECTS;
         self.rt.spawn(async move {
-            let fetch = fetch::fetch_robots(&connector, &mut conn, &cfg, &origin);
-            let fetch = match tokio::time::timeout(cfg.timeout, fetch).await {
+            let fetch = fetch::fetch_robots(&connector, &mut conn, &cfg, &origin, delay);
+            let fetch = match tokio::time::timeout(timeout, fetch).await {
                 Ok(f) => f,
                 Err(_) => {
-                    conn = None;
+                    // Closed before the result is reported: the host's next request cannot
+                    // meet this one's connection still open.
+                    if let Some(c) = conn.take() {
+                        c.close().await;
+                    }
                     RobotsFetch::timed_out()
                 }
             };

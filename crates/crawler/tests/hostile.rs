@@ -348,9 +348,29 @@ fn robots_txt_by_rfc_9309() {
     ];
     let seeds: Vec<String> = names.iter().map(|h| url(h, "/")).collect();
     let seeds: Vec<&str> = seeds.iter().map(String::as_str).collect();
-    let report = run(&config(&web, dir.path(), &seeds));
+    let mut c = config(&web, dir.path(), &seeds);
+    c.delay = Duration::from_millis(100);
+    let report = run(&c);
     assert_eq!(report.stop, StopReason::Exhausted);
     let log = web.log();
+    // robots.txt's redirects are requests to the host like any: never two at once, and two
+    // starts at least the delay apart (the server's clock).
+    for name in names {
+        for w in requests_to(&log, &host(name)).windows(2) {
+            assert!(
+                w[1].arrival >= w[0].finish,
+                "{name}: {} overlaps",
+                w[1].path
+            );
+            let gap = w[1].arrival.saturating_duration_since(w[0].arrival);
+            assert!(
+                gap >= c.delay,
+                "{name}: {} {gap:?} after {}",
+                w[1].path,
+                w[0].path
+            );
+        }
+    }
     let fetched = |name: &str, path: &str| {
         log.iter()
             .any(|e| e.host == host(name) && e.path == path && e.status == 200)
@@ -407,5 +427,33 @@ fn bad_location_headers_are_dropped_and_counted() {
     assert_eq!(s.redirects, 5, "{s}");
     assert_eq!(s.invalid_links, 2, "missing and ftp: {s}");
     assert_eq!(s.trap_links, 1, "100 KB: {s}");
+    web.shutdown_blocking();
+}
+
+/// A kept-alive connection that the server closes unread as the next request arrives (the
+/// test web's `close-idle` host: a keep-alive timeout running out just then): the request is
+/// sent once more at once on a new connection — no retry, no failure, no page lost or fetched
+/// twice. Every other broken answer is a retry after the host's delay and back-off: see the
+/// `crawlrank` binary's test of the broken-answer hosts (crates/cli/tests/cli.rs).
+#[test]
+fn a_kept_connection_closed_unanswered_is_resent_at_once() {
+    let web = trap_web(2);
+    let dir = tempfile::tempdir().unwrap();
+    let seed = url("close-idle", "/");
+    let report = run(&config(&web, dir.path(), &[seed.as_str()]));
+    assert_eq!(report.stop, StopReason::Exhausted);
+    let log = web.log();
+    let reqs = requests_to(&log, &host("close-idle"));
+    let mut paths: Vec<(&str, u16)> = reqs.iter().map(|e| (e.path.as_str(), e.status)).collect();
+    paths.sort_unstable();
+    assert_eq!(
+        paths,
+        [("/", 200), ("/p1", 200), ("/p2", 200), ("/robots.txt", 404)]
+    );
+    let s = &report.stats;
+    assert_eq!((s.retries, s.fetch_errors, s.pages_html), (0, 0, 3), "{s}");
+    // A page whose kept connection was closed under it went out again on a new one within
+    // the same attempt: robots.txt and three pages, each counted once.
+    assert_eq!(s.requests, 4, "{s}");
     web.shutdown_blocking();
 }

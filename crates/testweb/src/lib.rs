@@ -60,6 +60,10 @@
 //! invalid UTF-8, malformed HTML, `<base href>`, `rel=nofollow`, meta-robots nofollow,
 //! canonical links, a robots-disallowed page, a flaky page); [`TestWeb::trap_expectations`]
 //! lists what a correct crawler must and must not fetch after starting at [`TestWeb::traps_url`].
+//! Hosts of their own ([`trap_hosts`]) serve rate limits, a cross-host redirect chain, the
+//! cases of RFC 9309, and answers broken at the HTTP level, written by hand on the raw
+//! connection ([`broken`]: an endless head, a bad status line, bad chunking, a short body, a
+//! reset, a cut head, an endless body, a kept-alive connection closed unanswered).
 //!
 //! # Sitemaps
 //! With [`TestWebConfig::sitemaps`], every graph host serves sitemaps listing its pages; with
@@ -92,8 +96,10 @@
 
 // The crate's modules import one another along a DAG: `config`, `log`, `reply`, `site` and
 // `tls` import no other module; `traps` imports `config`, `reply` and `site`; `trap_hosts`
-// imports `config`, `reply` and `traps`; `sitemap_hosts` imports `reply` and `traps`; `server`
-// imports all of those; this file imports the modules and is imported by none of them.
+// imports `config`, `reply` and `traps`; `sitemap_hosts` imports `reply` and `traps`; `broken`
+// imports `log`, `site` and `trap_hosts`; `server` imports all of those; this file imports the
+// modules and is imported by none of them.
+pub mod broken;
 mod config;
 mod log;
 mod reply;

@@ -15,11 +15,17 @@ use std::time::{Duration, Instant};
 /// One request as the server saw it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogEntry {
-    /// When the request head had been read (before `--latency` is slept).
+    /// When the server had received the whole request head (before `--latency` is slept):
+    /// the request's start as the server sees it.
     pub arrival: Instant,
-    /// When the last byte of the body was handed to the connection (for aborted responses:
-    /// when the server gave up on it). Always before the client can have read the whole body,
-    /// so `a.finish <= b.arrival` holds for a client that waits for `a` before sending `b`.
+    /// When the answer ended as the server sees it: its last byte handed to the connection
+    /// (or, for the broken-answer hosts' hand-written answers, written to the socket, and the
+    /// connection closed when the answer closes it); for an answer the client left in the
+    /// middle, when the server found the connection closed (a failed write) or gave up. A
+    /// finished answer's `finish` is never after the client can have read it whole, so
+    /// `a.finish <= b.arrival` holds for a client that waits for `a` before sending `b`; an
+    /// answer still being sent when `b` arrives — two requests at once — shows as
+    /// `b.arrival < a.finish`.
     pub finish: Instant,
     /// The requested host, lower case, without port (from the absolute URI or `Host`).
     pub host: String,

@@ -14,6 +14,7 @@
 //! counting it would make a polite crawler look impolite (it precedes the first `GET` by
 //! microseconds).
 
+use crate::broken;
 use crate::config::{injected_error, names_agent, robots_body, TestWebConfig};
 use crate::log::LogEntry;
 use crate::reply::{BodySpec, Reply};
@@ -35,7 +36,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::task::{Context as TaskContext, Poll};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio_rustls::TlsAcceptor;
@@ -259,12 +260,7 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, mut stop: watch
         };
         // Small responses must not wait for Nagle's algorithm.
         let _ = stream.set_nodelay(true);
-        conns.spawn(serve_connection(
-            stream,
-            shared.clone(),
-            false,
-            conn_stop.clone(),
-        ));
+        conns.spawn(serve_tcp(stream, shared.clone(), conn_stop.clone()));
     }
     drop(listener);
     let grace = shared.cfg.shutdown_grace;
@@ -292,6 +288,41 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, mut stop: watch
     *lock.lock().unwrap_or_else(|e| e.into_inner()) = true;
     cv.notify_all();
     shared.done_tx.send_replace(true);
+}
+
+/// Serves a plain TCP connection. With traps on, its first request head is read here first: a
+/// connection whose first request names a broken-answer trap host is answered by hand
+/// ([`crate::broken`]: hyper writes only well-formed HTTP), any other goes on to hyper with
+/// the bytes already read.
+async fn serve_tcp(stream: TcpStream, shared: Arc<Shared>, mut stop: watch::Receiver<bool>) {
+    if !shared.cfg.traps {
+        return serve_connection(stream, shared, false, stop).await;
+    }
+    let mut stream = stream;
+    let first = tokio::select! {
+        first = broken::read_first_head(&mut stream) => first,
+        _ = stop.wait_for(|s| *s) => return,
+    };
+    let Some((buf, arrival)) = first else {
+        return;
+    };
+    if !broken::is_broken(&buf) {
+        return serve_connection(broken::Prefixed::new(buf, stream), shared, false, stop).await;
+    }
+    let record = |entry: LogEntry| {
+        shared.requests.fetch_add(1, Ordering::Relaxed);
+        if shared.cfg.record_log {
+            shared
+                .log
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(entry);
+        }
+    };
+    tokio::select! {
+        _ = broken::serve(stream, buf, arrival, record) => {}
+        _ = stop.wait_for(|s| *s) => {}
+    }
 }
 
 /// Serves one connection — a TCP connection, or the inside of a TLS tunnel (`tls`) — until

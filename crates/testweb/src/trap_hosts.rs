@@ -27,6 +27,10 @@
 //! | `robots-binary` | 200 `application/octet-stream`, bytes | finds no rules: allows all |
 //!
 //! `S` is [`crate::TestWebConfig::retry_after_secs`] (default 2).
+//!
+//! And the hosts of [`BROKEN_HOSTS`], whose answers are broken at the HTTP level (an endless
+//! head, a bad status line, bad chunking, a body shorter than its length, a cut head, an
+//! endless body, a kept-alive connection closed unanswered): see [`crate::broken`].
 
 use crate::config::TestWebConfig;
 use crate::reply::Reply;
@@ -40,6 +44,19 @@ pub const TRAP_HOST_SUFFIX: &str = ".traps.crawlrank.test";
 
 /// Hosts in the cross-host redirect chain (`hop0` … `hop{HOP_HOSTS}`).
 pub const HOP_HOSTS: u32 = 1000;
+
+/// The hosts whose answers are broken at the HTTP level, answered by hand
+/// ([`crate::broken`]; their names before [`TRAP_HOST_SUFFIX`]).
+pub const BROKEN_HOSTS: [&str; 8] = [
+    "oversize-header",
+    "bad-status",
+    "bad-chunk",
+    "short-body",
+    "reset-body",
+    "cut-head",
+    "endless-body",
+    "close-idle",
+];
 
 /// The trap hosts the index links, as URLs of their first page.
 pub(crate) fn index_urls() -> Vec<String> {
@@ -57,6 +74,7 @@ pub(crate) fn index_urls() -> Vec<String> {
         "robots-binary",
     ]
     .iter()
+    .chain(BROKEN_HOSTS.iter())
     .map(|h| format!("http://{h}{TRAP_HOST_SUFFIX}/"))
     .collect()
 }

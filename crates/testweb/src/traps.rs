@@ -21,7 +21,7 @@
 //! | `/chain/{k}` | 302 to `/chain/{k-1}`; `/chain/0` is a page (index: `/chain/3` and `/chain/100000`) | reaches `/chain/0` from 3; follows at most `--max-redirects` hops of the long one |
 //! | `/lin/a/a/…/` | every page links `a/` below itself, forever | stops at the pathological-path rule (a segment three times in a row) |
 //! | `/d/a/b/a/b/…/` | pages alternate links `a/` and `b/`, forever | stops at the pathological-path rule (a run of segments three times in a row) |
-//! | `NAME.traps.crawlrank.test` | rate limits and a cross-host redirect chain, one host each ([`crate::trap_hosts`]) | see there |
+//! | `NAME.traps.crawlrank.test` | rate limits, a cross-host redirect chain, RFC 9309's robots.txt cases and answers broken at the HTTP level, one host each ([`crate::trap_hosts`], [`crate::broken`]) | see there |
 //! | `/redirect-loop/a` ↔ `/redirect-loop/b` | 302 to each other forever | stops (bounded) |
 //! | `/trap/…/` | spider trap: every page links to `a/` and `b/` below itself, forever | bounded |
 //! | `/calendar?day=N` | links to `?day=N+1` (query-only relative link), forever | bounded |

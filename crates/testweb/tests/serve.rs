@@ -865,3 +865,90 @@ async fn https_through_connect_tunnels() {
     assert!(plain.write_ca_pem(&pem_path).is_err());
     plain.shutdown().await;
 }
+
+/// The broken-answer trap hosts answer as crate::broken documents, byte for byte on the raw
+/// connection, after a well-formed robots.txt on the same connection; each answer is logged.
+#[test]
+fn broken_answer_hosts_answer_as_documented() {
+    let web = TestWeb::start_blocking(graph(2), None, any_port(), trap_cfg()).unwrap();
+    // robots.txt (kept alive), then `/` on the same connection: what the host sends, read
+    // until it closes the connection, 200,000 bytes came, or (an answer kept alive) `until`.
+    let exchange = |name: &str, until: &str| -> (Vec<u8>, Vec<u8>) {
+        let host = format!("{name}.traps.crawlrank.test");
+        let mut s = TcpStream::connect(web.addr()).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let get = |p: &str| format!("GET http://{host}{p} HTTP/1.1\r\nHost: {host}\r\n\r\n");
+        s.write_all(get("/robots.txt").as_bytes()).unwrap();
+        let mut robots = Vec::new();
+        let mut b = [0u8; 1];
+        while !(robots.ends_with(b"not found\n")) {
+            assert_eq!(s.read(&mut b).unwrap(), 1, "{name}: robots.txt cut");
+            robots.push(b[0]);
+        }
+        s.write_all(get("/").as_bytes()).unwrap();
+        let mut out = Vec::new();
+        let mut buf = [0u8; 8192];
+        while out.len() < 200_000 && (until.is_empty() || !out.ends_with(until.as_bytes())) {
+            match s.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => out.extend_from_slice(&buf[..n]),
+            }
+        }
+        (robots, out)
+    };
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    for name in crawlrank_testweb::trap_hosts::BROKEN_HOSTS {
+        let until = match name {
+            "bad-status" => "</body></html>\n",
+            "bad-chunk" => "0\r\n\r\n",
+            _ => "",
+        };
+        let (robots, out) = exchange(name, until);
+        assert!(
+            text(&robots).starts_with("HTTP/1.1 404 Not Found\r\n"),
+            "{name}"
+        );
+        let out = text(&out);
+        match name {
+            "oversize-header" => {
+                assert!(out.starts_with("HTTP/1.1 200 OK\r\n"), "{name}");
+                assert!(out.len() >= 200_000 && !out.contains("\r\n\r\n"), "{name}");
+            }
+            "bad-status" => assert!(out.starts_with("HTTP/1.1 2x0 OK\r\n"), "{name}"),
+            "bad-chunk" => assert!(out.contains("\r\nzz\r\n"), "{name}"),
+            "short-body" | "reset-body" => {
+                assert!(out.contains("Content-Length: 100000\r\n\r\n"), "{name}");
+                let body = &out[out.find("\r\n\r\n").unwrap() + 4..];
+                assert_eq!(body.len(), 1000, "{name}");
+            }
+            "cut-head" => assert_eq!(out, "HTTP/1.1 200 OK\r\nContent-Ty", "{name}"),
+            "endless-body" => {
+                assert!(out.contains("Transfer-Encoding: chunked"), "{name}");
+                assert!(out.len() >= 200_000, "{name}");
+            }
+            // The second request of a connection: closed before it is read, not one byte.
+            "close-idle" => assert_eq!(out, "", "{name}"),
+            _ => unreachable!("{name}"),
+        }
+    }
+    web.shutdown_blocking();
+    let log = web.log();
+    for name in crawlrank_testweb::trap_hosts::BROKEN_HOSTS {
+        let host = format!("{name}.traps.crawlrank.test");
+        let paths: Vec<&str> = log
+            .iter()
+            .filter(|e| e.host == host)
+            .map(|e| e.path.as_str())
+            .collect();
+        // close-idle never read its second request: it is not in the log.
+        let expected: &[&str] = if name == "close-idle" {
+            &["/robots.txt"]
+        } else {
+            &["/robots.txt", "/"]
+        };
+        assert_eq!(paths, expected, "{name}");
+        for e in log.iter().filter(|e| e.host == host) {
+            assert!(e.arrival <= e.finish, "{name}");
+        }
+    }
+}

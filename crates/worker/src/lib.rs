@@ -447,7 +447,9 @@ async fn robots_rules(
     let cfg = &shared.cfg;
     let mut attempt = 0;
     let fetched = loop {
-        let f = shared.fetcher.robots(conn, origin).await;
+        // The queue's delay, when the crawl sets one, spaces robots.txt's redirects too.
+        let hop_delay = Duration::from_secs(cfg.delay_secs.unwrap_or(0).into());
+        let f = shared.fetcher.robots(conn, origin, hop_delay).await;
         done.robots_requests += f.requests;
         if matches!(f.rules, RobotsRules::Unreachable) && attempt < cfg.max_retries {
             tokio::time::sleep(backoff(cfg, attempt)).await;
