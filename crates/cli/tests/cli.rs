@@ -1920,7 +1920,7 @@ fn a_default_crawl_follows_the_simulators_order() {
         "0",
     ]));
     let expected_pages = n.to_string();
-    let crawl = |policy: &str, state: &Path, extra: &[&str]| {
+    let crawl = |policy: &str, state: &Path, delay: &str, extra: &[&str]| {
         let mut args = vec![
             "crawl",
             "--seeds",
@@ -1935,10 +1935,10 @@ fn a_default_crawl_follows_the_simulators_order() {
             "--concurrency",
             "1",
             // The default 1 s between two requests to a host would make this crawl of 240
-            // pages take minutes, and lets the crawl pop pages ahead while a host waits
-            // (docs/crawler.md, "Defaults"): the order is the policy's only without it.
+            // pages take minutes; at one slot the crawl waits out a delay rather than pop
+            // ahead, so the order does not depend on it (checked below with a delay).
             "--delay",
-            "0",
+            delay,
             // The simulator knows R, the pages reachable from the seeds (here all n), and takes
             // K = ceil(R/72) and IECA's and FICA+'s R from it; a crawl cannot know it and
             // assumes 100,000 unless told.
@@ -1956,7 +1956,7 @@ fn a_default_crawl_follows_the_simulators_order() {
             .collect();
         assert_eq!(expected.len(), n as usize, "{policy}");
         let state = env.path(&format!("state-{policy}"));
-        let out = crawl(policy, &state, &[]);
+        let out = crawl(policy, &state, "0", &[]);
         assert!(
             out.contains(&format!("fetched pages     {n} (html {n}")),
             "{out}"
@@ -1970,9 +1970,20 @@ fn a_default_crawl_follows_the_simulators_order() {
     }
     // --max-pages N: N pages fetched, the 404 of /sitemap.xml not among them.
     let state = env.path("state-budget");
-    let out = crawl("fica", &state, &["--max-pages", "40"]);
+    let out = crawl("fica", &state, "0", &["--max-pages", "40"]);
     assert!(out.contains("fetched pages     40 (html 40"), "{out}");
     assert_eq!(crawled_ids(&state).len(), 40);
+    // A delay between two requests to a host does not bend the order of a crawl of one slot:
+    // it waits for the host instead of popping pages ahead of the one that waits.
+    let fica: Vec<u32> = std::fs::read_to_string(sim.join("fica.order"))
+        .unwrap()
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect();
+    let state = env.path("state-delay");
+    let out = crawl("fica", &state, "100", &["--max-pages", "60"]);
+    assert!(out.contains("fetched pages     60 (html 60"), "{out}");
+    assert_eq!(crawled_ids(&state), fica[..60], "fica with --delay 100");
 }
 
 /// With a real sitemap (`serve --sitemaps`: /sitemap.xml, an index naming a gzipped list of

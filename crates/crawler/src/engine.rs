@@ -933,6 +933,15 @@ impl Engine {
             if self.sched.waiting() >= self.max_waiting || self.max_pages_reached() {
                 break;
             }
+            // With one request slot, a page popped ahead of one that waits only for its host's
+            // delay would be chosen without that page's links. A crawl at --concurrency 1
+            // waits instead, and so fetches in the policy's order (the simulator's) whatever
+            // the delay, at the cost of idling through it; a longer hold (a back-off,
+            // Retry-After) does not stall it. Above one slot, answers arrive out of pop order
+            // anyway, and popping ahead keeps the slots busy.
+            if self.cfg.concurrency == 1 && self.sched.waits_only_for_delay(now) {
+                break;
+            }
             let Some(p) = self.frontier.pop() else { break };
             self.writes.events.push(Event::Popped(p));
             self.popped += 1;

@@ -7,7 +7,9 @@
 //! - every popped page gets a *pop sequence number*; a host's queue is ordered by it, so
 //!   within a host the policy's order is kept, and across hosts the page popped earliest among
 //!   the hosts that are ready goes first ([`Scheduler::next_ready`]). With one request slot
-//!   and no delay this is exactly the policy's order (the simulator's).
+//!   this is exactly the policy's order (the simulator's), whatever the delay: the engine
+//!   pops no page while another waits only for its host's delay
+//!   ([`Scheduler::waits_only_for_delay`]).
 //! - at most one request per host is in flight, and the next one starts `delay` after the
 //!   previous one *ended* (`delay = max(--delay, robots Crawl-delay)`, capped).
 //! - a page whose fetch failed transiently goes back to its host's queue under its original
@@ -187,6 +189,18 @@ impl Scheduler {
         }
     }
 
+    /// Whether a waiting page's host becomes ready within that host's own delay from `now`:
+    /// the page waits for politeness alone, not for a retry's back-off or a host held back
+    /// longer (Retry-After, a robots.txt retry). A crawl of one request slot waits for such a
+    /// page rather than pop another ahead of it (`Engine::dispatch`).
+    pub fn waits_only_for_delay(&self, now: Instant) -> bool {
+        !self.ready.is_empty()
+            || self
+                .timers
+                .iter()
+                .any(|&(t, host)| t <= now + self.delay(host))
+    }
+
     /// When the next timer fires, if any.
     pub fn next_timer(&self) -> Option<Instant> {
         self.timers.first().map(|&(t, _)| t)
@@ -295,6 +309,23 @@ mod tests {
         s.finish(1, t0);
         assert_eq!(s.next_ready(t0).unwrap().2.page, 11);
         assert_eq!(s.waiting(), 0);
+    }
+
+    #[test]
+    fn a_page_waiting_for_its_hosts_delay_is_told_from_one_held_back_longer() {
+        let t0 = Instant::now();
+        let mut s = Scheduler::new(Duration::from_secs(1));
+        assert!(!s.waits_only_for_delay(t0), "nothing waits");
+        s.push(1, 0, w(10), t0);
+        s.start(1, t0);
+        s.finish(1, t0);
+        // Host 1 is ready again one delay after its last request ended.
+        assert!(s.waits_only_for_delay(t0));
+        assert!(s.waits_only_for_delay(t0 + Duration::from_millis(500)));
+        // Held back for a minute (Retry-After): no longer a wait for politeness.
+        s.hold(1, t0 + Duration::from_secs(60), t0);
+        assert!(!s.waits_only_for_delay(t0));
+        assert!(s.waits_only_for_delay(t0 + Duration::from_secs(59)));
     }
 
     #[test]
