@@ -1199,6 +1199,18 @@ impl Engine {
         self.stats_dirty = true;
     }
 
+    /// Counts a request that got through (a page's or a sitemap's: robots.txt has its own
+    /// counters) and archives its WARC records.
+    fn count_answer(&mut self, bytes: u64, timed_out: bool, warc: &[u8]) -> Result<()> {
+        self.stats.requests += 1;
+        self.stats.bytes += bytes;
+        self.stats.timeouts += u64::from(timed_out);
+        if let Some(w) = &mut self.warc {
+            w.append(warc)?;
+        }
+        Ok(())
+    }
+
     /// A sitemap fetch of `host` ended: retry it later, or take what it said — an index's
     /// sitemaps and a redirect's target are queued, a sitemap's entries given to the frontier
     /// (crate::sitemap) — and count it. One that found no file descriptor free is tried again
@@ -1211,12 +1223,7 @@ impl Engine {
             self.sched.hold(host, now + FD_RETRY, now);
             return Ok(());
         }
-        self.stats.requests += 1;
-        self.stats.bytes += f.bytes;
-        self.stats.timeouts += u64::from(f.timed_out);
-        if let Some(w) = &mut self.warc {
-            w.append(&f.warc)?;
-        }
+        self.count_answer(f.bytes, f.timed_out, &f.warc)?;
         if f.retryable {
             let attempts = self.sitemaps.failed(host);
             if attempts <= self.cfg.max_retries {
@@ -1297,12 +1304,7 @@ impl Engine {
             self.sched.push(t.host, t.seq, waiting, now);
             return Ok(());
         }
-        self.stats.requests += 1;
-        self.stats.bytes += f.bytes;
-        self.stats.timeouts += u64::from(f.timed_out);
-        if let Some(w) = &mut self.warc {
-            w.append(&f.warc)?;
-        }
+        self.count_answer(f.bytes, f.timed_out, &f.warc)?;
         let retry_at = match self.note_refusal(t.host, &f, now) {
             Some(r) if r.give_up => {
                 self.stats.retry_after_too_long += 1;
