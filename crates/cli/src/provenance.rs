@@ -22,7 +22,7 @@ use clap::parser::ValueSource;
 use clap::ArgMatches;
 use crawlrank_graph::{is_bvgraph, with_ext, PageIds};
 use serde_json::{json, Map, Value};
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::Path;
 use std::sync::OnceLock;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -58,13 +58,18 @@ static INVOCATION: OnceLock<Invocation> = OnceLock::new();
 /// Records the command line: `cli` is the top-level command definition, `matches` what clap
 /// parsed from `argv`. Called once, by `main`.
 pub fn init(cli: &clap::Command, matches: &ArgMatches, argv: Vec<String>) {
-    let (command, parameters, defaulted) = match matches.subcommand() {
+    // The global options (--cache), then the subcommand's.
+    let (mut parameters, mut defaulted) = parameters(cli, matches);
+    let command = match matches.subcommand() {
         Some((name, sub)) => {
-            let def = cli.find_subcommand(name);
-            let (p, d) = def.map(|c| parameters(c, sub)).unwrap_or_default();
-            (name.to_owned(), p, d)
+            if let Some(def) = cli.find_subcommand(name) {
+                let (p, d) = self::parameters(def, sub);
+                parameters.extend(p);
+                defaulted.extend(d);
+            }
+            name.to_owned()
         }
-        None => (String::new(), Map::new(), Vec::new()),
+        None => String::new(),
     };
     let _ = INVOCATION.set(Invocation {
         argv,
@@ -255,10 +260,16 @@ pub fn stamp_json(path: &Path, record: &Provenance) -> Result<()> {
         &text[..open],
         &text[open + 1..]
     );
-    let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, stamped).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path)
-        .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))
+    write_text(path, &stamped)
+}
+
+/// Writes `text` to `path` atomically (the file appears whole or not at all).
+fn write_text(path: &Path, text: &str) -> Result<()> {
+    crawlrank_graph::atomic::write_file(path, |w| {
+        w.write_all(text.as_bytes())?;
+        Ok(())
+    })
+    .with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Writes `{"provenance": record, extra…}` to `path` (a sidecar of files whose own format has
@@ -268,7 +279,7 @@ pub fn write_sidecar(path: &Path, record: &Provenance, extra: Map<String, Value>
     doc.insert("provenance".into(), record.to_value());
     doc.extend(extra);
     let text = serde_json::to_string_pretty(&Value::Object(doc))? + "\n";
-    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+    write_text(path, &text)
 }
 
 /// `t` as `YYYY-MM-DDTHH:MM:SSZ` (UTC).

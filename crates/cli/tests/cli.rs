@@ -2226,6 +2226,7 @@ mod provenance {
         assert_eq!(params["rng-seed"], "42");
         assert_eq!(params["save-orders"], true);
         assert_eq!(params["compare-random"], false);
+        assert!(params["cache"].is_string(), "{p}");
         let defaulted = p["defaulted"].as_array().unwrap();
         assert!(defaulted.contains(&"omega".into()), "{p}");
         assert!(!defaulted.contains(&"policy".into()), "{p}");
@@ -2383,5 +2384,80 @@ mod provenance {
             p["seeds_file"]["bytes"],
             std::fs::metadata(&seeds).unwrap().len()
         );
+    }
+
+    #[test]
+    fn compared_seed_sets_each_record_their_own_seeds() {
+        let env = Env::new();
+        let graph = sparse_ring(&env, "ring.arcs", 40, &[(7, 3)]);
+        let seeds = env.write("s.seeds", &format!("{}\n{}\n", sparse_id(5), sparse_id(30)));
+        let out = env.path("cmp");
+        ok(&env.run(&[
+            "simulate",
+            "--graph",
+            &graph,
+            "--policy",
+            "bfs",
+            "--seeds-file",
+            seeds.to_str().unwrap(),
+            "--compare-random",
+            "--rng-seed",
+            "7",
+            "--out",
+            out.to_str().unwrap(),
+        ]));
+        let file = json(&out.join("file/summary.json"));
+        let random = json(&out.join("random/summary.json"));
+        assert_eq!(
+            file["provenance"]["seed_ids"],
+            serde_json::json!([sparse_id(5), sparse_id(30)])
+        );
+        // The random set: as many pages, drawn with --rng-seed, named by the user's ids.
+        let drawn = random["provenance"]["seed_ids"].as_array().unwrap();
+        assert_eq!(drawn.len(), 2);
+        assert!(drawn.iter().all(|s| (s.as_u64().unwrap() - 1000) % 7 == 0));
+        assert_eq!(random["provenance"]["parameters"]["rng-seed"], "7");
+        assert_eq!(random["seed_source"], "2 random, rng seed 7");
+        assert_eq!(
+            random["provenance"]["resolved"]["seed_source"],
+            random["seed_source"]
+        );
+        assert_eq!(file["seed_source"], seeds.to_str().unwrap());
+    }
+
+    #[test]
+    fn a_bvgraph_is_checksummed_by_its_graph_properties_and_ids() {
+        let env = Env::new();
+        let arcs = sparse_ring(&env, "ring.arcs", 30, &[(7, 3)]);
+        let base = env.path("ring");
+        ok(&env.run(&["import", &arcs, "--out", base.to_str().unwrap()]));
+        let seeds = env.path("r.seeds");
+        ok(&env.run(&[
+            "seeds",
+            "--graph",
+            base.to_str().unwrap(),
+            "--count",
+            "2",
+            "--method",
+            "random",
+            "--out",
+            seeds.to_str().unwrap(),
+        ]));
+        let cores = json(&env.path("r.seeds.cores.json"));
+        let graph = &cores["provenance"]["graph"];
+        assert_eq!(graph["basename"], "ring");
+        let files = graph["files"].as_array().unwrap();
+        let names: Vec<&str> = files.iter().map(|f| f["file"].as_str().unwrap()).collect();
+        let expected: Vec<String> = ["graph", "properties", "ids"]
+            .iter()
+            .map(|e| format!("{}.{e}", base.display()))
+            .collect();
+        assert_eq!(names, expected);
+        for f in files {
+            let len = std::fs::metadata(f["file"].as_str().unwrap())
+                .unwrap()
+                .len();
+            assert_eq!(f["bytes"], len, "{f}");
+        }
     }
 }
