@@ -33,7 +33,13 @@ fn main() {
     let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
     let dir = Path::new(&manifest);
     println!("cargo:rerun-if-changed=build.rs");
-    let commit = git(dir, &["rev-parse", "--short", "HEAD"]).filter(|c| !c.is_empty());
+    // Only a checkout of crawlrank counts: a source tarball unpacked inside some other git
+    // repository (whose files it is not) has no commit of its own.
+    let ours = git(dir, &["ls-files", "--error-unmatch", "Cargo.toml"]).is_some();
+    let commit = ours
+        .then(|| git(dir, &["rev-parse", "--short", "HEAD"]))
+        .flatten()
+        .filter(|c| !c.is_empty());
     if commit.is_some() {
         // The files that change when HEAD moves: HEAD itself, the ref it points to (loose or
         // packed). `--git-path` gives their real places, in a linked worktree too.

@@ -1095,6 +1095,14 @@ fn the_demo_runs_every_step_on_a_small_web() {
     for f in ["summary.json", "summary.csv", "throughput.svg", "mass.svg"] {
         assert!(out_dir.join(f).is_file(), "{f} missing");
     }
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["provenance"]["command"], "demo");
+    assert_eq!(
+        summary["provenance"]["seed_ids"].as_array().unwrap().len(),
+        100
+    );
     let status = ok(&env.run(&[
         "status",
         "--state",
