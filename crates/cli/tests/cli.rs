@@ -2341,6 +2341,32 @@ mod provenance {
         assert_eq!(p["impact"]["column"], "views");
         assert_eq!(p["seed_ids"].as_array().unwrap().len(), 2);
         assert_eq!(p["graph"]["basename"], "ring.arcs");
+
+        // A downloaded set from a file: its digest, and no seeds.
+        let d: String = (0..20).map(|v| format!("{}\n", sparse_id(v))).collect();
+        let downloaded = env.write("d.txt", &d);
+        let fr = env.path("fr2");
+        ok(&env.run(&[
+            "frontier-rank",
+            "--graph",
+            &graph,
+            "--downloaded",
+            downloaded.to_str().unwrap(),
+            "--impact",
+            impact.to_str().unwrap(),
+            "--method",
+            "indegree",
+            "--out",
+            fr.to_str().unwrap(),
+        ]));
+        let p = json(&fr.join("summary.json"))["provenance"].clone();
+        assert_eq!(p["downloaded"]["bytes"], d.len());
+        assert_eq!(
+            p["parameters"]["downloaded-fraction"],
+            serde_json::Value::Null
+        );
+        assert!(p.get("seed_ids").is_none(), "{p}");
+        assert_eq!(p["impact"]["column"], "views");
     }
 
     #[test]

@@ -142,6 +142,9 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     let graph = open_graph(&args.graph, cache)?;
     let ids = graph.page_ids()?;
     let mut provenance = Provenance::new(&args.graph)?;
+    if let Some(file) = &args.seeds_file {
+        provenance.set("seeds_file", file_digest(file)?);
+    }
     let impact = match &args.impact {
         Some(path) => {
             let (impact, name) = read_impacts(path, &args.impact_column, &graph)?;
