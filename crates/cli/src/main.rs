@@ -8,8 +8,9 @@
 mod commands;
 mod output;
 mod progress;
+mod provenance;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -17,8 +18,8 @@ use std::process::ExitCode;
 ///
 /// Graphs are WebGraph BVGraphs named by basename (`DIR/NAME` for `DIR/NAME.graph`,
 /// `.properties`, …) or plain arc lists, which are imported on the fly into the cache.
-#[derive(Parser, Debug)]
-#[command(name = "crawlrank", version, about, long_about)]
+#[derive(clap::Parser, Debug)]
+#[command(name = "crawlrank", version = provenance::VERSION_TEXT, about, long_about)]
 struct Cli {
     /// Directory for derived files (.ef indices, transposes, imported arc lists).
     /// Default: $CRAWLRANK_CACHE, else $XDG_CACHE_HOME/crawlrank, else ~/.cache/crawlrank.
@@ -68,7 +69,19 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let command = Cli::command();
+    let matches = command.clone().get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    provenance::init(
+        &command,
+        &matches,
+        std::env::args_os()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect(),
+    );
     let cache = match cli.cache {
         Some(dir) => crawlrank_graph::Cache::new(dir),
         None => crawlrank_graph::Cache::from_env(),

@@ -1095,6 +1095,14 @@ fn the_demo_runs_every_step_on_a_small_web() {
     for f in ["summary.json", "summary.csv", "throughput.svg", "mass.svg"] {
         assert!(out_dir.join(f).is_file(), "{f} missing");
     }
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["provenance"]["command"], "demo");
+    assert_eq!(
+        summary["provenance"]["seed_ids"].as_array().unwrap().len(),
+        100
+    );
     let status = ok(&env.run(&[
         "status",
         "--state",
@@ -2109,4 +2117,381 @@ fn a_crawl_reads_a_real_sitemap_outside_its_budget_and_graph() {
     let links = std::fs::read_to_string(&links).unwrap();
     assert!(!links.contains("sitemap"), "a sitemap in the link graph");
     assert_eq!(links.lines().count(), arcs_total);
+}
+
+/// Provenance: `--version` names the commit, and every JSON output records the build, the
+/// command line, every parameter with its defaults, the graph's checksum and the seeds by the
+/// user's ids.
+mod provenance {
+    use super::common::{ok, Env};
+    use super::testkit;
+    use serde_json::Value;
+
+    /// What the binary must report as its commit: the checkout's short HEAD, or `unknown`
+    /// outside a git checkout.
+    fn expected_commit() -> String {
+        std::process::Command::new("git")
+            .args(["rev-parse", "--short", "HEAD"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8(o.stdout).unwrap().trim().to_owned())
+            .unwrap_or_else(|| "unknown".into())
+    }
+
+    /// Page `v` of the ring is named `1000 + 7·v`: ids that are not 0..n.
+    fn sparse_id(v: u32) -> u64 {
+        1000 + 7 * v as u64
+    }
+
+    fn sparse_ring(env: &Env, name: &str, n: u32, chords: &[(u32, u32)]) -> String {
+        let text: String = testkit::ring_with_chords(n, chords)
+            .arcs
+            .iter()
+            .map(|&(s, d)| format!("{} {}\n", sparse_id(s), sparse_id(d)))
+            .collect();
+        env.write(name, &text).to_str().unwrap().to_owned()
+    }
+
+    fn json(path: &std::path::Path) -> Value {
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path:?}: {e}"))
+    }
+
+    /// The checks every provenance record passes: the build, argv ending in `args`, the
+    /// command.
+    fn check_common(p: &Value, command: &str, args: &[&str]) {
+        assert_eq!(p["crawlrank"]["version"], env!("CARGO_PKG_VERSION"), "{p}");
+        assert_eq!(p["crawlrank"]["commit"], expected_commit().as_str(), "{p}");
+        assert_eq!(p["command"], command);
+        let argv: Vec<&str> = p["argv"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap())
+            .collect();
+        assert!(argv.ends_with(args), "{argv:?} does not end with {args:?}");
+        assert!(p["time"].as_str().unwrap().ends_with('Z'), "{p}");
+    }
+
+    #[test]
+    fn version_names_the_commit() {
+        let env = Env::new();
+        let out = ok(&env.run(&["--version"]));
+        let expected = format!(
+            "crawlrank {} (commit {}",
+            env!("CARGO_PKG_VERSION"),
+            expected_commit()
+        );
+        assert!(out.starts_with(&expected), "{out:?} vs {expected:?}");
+    }
+
+    #[test]
+    fn simulate_records_parameters_graph_checksum_and_seed_ids() {
+        let env = Env::new();
+        let graph = sparse_ring(&env, "ring.arcs", 40, &[(7, 3)]);
+        let other = sparse_ring(&env, "other.arcs", 40, &[(11, 5)]);
+        let seeds = env.write("s.seeds", &format!("{}\n{}\n", sparse_id(17), sparse_id(3)));
+        let seeds = seeds.to_str().unwrap();
+        let run = |graph: &str, out: &str| -> (Value, Vec<String>) {
+            let out = env.path(out);
+            let args = [
+                "simulate",
+                "--graph",
+                graph,
+                "--policy",
+                "bfs,fica",
+                "--seeds-file",
+                seeds,
+                "--out",
+                out.to_str().unwrap(),
+                "--save-orders",
+            ];
+            ok(&env.run(&args));
+            let summary = json(&out.join("summary.json"));
+            let p = summary["provenance"].clone();
+            check_common(&p, "simulate", &args);
+            // The writer's own fields are all still there.
+            assert_eq!(summary["seeds"], 2);
+            assert_eq!(summary["policies"].as_array().unwrap().len(), 2);
+            // orders.json: the same provenance beside the .order files.
+            let orders = json(&out.join("orders.json"));
+            assert_eq!(orders["provenance"], p);
+            assert_eq!(orders["orders"]["fica"], "fica.order");
+            let fica = std::fs::read_to_string(out.join("fica.order")).unwrap();
+            let ids: Vec<String> = fica.lines().map(String::from).collect();
+            (p, ids)
+        };
+        let (p, order) = run(&graph, "a");
+        // Every parameter, given or defaulted.
+        let params = &p["parameters"];
+        assert_eq!(params["policy"], "bfs,fica");
+        assert_eq!(params["batch"], Value::Null);
+        assert_eq!(params["batch-pagerank-threshold"], "0.000001");
+        assert_eq!(params["omega"], "0.8");
+        assert_eq!(params["gamma"], "0");
+        assert_eq!(params["rng-seed"], "42");
+        assert_eq!(params["save-orders"], true);
+        assert_eq!(params["compare-random"], false);
+        assert!(params["cache"].is_string(), "{p}");
+        let defaulted = p["defaulted"].as_array().unwrap();
+        assert!(defaulted.contains(&"omega".into()), "{p}");
+        assert!(!defaulted.contains(&"policy".into()), "{p}");
+        // What no option states: K = ceil(R / 72) = 1 for 40 pages, FICA's β.
+        assert_eq!(p["resolved"]["batch"], 1);
+        assert_eq!(p["resolved"]["reachable"], 40);
+        assert_eq!(p["resolved"]["fica_beta"], 0.1);
+        // The seeds by the user's ids, in the file's order; the order file too.
+        assert_eq!(
+            p["seed_ids"],
+            serde_json::json!([sparse_id(17), sparse_id(3)])
+        );
+        assert_eq!(order.len(), 40);
+        assert_eq!(order[0], sparse_id(17).to_string());
+        // The graph: its name and a checksum that a second run repeats and another graph does
+        // not.
+        assert_eq!(p["graph"]["basename"], "ring.arcs");
+        let files = p["graph"]["files"].as_array().unwrap();
+        assert_eq!(files.len(), 1);
+        assert_eq!(files[0]["bytes"], std::fs::metadata(&graph).unwrap().len());
+        assert_eq!(files[0]["sampled"], false);
+        assert_eq!(files[0]["xxh3_64"].as_str().unwrap().len(), 16);
+        let (again, _) = run(&graph, "b");
+        assert_eq!(again["graph"], p["graph"]);
+        let (different, _) = run(&other, "c");
+        assert_ne!(
+            different["graph"]["files"][0]["xxh3_64"],
+            p["graph"]["files"][0]["xxh3_64"]
+        );
+    }
+
+    #[test]
+    fn random_seeds_and_the_impact_file_are_recorded() {
+        let env = Env::new();
+        let graph = sparse_ring(&env, "ring.arcs", 60, &[(7, 3)]);
+        let mut table = String::from("id\tviews\tclicks\n");
+        for v in (0..60).step_by(4) {
+            table.push_str(&format!("{}\t{}\t{}\n", sparse_id(v), v + 1, v % 3));
+        }
+        let impact = env.write("impact.tsv", &table);
+        let out = env.path("sim");
+        let args = [
+            "simulate",
+            "--graph",
+            &graph,
+            "--policy",
+            "bfs,rw-eg",
+            "--seeds",
+            "3",
+            "--impact",
+            impact.to_str().unwrap(),
+            "--impact-column",
+            "2",
+            "--omega",
+            "0.5",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        ok(&env.run(&args));
+        let p = json(&out.join("summary.json"))["provenance"].clone();
+        check_common(&p, "simulate", &args);
+        assert_eq!(p["parameters"]["omega"], "0.5");
+        assert_eq!(p["parameters"]["impact-column"], "2");
+        assert_eq!(p["impact"]["column"], "clicks");
+        assert_eq!(p["impact"]["file"]["bytes"], table.len());
+        let seeds = p["seed_ids"].as_array().unwrap();
+        assert_eq!(seeds.len(), 3);
+        for s in seeds {
+            let id = s.as_u64().unwrap();
+            assert!(
+                id >= 1000 && (id - 1000) % 7 == 0 && id < sparse_id(60),
+                "{s}"
+            );
+        }
+        // No orders asked for: no sidecar.
+        assert!(!out.join("orders.json").exists());
+
+        // frontier-rank: the impact column, the downloaded fraction and the BFS's seeds.
+        let fr = env.path("fr");
+        let args = [
+            "frontier-rank",
+            "--graph",
+            &graph,
+            "--downloaded-fraction",
+            "0.3",
+            "--seeds",
+            "2",
+            "--impact",
+            impact.to_str().unwrap(),
+            "--impact-column",
+            "views",
+            "--method",
+            "indegree,rw",
+            "--out",
+            fr.to_str().unwrap(),
+        ];
+        ok(&env.run(&args));
+        let summary = json(&fr.join("summary.json"));
+        let p = &summary["provenance"];
+        check_common(p, "frontier-rank", &args);
+        assert_eq!(p["parameters"]["downloaded-fraction"], "0.3");
+        assert_eq!(p["parameters"]["omega"], "0.8");
+        assert_eq!(p["parameters"]["bootstrap"], "20");
+        assert_eq!(p["impact"]["column"], "views");
+        assert_eq!(p["seed_ids"].as_array().unwrap().len(), 2);
+        assert_eq!(p["graph"]["basename"], "ring.arcs");
+
+        // A downloaded set from a file: its digest, and no seeds.
+        let d: String = (0..20).map(|v| format!("{}\n", sparse_id(v))).collect();
+        let downloaded = env.write("d.txt", &d);
+        let fr = env.path("fr2");
+        ok(&env.run(&[
+            "frontier-rank",
+            "--graph",
+            &graph,
+            "--downloaded",
+            downloaded.to_str().unwrap(),
+            "--impact",
+            impact.to_str().unwrap(),
+            "--method",
+            "indegree",
+            "--out",
+            fr.to_str().unwrap(),
+        ]));
+        let p = json(&fr.join("summary.json"))["provenance"].clone();
+        assert_eq!(p["downloaded"]["bytes"], d.len());
+        assert_eq!(
+            p["parameters"]["downloaded-fraction"],
+            serde_json::Value::Null
+        );
+        assert!(p.get("seed_ids").is_none(), "{p}");
+        assert_eq!(p["impact"]["column"], "views");
+    }
+
+    #[test]
+    fn seeds_and_seeds_eval_record_theirs() {
+        let env = Env::new();
+        let graph = sparse_ring(&env, "ring.arcs", 50, &[(7, 3)]);
+        let seeds = env.path("r.seeds");
+        let args = [
+            "seeds",
+            "--graph",
+            &graph,
+            "--count",
+            "4",
+            "--method",
+            "random",
+            "--out",
+            seeds.to_str().unwrap(),
+        ];
+        ok(&env.run(&args));
+        let cores = json(&env.path("r.seeds.cores.json"));
+        check_common(&cores["provenance"], "seeds", &args);
+        assert_eq!(cores["provenance"]["parameters"]["count"], "4");
+        assert_eq!(cores["found"], 4);
+        // seeds-eval reads the stamped record back, and records the seeds by the user's ids.
+        let out = env.path("eval");
+        let args = [
+            "seeds-eval",
+            "--graph",
+            &graph,
+            "--seeds",
+            seeds.to_str().unwrap(),
+            "--distance-samples",
+            "5",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        ok(&env.run(&args));
+        let p = json(&out.join("summary.json"))["provenance"].clone();
+        check_common(&p, "seeds-eval", &args);
+        let file_ids: Vec<u64> = std::fs::read_to_string(&seeds)
+            .unwrap()
+            .lines()
+            .map(|l| l.split('\t').next().unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(p["seed_ids"], serde_json::json!(file_ids));
+        assert!(file_ids.iter().all(|&id| id >= 1000), "{file_ids:?}");
+        assert_eq!(p["parameters"]["random-seeds"], "42");
+        assert_eq!(
+            p["seeds_file"]["bytes"],
+            std::fs::metadata(&seeds).unwrap().len()
+        );
+    }
+
+    #[test]
+    fn compared_seed_sets_each_record_their_own_seeds() {
+        let env = Env::new();
+        let graph = sparse_ring(&env, "ring.arcs", 40, &[(7, 3)]);
+        let seeds = env.write("s.seeds", &format!("{}\n{}\n", sparse_id(5), sparse_id(30)));
+        let out = env.path("cmp");
+        ok(&env.run(&[
+            "simulate",
+            "--graph",
+            &graph,
+            "--policy",
+            "bfs",
+            "--seeds-file",
+            seeds.to_str().unwrap(),
+            "--compare-random",
+            "--rng-seed",
+            "7",
+            "--out",
+            out.to_str().unwrap(),
+        ]));
+        let file = json(&out.join("file/summary.json"));
+        let random = json(&out.join("random/summary.json"));
+        assert_eq!(
+            file["provenance"]["seed_ids"],
+            serde_json::json!([sparse_id(5), sparse_id(30)])
+        );
+        // The random set: as many pages, drawn with --rng-seed, named by the user's ids.
+        let drawn = random["provenance"]["seed_ids"].as_array().unwrap();
+        assert_eq!(drawn.len(), 2);
+        assert!(drawn.iter().all(|s| (s.as_u64().unwrap() - 1000) % 7 == 0));
+        assert_eq!(random["provenance"]["parameters"]["rng-seed"], "7");
+        assert_eq!(random["seed_source"], "2 random, rng seed 7");
+        assert_eq!(
+            random["provenance"]["resolved"]["seed_source"],
+            random["seed_source"]
+        );
+        assert_eq!(file["seed_source"], seeds.to_str().unwrap());
+    }
+
+    #[test]
+    fn a_bvgraph_is_checksummed_by_its_graph_properties_and_ids() {
+        let env = Env::new();
+        let arcs = sparse_ring(&env, "ring.arcs", 30, &[(7, 3)]);
+        let base = env.path("ring");
+        ok(&env.run(&["import", &arcs, "--out", base.to_str().unwrap()]));
+        let seeds = env.path("r.seeds");
+        ok(&env.run(&[
+            "seeds",
+            "--graph",
+            base.to_str().unwrap(),
+            "--count",
+            "2",
+            "--method",
+            "random",
+            "--out",
+            seeds.to_str().unwrap(),
+        ]));
+        let cores = json(&env.path("r.seeds.cores.json"));
+        let graph = &cores["provenance"]["graph"];
+        assert_eq!(graph["basename"], "ring");
+        let files = graph["files"].as_array().unwrap();
+        let names: Vec<&str> = files.iter().map(|f| f["file"].as_str().unwrap()).collect();
+        let expected: Vec<String> = ["graph", "properties", "ids"]
+            .iter()
+            .map(|e| format!("{}.{e}", base.display()))
+            .collect();
+        assert_eq!(names, expected);
+        for f in files {
+            let len = std::fs::metadata(f["file"].as_str().unwrap())
+                .unwrap()
+                .len();
+            assert_eq!(f["bytes"], len, "{f}");
+        }
+    }
 }

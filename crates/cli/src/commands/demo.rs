@@ -118,6 +118,9 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     let summary = super::simulate::run_with_progress(&graph, &csr, &experiment)?;
     crawlrank_sim::write_table(&summary, &mut std::io::stdout().lock())?;
     crawlrank_sim::write_outputs(&summary, &args.out, false, &ids)?;
+    let mut provenance = crate::provenance::Provenance::new(&basename)?;
+    provenance.seeds(&seeds, &ids);
+    crate::provenance::stamp_json(&args.out.join("summary.json"), &provenance)?;
     if let Some(fica) = summary
         .results
         .iter()

@@ -2,6 +2,7 @@
 //! RW paper) — the frontier of a downloaded set ranked by random, in-degree, PageRank, RW, RW-EG
 //! RW-virtual and `learned` (a regression model over the others' scores), measured against the true impacts on a held-out part of the frontier.
 
+use crate::provenance::{file_digest, Provenance};
 use anyhow::{Context, Result};
 use crawlrank_frontier_rank::report::{write_outputs, write_table};
 use crawlrank_frontier_rank::{bfs_downloaded, evaluate_with, Config, Method, Model, OmegaChoice};
@@ -112,11 +113,20 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     eprintln!("{}", table.report);
     let column = column_index(&args.impact, &table.columns, &args.impact_column)?;
     let csr = graph.to_csr()?;
+    let mut provenance = Provenance::new(&args.graph)?;
+    provenance.set(
+        "impact",
+        serde_json::json!({ "file": file_digest(&args.impact)?, "column": table.columns[column] }),
+    );
     let downloaded = match (&args.downloaded, args.downloaded_fraction) {
-        (Some(file), _) => crawlrank_sim::read_seeds(file, &graph)
-            .with_context(|| format!("cannot read the downloaded set {}", file.display()))?,
+        (Some(file), _) => {
+            provenance.set("downloaded", file_digest(file)?);
+            crawlrank_sim::read_seeds(file, &graph)
+                .with_context(|| format!("cannot read the downloaded set {}", file.display()))?
+        }
         (None, Some(x)) => {
             let seeds = crawlrank_seeds::random_seeds(n, args.seeds, args.rng_seed);
+            provenance.seeds(&seeds, pages.ids());
             let count = ((x * n as f64).round() as usize).max(1);
             bfs_downloaded(&csr, &seeds, count)
         }
@@ -183,6 +193,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     write_table(&e, &mut std::io::stdout().lock())?;
     let name = args.graph.display().to_string();
     let written = write_outputs(&e, &args.out, &name, pages.ids(), pages.urls())?;
+    crate::provenance::stamp_json(&args.out.join("summary.json"), &provenance)?;
     let names: Vec<String> = written
         .iter()
         .filter_map(|p| p.file_name())

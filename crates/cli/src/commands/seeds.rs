@@ -256,6 +256,8 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     let cores_file = cores_path(&args.out);
     // The record first: a seeds file is never without the cores it came from.
     write_cores_json(&cores_file, &record, urls.as_deref(), &ids)?;
+    let provenance = crate::provenance::Provenance::new(&args.graph)?;
+    crate::provenance::stamp_json(&cores_file, &provenance)?;
     write_seeds_file(&args.out, &record.seeds, urls.as_deref(), &ids)?;
     if record.seeds.len() < args.count {
         eprintln!(

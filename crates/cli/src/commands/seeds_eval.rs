@@ -2,6 +2,7 @@
 //! paper's §3.5) — BFS crawls by depth from the seeds and from as many random pages, the
 //! distances between the cores the seeds came from, and the graph's average distance.
 
+use crate::provenance::{file_digest, Provenance};
 use anyhow::{ensure, Context, Result};
 use crawlrank_graph::{open_graph, Cache};
 use crawlrank_seeds::file::{cores_path, read_cores_json, CoreEntry};
@@ -92,6 +93,13 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     write_table(&eval, &mut std::io::stdout().lock())?;
     if let Some(dir) = &args.out {
         let written = write_outputs(&eval, dir, &ids)?;
+        let mut provenance = Provenance::new(&args.graph)?;
+        provenance.set("seeds_file", file_digest(&args.seeds)?);
+        if cores.is_some() {
+            provenance.set("cores_file", file_digest(&cores_file)?);
+        }
+        provenance.seeds(&seeds, &ids);
+        crate::provenance::stamp_json(&dir.join("summary.json"), &provenance)?;
         let names: Vec<String> = written
             .iter()
             .filter_map(|p| p.file_name())

@@ -1,6 +1,7 @@
 //! `crawlrank simulate`: replay crawls of a known graph with each policy and score them.
 
 use crate::progress;
+use crate::provenance::{file_digest, Provenance};
 use anyhow::{ensure, Result};
 use crawlrank_frontier::{Impacts, PolicyConfig};
 use crawlrank_graph::{open_graph, BvWebGraph, Cache, Csr, PageIds};
@@ -90,13 +91,14 @@ pub fn omega(s: &str) -> Result<f64, String> {
 }
 
 /// The impact column `column` (a header name or a 1-based number) of the impact table `path`
-/// over the pages of `graph`.
-fn read_impacts(path: &Path, column: &str, graph: &BvWebGraph) -> Result<Impacts> {
+/// over the pages of `graph`, and the column's name.
+fn read_impacts(path: &Path, column: &str, graph: &BvWebGraph) -> Result<(Impacts, String)> {
     let pages = crawlrank_impact::Pages::from_graph(graph)?;
     let mut table = crawlrank_impact::read_impact_table(path, &pages)?;
     eprintln!("{}", table.report);
     let index = crawlrank_impact::column_index(path, &table.columns, column)?;
-    Ok(Impacts::new(table.values.swap_remove(index)))
+    let name = table.columns[index].clone();
+    Ok((Impacts::new(table.values.swap_remove(index)), name))
 }
 
 fn parse_seeds(s: &str) -> Result<SeedsArg, String> {
@@ -139,8 +141,19 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     };
     let graph = open_graph(&args.graph, cache)?;
     let ids = graph.page_ids()?;
+    let mut provenance = Provenance::new(&args.graph)?;
+    if let Some(file) = &args.seeds_file {
+        provenance.set("seeds_file", file_digest(file)?);
+    }
     let impact = match &args.impact {
-        Some(path) => Some(read_impacts(path, &args.impact_column, &graph)?),
+        Some(path) => {
+            let (impact, name) = read_impacts(path, &args.impact_column, &graph)?;
+            provenance.set(
+                "impact",
+                serde_json::json!({ "file": file_digest(path)?, "column": name }),
+            );
+            Some(impact)
+        }
         None => None,
     };
     let config = SimConfig {
@@ -152,12 +165,16 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         gamma: args.gamma,
     };
     let csr = graph.to_csr()?;
+    // The seeds are drawn here, once, so that the provenance can name them.
+    let (seed_pages, seed_source) = seeds.resolve(&graph, &csr)?;
     let experiment = Experiment {
-        seeds,
+        seeds: SeedChoice::Pages(seed_pages.clone()),
         policies: policies.clone(),
         config: config.clone(),
     };
-    let summary = run_with_progress(&graph, &csr, &experiment)?;
+    let mut summary = run_with_progress(&graph, &csr, &experiment)?;
+    summary.seed_source = seed_source;
+    provenance.set("resolved", resolved(&args, &summary));
     let (compared, label) = match (&args.seeds_file, args.seeds) {
         (Some(_), _) => (args.compare_random, "file"),
         (None, SeedsArg::Community(_)) => (true, "community"),
@@ -170,16 +187,23 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         }
     };
     if !compared {
-        return report(&summary, args.out.as_deref(), args.save_orders, &ids);
+        report(&summary, args.out.as_deref(), args.save_orders, &ids)?;
+        if let Some(dir) = &args.out {
+            provenance.seeds(&seed_pages, &ids);
+            write_provenance(&provenance, &summary, dir, args.save_orders)?;
+        }
+        return Ok(());
     }
     // The paper's experiment: the same policies from as many random seeds, side by side.
+    let (random_pages, random_source) = random(summary.seeds).resolve(&graph, &csr)?;
     let baseline = Experiment {
-        seeds: random(summary.seeds),
+        seeds: SeedChoice::Pages(random_pages.clone()),
         policies,
         config,
     };
     eprintln!("the same policies from {} random seeds:", summary.seeds);
-    let random_summary = run_with_progress(&graph, &csr, &baseline)?;
+    let mut random_summary = run_with_progress(&graph, &csr, &baseline)?;
+    random_summary.seed_source = random_source;
     let mut out = std::io::stdout().lock();
     writeln!(out, "from {label} seeds:")?;
     write_table(&summary, &mut out)?;
@@ -190,6 +214,12 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     if let Some(dir) = &args.out {
         write_outputs(&summary, &dir.join(label), args.save_orders, &ids)?;
         write_outputs(&random_summary, &dir.join("random"), args.save_orders, &ids)?;
+        let mut p = provenance.clone();
+        p.seeds(&seed_pages, &ids);
+        write_provenance(&p, &summary, &dir.join(label), args.save_orders)?;
+        p.seeds(&random_pages, &ids);
+        p.set("resolved", resolved(&args, &random_summary));
+        write_provenance(&p, &random_summary, &dir.join("random"), args.save_orders)?;
         write_comparison_csv(
             &summary,
             label,
@@ -202,6 +232,47 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
             "wrote {0}/{label}/, {0}/random/ (summary.json, summary.csv, plots) and {0}/comparison.csv",
             dir.display()
         )?;
+    }
+    Ok(())
+}
+
+/// The values the run chose that no option states: K when `--batch` is not given, FICA's β,
+/// IECA's δ schedule, the seeds' description.
+fn resolved(args: &Args, summary: &Summary) -> serde_json::Value {
+    serde_json::json!({
+        "batch": args.batch.unwrap_or_else(|| crawlrank_frontier::default_batch(summary.reachable)),
+        "reachable": summary.reachable,
+        "fica_beta": PolicyConfig::BETA,
+        "ieca_seed_distance": crawlrank_frontier::policies::ieca::SEED_DISTANCE,
+        "ieca_delta": "0.35 until the first reorder, then 0.35 - 0.28 * crawled / R at every batch boundary",
+        "seed_source": summary.seed_source,
+    })
+}
+
+/// Adds `provenance` to what [`write_outputs`] wrote into `dir`: `summary.json`'s
+/// `provenance` field and, with `save_orders`, `orders.json` beside the `.order` files (one id
+/// per line, nothing else, so the sidecar holds what produced them).
+fn write_provenance(
+    provenance: &Provenance,
+    summary: &Summary,
+    dir: &Path,
+    save_orders: bool,
+) -> Result<()> {
+    crate::provenance::stamp_json(&dir.join("summary.json"), provenance)?;
+    if save_orders {
+        let orders: serde_json::Map<String, serde_json::Value> = summary
+            .results
+            .iter()
+            .map(|r| {
+                (
+                    r.run.policy.name().to_string(),
+                    format!("{}.order", r.run.policy).into(),
+                )
+            })
+            .collect();
+        let mut extra = serde_json::Map::new();
+        extra.insert("orders".into(), orders.into());
+        crate::provenance::write_sidecar(&dir.join("orders.json"), provenance, extra)?;
     }
     Ok(())
 }
