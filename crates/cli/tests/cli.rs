@@ -2262,6 +2262,50 @@ mod score_order {
     }
 
     #[test]
+    fn an_order_of_urls_scores_as_one_of_ids() {
+        let env = Env::new();
+        // a → b, b → a, b → c, c → d.
+        let pairs = env.write(
+            "pairs.txt",
+            "http://a.test/ http://b.test/\nhttp://b.test/ http://a.test/\nhttp://b.test/ http://c.test/\nhttp://c.test/ http://d.test/\n",
+        );
+        let base = env.path("web");
+        let g = base.to_str().unwrap();
+        ok(&env.run(&["import", pairs.to_str().unwrap(), "--out", g]));
+        let score = |name: &str, text: &str| {
+            let f = env.write(name, text);
+            let out = env.path(&format!("{name}.out"));
+            let table = ok(&env.run(&[
+                "score-order",
+                "--graph",
+                g,
+                "--order",
+                f.to_str().unwrap(),
+                "--name",
+                "x",
+                "--out",
+                out.to_str().unwrap(),
+            ]));
+            (
+                table,
+                std::fs::read_to_string(out.join("summary.csv")).unwrap(),
+            )
+        };
+        let by_url = score(
+            "urls.order",
+            "http://a.test/\nhttp://B.test:80/\nhttp://c.test/\nhttp://d.test/\n",
+        );
+        let by_id = score("ids.order", "0\n1\n2\n3\n");
+        assert_eq!(by_url.1, by_id.1);
+        assert!(by_url.0.contains("R = 4 reachable"), "{}", by_url.0);
+        let f = env.write("bad.order", "http://a.test/\nhttp://e.test/\n");
+        fails(
+            &env.run(&["score-order", "--graph", g, "--order", f.to_str().unwrap()]),
+            &["bad.order:2", "http://e.test/ is not a page of the graph"],
+        );
+    }
+
+    #[test]
     fn bad_orders_are_errors_naming_the_line() {
         let env = Env::new();
         // 0 → 1 → 2 → 3, 0 → 2; 4 → 0 (4 unreachable from 0).

@@ -170,6 +170,7 @@ pub fn score_order(graph: &BvWebGraph, csr: &Csr, options: &ScoreOptions) -> Res
     let order: Vec<PageId> = listed.iter().map(|&(p, _)| p).collect();
     // An outside order has no scores: its position stands for one (earlier = higher).
     let final_scores = (0..order.len()).map(|i| -(i as f64)).collect();
+    // `SimPolicy` is `Copy` with `'static` names; one short name per scored order is leaked.
     let policy = SimPolicy::Outside(Box::leak(name.to_string().into_boxed_str()));
     let run = PolicyRun {
         policy,
