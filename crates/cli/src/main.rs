@@ -48,6 +48,8 @@ enum Command {
     Info(commands::info::Args),
     /// Replay crawls of a known graph with each ordering policy and score them.
     Simulate(commands::simulate::Args),
+    /// Score a crawl order computed elsewhere with the simulator's measures.
+    ScoreOrder(commands::score_order::Args),
     /// Extract a crawl's seed set from the graph's communities (or a baseline set).
     Seeds(commands::seeds::Args),
     /// Evaluate a seed set: BFS by depth against random seeds, core-to-core and average distances.
@@ -95,6 +97,7 @@ fn main() -> ExitCode {
         Command::Rank(a) => commands::rank::run(a, &cache),
         Command::Info(a) => commands::info::run(a, &cache),
         Command::Simulate(a) => commands::simulate::run(a, &cache),
+        Command::ScoreOrder(a) => commands::score_order::run(a, &cache),
         Command::Serve(a) => commands::serve::run(a, &cache),
         Command::Seeds(a) => commands::seeds::run(a, &cache),
         Command::SeedsEval(a) => commands::seeds_eval::run(a, &cache),

@@ -2495,3 +2495,444 @@ mod provenance {
         }
     }
 }
+
+/// `score-order`: an order computed elsewhere, scored with the simulator's measures.
+mod score_order {
+    use super::common::{fails, ok, Env};
+    use super::ring_with_chords;
+    use std::path::Path;
+
+    /// The lines of `simulate`'s summary.csv for `policy`, under its header.
+    fn csv_of(csv: &str, policy: &str) -> String {
+        let mut lines = csv.lines();
+        let mut out = vec![lines.next().unwrap()];
+        out.extend(lines.filter(|l| l.starts_with(&format!("{policy},"))));
+        out.join("\n") + "\n"
+    }
+
+    /// The table row of `policy`: its name and the hot@ and mass@ cells (`cells` of them).
+    fn row(table: &str, policy: &str, cells: usize) -> Vec<String> {
+        let line = table
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(policy))
+            .unwrap_or_else(|| panic!("no row {policy} in {table}"));
+        line.split_whitespace()
+            .take(1 + cells)
+            .map(String::from)
+            .collect()
+    }
+
+    /// Runs simulate with `seeds` (args) and --save-orders into `out`, then score-order on each
+    /// policy's order with the same seeds, and checks every curve point is the same.
+    fn reproduces(env: &Env, graph: &str, seeds: &[&str], policies: &[&str], out: &Path) {
+        let dir = out.to_str().unwrap();
+        let mut args = vec!["simulate", "--graph", graph, "--out", dir, "--save-orders"];
+        let list = policies.join(",");
+        args.extend(["--policy", &list]);
+        args.extend(seeds);
+        let table = ok(&env.run(&args));
+        let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+        for p in policies {
+            let order = out.join(format!("{p}.order"));
+            let scored = out.join(format!("{p}.scored"));
+            let mut args = vec![
+                "score-order",
+                "--graph",
+                graph,
+                "--order",
+                order.to_str().unwrap(),
+                "--out",
+                scored.to_str().unwrap(),
+            ];
+            args.extend(seeds);
+            let mine = ok(&env.run(&args));
+            // Named by the file: "<policy>.order" is the policy's own name.
+            assert_eq!(
+                row(&mine, p, 10),
+                row(&table, p, 10),
+                "{p}: {mine}\n{table}"
+            );
+            let scored_csv = std::fs::read_to_string(scored.join("summary.csv")).unwrap();
+            assert_eq!(scored_csv, csv_of(&csv, p), "{p}");
+            assert_eq!(scored_csv.lines().count(), 101);
+        }
+    }
+
+    #[test]
+    fn a_simulated_order_scores_as_its_run() {
+        let env = Env::new();
+        // 0 → … with pages 200..210 unreachable from the ring (they link into it).
+        let mut text = ring_with_chords(200, &[(7, 3)]);
+        for v in 200..210 {
+            text += &format!("{v} {}\n", v - 200);
+        }
+        let g = env.write("ring.txt", &text);
+        let g = g.to_str().unwrap();
+        let policies = ["fica", "opic", "bfs", "ieca", "batch-pagerank"];
+        reproduces(
+            &env,
+            g,
+            &["--seeds", "3", "--rng-seed", "5"],
+            &policies,
+            &env.path("rnd"),
+        );
+        let seeds = env.write("s.seeds", "17\n3\n");
+        let seeds = seeds.to_str().unwrap();
+        reproduces(
+            &env,
+            g,
+            &["--seeds-file", seeds],
+            &policies,
+            &env.path("file"),
+        );
+        // Without seeds the order's first page is the only one: bfs from page 42 is scored as
+        // simulate's bfs from that page.
+        let one = env.write("one.seeds", "42\n");
+        let one = one.to_str().unwrap();
+        let out = env.path("one");
+        let table = ok(&env.run(&[
+            "simulate",
+            "--graph",
+            g,
+            "--policy",
+            "bfs",
+            "--seeds-file",
+            one,
+            "--out",
+            out.to_str().unwrap(),
+            "--save-orders",
+        ]));
+        let order = out.join("bfs.order");
+        let mine = ok(&env.run(&[
+            "score-order",
+            "--graph",
+            g,
+            "--order",
+            order.to_str().unwrap(),
+            "--checkpoints",
+            "1,50,100",
+        ]));
+        assert!(mine.contains("R = 200 reachable"), "{mine}");
+        assert!(mine.contains("the order's first page, 42"), "{mine}");
+        let cells: Vec<_> = row(&mine, "bfs", 6);
+        assert_eq!(cells[3], "1.000", "hot@100% is 1: {mine}"); // hot@1, hot@50, hot@100
+        assert_eq!(cells[6], "1.000", "mass@100% is 1: {mine}");
+        assert!(
+            mine.contains("hot@50%") && !mine.contains("hot@15%"),
+            "{mine}"
+        );
+        assert!(table.contains("hot@15%"));
+    }
+
+    #[test]
+    fn a_simulated_order_scores_as_its_run_with_sparse_ids() {
+        let p = super::user_ids_pair();
+        let env = &p.0;
+        let seeds = env.write("s.seeds", &format!("{}\n{}\n", p.2[17], p.2[3]));
+        let seeds = seeds.to_str().unwrap();
+        reproduces(
+            env,
+            p.1.to_str().unwrap(),
+            &["--seeds-file", seeds],
+            &["fica", "opic", "bfs"],
+            &env.path("sparse"),
+        );
+        reproduces(
+            env,
+            p.1.to_str().unwrap(),
+            &["--seeds", "4"],
+            &["fica"],
+            &env.path("sparse-rnd"),
+        );
+    }
+
+    #[test]
+    fn an_order_of_urls_scores_as_one_of_ids() {
+        let env = Env::new();
+        // a → b, b → a, b → c, c → d.
+        let pairs = env.write(
+            "pairs.txt",
+            "http://a.test/ http://b.test/\nhttp://b.test/ http://a.test/\nhttp://b.test/ http://c.test/\nhttp://c.test/ http://d.test/\n",
+        );
+        let base = env.path("web");
+        let g = base.to_str().unwrap();
+        ok(&env.run(&["import", pairs.to_str().unwrap(), "--out", g]));
+        let score = |name: &str, text: &str| {
+            let f = env.write(name, text);
+            let out = env.path(&format!("{name}.out"));
+            let table = ok(&env.run(&[
+                "score-order",
+                "--graph",
+                g,
+                "--order",
+                f.to_str().unwrap(),
+                "--name",
+                "x",
+                "--out",
+                out.to_str().unwrap(),
+            ]));
+            (
+                table,
+                std::fs::read_to_string(out.join("summary.csv")).unwrap(),
+            )
+        };
+        let by_url = score(
+            "urls.order",
+            "http://a.test/\nhttp://B.test:80/\nhttp://c.test/\nhttp://d.test/\n",
+        );
+        let by_id = score("ids.order", "0\n1\n2\n3\n");
+        assert_eq!(by_url.1, by_id.1);
+        assert!(by_url.0.contains("R = 4 reachable"), "{}", by_url.0);
+        let f = env.write("bad.order", "http://a.test/\nhttp://e.test/\n");
+        fails(
+            &env.run(&["score-order", "--graph", g, "--order", f.to_str().unwrap()]),
+            &["bad.order:2", "http://e.test/ is not a page of the graph"],
+        );
+    }
+
+    #[test]
+    fn bad_orders_are_errors_naming_the_line() {
+        let env = Env::new();
+        // 0 → 1 → 2 → 3, 0 → 2; 4 → 0 (4 unreachable from 0).
+        let g = env.write("g.txt", "0 1\n1 2\n2 3\n0 2\n4 0\n");
+        let g = g.to_str().unwrap();
+        let score = |name: &str, text: &str, extra: &[&str]| {
+            let f = env.write(name, text);
+            let mut args = vec!["score-order", "--graph", g, "--order", f.to_str().unwrap()];
+            args.extend(extra);
+            env.run(&args)
+        };
+        let good = ok(&score("good.order", "# from 0\n0\n2\n1\n3\n", &[]));
+        assert!(good.contains("R = 4 reachable"), "{good}");
+        fails(
+            &score("dup.order", "0\n1\n\n1\n2\n3\n", &[]),
+            &["dup.order:4", "page 1 is listed again (first at line 2)"],
+        );
+        fails(
+            &score("absent.order", "0\n1\n9\n", &[]),
+            &["absent.order:3", "9"],
+        );
+        fails(
+            &score("text.order", "0\n1\ntwo\n", &[]),
+            &["text.order:3", "two"],
+        );
+        fails(&score("neg.order", "0\n-1\n", &[]), &["neg.order:2"]);
+        fails(
+            &score("far.order", "0\n1\n2\n4\n3\n", &[]),
+            &["far.order:4", "page 4 is not reachable from the seeds"],
+        );
+        fails(
+            &score("jump.order", "0\n3\n1\n2\n", &[]),
+            &[
+                "jump.order:2",
+                "page 3 is listed before any page listed earlier links to it",
+            ],
+        );
+        // Allowed, and counted.
+        let out = score("jump2.order", "0\n3\n1\n2\n", &["--allow-unlinked"]);
+        let (table, stderr) = super::common::ok_with_stderr(&out);
+        assert!(stderr.contains("1 pages of"), "{stderr}");
+        assert!(table.contains("jump2"), "{table}");
+        fails(
+            &score("short.order", "0\n1\n2\n", &[]),
+            &[
+                "short.order lists 3 pages",
+                "R = 4",
+                "page 3 is one it misses",
+            ],
+        );
+        fails(
+            &score("empty.order", "# nothing\n\n", &[]),
+            &["empty.order lists no pages"],
+        );
+        // With a seed that is not the first page: 1 then 0 from seeds {0, 1}.
+        let seeds = env.write("two.seeds", "1\n0\n");
+        ok(&score(
+            "two.order",
+            "1\n0\n2\n3\n",
+            &["--seeds-file", seeds.to_str().unwrap()],
+        ));
+        fails(
+            &score("two2.order", "1\n0\n2\n3\n", &[]),
+            &[
+                "two2.order:2",
+                "page 0 is not reachable from the seeds (the order's first page, 1)",
+            ],
+        );
+        fails(
+            &score("c.order", "0\n2\n1\n3\n", &["--checkpoints", "0,5"]),
+            &["1..=100"],
+        );
+        fails(
+            &score("n.order", "0\n2\n1\n3\n", &["--name", "a,b"]),
+            &["no comma"],
+        );
+    }
+}
+
+/// An `Env` with the 60-page graph of `user_ids` under sparse ids, and its ids.
+fn user_ids_pair() -> (Env, std::path::PathBuf, Vec<u64>) {
+    let env = Env::new();
+    let n = 60u64;
+    let id = |v: u64| 4_294_967_000 + 3 * v * v + v;
+    let mut text = String::new();
+    for v in 0..n {
+        for u in [(v + 1) % n, (7 * v + 3) % n] {
+            text += &format!("{} {}\n", id(v), id(u));
+        }
+    }
+    let g = env.write("sparse.txt", &text);
+    (env, g, (0..n).map(id).collect())
+}
+
+/// `simulate --beta`, `--delta-initial`, `--delta-slope` and `--checkpoints`.
+mod simulate_parameters {
+    use super::common::{fails, ok, Env};
+    use super::ring_with_chords;
+
+    fn orders(env: &Env, g: &str, out: &str, extra: &[&str]) -> (String, Vec<String>) {
+        let dir = env.path(out);
+        let mut args = vec![
+            "simulate",
+            "--graph",
+            g,
+            "--policy",
+            "fica,ieca,fica-plus,bfs",
+            "--seeds",
+            "3",
+            "--out",
+            dir.to_str().unwrap(),
+            "--save-orders",
+        ];
+        args.extend(extra);
+        let table = ok(&env.run(&args));
+        let read = |p: &str| std::fs::read_to_string(dir.join(format!("{p}.order"))).unwrap();
+        let json = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+        (
+            table,
+            vec![
+                read("fica"),
+                read("ieca"),
+                read("fica-plus"),
+                read("bfs"),
+                json,
+            ],
+        )
+    }
+
+    #[test]
+    fn beta_and_delta_change_the_orders_and_their_defaults_do_not() {
+        let env = Env::new();
+        let g = env.write("ring.txt", &ring_with_chords(300, &[(7, 3), (13, 5)]));
+        let g = g.to_str().unwrap();
+        let (_, default) = orders(&env, g, "default", &[]);
+        let explicit = [
+            "--beta",
+            "0.1",
+            "--delta-initial",
+            "0.35",
+            "--delta-slope",
+            "0.28",
+        ];
+        let (_, same) = orders(&env, g, "explicit", &explicit);
+        assert_eq!(default[..4], same[..4]);
+        assert!(default[4].contains("\"beta\": 0.1"), "{}", default[4]);
+        assert!(
+            default[4].contains("\"delta_initial\": 0.35"),
+            "{}",
+            default[4]
+        );
+        assert!(
+            default[4].contains("\"delta_slope\": 0.28"),
+            "{}",
+            default[4]
+        );
+
+        let (_, beta) = orders(&env, g, "beta", &["--beta", "3"]);
+        assert_ne!(beta[0], default[0], "fica's order does not depend on β");
+        assert_ne!(beta[1], default[1], "ieca's order does not depend on β");
+        assert_eq!(beta[3], default[3], "bfs has no β");
+        assert!(beta[4].contains("\"beta\": 3.0"), "{}", beta[4]);
+
+        let (_, delta) = orders(
+            &env,
+            g,
+            "delta",
+            &["--delta-initial", "0.9", "--delta-slope", "0.9"],
+        );
+        assert_eq!(delta[0], default[0], "fica has no δ");
+        assert_ne!(delta[1], default[1], "ieca's order does not depend on δ");
+        assert_ne!(
+            delta[2], default[2],
+            "fica-plus's order does not depend on δ"
+        );
+
+        for bad in [
+            &["--beta", "0"][..],
+            &["--beta=-1"],
+            &["--beta", "NaN"],
+            &["--beta", "inf"],
+        ] {
+            let mut args = vec!["simulate", "--graph", g, "--policy", "fica"];
+            args.extend(bad);
+            fails(&env.run(&args), &["must be a finite number > 0"]);
+        }
+        for (bad, needle) in [
+            (&["--delta-initial", "1.5"][..], "δ must stay in [0, 1]"),
+            (&["--delta-slope", "0.5"], "δ must stay in [0, 1]"),
+            (&["--delta-slope=-0.7"], "δ must stay in [0, 1]"),
+        ] {
+            let mut args = vec!["simulate", "--graph", g, "--policy", "ieca"];
+            args.extend(bad);
+            fails(&env.run(&args), &[needle]);
+        }
+    }
+
+    #[test]
+    fn checkpoints_set_the_table_columns() {
+        let env = Env::new();
+        let g = env.write("ring.txt", &ring_with_chords(200, &[(7, 3)]));
+        let g = g.to_str().unwrap();
+        let (default, d) = orders(&env, g, "default", &[]);
+        let header = |t: &str| -> Vec<String> {
+            let line = t.lines().find(|l| l.starts_with("policy")).unwrap();
+            line.split_whitespace().map(String::from).collect()
+        };
+        let h = header(&default);
+        assert_eq!(
+            h[1..6],
+            ["hot@5%", "hot@10%", "hot@15%", "hot@25%", "hot@45%"]
+        );
+        let (custom, c) = orders(&env, g, "custom", &["--checkpoints", "50,2,100"]);
+        let h = header(&custom);
+        assert_eq!(
+            h[1..7],
+            [
+                "hot@2%",
+                "hot@50%",
+                "hot@100%",
+                "mass@2%",
+                "mass@50%",
+                "mass@100%"
+            ]
+        );
+        assert_eq!(h[7], "tau_b");
+        // The same crawls: only the columns differ, and at 100% every policy has all of R.
+        assert_eq!(d[..4], c[..4]);
+        let bfs = custom.lines().find(|l| l.starts_with("bfs ")).unwrap();
+        let cells: Vec<_> = bfs.split_whitespace().collect();
+        assert_eq!((cells[3], cells[6]), ("1.000", "1.000"), "{custom}");
+        assert!(
+            c[4].contains("\"percents\": [\n    2,\n    50,\n    100\n  ]"),
+            "{}",
+            c[4]
+        );
+        assert!(c[4].contains("\"50\":"), "{}", c[4]);
+        for bad in ["0", "101", "5,5", "x", ","] {
+            fails(
+                &env.run(&["simulate", "--graph", g, "--checkpoints", bad]),
+                &["--checkpoints"],
+            );
+        }
+    }
+}

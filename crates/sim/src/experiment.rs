@@ -90,5 +90,7 @@ pub fn run_experiment(
         rng_seed: config.rng_seed,
         reachable: reference.reachable,
         results,
+        percents: config.percents.clone(),
+        parameters: config.parameters(),
     })
 }

@@ -15,7 +15,9 @@
 //! - [`run`]: one instrumented crawl (time, peak frontier, peak memory);
 //! - [`measures`]: throughput, PageRank mass, mean PageRank per window, Kendall's τ_b, and,
 //!   given impacts, the impact crawled relative to the ideal order;
-//! - [`report`]: the table, `summary.json`/`.csv`, crawl orders and SVG plots.
+//! - [`report`]: the table, `summary.json`/`.csv`, crawl orders and SVG plots;
+//! - [`score`]: an order computed elsewhere, checked as a crawl and measured the same way
+//!   ([`score_order`], `crawlrank score-order`).
 //!
 //! Entry points, all at the crate root: [`run_experiment`] runs an [`Experiment`] (seeds from
 //! a [`SeedChoice`], [`SimPolicy`]s, a [`SimConfig`]) and returns a [`Summary`], which
@@ -33,6 +35,7 @@ pub mod policy;
 pub mod reference;
 pub mod report;
 pub mod run;
+pub mod score;
 pub mod seeds;
 
 pub use compare::{write_comparison, write_comparison_csv, COMPARE_PERCENTS};
@@ -40,6 +43,7 @@ pub use experiment::{run_experiment, Experiment, ExperimentEvent};
 pub use measures::{measure, Measures, POINTS};
 pub use policy::SimPolicy;
 pub use reference::{reference_pagerank, ImpactReference, Reference};
-pub use report::{write_outputs, write_table, PolicyResult, Summary};
+pub use report::{write_outputs, write_table, PolicyResult, Summary, TABLE_PERCENTS};
 pub use run::{simulate, PolicyRun, SimConfig};
-pub use seeds::{random_seeds, read_seeds, SeedChoice};
+pub use score::{score_order, ScoreOptions, Scored};
+pub use seeds::{random_seeds, read_pages, read_seeds, SeedChoice};

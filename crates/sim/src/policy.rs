@@ -13,6 +13,9 @@ pub enum SimPolicy {
     Crawl(PolicyKind),
     /// The frontier page with the highest true PageRank (docs/algorithms.md §3.9).
     Omniscient,
+    /// An order computed elsewhere and scored by [`score_order`](crate::score_order), under
+    /// the name its user gave it; not a policy the simulator can run.
+    Outside(&'static str),
 }
 
 impl SimPolicy {
@@ -28,6 +31,7 @@ impl SimPolicy {
         match self {
             SimPolicy::Crawl(k) => k.name(),
             SimPolicy::Omniscient => "omniscient",
+            SimPolicy::Outside(name) => name,
         }
     }
 
@@ -102,6 +106,9 @@ impl SimPolicy {
                     pagerank.clone(),
                     config.spill.as_ref(),
                 )))
+            }
+            SimPolicy::Outside(name) => {
+                bail!("{name} is an order scored from a file, not a policy the simulator runs")
             }
         }
     }

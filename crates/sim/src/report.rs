@@ -45,6 +45,11 @@ pub struct Summary {
     pub reachable: u64,
     /// One result per policy, in report order.
     pub results: Vec<PolicyResult>,
+    /// The percentages of `R` crawled the table and `summary.json`'s `*_at` report
+    /// ([`TABLE_PERCENTS`] by default).
+    pub percents: Vec<usize>,
+    /// Named parameters of the policies (β, δ's schedule), recorded in `summary.json`.
+    pub parameters: Vec<(&'static str, f64)>,
 }
 
 /// Whether the crawls were also measured by impact (`simulate --impact`).
@@ -61,7 +66,9 @@ pub fn write_table(s: &Summary, w: &mut impl Write) -> std::io::Result<()> {
         "{}: {} pages, {} arcs; {} seeds ({}); R = {} reachable pages",
         s.graph, s.nodes, s.arcs, s.seeds, s.seed_source, s.reachable
     )?;
-    let pct = |label: &str| TABLE_PERCENTS.map(|p| format!("{label}@{p}%"));
+    let percents = &s.percents;
+    let pct =
+        |label: &str| -> Vec<String> { percents.iter().map(|p| format!("{label}@{p}%")).collect() };
     let mut header = vec!["policy".to_string()];
     header.extend(pct("hot"));
     header.extend(pct("mass"));
@@ -73,18 +80,29 @@ pub fn write_table(s: &Summary, w: &mut impl Write) -> std::io::Result<()> {
     for r in &s.results {
         let m = &r.measures;
         let mut row = vec![r.run.policy.name().to_string()];
-        row.extend(TABLE_PERCENTS.map(|p| format!("{:.3}", Measures::at(&m.throughput, p))));
-        row.extend(TABLE_PERCENTS.map(|p| format!("{:.3}", Measures::at(&m.mass, p))));
+        let at = |c: &[f64]| -> Vec<String> {
+            percents
+                .iter()
+                .map(|&p| format!("{:.3}", Measures::at(c, p)))
+                .collect()
+        };
+        row.extend(at(&m.throughput));
+        row.extend(at(&m.mass));
         if impact {
-            row.extend(TABLE_PERCENTS.map(|p| match &m.impact {
+            row.extend(percents.iter().map(|&p| match &m.impact {
                 Some(c) => format!("{:.3}", Measures::at(c, p)),
                 None => "-".into(),
             }));
         }
         let secs = r.run.crawl_time.as_secs_f64();
         row.push(format!("{:.3}", m.kendall_tau));
-        row.push(format!("{secs:.2}s"));
-        row.push(format!("{:.1}", r.run.arcs as f64 / secs.max(1e-9) / 1e6));
+        if matches!(r.run.policy, crate::SimPolicy::Outside(_)) {
+            // An order scored by `score-order` was not crawled here: no time to report.
+            row.extend(["-".to_string(), "-".to_string()]);
+        } else {
+            row.push(format!("{secs:.2}s"));
+            row.push(format!("{:.1}", r.run.arcs as f64 / secs.max(1e-9) / 1e6));
+        }
         row.push(r.run.peak_frontier.to_string());
         row.push(
             r.run
@@ -216,7 +234,7 @@ fn summary_json(s: &Summary) -> serde_json::Value {
         .map(|r| {
             let m = &r.measures;
             let at = |c: &[f64]| -> serde_json::Value {
-                TABLE_PERCENTS
+                s.percents
                     .iter()
                     .map(|&p| (format!("{p}"), Measures::at(c, p).into()))
                     .collect::<serde_json::Map<_, _>>()
@@ -250,6 +268,12 @@ fn summary_json(s: &Summary) -> serde_json::Value {
         "seed_source": s.seed_source,
         "rng_seed": s.rng_seed,
         "reachable": s.reachable,
+        "percents": s.percents,
+        "parameters": s
+            .parameters
+            .iter()
+            .map(|(k, v)| (k.to_string(), (*v).into()))
+            .collect::<serde_json::Map<_, _>>(),
         "policies": policies,
     })
 }

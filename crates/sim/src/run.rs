@@ -25,6 +25,14 @@ pub struct SimConfig {
     pub omega: f64,
     /// The walks' γ.
     pub gamma: f64,
+    /// FICA's (and IECA's, `fica-plus`'s) β in `α = exp(−β·t)`.
+    pub beta: f64,
+    /// IECA's (and `fica-plus`'s) δ before the first reorder.
+    pub delta_initial: f64,
+    /// How far δ falls over the crawl: `δ = delta_initial − delta_slope·min(1, crawled/R)`.
+    pub delta_slope: f64,
+    /// The percentages of `R` crawled the table and `summary.json`'s `*_at` report.
+    pub percents: Vec<usize>,
 }
 
 impl Default for SimConfig {
@@ -36,7 +44,22 @@ impl Default for SimConfig {
             impact: None,
             omega: PolicyConfig::OMEGA,
             gamma: PolicyConfig::GAMMA,
+            beta: PolicyConfig::BETA,
+            delta_initial: PolicyConfig::DELTA_INITIAL,
+            delta_slope: PolicyConfig::DELTA_SLOPE,
+            percents: crate::report::TABLE_PERCENTS.to_vec(),
         }
+    }
+}
+
+impl SimConfig {
+    /// The policies' parameters as `summary.json` records them.
+    pub fn parameters(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("beta", self.beta),
+            ("delta_initial", self.delta_initial),
+            ("delta_slope", self.delta_slope),
+        ]
     }
 }
 
@@ -80,6 +103,9 @@ pub fn simulate(
         impact: config.impact.clone(),
         omega: config.omega,
         gamma: config.gamma,
+        beta: config.beta,
+        delta_initial: config.delta_initial,
+        delta_slope: config.delta_slope,
         ..PolicyConfig::for_crawl(reference.reachable, graph.num_nodes() as u64)
     };
     reset_peak_rss();

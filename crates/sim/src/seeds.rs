@@ -88,8 +88,21 @@ impl SeedChoice {
 /// that is not a page of the graph, a negative or a non-integer id is an error naming the file
 /// and line.
 pub fn read_seeds(path: &Path, graph: &BvWebGraph) -> Result<Vec<PageId>> {
+    let seeds = read_pages(path, graph, "seeds")?;
+    ensure!(
+        !seeds.is_empty(),
+        "the seeds file {} holds no seeds",
+        path.display()
+    );
+    Ok(seeds.into_iter().map(|(page, _)| page).collect())
+}
+
+/// Reads a file of pages as [`read_seeds`] does (`what` names the file in errors: "seeds",
+/// "order"), each page with the number of its line (from 1). Empty and `#` lines are
+/// skipped; the list may be empty.
+pub fn read_pages(path: &Path, graph: &BvWebGraph, what: &str) -> Result<Vec<(PageId, usize)>> {
     let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read the seeds file {}", path.display()))?;
+        .with_context(|| format!("cannot read the {what} file {}", path.display()))?;
     let ids = graph.page_ids()?;
     let mut url_index: Option<HashMap<String, PageId>> = None;
     let url_list: std::cell::OnceCell<Option<Vec<String>>> = std::cell::OnceCell::new();
@@ -140,12 +153,7 @@ pub fn read_seeds(path: &Path, graph: &BvWebGraph) -> Result<Vec<PageId>> {
                 .get(&url)
                 .with_context(|| format!("{}: {url} is not a page of the graph", at()))?
         };
-        seeds.push(page);
+        seeds.push((page, i + 1));
     }
-    ensure!(
-        !seeds.is_empty(),
-        "the seeds file {} holds no seeds",
-        path.display()
-    );
     Ok(seeds)
 }

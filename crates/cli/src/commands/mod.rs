@@ -13,6 +13,7 @@ pub mod impacts;
 pub mod import;
 pub mod info;
 pub mod rank;
+pub mod score_order;
 pub mod seeds;
 pub mod seeds_eval;
 pub mod serve;

@@ -64,6 +64,22 @@ pub struct Args {
     /// Exponent γ of the out-degree factor of rw's and rw-eg's walks (≥ 0).
     #[arg(long, value_name = "G", default_value_t = PolicyConfig::GAMMA)]
     pub gamma: f64,
+    /// β of fica, fica-plus and ieca: their learning rate decays as α = exp(−β·t), t the
+    /// number of reorders so far (FICA's β sweep; > 0).
+    #[arg(long, value_name = "B", default_value_t = PolicyConfig::BETA, value_parser = positive)]
+    pub beta: f64,
+    /// ieca's and fica-plus's balance δ before the first reorder (in [0, 1]); δ then falls
+    /// to delta-initial − delta-slope as the crawl reaches R pages.
+    #[arg(long, value_name = "D", default_value_t = PolicyConfig::DELTA_INITIAL)]
+    pub delta_initial: f64,
+    /// How far ieca's and fica-plus's δ falls over the crawl: δ = delta-initial −
+    /// delta-slope·min(1, crawled/R) at every reorder (δ must stay in [0, 1]).
+    #[arg(long, value_name = "S", default_value_t = PolicyConfig::DELTA_SLOPE)]
+    pub delta_slope: f64,
+    /// The percentages of R crawled the table (and summary.json's *_at) reports,
+    /// comma-separated, each in 1..=100.
+    #[arg(long, value_name = "P,P,…", default_value = "5,10,15,25,45", value_parser = parse_percents)]
+    pub checkpoints: Percents,
     /// Write summary.json, summary.csv, throughput.svg and mass.svg (and impact.svg) into DIR.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -79,6 +95,44 @@ pub enum SeedsArg {
     Random(usize),
     /// `community:N`.
     Community(usize),
+}
+
+/// The value of `--checkpoints`: percentages in 1..=100, increasing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Percents(pub Vec<usize>);
+
+pub fn parse_percents(s: &str) -> Result<Percents, String> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let p: usize = part
+            .trim_end_matches('%')
+            .parse()
+            .map_err(|_| format!("'{part}' is not a whole percentage"))?;
+        if !(1..=100).contains(&p) {
+            return Err(format!(
+                "a checkpoint must be in 1..=100 (percent of R), not {p}"
+            ));
+        }
+        if out.contains(&p) {
+            return Err(format!("the checkpoint {p} is given twice"));
+        }
+        out.push(p);
+    }
+    if out.is_empty() {
+        return Err("give at least one checkpoint, e.g. 5,10,15,25,45".into());
+    }
+    out.sort_unstable();
+    Ok(Percents(out))
+}
+
+/// A finite number > 0.
+pub fn positive(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err(format!("must be a finite number > 0, not {s}"))
+    }
 }
 
 pub fn omega(s: &str) -> Result<f64, String> {
@@ -163,7 +217,18 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         impact,
         omega: args.omega,
         gamma: args.gamma,
+        beta: args.beta,
+        delta_initial: args.delta_initial,
+        delta_slope: args.delta_slope,
+        percents: args.checkpoints.0.clone(),
     };
+    PolicyConfig {
+        beta: config.beta,
+        delta_initial: config.delta_initial,
+        delta_slope: config.delta_slope,
+        ..PolicyConfig::default()
+    }
+    .check()?;
     let csr = graph.to_csr()?;
     // The seeds are drawn here, once, so that the provenance can name them.
     let (seed_pages, seed_source) = seeds.resolve(&graph, &csr)?;

@@ -64,6 +64,7 @@ pub fn fica(c: &PolicyConfig) -> Box<dyn Policy> {
 pub fn fica_plus(c: &PolicyConfig) -> Box<dyn Policy> {
     Box::new(FicaPlus {
         heap: PageHeap::new(c.spill.as_ref()),
+        balance: Balance::new(c),
         ..FicaPlus::new(c.beta, c.expected_pages)
     })
 }
@@ -130,21 +131,29 @@ impl Policy for Fica {
     }
 }
 
-/// IECA's balance δ (docs/algorithms.md §3): 0.35 until the first reorder, then `0.35 − 0.28·crawled/R`
-/// (with `crawled/R` capped at 1), recomputed at every batch boundary.
+/// IECA's balance δ (docs/algorithms.md §3): by default 0.35 until the first reorder, then
+/// `0.35 − 0.28·crawled/R` (with `crawled/R` capped at 1), recomputed at every batch boundary;
+/// [`PolicyConfig::delta_initial`] and [`PolicyConfig::delta_slope`] set the two numbers.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Balance {
     pub(crate) delta: f64,
+    initial: f64,
+    slope: f64,
     expected: u64,
 }
 
 impl Balance {
-    pub(crate) const INITIAL: f64 = 0.35;
-    const SLOPE: f64 = 0.28;
+    /// The schedule `config` sets.
+    pub(crate) fn new(c: &PolicyConfig) -> Self {
+        Self::schedule(c.delta_initial, c.delta_slope, c.expected_pages)
+    }
 
-    pub(crate) fn new(expected: u64) -> Self {
+    /// `δ = initial − slope·min(1, crawled/expected)`.
+    pub(crate) fn schedule(initial: f64, slope: f64, expected: u64) -> Self {
         Self {
-            delta: Self::INITIAL,
+            delta: initial,
+            initial,
+            slope,
             expected: expected.max(1),
         }
     }
@@ -155,7 +164,7 @@ impl Balance {
             return false;
         }
         let fraction = (clock.crawled as f64 / self.expected as f64).min(1.0);
-        let delta = Self::INITIAL - Self::SLOPE * fraction;
+        let delta = self.initial - self.slope * fraction;
         let changed = delta != self.delta;
         self.delta = delta;
         changed
@@ -183,7 +192,11 @@ impl FicaPlus {
             dist: PageValues::new(f64::INFINITY),
             backlinks: Counts::default(),
             popped: PageValues::new(f64::INFINITY),
-            balance: Balance::new(expected_pages),
+            balance: Balance::schedule(
+                PolicyConfig::DELTA_INITIAL,
+                PolicyConfig::DELTA_SLOPE,
+                expected_pages,
+            ),
             beta,
         }
     }

@@ -20,10 +20,11 @@ use crate::{Clock, Link, PageHeap, PageId, PageTable, Policy, SpillStatus, Targe
 /// The distance seeds start with (IECA Alg. 1: "a small number, like 0.3").
 pub const SEED_DISTANCE: f64 = 0.3;
 
-/// `ieca`'s constructor (registry).
+/// `ieca`'s constructor (registry): β and δ's schedule from `c`.
 pub fn ieca(c: &PolicyConfig) -> Box<dyn Policy> {
     Box::new(Ieca {
         heap: PageHeap::new(c.spill.as_ref()),
+        balance: Balance::new(c),
         ..Ieca::new(c.beta, c.expected_pages)
     })
 }
@@ -63,7 +64,11 @@ impl Ieca {
         Self {
             heap: PageHeap::default(),
             dist: PageValues::new(f64::INFINITY),
-            balance: Balance::new(expected_pages),
+            balance: Balance::schedule(
+                PolicyConfig::DELTA_INITIAL,
+                PolicyConfig::DELTA_SLOPE,
+                expected_pages,
+            ),
             beta,
         }
     }

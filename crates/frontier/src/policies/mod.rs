@@ -174,6 +174,11 @@ pub struct PolicyConfig {
     pub rng_seed: u64,
     /// FICA's and IECA's β in `α = exp(−β·t)`.
     pub beta: f64,
+    /// IECA's (and `fica-plus`'s) balance δ until the first reorder: the start of the
+    /// schedule `δ = delta_initial − delta_slope·min(1, crawled/R)` (docs/algorithms.md §3).
+    pub delta_initial: f64,
+    /// How far δ falls over the crawl (see [`delta_initial`](Self::delta_initial)).
+    pub delta_slope: f64,
     /// L1 threshold of the PageRanks (and of `rw`'s and `rw-eg`'s walks) the batch policies
     /// compute at each reorder.
     pub batch_pagerank_threshold: f64,
@@ -199,6 +204,10 @@ pub struct PolicyConfig {
 impl PolicyConfig {
     /// β's default, as in both papers.
     pub const BETA: f64 = 0.1;
+    /// δ's default start, IECA's 0.35.
+    pub const DELTA_INITIAL: f64 = 0.35;
+    /// δ's default fall, 0.28 (from 0.35 to IECA's 0.07 at the end of the crawl).
+    pub const DELTA_SLOPE: f64 = 0.28;
     /// The batch PageRank's default L1 threshold (docs/algorithms.md §3.3: orders agree with
     /// 1e-10 and it is several times faster).
     pub const BATCH_PAGERANK_THRESHOLD: f64 = 1e-6;
@@ -217,6 +226,8 @@ impl PolicyConfig {
             total_pages: total_pages.max(1),
             rng_seed: 0,
             beta: Self::BETA,
+            delta_initial: Self::DELTA_INITIAL,
+            delta_slope: Self::DELTA_SLOPE,
             batch_pagerank_threshold: Self::BATCH_PAGERANK_THRESHOLD,
             impact: None,
             impact_digest: None,
@@ -233,6 +244,14 @@ impl PolicyConfig {
             self.beta.is_finite() && self.beta >= 0.0,
             "β must be a finite number ≥ 0, not {}",
             self.beta
+        );
+        let end = self.delta_initial - self.delta_slope;
+        ensure!(
+            (0.0..=1.0).contains(&self.delta_initial) && (0.0..=1.0).contains(&end),
+            "δ must stay in [0, 1]: it starts at {} and ends at {} − {} = {end}",
+            self.delta_initial,
+            self.delta_initial,
+            self.delta_slope
         );
         ensure!(
             self.batch_pagerank_threshold.is_finite() && self.batch_pagerank_threshold > 0.0,
@@ -286,10 +305,20 @@ impl PolicySpec {
     /// gives back the same bits.
     pub fn encode(&self) -> String {
         let c = &self.config;
-        let digest = c
+        let mut digest = c
             .impact_digest
             .map(|d| format!("impact_digest={d:016x}\n"))
             .unwrap_or_default();
+        // δ's schedule is stored only when it is not the default, so that the stored form of
+        // a default crawl is what it always was.
+        if (c.delta_initial, c.delta_slope)
+            != (PolicyConfig::DELTA_INITIAL, PolicyConfig::DELTA_SLOPE)
+        {
+            digest += &format!(
+                "delta_initial={:?}\ndelta_slope={:?}\n",
+                c.delta_initial, c.delta_slope
+            );
+        }
         format!(
             "policy={}\nbatch={}\nexpected_pages={}\ntotal_pages={}\nrng_seed={}\nbeta={:?}\nbatch_pagerank_threshold={:?}\nomega={:?}\ngamma={:?}\n{digest}",
             self.kind.name(),
@@ -338,6 +367,11 @@ impl PolicySpec {
             total_pages: num("total_pages", take("total_pages"))?,
             rng_seed: num("rng_seed", take("rng_seed"))?,
             beta: num("beta", Some(take("beta").unwrap_or("0.1")))?,
+            delta_initial: num(
+                "delta_initial",
+                Some(take("delta_initial").unwrap_or("0.35")),
+            )?,
+            delta_slope: num("delta_slope", Some(take("delta_slope").unwrap_or("0.28")))?,
             batch_pagerank_threshold: num(
                 "batch_pagerank_threshold",
                 Some(take("batch_pagerank_threshold").unwrap_or("1e-6")),
@@ -373,6 +407,9 @@ mod tests {
                 kind,
                 config: PolicyConfig {
                     beta: 0.3,
+                    // Half the specs keep δ's default schedule (not stored), half not.
+                    delta_initial: if kind.needs_impact() { 0.35 } else { 0.6 },
+                    delta_slope: if kind.needs_impact() { 0.28 } else { 0.5 },
                     batch_pagerank_threshold: 1.5e-7,
                     rng_seed: u64::MAX,
                     omega: 0.3,
@@ -383,6 +420,11 @@ mod tests {
             };
             assert_eq!(PolicySpec::decode(&spec.encode()).unwrap(), spec);
         }
+        let default = PolicySpec {
+            kind: PolicyKind::Ieca,
+            config: PolicyConfig::for_crawl(100, 100),
+        };
+        assert!(!default.encode().contains("delta"), "{}", default.encode());
         // As crawl states stored it before β and the threshold were part of it.
         let old = "policy=ieca\nbatch=7\nexpected_pages=500\ntotal_pages=600\nrng_seed=3\n";
         let spec = PolicySpec::decode(old).unwrap();
