@@ -2555,6 +2555,12 @@ mod score_order {
             let scored_csv = std::fs::read_to_string(scored.join("summary.csv")).unwrap();
             assert_eq!(scored_csv, csv_of(&csv, p), "{p}");
             assert_eq!(scored_csv.lines().count(), 101);
+            // The summary records what produced it, the order file by its digest.
+            let json = std::fs::read_to_string(scored.join("summary.json")).unwrap();
+            assert!(
+                json.contains("\"provenance\"") && json.contains("\"order_file\""),
+                "{json}"
+            );
         }
     }
 

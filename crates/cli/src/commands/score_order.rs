@@ -3,6 +3,7 @@
 //! simulated policies on the same footing (docs/algorithms.md §4).
 
 use super::simulate::{parse_percents, Percents};
+use crate::provenance::{file_digest, stamp_json, Provenance};
 use anyhow::Result;
 use crawlrank_graph::{open_graph, Cache};
 use crawlrank_sim::score::default_name;
@@ -83,6 +84,12 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     write_table(&scored.summary, &mut std::io::stdout().lock())?;
     if let Some(dir) = &args.out {
         write_outputs(&scored.summary, dir, false, &ids)?;
+        let mut provenance = Provenance::new(&args.graph)?;
+        provenance.set("order_file", file_digest(&args.order)?);
+        if let Some(f) = &args.seeds_file {
+            provenance.set("seeds_file", file_digest(f)?);
+        }
+        stamp_json(&dir.join("summary.json"), &provenance)?;
         println!(
             "wrote {}/summary.json, summary.csv, throughput.svg, mass.svg",
             dir.display()
