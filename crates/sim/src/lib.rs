@@ -15,6 +15,8 @@
 //! - [`run`]: one instrumented crawl (time, peak frontier, peak memory);
 //! - [`measures`]: throughput, PageRank mass, mean PageRank per window, Kendall's τ_b, and,
 //!   given impacts, the impact crawled relative to the ideal order;
+//! - [`repeat`]: the same experiment over several random seed sets, with intervals and
+//!   paired comparisons; [`stats`]: the statistics they use;
 //! - [`report`]: the table, `summary.json`/`.csv`, crawl orders and SVG plots.
 //!
 //! Entry points, all at the crate root: [`run_experiment`] runs an [`Experiment`] (seeds from
@@ -31,15 +33,20 @@ pub mod measures;
 pub mod omniscient;
 pub mod policy;
 pub mod reference;
+pub mod repeat;
 pub mod report;
 pub mod run;
 pub mod seeds;
+pub mod stats;
 
 pub use compare::{write_comparison, write_comparison_csv, COMPARE_PERCENTS};
-pub use experiment::{run_experiment, Experiment, ExperimentEvent};
+pub use experiment::{run_experiment, run_with_pagerank, Experiment, ExperimentEvent};
 pub use measures::{measure, Measures, POINTS};
 pub use policy::SimPolicy;
 pub use reference::{reference_pagerank, ImpactReference, Reference};
+pub use repeat::{
+    paired, run_repeated, write_paired_headline, write_repeat_outputs, write_repeat_table, Paired,
+};
 pub use report::{write_outputs, write_table, PolicyResult, Summary};
 pub use run::{simulate, PolicyRun, SimConfig};
 pub use seeds::{random_seeds, read_seeds, SeedChoice};
