@@ -23,7 +23,9 @@
 //! a [`SeedChoice`], [`SimPolicy`]s, a [`SimConfig`]) and returns a [`Summary`], which
 //! [`write_table`] prints and [`write_outputs`] saves. Piece by piece: [`random_seeds`] or
 //! [`read_seeds`], [`reference_pagerank`] and [`Reference::new`], [`simulate`] (one crawl, a
-//! [`PolicyRun`]), [`measure`] (its [`Measures`]).
+//! [`PolicyRun`]), [`measure`] (its [`Measures`]). Over several random seed sets:
+//! [`run_repeated`] (one [`Summary`] per rng seed), then [`write_repeat_table`], [`paired`]
+//! and [`write_repeat_outputs`].
 
 #![warn(missing_docs)]
 
