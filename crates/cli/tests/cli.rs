@@ -2143,7 +2143,7 @@ mod simulate_repeat {
             "--graph",
             graph.to_str().unwrap(),
             "--policy",
-            "bfs,fica,opic,random,omniscient",
+            "bfs,fica,batch-pagerank,opic,random,omniscient",
             "--seeds",
             "3",
             "--out",
