@@ -2942,3 +2942,230 @@ mod simulate_parameters {
         }
     }
 }
+
+/// `simulate --repeat N` / `--rng-seeds LIST`: repeated seed sets, intervals, paired tests.
+mod simulate_repeat {
+    use super::*;
+    use serde_json::Value;
+
+    /// `summary.json` without what differs between two runs of the same crawl (timings, memory).
+    fn numbers(path: &Path) -> Value {
+        let mut v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        for run in v["policies"].as_array_mut().unwrap() {
+            let run = run.as_object_mut().unwrap();
+            run.remove("crawl_seconds").unwrap();
+            run.remove("peak_rss_bytes").unwrap();
+        }
+        v
+    }
+
+    /// The table's cells that do not depend on timing (policy to τ_b).
+    fn table(stdout: &str) -> Vec<String> {
+        stdout
+            .lines()
+            .filter(|l| !l.starts_with("wrote"))
+            .map(|l| l.split_whitespace().take(12).collect::<Vec<_>>().join(" "))
+            .collect()
+    }
+
+    fn simulate(env: &Env, graph: &Path, out: &str, extra: &[&str]) -> String {
+        let out = env.path(out);
+        let mut args = vec![
+            "simulate",
+            "--graph",
+            graph.to_str().unwrap(),
+            "--policy",
+            "bfs,fica,batch-pagerank,opic,random,omniscient",
+            "--seeds",
+            "3",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        ok(&env.run(&args))
+    }
+
+    #[test]
+    fn repeat_1_is_the_single_run_bit_for_bit() {
+        let env = Env::new();
+        let g = env.write("g.txt", &ring_with_chords(400, &[(7, 3), (13, 5)]));
+        let single = simulate(&env, &g, "single", &["--rng-seed", "7"]);
+        let repeat = simulate(&env, &g, "repeat", &["--rng-seed", "7", "--repeat", "1"]);
+        let listed = simulate(&env, &g, "listed", &["--rng-seeds", "7"]);
+        let want = numbers(&env.path("single/summary.json"));
+        assert_eq!(numbers(&env.path("repeat/summary.json")), want);
+        assert_eq!(numbers(&env.path("listed/summary.json")), want);
+        for dir in ["repeat", "listed"] {
+            assert_eq!(
+                std::fs::read(env.path(dir).join("summary.csv")).unwrap(),
+                std::fs::read(env.path("single/summary.csv")).unwrap()
+            );
+        }
+        assert_eq!(table(&repeat), table(&single));
+        assert_eq!(table(&listed), table(&single));
+
+        // Run i of --repeat N is the single run with rng seed --rng-seed + i.
+        simulate(&env, &g, "three", &["--rng-seed", "6", "--repeat", "3"]);
+        let three: Value =
+            serde_json::from_str(&std::fs::read_to_string(env.path("three/summary.json")).unwrap())
+                .unwrap();
+        assert_eq!(three["rng_seeds"], serde_json::json!([6, 7, 8]));
+        let mut second = three["runs"][1].clone();
+        for run in second["policies"].as_array_mut().unwrap() {
+            let run = run.as_object_mut().unwrap();
+            run.remove("crawl_seconds").unwrap();
+            run.remove("peak_rss_bytes").unwrap();
+        }
+        assert_eq!(second, want);
+    }
+
+    #[test]
+    fn identical_crawls_tie_and_a_dominating_policy_wins_every_seed_set() {
+        let env = Env::new();
+        // A ring from one seed: the frontier never holds more than one page, so every policy
+        // crawls the same order and they tie exactly in every seed set.
+        let ring = env.write("ring.txt", &ring_with_chords(300, &[]));
+        let out = env.path("ring");
+        let stdout = ok(&env.run(&[
+            "simulate",
+            "--graph",
+            ring.to_str().unwrap(),
+            "--policy",
+            "bfs,fica,opic",
+            "--seeds",
+            "1",
+            "--repeat",
+            "6",
+            "--out",
+            out.to_str().unwrap(),
+        ]));
+        assert!(
+            stdout.contains("fica vs opic: 0–0 (6 ties), p = 1.0000"),
+            "{stdout}"
+        );
+        let paired = std::fs::read_to_string(out.join("paired.csv")).unwrap();
+        let mut rows = 0;
+        for line in paired.lines().skip(1) {
+            let f: Vec<&str> = line.split(',').collect();
+            if f[1] == "tau_b" {
+                continue; // final scores differ even when the orders do not
+            }
+            rows += 1;
+            assert_eq!(&f[5..], ["6", "0", "0", "6", "1"], "{line}");
+        }
+        assert_eq!(
+            rows,
+            3 * 2 * 100,
+            "3 pairs × throughput, mass × 100 checkpoints"
+        );
+
+        // omniscient against random on a graph whose PageRank is skewed (a ring, and every page
+        // v links to v/2 and v/7: low ids collect the rank): omniscient wins all 8 seed sets at
+        // 15% crawled, exact p = 2/2^8.
+        let mut text = ring_with_chords(600, &[]);
+        for v in 1..600 {
+            text.push_str(&format!("{v} {}\n{v} {}\n", v / 2, v / 7));
+        }
+        let g = env.write("g.txt", &text);
+        let out = env.path("dom");
+        let stdout = ok(&env.run(&[
+            "simulate",
+            "--graph",
+            g.to_str().unwrap(),
+            "--policy",
+            "random,omniscient,bfs",
+            "--seeds",
+            "2",
+            "--rng-seeds",
+            "1,2,3,4,5,6,7,8",
+            "--baseline",
+            "random",
+            "--out",
+            out.to_str().unwrap(),
+        ]));
+        assert!(
+            stdout.contains("omniscient vs random: 8–0 (0 ties), p = 0.0078"),
+            "{stdout}"
+        );
+        assert!(!stdout.contains("omniscient vs bfs"), "{stdout}");
+        let paired = std::fs::read_to_string(out.join("paired.csv")).unwrap();
+        assert!(paired.contains(",throughput,15,omniscient,random,8,8,0,0,0.0078125\n"));
+        assert!(paired.lines().skip(1).all(|l| l.contains(",random,")));
+
+        // The interval of omniscient's throughput at 15%: recomputed from the per-run rows of
+        // the tidy summary.csv with t(0.975, 7) = 2.365.
+        let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+        assert!(csv.starts_with("graph,policy,rng_seed,seeds,reachable,percent,k,measure,value\n"));
+        let v: Vec<f64> = csv
+            .lines()
+            .filter(|l| {
+                l.contains(",omniscient,") && l.contains(",15,") && l.contains(",throughput,")
+            })
+            .map(|l| l.rsplit(',').next().unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(v.len(), 8);
+        let mean = v.iter().sum::<f64>() / 8.0;
+        let sd = (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / 7.0).sqrt();
+        let stats = std::fs::read_to_string(out.join("summary-stats.csv")).unwrap();
+        let row = stats
+            .lines()
+            .find(|l| l.contains(",omniscient,15,throughput,"))
+            .unwrap();
+        let f: Vec<f64> = row.split(',').skip(4).map(|x| x.parse().unwrap()).collect();
+        assert_eq!(f[0], 8.0);
+        assert!(
+            (f[1] - mean).abs() < 1e-12 && (f[2] - sd).abs() < 1e-12,
+            "{row}"
+        );
+        let half = 2.365 * sd / 8f64.sqrt();
+        assert!((f[3] - (mean - half)).abs() < 1e-12 && (f[4] - (mean + half)).abs() < 1e-12);
+        // The table prints mean ± half-width; the plots draw the bands.
+        assert!(
+            stdout.contains(&format!("{mean:.3} ± {half:.3}")),
+            "{stdout}"
+        );
+        let svg = std::fs::read_to_string(out.join("throughput.svg")).unwrap();
+        assert!(svg.contains("<polygon") && svg.contains("8 seed sets"));
+    }
+
+    #[test]
+    fn bad_repeats_are_clear_errors() {
+        let env = Env::new();
+        let g = env.write("g.txt", &ring_with_chords(50, &[(7, 3)]));
+        let g = g.to_str().unwrap();
+        let base = [
+            "simulate", "--graph", g, "--policy", "bfs,fica", "--seeds", "2",
+        ];
+        let with = |extra: &[&str]| {
+            let mut a = base.to_vec();
+            a.extend_from_slice(extra);
+            env.run(&a)
+        };
+        fails(&with(&["--repeat", "0"]), &["--repeat must be at least 1"]);
+        fails(
+            &with(&["--repeat", "3", "--baseline", "opic"]),
+            &["--baseline opic is not among the policies", "bfs, fica"],
+        );
+        fails(&with(&["--baseline", "bfs"]), &["--baseline", "--repeat"]);
+        fails(&with(&["--rng-seeds", "1,2,1"]), &["rng seed 1 twice"]);
+        fails(&with(&["--rng-seeds", "1,x"]), &["x"]);
+        fails(
+            &with(&["--repeat", "2", "--rng-seeds", "1,2"]),
+            &["--rng-seeds"],
+        );
+        let seeds = env.write("seeds.txt", "0\n");
+        fails(
+            &env.run(&[
+                "simulate",
+                "--graph",
+                g,
+                "--seeds-file",
+                seeds.to_str().unwrap(),
+                "--repeat",
+                "2",
+            ]),
+            &["--seeds-file", "random seeds"],
+        );
+        assert!(env.files().iter().all(|f| f == "g.txt" || f == "seeds.txt"));
+    }
+}

@@ -59,8 +59,24 @@ pub fn run_experiment(
         experiment.config.batch != Some(0),
         "the batch size K must be at least 1"
     );
-    let (seeds, seed_source) = experiment.seeds.resolve(graph, csr)?;
     let pagerank = Arc::new(reference_pagerank(graph, csr)?);
+    run_with_pagerank(graph, csr, experiment, pagerank, progress)
+}
+
+/// [`run_experiment`] with the reference PageRank of the full graph already computed
+/// ([`reference_pagerank`]), so that repeated experiments share it.
+pub fn run_with_pagerank(
+    graph: &BvWebGraph,
+    csr: &Csr,
+    experiment: &Experiment,
+    pagerank: Arc<Vec<f64>>,
+    progress: &mut dyn FnMut(ExperimentEvent<'_>),
+) -> Result<Summary> {
+    ensure!(
+        experiment.config.batch != Some(0),
+        "the batch size K must be at least 1"
+    );
+    let (seeds, seed_source) = experiment.seeds.resolve(graph, csr)?;
     let mut reference = Reference::new(csr, pagerank, &seeds)?;
     if let Some(impact) = &experiment.config.impact {
         reference = reference.with_impact(impact.clone())?;

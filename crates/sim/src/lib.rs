@@ -15,6 +15,8 @@
 //! - [`run`]: one instrumented crawl (time, peak frontier, peak memory);
 //! - [`measures`]: throughput, PageRank mass, mean PageRank per window, Kendall's τ_b, and,
 //!   given impacts, the impact crawled relative to the ideal order;
+//! - [`repeat`]: the same experiment over several random seed sets, with intervals and
+//!   paired comparisons; [`stats`]: the statistics they use;
 //! - [`report`]: the table, `summary.json`/`.csv`, crawl orders and SVG plots;
 //! - [`score`]: an order computed elsewhere, checked as a crawl and measured the same way
 //!   ([`score_order`], `crawlrank score-order`).
@@ -23,7 +25,9 @@
 //! a [`SeedChoice`], [`SimPolicy`]s, a [`SimConfig`]) and returns a [`Summary`], which
 //! [`write_table`] prints and [`write_outputs`] saves. Piece by piece: [`random_seeds`] or
 //! [`read_seeds`], [`reference_pagerank`] and [`Reference::new`], [`simulate`] (one crawl, a
-//! [`PolicyRun`]), [`measure`] (its [`Measures`]).
+//! [`PolicyRun`]), [`measure`] (its [`Measures`]). Over several random seed sets:
+//! [`run_repeated`] (one [`Summary`] per rng seed), then [`write_repeat_table`], [`paired`]
+//! and [`write_repeat_outputs`].
 
 #![warn(missing_docs)]
 
@@ -33,16 +37,21 @@ pub mod measures;
 pub mod omniscient;
 pub mod policy;
 pub mod reference;
+pub mod repeat;
 pub mod report;
 pub mod run;
 pub mod score;
 pub mod seeds;
+pub mod stats;
 
 pub use compare::{write_comparison, write_comparison_csv, COMPARE_PERCENTS};
-pub use experiment::{run_experiment, Experiment, ExperimentEvent};
+pub use experiment::{run_experiment, run_with_pagerank, Experiment, ExperimentEvent};
 pub use measures::{measure, Measures, POINTS};
 pub use policy::SimPolicy;
 pub use reference::{reference_pagerank, ImpactReference, Reference};
+pub use repeat::{
+    paired, run_repeated, write_paired_headline, write_repeat_outputs, write_repeat_table, Paired,
+};
 pub use report::{write_outputs, write_table, PolicyResult, Summary, TABLE_PERCENTS};
 pub use run::{simulate, PolicyRun, SimConfig};
 pub use score::{score_order, ScoreOptions, Scored};

@@ -227,7 +227,7 @@ pub fn write_outputs(s: &Summary, dir: &Path, save_orders: bool, ids: &PageIds) 
     Ok(())
 }
 
-fn summary_json(s: &Summary) -> serde_json::Value {
+pub(crate) fn summary_json(s: &Summary) -> serde_json::Value {
     let policies: Vec<_> = s
         .results
         .iter()
@@ -243,7 +243,9 @@ fn summary_json(s: &Summary) -> serde_json::Value {
             serde_json::json!({
                 "policy": r.run.policy.name(),
                 "batch": r.run.batch,
-                "crawled": r.run.order.len(),
+                // R: measure() checks that the crawl reached every reachable page (and a
+                // repeated experiment drops the orders it does not save).
+                "crawled": m.checkpoints.last(),
                 "kendall_tau_b": m.kendall_tau,
                 "crawl_seconds": r.run.crawl_time.as_secs_f64(),
                 "arcs": r.run.arcs,
@@ -308,6 +310,58 @@ fn draw(
         .draw()?;
     let lines = series.iter().map(|(name, ys)| {
         let points = ys.iter().enumerate().map(|(j, &y)| ((j + 1) as f64, y));
+        (name.as_str(), points.collect())
+    });
+    draw_lines(&mut chart, lines, true)?;
+    root.present()?;
+    Ok(())
+}
+
+/// One policy's curve over repeated runs: its name, the mean at each percent, and the lower
+/// and upper ends of the 95% interval there.
+pub(crate) type Band = (String, Vec<f64>, Vec<f64>, Vec<f64>);
+
+/// Like [`plot`], each policy's mean line over a shaded band (its 95% interval) in the
+/// line's colour.
+pub(crate) fn plot_bands(path: &Path, title: &str, y_label: &str, bands: &[Band]) -> Result<()> {
+    let tmp = path.with_extension("svg.tmp");
+    draw_bands(&tmp, title, y_label, bands)
+        .map_err(|e| anyhow::anyhow!("cannot draw {}: {e}", path.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
+}
+
+fn draw_bands(
+    path: &Path,
+    title: &str,
+    y_label: &str,
+    bands: &[Band],
+) -> Result<(), Box<dyn std::error::Error>> {
+    let root = SVGBackend::new(path, (1000, 640)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(16)
+        .x_label_area_size(48)
+        .y_label_area_size(64)
+        .build_cartesian_2d(0f64..100f64, 0f64..1f64)?;
+    chart
+        .configure_mesh()
+        .x_desc("% of reachable pages crawled")
+        .y_desc(y_label)
+        .draw()?;
+    for (i, (_, _, low, high)) in bands.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        let x = |j: usize| (j + 1) as f64;
+        let mut outline: Vec<(f64, f64)> =
+            high.iter().enumerate().map(|(j, &y)| (x(j), y)).collect();
+        outline.extend(low.iter().enumerate().rev().map(|(j, &y)| (x(j), y)));
+        chart.draw_series(std::iter::once(Polygon::new(
+            outline,
+            color.mix(0.18).filled(),
+        )))?;
+    }
+    let lines = bands.iter().map(|(name, mean, _, _)| {
+        let points = mean.iter().enumerate().map(|(j, &y)| ((j + 1) as f64, y));
         (name.as_str(), points.collect())
     });
     draw_lines(&mut chart, lines, true)?;

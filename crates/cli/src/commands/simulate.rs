@@ -7,7 +7,8 @@ use crawlrank_frontier::{Impacts, PolicyConfig};
 use crawlrank_graph::{open_graph, BvWebGraph, Cache, Csr, PageIds};
 use crawlrank_seeds::Pruning;
 use crawlrank_sim::{
-    run_experiment, write_comparison, write_comparison_csv, write_outputs, write_table, Experiment,
+    paired, run_experiment, run_repeated, write_comparison, write_comparison_csv, write_outputs,
+    write_paired_headline, write_repeat_outputs, write_repeat_table, write_table, Experiment,
     ExperimentEvent, SeedChoice, SimConfig, SimPolicy, Summary,
 };
 use std::io::Write;
@@ -80,6 +81,18 @@ pub struct Args {
     /// comma-separated, each in 1..=100.
     #[arg(long, value_name = "P,P,…", default_value = "5,10,15,25,45", value_parser = parse_percents)]
     pub checkpoints: Percents,
+    /// Repeat the experiment over N random seed sets, drawn with rng seeds --rng-seed,
+    /// --rng-seed + 1, …, --rng-seed + N − 1 (each run is the single run with that rng seed),
+    /// and report mean ± 95% interval per policy and checkpoint and paired comparisons.
+    #[arg(long, value_name = "N", conflicts_with = "rng_seeds")]
+    pub repeat: Option<usize>,
+    /// Repeat the experiment with these rng seeds, comma-separated (as --repeat does with
+    /// consecutive ones).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', num_args = 1)]
+    pub rng_seeds: Option<Vec<u64>>,
+    /// With --repeat/--rng-seeds: compare every policy with this one only, not every pair.
+    #[arg(long, value_name = "POLICY")]
+    pub baseline: Option<String>,
     /// Write summary.json, summary.csv, throughput.svg and mass.svg (and impact.svg) into DIR.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -193,6 +206,24 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
             pruning: Pruning::Auto,
         },
     };
+    let rng_seeds = repeat_rng_seeds(&args)?;
+    let baseline = match &args.baseline {
+        None => None,
+        Some(b) => {
+            ensure!(
+                rng_seeds.is_some(),
+                "--baseline compares policies over seed sets: it needs --repeat N or --rng-seeds LIST"
+            );
+            let index = policies.iter().position(|p| p.name() == b.trim());
+            Some(index.ok_or_else(|| {
+                let names: Vec<&str> = policies.iter().map(|p| p.name()).collect();
+                anyhow::anyhow!(
+                    "--baseline {b} is not among the policies simulated ({})",
+                    names.join(", ")
+                )
+            })?)
+        }
+    };
     let graph = open_graph(&args.graph, cache)?;
     let ids = graph.page_ids()?;
     let mut provenance = Provenance::new(&args.graph)?;
@@ -230,6 +261,21 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     }
     .check()?;
     let csr = graph.to_csr()?;
+    if let Some(rng_seeds) = rng_seeds {
+        // Each seed set is drawn from its own rng seed inside the repeated run; the
+        // provenance names the rng seeds, and every run in summary.json its seeds.
+        let experiment = Experiment {
+            seeds,
+            policies: policies.clone(),
+            config: config.clone(),
+        };
+        run_repeated_and_report(&args, &graph, &csr, &experiment, &rng_seeds, baseline, &ids)?;
+        if let Some(dir) = &args.out {
+            provenance.set("rng_seeds", serde_json::json!(rng_seeds));
+            crate::provenance::stamp_json(&dir.join("summary.json"), &provenance)?;
+        }
+        return Ok(());
+    }
     // The seeds are drawn here, once, so that the provenance can name them.
     let (seed_pages, seed_source) = seeds.resolve(&graph, &csr)?;
     let experiment = Experiment {
@@ -338,6 +384,90 @@ fn write_provenance(
         let mut extra = serde_json::Map::new();
         extra.insert("orders".into(), orders.into());
         crate::provenance::write_sidecar(&dir.join("orders.json"), provenance, extra)?;
+    }
+    Ok(())
+}
+
+/// The rng seeds of a repeated experiment (`--repeat N` or `--rng-seeds LIST`), `None` for a
+/// single run.
+fn repeat_rng_seeds(args: &Args) -> Result<Option<Vec<u64>>> {
+    let seeds = match (args.repeat, &args.rng_seeds) {
+        (None, None) => return Ok(None),
+        (Some(0), _) => anyhow::bail!("--repeat must be at least 1"),
+        (Some(n), _) => (0..n as u64)
+            .map(|i| {
+                args.rng_seed.checked_add(i).ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "--rng-seed {} + {i} overflows a 64-bit rng seed",
+                        args.rng_seed
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>>>()?,
+        (None, Some(list)) => {
+            ensure!(!list.is_empty(), "--rng-seeds needs at least one rng seed");
+            for (i, s) in list.iter().enumerate() {
+                ensure!(
+                    !list[..i].contains(s),
+                    "--rng-seeds lists rng seed {s} twice: the two runs would be the same"
+                );
+            }
+            list.clone()
+        }
+    };
+    ensure!(
+        args.seeds_file.is_none()
+            && matches!(args.seeds, SeedsArg::Random(_))
+            && !args.compare_random,
+        "--repeat and --rng-seeds draw a new random seed set per run: they need random seeds \
+         (--seeds N), not --seeds-file, --seeds community:N or --compare-random"
+    );
+    Ok(Some(seeds))
+}
+
+/// Runs the experiment once per rng seed and reports it: with one rng seed exactly as a single
+/// run, with more the intervals and the paired comparisons.
+fn run_repeated_and_report(
+    args: &Args,
+    graph: &BvWebGraph,
+    csr: &Csr,
+    experiment: &Experiment,
+    rng_seeds: &[u64],
+    baseline: Option<usize>,
+    ids: &PageIds,
+) -> Result<()> {
+    eprintln!(
+        "{}: {} pages, {} arcs; {} seed sets of random seeds, {} policies, run in parallel",
+        graph.basename().display(),
+        csr.num_nodes(),
+        csr.num_arcs(),
+        rng_seeds.len(),
+        experiment.policies.len(),
+    );
+    let start = std::time::Instant::now();
+    let runs = run_repeated(graph, csr, experiment, rng_seeds, args.save_orders, &|s| {
+        eprintln!(
+            "  rng seed {}: R = {}, done at {:.2?}",
+            s.rng_seed,
+            s.reachable,
+            start.elapsed()
+        )
+    })?;
+    if let [one] = runs.as_slice() {
+        return report(one, args.out.as_deref(), args.save_orders, ids);
+    }
+    let rows = paired(&runs, baseline);
+    let mut out = std::io::stdout().lock();
+    write_repeat_table(&runs, &mut out)?;
+    writeln!(out)?;
+    write_paired_headline(&rows, runs.len(), &mut out)?;
+    if let Some(dir) = &args.out {
+        write_repeat_outputs(&runs, &rows, dir, args.save_orders, ids)?;
+        writeln!(
+            out,
+            "wrote {}/summary.json, summary.csv, summary-stats.csv, paired.csv, throughput.svg, mass.svg",
+            dir.display()
+        )?;
     }
     Ok(())
 }
