@@ -2934,6 +2934,25 @@ mod simulate_parameters {
             c[4]
         );
         assert!(c[4].contains("\"50\":"), "{}", c[4]);
+        // A repeated experiment reports the same checkpoints, as mean ± interval.
+        let repeated = ok(&env.run(&[
+            "simulate",
+            "--graph",
+            g,
+            "--policy",
+            "bfs,fica",
+            "--seeds",
+            "3",
+            "--repeat",
+            "2",
+            "--checkpoints",
+            "50,2,100",
+        ]));
+        let line = repeated.lines().find(|l| l.starts_with("policy")).unwrap();
+        assert!(
+            line.contains("hot@2%") && line.contains("hot@100%") && !line.contains("hot@15%"),
+            "{repeated}"
+        );
         for bad in ["0", "101", "5,5", "x", ","] {
             fails(
                 &env.run(&["simulate", "--graph", g, "--checkpoints", bad]),
@@ -2951,6 +2970,8 @@ mod simulate_repeat {
     /// `summary.json` without what differs between two runs of the same crawl (timings, memory).
     fn numbers(path: &Path) -> Value {
         let mut v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        // What produced the run (its command line, its time) is not one of its numbers.
+        assert!(v.as_object_mut().unwrap().remove("provenance").is_some());
         for run in v["policies"].as_array_mut().unwrap() {
             let run = run.as_object_mut().unwrap();
             run.remove("crawl_seconds").unwrap();

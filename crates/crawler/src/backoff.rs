@@ -67,16 +67,23 @@ pub struct HostPause {
     pub backoff: Duration,
 }
 
+/// `d` in whole milliseconds, rounded up.
+fn ceil_millis(d: Duration) -> u64 {
+    (d.as_millis() + u128::from(d.subsec_nanos() % 1_000_000 != 0)) as u64
+}
+
 impl HostPause {
-    /// Stored form: `until` in milliseconds since the epoch, then `backoff` in milliseconds.
+    /// Stored form: `until` in milliseconds since the epoch, then `backoff` in milliseconds,
+    /// both rounded *up*: a pause read back never ends before the host asked (truncating made a
+    /// resumed crawl ask again up to a millisecond early).
     pub fn encode(&self) -> [u8; 16] {
         let until = self
             .until
             .duration_since(SystemTime::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
+            .map_or(0, ceil_millis);
         let mut b = [0u8; 16];
         b[..8].copy_from_slice(&until.to_le_bytes());
-        b[8..].copy_from_slice(&(self.backoff.as_millis() as u64).to_le_bytes());
+        b[8..].copy_from_slice(&ceil_millis(self.backoff).to_le_bytes());
         b
     }
 
@@ -255,5 +262,13 @@ mod tests {
         };
         assert_eq!(HostPause::decode(&p.encode()), Some(p));
         assert_eq!(HostPause::decode(b"short"), None);
+        // A pause that ends between two milliseconds is stored as ending at the later one.
+        let p = HostPause {
+            until: t0() + Duration::from_micros(4_000_170),
+            backoff: Duration::from_micros(1_500),
+        };
+        let back = HostPause::decode(&p.encode()).unwrap();
+        assert_eq!(back.until, t0() + Duration::from_millis(4_001));
+        assert_eq!(back.backoff, Duration::from_millis(2));
     }
 }

@@ -11,7 +11,7 @@
 use crate::experiment::{run_with_pagerank, Experiment};
 use crate::measures::{Measures, POINTS};
 use crate::reference::reference_pagerank;
-use crate::report::{plot_bands, summary_json, Band, Summary, TABLE_PERCENTS};
+use crate::report::{plot_bands, summary_json, Band, Summary};
 use crate::seeds::SeedChoice;
 use crate::stats::{wilcoxon_p, Interval};
 use anyhow::{bail, ensure, Context, Result};
@@ -230,7 +230,7 @@ pub fn write_repeat_table(runs: &[Summary], w: &mut impl Write) -> std::io::Resu
     }
     let mut header = vec!["policy".to_string()];
     for (label, _) in &measures {
-        header.extend(TABLE_PERCENTS.map(|p| format!("{label}@{p}%")));
+        header.extend(first.percents.iter().map(|p| format!("{label}@{p}%")));
     }
     header.extend(["tau_b", "time"].map(String::from));
     let mut rows = vec![header];
@@ -244,7 +244,12 @@ pub fn write_repeat_table(runs: &[Summary], w: &mut impl Write) -> std::io::Resu
     for (p, r) in first.results.iter().enumerate() {
         let mut row = vec![r.run.policy.name().to_string()];
         for (_, m) in &measures {
-            row.extend(TABLE_PERCENTS.map(|pc| cell(values(runs, p, m, Some(pc)))));
+            row.extend(
+                first
+                    .percents
+                    .iter()
+                    .map(|&pc| cell(values(runs, p, m, Some(pc)))),
+            );
         }
         row.push(cell(values(runs, p, "tau_b", None)));
         let secs: f64 = runs
@@ -334,7 +339,8 @@ pub fn write_repeat_outputs(
         let mut per = serde_json::Map::new();
         per.insert("policy".into(), (*name).into());
         for (measure, _) in curves(&first.results[p].measures) {
-            let at: serde_json::Map<String, serde_json::Value> = TABLE_PERCENTS
+            let at: serde_json::Map<String, serde_json::Value> = first
+                .percents
                 .iter()
                 .filter_map(|&pc| {
                     Some((
