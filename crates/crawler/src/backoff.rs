@@ -69,7 +69,7 @@ pub struct HostPause {
 
 /// `d` in whole milliseconds, rounded up.
 fn ceil_millis(d: Duration) -> u64 {
-    (d.as_millis() + u128::from(d.subsec_nanos() % 1_000_000 != 0)) as u64
+    (d.as_millis() + u128::from(!d.subsec_nanos().is_multiple_of(1_000_000))) as u64
 }
 
 impl HostPause {
