@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 use crawlrank_graph::atomic::write_file;
 use crawlrank_graph::PageIds;
 use plotters::coord::types::RangedCoordf64;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use std::io::Write;
 use std::path::Path;
@@ -350,7 +351,7 @@ fn draw_bands(
         .y_desc(y_label)
         .draw()?;
     for (i, (_, _, low, high)) in bands.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
+        let color = line_style(i).0;
         let x = |j: usize| (j + 1) as f64;
         let mut outline: Vec<(f64, f64)> =
             high.iter().enumerate().map(|(j, &y)| (x(j), y)).collect();
@@ -374,20 +375,47 @@ fn draw_bands(
 pub type SvgChart<'a, 'b> =
     ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
-/// Draws one line per `(legend, points)` into `chart`, in the palette's colours, and with
-/// `legend` a box of their names in the lower right corner.
+/// The Okabe–Ito palette (Okabe and Ito, "Color Universal Design", 2008): colours told apart
+/// with the common colour-vision deficiencies and in grey, yellow last (faint on white).
+const PALETTE: [RGBColor; 8] = [
+    RGBColor(0, 114, 178),   // blue
+    RGBColor(213, 94, 0),    // vermillion
+    RGBColor(0, 158, 115),   // bluish green
+    RGBColor(204, 121, 167), // reddish purple
+    RGBColor(230, 159, 0),   // orange
+    RGBColor(86, 180, 233),  // sky blue
+    RGBColor(0, 0, 0),       // black
+    RGBColor(240, 228, 66),  // yellow
+];
+
+/// Dash and gap lengths in pixels: solid, dashed, dotted, long-dashed. A line is told apart by
+/// its dash as well as its colour, so a plot printed in grey still reads.
+const DASHES: [(u32, u32); 4] = [(100_000, 0), (10, 5), (2, 4), (20, 6)];
+
+/// The colour and the (dash, gap) of the `i`-th line of a plot: no two of the first 32 lines
+/// share both.
+pub fn line_style(i: usize) -> (RGBColor, (u32, u32)) {
+    (
+        PALETTE[i % PALETTE.len()],
+        DASHES[(i + i / PALETTE.len()) % DASHES.len()],
+    )
+}
+
+/// Draws one line per `(legend, points)` into `chart`, each in its own colour and dash
+/// ([`line_style`]), and with `legend` a box of their names in the lower right corner.
 pub fn draw_lines<'a, 'b: 'a, S: Into<String>>(
     chart: &mut SvgChart<'a, 'b>,
     series: impl IntoIterator<Item = (S, Vec<(f64, f64)>)>,
     legend: bool,
 ) -> Result<(), Box<dyn std::error::Error>> {
     for (i, (name, points)) in series.into_iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
+        let (color, (dash, gap)) = line_style(i);
+        let style = color.stroke_width(2);
         chart
-            .draw_series(LineSeries::new(points, color.stroke_width(2)))?
+            .draw_series(DashedLineSeries::new(points, dash, gap, style))?
             .label(name)
             .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                DashedPathElement::new(vec![(x, y), (x + 28, y)], dash.min(28), gap, style)
             });
     }
     if legend {
@@ -399,4 +427,24 @@ pub fn draw_lines<'a, 'b: 'a, S: Into<String>>(
             .draw()?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::line_style;
+
+    #[test]
+    fn the_first_lines_differ_in_colour_or_dash() {
+        let styles: Vec<_> = (0..32).map(line_style).collect();
+        for (i, a) in styles.iter().enumerate() {
+            for b in &styles[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+        // The first eight differ in colour alone, and neighbours in dash too.
+        for i in 0..7 {
+            assert_ne!(styles[i].0, styles[i + 1].0);
+            assert_ne!(styles[i].1, styles[i + 1].1);
+        }
+    }
 }
