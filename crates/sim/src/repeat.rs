@@ -11,7 +11,7 @@
 use crate::experiment::{run_with_pagerank, Experiment};
 use crate::measures::{Measures, POINTS};
 use crate::reference::reference_pagerank;
-use crate::report::{plot_bands, summary_json, Band, Summary};
+use crate::report::{plot_bands, summary_json, write_aligned, Band, Summary};
 use crate::seeds::SeedChoice;
 use crate::stats::{wilcoxon_p, Interval};
 use anyhow::{bail, ensure, Context, Result};
@@ -260,33 +260,7 @@ pub fn write_repeat_table(runs: &[Summary], w: &mut impl Write) -> std::io::Resu
         row.push(format!("{secs:.2}s"));
         rows.push(row);
     }
-    let widths: Vec<usize> = (0..rows[0].len())
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
-    for (i, row) in rows.iter().enumerate() {
-        let cells: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .enumerate()
-            .map(|(c, (cell, &w))| {
-                let pad = " ".repeat(w - cell.chars().count());
-                if c == 0 {
-                    format!("{cell}{pad}")
-                } else {
-                    format!("{pad}{cell}")
-                }
-            })
-            .collect();
-        writeln!(w, "{}", cells.join("  "))?;
-        if i == 0 {
-            writeln!(
-                w,
-                "{}",
-                "-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1))
-            )?;
-        }
-    }
-    Ok(())
+    write_aligned(&rows, w)
 }
 
 /// Prints the paired comparisons of hot-page share at [`HEADLINE_PERCENT`] crawled.

@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 use crawlrank_graph::atomic::write_file;
 use crawlrank_graph::PageIds;
 use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use std::io::Write;
@@ -112,19 +113,26 @@ pub fn write_table(s: &Summary, w: &mut impl Write) -> std::io::Result<()> {
         );
         rows.push(row);
     }
+    write_aligned(&rows, w)
+}
+
+/// Writes `rows` as a table: the first column left-aligned, the others right-aligned, two
+/// spaces apart, widths in characters (cells may hold "±"), a rule under the header row.
+pub(crate) fn write_aligned(rows: &[Vec<String>], w: &mut impl Write) -> std::io::Result<()> {
     let widths: Vec<usize> = (0..rows[0].len())
-        .map(|c| rows.iter().map(|r| r[c].len()).max().unwrap_or(0))
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
         .collect();
     for (i, row) in rows.iter().enumerate() {
         let cells: Vec<String> = row
             .iter()
             .zip(&widths)
             .enumerate()
-            .map(|(c, (cell, w))| {
+            .map(|(c, (cell, &width))| {
+                let pad = " ".repeat(width - cell.chars().count());
                 if c == 0 {
-                    format!("{cell:<w$}")
+                    format!("{cell}{pad}")
                 } else {
-                    format!("{cell:>w$}")
+                    format!("{pad}{cell}")
                 }
             })
             .collect();
@@ -298,7 +306,24 @@ fn draw(
 ) -> Result<(), Box<dyn std::error::Error>> {
     let root = SVGBackend::new(path, (1000, 640)).into_drawing_area();
     root.fill(&WHITE)?;
-    let mut chart = ChartBuilder::on(&root)
+    let mut chart = percent_chart(&root, title, y_label)?;
+    let lines = series.iter().map(|(name, ys)| {
+        let points = ys.iter().enumerate().map(|(j, &y)| ((j + 1) as f64, y));
+        (name.as_str(), points.collect())
+    });
+    draw_lines(&mut chart, lines, true)?;
+    root.present()?;
+    Ok(())
+}
+
+/// The chart of [`plot`] and [`plot_bands`]: `% of reachable pages crawled` (0–100) against
+/// `y_label` (0–1), with its mesh drawn.
+fn percent_chart<'a, 'b>(
+    root: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    title: &str,
+    y_label: &str,
+) -> Result<SvgChart<'a, 'b>, Box<dyn std::error::Error>> {
+    let mut chart = ChartBuilder::on(root)
         .caption(title, ("sans-serif", 20))
         .margin(16)
         .x_label_area_size(48)
@@ -309,13 +334,7 @@ fn draw(
         .x_desc("% of reachable pages crawled")
         .y_desc(y_label)
         .draw()?;
-    let lines = series.iter().map(|(name, ys)| {
-        let points = ys.iter().enumerate().map(|(j, &y)| ((j + 1) as f64, y));
-        (name.as_str(), points.collect())
-    });
-    draw_lines(&mut chart, lines, true)?;
-    root.present()?;
-    Ok(())
+    Ok(chart)
 }
 
 /// One policy's curve over repeated runs: its name, the mean at each percent, and the lower
@@ -339,17 +358,7 @@ fn draw_bands(
 ) -> Result<(), Box<dyn std::error::Error>> {
     let root = SVGBackend::new(path, (1000, 640)).into_drawing_area();
     root.fill(&WHITE)?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 20))
-        .margin(16)
-        .x_label_area_size(48)
-        .y_label_area_size(64)
-        .build_cartesian_2d(0f64..100f64, 0f64..1f64)?;
-    chart
-        .configure_mesh()
-        .x_desc("% of reachable pages crawled")
-        .y_desc(y_label)
-        .draw()?;
+    let mut chart = percent_chart(&root, title, y_label)?;
     for (i, (_, _, low, high)) in bands.iter().enumerate() {
         let color = line_style(i).0;
         let x = |j: usize| (j + 1) as f64;
