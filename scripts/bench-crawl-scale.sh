@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Does crawl throughput hold as the crawl grows? (issue 17, item 3). Generates a synthetic web
+# Does crawl throughput hold as the crawl grows?. Generates a synthetic web
 # with `crawlrank generate` (reused when already generated), serves it with `crawlrank serve`
 # on loopback (nothing leaves the machine), crawls it with `crawlrank crawl` through the server
 # as proxy (no delay, no WARC), and every INTERVAL seconds appends a row to

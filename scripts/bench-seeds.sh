@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Seed extraction benchmark (issue 9): seconds for 100 community seeds (`crawlrank seeds`, the
+# Seed extraction benchmark: seconds for 100 community seeds (`crawlrank seeds`, the
 # paper's defaults: cover density 100, 60 HITS iterations a round) on LAW cnr-2000 and on a
 # generated web of 10^7 pages and about 10^8 arcs (host-pruned, as the paper), with the time per
 # round, what dominates (HITS, cores, pruning, loading) and peak memory.

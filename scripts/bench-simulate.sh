@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Simulator benchmarks (issue 3): arcs/s of every policy's crawl loop on LAW cnr-2000 with
+# Simulator benchmarks: arcs/s of every policy's crawl loop on LAW cnr-2000 with
 # one thread, batch-pagerank's 72 reorders, and every non-batch policy on a generated
 # 10^9-arc web with its time and peak memory.
 #

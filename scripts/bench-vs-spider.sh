@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # crawlrank against the `spider` crate, side by side, at equal work and on equal CPU
-# (issue 11, item 7). Loopback only; nothing leaves the machine.
+#. Loopback only; nothing leaves the machine.
 #
 #   scripts/bench-vs-spider.sh [PAGES] [CONCURRENCY] [ROUNDS]     (defaults: 100000 64 3)
 #

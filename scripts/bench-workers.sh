@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end pages/s of crawl workers sharing one frontier service (issue 12, item 6), on the
+# End-to-end pages/s of crawl workers sharing one frontier service, on the
 # local test web (loopback only; nothing leaves the machine): `crawlrank serve` serves a
 # generated web, `crawlrank frontier serve` holds the crawl, and 1 then 2 `crawlrank crawl
 # --frontier` workers fetch TOTAL pages together (each TOTAL/N, --max-pages), each at

@@ -14,7 +14,7 @@ fn ring_with_chords(n: u32, chords: &[(u32, u32)]) -> String {
     testkit::ring_with_chords(n, chords).arc_list()
 }
 
-/// The 5-node PageRank example of issue 2, as an arc list, and its PageRank.
+/// The 5-node PageRank example of docs/algorithms.md §7.1, as an arc list, and its PageRank.
 fn five() -> String {
     testkit::five_pages().arc_list()
 }

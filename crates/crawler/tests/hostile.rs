@@ -1,4 +1,4 @@
-//! End-to-end tests of the crawler on the test web's hostile cases (issue 16): rate limits
+//! End-to-end tests of the crawler on the test web's hostile cases: rate limits
 //! with and without `Retry-After` (also across a `kill -9`), redirect chains on one host and
 //! across hosts, endless repeating paths and the hop limit. Everything runs on loopback, the
 //! checks read the test web's request log (the server's clock).

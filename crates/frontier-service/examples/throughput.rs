@@ -1,4 +1,4 @@
-//! The service's throughput with 1, 2 and 4 clients (issue 12, item 6): URLs per second
+//! The service's throughput with 1, 2 and 4 clients: URLs per second
 //! through `PutURLs` (discovered), then through a crawler's cycle without the fetching —
 //! `GetURLs` (leased), then `PutURLs` (the known updates of those URLs), again until none is
 //! left — each client on a gRPC connection of its own over loopback, against a fresh state

@@ -1,5 +1,5 @@
 //! Memory per queued page of the frontier's priority queue, in memory and spilling its cold
-//! part to disk (issue 17): `pages` pushes of random keys, half as many key changes, then
+//! part to disk: `pages` pushes of random keys, half as many key changes, then
 //! every pop (checked in order). Each mode runs in a child process of its own, so that one's
 //! memory does not hide the other's.
 //!

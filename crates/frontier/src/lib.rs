@@ -34,7 +34,7 @@
 //! a frontier from a log of [`Logged`] calls. A new policy implements [`Policy`] over the
 //! [`PageTable`], with [`PageHeap`] for its priority queue: an [`IndexedHeap`] in memory, or,
 //! when [`PolicyConfig::spill`] asks for it ([`SpillConfig`]), a [`SpillingHeap`] that keeps
-//! its cold part on disk with the same pop order (issue 17).
+//! its cold part on disk with the same pop order.
 
 #![warn(missing_docs)]
 

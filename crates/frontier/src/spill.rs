@@ -1,5 +1,5 @@
 //! A priority queue of pages whose cold part lives on disk: [`SpillingHeap`], with exactly
-//! the pop order of [`IndexedHeap`](crate::IndexedHeap) (issue 17: a crawl of 10^8 URLs must
+//! the pop order of [`IndexedHeap`](crate::IndexedHeap) (a crawl of 10^8 URLs must
 //! fit in 16 GB, and a queued page costs the in-memory heap 16 bytes plus its 4-byte position).
 //!
 //! # Design
@@ -92,7 +92,7 @@ const READ_BUFFER_BYTES: usize = 64 << 10;
 /// The stamp bits `pos` keeps (see the module doc).
 const STAMP_BITS: u32 = 31;
 
-/// How a frontier's priority queue spills its cold part to disk (issue 17). Off unless a
+/// How a frontier's priority queue spills its cold part to disk. Off unless a
 /// [`PolicyConfig::spill`](crate::PolicyConfig::spill) is given.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpillConfig {

@@ -1,4 +1,4 @@
-//! Spilling the frontier's cold part to disk (issue 17) does not change any policy's crawl
+//! Spilling the frontier's cold part to disk does not change any policy's crawl
 //! order: every policy, with a tiny hot part so that it spills, refills and compacts all the
 //! time, crawls random graphs exactly as it does in memory.
 

@@ -1,4 +1,4 @@
-//! Synthetic impacts (issue 10 item 2; docs/synthetic-impacts.md): views and clicks per page of
+//! Synthetic impacts (docs/synthetic-impacts.md): views and clicks per page of
 //! any graph, from a documented model, because no public search log is at hand.
 //!
 //! The model, in order (every draw from its own seeded stream, so the result is a function of

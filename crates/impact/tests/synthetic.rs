@@ -1,4 +1,4 @@
-//! The synthetic impact model (issue 10 item 2) on a generated web: determinism per seed, the
+//! The synthetic impact model on a generated web: determinism per seed, the
 //! target shares of both profiles, correlation with in-degree that is neither absent nor total,
 //! the RW paper's frontier-ratio signature, the file round trip and bad input.
 

@@ -1,5 +1,5 @@
 //! Times an RW and an RW-EG iteration (docs/algorithms.md §6) on a large graph: the benchmark of
-//! issue 10's "RW-EG never materialises the virtual graph". Impacts are synthetic here — 1% of the
+//! the promise that RW-EG never materialises the virtual graph. Impacts are synthetic here — 1% of the
 //! pages, drawn with a fixed seed, get a heavy-tailed impact — because only the cost is measured.
 //! With `--hub K`, page 0 is given K more out-links (to pages spread over the graph), to show
 //! that a page whose out-links would make K² virtual arcs costs nothing special.

@@ -3,7 +3,7 @@
 //! sockets and descriptors, store size, pages and URLs), and prints a markdown table of the
 //! samples, about one a minute, for docs/performance.md.
 //!
-//! Why: issue 17 asks whether throughput holds as a crawl grows, which only shows over time —
+//! Why: whether throughput holds as a crawl grows, which only shows over time —
 //! a rate that sags, memory or sockets that climb. The plot makes that visible at a glance;
 //! the table is what the docs quote. It lives in this crate because plotters is already one
 //! of its dependencies.

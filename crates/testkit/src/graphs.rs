@@ -77,7 +77,7 @@ impl SmallGraph {
     }
 }
 
-/// The five-page PageRank example of issue 2: `0 → 1, 2`; `1 → 2`; `2 → 0, 2, 4`; `3 → 0, 2`;
+/// The five-page PageRank example of docs/algorithms.md §7.1: `0 → 1, 2`; `1 → 2`; `2 → 0, 2, 4`; `3 → 0, 2`;
 /// `4` dangling (and a self-loop on `2`), in the arc order `(0,1) (0,2) (1,2) (2,0) (2,2)
 /// (3,0) (3,2) (2,4)`. Its PageRank is [`FIVE_PAGES_PAGERANK`].
 pub fn five_pages() -> SmallGraph {

@@ -1,4 +1,4 @@
-//! `crawlrank impacts`: per-page impact tables for the impact-aware rankings (issue 10).
+//! `crawlrank impacts`: per-page impact tables for the impact-aware rankings.
 //!
 //! Three modes. `--clickstream FILE` reads a Wikimedia clickstream over a graph whose URLs are
 //! Wikipedia article URLs and writes `id<TAB>url<TAB>search<TAB>clicks`: search-engine referrals

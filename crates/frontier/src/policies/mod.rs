@@ -195,7 +195,7 @@ pub struct PolicyConfig {
     /// Exponent γ of the out-degree factor of `rw`'s and `rw-eg`'s walks (≥ 0).
     pub gamma: f64,
     /// Whether the priority policies' queue keeps its cold part on disk, and where
-    /// ([`SpillConfig`]; issue 17); `None`, the default, keeps it in memory. The crawl order
+    /// ([`SpillConfig`]); `None`, the default, keeps it in memory. The crawl order
     /// is the same either way, so this is not part of the stored [`PolicySpec`]: a resumed
     /// crawl may choose differently.
     pub spill: Option<SpillConfig>,
