@@ -853,7 +853,7 @@ pub async fn fetch_sitemap(
     if read_to_end {
         keep_if_reusable(conn).await;
     } else {
-        *conn = None;
+        close(conn).await;
     }
     fetch
 }
