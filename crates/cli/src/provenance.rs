@@ -20,12 +20,13 @@
 use anyhow::{bail, Context, Result};
 use clap::parser::ValueSource;
 use clap::ArgMatches;
+use crawlrank_crawler::warc::warc_date;
 use crawlrank_graph::{is_bvgraph, with_ext, PageIds};
 use serde_json::{json, Map, Value};
 use std::io::{Read, Write};
 use std::path::Path;
 use std::sync::OnceLock;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 /// The crate version.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -73,7 +74,7 @@ pub fn init(cli: &clap::Command, matches: &ArgMatches, argv: Vec<String>) {
     };
     let _ = INVOCATION.set(Invocation {
         argv,
-        time: rfc3339(SystemTime::now()),
+        time: warc_date(SystemTime::now()),
         command,
         parameters,
         defaulted,
@@ -282,35 +283,13 @@ pub fn write_sidecar(path: &Path, record: &Provenance, extra: Map<String, Value>
     write_text(path, &text)
 }
 
-/// `t` as `YYYY-MM-DDTHH:MM:SSZ` (UTC).
-fn rfc3339(t: SystemTime) -> String {
-    let secs = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn dates_are_civil_utc() {
-        let at = |s: u64| rfc3339(UNIX_EPOCH + std::time::Duration::from_secs(s));
+        let at = |s: u64| warc_date(std::time::UNIX_EPOCH + std::time::Duration::from_secs(s));
         assert_eq!(at(0), "1970-01-01T00:00:00Z");
         assert_eq!(at(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(at(1_795_669_323), "2026-11-26T05:02:03Z");
