@@ -109,7 +109,16 @@ fn a_hand_graph_gives_the_table_and_every_file() {
         210.0
     );
     let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
-    assert_eq!(csv.lines().count(), 1 + 4 * 18);
+    // Tidy: per method 18 values of x, each with the impact and the PageRank ratio.
+    assert!(csv.starts_with("graph,impact_column,method,rng_seed,x_percent,k,measure,value\n"));
+    assert_eq!(csv.lines().count(), 1 + 4 * 18 * 2);
+    assert!(csv.contains(",clicks,rw,3,1,1,impact_relative,"), "{csv}");
+    // k beside every measure: 1% of the 14 test pages is 1 page, 10% is 2.
+    let k_row = stdout.lines().find(|l| l.starts_with("k (pages)")).unwrap();
+    assert_eq!(
+        k_row.split_whitespace().collect::<Vec<_>>(),
+        ["k", "(pages)", "1", "1", "1", "1", "2", "2"]
+    );
     // The same seed, the same files.
     let first = (scores, csv);
     ok(&env.run(&args));
@@ -423,4 +432,134 @@ fn urls_name_the_downloaded_pages_the_impacts_and_the_scores() {
         let z_rw: f64 = q[4].parse().unwrap();
         assert_eq!(is_h_link, rw > z_rw, "{r:?}");
     }
+}
+
+/// `--repeat N`: run i is the single run with rng seed `--rng-seed + i` (its numbers in the
+/// repeated summary.json are the single run's), and the repeated outputs hold the intervals,
+/// the ranges of k and the paired comparisons.
+#[test]
+fn repeated_runs_are_the_single_runs_with_intervals_and_paired_tests() {
+    let env = Env::new();
+    let g = testkit::ring_with_chords(300, &[(7, 3), (13, 5)])
+        .write_arc_list(env.dir.path(), "ring.txt");
+    let mut imp = String::from("id,clicks\n");
+    for v in (0..300).step_by(2) {
+        imp += &format!("{v},{}\n", 1 + v % 17);
+    }
+    let imp = env.write("imp.csv", &imp);
+    let run = |out: &str, extra: &[&str]| {
+        let out = env.path(out);
+        let mut args = vec![
+            "frontier-rank",
+            "--graph",
+            g.to_str().unwrap(),
+            "--downloaded-fraction",
+            "0.3",
+            "--seeds",
+            "3",
+            "--impact",
+            imp.to_str().unwrap(),
+            "--method",
+            "random,indegree,rw",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        (ok(&env.run(&args)), out)
+    };
+    let json = |p: std::path::PathBuf| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+    };
+    let (stdout, out) = run("rep", &["--rng-seed", "5", "--repeat", "3"]);
+    assert!(stdout.contains("3 runs (rng seeds 5,6,7)"), "{stdout}");
+    assert!(
+        stdout.lines().any(|l| l.starts_with("k (pages)")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("paired, impact relative to the ideal at 1%"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("±"), "{stdout}");
+    let mut names = testkit::file_names(&out);
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "impact.svg",
+            "paired.csv",
+            "summary-stats.csv",
+            "summary.csv",
+            "summary.json"
+        ]
+    );
+    let repeated = json(out.join("summary.json"));
+    assert_eq!(repeated["rng_seeds"], serde_json::json!([5, 6, 7]));
+    assert_eq!(
+        repeated["provenance"]["seed_ids_per_run"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+    for (i, seed) in ["5", "6", "7"].iter().enumerate() {
+        let (_, single) = run(&format!("single-{seed}"), &["--rng-seed", seed]);
+        let one = json(single.join("summary.json"));
+        let mut from_repeat = repeated["runs"][i].clone();
+        let mut alone = one.clone();
+        // Timings differ run to run; everything else is the same.
+        for v in [&mut from_repeat, &mut alone] {
+            for m in v["methods"].as_array_mut().unwrap() {
+                m["seconds"] = 0.into();
+            }
+            v.as_object_mut().unwrap().remove("provenance");
+        }
+        assert_eq!(from_repeat, alone, "rng seed {seed}");
+        assert_eq!(one["provenance"]["seed_ids"].as_array().unwrap().len(), 3);
+    }
+    let stats = std::fs::read_to_string(out.join("summary-stats.csv")).unwrap();
+    assert!(stats.starts_with(
+        "graph,impact_column,method,x_percent,k,measure,n,mean,sd,ci95_low,ci95_high\n"
+    ));
+    let paired = std::fs::read_to_string(out.join("paired.csv")).unwrap();
+    // Every pair of 3 methods, 2 measures, 18 values of x.
+    assert_eq!(paired.lines().count(), 1 + 3 * 2 * 18);
+    // Against one baseline: 2 pairs.
+    let (_, base) = run("base", &["--rng-seeds", "5,6,7", "--baseline", "random"]);
+    let paired = std::fs::read_to_string(base.join("paired.csv")).unwrap();
+    assert_eq!(paired.lines().count(), 1 + 2 * 2 * 18);
+    assert!(paired
+        .lines()
+        .skip(1)
+        .all(|l| l.split(',').nth(5) == Some("random")));
+    // Bad repeats.
+    let bad = |extra: &[&str], want: &[&str]| {
+        let mut args = vec![
+            "frontier-rank",
+            "--graph",
+            g.to_str().unwrap(),
+            "--downloaded-fraction",
+            "0.3",
+            "--impact",
+            imp.to_str().unwrap(),
+            "--method",
+            "random,rw",
+            "--out",
+            env.path("bad").to_str().unwrap().to_string().leak(),
+        ];
+        args.extend_from_slice(extra);
+        fails(&env.run(&args), want);
+        assert!(!env.path("bad").exists());
+    };
+    bad(&["--repeat", "0"], &["--repeat must be at least 1"]);
+    bad(&["--rng-seeds", "3,3"], &["rng seed 3 twice"]);
+    bad(
+        &["--repeat", "2", "--baseline", "pagerank"],
+        &["--baseline pagerank is not among the methods"],
+    );
+    bad(
+        &["--baseline", "random"],
+        &["--baseline compares methods over runs"],
+    );
+    bad(&["--x-range", "5,2"], &["not an x range"]);
 }

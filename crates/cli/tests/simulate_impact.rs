@@ -47,13 +47,17 @@ fn simulate_rw_and_rw_eg_with_impacts() {
         "{stdout}"
     );
     let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
-    assert!(csv.starts_with("policy,percent,k,throughput,mass,mean_pagerank,impact\n"));
-    assert_eq!(csv.lines().count(), 1 + 4 * 100);
+    assert!(csv.starts_with("graph,policy,rng_seed,seeds,reachable,percent,k,measure,value\n"));
+    // Tidy: per policy 100 checkpoints of four measures (impact among them), and τ_b.
+    assert_eq!(csv.lines().count(), 1 + 4 * (4 * 100 + 1));
     // Every crawl reaches all of R, so all of its impact: the last point is 1.
     for p in ["bfs", "rw", "rw-eg", "learned"] {
         let last = csv
             .lines()
-            .find(|l| l.starts_with(&format!("{p},100,")))
+            .find(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                f[1] == p && f[5] == "100" && f[7] == "impact"
+            })
             .unwrap();
         let v: f64 = last.rsplit(',').next().unwrap().parse().unwrap();
         assert!((v - 1.0).abs() < 1e-9, "{last}");

@@ -9,11 +9,13 @@
 //! part when asked ([`tune_omega`]), and measures the rankings on the test part ([`measures`]):
 //! impact relative to the ideal order, the mean-PageRank ratio, and the frontier impact ratios
 //! of the paper's Tables 2–3. [`report`] prints the table and writes `scores.tsv`,
-//! `summary.json`, `summary.csv` and SVG plots.
+//! `summary.json`, `summary.csv` and SVG plots; [`repeat`] the same over many rng seeds (splits
+//! and seed sets), with intervals and paired tests.
 //!
 //! Entry points: [`evaluate`], [`Config`], [`Evaluation`], [`KnownGraph`], [`bfs_downloaded`],
 //! [`split()`], [`tune_omega`], [`measures::impact_relative_to_ideal`],
-//! [`measures::frontier_ratios`], [`report::write_table`], [`report::write_outputs`].
+//! [`measures::frontier_ratios`], [`report::write_table`], [`report::write_outputs`], [`repeat::paired`],
+//! [`repeat::write_repeat_table`], [`repeat::write_repeat_outputs`].
 #![warn(missing_docs)]
 
 pub mod evaluate;
@@ -21,6 +23,7 @@ pub mod known;
 pub mod learned;
 pub mod measures;
 pub mod methods;
+pub mod repeat;
 pub mod report;
 pub mod split;
 

@@ -1,15 +1,15 @@
 //! The reports of an [`Evaluation`]: the terminal table, and the files `scores.tsv`,
-//! `summary.json`, `summary.csv`, `impact.svg` (impact relative to the ideal against `x`, one
-//! line per method: the paper's Figs. 4–5) and, with tuning, `omega.svg` (the criterion
-//! against `ω`: the paper's Fig. 3). Every file is written atomically.
+//! `summary.json`, `summary.csv` (tidy: [`write_tidy_csv`]), `impact.svg` (impact relative to
+//! the ideal against `x`, one line per method: the paper's Figs. 4–5) and, with tuning,
+//! `omega.svg` (the criterion against `ω`: the paper's Fig. 3). Every file is written
+//! atomically. A repeated experiment's reports are in [`crate::repeat`].
 
 use crate::evaluate::{Evaluation, OmegaChoice};
 use crate::measures::{num, Ratio};
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 use crawlrank_graph::atomic::write_file;
 use crawlrank_graph::PageIds;
-use plotters::coord::Shift;
-use plotters::prelude::*;
+use crawlrank_plot::{Corner, LineChart, Series, YAxis};
 use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 /// grids, 1–10% and 0.2–2%, at their usual reading points).
 pub const TABLE_PERMILLES: [u32; 5] = [2, 10, 20, 50, 100];
 
-fn pct(permille: u32) -> String {
+pub(crate) fn pct(permille: u32) -> String {
     let v = permille as f64 / 10.0;
     if permille.is_multiple_of(10) {
         format!("{v:.0}%")
@@ -27,7 +27,7 @@ fn pct(permille: u32) -> String {
     }
 }
 
-fn cell(v: f64) -> String {
+pub(crate) fn cell(v: f64) -> String {
     if v.is_finite() {
         format!("{v:.3}")
     } else {
@@ -57,6 +57,23 @@ pub fn write_table(e: &Evaluation, out: &mut dyn Write) -> Result<()> {
         write!(out, " {:>7}", pct(p))?;
     }
     writeln!(out, " {:>9} {:>6} {:>8}", "PR@10%", "iters", "seconds")?;
+    // k: how many test pages each column selects (a share of a small test frontier is a few
+    // pages, and a reader should see it).
+    write!(out, "{:<12}", "k (pages)")?;
+    for p in TABLE_PERMILLES {
+        let k = e
+            .methods
+            .first()
+            .and_then(|m| m.curve.iter().find(|c| c.permille == p))
+            .map_or(String::from("-"), |c| c.pages.to_string());
+        write!(out, " {k:>7}")?;
+    }
+    let k10 = e
+        .methods
+        .first()
+        .and_then(|m| m.curve.iter().find(|c| c.permille == 100))
+        .map_or(String::from("-"), |c| c.pages.to_string());
+    writeln!(out, " {k10:>9}")?;
     for m in &e.methods {
         write!(out, "{:<12}", m.method.name())?;
         for p in TABLE_PERMILLES {
@@ -117,8 +134,29 @@ pub fn write_table(e: &Evaluation, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
+/// What names an experiment in its files and plots: the graph and the impact column.
+#[derive(Debug, Clone, Copy)]
+pub struct Labels<'a> {
+    /// The graph as the user named it.
+    pub graph: &'a str,
+    /// The impact column's name.
+    pub impact_column: &'a str,
+    /// The x range of `impact.svg`, in % of the test frontier (default `0..10`).
+    pub x_range: Option<(f64, f64)>,
+}
+
+impl Labels<'_> {
+    /// The graph's file name, for titles.
+    pub(crate) fn short_graph(&self) -> String {
+        Path::new(self.graph)
+            .file_name()
+            .map_or(self.graph.to_string(), |n| n.to_string_lossy().into_owned())
+    }
+}
+
 /// The summary as JSON.
-pub fn summary_json(e: &Evaluation, graph: &str) -> serde_json::Value {
+pub fn summary_json(e: &Evaluation, labels: &Labels) -> serde_json::Value {
+    let graph = labels.graph;
     let methods: Vec<_> = e
         .methods
         .iter()
@@ -139,6 +177,7 @@ pub fn summary_json(e: &Evaluation, graph: &str) -> serde_json::Value {
     let r = &e.ratios;
     json!({
         "graph": graph,
+        "impact_column": labels.impact_column,
         "downloaded": e.downloaded,
         "downloaded_with_impact": e.downloaded_with_impact,
         "known_arcs": e.known_arcs,
@@ -168,13 +207,13 @@ pub fn summary_json(e: &Evaluation, graph: &str) -> serde_json::Value {
 }
 
 /// Writes `scores.tsv`, `summary.json`, `summary.csv`, `impact.svg` and (with tuning)
-/// `omega.svg` into `dir`; `ids` (the graph's
+/// `omega.svg` into `dir`, named by `labels`; `ids` (the graph's
 /// [`page_ids`](crawlrank_graph::BvWebGraph::page_ids)) name the pages of `scores.tsv`, and
 /// `urls` (one per page of the graph) fills its URL column. Returns the files written.
 pub fn write_outputs(
     e: &Evaluation,
     dir: &Path,
-    graph: &str,
+    labels: &Labels,
     ids: &PageIds,
     urls: Option<&[String]>,
 ) -> Result<Vec<PathBuf>> {
@@ -203,36 +242,15 @@ pub fn write_outputs(
     })?;
     written.push(path);
     let path = out("summary.json");
-    let json = serde_json::to_string_pretty(&summary_json(e, graph))?;
+    let json = serde_json::to_string_pretty(&summary_json(e, labels))?;
     write_file(&path, |w| Ok(writeln!(w, "{json}")?))?;
     written.push(path);
     let path = out("summary.csv");
     write_file(&path, |w| {
-        writeln!(w, "method,x_percent,pages,impact_relative,pagerank_ratio")?;
-        for m in &e.methods {
-            for p in &m.curve {
-                let f = |v: f64| {
-                    if v.is_finite() {
-                        v.to_string()
-                    } else {
-                        String::new()
-                    }
-                };
-                writeln!(
-                    w,
-                    "{},{},{},{},{}",
-                    m.method.name(),
-                    p.permille as f64 / 10.0,
-                    p.pages,
-                    f(p.impact),
-                    p.pagerank.map_or(String::new(), f)
-                )?;
-            }
-        }
-        Ok(())
+        Ok(write_tidy_csv(std::slice::from_ref(e), labels, w)?)
     })?;
     written.push(path);
-    let series: Vec<(String, Vec<(f64, f64)>)> = e
+    let series: Vec<Series> = e
         .methods
         .iter()
         .map(|m| {
@@ -242,98 +260,109 @@ pub fn write_outputs(
                 .filter(|p| p.impact.is_finite())
                 .map(|p| (p.permille as f64 / 10.0, p.impact))
                 .collect();
-            (m.method.name().to_string(), pts)
+            Series::line(m.method.name(), pts)
         })
         .collect();
     let path = out("impact.svg");
-    let title = format!("{graph}: impact relative to the ideal (test frontier)");
-    save_svg(&path, |root| {
-        lines(
-            root,
-            &title,
-            "x (% of the test frontier)",
-            (0.0, 10.0),
-            &series,
-        )
-    })?;
+    let title = format!(
+        "{}: impact '{}' relative to the ideal, test frontier of {} pages (rng seed {})",
+        labels.short_graph(),
+        labels.impact_column,
+        e.test_len(),
+        e.config.rng_seed
+    );
+    impact_chart(title, labels).save(&path, &series)?;
     written.push(path);
     if let Some(t) = &e.tuning {
         let pts: Vec<(f64, f64)> = t.iter().copied().filter(|(_, c)| c.is_finite()).collect();
         let path = out("omega.svg");
-        let title = format!("{graph}: RW-EG on the training frontier, mean over x = 1..10%");
-        save_svg(&path, |root| {
-            lines(
-                root,
-                &title,
-                "omega",
-                (0.0, 1.0),
-                &[("rw-eg".to_string(), pts)],
-            )
-        })?;
+        let title = format!(
+            "{}: RW-EG on the training frontier, impact '{}', mean over x = 1..10% (rng seed {})",
+            labels.short_graph(),
+            labels.impact_column,
+            e.config.rng_seed
+        );
+        omega_chart(title).save(&path, &[Series::line("rw-eg", pts)])?;
         written.push(path);
     }
     Ok(written)
 }
 
-type DrawResult = Result<(), Box<dyn std::error::Error>>;
-
-/// Draws into an SVG in memory, then writes it to `path` atomically.
-fn save_svg(
-    path: &Path,
-    draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> DrawResult,
-) -> Result<()> {
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (1000, 640)).into_drawing_area();
-        let drawn: DrawResult = root
-            .fill(&WHITE)
-            .map_err(Into::into)
-            .and_then(|()| draw(&root))
-            .and_then(|()| root.present().map_err(Into::into));
-        drawn.map_err(|err| anyhow!("cannot draw {}: {err}", path.display()))?;
+/// `impact.svg`'s chart: impact relative to the ideal (from 0, at least to 1) against `x`.
+pub(crate) fn impact_chart(title: String, labels: &Labels) -> LineChart {
+    let (x0, x1) = labels.x_range.unwrap_or((0.0, 10.0));
+    LineChart {
+        title,
+        x_desc: "x (% of the test frontier)".into(),
+        y_desc: "impact relative to the ideal".into(),
+        x: x0..x1,
+        y: YAxis::FromZero { min_top: 1.0 },
+        legend: Corner::UpperRight,
+        markers: true,
     }
-    write_file(path, |w| Ok(w.write_all(svg.as_bytes())?))
 }
 
-/// One line with dots for each `(legend, points)`; `y` from 0 to at least 1.
-fn lines(
-    root: &DrawingArea<SVGBackend, Shift>,
-    title: &str,
-    x_desc: &str,
-    (x0, x1): (f64, f64),
-    series: &[(String, Vec<(f64, f64)>)],
-) -> DrawResult {
-    let top = series
-        .iter()
-        .flat_map(|(_, p)| p.iter().map(|&(_, y)| y))
-        .fold(1.0f64, f64::max)
-        * 1.05;
-    let mut chart = ChartBuilder::on(root)
-        .caption(title, ("sans-serif", 20))
-        .margin(16)
-        .x_label_area_size(48)
-        .y_label_area_size(72)
-        .build_cartesian_2d(x0..x1, 0.0..top)?;
-    chart
-        .configure_mesh()
-        .x_desc(x_desc)
-        .y_desc("impact relative to the ideal")
-        .draw()?;
-    for (i, (name, points)) in series.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
-        chart
-            .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))?
-            .label(name)
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-            });
-        chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
+/// `omega.svg`'s chart: the tuning criterion against `ω`, the y axis scaled to the data (the
+/// criterion varies by a few hundredths; a 0–1 axis would flatten it).
+pub(crate) fn omega_chart(title: String) -> LineChart {
+    LineChart {
+        title,
+        x_desc: "omega".into(),
+        y_desc: "impact relative to the ideal (training part)".into(),
+        x: 0.0..1.0,
+        y: YAxis::Data,
+        legend: Corner::UpperRight,
+        markers: true,
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()?;
+}
+
+/// Writes `summary.csv`, tidy and self-describing so that the files of many runs concatenate
+/// without hand tagging: `graph,impact_column,method,rng_seed,x_percent,k,measure,value`, one
+/// row per run, method, `x` and measure (`impact_relative`, and `pagerank_ratio` when the
+/// graph's PageRank was given); an undefined value is an empty cell. The full provenance is in
+/// `summary.json` beside it.
+pub fn write_tidy_csv(
+    runs: &[Evaluation],
+    labels: &Labels,
+    w: &mut dyn Write,
+) -> std::io::Result<()> {
+    writeln!(
+        w,
+        "graph,impact_column,method,rng_seed,x_percent,k,measure,value"
+    )?;
+    let f = |v: f64| {
+        if v.is_finite() {
+            v.to_string()
+        } else {
+            String::new()
+        }
+    };
+    let (graph, column) = (csv_field(labels.graph), csv_field(labels.impact_column));
+    for e in runs {
+        for m in &e.methods {
+            for p in &m.curve {
+                let head = format!(
+                    "{graph},{column},{},{},{},{}",
+                    m.method.name(),
+                    e.config.rng_seed,
+                    p.permille as f64 / 10.0,
+                    p.pages
+                );
+                writeln!(w, "{head},impact_relative,{}", f(p.impact))?;
+                if let Some(pr) = p.pagerank {
+                    writeln!(w, "{head},pagerank_ratio,{}", f(pr))?;
+                }
+            }
+        }
+    }
     Ok(())
+}
+
+/// `s` as one CSV field (quoted when it holds a comma, a quote or a line break).
+pub(crate) fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
 }

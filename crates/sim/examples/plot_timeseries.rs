@@ -5,8 +5,8 @@
 //!
 //! Why: whether throughput holds as a crawl grows, which only shows over time —
 //! a rate that sags, memory or sockets that climb. The plot makes that visible at a glance;
-//! the table is what the docs quote. It lives in this crate because plotters is already one
-//! of its dependencies.
+//! the table is what the docs quote. Its lines are drawn as every report's are
+//! (`crawlrank-plot`).
 //!
 //! ```sh
 //! cargo run --release -p crawlrank-sim --example plot_timeseries -- CSV SVG [--every SECS] [--title TEXT]
@@ -20,7 +20,7 @@
 //! malformed line is an error naming the line.
 
 use anyhow::{bail, Context, Result};
-use plotters::prelude::*;
+use crawlrank_plot::plotters::prelude::*;
 use std::path::Path;
 
 /// A CSV of numbers: the column names, and per row one value (or none) per column.
@@ -240,7 +240,8 @@ fn draw(
             .x_label_formatter(&x_format)
             .light_line_style(WHITE.mix(0.0))
             .draw()?;
-        crawlrank_sim::report::draw_lines(&mut chart, series, lines.len() > 1)?;
+        let legend = (lines.len() > 1).then_some(crawlrank_plot::Corner::LowerRight);
+        crawlrank_plot::draw_lines(&mut chart, series, false, legend)?;
     }
     root.present()?;
     Ok(())

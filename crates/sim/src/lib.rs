@@ -16,7 +16,7 @@
 //! - [`measures`]: throughput, PageRank mass, mean PageRank per window, Kendall's τ_b, and,
 //!   given impacts, the impact crawled relative to the ideal order;
 //! - [`repeat`]: the same experiment over several random seed sets, with intervals and
-//!   paired comparisons; [`stats`]: the statistics they use;
+//!   paired comparisons; `crawlrank_stats`: the statistics they use;
 //! - [`report`]: the table, `summary.json`/`.csv`, crawl orders and SVG plots;
 //! - [`score`]: an order computed elsewhere, checked as a crawl and measured the same way
 //!   ([`score_order`], `crawlrank score-order`).
@@ -42,7 +42,6 @@ pub mod report;
 pub mod run;
 pub mod score;
 pub mod seeds;
-pub mod stats;
 
 pub use compare::{write_comparison, write_comparison_csv, COMPARE_PERCENTS};
 pub use experiment::{run_experiment, run_with_pagerank, Experiment, ExperimentEvent};

@@ -11,12 +11,14 @@
 use crate::experiment::{run_with_pagerank, Experiment};
 use crate::measures::{Measures, POINTS};
 use crate::reference::reference_pagerank;
-use crate::report::{plot_bands, summary_json, write_aligned, Band, Summary};
+use crate::report::{
+    csv_field, curves, plot_bands, summary_json, write_aligned, write_tidy_csv, Band, Summary,
+};
 use crate::seeds::SeedChoice;
-use crate::stats::{wilcoxon_p, Interval};
 use anyhow::{bail, ensure, Context, Result};
 use crawlrank_graph::atomic::write_file;
 use crawlrank_graph::{BvWebGraph, Csr, PageIds};
+use crawlrank_stats::{Interval, Wins};
 use rayon::prelude::*;
 use std::io::Write;
 use std::path::Path;
@@ -100,19 +102,6 @@ pub fn run_repeated(
     Ok(out)
 }
 
-/// The measures a repeated experiment summarizes: each curve's name and the curve.
-fn curves(m: &Measures) -> Vec<(&'static str, &[f64])> {
-    let mut c: Vec<(&'static str, &[f64])> = vec![
-        ("throughput", &m.throughput),
-        ("mass", &m.mass),
-        ("mean_pagerank", &m.mean_pagerank),
-    ];
-    if let Some(i) = &m.impact {
-        c.push(("impact", i));
-    }
-    c
-}
-
 /// The measures compared pair by pair (`mean_pagerank`, a per-window value, is not).
 const PAIRED: [&str; 3] = ["throughput", "mass", "impact"];
 
@@ -149,7 +138,7 @@ pub struct Paired {
     pub b_wins: usize,
     /// Seed sets where they scored the same.
     pub ties: usize,
-    /// Two-sided Wilcoxon signed-rank p-value of `a − b` ([`wilcoxon_p`]).
+    /// Two-sided Wilcoxon signed-rank p-value of `a − b` (`crawlrank_stats::wilcoxon_p`).
     pub p: f64,
 }
 
@@ -181,16 +170,16 @@ pub fn paired(runs: &[Summary], baseline: Option<usize>) -> Vec<Paired> {
             ) else {
                 continue;
             };
-            let d: Vec<f64> = va.iter().zip(&vb).map(|(x, y)| x - y).collect();
+            let w = Wins::of(&va, &vb);
             rows.push(Paired {
                 measure,
                 percent,
                 a: name(a),
                 b: name(b),
-                a_wins: d.iter().filter(|&&x| x > 0.0).count(),
-                b_wins: d.iter().filter(|&&x| x < 0.0).count(),
-                ties: d.iter().filter(|&&x| x == 0.0).count(),
-                p: wilcoxon_p(&d),
+                a_wins: w.a_wins,
+                b_wins: w.b_wins,
+                ties: w.ties,
+                p: w.p,
             });
         }
     }
@@ -348,28 +337,7 @@ pub fn write_repeat_outputs(
         Ok(())
     })?;
     let csv_name = csv_field(graph);
-    write_file(&dir.join("summary.csv"), |w| {
-        writeln!(
-            w,
-            "graph,policy,rng_seed,seeds,reachable,percent,k,measure,value"
-        )?;
-        for s in runs {
-            for r in &s.results {
-                let m = &r.measures;
-                let head = format!(
-                    "{csv_name},{},{},{},{}",
-                    r.run.policy, s.rng_seed, s.seeds, s.reachable
-                );
-                for (measure, c) in curves(m) {
-                    for (j, (k, v)) in m.checkpoints.iter().zip(c).enumerate() {
-                        writeln!(w, "{head},{},{k},{measure},{v}", j + 1)?;
-                    }
-                }
-                writeln!(w, "{head},,,tau_b,{}", m.kendall_tau)?;
-            }
-        }
-        Ok(())
-    })?;
+    write_file(&dir.join("summary.csv"), |w| Ok(write_tidy_csv(runs, w)?))?;
     write_file(&dir.join("summary-stats.csv"), |w| {
         writeln!(
             w,
@@ -481,13 +449,4 @@ pub fn write_repeat_outputs(
         )?;
     }
     Ok(())
-}
-
-/// `s` as one CSV field (quoted when it holds a comma, a quote or a line break).
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
 }

@@ -4,15 +4,12 @@
 //! Every file is written atomically, so an interrupted run never leaves a summary that looks
 //! complete.
 
-use crate::measures::{Measures, POINTS};
+use crate::measures::Measures;
 use crate::run::PolicyRun;
 use anyhow::{Context, Result};
 use crawlrank_graph::atomic::write_file;
 use crawlrank_graph::PageIds;
-use plotters::coord::types::RangedCoordf64;
-use plotters::coord::Shift;
-use plotters::element::DashedPathElement;
-use plotters::prelude::*;
+use crawlrank_plot::{Corner, LineChart, Series, YAxis};
 use std::io::Write;
 use std::path::Path;
 
@@ -149,7 +146,7 @@ pub(crate) fn write_aligned(rows: &[Vec<String>], w: &mut impl Write) -> std::io
 }
 
 /// Writes `summary.json`, `summary.csv`, `throughput.svg`, `mass.svg`, with impacts
-/// `impact.svg` (and an `impact` column in `summary.csv`), and, with `save_orders`,
+/// `impact.svg` (and `impact` rows in the tidy `summary.csv`: [`write_tidy_csv`]), and, with `save_orders`,
 /// `<policy>.order` into `dir`: the crawled pages in crawl order, one id per line, each page
 /// named by its id in `ids` (the graph's [`page_ids`](crawlrank_graph::BvWebGraph::page_ids)).
 pub fn write_outputs(s: &Summary, dir: &Path, save_orders: bool, ids: &PageIds) -> Result<()> {
@@ -161,29 +158,7 @@ pub fn write_outputs(s: &Summary, dir: &Path, save_orders: bool, ids: &PageIds) 
         Ok(())
     })?;
     write_file(&dir.join("summary.csv"), |w| {
-        write!(w, "policy,percent,k,throughput,mass,mean_pagerank")?;
-        writeln!(w, "{}", if impact { ",impact" } else { "" })?;
-        for r in &s.results {
-            let m = &r.measures;
-            for j in 0..POINTS {
-                write!(
-                    w,
-                    "{},{},{},{},{},{}",
-                    r.run.policy,
-                    j + 1,
-                    m.checkpoints[j],
-                    m.throughput[j],
-                    m.mass[j],
-                    m.mean_pagerank[j]
-                )?;
-                match (&m.impact, impact) {
-                    (Some(c), _) => writeln!(w, ",{}", c[j])?,
-                    (None, true) => writeln!(w, ",")?,
-                    (None, false) => writeln!(w)?,
-                }
-            }
-        }
-        Ok(())
+        Ok(write_tidy_csv(std::slice::from_ref(s), w)?)
     })?;
     if save_orders {
         for r in &s.results {
@@ -289,52 +264,30 @@ pub(crate) fn summary_json(s: &Summary) -> serde_json::Value {
     })
 }
 
+/// The chart of [`plot`] and [`plot_bands`]: `% of reachable pages crawled` (0–100) against
+/// `y_label` (a share, 0–1).
+fn percent_chart(title: &str, y_label: &str) -> LineChart {
+    LineChart {
+        title: title.to_string(),
+        x_desc: "% of reachable pages crawled".into(),
+        y_desc: y_label.to_string(),
+        x: 0.0..100.0,
+        y: YAxis::Fixed(0.0, 1.0),
+        legend: Corner::LowerRight,
+        markers: false,
+    }
+}
+
 /// One curve per policy over `% of reachable pages crawled`, y in [0, 1].
 fn plot(path: &Path, title: &str, y_label: &str, series: &[(String, Vec<f64>)]) -> Result<()> {
-    // plotters writes the file itself; draw into a temporary name and rename when complete.
-    let tmp = path.with_extension("svg.tmp");
-    draw(&tmp, title, y_label, series)
-        .map_err(|e| anyhow::anyhow!("cannot draw {}: {e}", path.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
-}
-
-fn draw(
-    path: &Path,
-    title: &str,
-    y_label: &str,
-    series: &[(String, Vec<f64>)],
-) -> Result<(), Box<dyn std::error::Error>> {
-    let root = SVGBackend::new(path, (1000, 640)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let mut chart = percent_chart(&root, title, y_label)?;
-    let lines = series.iter().map(|(name, ys)| {
-        let points = ys.iter().enumerate().map(|(j, &y)| ((j + 1) as f64, y));
-        (name.as_str(), points.collect())
-    });
-    draw_lines(&mut chart, lines, true)?;
-    root.present()?;
-    Ok(())
-}
-
-/// The chart of [`plot`] and [`plot_bands`]: `% of reachable pages crawled` (0–100) against
-/// `y_label` (0–1), with its mesh drawn.
-fn percent_chart<'a, 'b>(
-    root: &'a DrawingArea<SVGBackend<'b>, Shift>,
-    title: &str,
-    y_label: &str,
-) -> Result<SvgChart<'a, 'b>, Box<dyn std::error::Error>> {
-    let mut chart = ChartBuilder::on(root)
-        .caption(title, ("sans-serif", 20))
-        .margin(16)
-        .x_label_area_size(48)
-        .y_label_area_size(64)
-        .build_cartesian_2d(0f64..100f64, 0f64..1f64)?;
-    chart
-        .configure_mesh()
-        .x_desc("% of reachable pages crawled")
-        .y_desc(y_label)
-        .draw()?;
-    Ok(chart)
+    let lines: Vec<Series> = series
+        .iter()
+        .map(|(name, ys)| {
+            let points = ys.iter().enumerate().map(|(j, &y)| ((j + 1) as f64, y));
+            Series::line(name.as_str(), points.collect())
+        })
+        .collect();
+    percent_chart(title, y_label).save(path, &lines)
 }
 
 /// One policy's curve over repeated runs: its name, the mean at each percent, and the lower
@@ -344,116 +297,62 @@ pub(crate) type Band = (String, Vec<f64>, Vec<f64>, Vec<f64>);
 /// Like [`plot`], each policy's mean line over a shaded band (its 95% interval) in the
 /// line's colour.
 pub(crate) fn plot_bands(path: &Path, title: &str, y_label: &str, bands: &[Band]) -> Result<()> {
-    let tmp = path.with_extension("svg.tmp");
-    draw_bands(&tmp, title, y_label, bands)
-        .map_err(|e| anyhow::anyhow!("cannot draw {}: {e}", path.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
+    let series: Vec<Series> = bands
+        .iter()
+        .map(|(name, mean, low, high)| {
+            let points = (0..mean.len()).map(|j| ((j + 1) as f64, mean[j], low[j], high[j]));
+            Series::band(name.as_str(), points)
+        })
+        .collect();
+    percent_chart(title, y_label).save(path, &series)
 }
 
-fn draw_bands(
-    path: &Path,
-    title: &str,
-    y_label: &str,
-    bands: &[Band],
-) -> Result<(), Box<dyn std::error::Error>> {
-    let root = SVGBackend::new(path, (1000, 640)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let mut chart = percent_chart(&root, title, y_label)?;
-    for (i, (_, _, low, high)) in bands.iter().enumerate() {
-        let color = line_style(i).0;
-        let x = |j: usize| (j + 1) as f64;
-        let mut outline: Vec<(f64, f64)> =
-            high.iter().enumerate().map(|(j, &y)| (x(j), y)).collect();
-        outline.extend(low.iter().enumerate().rev().map(|(j, &y)| (x(j), y)));
-        chart.draw_series(std::iter::once(Polygon::new(
-            outline,
-            color.mix(0.18).filled(),
-        )))?;
+/// The measures a run reports per checkpoint: each curve's name and the curve.
+pub(crate) fn curves(m: &Measures) -> Vec<(&'static str, &[f64])> {
+    let mut c: Vec<(&'static str, &[f64])> = vec![
+        ("throughput", &m.throughput),
+        ("mass", &m.mass),
+        ("mean_pagerank", &m.mean_pagerank),
+    ];
+    if let Some(i) = &m.impact {
+        c.push(("impact", i));
     }
-    let lines = bands.iter().map(|(name, mean, _, _)| {
-        let points = mean.iter().enumerate().map(|(j, &y)| ((j + 1) as f64, y));
-        (name.as_str(), points.collect())
-    });
-    draw_lines(&mut chart, lines, true)?;
-    root.present()?;
-    Ok(())
+    c
 }
 
-/// An SVG chart with f64 axes, as this crate's plots (and the time-series plot of
-/// `examples/plot_timeseries.rs`) draw them.
-pub type SvgChart<'a, 'b> =
-    ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
-
-/// The Okabe–Ito palette (Okabe and Ito, "Color Universal Design", 2008): colours told apart
-/// with the common colour-vision deficiencies and in grey, yellow last (faint on white).
-const PALETTE: [RGBColor; 8] = [
-    RGBColor(0, 114, 178),   // blue
-    RGBColor(213, 94, 0),    // vermillion
-    RGBColor(0, 158, 115),   // bluish green
-    RGBColor(204, 121, 167), // reddish purple
-    RGBColor(230, 159, 0),   // orange
-    RGBColor(86, 180, 233),  // sky blue
-    RGBColor(0, 0, 0),       // black
-    RGBColor(240, 228, 66),  // yellow
-];
-
-/// Dash and gap lengths in pixels: solid, dashed, dotted, long-dashed. A line is told apart by
-/// its dash as well as its colour, so a plot printed in grey still reads.
-const DASHES: [(u32, u32); 4] = [(100_000, 0), (10, 5), (2, 4), (20, 6)];
-
-/// The colour and the (dash, gap) of the `i`-th line of a plot: no two of the first 32 lines
-/// share both.
-pub fn line_style(i: usize) -> (RGBColor, (u32, u32)) {
-    (
-        PALETTE[i % PALETTE.len()],
-        DASHES[(i + i / PALETTE.len()) % DASHES.len()],
-    )
-}
-
-/// Draws one line per `(legend, points)` into `chart`, each in its own colour and dash
-/// ([`line_style`]), and with `legend` a box of their names in the lower right corner.
-pub fn draw_lines<'a, 'b: 'a, S: Into<String>>(
-    chart: &mut SvgChart<'a, 'b>,
-    series: impl IntoIterator<Item = (S, Vec<(f64, f64)>)>,
-    legend: bool,
-) -> Result<(), Box<dyn std::error::Error>> {
-    for (i, (name, points)) in series.into_iter().enumerate() {
-        let (color, (dash, gap)) = line_style(i);
-        let style = color.stroke_width(2);
-        chart
-            .draw_series(DashedLineSeries::new(points, dash, gap, style))?
-            .label(name)
-            .legend(move |(x, y)| {
-                DashedPathElement::new(vec![(x, y), (x + 28, y)], dash.min(28), gap, style)
-            });
-    }
-    if legend {
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::LowerRight)
-            .draw()?;
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::line_style;
-
-    #[test]
-    fn the_first_lines_differ_in_colour_or_dash() {
-        let styles: Vec<_> = (0..32).map(line_style).collect();
-        for (i, a) in styles.iter().enumerate() {
-            for b in &styles[i + 1..] {
-                assert_ne!(a, b);
+/// Writes `summary.csv`, tidy and self-describing so that the files of many runs concatenate
+/// (pandas' `concat`) without hand tagging: one row per run, policy, checkpoint and measure —
+/// `graph,policy,rng_seed,seeds,reachable,percent,k,measure,value` — and one `tau_b` row per
+/// run and policy (empty percent and k). The full provenance is in `summary.json` beside it.
+pub(crate) fn write_tidy_csv(runs: &[Summary], w: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(
+        w,
+        "graph,policy,rng_seed,seeds,reachable,percent,k,measure,value"
+    )?;
+    for s in runs {
+        let graph = csv_field(&s.graph);
+        for r in &s.results {
+            let m = &r.measures;
+            let head = format!(
+                "{graph},{},{},{},{}",
+                r.run.policy, s.rng_seed, s.seeds, s.reachable
+            );
+            for (measure, c) in curves(m) {
+                for (j, (k, v)) in m.checkpoints.iter().zip(c).enumerate() {
+                    writeln!(w, "{head},{},{k},{measure},{v}", j + 1)?;
+                }
             }
+            writeln!(w, "{head},,,tau_b,{}", m.kendall_tau)?;
         }
-        // The first eight differ in colour alone, and neighbours in dash too.
-        for i in 0..7 {
-            assert_ne!(styles[i].0, styles[i + 1].0);
-            assert_ne!(styles[i].1, styles[i + 1].1);
-        }
+    }
+    Ok(())
+}
+
+/// `s` as one CSV field (quoted when it holds a comma, a quote or a line break).
+pub(crate) fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
     }
 }

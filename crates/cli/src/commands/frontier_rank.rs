@@ -4,7 +4,10 @@
 
 use crate::provenance::{file_digest, Provenance};
 use anyhow::{Context, Result};
-use crawlrank_frontier_rank::report::{write_outputs, write_table};
+use crawlrank_frontier_rank::repeat::{
+    paired, write_paired_headline, write_repeat_outputs, write_repeat_table,
+};
+use crawlrank_frontier_rank::report::{write_outputs, write_table, Labels};
 use crawlrank_frontier_rank::{bfs_downloaded, evaluate_with, Config, Method, Model, OmegaChoice};
 use crawlrank_graph::{open_graph, Cache};
 use crawlrank_impact::{column_index, read_impact_table, Pages};
@@ -69,8 +72,24 @@ pub struct Args {
     /// Seed of the random seed pages, the 65/35 split and the random ranking.
     #[arg(long, value_name = "S", default_value_t = 42)]
     pub rng_seed: u64,
+    /// Repeat the experiment N times, with rng seeds --rng-seed, --rng-seed + 1, …: N splits
+    /// of the frontier (and with --downloaded-fraction N seed sets of the BFS too), each run
+    /// the single run with that rng seed; report mean ± 95% interval per method and x, and
+    /// paired comparisons (paired.csv).
+    #[arg(long, value_name = "N", conflicts_with = "rng_seeds")]
+    pub repeat: Option<usize>,
+    /// Repeat the experiment with these rng seeds, comma-separated.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', num_args = 1)]
+    pub rng_seeds: Option<Vec<u64>>,
+    /// With --repeat/--rng-seeds: compare every method with this one only, not every pair.
+    #[arg(long, value_name = "METHOD")]
+    pub baseline: Option<String>,
+    /// The x range of impact.svg, in % of the test frontier: LOW,HIGH (default 0,10).
+    #[arg(long, value_name = "LOW,HIGH", value_parser = x_range)]
+    pub x_range: Option<(f64, f64)>,
     /// Write scores.tsv (the frontier's pages by id, URL, split, impact and each method's
-    /// score), summary.json, summary.csv, impact.svg (and omega.svg) into DIR.
+    /// score), summary.json, summary.csv, impact.svg (and omega.svg) into DIR; repeated,
+    /// also summary-stats.csv and paired.csv (and no scores.tsv).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
 }
@@ -83,6 +102,20 @@ fn fraction(s: &str) -> Result<f64, String> {
         Err(format!(
             "the downloaded fraction must be in (0, 1], not {s}"
         ))
+    }
+}
+
+fn x_range(s: &str) -> Result<(f64, f64), String> {
+    let parsed = s
+        .split_once(',')
+        .and_then(|(a, b)| Some((a.trim().parse::<f64>().ok()?, b.trim().parse::<f64>().ok()?)));
+    match parsed {
+        Some((a, b)) if a.is_finite() && b.is_finite() && a >= 0.0 && a < b && b <= 100.0 => {
+            Ok((a, b))
+        }
+        _ => Err(format!(
+            "'{s}' is not an x range LOW,HIGH with 0 <= LOW < HIGH <= 100"
+        )),
     }
 }
 
@@ -106,6 +139,23 @@ fn omega(s: &str) -> Result<OmegaChoice, String> {
 
 pub fn run(args: Args, cache: &Cache) -> Result<()> {
     let methods = Method::parse_list(&args.method)?;
+    let rng_seeds =
+        super::simulate::rng_seed_list(args.repeat, args.rng_seeds.as_deref(), args.rng_seed)?;
+    let baseline = match (&args.baseline, &rng_seeds) {
+        (None, _) => None,
+        (Some(_), None) => anyhow::bail!(
+            "--baseline compares methods over runs: it needs --repeat N or --rng-seeds LIST"
+        ),
+        (Some(b), Some(_)) => {
+            let m = Method::parse(b)?;
+            Some(methods.iter().position(|&x| x == m).with_context(|| {
+                format!(
+                    "--baseline {b} is not among the methods (--method {})",
+                    args.method
+                )
+            })?)
+        }
+    };
     let graph = open_graph(&args.graph, cache)?;
     let n = graph.num_nodes();
     let pages = Pages::from_graph(&graph)?;
@@ -118,20 +168,31 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         "impact",
         serde_json::json!({ "file": file_digest(&args.impact)?, "column": table.columns[column] }),
     );
-    let downloaded = match (&args.downloaded, args.downloaded_fraction) {
-        (Some(file), _) => {
-            provenance.set("downloaded", file_digest(file)?);
-            crawlrank_sim::read_seeds(file, &graph)
-                .with_context(|| format!("cannot read the downloaded set {}", file.display()))?
+    // D for an rng seed: the file's pages, or a BFS from random seeds drawn with it.
+    let downloaded_for = |rng_seed: u64| -> Result<(Vec<u32>, Option<Vec<u32>>)> {
+        match (&args.downloaded, args.downloaded_fraction) {
+            (Some(file), _) => Ok((
+                crawlrank_sim::read_seeds(file, &graph).with_context(|| {
+                    format!("cannot read the downloaded set {}", file.display())
+                })?,
+                None,
+            )),
+            (None, Some(x)) => {
+                let seeds = crawlrank_seeds::random_seeds(n, args.seeds, rng_seed);
+                let count = ((x * n as f64).round() as usize).max(1);
+                Ok((bfs_downloaded(&csr, &seeds, count), Some(seeds)))
+            }
+            (None, None) => unreachable!("clap requires one of them"),
         }
-        (None, Some(x)) => {
-            let seeds = crawlrank_seeds::random_seeds(n, args.seeds, args.rng_seed);
-            provenance.seeds(&seeds, pages.ids());
-            let count = ((x * n as f64).round() as usize).max(1);
-            bfs_downloaded(&csr, &seeds, count)
-        }
-        (None, None) => unreachable!("clap requires one of them"),
     };
+    if let Some(file) = &args.downloaded {
+        provenance.set("downloaded", file_digest(file)?);
+    } else {
+        provenance.set(
+            "downloaded_fraction",
+            serde_json::json!({ "fraction": args.downloaded_fraction, "seeds": args.seeds }),
+        );
+    }
     eprintln!(
         "{}: {n} pages, {} arcs; impact column '{}'",
         args.graph.display(),
@@ -161,38 +222,83 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         } else {
             0
         };
-    let bar = crate::progress::bar(Some(walks as u64), "rankings");
-    bar.set_prefix("frontier-rank");
     // `learned` also walks the other impact types (downloaded pages' values only).
     let others: Vec<&[f64]> = (0..table.values.len())
         .filter(|&c| c != column)
         .map(|c| table.values[c].as_slice())
         .collect();
-    let result = evaluate_with(
-        &csr,
-        &downloaded,
-        &table.values[column],
-        &others,
-        Some(&pagerank),
-        &config,
-        &mut |step| {
-            bar.set_position(step.done as u64);
-            if bar.is_hidden() {
-                eprintln!("  {}", step.message);
-            } else {
-                bar.println(format!("  {}", step.message));
-            }
-        },
-    );
-    bar.finish_and_clear();
-    let e = result?;
-    eprintln!("  done {:.2?}", started.elapsed());
-    if e.test_with_impact() == 0 {
-        eprintln!("note: no page of the test frontier has impact: the measures are undefined (-)");
+    let graph_name = args.graph.display().to_string();
+    let labels = Labels {
+        graph: &graph_name,
+        impact_column: &table.columns[column],
+        x_range: args.x_range,
+    };
+    let runs = rng_seeds.clone().unwrap_or_else(|| vec![args.rng_seed]);
+    let bar = crate::progress::bar(Some((walks * runs.len()) as u64), "rankings");
+    bar.set_prefix("frontier-rank");
+    let mut evaluations = Vec::with_capacity(runs.len());
+    let mut seed_sets = Vec::new();
+    for &rng_seed in &runs {
+        let (downloaded, seeds) = downloaded_for(rng_seed)?;
+        if let Some(seeds) = seeds {
+            seed_sets.push(pages.ids().ids_of(&seeds).collect::<Vec<u64>>());
+        }
+        let config = Config {
+            rng_seed,
+            ..config.clone()
+        };
+        let offset = evaluations.len() * walks;
+        let e = evaluate_with(
+            &csr,
+            &downloaded,
+            &table.values[column],
+            &others,
+            Some(&pagerank),
+            &config,
+            &mut |step| {
+                bar.set_position((offset + step.done) as u64);
+                let message = if runs.len() > 1 {
+                    format!("  [rng seed {rng_seed}] {}", step.message)
+                } else {
+                    format!("  {}", step.message)
+                };
+                if bar.is_hidden() {
+                    eprintln!("{message}");
+                } else {
+                    bar.println(message);
+                }
+            },
+        )
+        .with_context(|| format!("the run with rng seed {rng_seed}"))?;
+        evaluations.push(e);
     }
-    write_table(&e, &mut std::io::stdout().lock())?;
-    let name = args.graph.display().to_string();
-    let written = write_outputs(&e, &args.out, &name, pages.ids(), pages.urls())?;
+    bar.finish_and_clear();
+    eprintln!("  done {:.2?}", started.elapsed());
+    match seed_sets.len() {
+        0 => {}
+        1 => {
+            provenance.set("seed_ids", serde_json::json!(seed_sets[0]));
+        }
+        _ => {
+            provenance.set("seed_ids_per_run", serde_json::json!(seed_sets));
+        }
+    }
+    let mut stdout = std::io::stdout().lock();
+    let written = if rng_seeds.as_ref().is_some_and(|s| s.len() > 1) {
+        write_repeat_table(&evaluations, &mut stdout)?;
+        let rows = paired(&evaluations, baseline);
+        write_paired_headline(&rows, 10, &mut stdout)?;
+        write_repeat_outputs(&evaluations, &rows, &args.out, &labels)?
+    } else {
+        let e = &evaluations[0];
+        if e.test_with_impact() == 0 {
+            eprintln!(
+                "note: no page of the test frontier has impact: the measures are undefined (-)"
+            );
+        }
+        write_table(e, &mut stdout)?;
+        write_outputs(e, &args.out, &labels, pages.ids(), pages.urls())?
+    };
     crate::provenance::stamp_json(&args.out.join("summary.json"), &provenance)?;
     let names: Vec<String> = written
         .iter()

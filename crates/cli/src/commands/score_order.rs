@@ -73,7 +73,9 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         percents: args.checkpoints.0.clone(),
         rng_seed: args.rng_seed,
     };
-    let scored = score_order(&graph, &csr, &options)?;
+    let mut scored = score_order(&graph, &csr, &options)?;
+    // Outputs name the graph as the user did (an arc list, not its imported copy in the cache).
+    scored.summary.graph = args.graph.display().to_string();
     if scored.unlinked > 0 {
         eprintln!(
             "{} pages of {} were listed before any page listed earlier links to them",

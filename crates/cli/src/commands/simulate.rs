@@ -284,6 +284,8 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         config: config.clone(),
     };
     let mut summary = run_with_progress(&graph, &csr, &experiment)?;
+    // Outputs name the graph as the user did (an arc list, not its imported copy in the cache).
+    summary.graph = args.graph.display().to_string();
     summary.seed_source = seed_source;
     provenance.set("resolved", resolved(&args, &summary));
     let (compared, label) = match (&args.seeds_file, args.seeds) {
@@ -314,6 +316,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     };
     eprintln!("the same policies from {} random seeds:", summary.seeds);
     let mut random_summary = run_with_progress(&graph, &csr, &baseline)?;
+    random_summary.graph = args.graph.display().to_string();
     random_summary.seed_source = random_source;
     let mut out = std::io::stdout().lock();
     writeln!(out, "from {label} seeds:")?;
@@ -391,16 +394,33 @@ fn write_provenance(
 /// The rng seeds of a repeated experiment (`--repeat N` or `--rng-seeds LIST`), `None` for a
 /// single run.
 fn repeat_rng_seeds(args: &Args) -> Result<Option<Vec<u64>>> {
-    let seeds = match (args.repeat, &args.rng_seeds) {
+    let Some(seeds) = rng_seed_list(args.repeat, args.rng_seeds.as_deref(), args.rng_seed)? else {
+        return Ok(None);
+    };
+    ensure!(
+        args.seeds_file.is_none()
+            && matches!(args.seeds, SeedsArg::Random(_))
+            && !args.compare_random,
+        "--repeat and --rng-seeds draw a new random seed set per run: they need random seeds \
+         (--seeds N), not --seeds-file, --seeds community:N or --compare-random"
+    );
+    Ok(Some(seeds))
+}
+
+/// The rng seeds of `--repeat N` (`start`, `start + 1`, …) or `--rng-seeds LIST` (distinct),
+/// `None` when neither is given; `simulate` and `frontier-rank` share the rule.
+pub(crate) fn rng_seed_list(
+    repeat: Option<usize>,
+    list: Option<&[u64]>,
+    start: u64,
+) -> Result<Option<Vec<u64>>> {
+    Ok(Some(match (repeat, list) {
         (None, None) => return Ok(None),
         (Some(0), _) => anyhow::bail!("--repeat must be at least 1"),
         (Some(n), _) => (0..n as u64)
             .map(|i| {
-                args.rng_seed.checked_add(i).ok_or_else(|| {
-                    anyhow::anyhow!(
-                        "--rng-seed {} + {i} overflows a 64-bit rng seed",
-                        args.rng_seed
-                    )
+                start.checked_add(i).ok_or_else(|| {
+                    anyhow::anyhow!("--rng-seed {start} + {i} overflows a 64-bit rng seed")
                 })
             })
             .collect::<Result<Vec<_>>>()?,
@@ -412,17 +432,9 @@ fn repeat_rng_seeds(args: &Args) -> Result<Option<Vec<u64>>> {
                     "--rng-seeds lists rng seed {s} twice: the two runs would be the same"
                 );
             }
-            list.clone()
+            list.to_vec()
         }
-    };
-    ensure!(
-        args.seeds_file.is_none()
-            && matches!(args.seeds, SeedsArg::Random(_))
-            && !args.compare_random,
-        "--repeat and --rng-seeds draw a new random seed set per run: they need random seeds \
-         (--seeds N), not --seeds-file, --seeds community:N or --compare-random"
-    );
-    Ok(Some(seeds))
+    }))
 }
 
 /// Runs the experiment once per rng seed and reports it: with one rng seed exactly as a single
@@ -445,7 +457,7 @@ fn run_repeated_and_report(
         experiment.policies.len(),
     );
     let start = std::time::Instant::now();
-    let runs = run_repeated(graph, csr, experiment, rng_seeds, args.save_orders, &|s| {
+    let mut runs = run_repeated(graph, csr, experiment, rng_seeds, args.save_orders, &|s| {
         eprintln!(
             "  rng seed {}: R = {}, done at {:.2?}",
             s.rng_seed,
@@ -453,6 +465,10 @@ fn run_repeated_and_report(
             start.elapsed()
         )
     })?;
+    // Outputs name the graph as the user did (an arc list, not its imported copy in the cache).
+    for run in &mut runs {
+        run.graph = args.graph.display().to_string();
+    }
     if let [one] = runs.as_slice() {
         return report(one, args.out.as_deref(), args.save_orders, ids);
     }

@@ -12,13 +12,13 @@
 //! that looks complete.
 
 use crate::eval::{CoreDistances, DepthStats, Evaluation};
-use anyhow::{anyhow, Context, Result};
+use anyhow::{Context, Result};
 use crawlrank_graph::atomic::write_file;
 use crawlrank_graph::PageIds;
-use plotters::coord::types::RangedCoordf64;
-use plotters::coord::Shift;
-use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
+use crawlrank_plot::plotters::coord::Shift;
+use crawlrank_plot::plotters::prelude::*;
+use crawlrank_plot::plotters::style::text_anchor::{HPos, Pos, VPos};
+use crawlrank_plot::{draw_lines, save_svg, Corner, DrawResult, SvgChart};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -259,26 +259,6 @@ pub fn write_outputs(e: &Evaluation, dir: &Path, ids: &PageIds) -> Result<Vec<Pa
     Ok(written)
 }
 
-type DrawResult = Result<(), Box<dyn std::error::Error>>;
-
-/// Draws into an SVG in memory, then writes it to `path` atomically.
-fn save_svg(
-    path: &Path,
-    draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> DrawResult,
-) -> Result<()> {
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (1000, 640)).into_drawing_area();
-        let drawn: DrawResult = root
-            .fill(&WHITE)
-            .map_err(Into::into)
-            .and_then(|()| draw(&root))
-            .and_then(|()| root.present().map_err(Into::into));
-        drawn.map_err(|err| anyhow!("cannot draw {}: {err}", path.display()))?;
-    }
-    write_file(path, |w| Ok(w.write_all(svg.as_bytes())?))
-}
-
 /// A chart builder with this module's caption and margins.
 fn chart<'a, 'b>(
     root: &'a DrawingArea<SVGBackend<'b>, Shift>,
@@ -293,28 +273,18 @@ fn chart<'a, 'b>(
     builder
 }
 
-/// One line with a dot per depth for each `(legend, points)`, and the legend.
+/// One line with a dot per depth for each `(legend, points)` (the plots' palette and dashes),
+/// and the legend.
 fn draw_depth_lines<'a, 'b: 'a, Y: Ranged<ValueType = f64>>(
-    chart: &mut ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, Y>>,
+    chart: &mut SvgChart<'a, 'b, Y>,
     series: &[(String, Vec<(f64, f64)>)],
 ) -> DrawResult {
-    for (i, (name, points)) in series.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
-        chart
-            .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))?
-            .label(name)
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-            });
-        chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
-    }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()?;
-    Ok(())
+    draw_lines(
+        chart,
+        series.iter().cloned(),
+        true,
+        Some(Corner::UpperRight),
+    )
 }
 
 /// The distance matrix as coloured cells: row `i` (from core `i`, top to bottom) and column `j`

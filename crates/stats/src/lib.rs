@@ -2,8 +2,10 @@
 //! standard deviation and a Student-t 95% confidence interval of a measure over seed sets,
 //! and the two-sided Wilcoxon signed-rank test of two policies paired by seed set.
 //!
-//! Written here rather than taken from a crate because the simulator needs only these few
-//! functions, and each is checked against textbook values in the tests below.
+//! Written here rather than taken from a crate because the simulator and the offline frontier
+//! ranking need only these few functions, and each is checked against textbook values in the
+//! tests below.
+#![warn(missing_docs)]
 
 /// Mean, sample standard deviation and 95% confidence interval of the mean of some values.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -50,6 +52,44 @@ impl Interval {
     /// The interval's upper end.
     pub fn high(&self) -> f64 {
         self.mean + self.half_width
+    }
+}
+
+/// Two measures paired by run (seed set or split): how often each is higher, and the
+/// Wilcoxon p-value of their differences.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Wins {
+    /// Runs where the first is higher.
+    pub a_wins: usize,
+    /// Runs where the second is higher.
+    pub b_wins: usize,
+    /// Runs where they are equal.
+    pub ties: usize,
+    /// Two-sided Wilcoxon signed-rank p-value of the differences ([`wilcoxon_p`]).
+    pub p: f64,
+}
+
+impl Wins {
+    /// Compares `a` and `b` run by run (`a[i]` with `b[i]`); runs where either is not a
+    /// number (a measure undefined there) are left out, so the counts may sum to fewer runs.
+    pub fn of(a: &[f64], b: &[f64]) -> Self {
+        let d: Vec<f64> = a
+            .iter()
+            .zip(b)
+            .filter(|(x, y)| x.is_finite() && y.is_finite())
+            .map(|(x, y)| x - y)
+            .collect();
+        Self {
+            a_wins: d.iter().filter(|&&x| x > 0.0).count(),
+            b_wins: d.iter().filter(|&&x| x < 0.0).count(),
+            ties: d.iter().filter(|&&x| x == 0.0).count(),
+            p: wilcoxon_p(&d),
+        }
+    }
+
+    /// The runs compared.
+    pub fn runs(&self) -> usize {
+        self.a_wins + self.b_wins + self.ties
     }
 }
 
@@ -231,6 +271,27 @@ mod tests {
         close(wilcoxon_p(&[1.0, -1.0, 2.0, -2.0]), 1.0, 1e-15);
         // Zeros only: every pair tied.
         assert_eq!(wilcoxon_p(&[0.0; 12]), 1.0);
+    }
+
+    #[test]
+    fn wins_of_a_tie_and_of_a_dominating_measure() {
+        // Two policies that tie exactly: no wins, p = 1.
+        let a = [0.2, 0.3, 0.4, 0.5, 0.6, 0.7];
+        let w = Wins::of(&a, &a);
+        assert_eq!((w.a_wins, w.b_wins, w.ties, w.p), (0, 0, 6, 1.0));
+        // One that dominates in all ten runs: 10 wins, exact p = 2/1024.
+        let b: Vec<f64> = (0..10).map(|i| 0.1 * i as f64).collect();
+        let c: Vec<f64> = b
+            .iter()
+            .enumerate()
+            .map(|(i, x)| x + 0.01 * (i + 1) as f64)
+            .collect();
+        let w = Wins::of(&c, &b);
+        assert_eq!((w.a_wins, w.b_wins, w.ties), (10, 0, 0));
+        close(w.p, 2.0 / 1024.0, 1e-15);
+        // Runs where a measure is undefined are left out.
+        let w = Wins::of(&[1.0, f64::NAN, 3.0], &[0.0, 1.0, 2.0]);
+        assert_eq!((w.a_wins, w.runs()), (2, 2));
     }
 
     #[test]
