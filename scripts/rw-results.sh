@@ -8,7 +8,9 @@
 #
 # DATA: the real graphs (default ../shared/data); WORK: imported/generated graphs and impact tables
 # (default target/rw-results); OUT: results (default docs/results/rw); METHODS (default all); BOOTSTRAP
-# (resamples when tuning ω, default 20; the 10^7-page web was run with 0 and without learned).
+# (resamples when tuning ω, default 20; the 10^7-page web was run with 0 and without learned); REPEAT
+# (runs, each its own seed set, BFS and split: rng seeds 1..REPEAT, default 10; 1 writes scores.tsv); BIN
+# (default target/release/crawlrank, built here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DATA=${DATA:-../shared/data}
@@ -18,8 +20,11 @@ CASES=${CASES:-"wikispeedia-visits wikispeedia-clicks cnr-wiki cnr-web web-1e7-w
 FRACTION=${FRACTION:-0.3}
 METHODS=${METHODS:-all}
 BOOTSTRAP=${BOOTSTRAP:-20}
-BIN=target/release/crawlrank
-cargo build --release --quiet
+REPEAT=${REPEAT:-10}
+if [ -z "${BIN:-}" ]; then
+    BIN=target/release/crawlrank
+    cargo build --release --quiet
+fi
 mkdir -p "$WORK" "$OUT"
 
 wikispeedia() {
@@ -56,9 +61,10 @@ for case in $CASES; do
     echo "== $case" >&2
     mkdir -p "$OUT/$case"
     $BIN frontier-rank --graph "$graph" --downloaded-fraction "$FRACTION" --impact "$impact" \
-        --impact-column "$column" --method "$METHODS" --omega tune --bootstrap "$BOOTSTRAP" --out "$OUT/$case" | tee "$OUT/$case/table.txt"
+        --impact-column "$column" --method "$METHODS" --omega tune --bootstrap "$BOOTSTRAP" \
+        --rng-seed 1 --repeat "$REPEAT" --out "$OUT/$case" | tee "$OUT/$case/table.txt"
     # A frontier of millions of pages makes a scores.tsv too large to keep beside the docs.
-    if [ "$(stat -c %s "$OUT/$case/scores.tsv")" -gt 20000000 ]; then
+    if [ -e "$OUT/$case/scores.tsv" ] && [ "$(stat -c %s "$OUT/$case/scores.tsv")" -gt 20000000 ]; then
         mv "$OUT/$case/scores.tsv" "$WORK/$case-scores.tsv"
         echo "(scores.tsv moved to $WORK/$case-scores.tsv)" >>"$OUT/$case/table.txt"
     fi

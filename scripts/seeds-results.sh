@@ -7,7 +7,10 @@
 #   GRAPHS="cnr hollins" scripts/seeds-results.sh
 #
 # DATA: the folder of the real graphs (default ../shared/data); WORK: where imported and generated
-# graphs go (default target/seeds-results); OUT: the results (default docs/results/seeds).
+# graphs go (default target/seeds-results); OUT: the results (default docs/results/seeds); REPEAT: the
+# random seed sets the community seeds are compared with (rng seeds 1..REPEAT, default 10; the tables
+# of docs/results.md come from scripts/seeds-vs-random.py over them); BIN (default
+# target/release/crawlrank, built here); KEEP_SEEDS=1 reuses a graph's seeds.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DATA=${DATA:-../shared/data}
@@ -15,8 +18,11 @@ WORK=${WORK:-target/seeds-results}
 OUT=${OUT:-docs/results/seeds}
 GRAPHS=${GRAPHS:-"cnr hollins wikispeedia web-1e7"}
 COUNT=${COUNT:-10}
-BIN=target/release/crawlrank
-cargo build --release --quiet
+REPEAT=${REPEAT:-10}
+if [ -z "${BIN:-}" ]; then
+    BIN=target/release/crawlrank
+    cargo build --release --quiet
+fi
 mkdir -p "$WORK" "$OUT"
 
 graph_of() {
@@ -52,10 +58,24 @@ for name in $GRAPHS; do
     wikispeedia) prune=(--no-prune) ;;
     # Ten million pages: the policies that finish in minutes.
     web-1e7) policies=bfs,backlink,indegree,opic,fica,ieca ;;
+    # Ten repeats of two crawls each: the policies that finish in seconds at this size.
+    cnr) policies=bfs,backlink,indegree,opic,fica,ieca,omniscient ;;
     esac
     echo "== $name: $graph" >&2
-    $BIN seeds --graph "$graph" --count "$COUNT" --out "$dir/seeds.txt" "${prune[@]}" 2>&1 | tee "$dir/seeds.log" >&2
-    $BIN seeds-eval --graph "$graph" --seeds "$dir/seeds.txt" --out "$dir/eval" | tee "$dir/eval.txt"
-    $BIN simulate --graph "$graph" --seeds-file "$dir/seeds.txt" --compare-random \
-        --policy "$policies" --out "$dir/simulate" | tee "$dir/simulate.txt"
+    # KEEP_SEEDS=1 keeps a seed set already extracted (Extract-Seeds is deterministic).
+    if [ "${KEEP_SEEDS:-0}" != 1 ] || [ ! -e "$dir/seeds.txt" ]; then
+        $BIN seeds --graph "$graph" --count "$COUNT" --out "$dir/seeds.txt" "${prune[@]}" 2>&1 |
+            tee "$dir/seeds.log" >&2
+    fi
+    for s in $(seq 1 "$REPEAT"); do
+        $BIN seeds-eval --graph "$graph" --seeds "$dir/seeds.txt" --random-seeds "$s" \
+            --out "$dir/eval-r$s" >"$dir/eval-r$s.txt"
+        $BIN simulate --graph "$graph" --seeds-file "$dir/seeds.txt" --compare-random --rng-seed "$s" \
+            --policy "$policies" --out "$dir/simulate-r$s" >"$dir/simulate-r$s.txt"
+        # Beyond the first set, keep what the comparison reads (comparison.csv, summary.csv).
+        if [ "$s" != 1 ]; then
+            rm -rf "$dir/simulate-r$s/file" "$dir/simulate-r$s/random" "$dir/eval-r$s"/*.svg
+        fi
+    done
+    scripts/seeds-vs-random.py "$dir" | tee "$dir/vs-random.md"
 done

@@ -108,5 +108,6 @@ pub fn run_with_pagerank(
         results,
         percents: config.percents.clone(),
         parameters: config.parameters(),
+        impact_column: None,
     })
 }

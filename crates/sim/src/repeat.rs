@@ -443,7 +443,10 @@ pub fn write_repeat_outputs(
     if !impact.is_empty() {
         plot_bands(
             &dir.join("impact.svg"),
-            &format!("Impact crawled: {title}"),
+            &format!(
+                "Impact '{}' crawled: {title}",
+                first.impact_column.as_deref().unwrap_or("?")
+            ),
             "impact crawled relative to the ideal order",
             &impact,
         )?;

@@ -49,6 +49,9 @@ pub struct Summary {
     pub percents: Vec<usize>,
     /// Named parameters of the policies (β, δ's schedule), recorded in `summary.json`.
     pub parameters: Vec<(&'static str, f64)>,
+    /// The impact column the crawls were measured by (`simulate --impact`), named in
+    /// `summary.json` and the impact plot's title.
+    pub impact_column: Option<String>,
 }
 
 /// Whether the crawls were also measured by impact (`simulate --impact`).
@@ -203,7 +206,10 @@ pub fn write_outputs(s: &Summary, dir: &Path, save_orders: bool, ids: &PageIds) 
             .collect();
         plot(
             &dir.join("impact.svg"),
-            &format!("Impact crawled: {title}"),
+            &format!(
+                "Impact '{}' crawled: {title}",
+                s.impact_column.as_deref().unwrap_or("?")
+            ),
             "impact crawled relative to the ideal order",
             &series,
         )?;
@@ -255,6 +261,7 @@ pub(crate) fn summary_json(s: &Summary) -> serde_json::Value {
         "rng_seed": s.rng_seed,
         "reachable": s.reachable,
         "percents": s.percents,
+        "impact_column": s.impact_column,
         "parameters": s
             .parameters
             .iter()

@@ -195,6 +195,7 @@ pub fn score_order(graph: &BvWebGraph, csr: &Csr, options: &ScoreOptions) -> Res
             results: vec![PolicyResult { run, measures }],
             percents: options.percents.clone(),
             parameters: Vec::new(),
+            impact_column: None,
         },
         unlinked,
     })

@@ -230,16 +230,16 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     if let Some(file) = &args.seeds_file {
         provenance.set("seeds_file", file_digest(file)?);
     }
-    let impact = match &args.impact {
+    let (impact, impact_column) = match &args.impact {
         Some(path) => {
             let (impact, name) = read_impacts(path, &args.impact_column, &graph)?;
             provenance.set(
                 "impact",
                 serde_json::json!({ "file": file_digest(path)?, "column": name }),
             );
-            Some(impact)
+            (Some(impact), Some(name))
         }
-        None => None,
+        None => (None, None),
     };
     let config = SimConfig {
         batch: args.batch,
@@ -269,7 +269,12 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
             policies: policies.clone(),
             config: config.clone(),
         };
-        run_repeated_and_report(&args, &graph, &csr, &experiment, &rng_seeds, baseline, &ids)?;
+        let repeats = Repeats {
+            rng_seeds: &rng_seeds,
+            baseline,
+            impact_column,
+        };
+        run_repeated_and_report(&args, &graph, &csr, &experiment, repeats, &ids)?;
         if let Some(dir) = &args.out {
             provenance.set("rng_seeds", serde_json::json!(rng_seeds));
             crate::provenance::stamp_json(&dir.join("summary.json"), &provenance)?;
@@ -286,6 +291,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     let mut summary = run_with_progress(&graph, &csr, &experiment)?;
     // Outputs name the graph as the user did (an arc list, not its imported copy in the cache).
     summary.graph = args.graph.display().to_string();
+    summary.impact_column = impact_column.clone();
     summary.seed_source = seed_source;
     provenance.set("resolved", resolved(&args, &summary));
     let (compared, label) = match (&args.seeds_file, args.seeds) {
@@ -317,6 +323,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     eprintln!("the same policies from {} random seeds:", summary.seeds);
     let mut random_summary = run_with_progress(&graph, &csr, &baseline)?;
     random_summary.graph = args.graph.display().to_string();
+    random_summary.impact_column = impact_column.clone();
     random_summary.seed_source = random_source;
     let mut out = std::io::stdout().lock();
     writeln!(out, "from {label} seeds:")?;
@@ -437,6 +444,16 @@ pub(crate) fn rng_seed_list(
     }))
 }
 
+/// What a repeated experiment runs over and reports against.
+struct Repeats<'a> {
+    /// One run per rng seed.
+    rng_seeds: &'a [u64],
+    /// The policy every other is compared with (`--baseline`), else every pair.
+    baseline: Option<usize>,
+    /// The impact column's name, with `--impact`.
+    impact_column: Option<String>,
+}
+
 /// Runs the experiment once per rng seed and reports it: with one rng seed exactly as a single
 /// run, with more the intervals and the paired comparisons.
 fn run_repeated_and_report(
@@ -444,10 +461,14 @@ fn run_repeated_and_report(
     graph: &BvWebGraph,
     csr: &Csr,
     experiment: &Experiment,
-    rng_seeds: &[u64],
-    baseline: Option<usize>,
+    repeats: Repeats,
     ids: &PageIds,
 ) -> Result<()> {
+    let Repeats {
+        rng_seeds,
+        baseline,
+        impact_column,
+    } = repeats;
     eprintln!(
         "{}: {} pages, {} arcs; {} seed sets of random seeds, {} policies, run in parallel",
         graph.basename().display(),
@@ -468,6 +489,7 @@ fn run_repeated_and_report(
     // Outputs name the graph as the user did (an arc list, not its imported copy in the cache).
     for run in &mut runs {
         run.graph = args.graph.display().to_string();
+        run.impact_column = impact_column.clone();
     }
     if let [one] = runs.as_slice() {
         return report(one, args.out.as_deref(), args.save_orders, ids);
