@@ -22,7 +22,7 @@
 //! the degrees of its members, not a pass over the graph. Arcs from or to removed pages do not
 //! count: the caller's `removed` mask is the graph after the earlier rounds.
 
-use crate::extract::WorkGraph;
+use crate::work_graph::WorkGraph;
 use crawlrank_graph::Csr;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;

@@ -21,6 +21,7 @@
 //! could never come back, and with it the start is still within `10⁻⁶` of the warm vector.
 
 use crate::cores::{Core, CoreBuilder, CoreRule};
+use crate::work_graph::WorkGraph;
 use anyhow::{ensure, Context, Result};
 use crawlrank_graph::{Csr, Hosts};
 use crawlrank_rank::{hits_masked, HitsConfig};
@@ -164,7 +165,7 @@ pub fn extract_seeds(
         for p in local.pages() {
             removed[p as usize] = true;
         }
-        let core = work.to_global(local);
+        let core = to_global(&work, local);
         if let Some(s) = core.seed {
             seeds.push(s);
         }
@@ -186,67 +187,13 @@ pub fn extract_seeds(
     })
 }
 
-/// The graph the rounds run on: the pages with at least one arc, numbered by decreasing degree
-/// (in + out; ties by original id), with ascending successor lists, and its transpose.
-#[derive(Debug)]
-pub struct WorkGraph {
-    /// The renumbered graph.
-    pub graph: Csr,
-    /// Its transpose.
-    pub transpose: Csr,
-    /// The original id of each working page.
-    pub global: Vec<u32>,
-}
-
-impl WorkGraph {
-    /// The working copy of `graph`.
-    pub fn new(graph: &Csr) -> Result<Self> {
-        let n = graph.num_nodes();
-        let mut degree = vec![0u32; n];
-        for (u, v) in graph.arcs() {
-            degree[u as usize] += 1;
-            degree[v as usize] += 1;
-        }
-        let mut global: Vec<u32> = (0..n as u32).filter(|&v| degree[v as usize] > 0).collect();
-        global.par_sort_unstable_by(|&a, &b| {
-            degree[b as usize].cmp(&degree[a as usize]).then(a.cmp(&b))
-        });
-        drop(degree);
-        let mut local = vec![u32::MAX; n];
-        for (i, &g) in global.iter().enumerate() {
-            local[g as usize] = i as u32;
-        }
-        let mut offsets = Vec::with_capacity(global.len() + 1);
-        offsets.push(0u64);
-        let mut succ = Vec::with_capacity(graph.num_arcs() as usize);
-        for &g in &global {
-            let from = succ.len();
-            succ.extend(
-                graph
-                    .successors(g as usize)
-                    .iter()
-                    .map(|&v| local[v as usize]),
-            );
-            succ[from..].sort_unstable();
-            offsets.push(succ.len() as u64);
-        }
-        let graph = Csr::from_parts(offsets, succ)?;
-        let transpose = graph.transpose();
-        Ok(Self {
-            graph,
-            transpose,
-            global,
-        })
-    }
-
-    /// `core` in original ids.
-    fn to_global(&self, mut core: Core) -> Core {
-        let g = |p: &mut u32| *p = self.global[*p as usize];
-        core.hubs.iter_mut().for_each(g);
-        core.authorities.iter_mut().for_each(g);
-        core.seed = core.seed.map(|p| self.global[p as usize]);
-        core
-    }
+/// `core` (in `work`'s numbering) in original ids.
+fn to_global(work: &WorkGraph, mut core: Core) -> Core {
+    let g = |p: &mut u32| *p = work.global[*p as usize];
+    core.hubs.iter_mut().for_each(g);
+    core.authorities.iter_mut().for_each(g);
+    core.seed = core.seed.map(|p| work.global[p as usize]);
+    core
 }
 
 /// The page of highest positive score that is not removed (ties: smaller original id), or

@@ -26,6 +26,7 @@ pub mod eval;
 pub mod extract;
 pub mod file;
 pub mod prune;
+pub mod work_graph;
 
 pub use baseline::{random_seeds, top_pagerank_seeds};
 pub use cores::{Core, CoreBuilder, CoreRule};
@@ -36,9 +37,9 @@ pub use eval::{
 };
 pub use extract::{
     extract_seeds, prepare, Extraction, Prepared, Pruning, Round, SeedsConfig, StopReason,
-    WorkGraph,
 };
 pub use file::{
     cores_path, read_cores_json, write_cores_json, write_seeds_file, CoreEntry, CoresRecord,
 };
 pub use prune::prune_same_host;
+pub use work_graph::WorkGraph;

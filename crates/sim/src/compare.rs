@@ -84,7 +84,7 @@ pub fn write_comparison_csv(
         )?;
         for (ra, rb) in a.results.iter().zip(&b.results) {
             let (ma, mb) = (&ra.measures, &rb.measures);
-            for p in 1..=crate::measures::POINTS {
+            for p in 1..=crate::checkpoints::POINTS {
                 writeln!(
                     w,
                     "{},{p},{},{},{},{}",

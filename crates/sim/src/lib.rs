@@ -31,6 +31,7 @@
 
 #![warn(missing_docs)]
 
+pub mod checkpoints;
 pub mod compare;
 pub mod experiment;
 pub mod measures;
@@ -43,9 +44,10 @@ pub mod run;
 pub mod score;
 pub mod seeds;
 
+pub use checkpoints::POINTS;
 pub use compare::{write_comparison, write_comparison_csv, COMPARE_PERCENTS};
 pub use experiment::{run_experiment, run_with_pagerank, Experiment, ExperimentEvent};
-pub use measures::{measure, Measures, POINTS};
+pub use measures::{measure, Measures};
 pub use policy::SimPolicy;
 pub use reference::{reference_pagerank, ImpactReference, Reference};
 pub use repeat::{

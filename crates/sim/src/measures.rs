@@ -1,11 +1,9 @@
 //! The measures of a crawl order (docs/algorithms.md §4).
 
+use crate::checkpoints::{checkpoints, POINTS};
 use crate::reference::Reference;
 use crate::run::PolicyRun;
 use anyhow::Result;
-
-/// Points per curve: `k = ceil(j·R/100)` for `j = 1..=100`.
-pub const POINTS: usize = 100;
 
 /// One policy's curves and correlation.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,13 +29,6 @@ impl Measures {
     pub fn at(curve: &[f64], percent: usize) -> f64 {
         curve[percent.clamp(1, POINTS) - 1]
     }
-}
-
-/// `k_j = ceil(j·R/100)`.
-pub fn checkpoints(reachable: u64) -> Vec<u64> {
-    (1..=POINTS as u64)
-        .map(|j| (j * reachable).div_ceil(POINTS as u64))
-        .collect()
 }
 
 /// Measures a crawl order against the reference.

@@ -31,7 +31,7 @@ pub struct Reference {
 pub struct ImpactReference {
     /// The impact of each page, by id (0 beyond its end).
     pub values: Impacts,
-    /// `ideal[j]` = `Σ` of the `k_j` largest impacts in `R`, `k_j` = [`crate::measures::checkpoints`]`(R)[j]`.
+    /// `ideal[j]` = `Σ` of the `k_j` largest impacts in `R`, `k_j` = [`crate::checkpoints::checkpoints`]`(R)[j]`.
     pub ideal: Vec<f64>,
 }
 
@@ -95,9 +95,9 @@ impl Reference {
             "no page reachable from the seeds has a positive impact: the impact measure is undefined"
         );
         values.sort_unstable_by(|a, b| b.total_cmp(a));
-        let mut ideal = Vec::with_capacity(crate::measures::POINTS);
+        let mut ideal = Vec::with_capacity(crate::checkpoints::POINTS);
         let (mut sum, mut k) = (0.0, 0usize);
-        for target in crate::measures::checkpoints(self.reachable) {
+        for target in crate::checkpoints::checkpoints(self.reachable) {
             while (k as u64) < target {
                 sum += values[k];
                 k += 1;

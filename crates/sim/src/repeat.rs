@@ -8,8 +8,9 @@
 //! the graph, its decoded form and the reference PageRank (computed once), and run in
 //! parallel on rayon's threads.
 
+use crate::checkpoints::POINTS;
 use crate::experiment::{run_with_pagerank, Experiment};
-use crate::measures::{Measures, POINTS};
+use crate::measures::Measures;
 use crate::reference::reference_pagerank;
 use crate::report::{
     csv_field, curves, plot_bands, summary_json, write_aligned, write_tidy_csv, Band, Summary,

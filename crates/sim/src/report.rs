@@ -13,8 +13,7 @@ use crawlrank_plot::{Corner, LineChart, Series, YAxis};
 use std::io::Write;
 use std::path::Path;
 
-/// The percentages the table reports (FICA Fig. 3's 15%, IECA Table II's 45%).
-pub const TABLE_PERCENTS: [usize; 5] = [5, 10, 15, 25, 45];
+pub use crate::checkpoints::TABLE_PERCENTS;
 
 /// One policy's run and its measures.
 #[derive(Debug, Clone)]

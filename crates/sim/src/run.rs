@@ -47,7 +47,7 @@ impl Default for SimConfig {
             beta: PolicyConfig::BETA,
             delta_initial: PolicyConfig::DELTA_INITIAL,
             delta_slope: PolicyConfig::DELTA_SLOPE,
-            percents: crate::report::TABLE_PERCENTS.to_vec(),
+            percents: crate::checkpoints::TABLE_PERCENTS.to_vec(),
         }
     }
 }

@@ -45,7 +45,7 @@ pub struct ScoreOptions {
     /// Whether pages listed before any page listed earlier links to them are allowed (and
     /// counted) rather than an error.
     pub allow_unlinked: bool,
-    /// The percentages the table reports ([`TABLE_PERCENTS`](crate::report::TABLE_PERCENTS)).
+    /// The percentages the table reports ([`TABLE_PERCENTS`](crate::checkpoints::TABLE_PERCENTS)).
     pub percents: Vec<usize>,
     /// Recorded in the summary (the seed generator's seed when the seeds are random).
     pub rng_seed: u64,

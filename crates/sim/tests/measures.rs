@@ -2,7 +2,8 @@
 
 use crawlrank_frontier::{Impacts, PolicyKind};
 use crawlrank_graph::Csr;
-use crawlrank_sim::measures::{checkpoints, measure};
+use crawlrank_sim::checkpoints::checkpoints;
+use crawlrank_sim::measures::measure;
 use crawlrank_sim::SimPolicy;
 use crawlrank_sim::{simulate, PolicyRun, Reference, SimConfig};
 use crawlrank_testkit as testkit;
