@@ -645,7 +645,7 @@ impl Engine {
                 }
             }
         });
-        let replayed = resume::replay(&config, &store.impacts()?, events)?;
+        let replayed = resume::replay(&config, loaded.urls, &store.impacts()?, events)?;
         if !scope.is_any() {
             for &id in &seeded {
                 if let Some(url) = store.url(id)? {
