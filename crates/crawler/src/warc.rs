@@ -276,7 +276,15 @@ impl WarcWriter {
         max_size: u64,
         user_agent: &str,
     ) -> Result<(Self, Recovery)> {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        if !dir.is_dir() {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+            // The directory's own entry, in the state directory, must outlive a power cut
+            // too, or the files in it are lost with it.
+            if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+                crawlrank_graph::atomic::sync_dir(parent)?;
+            }
+        }
         let mut removed = Vec::new();
         let entries =
             std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))?;
