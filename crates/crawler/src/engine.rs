@@ -41,7 +41,7 @@ use anyhow::{bail, ensure, Context, Result};
 use crawlrank_frontier::{
     Frontier, Impacts, PageId, PolicyConfig, PolicyKind, PolicySpec, SpillConfig, SpillStatus,
 };
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -250,9 +250,36 @@ pub enum StopReason {
     Interrupted,
 }
 
+/// What a resumed crawl found wrong with its WARC output, and repaired (crate::warc).
+#[derive(Debug, Clone, Default)]
+pub struct WarcRecovery {
+    /// Files past the one the state committed, removed: a rotation the state never recorded.
+    pub removed: Vec<PathBuf>,
+    /// The committed file, found shorter than the state's position for it.
+    pub damage: Option<WarcDamage>,
+}
+
+/// A WARC file found shorter than the state's position for it: cut back to its last whole
+/// record, the pages whose records it lost fetched again for the archive.
+#[derive(Debug, Clone)]
+pub struct WarcDamage {
+    /// The file.
+    pub path: PathBuf,
+    /// The length the state committed for it.
+    pub committed: u64,
+    /// Its length as found.
+    pub found: u64,
+    /// The length kept: the end of its last whole record.
+    pub kept: u64,
+    /// Crawled pages whose records are gone, now fetched again for the archive.
+    pub lost_pages: u64,
+}
+
 /// What a run did.
 #[derive(Debug, Clone)]
 pub struct CrawlReport {
+    /// What opening the WARC output found and repaired (nothing, after a clean stop).
+    pub warc_recovery: WarcRecovery,
     /// Why the run ended.
     pub stop: StopReason,
     /// The crawl's counters, over all runs.
@@ -304,6 +331,11 @@ struct Engine {
     backoffs: Backoffs<HostId>,
     in_flight: InFlight,
     warc: Option<WarcWriter>,
+    /// Pages crawled whose WARC records a damaged file lost: fetched again for the archive
+    /// only (the frontier and the log never hear of it), then taken off (crate::warc).
+    refetch: BTreeSet<PageId>,
+    /// What opening the WARC output found and repaired, for the report.
+    warc_recovery: WarcRecovery,
     /// noindex and canonical marks of fetched pages (only pages with any), for the ranking
     /// snapshot's companion.
     page_meta: BTreeMap<PageId, PageMeta>,
@@ -547,13 +579,47 @@ fn address_guard(cfg: &CrawlConfig, store: &Store, seeded: &[PageId]) -> Result<
     })
 }
 
-/// The WARC writer, cut back to the last committed position `at`, unless WARC is off.
-fn open_warc(cfg: &CrawlConfig, at: WarcPosition) -> Result<Option<WarcWriter>> {
+/// The WARC writer, cut back to the last committed position `at` (crate::warc:
+/// [`WarcWriter::resume`]), unless WARC is off; with what it found.
+fn open_warc(
+    cfg: &CrawlConfig,
+    at: WarcPosition,
+) -> Result<(Option<WarcWriter>, crate::warc::Recovery)> {
     if !cfg.fetch.warc {
-        return Ok(None);
+        return Ok((None, Default::default()));
     }
     let dir = cfg.state_dir.join("warc");
-    WarcWriter::open(&dir, at, cfg.warc_max_size, &cfg.fetch.user_agent).map(Some)
+    let (w, recovery) = WarcWriter::resume(&dir, at, cfg.warc_max_size, &cfg.fetch.user_agent)?;
+    Ok((Some(w), recovery))
+}
+
+/// The pages crawled from event `first` on that were answered (status other than 0: those
+/// that may have records) and whose URL has no `response` record among `kept`: those whose
+/// records a damaged WARC file lost.
+fn lost_pages(
+    store: &Store,
+    first: u64,
+    kept: &std::collections::HashSet<String>,
+) -> Result<Vec<PageId>> {
+    let reader = store.url_reader()?;
+    let mut lost = Vec::new();
+    for event in store.events()? {
+        let (i, event) = event?;
+        if i < first {
+            continue;
+        }
+        if let Event::Crawled { id, status, .. } = event {
+            if status != 0 {
+                let url = reader
+                    .get(id)?
+                    .with_context(|| format!("page {id} has no URL in the state"))?;
+                if !kept.contains(&url) {
+                    lost.push(id);
+                }
+            }
+        }
+    }
+    Ok(lost)
 }
 
 impl Engine {
@@ -579,7 +645,7 @@ impl Engine {
                 }
             }
         });
-        let replayed = resume::replay(&config, &store.impacts()?, events)?;
+        let replayed = resume::replay(&config, loaded.urls, &store.impacts()?, events)?;
         if !scope.is_any() {
             for &id in &seeded {
                 if let Some(url) = store.url(id)? {
@@ -590,7 +656,31 @@ impl Engine {
         let urls = load_urls(&mut store, &loaded, cfg)?;
         let seed_hosts = seeded.iter().filter_map(|&id| urls.host_of(id)).collect();
         let guard = address_guard(cfg, &store, &seeded)?;
-        let warc = open_warc(cfg, loaded.warc)?;
+        let (warc, recovery) = open_warc(cfg, loaded.warc)?;
+        let mut refetch: BTreeSet<PageId> = loaded.warc_refetch.iter().copied().collect();
+        let mut stats = Stats::decode(&loaded.stats);
+        let mut writes = StepWrites::default();
+        let mut warc_recovery = WarcRecovery {
+            removed: recovery.removed,
+            damage: None,
+        };
+        if let (Some(d), Some(w)) = (recovery.damage, &warc) {
+            // The state vouches for records the file lost: their pages are fetched again for
+            // the archive, and the file's kept length is what the state says from now on.
+            let lost = lost_pages(&store, loaded.warc_first_event, &d.responses)?;
+            let before = refetch.len();
+            refetch.extend(lost.iter().copied());
+            stats.warc_damaged_pages += (refetch.len() - before) as u64;
+            writes.warc = Some(w.position());
+            writes.warc_refetch = Some(refetch.iter().copied().collect());
+            warc_recovery.damage = Some(WarcDamage {
+                path: d.path,
+                committed: d.committed,
+                found: d.found,
+                kept: d.kept,
+                lost_pages: lost.len() as u64,
+            });
+        }
         let in_flight = InFlight::new(&cfg.fetch, guard, rt, cfg.concurrency, idle_connections)?;
         let robots_agent = cfg.fetch.robots_agent();
         let pauses = store.host_pauses()?;
@@ -609,9 +699,9 @@ impl Engine {
         let mut e = Self {
             cfg: cfg.clone(),
             store,
-            writes: StepWrites::default(),
-            stats_dirty: false,
-            stats: Stats::decode(&loaded.stats),
+            writes,
+            stats_dirty: warc_recovery.damage.is_some(),
+            stats,
             frontier: replayed.frontier,
             urls,
             scope,
@@ -623,6 +713,8 @@ impl Engine {
             backoffs: Backoffs::new(cfg.max_retry_after),
             in_flight,
             warc,
+            refetch,
+            warc_recovery,
             page_meta: loaded.pages.into_iter().collect(),
             snapshots: SnapshotClock::new(config.config.batch, replayed.crawled),
             snapshot_job: None,
@@ -644,8 +736,12 @@ impl Engine {
                 e.sched.hold(host, now + left, now);
             }
         }
-        // Pages in flight when the last run ended go first, in their pop order.
+        // Pages in flight when the last run ended go first, in their pop order; then those
+        // whose WARC records were lost.
         for p in replayed.pending {
+            e.schedule(p, now)?;
+        }
+        for p in e.refetch.clone() {
             e.schedule(p, now)?;
         }
         e.seed()?;
@@ -774,14 +870,18 @@ impl Engine {
     /// the last commit.
     fn commit(&mut self) -> Result<bool> {
         if let Some(w) = &mut self.warc {
-            w.flush()?;
             let finished = self
                 .writes
                 .events
                 .iter()
                 .any(|e| matches!(e, Event::Crawled { .. }));
-            if finished || self.stats_dirty {
+            if finished || self.stats_dirty || self.writes.warc.is_some() {
+                // On the disk before the state says so: a power cut after the commit must
+                // not leave a file shorter than the position it records.
+                w.sync()?;
                 self.writes.warc = Some(w.position());
+            } else {
+                w.flush()?;
             }
         }
         if self.stats_dirty {
@@ -792,6 +892,7 @@ impl Engine {
                 self.writes = StepWrites::default();
                 self.urls.saved(self.store.seen_reader()?);
                 self.stats_dirty = false;
+                self.rotate_warc()?;
                 Ok(true)
             }
             Err(e) if fds::is_exhaustion_anyhow(&e) => {
@@ -800,6 +901,19 @@ impl Engine {
             }
             Err(e) => Err(e),
         }
+    }
+
+    /// Starts the next WARC file when this one is full, between two commits, so that the
+    /// records of each commit's pages are in one file; the next commit records it, with the
+    /// first event whose page may be archived there (what a damaged file is checked against).
+    fn rotate_warc(&mut self) -> Result<()> {
+        if let Some(w) = &mut self.warc {
+            if w.rotate_if_full()? {
+                self.writes.warc = Some(w.position());
+                self.writes.warc_first_event = Some(self.store.next_event());
+            }
+        }
+        Ok(())
     }
 
     /// [`commit`](Self::commit), tried again while file descriptors are short, for at most
@@ -984,8 +1098,10 @@ impl Engine {
         let rules = match self.robots_of(host) {
             HostRobots::Rules(rules) | HostRobots::StoredRules(rules) => rules,
             HostRobots::GiveUp(failure) => {
-                self.stats.count_outcome(Outcome::FetchError, Some(failure));
-                self.finish_page(w.page, Outcome::FetchError, 0, Vec::new());
+                if !self.refetch_done(w.page, false) {
+                    self.stats.count_outcome(Outcome::FetchError, Some(failure));
+                    self.finish_page(w.page, Outcome::FetchError, 0, Vec::new());
+                }
                 return Ok(());
             }
             HostRobots::Unknown => {
@@ -1008,8 +1124,10 @@ impl Engine {
         }
         let url = self.url_of(w.page)?;
         if !rules.allowed(&url) {
-            self.stats.count_outcome(Outcome::RobotsDisallowed, None);
-            self.finish_page(w.page, Outcome::RobotsDisallowed, 0, Vec::new());
+            if !self.refetch_done(w.page, false) {
+                self.stats.count_outcome(Outcome::RobotsDisallowed, None);
+                self.finish_page(w.page, Outcome::RobotsDisallowed, 0, Vec::new());
+            }
             return Ok(());
         }
         self.sched.start(host, now);
@@ -1021,6 +1139,23 @@ impl Engine {
         };
         self.in_flight.fetch_page(ticket, url);
         Ok(())
+    }
+
+    /// When `page` was fetched again only to replace its lost WARC records (crate::warc),
+    /// takes it off that list — `archived`: its records were written — and returns `true`:
+    /// the crawl already counted and logged it once.
+    fn refetch_done(&mut self, page: PageId, archived: bool) -> bool {
+        if !self.refetch.remove(&page) {
+            return false;
+        }
+        if archived {
+            self.stats.warc_refetched += 1;
+        } else {
+            self.stats.warc_refetch_failed += 1;
+        }
+        self.stats_dirty = true;
+        self.writes.warc_refetch = Some(self.refetch.iter().copied().collect());
+        true
     }
 
     /// Reports a finished page to the frontier and the log.
@@ -1321,6 +1456,9 @@ impl Engine {
                 return Ok(());
             }
         }
+        if self.refetch_done(t.page, self.warc.is_some() && !f.warc.is_empty()) {
+            return Ok(());
+        }
         let outcome = f.outcome.unwrap_or(Outcome::FetchError);
         self.stats.count_outcome(outcome, f.failure);
         self.count_page_details(&f);
@@ -1555,6 +1693,7 @@ impl Engine {
 
     fn report(&self, stop: StopReason, start: Instant) -> CrawlReport {
         CrawlReport {
+            warc_recovery: self.warc_recovery.clone(),
             stop,
             stats: self.stats.clone(),
             pages_this_run: self.pages_this_run,

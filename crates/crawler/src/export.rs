@@ -221,7 +221,7 @@ pub fn export_ranking(dir: &Path, out: &Path) -> Result<RankingExport> {
         }
     };
     let cfg = config(dir, &loaded)?;
-    let replayed = resume::replay(&cfg, &store.impacts()?, store.events()?)?;
+    let replayed = resume::replay(&cfg, loaded.urls, &store.impacts()?, store.events()?)?;
     let urls = store.all_urls()?;
     let score = |id| replayed.frontier.score(id);
     let (scored, unscored) = write_ranking(out, urls.len(), score, url_in(&urls))?;

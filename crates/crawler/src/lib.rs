@@ -77,7 +77,7 @@ mod top;
 pub mod urls;
 pub mod warc;
 
-pub use engine::{crawl, CrawlConfig, CrawlReport, Progress, StopReason};
+pub use engine::{crawl, CrawlConfig, CrawlReport, Progress, StopReason, WarcDamage, WarcRecovery};
 pub use export::{
     crawl_order, export_graph, export_links, export_ranking, status, GraphExport, LinkOutputs,
     RankingExport, Status,

@@ -4,9 +4,13 @@
 //! [`LogReplay`] replays them through the same code, checking every pop, so the frontier comes
 //! back bit for bit. Pages popped but never reported crawled were in flight (or waiting for
 //! their host) when the previous run ended; the engine fetches them again, first.
+//!
+//! Every page id an event names is checked against the URL table's length before the frontier
+//! sees it: the frontier sizes its page table by the largest id, so one corrupt event could
+//! otherwise ask for gigabytes; it is an error naming the event instead.
 
 use crate::store::Event;
-use anyhow::Result;
+use anyhow::{bail, ensure, Result};
 use crawlrank_frontier::{Frontier, LogReplay, Logged, PageId, PolicySpec, Replayed};
 
 /// The logged frontier call an event records.
@@ -18,22 +22,43 @@ pub fn logged(event: &Event) -> Logged<'_> {
     }
 }
 
+/// The first page id of `event` that is not below `urls`.
+fn unknown_page(event: &Event, urls: u64) -> Option<PageId> {
+    let bad = |id: &PageId| u64::from(*id) >= urls;
+    match event {
+        Event::Seed(ids) => ids.iter().find(|id| bad(id)).copied(),
+        Event::Popped(id) => Some(*id).filter(bad),
+        Event::Crawled { id, links, .. } => {
+            std::iter::once(id).chain(links).find(|id| bad(id)).copied()
+        }
+    }
+}
+
 /// Replays a log, read as `(number, event)` pairs (as [`Store::events`](crate::store::Store::events)
 /// yields them), into a new frontier for `spec`, which first learns the `impacts` of the pages
-/// the crawl knows (the impact-aware policies read them as pages are crawled). The first
-/// error, of reading or of replaying, ends it.
+/// the crawl knows (the impact-aware policies read them as pages are crawled). Every page id,
+/// of an impact or of an event, must be one of the state's `urls` URLs (ids `0..urls`). The
+/// first error, of reading, of an id or of replaying, ends it.
 pub fn replay(
     spec: &PolicySpec,
+    urls: u64,
     impacts: &[(PageId, f64)],
     events: impl IntoIterator<Item = Result<(u64, Event)>>,
 ) -> Result<Replayed> {
     let mut frontier = Frontier::from_spec(spec)?;
     for &(page, impact) in impacts {
+        ensure!(
+            u64::from(page) < urls,
+            "the crawl state gives an impact to page {page}, but holds {urls} URLs (corrupt state)"
+        );
         frontier.set_impact(page, impact);
     }
     let mut replay = LogReplay::new(frontier);
     for event in events {
         let (i, event) = event?;
+        if let Some(id) = unknown_page(&event, urls) {
+            bail!("event {i} of the crawl state names page {id}, but the state holds {urls} URLs (corrupt state)");
+        }
         replay.apply(i, logged(&event))?;
     }
     Ok(replay.finish())
@@ -87,7 +112,7 @@ mod tests {
                     links: succ[p as usize].clone(),
                 });
             }
-            let r = replay(&c, &[], numbered(&log)).unwrap();
+            let r = replay(&c, 6, &[], numbered(&log)).unwrap();
             assert_eq!(r.pending, inflight, "{policy}");
             assert_eq!(r.frontier.len(), f.len(), "{policy}");
             let mut f2 = r.frontier;
@@ -103,7 +128,7 @@ mod tests {
     #[test]
     fn a_diverging_log_is_refused() {
         let log = vec![Event::Seed(vec![0, 1]), Event::Popped(1)];
-        let err = replay(&cfg("bfs"), &[], numbered(&log)).err().unwrap();
+        let err = replay(&cfg("bfs"), 6, &[], numbered(&log)).err().unwrap();
         assert!(err.to_string().contains("diverged at event 1"), "{err}");
         let log = vec![
             Event::Seed(vec![0]),
@@ -114,7 +139,7 @@ mod tests {
                 links: vec![],
             },
         ];
-        assert!(replay(&cfg("bfs"), &[], numbered(&log)).is_err());
+        assert!(replay(&cfg("bfs"), 6, &[], numbered(&log)).is_err());
         assert!(
             PolicyKind::parse("omniscient").is_err(),
             "a crawl cannot name it"
@@ -128,7 +153,35 @@ mod tests {
             Err(anyhow::anyhow!("the crawl state is unreadable")),
             Ok((2, Event::Popped(0))),
         ];
-        let err = replay(&cfg("bfs"), &[], log).err().unwrap();
+        let err = replay(&cfg("bfs"), 6, &[], log).err().unwrap();
         assert!(err.to_string().contains("unreadable"), "{err}");
+    }
+
+    #[test]
+    fn an_event_naming_a_page_the_state_does_not_hold_is_refused_before_the_frontier_sees_it() {
+        // A corrupt link id near 2^32 would have the frontier size its page table for it.
+        let log = vec![
+            Event::Seed(vec![0]),
+            Event::Popped(0),
+            Event::Crawled {
+                id: 0,
+                outcome: Outcome::Html,
+                status: 200,
+                links: vec![1, u32::MAX - 1],
+            },
+        ];
+        let err = replay(&cfg("bfs"), 6, &[], numbered(&log)).err().unwrap();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("event 2") && msg.contains("page 4294967294"),
+            "{msg}"
+        );
+        let log = vec![Event::Seed(vec![0, 6])];
+        let err = replay(&cfg("bfs"), 6, &[], numbered(&log)).err().unwrap();
+        assert!(err.to_string().contains("page 6"), "{err}");
+        let err = replay(&cfg("bfs"), 6, &[(9, 1.0)], numbered(&[]))
+            .err()
+            .unwrap();
+        assert!(err.to_string().contains("page 9"), "{err}");
     }
 }

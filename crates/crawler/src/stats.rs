@@ -99,6 +99,9 @@ stats! {
     retry_after_too_long: "Pages given up because Retry-After asked for more than --max-retry-after.",
     redirect_chain_too_long: "Redirect targets dropped: more redirects in a row than --max-redirects.",
     hop_limit_links: "Links dropped: more link hops from a seed than --max-hops.",
+    warc_damaged_pages: "Crawled pages whose WARC records a damaged file lost (found shorter than the state says it was when the crawl resumed: cut back to its last whole record, never padded): fetched again for the archive, without changing the crawl.",
+    warc_refetched: "Pages fetched again to replace WARC records a damaged file lost.",
+    warc_refetch_failed: "Pages whose lost WARC records could not be replaced (no answer after the retries, or robots.txt now disallows them).",
     fd_shortages: "Connections and files that failed for want of file descriptors (EMFILE/ENFILE): retried later, never counted as failed attempts.",
 }
 

@@ -10,7 +10,8 @@
 //!
 //! Tables:
 //! - `meta`: format version, the policy configuration the frontier was built with, the WARC
-//!   write position and the counters of [`crate::stats::Stats`];
+//!   write position (with the first event whose page may be archived in its file, and the
+//!   pages whose records a damaged file lost) and the counters of [`crate::stats::Stats`];
 //! - `urls`: id → URL (ids are dense, in discovery order);
 //! - `events`: sequence number → encoded [`Event`]. The link graph is the `Crawled` events'
 //!   links, the crawled set is their ids. The log grows with the crawl's links, so it is
@@ -71,6 +72,14 @@ const SITEMAPS: TableDefinition<u64, &[u8]> = TableDefinition::new("sitemaps");
 
 /// The `meta` key of [`Store::seed_hosts`].
 const SEED_HOSTS: &str = "seed_hosts";
+
+/// The `meta` key of [`Loaded::warc_first_event`] (a little-endian `u64`; absent in states of
+/// older builds: 0).
+const WARC_FIRST_EVENT: &str = "warc_first_event";
+
+/// The `meta` key of [`Loaded::warc_refetch`] (little-endian `u32` page ids; absent when
+/// none).
+const WARC_REFETCH: &str = "warc_refetch";
 
 /// The state format this build reads and writes. Bump on any change of the existing tables or
 /// of the event encoding (a new table that older states lack and older builds ignore needs
@@ -261,6 +270,13 @@ pub struct Loaded {
     pub urls: u64,
     /// Where the WARC output stood at the last commit.
     pub warc: WarcPosition,
+    /// The first event of the log whose page may have its records in the WARC file `warc`
+    /// is in (the log's length when that file was started): the pages a damaged file may
+    /// have lost are among those crawled from there on.
+    pub warc_first_event: u64,
+    /// Pages crawled whose WARC records were lost (a damaged file) and are still to be
+    /// fetched again for the archive.
+    pub warc_refetch: Vec<PageId>,
     /// The serialized counters (see [`crate::stats::Stats::decode`]).
     pub stats: Vec<u8>,
     /// Marks of fetched pages, by id (only pages that have any).
@@ -276,6 +292,10 @@ pub struct StepWrites {
     pub events: Vec<Event>,
     /// The WARC writer's new position, when records were appended.
     pub warc: Option<WarcPosition>,
+    /// [`Loaded::warc_first_event`], when a new WARC file was started.
+    pub warc_first_event: Option<u64>,
+    /// [`Loaded::warc_refetch`], the whole list, when it changed.
+    pub warc_refetch: Option<Vec<PageId>>,
     /// The counters, serialized ([`crate::stats::Stats::encode`]), when they changed.
     pub stats: Option<Vec<u8>>,
     /// Marks of pages finished in this step (only pages that have any).
@@ -301,6 +321,8 @@ impl StepWrites {
             && self.hosts.is_empty()
             && self.sitemaps.is_empty()
             && self.warc.is_none()
+            && self.warc_first_event.is_none()
+            && self.warc_refetch.is_none()
             && self.stats.is_none()
     }
 }
@@ -496,6 +518,12 @@ impl Store {
             Ok(value.and_then(|v| StoredRobots::decode(v.value()).ok()))
         };
         read().with_context(|| unreadable(&self.path))
+    }
+
+    /// The number the next event appended to the log will have (the log's length as of the
+    /// last commit).
+    pub fn next_event(&self) -> u64 {
+        self.next_event
     }
 
     /// The database file.
@@ -697,6 +725,18 @@ impl Store {
                 offset: u64::from_le_bytes(b[4..12].try_into()?),
             };
         }
+        if let Some(v) = meta.get(WARC_FIRST_EVENT)? {
+            let b: [u8; 8] = v.value().try_into().context("bad WARC first event")?;
+            loaded.warc_first_event = u64::from_le_bytes(b);
+        }
+        if let Some(v) = meta.get(WARC_REFETCH)? {
+            let b = v.value();
+            ensure!(b.len() % 4 == 0, "bad list of pages to archive again");
+            loaded.warc_refetch = b
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
+        }
         if let Some(s) = meta.get("stats")? {
             loaded.stats = s.value().to_vec();
         }
@@ -834,6 +874,17 @@ impl Store {
                     let mut b = w.file.to_le_bytes().to_vec();
                     b.extend_from_slice(&w.offset.to_le_bytes());
                     meta.insert("warc", b.as_slice())?;
+                }
+                if let Some(first) = writes.warc_first_event {
+                    meta.insert(WARC_FIRST_EVENT, first.to_le_bytes().as_slice())?;
+                }
+                if let Some(pages) = &writes.warc_refetch {
+                    if pages.is_empty() {
+                        meta.remove(WARC_REFETCH)?;
+                    } else {
+                        let b: Vec<u8> = pages.iter().flat_map(|p| p.to_le_bytes()).collect();
+                        meta.insert(WARC_REFETCH, b.as_slice())?;
+                    }
                 }
                 if let Some(s) = &writes.stats {
                     meta.insert("stats", s.as_slice())?;
@@ -1099,6 +1150,8 @@ mod tests {
                 file: 2,
                 offset: 99,
             }),
+            warc_first_event: Some(7),
+            warc_refetch: Some(vec![1, 0]),
             stats: Some(b"x".to_vec()),
             pages: vec![
                 (
@@ -1175,6 +1228,7 @@ mod tests {
                 offset: 99
             }
         );
+        assert_eq!((l.warc_first_event, l.warc_refetch), (7, vec![1, 0]));
         drop(s);
 
         // Another format version: refused, untouched.

@@ -9,13 +9,22 @@
 //! (they will be fetched again). Files rotate once they pass a size, named
 //! `crawl-00000.warc.gz`, `crawl-00001.warc.gz`, … in the state directory's `warc/` folder.
 //!
+//! A position is only committed once the bytes before it are on the disk
+//! ([`WarcWriter::sync`]: the file's data, and the directory when the file is new), so a
+//! power cut cannot leave a state that vouches for records the disk lost. A file found
+//! shorter than its committed position all the same (a disk that lied, a copy cut short) is
+//! never padded: [`WarcWriter::resume`] cuts it back to its last whole record and reports
+//! which pages' records are gone, for the crawl to fetch them again. Files past the committed
+//! one (a rotation the state never recorded) are removed.
+//!
 //! Records are built and compressed by the fetch tasks ([`fetch_records`]), off the engine
 //! thread; the engine only appends bytes ([`WarcWriter::append`]).
 
 use anyhow::{Context, Result};
 use flate2::{Compress, Compression, Crc, FlushCompress, Status};
+use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -203,6 +212,39 @@ pub struct WarcWriter {
     pos: WarcPosition,
     max_size: u64,
     user_agent: String,
+    /// Rotation happens in [`append`](Self::append) (a worker, which commits nothing), or
+    /// only when asked between commits ([`rotate_if_full`](Self::rotate_if_full): the
+    /// crawl), so that the records of one commit are all in one file.
+    rotate_in_append: bool,
+    /// The file was created (or cut back) since the last sync: its directory entry, or its
+    /// new length, must reach the disk too.
+    dir_dirty: bool,
+}
+
+/// What [`WarcWriter::resume`] found and repaired.
+#[derive(Debug, Default)]
+pub struct Recovery {
+    /// Files past the committed one, removed (written by a run that was stopped before it
+    /// committed their first record).
+    pub removed: Vec<PathBuf>,
+    /// The committed file was shorter than its committed position.
+    pub damage: Option<Damage>,
+}
+
+/// A WARC file found shorter than the position the crawl state committed for it.
+#[derive(Debug)]
+pub struct Damage {
+    /// The file.
+    pub path: PathBuf,
+    /// The position the state committed.
+    pub committed: u64,
+    /// The file's length as found.
+    pub found: u64,
+    /// The end of its last whole record, where it was cut and where writing goes on.
+    pub kept: u64,
+    /// The target URIs of the `response` records kept: a page crawled into this file whose
+    /// URI is not here lost its records.
+    pub responses: HashSet<String>,
 }
 
 /// The path of WARC file number `n`.
@@ -212,18 +254,96 @@ pub fn warc_path(dir: &Path, n: u32) -> PathBuf {
 
 impl WarcWriter {
     /// Opens the writer at the last committed position `pos`: that file is cut there (records
-    /// past it were not committed), or started with a `warcinfo` record if new.
+    /// past it were not committed), or started with a `warcinfo` record if new. Files rotate
+    /// in [`append`](Self::append). For a writer with no state behind it (a worker's run in a
+    /// directory of its own); the crawl resumes with [`resume`](Self::resume).
     pub fn open(dir: &Path, pos: WarcPosition, max_size: u64, user_agent: &str) -> Result<Self> {
+        let (mut w, _) = Self::open_at(dir, pos, max_size, user_agent, false)?;
+        w.rotate_in_append = true;
+        Ok(w)
+    }
+
+    /// Opens the crawl's writer at its committed position `pos`, after a stop at any moment:
+    /// files numbered past `pos.file` are removed; the file `pos.file` is cut back to
+    /// `pos.offset`, or, found shorter (damaged: the state vouches for bytes the disk does
+    /// not hold), cut back to its last whole record and reported in [`Recovery::damage`] —
+    /// never padded. The caller commits [`position`](Self::position) (then the kept length)
+    /// once it has dealt with the damage. Files rotate only in
+    /// [`rotate_if_full`](Self::rotate_if_full).
+    pub fn resume(
+        dir: &Path,
+        pos: WarcPosition,
+        max_size: u64,
+        user_agent: &str,
+    ) -> Result<(Self, Recovery)> {
+        if !dir.is_dir() {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+            // The directory's own entry, in the state directory, must outlive a power cut
+            // too, or the files in it are lost with it.
+            if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+                crawlrank_graph::atomic::sync_dir(parent)?;
+            }
+        }
+        let mut removed = Vec::new();
+        let entries =
+            std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))?;
+        for entry in entries {
+            let path = entry
+                .with_context(|| format!("cannot list {}", dir.display()))?
+                .path();
+            if warc_number(&path).is_some_and(|n| n > pos.file) {
+                std::fs::remove_file(&path)
+                    .with_context(|| format!("cannot remove {}", path.display()))?;
+                removed.push(path);
+            }
+        }
+        removed.sort();
+        if !removed.is_empty() {
+            crawlrank_graph::atomic::sync_dir(dir)?;
+        }
+        let (w, damage) = Self::open_at(dir, pos, max_size, user_agent, true)?;
+        Ok((w, Recovery { removed, damage }))
+    }
+
+    fn open_at(
+        dir: &Path,
+        mut pos: WarcPosition,
+        max_size: u64,
+        user_agent: &str,
+        check: bool,
+    ) -> Result<(Self, Option<Damage>)> {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let path = warc_path(dir, pos.file);
+        let existed = path.exists();
         let file = OpenOptions::new()
             .create(true)
             .truncate(false)
+            .read(true)
             .write(true)
             .open(&path)
             .with_context(|| format!("cannot open {}", path.display()))?;
-        file.set_len(pos.offset)
-            .with_context(|| format!("cannot truncate {}", path.display()))?;
+        let found = file
+            .metadata()
+            .with_context(|| format!("cannot read the size of {}", path.display()))?
+            .len();
+        let mut damage = None;
+        if check && found < pos.offset {
+            let (kept, responses) = whole_records(&file)
+                .with_context(|| format!("cannot read the damaged {}", path.display()))?;
+            damage = Some(Damage {
+                path: path.clone(),
+                committed: pos.offset,
+                found,
+                kept,
+                responses,
+            });
+            pos.offset = kept;
+        }
+        if found != pos.offset {
+            file.set_len(pos.offset)
+                .with_context(|| format!("cannot truncate {}", path.display()))?;
+        }
         let mut w = Self {
             dir: dir.to_path_buf(),
             file,
@@ -231,13 +351,14 @@ impl WarcWriter {
             pos,
             max_size: max_size.max(1),
             user_agent: user_agent.to_string(),
+            rotate_in_append: false,
+            dir_dirty: !existed || found != pos.offset,
         };
-        use std::io::Seek;
-        w.file.seek(std::io::SeekFrom::Start(pos.offset))?;
+        w.file.seek(SeekFrom::Start(pos.offset))?;
         if pos.offset == 0 {
             w.write_info()?;
         }
-        Ok(w)
+        Ok((w, damage))
     }
 
     fn write_info(&mut self) -> Result<()> {
@@ -270,10 +391,8 @@ impl WarcWriter {
         self.pos.offset += bytes.len() as u64;
     }
 
-    /// Writes the records appended since the last flush to the file. The engine flushes
-    /// before every commit, so the committed [`position`](Self::position) is always in the
-    /// file (the records of a fetch not yet committed may be lost with the process, as they
-    /// would be cut on resume anyway).
+    /// Writes the records appended since the last flush to the file (the operating system's
+    /// page cache: [`sync`](Self::sync) puts them on the disk).
     pub fn flush(&mut self) -> Result<()> {
         if self.pending.is_empty() {
             return Ok(());
@@ -288,42 +407,116 @@ impl WarcWriter {
         Ok(())
     }
 
-    /// Appends compressed records, rotating to a new file past the size limit. When the
-    /// next file cannot be created for want of file descriptors, the records go to the
-    /// current file and rotation is tried again at the next append: a shortage never loses a
-    /// record nor stops the crawl.
+    /// Writes what is pending and puts the file on the disk — its data, and its directory
+    /// entry when the file is new — so that [`position`](Self::position) may be committed:
+    /// after a power cut the file holds at least that much.
+    pub fn sync(&mut self) -> Result<()> {
+        self.flush()?;
+        let path = warc_path(&self.dir, self.pos.file);
+        self.file
+            .sync_data()
+            .with_context(|| format!("cannot sync {} to the disk", path.display()))?;
+        if self.dir_dirty {
+            crawlrank_graph::atomic::sync_dir(&self.dir)?;
+            self.dir_dirty = false;
+        }
+        Ok(())
+    }
+
+    /// Starts the next file when this one has passed the size limit (a writer made by
+    /// [`resume`](Self::resume) rotates only here, between commits, so that each commit's
+    /// records are in one file); `Ok(true)` when it did. When the next file cannot be created
+    /// for want of file descriptors, writing goes on in this one and rotation is tried again
+    /// later: a shortage never loses a record nor stops the crawl.
+    pub fn rotate_if_full(&mut self) -> Result<bool> {
+        if self.pos.offset < self.max_size {
+            return Ok(false);
+        }
+        let next = self.pos.file + 1;
+        let path = warc_path(&self.dir, next);
+        match File::create(&path) {
+            Ok(file) => {
+                self.flush()?;
+                self.file = file;
+                self.pos = WarcPosition {
+                    file: next,
+                    offset: 0,
+                };
+                self.dir_dirty = true;
+                self.write_info()?;
+                Ok(true)
+            }
+            Err(e) if crate::fds::is_exhausted_io(&e) => Ok(false),
+            Err(e) => Err(e).with_context(|| format!("cannot create {}", path.display())),
+        }
+    }
+
+    /// Appends compressed records; a writer made by [`open`](Self::open) first rotates to a
+    /// new file past the size limit ([`rotate_if_full`](Self::rotate_if_full)).
     pub fn append(&mut self, records: &[u8]) -> Result<()> {
         if records.is_empty() {
             return Ok(());
         }
-        if self.pos.offset >= self.max_size {
-            let next = self.pos.file + 1;
-            let path = warc_path(&self.dir, next);
-            match File::create(&path) {
-                Ok(file) => {
-                    self.flush()?;
-                    self.file = file;
-                    self.pos = WarcPosition {
-                        file: next,
-                        offset: 0,
-                    };
-                    self.write_info()?;
-                }
-                Err(e) if crate::fds::is_exhausted_io(&e) => {}
-                Err(e) => {
-                    return Err(e).with_context(|| format!("cannot create {}", path.display()))
-                }
-            }
+        if self.rotate_in_append {
+            self.rotate_if_full()?;
         }
         self.write_raw(records);
         Ok(())
     }
 
     /// The position after the last record appended (what a commit records, after a
-    /// [`flush`](Self::flush)).
+    /// [`sync`](Self::sync)).
     pub fn position(&self) -> WarcPosition {
         self.pos
     }
+}
+
+/// The number `n` of a file named like [`warc_path`]'s `crawl-NNNNN.warc.gz`.
+fn warc_number(path: &Path) -> Option<u32> {
+    let name = path.file_name()?.to_str()?;
+    let n = name.strip_prefix("crawl-")?.strip_suffix(".warc.gz")?;
+    (n.len() >= 5 && n.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| n.parse().ok())
+        .flatten()
+}
+
+/// Reads `file` from its start as gzip members, each a whole WARC record, until one is cut
+/// short, corrupt or not a record: the length of the whole ones, and the target URIs of their
+/// `response` records.
+fn whole_records(file: &File) -> Result<(u64, HashSet<String>)> {
+    let mut reader = BufReader::new(file.try_clone()?);
+    reader.seek(SeekFrom::Start(0))?;
+    let mut kept = 0u64;
+    let mut responses = HashSet::new();
+    let mut record = Vec::new();
+    loop {
+        if reader.fill_buf()?.is_empty() {
+            break;
+        }
+        record.clear();
+        let mut member = flate2::bufread::GzDecoder::new(&mut reader);
+        if member.read_to_end(&mut record).is_err() || !record.starts_with(b"WARC/1.1\r\n") {
+            break;
+        }
+        drop(member);
+        kept = reader.stream_position()?;
+        let head_end = record
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .unwrap_or(record.len());
+        let head = String::from_utf8_lossy(&record[..head_end]);
+        let header = |name: &str| {
+            head.lines()
+                .find_map(|l| l.strip_prefix(name)?.strip_prefix(": "))
+                .map(str::trim)
+        };
+        if header("WARC-Type") == Some("response") {
+            if let Some(uri) = header("WARC-Target-URI") {
+                responses.insert(uri.to_string());
+            }
+        }
+    }
+    Ok((kept, responses))
 }
 
 impl Drop for WarcWriter {
@@ -386,5 +579,74 @@ mod tests {
         w.append(&rec).unwrap();
         assert_eq!(w.position().file, 2);
         assert!(warc_path(dir.path(), 1).is_file());
+    }
+
+    fn record(url: &str) -> Vec<u8> {
+        let body = format!("<html>{}</html>", "x".repeat(3000));
+        fetch_records(
+            url,
+            SystemTime::now(),
+            b"GET",
+            b"HTTP/1.1 200 OK\r\n\r\n",
+            body.as_bytes(),
+            false,
+        )
+    }
+
+    #[test]
+    fn resume_removes_the_files_past_the_committed_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut w, _) = WarcWriter::resume(dir.path(), WarcPosition::default(), 10, "ua").unwrap();
+        w.append(&record("http://a.test/1")).unwrap();
+        w.sync().unwrap();
+        let committed = w.position();
+        // Rotated after the commit, and written to, but never committed.
+        assert!(w.rotate_if_full().unwrap());
+        w.append(&record("http://a.test/2")).unwrap();
+        drop(w);
+        assert!(warc_path(dir.path(), 1).is_file());
+        let (w, rec) = WarcWriter::resume(dir.path(), committed, 10, "ua").unwrap();
+        assert_eq!(rec.removed, vec![warc_path(dir.path(), 1)]);
+        assert!(rec.damage.is_none());
+        assert_eq!(w.position(), committed);
+        assert!(!warc_path(dir.path(), 1).exists());
+    }
+
+    #[test]
+    fn a_file_shorter_than_committed_is_cut_to_its_last_whole_record_never_padded() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut w, _) =
+            WarcWriter::resume(dir.path(), WarcPosition::default(), 1 << 20, "ua").unwrap();
+        w.append(&record("http://a.test/1")).unwrap();
+        let first = w.position().offset;
+        w.append(&record("http://a.test/2")).unwrap();
+        w.sync().unwrap();
+        let committed = w.position();
+        drop(w);
+        // The disk lost the tail: half of the second fetch's records.
+        let path = warc_path(dir.path(), 0);
+        let cut = first + (committed.offset - first) / 2;
+        OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(cut)
+            .unwrap();
+        let (w, rec) = WarcWriter::resume(dir.path(), committed, 1 << 20, "ua").unwrap();
+        let d = rec.damage.expect("the damage is reported");
+        assert_eq!((d.committed, d.found), (committed.offset, cut));
+        assert!(d.kept >= first && d.kept < cut, "{d:?}");
+        assert!(d.responses.contains("http://a.test/1"), "{d:?}");
+        assert!(!d.responses.contains("http://a.test/2"), "{d:?}");
+        assert_eq!(w.position().offset, d.kept);
+        drop(w);
+        // Cut, not padded: what is left decodes whole.
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(bytes.len() as u64, d.kept);
+        let mut text = Vec::new();
+        flate2::read::MultiGzDecoder::new(&bytes[..])
+            .read_to_end(&mut text)
+            .unwrap();
+        assert_eq!(text.windows(8).filter(|w| w == b"WARC/1.1").count(), 3);
     }
 }

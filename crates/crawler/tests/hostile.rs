@@ -457,3 +457,295 @@ fn a_kept_connection_closed_unanswered_is_resent_at_once() {
     assert_eq!(s.requests, 4, "{s}");
     web.shutdown_blocking();
 }
+
+/// Crash safety: a crawl's WARC output and state after a `kill -9` at any moment, and after
+/// a disk that lost the tail of a WARC file the state had committed.
+mod durable {
+    use super::*;
+    use crawlrank_crawler::store::{Event, Store};
+    use std::collections::{BTreeMap, HashMap};
+    use std::io::{BufRead, Read};
+
+    /// `n` pages in a ring (all reachable from 0) plus two pseudo-random links each.
+    fn ring_web(n: u32) -> TestWeb {
+        let mut rng = crawlrank_rng::XorShift64::new(0xd0ab1e);
+        let mut arcs = Vec::new();
+        for v in 0..n {
+            arcs.push((v, (v + 1) % n));
+            for _ in 0..2 {
+                arcs.push((v, (rng.next_u64() % u64::from(n)) as u32));
+            }
+        }
+        arcs.sort_unstable();
+        arcs.dedup();
+        let g = Csr::from_arcs(n as usize, &arcs);
+        let cfg = TestWebConfig {
+            latency: Duration::from_millis(1),
+            ..TestWebConfig::default()
+        };
+        TestWeb::start_blocking(Arc::new(g), None, "127.0.0.1:0".parse().unwrap(), cfg).unwrap()
+    }
+
+    /// A crawl at one request slot (so in the policy's order), with a ranking snapshot every
+    /// 16 pages, a frontier of 8 entries in memory (the rest spilled) and WARC files of
+    /// 16 KB: commits, snapshots, spills and rotations all happen within a few hundred pages.
+    fn durable_config(state: &Path, proxy: &str, seed: &str) -> CrawlConfig {
+        let mut c = CrawlConfig {
+            state_dir: state.to_path_buf(),
+            seeds: vec![seed.to_string()],
+            policy: PolicyKind::Fica,
+            concurrency: 1,
+            batch: Some(16),
+            seen_cache: 16,
+            frontier_hot: 8,
+            warc_max_size: 16 << 10,
+            stop_grace: Duration::ZERO,
+            ..CrawlConfig::default()
+        };
+        c.fetch.proxy = Some(proxy.to_string());
+        c.fetch.timeout = Duration::from_secs(5);
+        c
+    }
+
+    /// Every `response` record of the state's WARC files: target URI → how many.
+    fn responses(state: &Path) -> HashMap<String, usize> {
+        let mut out = HashMap::new();
+        let mut files: Vec<_> = std::fs::read_dir(state.join("warc"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        for f in files {
+            let mut r = std::io::BufReader::new(std::fs::File::open(&f).unwrap());
+            while !r.fill_buf().unwrap().is_empty() {
+                let mut rec = Vec::new();
+                flate2::bufread::GzDecoder::new(&mut r)
+                    .read_to_end(&mut rec)
+                    .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+                let head = String::from_utf8_lossy(&rec[..rec.len().min(4096)]).into_owned();
+                if head.contains("\r\nWARC-Type: response\r\n") {
+                    let uri = head
+                        .lines()
+                        .find_map(|l| l.strip_prefix("WARC-Target-URI: "))
+                        .unwrap();
+                    *out.entry(uri.to_string()).or_insert(0) += 1;
+                }
+            }
+        }
+        out
+    }
+
+    /// `warcio check` on every WARC file of the state, when warcio is installed (CI installs
+    /// it); `false` when it is not.
+    fn warcio_checks(state: &Path) -> bool {
+        let installed = std::process::Command::new("warcio")
+            .arg("--help")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !installed {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "warcio is not installed (pip install warcio); .ci/run installs it"
+            );
+            eprintln!("skipped warcio check: warcio is not installed");
+            return false;
+        }
+        for e in std::fs::read_dir(state.join("warc")).unwrap() {
+            let path = e.unwrap().path();
+            let out = std::process::Command::new("warcio")
+                .arg("check")
+                .arg(&path)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "warcio check {}: {}{}",
+                path.display(),
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        true
+    }
+
+    /// What a state says was crawled: the pop order, and each crawled page's links, by URL.
+    fn crawl_of(state: &Path) -> (Vec<String>, BTreeMap<String, Vec<String>>) {
+        let (store, _) = Store::open(state, false).unwrap();
+        let urls = store.url_reader().unwrap();
+        let url = |id| urls.get(id).unwrap().unwrap();
+        let (mut order, mut links) = (Vec::new(), BTreeMap::new());
+        for e in store.events().unwrap() {
+            match e.unwrap().1 {
+                Event::Popped(id) => order.push(url(id)),
+                Event::Crawled { id, links: l, .. } => {
+                    let l = l.into_iter().map(url).collect();
+                    assert!(
+                        links.insert(url(id), l).is_none(),
+                        "page {id} crawled twice"
+                    );
+                }
+                Event::Seed(_) => {}
+            }
+        }
+        (order, links)
+    }
+
+    /// Runs a crawl in this process when spawned by
+    /// [`a_crawl_killed_at_ten_random_moments_is_the_uninterrupted_crawl`]:
+    /// `CRAWLRANK_TEST_DURABLE_CHILD` = state, proxy, seed (tab-separated).
+    #[test]
+    fn durable_child_entry() {
+        let Ok(args) = std::env::var("CRAWLRANK_TEST_DURABLE_CHILD") else {
+            return;
+        };
+        let v: Vec<&str> = args.split('\t').collect();
+        run(&durable_config(Path::new(v[0]), v[1], v[2]));
+    }
+
+    #[test]
+    fn a_crawl_killed_at_ten_random_moments_is_the_uninterrupted_crawl() {
+        let n = 300;
+        let web = ring_web(n);
+        let (proxy, seed) = (web.proxy_url(), web.url(0).to_string());
+        // The uninterrupted crawl.
+        let whole = tempfile::tempdir().unwrap();
+        let report = run(&durable_config(whole.path(), &proxy, &seed));
+        assert_eq!(report.stop, StopReason::Exhausted);
+        assert_eq!(report.crawled, u64::from(n));
+        let fetched_before = web.log().len();
+        // The same crawl, killed with SIGKILL at ten moments of a seeded schedule: after a
+        // number of page requests, then a few hundred microseconds more (inside a commit, a
+        // snapshot, a spill or a rotation as it falls).
+        let killed = tempfile::tempdir().unwrap();
+        let args = format!("{}\t{proxy}\t{seed}", killed.path().display());
+        let mut rng = crawlrank_rng::XorShift64::new(0x6b1119);
+        let mut targets: Vec<usize> = (0..10)
+            .map(|_| 5 + (rng.next_u64() % u64::from(n - 20)) as usize)
+            .collect();
+        targets.sort_unstable();
+        let mut kills = 0;
+        let mut pages_at_kill = Vec::new();
+        for target in targets {
+            let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+                .args([
+                    "--exact",
+                    "durable::durable_child_entry",
+                    "--nocapture",
+                    "--test-threads=1",
+                ])
+                .env("CRAWLRANK_TEST_DURABLE_CHILD", &args)
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            let deadline = Instant::now() + Duration::from_secs(30);
+            let pages = || {
+                web.log()[fetched_before..]
+                    .iter()
+                    .filter(|e| e.node.is_some())
+                    .count()
+            };
+            // Each run fetches at least one page (the one in flight at the last kill, if
+            // any) before it is killed.
+            let at_least = target.max(pages() + 1);
+            while pages() < at_least
+                && child.try_wait().unwrap().is_none()
+                && Instant::now() < deadline
+            {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            std::thread::sleep(Duration::from_micros(rng.next_u64() % 3000));
+            if child.try_wait().unwrap().is_none() {
+                child.kill().unwrap(); // SIGKILL
+                kills += 1;
+                pages_at_kill.push(pages());
+            }
+            child.wait().unwrap();
+        }
+        assert_eq!(
+            kills, 10,
+            "the crawl ended before the kills: {pages_at_kill:?}"
+        );
+        eprintln!("killed after {pages_at_kill:?} page requests");
+        // Resumed to the end, in this process.
+        let report = run(&durable_config(killed.path(), &proxy, &seed));
+        assert_eq!(report.stop, StopReason::Exhausted);
+        assert!(
+            report.warc_recovery.damage.is_none(),
+            "{:?}",
+            report.warc_recovery
+        );
+        // The same pages, the same links, in the same order.
+        let (order, links) = crawl_of(killed.path());
+        let (whole_order, whole_links) = crawl_of(whole.path());
+        assert_eq!(links.len(), n as usize);
+        assert_eq!(links, whole_links, "the link graphs differ");
+        assert_eq!(order, whole_order, "the crawl orders differ");
+        // Each page archived exactly once (at one request slot a fetch in flight at a kill
+        // is cut from the WARC with its uncommitted step), in WARC files that warcio reads.
+        let archived = responses(killed.path());
+        for v in 0..n {
+            let url = web.url(v);
+            assert_eq!(archived.get(url), Some(&1), "{url}: {archived:?}");
+        }
+        let files = std::fs::read_dir(killed.path().join("warc"))
+            .unwrap()
+            .count();
+        assert!(files > 10, "{files} WARC files: too few rotations");
+        warcio_checks(killed.path());
+        // A page was fetched again only when it was in flight at a kill.
+        let refetched = web.log()[fetched_before..]
+            .iter()
+            .filter(|e| e.node.is_some())
+            .count()
+            - n as usize;
+        assert!(
+            refetched <= kills,
+            "{refetched} pages fetched again after {kills} kills"
+        );
+        web.shutdown_blocking();
+    }
+
+    #[test]
+    fn a_warc_whose_tail_the_disk_lost_is_repaired_not_padded() {
+        let n = 120;
+        let web = ring_web(n);
+        let (proxy, seed) = (web.proxy_url(), web.url(0).to_string());
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = durable_config(dir.path(), &proxy, &seed);
+        c.warc_max_size = 1 << 20;
+        c.max_pages = Some(80);
+        let first = run(&c);
+        assert_eq!(first.stop, StopReason::MaxPages);
+        // A power cut that the disk did not survive whole: the committed file lost its last
+        // 6,000 bytes (the records of a few pages, the last one cut inside).
+        let file = dir.path().join("warc/crawl-00000.warc.gz");
+        let len = std::fs::metadata(&file).unwrap().len();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&file)
+            .unwrap()
+            .set_len(len - 6000)
+            .unwrap();
+        c.max_pages = None;
+        let second = run(&c);
+        assert_eq!(second.stop, StopReason::Exhausted);
+        let damage = second.warc_recovery.damage.expect("the damage is reported");
+        assert_eq!((damage.committed, damage.found), (len, len - 6000));
+        assert!(damage.kept < len - 6000, "{damage:?}");
+        assert!(damage.lost_pages >= 2, "{damage:?}");
+        let st = &second.stats;
+        assert_eq!(st.warc_damaged_pages, damage.lost_pages, "{st}");
+        assert_eq!(st.warc_refetched, damage.lost_pages, "{st}");
+        // Every page crawled is archived once, the lost ones again, in a file warcio reads.
+        let archived = responses(dir.path());
+        for v in 0..n {
+            let url = web.url(v);
+            assert_eq!(archived.get(url), Some(&1), "{url}: {archived:?}");
+        }
+        warcio_checks(dir.path());
+        // The crawl itself did not change: each page crawled once.
+        let (_, links) = crawl_of(dir.path());
+        assert_eq!(links.len(), n as usize);
+        web.shutdown_blocking();
+    }
+}

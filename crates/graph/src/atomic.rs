@@ -4,6 +4,11 @@
 //! file behind that looks like a valid result. Every output is therefore written under a
 //! temporary name in the destination's own directory (so that the final `rename` is atomic
 //! on the same filesystem) and renamed into place only once it is complete.
+//!
+//! "Complete" means on the disk, not in the page cache: the file's data is synced before the
+//! rename, and the directory after it ([`sync_dir`]), so that a power cut after the call
+//! returns leaves the new file whole (never an empty or short file under the final name, as
+//! a rename of unsynced data may leave on ext4 and XFS) and its name in the directory.
 
 use anyhow::{Context, Result};
 use std::fs::File;
@@ -31,9 +36,35 @@ where
     w.flush()
         .with_context(|| format!("cannot write {}", path.display()))?;
     drop(w);
+    tmp.as_file()
+        .sync_all()
+        .with_context(|| format!("cannot write {} (sync failed)", path.display()))?;
     tmp.persist(path)
         .with_context(|| format!("cannot move the finished file to {}", path.display()))?;
+    sync_dir(&dir)
+}
+
+/// Makes the entries of directory `dir` durable: a file created, renamed or removed in it is
+/// only sure to be found (or gone) after a power cut once its directory is synced. Where a
+/// directory cannot be opened as a file (Windows), this does nothing: there the filesystem
+/// journals names with the data.
+pub fn sync_dir(dir: &Path) -> Result<()> {
+    #[cfg(unix)]
+    {
+        let d = File::open(dir).with_context(|| format!("cannot open {}", dir.display()))?;
+        d.sync_all()
+            .with_context(|| format!("cannot sync the directory {}", dir.display()))?;
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
     Ok(())
+}
+
+/// Syncs the file at `path` (data and size) to the disk.
+pub fn sync_file(path: &Path) -> Result<()> {
+    File::open(path)
+        .and_then(|f| f.sync_all())
+        .with_context(|| format!("cannot sync {}", path.display()))
 }
 
 /// A set of files sharing one basename (`X.graph`, `X.offsets`, `X.properties`, `X.urls`, …)
@@ -77,9 +108,10 @@ impl StagedBasename {
         self.staging.path().join(format!("{}{suffix}", self.name))
     }
 
-    /// Moves every staged file into place and returns their final paths. The `.properties`
-    /// file, which is what makes a BVGraph loadable, is moved last, so a reader never sees a
-    /// graph without its parts.
+    /// Moves every staged file into place and returns their final paths. Each is synced
+    /// first and the directory after, so what appears survives a power cut whole. The
+    /// `.properties` file, which is what makes a BVGraph loadable, is moved last, so a reader
+    /// never sees a graph without its parts.
     pub fn commit(self) -> Result<Vec<PathBuf>> {
         let mut entries: Vec<PathBuf> = std::fs::read_dir(self.staging.path())
             .and_then(|d| d.map(|e| e.map(|e| e.path())).collect())
@@ -90,6 +122,9 @@ impl StagedBasename {
                 )
             })?;
         entries.sort_by_key(|p| p.extension().is_some_and(|e| e == "properties"));
+        for p in &entries {
+            sync_file(p)?;
+        }
         let dir = parent_dir(&self.target);
         let mut moved = Vec::with_capacity(entries.len());
         for p in entries {
@@ -98,6 +133,7 @@ impl StagedBasename {
                 .with_context(|| format!("cannot move {} to {}", p.display(), to.display()))?;
             moved.push(to);
         }
+        sync_dir(&dir)?;
         Ok(moved)
     }
 }

@@ -10,6 +10,11 @@
 //! The first time a graph is seen we therefore check it end to end — every offset against the
 //! bitstream, every outdegree and successor against the node count, the arc count against the
 //! properties — and remember in the cache that it passed. Afterwards opening is instantaneous.
+//! The memory is remembered for the files as they were checked: the marker names the size and
+//! modification time of the `.graph`, the `.properties` and the `.offsets`, and a graph whose
+//! files differ from it in any way is checked again. Nothing the `.properties` declares is
+//! trusted before the check either: a node count larger than the bitstream could hold (each
+//! node takes at least one bit) is an error before anything is allocated for it.
 
 use crate::cache::Cache;
 use crate::csr::Csr;
@@ -34,7 +39,44 @@ pub type BvRandom = BvGraph<DynCodesDecoderFactory<BE, MmapHelper<u32>, EF>>;
 /// Suffix LAW and webgraph use for a graph's transpose (`cnr-2000` → `cnr-2000-t`).
 pub const TRANSPOSE_SUFFIX: &str = "-t";
 
+/// The file, in a graph's cache directory, that says its files passed the check: one line per
+/// file it vouches for ([`verified_fingerprint`]).
 const VERIFIED_MARKER: &str = "verified-v1";
+
+/// What the verified marker vouches for: the `.graph`, `.properties` and `.offsets` of
+/// `basename` as they are now — each file's size and modification time (or that it is
+/// absent), and the `.properties`' own text, which is small and may change without changing
+/// its size within one tick of the file system's clock.
+fn verified_fingerprint(basename: &Path) -> Result<String> {
+    use std::hash::{Hash, Hasher};
+    let mut out = String::new();
+    for ext in ["graph", "properties", "offsets"] {
+        let path = with_ext(basename, ext);
+        match std::fs::metadata(&path) {
+            Ok(m) => {
+                let mtime = m
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map_or(0, |d| d.as_nanos());
+                out.push_str(&format!("{ext} {} {mtime}", m.len()));
+                if ext == "properties" {
+                    let text = std::fs::read(&path)
+                        .with_context(|| format!("cannot read {}", path.display()))?;
+                    let mut h = std::collections::hash_map::DefaultHasher::new();
+                    text.hash(&mut h);
+                    out.push_str(&format!(" {:016x}", h.finish()));
+                }
+                out.push('\n');
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                out.push_str(&format!("{ext} absent\n"));
+            }
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+        }
+    }
+    Ok(out)
+}
 
 /// A random-access BVGraph, opened from a basename, with its cache directory.
 pub struct BvWebGraph {
@@ -90,11 +132,15 @@ impl BvWebGraph {
         link_into(&props_file, &with_ext(&cached, "properties"))?;
 
         let verified = cache_dir.join(VERIFIED_MARKER);
-        if !verified.exists() || !with_ext(&cached, "ef").exists() {
+        let fingerprint = verified_fingerprint(&basename)?;
+        let vouched = std::fs::read_to_string(&verified).is_ok_and(|m| m == fingerprint);
+        if !vouched || !with_ext(&cached, "ef").exists() {
             let offsets = verify_and_collect_offsets(&basename, &cached, &props)?;
             write_ef(&with_ext(&cached, "ef"), &offsets, graph_bits(&graph_file)?)?;
-            std::fs::write(&verified, b"ok\n")
-                .with_context(|| format!("cannot write {}", verified.display()))?;
+            crate::atomic::write_file(&verified, |w| {
+                use std::io::Write;
+                Ok(w.write_all(fingerprint.as_bytes())?)
+            })?;
         }
         let graph = BvGraph::with_basename(&cached)
             .load()
@@ -279,6 +325,15 @@ fn verify_and_collect_offsets(
     ensure!(
         n == 0 || bits > 0,
         "{what}: {} is empty but the properties declare {n} nodes",
+        graph_file.display()
+    );
+    // The offsets below take 8 bytes a node: a node count only the properties vouch for is
+    // checked against the bitstream's real size first (every node's outdegree takes a bit
+    // at least), so a corrupt `.properties` is an error, not an allocation of gigabytes.
+    ensure!(
+        n as u64 <= bits,
+        "{what}: the properties declare {n} nodes but {} holds {bits} bits, fewer than one a \
+         node (corrupt or mismatched .properties)",
         graph_file.display()
     );
     let seq = BvGraphSeq::with_basename(loadable)

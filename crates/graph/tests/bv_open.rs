@@ -183,3 +183,40 @@ fn bad_properties_are_an_error() {
     std::fs::write(&pf, "this is not a properties file\n").unwrap();
     assert!(open_err(&base).contains("properties"));
 }
+
+#[test]
+fn the_verified_mark_vouches_for_every_file_it_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = write(dir.path(), "g", &sample());
+    let cache_dir = tempfile::tempdir().unwrap();
+    let cache = Cache::new(cache_dir.path());
+    assert_eq!(BvWebGraph::open(&base, &cache).unwrap().num_arcs(), 11);
+    // The same .graph, another .properties: checked again (and refused), not loaded on the
+    // strength of the first check.
+    let pf = with_ext(&base, "properties");
+    let props = std::fs::read_to_string(&pf).unwrap();
+    std::fs::write(&pf, props.replace("arcs=11", "arcs=12")).unwrap();
+    let err = format!("{:#}", BvWebGraph::open(&base, &cache).unwrap_err());
+    assert!(err.contains("declare 12"), "{err}");
+    // Put back: it opens again.
+    std::fs::write(&pf, &props).unwrap();
+    assert_eq!(BvWebGraph::open(&base, &cache).unwrap().num_arcs(), 11);
+    // An .offsets that appears after the check is checked too.
+    let of = with_ext(&base, "offsets");
+    let offsets = std::fs::read(&of).unwrap();
+    std::fs::write(&of, &offsets[..offsets.len() / 2]).unwrap();
+    let err = format!("{:#}", BvWebGraph::open(&base, &cache).unwrap_err());
+    assert!(err.contains("offsets"), "{err}");
+}
+
+#[test]
+fn a_node_count_the_bitstream_cannot_hold_is_refused_before_allocating() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = write(dir.path(), "g", &sample());
+    let pf = with_ext(&base, "properties");
+    let props = std::fs::read_to_string(&pf).unwrap();
+    // 4·10^9 nodes would be 32 GB of offsets for a bitstream of a few bytes.
+    std::fs::write(&pf, props.replace("nodes=6", "nodes=4000000000")).unwrap();
+    let msg = open_err(&base);
+    assert!(msg.contains("declare 4000000000 nodes"), "{msg}");
+}

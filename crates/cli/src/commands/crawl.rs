@@ -519,6 +519,23 @@ pub fn run(args: Args) -> Result<()> {
         report.hosts,
         report.frontier
     );
+    if let Some(d) = &report.warc_recovery.damage {
+        println!(
+            "WARC damaged: {} held {} bytes where the state committed {}; cut back to its last whole record \
+             ({} bytes), {} crawled pages whose records were lost fetched again for the archive",
+            d.path.display(),
+            d.found,
+            d.committed,
+            d.kept,
+            d.lost_pages
+        );
+    }
+    if !report.warc_recovery.removed.is_empty() {
+        println!(
+            "WARC: removed {} file(s) started after the last commit",
+            report.warc_recovery.removed.len()
+        );
+    }
     let seen = report.seen;
     println!(
         "seen-set lookups this run: {} answered new by the filter, {} from memory, {} read from the state",
