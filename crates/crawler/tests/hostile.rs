@@ -457,3 +457,100 @@ fn a_kept_connection_closed_unanswered_is_resent_at_once() {
     assert_eq!(s.requests, 4, "{s}");
     web.shutdown_blocking();
 }
+
+/// The heap a thread holds, counted by this test binary's allocator: what the link extractor
+/// keeps of a hostile page is measured on the thread that parses it, whatever other tests do
+/// meanwhile on theirs.
+mod thread_heap {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+
+    thread_local! {
+        static LIVE: Cell<isize> = const { Cell::new(0) };
+        static PEAK: Cell<isize> = const { Cell::new(0) };
+    }
+
+    /// The system allocator, counting each thread's live bytes and their peak.
+    pub struct Counting;
+
+    fn add(delta: isize) {
+        // `try_with`: a thread being torn down has no counters any more.
+        let _ = LIVE.try_with(|live| {
+            let v = live.get() + delta;
+            live.set(v);
+            let _ = PEAK.try_with(|peak| peak.set(peak.get().max(v)));
+        });
+    }
+
+    // SAFETY: every call is passed to the system allocator unchanged; the counting touches
+    // only const-initialised thread-locals, which never allocate.
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            let p = System.alloc(layout);
+            if !p.is_null() {
+                add(layout.size() as isize);
+            }
+            p
+        }
+        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+            let p = System.alloc_zeroed(layout);
+            if !p.is_null() {
+                add(layout.size() as isize);
+            }
+            p
+        }
+        unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
+            System.dealloc(p, layout);
+            add(-(layout.size() as isize));
+        }
+        unsafe fn realloc(&self, p: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            let q = System.realloc(p, layout, new_size);
+            if !q.is_null() {
+                add(new_size as isize - layout.size() as isize);
+            }
+            q
+        }
+    }
+
+    /// `f`'s result and the most bytes this thread held during it beyond what it held before.
+    pub fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
+        let before = LIVE.with(Cell::get);
+        PEAK.with(|p| p.set(before));
+        let out = f();
+        let peak = PEAK.with(Cell::get);
+        (out, (peak - before).max(0) as usize)
+    }
+}
+
+#[global_allocator]
+static HEAP: thread_heap::Counting = thread_heap::Counting;
+
+/// A 10 MiB page of short anchors (about 520,000 distinct links) is parsed holding the link
+/// cap's worth of URLs, not the page's: collection stops at the cap, the rest are counted.
+#[test]
+fn a_page_of_short_anchors_is_cut_at_the_link_cap_while_parsed() {
+    use crawlrank_crawler::links::{extract_links, UrlRules};
+    let mut body = String::with_capacity(10 << 20);
+    let mut anchors = 0u32;
+    while body.len() < (10 << 20) - 32 {
+        body.push_str(&format!("<a href=/{anchors:x}>.</a>"));
+        anchors += 1;
+    }
+    let page = url::Url::parse("http://farm.test/").unwrap();
+    let rules = UrlRules::default();
+    let (found, peak) = thread_heap::peak_during(|| extract_links(&page, body.as_bytes(), &rules));
+    assert!(!found.parse_error);
+    assert_eq!(found.links.len(), rules.max_links_per_page);
+    assert_eq!(found.links[0], "http://farm.test/0");
+    assert_eq!(
+        u64::from(found.over_cap),
+        u64::from(anchors) - rules.max_links_per_page as u64
+    );
+    // The cap's 6,000 URLs take well under a MiB; every anchor's string, then every
+    // resolved URL, took tens of MiB.
+    assert!(
+        peak < 8 << 20,
+        "{anchors} anchors parsed with a peak of {} KiB",
+        peak >> 10
+    );
+}
