@@ -35,7 +35,7 @@ use crate::seen::{SeenCounts, DEFAULT_CACHE_ENTRIES as SEEN_CACHE_ENTRIES};
 use crate::sitemap::{NotQueued, SitemapQueue};
 use crate::stats::Stats;
 use crate::store::{Event, Loaded, SeenReader, StepWrites, Store};
-use crate::urls::{HostId, Interned, UrlTable};
+use crate::urls::{HostId, Interned, UrlLimits, UrlTable};
 use crate::warc::{WarcPosition, WarcWriter};
 use anyhow::{bail, ensure, Context, Result};
 use crawlrank_frontier::{
@@ -83,6 +83,14 @@ pub struct CrawlConfig {
     pub retry_backoff: Duration,
     /// Most URLs discovered per host (a spider-trap cap).
     pub max_pages_per_host: u64,
+    /// Most hosts per registrable domain (`--max-hosts-per-domain`): a wildcard-DNS site
+    /// names a new host with every link.
+    pub max_hosts_per_domain: u64,
+    /// Most URLs discovered per registrable domain (`--max-urls-per-domain`).
+    pub max_urls_per_domain: u64,
+    /// Most URLs discovered in all (`--max-urls`), at most [`crate::urls::MAX_URLS`] (the
+    /// width of the page ids).
+    pub max_urls: u64,
     /// Most popped pages waiting for their host; default `max(256, 8 × concurrency)`.
     pub max_waiting: Option<usize>,
     /// Most URL keys the seen-set caches in memory (crate::seen); the others are read from
@@ -136,7 +144,10 @@ impl Default for CrawlConfig {
             rng_seed: 0,
             max_retries: 2,
             retry_backoff: Duration::from_secs(1),
-            max_pages_per_host: 100_000,
+            max_pages_per_host: UrlLimits::DEFAULT.max_per_host,
+            max_hosts_per_domain: UrlLimits::DEFAULT.max_hosts_per_domain,
+            max_urls_per_domain: UrlLimits::DEFAULT.max_per_domain,
+            max_urls: UrlLimits::DEFAULT.max_urls,
             max_waiting: None,
             seen_cache: SEEN_CACHE_ENTRIES,
             frontier_hot: DEFAULT_FRONTIER_HOT,
@@ -491,9 +502,10 @@ fn url_of(
         .with_context(|| format!("page {id} has no URL in the state"))
 }
 
-/// The URL table of the URLs in the store (read one at a time: none is kept), whose hosts
-/// take at most `--max-pages-per-host` URLs from now on, over the store's seen-set (built
-/// first if the state lacks it).
+/// The URL table of the URLs in the store (read one at a time: none is kept), which gives
+/// new ids within the crawl's limits from now on (`--max-pages-per-host`,
+/// `--max-hosts-per-domain`, `--max-urls-per-domain`, `--max-urls`), over the store's
+/// seen-set (built first if the state lacks it).
 fn load_urls(
     store: &mut Store,
     loaded: &Loaded,
@@ -501,9 +513,18 @@ fn load_urls(
 ) -> Result<UrlTable<SeenReader>> {
     store.ensure_seen_index(loaded.urls)?;
     let reader = store.seen_reader()?;
-    let mut table = UrlTable::new(cfg.max_pages_per_host, reader, cfg.seen_cache);
+    let limits = UrlLimits {
+        max_urls: cfg.max_urls,
+        max_per_host: cfg.max_pages_per_host,
+        max_hosts_per_domain: cfg.max_hosts_per_domain,
+        max_per_domain: cfg.max_urls_per_domain,
+    };
+    let mut table = UrlTable::new(limits, reader, cfg.seen_cache);
     for row in store.urls()? {
-        table.load(&row?.1);
+        let (id, url) = row?;
+        table
+            .load(&url)
+            .with_context(|| format!("{}: URL {id}", store.path().display()))?;
     }
     ensure!(
         table.len() as u64 == loaded.urls,
@@ -670,9 +691,9 @@ impl Engine {
         Ok(())
     }
 
-    /// The id of a URL, assigning a new one (and logging it) when unseen. `None` when the
-    /// URL's host already has `max_pages_per_host` URLs (unless `force`). An error is the
-    /// store's, failing to read the seen-set.
+    /// The id of a URL, assigning a new one (and logging it) when unseen. `None` (counted)
+    /// when the URL is new and its host or registrable domain is at its cap (unless `force`),
+    /// or the crawl has `max_urls` URLs. An error is the store's, failing to read the seen-set.
     fn intern(
         &mut self,
         url: String,
@@ -716,6 +737,18 @@ impl Engine {
             }
             Interned::Capped => {
                 self.stats.host_cap_links += 1;
+                None
+            }
+            Interned::DomainHostsCapped => {
+                self.stats.domain_host_cap_links += 1;
+                None
+            }
+            Interned::DomainCapped => {
+                self.stats.domain_cap_links += 1;
+                None
+            }
+            Interned::NoIdLeft => {
+                self.stats.url_limit_links += 1;
                 None
             }
         })
