@@ -111,7 +111,11 @@ fn main() -> anyhow::Result<()> {
                     links.push(id);
                     writes.new_urls.push((id, u));
                 }
-                Interned::Capped => {}
+                // Unbounded but for the ids' width, which 10^8 URLs do not reach.
+                Interned::Capped
+                | Interned::DomainHostsCapped
+                | Interned::DomainCapped
+                | Interned::NoIdLeft => {}
             }
         }
         frontier.on_crawled(page, &links);

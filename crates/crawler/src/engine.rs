@@ -26,7 +26,9 @@ use crate::in_flight::{Done, InFlight, PageTicket};
 use crate::links;
 use crate::page::{Outcome, PageMeta, TransportFailure};
 use crate::politeness::{Scheduler, Waiting};
-use crate::ranking::{SnapshotClock, SnapshotJob, PAGE_MARKS_SNAPSHOT, RANKING_SNAPSHOT};
+use crate::ranking::{
+    merge_marks, SnapshotClock, SnapshotJob, PAGE_MARKS_SNAPSHOT, RANKING_SNAPSHOT,
+};
 use crate::resume;
 use crate::robots::{self, AfterFetch, HostRobots, RobotsRules, RobotsTable};
 use crate::scope::{OutOfScope, Scope, ScopeConfig};
@@ -41,7 +43,6 @@ use anyhow::{bail, ensure, Context, Result};
 use crawlrank_frontier::{
     Frontier, Impacts, PageId, PolicyConfig, PolicyKind, PolicySpec, SpillConfig, SpillStatus,
 };
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -315,9 +316,6 @@ struct Engine {
     backoffs: Backoffs<HostId>,
     in_flight: InFlight,
     warc: Option<WarcWriter>,
-    /// noindex and canonical marks of fetched pages (only pages with any), for the ranking
-    /// snapshot's companion.
-    page_meta: BTreeMap<PageId, PageMeta>,
     snapshots: SnapshotClock,
     /// The ranking snapshot being written, if any.
     snapshot_job: Option<SnapshotJob>,
@@ -644,7 +642,6 @@ impl Engine {
             backoffs: Backoffs::new(cfg.max_retry_after),
             in_flight,
             warc,
-            page_meta: loaded.pages.into_iter().collect(),
             snapshots: SnapshotClock::new(config.config.batch, replayed.crawled),
             snapshot_job: None,
             popped: replayed.popped,
@@ -924,11 +921,14 @@ impl Engine {
         let scores = (0..self.urls.len() as PageId)
             .map(|id| self.frontier.score(id).unwrap_or(f64::NAN))
             .collect();
+        // The marks are read from the state by the snapshot's thread, with this step's not
+        // committed yet: the crawl keeps none of them.
+        let marks = merge_marks(self.store.marks()?, self.writes.pages.clone());
         self.snapshot_job = Some(SnapshotJob::spawn(
             dir.join(RANKING_SNAPSHOT),
             dir.join(PAGE_MARKS_SNAPSHOT),
             scores,
-            self.page_meta.clone(),
+            marks,
             self.crawled,
             url_of,
         ));
@@ -1448,13 +1448,13 @@ impl Engine {
         }
     }
 
-    /// Counts a page's noindex and canonical marks, and keeps them when it has any.
+    /// Counts a page's noindex and canonical marks, and has the step store them when it has
+    /// any (the snapshots read them from there).
     fn keep_marks(&mut self, id: PageId, meta: PageMeta) {
         self.stats.noindex_pages += u64::from(meta.noindex);
         self.stats.canonical_pages += u64::from(meta.canonical.is_some());
         if !meta.is_empty() {
-            self.writes.pages.push((id, meta.clone()));
-            self.page_meta.insert(id, meta);
+            self.writes.pages.push((id, meta));
         }
     }
 

@@ -62,7 +62,11 @@ impl UrlLimits {
     pub const DEFAULT: Self = Self {
         max_urls: MAX_URLS,
         max_per_host: 100_000,
-        max_hosts_per_domain: 1_000,
+        // Wikipedia has about 700 hosts, its languages and their mobile sites; platforms
+        // that give each user a host (blogspot.com, github.io) are public suffixes, so each
+        // user's host is a registrable domain of its own.
+        max_hosts_per_domain: 10_000,
+        // Ten hosts at the per-host cap.
         max_per_domain: 1_000_000,
     };
 
