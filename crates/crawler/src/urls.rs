@@ -113,11 +113,12 @@ fn domain_of(origin: &str) -> String {
     crawlrank_graph::hosts::registrable_domain(host)
 }
 
-/// A registrable domain's hosts and URLs, counted against the per-domain caps.
+/// A registrable domain's hosts and URLs, counted against the per-domain caps (both fit in
+/// 32 bits: there are at most [`MAX_URLS`] URLs, and fewer hosts).
 #[derive(Debug, Clone, Copy, Default)]
 struct DomainCount {
-    hosts: u64,
-    urls: u64,
+    hosts: u32,
+    urls: u32,
 }
 
 /// The 64-bit fingerprint of a URL (xxh3, fixed seed: the same in every run and on every
@@ -213,7 +214,7 @@ impl<D: SeenDisk> UrlTable<D> {
                     return Ok(Interned::Capped);
                 }
                 let d = self.domains[self.host_domain[h as usize] as usize];
-                if d.urls >= self.limits.max_per_domain {
+                if u64::from(d.urls) >= self.limits.max_per_domain {
                     return Ok(Interned::DomainCapped);
                 }
             }
@@ -223,10 +224,10 @@ impl<D: SeenDisk> UrlTable<D> {
                 if !force {
                     if let Some(&d) = self.domain_index.get(domain.as_str()) {
                         let d = self.domains[d as usize];
-                        if d.hosts >= self.limits.max_hosts_per_domain {
+                        if u64::from(d.hosts) >= self.limits.max_hosts_per_domain {
                             return Ok(Interned::DomainHostsCapped);
                         }
-                        if d.urls >= self.limits.max_per_domain {
+                        if u64::from(d.urls) >= self.limits.max_per_domain {
                             return Ok(Interned::DomainCapped);
                         }
                     }

@@ -549,7 +549,7 @@ fn a_page_of_short_anchors_is_cut_at_the_link_cap_while_parsed() {
     // The cap's 6,000 URLs take well under a MiB; every anchor's string, then every
     // resolved URL, took tens of MiB.
     assert!(
-        peak < 8 << 20,
+        peak < 4 << 20,
         "{anchors} anchors parsed with a peak of {} KiB",
         peak >> 10
     );
