@@ -566,6 +566,29 @@ mod tests {
     }
 
     #[test]
+    fn a_late_base_re_resolves_the_links_kept_before_it() {
+        let rules = UrlRules {
+            max_links_per_page: 2,
+            ..UrlRules::default()
+        };
+        let html = "<a href='x'>x</a><a href='/x'>x</a><a href='y'>y</a>\
+                    <base href='http://c.test/'><a href='z'>z</a>";
+        let p = extract_links(
+            &Url::parse("http://a.test/dir/").unwrap(),
+            html.as_bytes(),
+            &rules,
+        );
+        // `x` and `/x` were two links under the page's URL, so `y` came past the cap and was
+        // counted; under the base they are one, so `z` is within the cap again.
+        assert_eq!(p.links, ["http://c.test/x", "http://c.test/z"]);
+        assert_eq!(p.over_cap, 1);
+        // A nofollow page reports nothing of its links.
+        let p =
+            links("<a href='mailto:x'>m</a><a href='/a'>a</a><meta name=robots content=nofollow>");
+        assert!(p.links.is_empty() && p.invalid == 0 && p.nofollow);
+    }
+
+    #[test]
     fn entities_in_hrefs_are_decoded() {
         let p = links(r#"<a href="/q?a=1&amp;b=2&#38;c=3&#x26;d=4&copy=5&zz;">x</a>"#);
         assert_eq!(p.links, ["http://a.test/q?a=1&b=2&c=3&d=4&copy=5&zz;"]);
