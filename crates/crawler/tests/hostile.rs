@@ -8,6 +8,7 @@ use crawlrank_crawler::hops::HopLimits;
 use crawlrank_crawler::CrawlReport;
 use crawlrank_frontier::PolicyKind;
 use crawlrank_graph::Csr;
+use crawlrank_testkit::thread_heap;
 use crawlrank_testweb::{LogEntry, TestWeb, TestWebConfig};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -458,70 +459,7 @@ fn a_kept_connection_closed_unanswered_is_resent_at_once() {
     web.shutdown_blocking();
 }
 
-/// The heap a thread holds, counted by this test binary's allocator: what the link extractor
-/// keeps of a hostile page is measured on the thread that parses it, whatever other tests do
-/// meanwhile on theirs.
-mod thread_heap {
-    use std::alloc::{GlobalAlloc, Layout, System};
-    use std::cell::Cell;
-
-    thread_local! {
-        static LIVE: Cell<isize> = const { Cell::new(0) };
-        static PEAK: Cell<isize> = const { Cell::new(0) };
-    }
-
-    /// The system allocator, counting each thread's live bytes and their peak.
-    pub struct Counting;
-
-    fn add(delta: isize) {
-        // `try_with`: a thread being torn down has no counters any more.
-        let _ = LIVE.try_with(|live| {
-            let v = live.get() + delta;
-            live.set(v);
-            let _ = PEAK.try_with(|peak| peak.set(peak.get().max(v)));
-        });
-    }
-
-    // SAFETY: every call is passed to the system allocator unchanged; the counting touches
-    // only const-initialised thread-locals, which never allocate.
-    unsafe impl GlobalAlloc for Counting {
-        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-            let p = System.alloc(layout);
-            if !p.is_null() {
-                add(layout.size() as isize);
-            }
-            p
-        }
-        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-            let p = System.alloc_zeroed(layout);
-            if !p.is_null() {
-                add(layout.size() as isize);
-            }
-            p
-        }
-        unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
-            System.dealloc(p, layout);
-            add(-(layout.size() as isize));
-        }
-        unsafe fn realloc(&self, p: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-            let q = System.realloc(p, layout, new_size);
-            if !q.is_null() {
-                add(new_size as isize - layout.size() as isize);
-            }
-            q
-        }
-    }
-
-    /// `f`'s result and the most bytes this thread held during it beyond what it held before.
-    pub fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
-        let before = LIVE.with(Cell::get);
-        PEAK.with(|p| p.set(before));
-        let out = f();
-        let peak = PEAK.with(Cell::get);
-        (out, (peak - before).max(0) as usize)
-    }
-}
-
+/// Counts each thread's heap (crawlrank_testkit::thread_heap).
 #[global_allocator]
 static HEAP: thread_heap::Counting = thread_heap::Counting;
 
