@@ -157,6 +157,7 @@ echo "serve: listening on $ADDR after $SERVE_SECS s (RSS $(awk '/^VmRSS:/ { prin
 rm -rf "$STATE" "$PROGRESS"
 CRAWL=("$BIN" --cache "$CACHE" crawl --seeds "$OUT/seeds.txt" --state "$STATE" --policy "$POLICY"
     --proxy "http://$ADDR" --delay 0 --no-warc --max-pages "$CRAWL_PAGES" --concurrency "$CONC"
+    --max-hosts-per-domain "$HOSTS" --max-urls-per-domain "$PAGES"
     --progress-log "$PROGRESS")
 T0=$(now)
 if [[ -n "$LOW_NOFILE" ]]; then

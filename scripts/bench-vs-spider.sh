@@ -92,7 +92,8 @@ run() {
     esac
     if [[ "$kind" != spider ]]; then
         cmd+=(--seeds "$SEEDS" --policy fica --concurrency "$CONC" --delay 0 --max-pages "$PAGES"
-            --expected-pages "$PAGES" --proxy "$PROXY" --no-sitemaps)
+            --expected-pages "$PAGES" --proxy "$PROXY" --no-sitemaps
+            --max-hosts-per-domain "$PAGES" --max-urls-per-domain "$PAGES")
     fi
     local TIMEFORMAT="%R %U %S"
     { time taskset -c "$CRAWLER_CPUS" "${cmd[@]}" > "$OUT/crawl-$kind-$round.out" 2>&1; } 2> "$times"

@@ -3215,3 +3215,46 @@ mod simulate_repeat {
         assert!(env.files().iter().all(|f| f == "g.txt" || f == "seeds.txt"));
     }
 }
+
+/// `crawl --max-hosts-per-domain`: the served web's hosts (`h0.crawlrank.test`, … eight pages
+/// each) share one registrable domain, as a wildcard-DNS site's do; a crawl of its ring
+/// stops at the third host, and says how many links it dropped. The options are in `--help`.
+#[test]
+fn crawl_caps_the_hosts_of_a_registrable_domain() {
+    let env = Env::new();
+    let arcs = env.write("ring.txt", &ring_with_chords(100, &[]));
+    let web = Served::start(&env, &arcs);
+    let help = ok(&env.run(&["crawl", "--help"]));
+    for option in [
+        "--max-hosts-per-domain <N>",
+        "--max-urls-per-domain <N>",
+        "--max-urls <N>",
+    ] {
+        assert!(help.contains(option), "{help}");
+    }
+    let seeds = env.write("seeds.txt", "http://h0.crawlrank.test/p0.html\n");
+    let state = env.path("state");
+    let st = state.to_str().unwrap();
+    let proxy = format!("http://{}", web.addr);
+    let out = ok(&env.run(&[
+        "crawl",
+        "--state",
+        st,
+        "--proxy",
+        &proxy,
+        "--delay",
+        "0",
+        "--no-sitemaps",
+        "--seeds",
+        seeds.to_str().unwrap(),
+        "--max-hosts-per-domain",
+        "3",
+    ]));
+    assert!(out.contains("24 URLs discovered on 3 hosts"), "{out}");
+    let status = ok(&env.run(&["status", "--state", st]));
+    let dropped = status
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("domain host cap links"))
+        .map(|v| v.trim().to_string());
+    assert_eq!(dropped.as_deref(), Some("1"), "{status}");
+}

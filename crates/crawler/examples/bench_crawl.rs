@@ -119,6 +119,9 @@ fn main() -> anyhow::Result<()> {
         concurrency: conc,
         delay: Duration::ZERO,
         expected_pages: Some(u64::from(pages)),
+        // The test web's hosts all share one registrable domain (crawlrank.test).
+        max_hosts_per_domain: u64::MAX,
+        max_urls_per_domain: u64::MAX,
         // CRAWLRANK_BENCH_IDLE: the idle connections kept (default: the concurrency).
         max_idle_connections: std::env::var("CRAWLRANK_BENCH_IDLE")
             .ok()

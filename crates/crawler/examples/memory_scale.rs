@@ -25,7 +25,7 @@
 
 use crawlrank_crawler::seen::DEFAULT_CACHE_ENTRIES;
 use crawlrank_crawler::store::{StepWrites, Store};
-use crawlrank_crawler::urls::{Interned, UrlTable};
+use crawlrank_crawler::urls::{Interned, UrlLimits, UrlTable};
 use crawlrank_frontier::{Frontier, PageId, PolicyConfig, PolicyKind};
 
 /// `VmRSS` and `VmHWM` of this process in bytes (0 where `/proc` is absent).
@@ -67,7 +67,11 @@ fn main() -> anyhow::Result<()> {
     let mut frontier = Frontier::with_policy(policy, &config)?;
     let (mut store, loaded) = Store::open(&dir, true)?;
     store.ensure_seen_index(loaded.urls)?;
-    let mut table = UrlTable::new(u64::MAX, store.seen_reader()?, DEFAULT_CACHE_ENTRIES);
+    let mut table = UrlTable::new(
+        UrlLimits::UNBOUNDED,
+        store.seen_reader()?,
+        DEFAULT_CACHE_ENTRIES,
+    );
     let mut writes = StepWrites::default();
     let mut rng = crawlrank_rng::XorShift64::new(42);
     let base = rss().0;
@@ -107,7 +111,11 @@ fn main() -> anyhow::Result<()> {
                     links.push(id);
                     writes.new_urls.push((id, u));
                 }
-                Interned::Capped => {}
+                // Unbounded but for the ids' width, which 10^8 URLs do not reach.
+                Interned::Capped
+                | Interned::DomainHostsCapped
+                | Interned::DomainCapped
+                | Interned::NoIdLeft => {}
             }
         }
         frontier.on_crawled(page, &links);

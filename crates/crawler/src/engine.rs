@@ -26,7 +26,9 @@ use crate::in_flight::{Done, InFlight, PageTicket};
 use crate::links;
 use crate::page::{Outcome, PageMeta, TransportFailure};
 use crate::politeness::{Scheduler, Waiting};
-use crate::ranking::{SnapshotClock, SnapshotJob, PAGE_MARKS_SNAPSHOT, RANKING_SNAPSHOT};
+use crate::ranking::{
+    merge_marks, SnapshotClock, SnapshotJob, PAGE_MARKS_SNAPSHOT, RANKING_SNAPSHOT,
+};
 use crate::resume;
 use crate::robots::{self, AfterFetch, HostRobots, RobotsRules, RobotsTable};
 use crate::scope::{OutOfScope, Scope, ScopeConfig};
@@ -35,13 +37,13 @@ use crate::seen::{SeenCounts, DEFAULT_CACHE_ENTRIES as SEEN_CACHE_ENTRIES};
 use crate::sitemap::{NotQueued, SitemapQueue};
 use crate::stats::Stats;
 use crate::store::{Event, Loaded, SeenReader, StepWrites, Store};
-use crate::urls::{HostId, Interned, UrlTable};
+use crate::urls::{HostId, Interned, UrlLimits, UrlTable};
 use crate::warc::{WarcPosition, WarcWriter};
 use anyhow::{bail, ensure, Context, Result};
 use crawlrank_frontier::{
     Frontier, Impacts, PageId, PolicyConfig, PolicyKind, PolicySpec, SpillConfig, SpillStatus,
 };
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -83,6 +85,14 @@ pub struct CrawlConfig {
     pub retry_backoff: Duration,
     /// Most URLs discovered per host (a spider-trap cap).
     pub max_pages_per_host: u64,
+    /// Most hosts per registrable domain (`--max-hosts-per-domain`): a wildcard-DNS site
+    /// names a new host with every link.
+    pub max_hosts_per_domain: u64,
+    /// Most URLs discovered per registrable domain (`--max-urls-per-domain`).
+    pub max_urls_per_domain: u64,
+    /// Most URLs discovered in all (`--max-urls`), at most [`crate::urls::MAX_URLS`] (the
+    /// width of the page ids).
+    pub max_urls: u64,
     /// Most popped pages waiting for their host; default `max(256, 8 × concurrency)`.
     pub max_waiting: Option<usize>,
     /// Most URL keys the seen-set caches in memory (crate::seen); the others are read from
@@ -136,7 +146,10 @@ impl Default for CrawlConfig {
             rng_seed: 0,
             max_retries: 2,
             retry_backoff: Duration::from_secs(1),
-            max_pages_per_host: 100_000,
+            max_pages_per_host: UrlLimits::DEFAULT.max_per_host,
+            max_hosts_per_domain: UrlLimits::DEFAULT.max_hosts_per_domain,
+            max_urls_per_domain: UrlLimits::DEFAULT.max_per_domain,
+            max_urls: UrlLimits::DEFAULT.max_urls,
             max_waiting: None,
             seen_cache: SEEN_CACHE_ENTRIES,
             frontier_hot: DEFAULT_FRONTIER_HOT,
@@ -336,9 +349,6 @@ struct Engine {
     refetch: BTreeSet<PageId>,
     /// What opening the WARC output found and repaired, for the report.
     warc_recovery: WarcRecovery,
-    /// noindex and canonical marks of fetched pages (only pages with any), for the ranking
-    /// snapshot's companion.
-    page_meta: BTreeMap<PageId, PageMeta>,
     snapshots: SnapshotClock,
     /// The ranking snapshot being written, if any.
     snapshot_job: Option<SnapshotJob>,
@@ -523,9 +533,10 @@ fn url_of(
         .with_context(|| format!("page {id} has no URL in the state"))
 }
 
-/// The URL table of the URLs in the store (read one at a time: none is kept), whose hosts
-/// take at most `--max-pages-per-host` URLs from now on, over the store's seen-set (built
-/// first if the state lacks it).
+/// The URL table of the URLs in the store (read one at a time: none is kept), which gives
+/// new ids within the crawl's limits from now on (`--max-pages-per-host`,
+/// `--max-hosts-per-domain`, `--max-urls-per-domain`, `--max-urls`), over the store's
+/// seen-set (built first if the state lacks it).
 fn load_urls(
     store: &mut Store,
     loaded: &Loaded,
@@ -533,9 +544,18 @@ fn load_urls(
 ) -> Result<UrlTable<SeenReader>> {
     store.ensure_seen_index(loaded.urls)?;
     let reader = store.seen_reader()?;
-    let mut table = UrlTable::new(cfg.max_pages_per_host, reader, cfg.seen_cache);
+    let limits = UrlLimits {
+        max_urls: cfg.max_urls,
+        max_per_host: cfg.max_pages_per_host,
+        max_hosts_per_domain: cfg.max_hosts_per_domain,
+        max_per_domain: cfg.max_urls_per_domain,
+    };
+    let mut table = UrlTable::new(limits, reader, cfg.seen_cache);
     for row in store.urls()? {
-        table.load(&row?.1);
+        let (id, url) = row?;
+        table
+            .load(&url)
+            .with_context(|| format!("{}: URL {id}", store.path().display()))?;
     }
     ensure!(
         table.len() as u64 == loaded.urls,
@@ -715,7 +735,6 @@ impl Engine {
             warc,
             refetch,
             warc_recovery,
-            page_meta: loaded.pages.into_iter().collect(),
             snapshots: SnapshotClock::new(config.config.batch, replayed.crawled),
             snapshot_job: None,
             popped: replayed.popped,
@@ -766,9 +785,9 @@ impl Engine {
         Ok(())
     }
 
-    /// The id of a URL, assigning a new one (and logging it) when unseen. `None` when the
-    /// URL's host already has `max_pages_per_host` URLs (unless `force`). An error is the
-    /// store's, failing to read the seen-set.
+    /// The id of a URL, assigning a new one (and logging it) when unseen. `None` (counted)
+    /// when the URL is new and its host or registrable domain is at its cap (unless `force`),
+    /// or the crawl has `max_urls` URLs. An error is the store's, failing to read the seen-set.
     fn intern(
         &mut self,
         url: String,
@@ -812,6 +831,18 @@ impl Engine {
             }
             Interned::Capped => {
                 self.stats.host_cap_links += 1;
+                None
+            }
+            Interned::DomainHostsCapped => {
+                self.stats.domain_host_cap_links += 1;
+                None
+            }
+            Interned::DomainCapped => {
+                self.stats.domain_cap_links += 1;
+                None
+            }
+            Interned::NoIdLeft => {
+                self.stats.url_limit_links += 1;
                 None
             }
         })
@@ -1005,11 +1036,14 @@ impl Engine {
         let scores = (0..self.urls.len() as PageId)
             .map(|id| self.frontier.score(id).unwrap_or(f64::NAN))
             .collect();
+        // The marks are read from the state by the snapshot's thread, with this step's not
+        // committed yet: the crawl keeps none of them.
+        let marks = merge_marks(self.store.marks()?, self.writes.pages.clone());
         self.snapshot_job = Some(SnapshotJob::spawn(
             dir.join(RANKING_SNAPSHOT),
             dir.join(PAGE_MARKS_SNAPSHOT),
             scores,
-            self.page_meta.clone(),
+            marks,
             self.crawled,
             url_of,
         ));
@@ -1553,13 +1587,13 @@ impl Engine {
         }
     }
 
-    /// Counts a page's noindex and canonical marks, and keeps them when it has any.
+    /// Counts a page's noindex and canonical marks, and has the step store them when it has
+    /// any (the snapshots read them from there).
     fn keep_marks(&mut self, id: PageId, meta: PageMeta) {
         self.stats.noindex_pages += u64::from(meta.noindex);
         self.stats.canonical_pages += u64::from(meta.canonical.is_some());
         if !meta.is_empty() {
-            self.writes.pages.push((id, meta.clone()));
-            self.page_meta.insert(id, meta);
+            self.writes.pages.push((id, meta));
         }
     }
 

@@ -18,7 +18,7 @@ use crate::resume;
 use crate::stats::Stats;
 use crate::store::{Event, Loaded, Store};
 use anyhow::{anyhow, ensure, Context, Result};
-use crawlrank_frontier::{PageId, PolicySpec};
+use crawlrank_frontier::PolicySpec;
 use crawlrank_graph::arclist;
 use crawlrank_graph::import::DEFAULT_SORT_MEMORY;
 use crawlrank_graph::GraphWriter;
@@ -225,8 +225,7 @@ pub fn export_ranking(dir: &Path, out: &Path) -> Result<RankingExport> {
     let urls = store.all_urls()?;
     let score = |id| replayed.frontier.score(id);
     let (scored, unscored) = write_ranking(out, urls.len(), score, url_in(&urls))?;
-    let marks: BTreeMap<PageId, PageMeta> = loaded.pages.into_iter().collect();
-    let n = write_page_marks(&marks_out, &marks, url_in(&urls))?;
+    let n = write_page_marks(&marks_out, store.marks()?, url_in(&urls))?;
     Ok(RankingExport {
         scored,
         unscored: Some(unscored),
@@ -238,12 +237,12 @@ pub fn export_ranking(dir: &Path, out: &Path) -> Result<RankingExport> {
 /// The marks of the fetched pages that have any (`noindex`, a canonical URL), by URL, read
 /// from the state.
 pub fn page_marks(dir: &Path) -> Result<Vec<(String, PageMeta)>> {
-    let (store, loaded) = load(dir)?;
+    let (store, _) = load(dir)?;
     let urls = store.url_reader()?;
-    loaded
-        .pages
-        .into_iter()
-        .map(|(id, m)| {
+    store
+        .marks()?
+        .map(|mark| {
+            let (id, m) = mark?;
             let url = urls
                 .get(id)?
                 .with_context(|| format!("page {id} has marks but no URL in the state"))?;
@@ -367,7 +366,7 @@ mod tests {
     use super::*;
     use crate::page::Outcome;
     use crate::store::StepWrites;
-    use crawlrank_frontier::{PolicyConfig, PolicyKind};
+    use crawlrank_frontier::{PageId, PolicyConfig, PolicyKind};
 
     /// A bfs crawl of `0 -> 1, 2; 1 -> 0, 3` stopped with page 2 in flight: events 0 (seed)
     /// to 5, event 4 being page 1's `Crawled`.

@@ -5,7 +5,7 @@
 //! | module | job |
 //! |---|---|
 //! | [`engine`] | the crawl loop: one thread owning the parts below, in the order of the frontier's calls; `crawl` |
-//! | [`urls`] | the URL table: URL fingerprint → page id (the seen-set), page → host, per-host URL cap |
+//! | [`urls`] | the URL table: URL fingerprint → page id (the seen-set), page → host → registrable domain, the bounds on new ids (per host, per domain, in all) |
 //! | [`robots`] | robots.txt: rules, answers kept across runs, 24 h freshness, each host's robots.txt state |
 //! | `politeness` | the scheduler: per-host queues, one request in flight per host, delays, retries' backoff |
 //! | `in_flight` | the requests in flight: fetch tasks on the I/O runtime and the channel back; fewer for a while when file descriptors run short |

@@ -18,10 +18,14 @@
 //! in a row) are dropped (and counted as trap links). The per-host page cap needs the whole crawl and lives in the engine.
 //!
 //! A page keeps at most [`UrlRules::max_links_per_page`] distinct links (Heritrix's
-//! `max-outlinks`, 6,000 by default), the first ones in page order; the others are counted
-//! ([`PageLinks::over_cap`]). Why: one generated page can hold hundreds of thousands of links
-//! within the body cap, each a new URL to store, and the policies' per-page work grows with
-//! the links. Sitemaps have their own bounds (crate::sitemap) and are not capped here.
+//! `max-outlinks`, 6,000 by default), the first ones in page order; the anchors after the
+//! cap is reached are counted ([`PageLinks::over_cap`]), never resolved nor kept. Why: one
+//! page of short anchors within the body cap (10 MiB) holds about a million links, each a new
+//! URL to store, and the policies' per-page work grows with the links. Links are therefore
+//! resolved as the tokenizer finds them and collection stops at the cap: the parse holds at
+//! most the cap's worth of URLs whatever the page (it held every anchor's string, then every
+//! resolved URL, before the cap applied). Sitemaps have their own bounds (crate::sitemap) and
+//! are not capped here.
 
 use std::cell::RefCell;
 use url::Url;
@@ -140,8 +144,9 @@ pub struct PageLinks {
     pub traps: u32,
     /// Links dropped by the pathological-path rule.
     pub pathological: u32,
-    /// Distinct valid links dropped because the page already had
-    /// [`UrlRules::max_links_per_page`].
+    /// Links (`<a href>` without `rel=nofollow`) after the page had
+    /// [`UrlRules::max_links_per_page`] distinct links: not resolved, so duplicates and
+    /// invalid ones among them are counted too.
     pub over_cap: u32,
     /// `<a rel=nofollow>` links skipped.
     pub nofollow_links: u32,
@@ -207,15 +212,86 @@ pub fn decode_entities(s: &str) -> std::borrow::Cow<'_, str> {
     out.into()
 }
 
-/// Raw findings of the tokenizer, resolved once the whole document is read.
-#[derive(Default)]
-struct Raw {
+/// What the tokenizer found so far. Links are resolved as they are found, against the base
+/// known at the time; the first `<base href>` applies to every link (as browsers do), so one
+/// that comes after links re-resolves those kept ([`Found::rebase`]).
+struct Found<'a> {
+    page_url: &'a Url,
+    rules: &'a UrlRules,
+    /// The document's base: the first `<base href>` resolved, else the page's URL.
+    base: Url,
+    /// A `<base href>` was read (later ones are ignored).
+    base_seen: bool,
+    /// The kept links' `href`s (entities decoded), for a late `<base href>`; dropped once a
+    /// base is read, since the base cannot change any more.
     hrefs: Vec<String>,
-    base: Option<String>,
+    /// The kept links, for duplicates.
+    seen: std::collections::HashSet<String>,
     canonical: Option<String>,
-    nofollow: bool,
-    noindex: bool,
-    nofollow_links: u32,
+    out: PageLinks,
+}
+
+impl<'a> Found<'a> {
+    fn new(page_url: &'a Url, rules: &'a UrlRules) -> Self {
+        Self {
+            page_url,
+            rules,
+            base: page_url.clone(),
+            base_seen: false,
+            hrefs: Vec::new(),
+            seen: std::collections::HashSet::new(),
+            canonical: None,
+            out: PageLinks::default(),
+        }
+    }
+
+    /// An `<a href>` (`rel=nofollow` ones excluded) while the page has fewer links than the
+    /// cap: kept when valid and new, else counted.
+    fn link(&mut self, href: &str) {
+        let href = decode_entities(href);
+        self.keep(&href);
+    }
+
+    /// Resolves `href` (entities decoded) against the base and keeps it when new.
+    fn keep(&mut self, href: &str) {
+        match resolve(&self.base, href, self.rules) {
+            Ok(u) => {
+                if !self.seen.contains(&u) {
+                    self.seen.insert(u.clone());
+                    self.out.links.push(u);
+                    if !self.base_seen {
+                        self.hrefs.push(href.to_owned());
+                    }
+                }
+            }
+            Err(UrlRefusal::Invalid) => self.out.invalid += 1,
+            Err(UrlRefusal::Trap) => self.out.traps += 1,
+            Err(UrlRefusal::Pathological) => self.out.pathological += 1,
+        }
+    }
+
+    /// The first `<base href>`: the base of every link from now on, and of those kept
+    /// before it, which are resolved again (and may now be refused or fall together).
+    fn rebase(&mut self, href: &str) {
+        if self.base_seen {
+            return;
+        }
+        self.base_seen = true;
+        let Ok(base) = self.page_url.join(decode_entities(href).trim()) else {
+            self.hrefs = Vec::new();
+            return;
+        };
+        self.base = base;
+        let before = std::mem::take(&mut self.hrefs);
+        if self.base == *self.page_url || before.is_empty() {
+            return;
+        }
+        self.out.links.clear();
+        self.seen.clear();
+        for h in &before {
+            self.keep(h);
+        }
+    }
 }
 
 /// The selectors [`extract_links`] listens to, parsed once: parsing them for every page (what
@@ -253,26 +329,28 @@ fn on_element<'s, 'h>(
 pub fn extract_links(page_url: &Url, body: &[u8], rules: &UrlRules) -> PageLinks {
     use lol_html::{HtmlRewriter, MemorySettings, Settings};
     let [a_href, base_href, meta_robots, link_rel] = selectors();
-    let raw = RefCell::new(Raw::default());
+    let found = RefCell::new(Found::new(page_url, rules));
     let parse_error = {
         let handlers = vec![
             on_element(a_href, |el| {
-                let mut r = raw.borrow_mut();
                 let nofollow = el.get_attribute("rel").is_some_and(|rel| {
                     rel.split_ascii_whitespace()
                         .any(|t| t.eq_ignore_ascii_case("nofollow"))
                 });
+                let mut f = found.borrow_mut();
                 if nofollow {
-                    r.nofollow_links += 1;
+                    f.out.nofollow_links += 1;
+                } else if f.out.links.len() >= f.rules.max_links_per_page {
+                    // Past the cap the value is not even copied out of the tokenizer.
+                    f.out.over_cap = f.out.over_cap.saturating_add(1);
                 } else if let Some(h) = el.get_attribute("href") {
-                    r.hrefs.push(h);
+                    f.link(&h);
                 }
                 Ok(())
             }),
             on_element(base_href, |el| {
-                let mut r = raw.borrow_mut();
-                if r.base.is_none() {
-                    r.base = el.get_attribute("href");
+                if let Some(h) = el.get_attribute("href") {
+                    found.borrow_mut().rebase(&h);
                 }
                 Ok(())
             }),
@@ -285,15 +363,15 @@ pub fn extract_links(page_url: &Url, body: &[u8], rules: &UrlRules) -> PageLinks
                         .get_attribute("content")
                         .unwrap_or_default()
                         .to_ascii_lowercase();
-                    let mut r = raw.borrow_mut();
+                    let mut f = found.borrow_mut();
                     for t in content.split([',', ' ']).map(str::trim) {
                         match t {
-                            "nofollow" | "none" => r.nofollow = true,
-                            "noindex" => r.noindex = true,
+                            "nofollow" | "none" => f.out.nofollow = true,
+                            "noindex" => f.out.noindex = true,
                             _ => {}
                         }
                         if t == "none" {
-                            r.noindex = true;
+                            f.out.noindex = true;
                         }
                     }
                 }
@@ -304,9 +382,9 @@ pub fn extract_links(page_url: &Url, body: &[u8], rules: &UrlRules) -> PageLinks
                     rel.split_ascii_whitespace()
                         .any(|t| t.eq_ignore_ascii_case("canonical"))
                 });
-                let mut r = raw.borrow_mut();
-                if canonical && r.canonical.is_none() {
-                    r.canonical = el.get_attribute("href");
+                let mut f = found.borrow_mut();
+                if canonical && f.canonical.is_none() {
+                    f.canonical = el.get_attribute("href");
                 }
                 Ok(())
             }),
@@ -334,46 +412,21 @@ pub fn extract_links(page_url: &Url, body: &[u8], rules: &UrlRules) -> PageLinks
         }
         failed
     };
-    let raw = raw.into_inner();
-    let mut out = PageLinks {
-        nofollow: raw.nofollow,
-        noindex: raw.noindex,
-        nofollow_links: raw.nofollow_links,
-        parse_error,
-        ..PageLinks::default()
-    };
-    let base = raw
-        .base
-        .as_deref()
-        .and_then(|b| page_url.join(decode_entities(b).trim()).ok())
-        .unwrap_or_else(|| page_url.clone());
-    out.canonical = raw
+    let found = found.into_inner();
+    let mut out = found.out;
+    out.parse_error = parse_error;
+    out.canonical = found
         .canonical
         .as_deref()
-        .and_then(|c| resolve(&base, &decode_entities(c), rules).ok())
+        .and_then(|c| resolve(&found.base, &decode_entities(c), rules).ok())
         .filter(|c| c.as_str() != page_url.as_str());
-    if raw.nofollow {
-        return out;
-    }
-    let mut seen = std::collections::HashSet::with_capacity(raw.hrefs.len());
-    for h in &raw.hrefs {
-        match resolve(&base, &decode_entities(h), rules) {
-            // Past the cap, links are still told apart from duplicates, so that the count
-            // says how many distinct URLs the page lost.
-            Ok(u) if out.links.len() >= rules.max_links_per_page => {
-                if seen.insert(u) {
-                    out.over_cap += 1;
-                }
-            }
-            Ok(u) => {
-                if seen.insert(u.clone()) {
-                    out.links.push(u);
-                }
-            }
-            Err(UrlRefusal::Invalid) => out.invalid += 1,
-            Err(UrlRefusal::Trap) => out.traps += 1,
-            Err(UrlRefusal::Pathological) => out.pathological += 1,
-        }
+    if out.nofollow {
+        // The page's links are not ours to follow, nor to count.
+        out.links = Vec::new();
+        out.invalid = 0;
+        out.traps = 0;
+        out.pathological = 0;
+        out.over_cap = 0;
     }
     out
 }
@@ -500,8 +553,9 @@ mod tests {
         );
         let kept: Vec<String> = (0..4).map(|i| format!("http://a.test/l{i}")).collect();
         assert_eq!(p.links, kept);
-        // Six distinct URLs lost; duplicates and invalid links are not counted as over the cap.
-        assert_eq!((p.over_cap, p.invalid), (6, 1));
+        // The 15 anchors after the fourth distinct link are counted, not resolved: the
+        // duplicate, the mailto: and the known one among them too.
+        assert_eq!((p.over_cap, p.invalid), (15, 0));
         let all = extract_links(
             &Url::parse("http://a.test/").unwrap(),
             html.as_bytes(),
@@ -509,6 +563,29 @@ mod tests {
         );
         assert_eq!((all.links.len(), all.over_cap), (10, 0));
         assert_eq!(UrlRules::default().max_links_per_page, 6_000);
+    }
+
+    #[test]
+    fn a_late_base_re_resolves_the_links_kept_before_it() {
+        let rules = UrlRules {
+            max_links_per_page: 2,
+            ..UrlRules::default()
+        };
+        let html = "<a href='x'>x</a><a href='/x'>x</a><a href='y'>y</a>\
+                    <base href='http://c.test/'><a href='z'>z</a>";
+        let p = extract_links(
+            &Url::parse("http://a.test/dir/").unwrap(),
+            html.as_bytes(),
+            &rules,
+        );
+        // `x` and `/x` were two links under the page's URL, so `y` came past the cap and was
+        // counted; under the base they are one, so `z` is within the cap again.
+        assert_eq!(p.links, ["http://c.test/x", "http://c.test/z"]);
+        assert_eq!(p.over_cap, 1);
+        // A nofollow page reports nothing of its links.
+        let p =
+            links("<a href='mailto:x'>m</a><a href='/a'>a</a><meta name=robots content=nofollow>");
+        assert!(p.links.is_empty() && p.invalid == 0 && p.nofollow);
     }
 
     #[test]

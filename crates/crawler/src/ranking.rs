@@ -74,8 +74,10 @@ impl SnapshotClock {
 
 /// A ranking snapshot being written by a thread of its own, so that the crawl goes on
 /// meanwhile: the engine hands it each page's score (8 bytes a page, `NaN` for the unscored:
-/// one pass over the frontier), the page marks and a URL lookup, and the thread sorts, looks
-/// the URLs up and writes both files ([`write_ranking`], [`write_page_marks`]).
+/// one pass over the frontier), a reader of the page marks in the state (with the step's
+/// marks not committed yet) and a URL lookup, and the thread sorts, looks the URLs up and
+/// writes both files ([`write_ranking`], [`write_page_marks`]). The marks are never copied
+/// whole: they grow with the crawled pages.
 pub struct SnapshotJob {
     thread: std::thread::JoinHandle<Result<()>>,
     started: Instant,
@@ -84,22 +86,24 @@ pub struct SnapshotJob {
 }
 
 impl SnapshotJob {
-    /// Starts writing `ranking` and `marks_out` from `scores` (by page id) and `marks`.
-    pub fn spawn<U>(
+    /// Starts writing `ranking` and `marks_out` from `scores` (by page id) and `marks` (by
+    /// id).
+    pub fn spawn<U, M>(
         ranking: PathBuf,
         marks_out: PathBuf,
         scores: Vec<f64>,
-        marks: BTreeMap<PageId, PageMeta>,
+        marks: M,
         crawled: u64,
         url_of: U,
     ) -> Self
     where
         U: FnMut(PageId) -> Result<Arc<str>> + Send + 'static,
+        M: Iterator<Item = Result<(PageId, PageMeta)>> + Send + 'static,
     {
         let started = Instant::now();
         let thread = std::thread::spawn(move || {
             let mut url_of = url_of;
-            write_page_marks(&marks_out, &marks, &mut url_of)?;
+            write_page_marks(&marks_out, marks, &mut url_of)?;
             let score = |id: u32| Some(scores[id as usize]);
             write_ranking(&ranking, scores.len(), score, url_of)?;
             Ok(())
@@ -141,14 +145,18 @@ pub fn page_marks_path(ranking: &Path) -> PathBuf {
 
 /// Writes `url<TAB>noindex<TAB>canonical` for every fetched page that said `noindex`
 /// (`1`, else `0`) or named a canonical URL other than its own (else the field is empty),
-/// in discovery order, atomically; `url_of` gives a page's URL. Returns the number of lines.
+/// in the order of `marks` (by id: discovery order), atomically; `url_of` gives a page's URL.
+/// Marks are read one at a time (from the state: [`crate::store::Store::marks`]). Returns
+/// the number of lines.
 pub fn write_page_marks<S: AsRef<str>>(
     out: &Path,
-    marks: &BTreeMap<PageId, PageMeta>,
+    marks: impl IntoIterator<Item = Result<(PageId, PageMeta)>>,
     mut url_of: impl FnMut(PageId) -> Result<S>,
 ) -> Result<usize> {
+    let mut n = 0;
     crawlrank_graph::atomic::write_file(out, |w| {
-        for (&id, m) in marks {
+        for mark in marks {
+            let (id, m) = mark?;
             let url = url_of(id)?;
             writeln!(
                 w,
@@ -158,10 +166,35 @@ pub fn write_page_marks<S: AsRef<str>>(
                 m.canonical.as_deref().unwrap_or("")
             )
             .with_context(|| format!("cannot write {}", out.display()))?;
+            n += 1;
         }
         Ok(())
     })?;
-    Ok(marks.len())
+    Ok(n)
+}
+
+/// The marks of `stored` (by id) and of `unsaved` (not committed yet, any order) together,
+/// by id; an id in both takes the unsaved marks.
+pub fn merge_marks(
+    stored: impl Iterator<Item = Result<(PageId, PageMeta)>>,
+    unsaved: Vec<(PageId, PageMeta)>,
+) -> impl Iterator<Item = Result<(PageId, PageMeta)>> {
+    let mut unsaved: BTreeMap<PageId, PageMeta> = unsaved.into_iter().collect();
+    let mut stored = stored.peekable();
+    std::iter::from_fn(move || {
+        let next_unsaved = unsaved.first_key_value().map(|(&id, _)| id);
+        match (stored.peek(), next_unsaved) {
+            (Some(Ok((id, _))), Some(u)) if u <= *id => {
+                if u == *id {
+                    stored.next();
+                }
+                unsaved.pop_first().map(Ok)
+            }
+            (Some(_), _) => stored.next(),
+            (None, Some(_)) => unsaved.pop_first().map(Ok),
+            (None, None) => None,
+        }
+    })
 }
 
 /// Writes `score\turl` for every page of `0..pages` the policy scores, by decreasing score
@@ -218,6 +251,30 @@ mod tests {
         assert_eq!(
             std::fs::read_to_string(&out).unwrap(),
             "0\ta\n0\tb\n-1.5\te\n"
+        );
+    }
+
+    #[test]
+    fn stored_and_unsaved_marks_merge_by_id() {
+        let m = |noindex| PageMeta {
+            noindex,
+            canonical: None,
+        };
+        let stored = vec![Ok((1, m(false))), Ok((4, m(false))), Ok((6, m(false)))];
+        let unsaved = vec![(5, m(true)), (0, m(true)), (4, m(true)), (9, m(true))];
+        let merged: Vec<(PageId, bool)> = merge_marks(stored.into_iter(), unsaved)
+            .map(|r| r.map(|(id, m)| (id, m.noindex)).unwrap())
+            .collect();
+        assert_eq!(
+            merged,
+            [
+                (0, true),
+                (1, false),
+                (4, true),
+                (5, true),
+                (6, false),
+                (9, true)
+            ]
         );
     }
 }

@@ -279,8 +279,6 @@ pub struct Loaded {
     pub warc_refetch: Vec<PageId>,
     /// The serialized counters (see [`crate::stats::Stats::decode`]).
     pub stats: Vec<u8>,
-    /// Marks of fetched pages, by id (only pages that have any).
-    pub pages: Vec<(PageId, PageMeta)>,
 }
 
 /// The writes of one engine step, committed in one transaction ([`Store::commit`]).
@@ -423,6 +421,31 @@ pub type Events = DenseRows<u64, &'static [u8], Event>;
 /// The URL table being read in id order ([`Store::urls`]): `(page id, URL)`.
 pub type Urls = DenseRows<u32, &'static str, String>;
 
+/// The page marks being read in id order ([`Store::marks`]). An undecodable row is an error
+/// naming it, after which the iterator ends.
+pub struct Marks {
+    /// `None` once an error was returned, or when the state has no marks table.
+    rows: Option<redb::Range<'static, u32, &'static [u8]>>,
+    path: PathBuf,
+}
+
+impl Iterator for Marks {
+    type Item = Result<(PageId, PageMeta)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let row = self.rows.as_mut()?.next()?;
+        let res = row.map_err(anyhow::Error::from).and_then(|(k, v)| {
+            let id = k.value();
+            let meta = PageMeta::decode(v.value()).with_context(|| format!("page record {id}"))?;
+            Ok((id, meta))
+        });
+        if res.is_err() {
+            self.rows = None;
+        }
+        Some(res.with_context(|| unreadable(&self.path)))
+    }
+}
+
 /// Reads single URLs by id ([`Store::url_reader`]).
 pub struct UrlReader {
     table: redb::ReadOnlyTable<u32, &'static str>,
@@ -557,6 +580,26 @@ impl Store {
             .with_context(|| unreadable(&self.path))?;
         Ok(UrlReader {
             table,
+            path: self.path.clone(),
+        })
+    }
+
+    /// The marks of the fetched pages that have any, streamed in id order over the state as
+    /// of now (a read transaction), one row in memory at a time: they grow with the crawled
+    /// pages, so the crawl never holds them (docs/crawler.md, Resources).
+    pub fn marks(&self) -> Result<Marks> {
+        let rows = (|| -> Result<_> {
+            let txn = self.db.begin_read()?;
+            // A table added after format 1: a state written before lacks it.
+            match txn.open_table(PAGES) {
+                Ok(t) => Ok(Some(t.range::<u32>(..)?)),
+                Err(redb::TableError::TableDoesNotExist(_)) => Ok(None),
+                Err(e) => Err(e.into()),
+            }
+        })()
+        .with_context(|| unreadable(&self.path))?;
+        Ok(Marks {
+            rows,
             path: self.path.clone(),
         })
     }
@@ -757,19 +800,6 @@ impl Store {
                 expected += 1;
             }
             bail!("event {expected} is missing");
-        }
-        // Tables added after format 1: a state written before lacks them.
-        match txn.open_table(PAGES) {
-            Ok(pages) => {
-                for row in pages.iter()? {
-                    let (k, v) = row?;
-                    let meta = PageMeta::decode(v.value())
-                        .with_context(|| format!("page record {}", k.value()))?;
-                    loaded.pages.push((k.value(), meta));
-                }
-            }
-            Err(redb::TableError::TableDoesNotExist(_)) => {}
-            Err(e) => return Err(e.into()),
         }
         Ok(loaded)
     }
@@ -1060,7 +1090,7 @@ mod tests {
         }
         let (mut s, l) = Store::open(dir.path(), false).unwrap();
         assert_eq!(l.urls, 1);
-        assert!(l.pages.is_empty());
+        assert_eq!(s.marks().unwrap().count(), 0);
         assert_eq!(s.robots("http://a.test").unwrap(), None);
         // And it takes the new records: the tables are created by the first commit.
         s.commit(&StepWrites {
@@ -1075,7 +1105,8 @@ mod tests {
         })
         .unwrap();
         drop(s);
-        assert_eq!(Store::open(dir.path(), false).unwrap().1.pages.len(), 1);
+        let s = Store::open(dir.path(), false).unwrap().0;
+        assert_eq!(s.marks().unwrap().count(), 1);
     }
 
     #[test]
@@ -1216,7 +1247,8 @@ mod tests {
         );
         let mut pages = b.pages.clone();
         pages.sort_by_key(|p| p.0);
-        assert_eq!(l.pages, pages);
+        let marks: Vec<(PageId, PageMeta)> = s.marks().unwrap().map(Result::unwrap).collect();
+        assert_eq!(marks, pages);
         for (origin, answer) in &b.robots {
             assert_eq!(s.robots(origin).unwrap().as_ref(), Some(answer));
         }

@@ -1,6 +1,15 @@
 //! The crawl's URL table: every discovered URL gets a dense page id (the frontier's
-//! [`PageId`], in discovery order) and a host id ([`HostId`], one per origin), and each host's
-//! URLs are counted against the per-host cap ([`UrlTable::intern`]).
+//! [`PageId`], in discovery order) and a host id ([`HostId`], one per origin), and new URLs
+//! are counted against the crawl's bounds ([`UrlLimits`], [`UrlTable::intern`]): URLs per
+//! host, hosts and URLs per registrable domain, and page ids in all.
+//!
+//! Why the bounds live here: this is the one place a URL becomes an id, so a URL refused here
+//! costs nothing anywhere else (no id, no frontier entry, no host state, no robots.txt
+//! request). Ids are 32-bit and the frontier keeps `PageId::MAX` as its "unseen" mark, so at
+//! most [`MAX_URLS`] ids exist: past that a new URL is refused and counted, never given an id
+//! that wraps onto page 0. A wildcard-DNS site (`*.farm.test`) names a new host with every
+//! link; each host would get its own URL quota and robots.txt request, so hosts and URLs are
+//! also capped per registrable domain (eTLD+1, [`crawlrank_graph::hosts::registrable_domain`]).
 //!
 //! Why a module of its own: the frontier, the politeness scheduler and robots.txt all speak
 //! in ids, and this table is the one place that turns URLs into them.
@@ -19,14 +28,62 @@
 
 use crate::links;
 use crate::seen::{SeenCounts, SeenDisk, SeenKey, SeenSet};
-use anyhow::Result;
+use anyhow::{Context, Result};
 use crawlrank_frontier::PageId;
 use std::collections::HashMap;
 use std::sync::Arc;
 
 /// A host's id: one per origin (scheme, host and port, see [`links::host_key`]), dense, in
 /// the order hosts were discovered. The politeness and robots.txt state are kept per host.
+/// Every host has at least one URL, so host ids are bounded by page ids.
 pub type HostId = u32;
+
+/// The most page ids a crawl can give out: ids are `u32`, and `PageId::MAX` is the frontier's
+/// mark of a page not seen (`crawlrank_frontier::PageTable`), so ids run from 0 to
+/// `PageId::MAX - 1`.
+pub const MAX_URLS: u64 = PageId::MAX as u64;
+
+/// What [`UrlTable::intern`] gives new ids to (docs/crawler.md, A hostile web). Seeds pass the
+/// per-host and per-domain caps, never [`max_urls`](Self::max_urls).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UrlLimits {
+    /// Most URLs in all (`--max-urls`), at most [`MAX_URLS`].
+    pub max_urls: u64,
+    /// Most URLs per host (`--max-pages-per-host`).
+    pub max_per_host: u64,
+    /// Most hosts per registrable domain (`--max-hosts-per-domain`).
+    pub max_hosts_per_domain: u64,
+    /// Most URLs per registrable domain (`--max-urls-per-domain`).
+    pub max_per_domain: u64,
+}
+
+impl UrlLimits {
+    /// The crawler's defaults (`CrawlConfig::default`, the CLI's).
+    pub const DEFAULT: Self = Self {
+        max_urls: MAX_URLS,
+        max_per_host: 100_000,
+        // Wikipedia has about 700 hosts, its languages and their mobile sites; platforms
+        // that give each user a host (blogspot.com, github.io) are public suffixes, so each
+        // user's host is a registrable domain of its own.
+        max_hosts_per_domain: 10_000,
+        // Ten hosts at the per-host cap.
+        max_per_domain: 1_000_000,
+    };
+
+    /// No bound but the width of the ids.
+    pub const UNBOUNDED: Self = Self {
+        max_urls: MAX_URLS,
+        max_per_host: u64::MAX,
+        max_hosts_per_domain: u64::MAX,
+        max_per_domain: u64::MAX,
+    };
+}
+
+impl Default for UrlLimits {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
 
 /// What [`UrlTable::intern`] did with a URL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +94,31 @@ pub enum Interned {
     New(PageId),
     /// New, but its host already has the most URLs allowed: dropped (a spider-trap cap).
     Capped,
+    /// New, on a new host of a registrable domain that has the most hosts allowed: dropped.
+    DomainHostsCapped,
+    /// New, but its registrable domain already has the most URLs allowed: dropped.
+    DomainCapped,
+    /// New, but the crawl has given out its most ids ([`UrlLimits::max_urls`]): dropped.
+    NoIdLeft,
+}
+
+/// The registrable domain of an origin (`http://www.a.test:8080` → `a.test`).
+fn domain_of(origin: &str) -> String {
+    let rest = origin.split_once("://").map_or(origin, |(_, r)| r);
+    let host = match rest.strip_prefix('[') {
+        // An IPv6 literal: up to and with its `]`.
+        Some(v6) => &rest[..v6.find(']').map_or(rest.len(), |i| i + 2)],
+        None => rest.split(':').next().unwrap_or(rest),
+    };
+    crawlrank_graph::hosts::registrable_domain(host)
+}
+
+/// A registrable domain's hosts and URLs, counted against the per-domain caps (both fit in
+/// 32 bits: there are at most [`MAX_URLS`] URLs, and fewer hosts).
+#[derive(Debug, Clone, Copy, Default)]
+struct DomainCount {
+    hosts: u32,
+    urls: u32,
 }
 
 /// The 64-bit fingerprint of a URL (xxh3, fixed seed: the same in every run and on every
@@ -55,7 +137,12 @@ pub struct UrlTable<D> {
     host_index: HashMap<Arc<str>, HostId>,
     /// URLs per host, by host id.
     host_urls: Vec<u64>,
-    max_per_host: u64,
+    /// Each host's registrable domain, by host id.
+    host_domain: Vec<u32>,
+    /// Registrable domain → its index in `domains`.
+    domain_index: HashMap<Box<str>, u32>,
+    domains: Vec<DomainCount>,
+    limits: UrlLimits,
     /// The URLs the store does not have yet.
     unsaved: UnsavedUrls,
 }
@@ -77,31 +164,39 @@ impl UnsavedUrls {
 }
 
 impl<D: SeenDisk> UrlTable<D> {
-    /// An empty table whose hosts take at most `max_per_host` URLs, over the seen-set `disk`
-    /// with a cache of at most `cache_entries` keys ([`crate::seen::DEFAULT_CACHE_ENTRIES`]).
-    pub fn new(max_per_host: u64, disk: D, cache_entries: usize) -> Self {
+    /// An empty table that gives ids within `limits`, over the seen-set `disk` with a cache
+    /// of at most `cache_entries` keys ([`crate::seen::DEFAULT_CACHE_ENTRIES`]).
+    pub fn new(limits: UrlLimits, disk: D, cache_entries: usize) -> Self {
         Self {
             seen: SeenSet::new(disk, cache_entries),
             page_host: Vec::new(),
             origins: Vec::new(),
             host_index: HashMap::new(),
             host_urls: Vec::new(),
-            max_per_host,
+            host_domain: Vec::new(),
+            domain_index: HashMap::new(),
+            domains: Vec::new(),
+            limits: UrlLimits {
+                max_urls: limits.max_urls.min(MAX_URLS),
+                ..limits
+            },
             unsaved: UnsavedUrls::default(),
         }
     }
 
-    /// Adds a URL read back from the store, as page id `len()`, whatever the cap (the
-    /// store has it: it is not kept as unsaved).
-    pub fn load(&mut self, url: &str) {
+    /// Adds a URL read back from the store, as page id `len()`, whatever the caps (the
+    /// store has it: it is not kept as unsaved). An error is a state with more URLs than ids
+    /// can number (none written by this table).
+    pub fn load(&mut self, url: &str) -> Result<()> {
         let origin = links::host_key(url).unwrap_or_default();
+        let id = self.add(&origin, None)?;
         self.seen.insert_stored(SeenKey::new(url, &origin));
-        self.add(&origin);
-        self.unsaved.first = self.len() as PageId;
+        self.unsaved.first = id + 1;
+        Ok(())
     }
 
-    /// The id of `url`, giving it a new one when unseen. With `force` (seeds) the per-host
-    /// cap does not apply.
+    /// The id of `url`, giving it a new one when unseen and within the limits. With `force`
+    /// (seeds) the per-host and per-domain caps do not apply; the number of ids does.
     /// An error is the store's, failing to read the seen-set.
     pub fn intern(&mut self, url: &str, force: bool) -> Result<Interned> {
         let origin = links::host_key(url).unwrap_or_default();
@@ -109,14 +204,38 @@ impl<D: SeenDisk> UrlTable<D> {
         if let Some(id) = self.seen.find(key)? {
             return Ok(Interned::Known(id));
         }
-        if !force {
-            if let Some(&h) = self.host_index.get(origin.as_str()) {
-                if self.host_urls[h as usize] >= self.max_per_host {
+        if self.len() as u64 >= self.limits.max_urls {
+            return Ok(Interned::NoIdLeft);
+        }
+        let mut new_domain = None;
+        match self.host_index.get(origin.as_str()) {
+            Some(&h) if !force => {
+                if self.host_urls[h as usize] >= self.limits.max_per_host {
                     return Ok(Interned::Capped);
                 }
+                let d = self.domains[self.host_domain[h as usize] as usize];
+                if u64::from(d.urls) >= self.limits.max_per_domain {
+                    return Ok(Interned::DomainCapped);
+                }
+            }
+            Some(_) => {}
+            None => {
+                let domain = domain_of(&origin);
+                if !force {
+                    if let Some(&d) = self.domain_index.get(domain.as_str()) {
+                        let d = self.domains[d as usize];
+                        if u64::from(d.hosts) >= self.limits.max_hosts_per_domain {
+                            return Ok(Interned::DomainHostsCapped);
+                        }
+                        if u64::from(d.urls) >= self.limits.max_per_domain {
+                            return Ok(Interned::DomainCapped);
+                        }
+                    }
+                }
+                new_domain = Some(domain);
             }
         }
-        let id = self.add(&origin);
+        let id = self.add(&origin, new_domain)?;
         self.seen.insert(key, id);
         self.unsaved.urls.push(url.into());
         Ok(Interned::New(id))
@@ -132,23 +251,43 @@ impl<D: SeenDisk> UrlTable<D> {
         self.host_index.get(origin).copied()
     }
 
-    /// Registers a URL of `origin` known to be new; returns its id.
-    fn add(&mut self, origin: &str) -> PageId {
-        let id = self.len() as PageId;
+    /// Registers a URL of `origin` known to be new; returns its id. `domain` is the
+    /// origin's registrable domain when the caller has it at hand (computed if needed). An
+    /// error says the ids are all given out: the caller checks before, so only a state with
+    /// more URLs than ids (which no crawl writes) meets it.
+    fn add(&mut self, origin: &str, domain: Option<String>) -> Result<PageId> {
+        let id = PageId::try_from(self.len())
+            .ok()
+            .filter(|&id| u64::from(id) < MAX_URLS)
+            .with_context(|| format!("more than {MAX_URLS} URLs: page ids are 32-bit"))?;
         let host = match self.host_index.get(origin) {
             Some(&h) => h,
             None => {
+                // Hosts never outnumber pages: this host's first page is `id`.
                 let h = self.origins.len() as HostId;
+                let domain = domain.unwrap_or_else(|| domain_of(origin));
+                let d = match self.domain_index.get(domain.as_str()) {
+                    Some(&d) => d,
+                    None => {
+                        let d = self.domains.len() as u32;
+                        self.domains.push(DomainCount::default());
+                        self.domain_index.insert(domain.into(), d);
+                        d
+                    }
+                };
+                self.domains[d as usize].hosts += 1;
                 let origin: Arc<str> = origin.into();
                 self.origins.push(origin.clone());
                 self.host_urls.push(0);
+                self.host_domain.push(d);
                 self.host_index.insert(origin, h);
                 h
             }
         };
         self.host_urls[host as usize] += 1;
+        self.domains[self.host_domain[host as usize] as usize].urls += 1;
         self.page_host.push(host);
-        id
+        Ok(id)
     }
 
     /// The URL of page `id` when the store does not have it yet (discovered since the last
@@ -168,6 +307,7 @@ impl<D: SeenDisk> UrlTable<D> {
     pub fn saved(&mut self, disk: D) {
         self.unsaved.urls.clear();
         self.unsaved.urls.shrink_to(1024);
+        // At most MAX_URLS ids exist (`add`), so the count fits.
         self.unsaved.first = self.len() as PageId;
         self.seen.saved(disk);
     }
@@ -206,6 +346,11 @@ impl<D: SeenDisk> UrlTable<D> {
     pub fn hosts(&self) -> usize {
         self.origins.len()
     }
+
+    /// Registrable domains discovered.
+    pub fn domains(&self) -> usize {
+        self.domains.len()
+    }
 }
 
 #[cfg(test)]
@@ -224,7 +369,11 @@ mod tests {
     }
 
     fn table(max_per_host: u64) -> UrlTable<Disk> {
-        UrlTable::new(max_per_host, Disk::new(), 8)
+        let limits = UrlLimits {
+            max_per_host,
+            ..UrlLimits::UNBOUNDED
+        };
+        UrlTable::new(limits, Disk::new(), 8)
     }
 
     #[test]
@@ -234,8 +383,8 @@ mod tests {
         disk.insert(SeenKey::of("http://a.test/"), 0);
         disk.insert(SeenKey::of("http://a.test/x"), 1);
         t.saved(disk.clone());
-        t.load("http://a.test/");
-        t.load("http://a.test/x");
+        t.load("http://a.test/").unwrap();
+        t.load("http://a.test/x").unwrap();
         assert_eq!((t.len(), t.hosts()), (2, 1));
         assert_eq!(
             t.intern("http://a.test/x", false).unwrap(),
@@ -308,5 +457,89 @@ mod tests {
             t.seen_counts().disk_reads > 0,
             "a cache of 8 keys reads the store"
         );
+    }
+
+    #[test]
+    fn ids_stop_at_the_configured_most_and_never_wrap() {
+        let limits = UrlLimits {
+            max_urls: 3,
+            ..UrlLimits::UNBOUNDED
+        };
+        let mut t = UrlTable::new(limits, Disk::new(), 8);
+        for (i, u) in ["http://a.test/", "http://b.test/", "http://a.test/2"]
+            .iter()
+            .enumerate()
+        {
+            assert_eq!(t.intern(u, false).unwrap(), Interned::New(i as PageId));
+        }
+        assert_eq!(
+            t.intern("http://a.test/3", false).unwrap(),
+            Interned::NoIdLeft
+        );
+        assert_eq!(
+            t.intern("http://c.test/", true).unwrap(),
+            Interned::NoIdLeft,
+            "a seed gets no id past the most either"
+        );
+        assert_eq!(
+            t.intern("http://a.test/", false).unwrap(),
+            Interned::Known(0),
+            "known URLs keep their ids"
+        );
+        assert_eq!((t.len(), t.hosts()), (3, 2));
+        assert_eq!(t.unsaved_url(0).map(|u| &**u), Some("http://a.test/"));
+        // A limit above the width of the ids is the width.
+        let wide = UrlLimits {
+            max_urls: u64::MAX,
+            ..UrlLimits::UNBOUNDED
+        };
+        assert_eq!(
+            UrlTable::new(wide, Disk::new(), 8).limits.max_urls,
+            MAX_URLS
+        );
+    }
+
+    #[test]
+    fn hosts_and_urls_are_capped_per_registrable_domain() {
+        let limits = UrlLimits {
+            max_hosts_per_domain: 3,
+            max_per_domain: 5,
+            ..UrlLimits::UNBOUNDED
+        };
+        let mut t = UrlTable::new(limits, Disk::new(), 8);
+        let new = |t: &mut UrlTable<Disk>, u: &str| {
+            matches!(t.intern(u, false).unwrap(), Interned::New(_))
+        };
+        // Three hosts of farm.test (a port or scheme of its own is another host, same domain).
+        assert!(new(&mut t, "http://a.farm.test/"));
+        assert!(new(&mut t, "http://b.farm.test:8080/"));
+        assert!(new(&mut t, "https://farm.test/"));
+        assert_eq!(
+            t.intern("http://c.farm.test/", false).unwrap(),
+            Interned::DomainHostsCapped
+        );
+        assert_eq!(
+            t.intern("http://c.farm.test/", true).unwrap(),
+            Interned::New(3),
+            "a seed"
+        );
+        // Another domain is not concerned.
+        assert!(new(&mut t, "http://c.other.test/"));
+        assert!(new(&mut t, "http://a.farm.test/2"));
+        assert_eq!(
+            t.intern("http://a.farm.test/3", false).unwrap(),
+            Interned::DomainCapped
+        );
+        assert_eq!(
+            t.intern("http://b.farm.test:8080/x", false).unwrap(),
+            Interned::DomainCapped
+        );
+        assert_eq!((t.hosts(), t.domains(), t.len()), (5, 2, 6));
+        // IP addresses are domains of their own.
+        assert!(new(&mut t, "http://127.0.0.1:81/"));
+        assert!(new(&mut t, "http://[::1]:81/"));
+        assert_eq!(domain_of("http://[::1]:81"), "[::1]");
+        assert_eq!(domain_of("https://www.bbc.co.uk"), "bbc.co.uk");
+        assert_eq!(t.domains(), 4);
     }
 }

@@ -1557,3 +1557,76 @@ fn a_bad_ca_file_is_a_clear_error() {
     assert!(web.log().is_empty());
     web.shutdown_blocking();
 }
+
+/// A site whose every page is a host of its own (the test web's hosts all share the
+/// registrable domain `crawlrank.test`, as a wildcard-DNS site's do): at most
+/// `--max-hosts-per-domain` of its hosts get a request, robots.txt included, and at most
+/// `--max-urls-per-domain` of its URLs an id; the links past them are counted.
+#[test]
+fn bounds_hosts_and_urls_are_capped_per_registrable_domain() {
+    let g = graph(300, 11);
+    let web = start_web(
+        &g,
+        TestWebConfig {
+            pages_per_host: 1,
+            ..TestWebConfig::default()
+        },
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = base_config(&web, dir.path(), web.seed_urls(&[0]), "bfs");
+    c.max_hosts_per_domain = 5;
+    let report = run(&c);
+    assert!(reachable(&g, &[0]) > 50);
+    let log = web.log();
+    let hosts: HashSet<&str> = log.iter().map(|e| e.host.as_str()).collect();
+    assert_eq!(hosts.len(), 5, "hosts asked: {hosts:?}");
+    assert_eq!(page_fetches(&log).len(), 5);
+    assert_eq!(log.iter().filter(|e| e.path == "/robots.txt").count(), 5);
+    assert_eq!((report.hosts, report.discovered), (5, 5));
+    assert!(report.stats.domain_host_cap_links > 0, "{}", report.stats);
+    assert_eq!(report.stats.domain_cap_links, 0);
+    web.shutdown_blocking();
+
+    // Eight pages a host: the domain's URLs are capped over all its hosts.
+    let web = start_web(&g, TestWebConfig::default());
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = base_config(&web, dir.path(), web.seed_urls(&[0]), "bfs");
+    c.max_urls_per_domain = 12;
+    let report = run(&c);
+    assert_eq!(report.discovered, 12);
+    assert_eq!(page_fetches(&web.log()).len(), 12);
+    assert!(report.stats.domain_cap_links > 0, "{}", report.stats);
+    assert_eq!(report.stats.domain_host_cap_links, 0);
+    web.shutdown_blocking();
+}
+
+/// Page ids end at `--max-urls` (at most 2^32 - 1, their width): new URLs past it are
+/// refused and counted, every URL keeps its id (page 0 is still the seed), and a resumed
+/// crawl keeps the bound.
+#[test]
+fn bounds_page_ids_stop_at_max_urls() {
+    let g = graph(200, 5);
+    let web = start_web(&g, TestWebConfig::default());
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = web.seed_urls(&[0]);
+    let mut c = base_config(&web, dir.path(), seeds.clone(), "bfs");
+    c.max_urls = 20;
+    c.max_pages = Some(10);
+    let first = run(&c);
+    assert_eq!(first.discovered, 20);
+    assert!(first.stats.url_limit_links > 0, "{}", first.stats);
+    c.max_pages = None;
+    let report = run(&c);
+    assert_eq!(report.discovered, 20);
+    assert!(report.stats.url_limit_links > first.stats.url_limit_links);
+    let (store, _) = crawlrank_crawler::store::Store::open(dir.path(), false).unwrap();
+    let urls = store.all_urls().unwrap();
+    assert_eq!(urls.len(), 20);
+    assert_eq!(urls[0], seeds[0]);
+    assert_eq!(urls.iter().collect::<HashSet<_>>().len(), 20, "{urls:?}");
+    // Every page fetched is one of them, fetched once.
+    let fetched = page_fetches(&web.log());
+    assert_eq!(fetched.len(), 20);
+    assert!(fetched.values().all(|&n| n == 1), "{fetched:?}");
+    web.shutdown_blocking();
+}

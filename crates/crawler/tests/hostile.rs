@@ -8,6 +8,7 @@ use crawlrank_crawler::hops::HopLimits;
 use crawlrank_crawler::CrawlReport;
 use crawlrank_frontier::PolicyKind;
 use crawlrank_graph::Csr;
+use crawlrank_testkit::thread_heap;
 use crawlrank_testweb::{LogEntry, TestWeb, TestWebConfig};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -748,4 +749,80 @@ mod durable {
         assert_eq!(links.len(), n as usize);
         web.shutdown_blocking();
     }
+}
+
+/// Counts each thread's heap (crawlrank_testkit::thread_heap).
+#[global_allocator]
+static HEAP: thread_heap::Counting = thread_heap::Counting;
+
+/// A 10 MiB page of short anchors (about 520,000 distinct links) is parsed holding the link
+/// cap's worth of URLs, not the page's: collection stops at the cap, the rest are counted.
+#[test]
+fn a_page_of_short_anchors_is_cut_at_the_link_cap_while_parsed() {
+    use crawlrank_crawler::links::{extract_links, UrlRules};
+    let mut body = String::with_capacity(10 << 20);
+    let mut anchors = 0u32;
+    while body.len() < (10 << 20) - 32 {
+        body.push_str(&format!("<a href=/{anchors:x}>.</a>"));
+        anchors += 1;
+    }
+    let page = url::Url::parse("http://farm.test/").unwrap();
+    let rules = UrlRules::default();
+    let (found, peak) = thread_heap::peak_during(|| extract_links(&page, body.as_bytes(), &rules));
+    assert!(!found.parse_error);
+    assert_eq!(found.links.len(), rules.max_links_per_page);
+    assert_eq!(found.links[0], "http://farm.test/0");
+    assert_eq!(
+        u64::from(found.over_cap),
+        u64::from(anchors) - rules.max_links_per_page as u64
+    );
+    // The cap's 6,000 URLs take well under a MiB; every anchor's string, then every
+    // resolved URL, took tens of MiB.
+    assert!(
+        peak < 4 << 20,
+        "{anchors} anchors parsed with a peak of {} KiB",
+        peak >> 10
+    );
+}
+
+/// The test web's wildcard-DNS host farm (`x{n}.farm.test`: every host's `/` links ten new
+/// hosts and three pages of its own): `--max-hosts-per-domain` bounds the hosts that get a
+/// request, robots.txt included, and `--max-urls-per-domain` the URLs of the domain; the
+/// links past them are counted and the crawl ends, well within its page budget.
+#[test]
+fn a_wildcard_dns_host_farm_is_bounded_per_registrable_domain() {
+    use crawlrank_testweb::trap_hosts::{FARM_PAGES, FARM_SEED, FARM_SUFFIX};
+    let farm_requests = |log: &[LogEntry]| -> (usize, usize, usize) {
+        let farm: Vec<&LogEntry> = log
+            .iter()
+            .filter(|e| e.host.ends_with(FARM_SUFFIX))
+            .collect();
+        let hosts: std::collections::HashSet<&str> = farm.iter().map(|e| e.host.as_str()).collect();
+        let robots = farm.iter().filter(|e| e.path == "/robots.txt").count();
+        (hosts.len(), robots, farm.len() - robots)
+    };
+    let web = trap_web(2);
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = config(&web, dir.path(), &[FARM_SEED]);
+    c.max_pages = Some(400);
+    c.max_hosts_per_domain = 40;
+    let report = run(&c);
+    assert_eq!(report.stop, StopReason::Exhausted, "{}", report.stats);
+    let pages = 40 * (1 + FARM_PAGES as usize);
+    assert_eq!(farm_requests(&web.log()), (40, 40, pages));
+    assert_eq!((report.hosts, report.discovered), (40, pages));
+    assert!(report.stats.domain_host_cap_links > 0, "{}", report.stats);
+
+    web.clear_log();
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = config(&web, dir.path(), &[FARM_SEED]);
+    c.max_pages = Some(400);
+    c.max_urls_per_domain = 25;
+    let report = run(&c);
+    assert_eq!(report.stop, StopReason::Exhausted, "{}", report.stats);
+    assert_eq!(report.discovered, 25);
+    let (hosts, robots, pages) = farm_requests(&web.log());
+    assert_eq!((robots, pages), (hosts, 25));
+    assert!(report.stats.domain_cap_links > 0, "{}", report.stats);
+    web.shutdown_blocking();
 }

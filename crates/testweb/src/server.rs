@@ -641,6 +641,9 @@ fn route(shared: &Shared, host: &str, entry: &mut LogEntry) -> Reply {
         return traps::reply(&shared.site, &shared.trap_state, path);
     }
     if shared.cfg.traps {
+        if let Some(r) = crate::trap_hosts::farm_reply(host, path) {
+            return r;
+        }
         let name = host.strip_suffix(crate::trap_hosts::TRAP_HOST_SUFFIX);
         if let Some(r) = name.and_then(|n| crate::trap_hosts::reply(&shared.trap_hosts, n, path)) {
             return r;

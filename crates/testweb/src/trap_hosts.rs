@@ -31,6 +31,13 @@
 //! And the hosts of [`BROKEN_HOSTS`], whose answers are broken at the HTTP level (an endless
 //! head, a bad status line, bad chunking, a body shorter than its length, a cut head, an
 //! endless body, a kept-alive connection closed unanswered): see [`crate::broken`].
+//!
+//! And a wildcard-DNS site, the host farm: every name `x{n}.farm.test` ([`FARM_SUFFIX`], a
+//! registrable domain of its own, `farm.test`) answers, `/` linking [`FARM_FANOUT`] new hosts
+//! `x{n·F+1}` … `x{n·F+F}` and [`FARM_PAGES`] pages `/p1` … of its own host (leaves), robots.txt
+//! a 404. Without a bound per registrable domain a crawler gives it hosts, robots.txt requests
+//! and per-host quotas without end. Not linked from the trap index (a test seeds
+//! [`FARM_SEED`]), so that the catalogue's other tests do not crawl it.
 
 use crate::config::TestWebConfig;
 use crate::reply::Reply;
@@ -44,6 +51,35 @@ pub const TRAP_HOST_SUFFIX: &str = ".traps.crawlrank.test";
 
 /// Hosts in the cross-host redirect chain (`hop0` … `hop{HOP_HOSTS}`).
 pub const HOP_HOSTS: u32 = 1000;
+
+/// The host farm's names end so: `x{n}.farm.test`.
+pub const FARM_SUFFIX: &str = ".farm.test";
+/// The host farm's first page.
+pub const FARM_SEED: &str = "http://x0.farm.test/";
+/// New hosts each farm host's `/` links.
+pub const FARM_FANOUT: u64 = 10;
+/// Pages of its own host each farm host's `/` links.
+pub const FARM_PAGES: u32 = 3;
+
+/// The host farm's answer for `path` on `host`, if `host` is one of its names.
+pub(crate) fn farm_reply(host: &str, path: &str) -> Option<Reply> {
+    let n: u64 = host
+        .strip_suffix(FARM_SUFFIX)?
+        .strip_prefix('x')?
+        .parse()
+        .ok()?;
+    Some(match path {
+        "/robots.txt" => Reply::status_page(404),
+        "/" => {
+            let hosts = (1..=FARM_FANOUT)
+                .filter_map(|i| n.checked_mul(FARM_FANOUT)?.checked_add(i))
+                .map(|m| link(&format!("http://x{m}{FARM_SUFFIX}/")));
+            let own = (1..=FARM_PAGES).map(|i| link(&format!("/p{i}")));
+            page("farm host", &hosts.chain(own).collect::<String>())
+        }
+        _ => page("farm page", ""),
+    })
+}
 
 /// The hosts whose answers are broken at the HTTP level, answered by hand
 /// ([`crate::broken`]; their names before [`TRAP_HOST_SUFFIX`]).

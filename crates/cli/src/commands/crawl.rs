@@ -94,8 +94,25 @@ pub struct Args {
     #[arg(long, default_value_t = 2)]
     pub max_retries: u32,
     /// Most URLs kept per host (spider-trap cap).
-    #[arg(long, default_value_t = 100_000)]
+    #[arg(long, default_value_t = crawlrank_crawler::urls::UrlLimits::DEFAULT.max_per_host)]
     pub max_pages_per_host: u64,
+    /// Most hosts per registrable domain (eTLD+1: a.example.co.uk and b.example.co.uk are one):
+    /// a link to a further host of the domain is dropped and counted. A wildcard-DNS site
+    /// names a new host with every link, each with its own robots.txt and URL quota.
+    #[arg(long, value_name = "N",
+          default_value_t = crawlrank_crawler::urls::UrlLimits::DEFAULT.max_hosts_per_domain)]
+    pub max_hosts_per_domain: u64,
+    /// Most URLs kept per registrable domain, over all its hosts; a new URL past it is dropped
+    /// and counted.
+    #[arg(long, value_name = "N",
+          default_value_t = crawlrank_crawler::urls::UrlLimits::DEFAULT.max_per_domain)]
+    pub max_urls_per_domain: u64,
+    /// Most URLs discovered in all (seeds included); a new URL past it is refused and
+    /// counted. At most, and by default, 2^32 - 1: page ids are 32-bit.
+    #[arg(long, value_name = "N", default_value_t = crawlrank_crawler::urls::MAX_URLS,
+          value_parser = clap::builder::RangedU64ValueParser::<u64>::new()
+              .range(1..=crawlrank_crawler::urls::MAX_URLS))]
+    pub max_urls: u64,
     /// URL keys the seen-set caches in memory (about 28 bytes each); the others are looked up
     /// in the state on disk, behind a Bloom filter (docs/crawler.md, Resources).
     #[arg(long, value_name = "N", default_value_t = crawlrank_crawler::seen::DEFAULT_CACHE_ENTRIES,
@@ -429,6 +446,9 @@ pub fn run(args: Args) -> Result<()> {
         rng_seed: args.rng_seed,
         max_retries: args.max_retries,
         max_pages_per_host: args.max_pages_per_host,
+        max_hosts_per_domain: args.max_hosts_per_domain,
+        max_urls_per_domain: args.max_urls_per_domain,
+        max_urls: args.max_urls,
         seen_cache: args.seen_cache,
         frontier_hot: args.frontier_hot,
         hop_limits: crawlrank_crawler::hops::HopLimits {
