@@ -1,6 +1,6 @@
 //! What every end-to-end test of the `crawlrank` binary needs: a scratch folder and cache, a way
 //! to run the binary, and checks for success and for a clean failure.
-#![allow(dead_code)] // each test file uses its own part
+#![allow(dead_code)] // not every helper is used by a test today
 
 pub mod serve;
 

@@ -1,7 +1,7 @@
 //! The `crawlrank` binary end to end: the commands work on small graphs written here, and bad
 //! input gets a clear error, a non-zero exit, no panic and no half-written output.
 
-mod common;
+use crate::common;
 
 use common::{fails, ok, Env};
 use crawlrank_testkit as testkit;

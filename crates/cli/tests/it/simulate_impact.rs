@@ -1,7 +1,7 @@
 //! `crawlrank simulate --impact`: the policies rw and rw-eg in the crawl loop and the impact
 //! measure, end to end on a small graph, and their bad input.
 
-mod common;
+use crate::common;
 
 use common::{fails, ok, Env};
 use crawlrank_testkit as testkit;

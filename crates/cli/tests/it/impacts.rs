@@ -2,7 +2,7 @@
 //! a tiny hand-made Wikispeedia folder, the synthetic `crawlrank impacts --profile` on a
 //! generated web, and their bad input.
 
-mod common;
+use crate::common;
 
 use common::{fails, ok, Env};
 use crawlrank_graph::{open_graph, Cache};

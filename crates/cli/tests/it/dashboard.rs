@@ -4,7 +4,7 @@
 //! --state DIR` serves a finished crawl. (The page itself is tested in a real browser by
 //! crates/dashboard/tests/browser.rs.)
 
-mod common;
+use crate::common;
 
 use common::{fails, ok, Env};
 use crawlrank_testkit as testkit;

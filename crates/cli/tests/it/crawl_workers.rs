@@ -4,7 +4,7 @@
 //! lease, the other worker finishes the crawl, every page is fetched, each once apart from
 //! the killed worker's requests in flight, and never two requests at once to one host.
 
-mod common;
+use crate::common;
 
 use common::serve::Serve;
 use crawlrank_testweb::{max_in_flight_per_host, TestWeb, TestWebConfig};

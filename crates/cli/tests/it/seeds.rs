@@ -1,7 +1,7 @@
 //! `crawlrank seeds` end to end, and its seeds file fed to `simulate` and `crawl`: host pruning
 //! by default on a graph with URLs, the file formats, and bad input.
 
-mod common;
+use crate::common;
 
 use common::{fails, ok_with_stderr as ok, Env};
 use std::path::{Path, PathBuf};

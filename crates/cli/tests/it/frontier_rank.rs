@@ -3,7 +3,7 @@
 //! `--downloaded-fraction` and `--omega tune` runs reproducibly; bad input is a clear error with
 //! a non-zero exit and no output.
 
-mod common;
+use crate::common;
 
 use common::{fails, ok, Env};
 use crawlrank_testkit as testkit;

@@ -11,7 +11,7 @@ use crawlrank_frontier_service::proto::{
 use std::process::Command;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-mod common;
+use crate::common;
 
 use common::serve::{Client, Serve};
 

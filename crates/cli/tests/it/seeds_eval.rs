@@ -2,7 +2,7 @@
 //! small graph gives the table and every output file; bad input is a clear error naming the
 //! file, with a non-zero exit, no panic and no output.
 
-mod common;
+use crate::common;
 
 use common::{crawlrank, fails, ok};
 use crawlrank_testkit as testkit;
