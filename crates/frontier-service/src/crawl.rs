@@ -20,7 +20,9 @@
 //!
 //! Everything here is a deterministic function of the calls and the `now` each is given
 //! (no clock, no hash-map iteration order reaches a result), so replaying the logged calls
-//! rebuilds the crawl exactly (`crate::state`).
+//! rebuilds the crawl exactly (`crate::state`), as does its checkpoint
+//! ([`Crawl::checkpoint`], [`Crawl::from_checkpoint`]: its fields, and its frontier rebuilt from
+//! the frontier calls it lists).
 
 use crate::checkpoint::{CrawlCheckpoint, PageCheckpoint, QueueCheckpoint};
 use crate::proto::{

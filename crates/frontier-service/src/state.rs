@@ -9,6 +9,10 @@
 //! through [`FrontierState::apply`] — the same code — exactly as the crawler replays its
 //! frontier calls (`crates/crawler/src/resume.rs`). Calls that change nothing (a `GetURLs`
 //! that found nothing to serve, a skipped URL) are not logged.
+//!
+//! So that a restart need not replay a crawl's whole history, the log is compacted now and
+//! then into a checkpoint of the state ([`FrontierState::checkpoint`], `crate::checkpoint`),
+//! after which only the calls logged since are replayed.
 
 use crate::checkpoint::StateCheckpoint;
 use crate::crawl::{
