@@ -7,11 +7,12 @@
 //!
 //! URLS (default 1,000,000) are `http://hH.test/pI` on HOSTS hosts (default 1,000), put with
 //! no parent by one client over loopback into a fresh state (policy fica). Then `CountURLs`
-//! runs with filters of 8 KiB and of 1 MiB (`ignoreCase`), while a second client calls
-//! `GetStats` and `SetDelay` in a loop and records its longest wait. Then the service is
+//! runs with filters of 8 KiB and of 1 MiB (`ignoreCase`), while two other tasks call
+//! `GetStats` and `SetDelay`, each in a loop of its own, recording their longest wait. Then the service is
 //! stopped and the state opened twice more, each time in a child process of its own (this
 //! example with `--open DIR`), which reports the time `FrontierService::open` took and the
-//! process's peak memory. docs/performance.md records the results.
+//! process's peak memory; then once more after `FrontierService::compact` put the whole state
+//! in the checkpoint. docs/performance.md records the results.
 
 use anyhow::{bail, Context, Result};
 use crawlrank_frontier_service::proto::{
@@ -49,23 +50,33 @@ fn peak_rss_mib() -> u64 {
 }
 
 /// Runs `CountURLs` with a `len`-byte filter (ignoring case) while `other` calls `GetStats`
-/// and `SetDelay` one after the other; returns the count's answer, its time, and the longest
-/// wait of each of the other calls.
+/// and `SetDelay`, each in a loop of its own; returns the count's answer, its time, and the
+/// longest wait of each of the other calls.
 async fn hostile_count(
     client: &mut UrlFrontierClient<Channel>,
     other: &mut UrlFrontierClient<Channel>,
     len: usize,
 ) -> Result<(String, f64, f64, f64)> {
     let stop = Arc::new(AtomicBool::new(false));
-    let probe = {
-        let stop = stop.clone();
-        let mut other = other.clone();
+    // Two probes, each on its own: a reader and a writer, each recording its longest wait.
+    let reader = {
+        let (stop, mut other) = (stop.clone(), other.clone());
         tokio::spawn(async move {
-            let (mut stats_max, mut delay_max) = (0f64, 0f64);
+            let mut longest = 0f64;
             while !stop.load(Ordering::SeqCst) {
                 let t = Instant::now();
                 other.get_stats(QueueWithinCrawlParams::default()).await?;
-                stats_max = stats_max.max(t.elapsed().as_secs_f64());
+                longest = longest.max(t.elapsed().as_secs_f64());
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            anyhow::Ok(longest)
+        })
+    };
+    let writer = {
+        let (stop, mut other) = (stop.clone(), other.clone());
+        tokio::spawn(async move {
+            let mut longest = 0f64;
+            while !stop.load(Ordering::SeqCst) {
                 let t = Instant::now();
                 other
                     .set_delay(QueueDelayParams {
@@ -74,13 +85,13 @@ async fn hostile_count(
                         ..Default::default()
                     })
                     .await?;
-                delay_max = delay_max.max(t.elapsed().as_secs_f64());
+                longest = longest.max(t.elapsed().as_secs_f64());
                 tokio::time::sleep(Duration::from_millis(5)).await;
             }
-            anyhow::Ok((stats_max, delay_max))
+            anyhow::Ok(longest)
         })
     };
-    // Let the probe make a few calls first.
+    // Let the probes make a few calls first.
     tokio::time::sleep(Duration::from_millis(50)).await;
     let t = Instant::now();
     let answer = client
@@ -92,7 +103,7 @@ async fn hostile_count(
         .await;
     let secs = t.elapsed().as_secs_f64();
     stop.store(true, Ordering::SeqCst);
-    let (stats_max, delay_max) = probe.await??;
+    let (stats_max, delay_max) = (reader.await??, writer.await??);
     let answer = match answer {
         Ok(n) => format!("{} URLs", n.into_inner().value),
         Err(status) => format!("{:?}", status.code()),
@@ -168,7 +179,11 @@ fn main() -> Result<()> {
     println!("| restart | time to open, s | peak memory, MiB |");
     println!("|---|---:|---:|");
     let exe = std::env::current_exe()?;
-    for run in ["first", "second"] {
+    for run in ["first", "second", "after compact()"] {
+        if run == "after compact()" {
+            // The whole state in the checkpoint, no call left to replay.
+            FrontierService::open(ServiceConfig::new(dir.path()))?.compact()?;
+        }
         let out = std::process::Command::new(&exe)
             .arg("--open")
             .arg(dir.path())
