@@ -211,9 +211,8 @@ impl Core {
             replies.push((p.reply, answers));
         }
         if self.broken.is_none() {
-            match self.store.append(&logged) {
-                Ok(()) => self.compact_if_due(),
-                Err(e) => self.broken = Some(format!("{e:#}")),
+            if let Err(e) = self.store.append(&logged) {
+                self.broken = Some(format!("{e:#}"));
             }
         }
         if let Some(why) = &self.broken {
@@ -229,6 +228,8 @@ impl Core {
         for (reply, answers) in replies {
             let _ = reply.send(Ok(answers));
         }
+        // After the answers: the clients need not wait for a compaction.
+        self.compact_if_due();
     }
 
     /// Compacts the log ([`Core::compact`]) once the calls logged since the last checkpoint
