@@ -15,6 +15,13 @@
 //! reports it ([`InFlight::fd_shortage`]), which closes every idle connection and halves the
 //! requests allowed in flight (at most once per [`SHORTAGE_EVERY`]); each result after
 //! [`SHORTAGE_CALM`] without a shortage allows one more, back up to `--concurrency`.
+//!
+//! Every fetch task answers exactly once, whatever happens to it: its result goes back through
+//! a [`Reply`], which, if the task ends without sending one (a panic in the fetch code or in a
+//! dependency outside the CPU pool, or the runtime dropping the task), sends a failed fetch of
+//! the same request instead. So a fetch's slot is always freed and its page always handled;
+//! without it, each such task would hold a slot for ever and leave its page popped, and after
+//! `--concurrency` of them the crawl would idle with nothing under way.
 
 use crate::addresses::AddressGuard;
 use crate::connections::Connections;
@@ -23,6 +30,7 @@ use crate::http::{Connection, Connector};
 use crate::urls::HostId;
 use anyhow::{bail, Result};
 use crawlrank_frontier::PageId;
+use std::future::Future;
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -77,6 +85,44 @@ pub enum Done {
         fetch: Box<SitemapFetch>,
         lease: Lease,
     },
+}
+
+/// Where a fetch task sends its one result. Dropped without [`Reply::send`] (the task
+/// panicked, or was dropped), it sends the failed fetch it was made with, so the engine frees
+/// the slot and counts the page's fetch as an error rather than waiting for it for ever.
+struct Reply {
+    tx: mpsc::Sender<Done>,
+    failed: Option<Done>,
+}
+
+impl Reply {
+    fn send(mut self, done: Done) {
+        self.failed = None;
+        let _ = self.tx.send(done);
+    }
+}
+
+impl Drop for Reply {
+    fn drop(&mut self) {
+        if let Some(failed) = self.failed.take() {
+            let _ = self.tx.send(failed);
+        }
+    }
+}
+
+/// A page fetch whose task ended without a result (a panic): a fetch error, not retried (the
+/// same bug would most likely strike again), no connection given back.
+fn page_panicked(ticket: PageTicket) -> Done {
+    Done::Page {
+        ticket,
+        fetch: Box::new(PageFetch {
+            outcome: Some(crate::page::Outcome::FetchError),
+            retryable: false,
+            failure: Some(crate::page::TransportFailure::Other),
+            ..PageFetch::default()
+        }),
+        lease: Lease(None),
+    }
 }
 
 /// How many requests may be under way: `max`, halved on a shortage of file descriptors and
@@ -188,12 +234,25 @@ impl InFlight {
         self.conns.idle()
     }
 
+    /// Runs `task` on the I/O runtime as one fetch under way; its result comes back through
+    /// [`InFlight::wait`], or `failed` does if the task ends without one (see [`Reply`]).
+    fn spawn(&mut self, failed: Done, task: impl Future<Output = Done> + Send + 'static) {
+        self.count += 1;
+        let reply = Reply {
+            tx: self.tx.clone(),
+            failed: Some(failed),
+        };
+        self.rt.spawn(async move {
+            let done = task.await;
+            reply.send(done);
+        });
+    }
+
     /// Starts fetching a page, within the fetch timeout.
     pub fn fetch_page(&mut self, ticket: PageTicket, url: Arc<str>) {
         let mut conn = self.conns.checkout(ticket.host);
-        self.count += 1;
-        let (connector, cfg, tx) = (self.connector.clone(), self.cfg.clone(), self.tx.clone());
-        self.rt.spawn(async move {
+        let (connector, cfg) = (self.connector.clone(), self.cfg.clone());
+        self.spawn(page_panicked(ticket), async move {
             let fetch = fetch::fetch_page(&connector, &mut conn, &cfg, &url);
             let fetch = match tokio::time::timeout(cfg.timeout, fetch).await {
                 Ok(f) => f,
@@ -206,11 +265,11 @@ impl InFlight {
                     PageFetch::timed_out()
                 }
             };
-            let _ = tx.send(Done::Page {
+            Done::Page {
                 ticket,
                 fetch: Box::new(fetch),
                 lease: Lease(conn),
-            });
+            }
         });
     }
 
@@ -218,10 +277,18 @@ impl InFlight {
     /// (the host's politeness delay), within the fetch timeout plus those delays.
     pub fn fetch_robots(&mut self, host: HostId, origin: String, delay: Duration) {
         let mut conn = self.conns.checkout(host);
-        self.count += 1;
-        let (connector, cfg, tx) = (self.connector.clone(), self.cfg.clone(), self.tx.clone());
+        let (connector, cfg) = (self.connector.clone(), self.cfg.clone());
         let timeout = cfg.timeout + delay * fetch::ROBOTS_MAX_REDIRECTS;
-        self.rt.spawn(async move {
+        // A panicked robots.txt fetch reads as unreachable, as a failed one does.
+        let failed = Done::Robots {
+            host,
+            fetch: RobotsFetch {
+                timed_out: false,
+                ..RobotsFetch::timed_out()
+            },
+            lease: Lease(None),
+        };
+        self.spawn(failed, async move {
             let fetch = fetch::fetch_robots(&connector, &mut conn, &cfg, &origin, delay);
             let fetch = match tokio::time::timeout(timeout, fetch).await {
                 Ok(f) => f,
@@ -234,20 +301,28 @@ impl InFlight {
                     RobotsFetch::timed_out()
                 }
             };
-            let _ = tx.send(Done::Robots {
+            Done::Robots {
                 host,
                 fetch,
                 lease: Lease(conn),
-            });
+            }
         });
     }
 
     /// Starts fetching `url`, a sitemap of `host`, within the fetch timeout.
     pub fn fetch_sitemap(&mut self, host: HostId, url: String) {
         let mut conn = self.conns.checkout(host);
-        self.count += 1;
-        let (connector, cfg, tx) = (self.connector.clone(), self.cfg.clone(), self.tx.clone());
-        self.rt.spawn(async move {
+        let (connector, cfg) = (self.connector.clone(), self.cfg.clone());
+        // A panicked sitemap fetch reads as a failed one, not retried.
+        let failed = Done::Sitemap {
+            host,
+            fetch: Box::new(SitemapFetch {
+                failure: Some(crate::page::TransportFailure::Other),
+                ..SitemapFetch::default()
+            }),
+            lease: Lease(None),
+        };
+        self.spawn(failed, async move {
             let fetch = fetch::fetch_sitemap(&connector, &mut conn, &cfg, &url);
             let fetch = match tokio::time::timeout(cfg.timeout, fetch).await {
                 Ok(f) => f,
@@ -256,11 +331,11 @@ impl InFlight {
                     SitemapFetch::timed_out()
                 }
             };
-            let _ = tx.send(Done::Sitemap {
+            Done::Sitemap {
                 host,
                 fetch: Box::new(fetch),
                 lease: Lease(conn),
-            });
+            }
         });
     }
 
@@ -321,6 +396,48 @@ impl InFlight {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_panicking_fetch_task_frees_its_slot_as_a_counted_fetch_error() {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let cfg = FetchConfig::default();
+        let mut in_flight =
+            InFlight::new(&cfg, AddressGuard::default(), rt.handle().clone(), 1, 0).unwrap();
+        let ticket = PageTicket {
+            page: 7,
+            host: 3,
+            seq: 11,
+            attempts: 0,
+        };
+        in_flight.spawn(page_panicked(ticket), async {
+            panic!("a bug in the fetch code");
+        });
+        assert!(!in_flight.has_room(), "the fetch holds the one slot");
+        let done = in_flight
+            .wait(Duration::from_secs(30))
+            .unwrap()
+            .expect("the panicked fetch answers");
+        let Done::Page {
+            ticket: t,
+            fetch,
+            lease,
+        } = done
+        else {
+            panic!("not a page's result");
+        };
+        assert_eq!(t, ticket);
+        assert_eq!(fetch.outcome, Some(crate::page::Outcome::FetchError));
+        assert!(!fetch.retryable);
+        assert!(lease.0.is_none());
+        assert!(
+            in_flight.is_empty() && in_flight.has_room(),
+            "the slot is free again"
+        );
+    }
 
     #[test]
     fn shortages_halve_the_limit_and_calm_grows_it_back() {

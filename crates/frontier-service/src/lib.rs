@@ -16,7 +16,9 @@
 //!   code taking the time as an argument;
 //! - `state`: every crawl, the calls that change them ([`Call`], [`LoggedCall`]) and
 //!   [`FrontierState::apply`], used alike by the live service and by the replay;
-//! - `store`: the redb state directory (the policy, the log of calls);
+//! - `store`: the redb state directory (the policy, the log of calls, the checkpoint it is
+//!   compacted into);
+//! - `checkpoint`: the checkpoint of the whole state the log is compacted into;
 //! - `service`: the gRPC service ([`FrontierService`], [`ServiceConfig`]);
 //! - `extension`: crawlrank's own service on the same port ([`ext_proto`]: `ReportPage`, a
 //!   fetched page with its out-links in one call, and `GetRanking`, the policy's order);
@@ -26,6 +28,7 @@
 
 #![warn(missing_docs)]
 
+mod checkpoint;
 mod clock;
 mod crawl;
 mod extension;
@@ -62,16 +65,18 @@ pub use generated::crawlrank::frontier::v1 as ext_proto;
 
 pub use clock::Clock;
 pub use crawl::{
-    normalise_crawl_id, DEFAULT_CRAWL, DEFAULT_LEASE_SECS, DEFAULT_QUEUE_DELAY, MAX_URLS_PER_CALL,
-    PARENT_KEY, SCORE_KEY, STATE_KEY, STORMCRAWLER_PATH_KEY,
+    normalise_crawl_id, DEFAULT_CRAWL, DEFAULT_LEASE_SECS, DEFAULT_QUEUE_DELAY, MAX_FILTER_LEN,
+    MAX_URLS_PER_CALL, PARENT_KEY, SCORE_KEY, STATE_KEY, STORMCRAWLER_PATH_KEY,
 };
 pub use crawl::{LinkCounts, Ranked};
 pub use extension::{DEFAULT_RANKING_LIMIT, MAX_RANKING_LIMIT};
 pub use ranking::{fetch_ranking, write_ranking_tsv, RANKING_HEADER};
 pub use server::{serve_until_ctrl_c, spawn, RunningServer};
 pub use service::{
-    policy_spec, FrontierService, ServiceConfig, DEFAULT_EXPECTED_PAGES, DEFAULT_MAX_WAITING,
-    PUT_BATCH,
+    policy_spec, FrontierService, ServiceConfig, COMPACT_AFTER_CALLS, DEFAULT_EXPECTED_PAGES,
+    DEFAULT_MAX_WAITING, PUT_BATCH, SCAN_STEP,
 };
-pub use state::{Answer, Call, FrontierState, LoggedCall, MAX_OUTLINKS};
+pub use state::{
+    Answer, Call, FrontierState, LoggedCall, MAX_METADATA_BYTES, MAX_METADATA_VALUES, MAX_OUTLINKS,
+};
 pub use store::{db_path, FORMAT};

@@ -5,25 +5,39 @@
 //! `GetURLs` must see every queue of a crawl at once to rank across them, and the log must
 //! hold the calls in the order they were applied, so one lock serialises the calls; each
 //! holds it for a bounded time (a `GetURLs` pops at most `max_waiting` pages and returns at
-//! most `MAX_URLS_PER_CALL` URLs, a `PutURLs` batch is at most `PUT_BATCH` items). Holding
-//! it, and the durable commit, are blocking work, so every RPC runs them on tokio's blocking
-//! pool (`spawn_blocking`); async is used only for the gRPC I/O.
+//! most `MAX_URLS_PER_CALL` URLs, a `PutURLs` batch is at most `PUT_BATCH` items). The
+//! read-only calls that may look at every URL of a crawl (`ListURLs`, `CountURLs`) do so in
+//! steps of [`SCAN_STEP`] URLs, letting go of the lock between steps, so any other call
+//! waits at most one step, whatever the crawl's size. (A read-write lock would let readers
+//! share it, but the policies' frontiers are not `Sync`.) Holding the lock, and the durable commit, are blocking work, so every
+//! RPC runs them on tokio's blocking pool (`spawn_blocking`); async is used only for the
+//! gRPC I/O.
+//!
+//! A call that panics (a bug) fails alone: the calls applied before it are logged, the
+//! memory it may have half changed is rebuilt from the log, and it is answered `INTERNAL`;
+//! the calls after it go on. If the memory cannot be rebuilt, every changing call is refused
+//! from then on, saying why, until a restart.
 
 use crate::clock::Clock;
-use crate::crawl::{host_key, normalise_crawl_id, UrlFilter};
+use crate::crawl::{host_key, normalise_crawl_id, Crawl, UrlFilter};
 use crate::proto::{
     self, ack_message::Status as AckStatus, url_frontier_server::UrlFrontier, url_item, AckMessage,
     BatchAck, DiscoveredBatch, DiscoveredUrlItem, GetParams, UrlInfo, UrlItem,
 };
+use crate::state::check_call;
 use crate::state::{Answer, Call, FrontierState, LoggedCall};
 use crate::store::Store;
 use anyhow::{Context, Result};
+use crawlrank_frontier::PageId;
 use crawlrank_frontier::PolicySpec;
 use futures_util::FutureExt;
 use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::{Stream, StreamExt};
@@ -39,6 +53,10 @@ const ACK_BUFFER: usize = 1024;
 const DEFAULT_PAGE: usize = 100;
 /// The most a `ListURLs` answer holds, whatever the request says.
 const MAX_LIST_PAGE: usize = 100_000;
+/// URLs a `ListURLs` or `CountURLs` looks at per hold of the state's lock.
+pub const SCAN_STEP: usize = 16_384;
+/// The longest a scan waits between two steps for the calls waiting for the lock.
+const SCAN_YIELD: Duration = Duration::from_millis(5);
 
 /// How to open a service.
 #[derive(Debug, Clone)]
@@ -122,7 +140,55 @@ struct Pending {
     reply: tokio::sync::oneshot::Sender<Answers>,
 }
 
+/// What a panic carried, as text.
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_string())
+}
+
+/// Builds the state the store holds: its checkpoint (or its policy's empty state), with
+/// every call logged after it replayed in order.
+fn load_state(store: &Store, spec: PolicySpec) -> Result<FrontierState> {
+    let cannot = || format!("cannot serve the frontier state {}", store.path().display());
+    let (checkpoint, calls) = store.load()?;
+    let mut state = match checkpoint {
+        Some(c) => FrontierState::from_checkpoint(spec, c).with_context(cannot)?,
+        None => FrontierState::new(spec).with_context(cannot)?,
+    };
+    for (i, logged) in calls.into_iter().enumerate() {
+        let Some(call) = &logged.call else {
+            anyhow::bail!("call {i} after the checkpoint is empty");
+        };
+        let max_waiting = usize::try_from(logged.max_waiting).unwrap_or(usize::MAX);
+        state
+            .apply(call, logged.now, max_waiting)
+            .map_err(|s| anyhow::anyhow!("{}", s.message()))
+            .with_context(|| {
+                format!(
+                    "replaying call {i} after the checkpoint of {} failed; the log was written \
+                     by another version of crawlrank",
+                    store.path().display()
+                )
+            })?;
+    }
+    Ok(state)
+}
+
+/// Calls logged since the last checkpoint before the log is compacted, at the least; more
+/// when the state holds more URLs (see [`Core::compact_if_due`]).
+pub const COMPACT_AFTER_CALLS: u64 = 100_000;
+
 impl Core {
+    /// The error a changing call gets once the state is broken.
+    fn refusal(why: &str) -> Status {
+        Status::unavailable(format!(
+            "the frontier state could not be written ({why}); restart the service"
+        ))
+    }
+
     /// Applies the calls of several requests, each request's in order and the requests in
     /// the order they came, logs those that changed something in one commit (group commit:
     /// one fsync for all the requests that arrived while the last commit was written), and
@@ -130,21 +196,28 @@ impl Core {
     fn run_group(&mut self, group: Vec<Pending>, now: u64, max_waiting: usize) {
         if let Some(why) = &self.broken {
             for p in group {
-                let _ = p.reply.send(Err(Status::unavailable(format!(
-                    "the frontier state could not be written ({why}); restart the service"
-                ))));
+                let _ = p.reply.send(Err(Self::refusal(why)));
             }
             return;
         }
         let mut logged = Vec::new();
         let mut replies = Vec::with_capacity(group.len());
         for p in group {
-            let answers = self.apply(p.calls, now, max_waiting, &mut logged);
+            let answers = p
+                .calls
+                .into_iter()
+                .map(|call| self.apply(call, now, max_waiting, &mut logged))
+                .collect::<Vec<_>>();
             replies.push((p.reply, answers));
         }
-        if let Err(e) = self.store.append(&logged) {
-            let why = format!("{e:#}");
-            self.broken = Some(why.clone());
+        if self.broken.is_none() {
+            if let Err(e) = self.store.append(&logged) {
+                self.broken = Some(format!("{e:#}"));
+            }
+        }
+        if let Some(why) = &self.broken {
+            // Some answered calls may be in memory and not in the log: none is answered as
+            // done.
             for (reply, _) in replies {
                 let _ = reply.send(Err(Status::internal(format!(
                     "the frontier state could not be written: {why}"
@@ -155,33 +228,78 @@ impl Core {
         for (reply, answers) in replies {
             let _ = reply.send(Ok(answers));
         }
+        // After the answers: the clients need not wait for a compaction.
+        self.compact_if_due();
     }
 
-    /// Applies calls in order; the calls that changed something are added to `logged`.
+    /// Compacts the log ([`Core::compact`]) once the calls logged since the last checkpoint
+    /// are at least [`COMPACT_AFTER_CALLS`] and at least the URLs held: a checkpoint costs
+    /// about the URLs held, so this keeps its cost per call bounded while the log stays at
+    /// most about as long as the state is large. A failed compaction changes nothing (the
+    /// log still holds every call) and is tried again after the next calls; `compact` says
+    /// why it failed.
+    fn compact_if_due(&mut self) {
+        let due = COMPACT_AFTER_CALLS.max(self.state.pages() as u64);
+        if self.store.calls_since_checkpoint() >= due {
+            let _ = self.compact();
+        }
+    }
+
+    /// Writes a checkpoint of the state and drops the log's calls it covers.
+    fn compact(&mut self) -> Result<()> {
+        let checkpoint = self.state.checkpoint();
+        self.store.write_checkpoint(&checkpoint)
+    }
+
+    /// Applies one call; if it changed something it is added to `logged`. A call that
+    /// panics fails alone: the calls in `logged` are written, and the memory the panicking
+    /// call may have half changed is rebuilt from the log (or the state is marked broken).
     fn apply(
         &mut self,
-        calls: Vec<Call>,
+        call: Call,
         now: u64,
         max_waiting: usize,
         logged: &mut Vec<LoggedCall>,
-    ) -> Vec<Result<Answer, Status>> {
-        let mut answers = Vec::with_capacity(calls.len());
-        for call in calls {
-            match self.state.apply(&call, now, max_waiting) {
-                Ok((answer, changed)) => {
-                    if changed {
-                        logged.push(LoggedCall {
-                            now,
-                            call: Some(call),
-                            max_waiting: max_waiting as u64,
-                        });
-                    }
-                    answers.push(Ok(answer));
+    ) -> Result<Answer, Status> {
+        if let Some(why) = &self.broken {
+            return Err(Self::refusal(why));
+        }
+        check_call(&call)?;
+        let state = &mut self.state;
+        match catch_unwind(AssertUnwindSafe(|| state.apply(&call, now, max_waiting))) {
+            Ok(Ok((answer, changed))) => {
+                if changed {
+                    logged.push(LoggedCall {
+                        now,
+                        call: Some(call),
+                        max_waiting: max_waiting as u64,
+                    });
                 }
-                Err(status) => answers.push(Err(status)),
+                Ok(answer)
+            }
+            Ok(Err(status)) => Err(status),
+            Err(panic) => {
+                let what = panic_text(&*panic);
+                let spec = self.state.spec().clone();
+                let rebuilt = self
+                    .store
+                    .append(&std::mem::take(logged))
+                    .and_then(|()| load_state(&self.store, spec));
+                match rebuilt {
+                    Ok(state) => self.state = state,
+                    Err(e) => {
+                        self.broken = Some(format!(
+                            "a call failed with a bug ({what}) and the state could not be \
+                             rebuilt from its log: {e:#}"
+                        ));
+                    }
+                }
+                Err(Status::internal(format!(
+                    "the call failed with a bug of the frontier service ({what}); it changed \
+                     nothing"
+                )))
             }
         }
-        answers
     }
 }
 
@@ -189,6 +307,10 @@ impl Core {
 #[derive(Clone)]
 pub struct FrontierService {
     core: Arc<Mutex<Core>>,
+    /// Calls waiting for `core`'s lock (a scan's steps not counted): a scan between two steps
+    /// lets them have it first (a mutex hands itself to no one in particular, and the
+    /// scanning thread, already running, would most often take it back at once).
+    waiting: Arc<AtomicUsize>,
     /// Requests waiting for the next group commit ([`Core::run_group`]).
     pending: Arc<Mutex<Vec<Pending>>>,
     clock: Clock,
@@ -205,34 +327,18 @@ impl FrontierService {
             config.policy.as_ref(),
             &config.default_policy,
         )?;
-        let mut state = FrontierState::new(spec).with_context(|| {
-            format!(
-                "cannot serve the frontier state {}",
-                config.state_dir.display()
-            )
-        })?;
-        for (i, logged) in store.calls()?.into_iter().enumerate() {
-            let Some(call) = &logged.call else {
-                anyhow::bail!("call {i} of the log is empty");
-            };
-            let max_waiting = usize::try_from(logged.max_waiting).unwrap_or(usize::MAX);
-            state
-                .apply(call, logged.now, max_waiting)
-                .map_err(|s| anyhow::anyhow!("{}", s.message()))
-                .with_context(|| {
-                    format!(
-                        "replaying call {i} of {} failed; the log was written by another \
-                         version of crawlrank",
-                        config.state_dir.display()
-                    )
-                })?;
-        }
+        let state = load_state(&store, spec)?;
+        let mut core = Core {
+            state,
+            store,
+            broken: None,
+        };
+        // A long log (one written before compaction existed, or left by a crash before a
+        // compaction was due) is compacted now, so the next start is quick.
+        core.compact_if_due();
         Ok(Self {
-            core: Arc::new(Mutex::new(Core {
-                state,
-                store,
-                broken: None,
-            })),
+            core: Arc::new(Mutex::new(core)),
+            waiting: Arc::new(AtomicUsize::new(0)),
             pending: Arc::new(Mutex::new(Vec::new())),
             clock: config.clock,
             max_waiting: config.max_waiting.max(1),
@@ -240,9 +346,21 @@ impl FrontierService {
         })
     }
 
+    /// Compacts the state's log now: writes a checkpoint of the whole state and drops the
+    /// calls it covers, so that the next start reads the checkpoint instead of replaying them
+    /// (the service also does this by itself as its log grows). Blocks every changing call
+    /// meanwhile.
+    pub fn compact(&self) -> Result<()> {
+        let mut core = self.write_lock();
+        if let Some(why) = &core.broken {
+            anyhow::bail!("the frontier state is broken ({why}); restart the service");
+        }
+        core.compact()
+    }
+
     /// The policy the crawls are ordered by.
     pub fn policy(&self) -> PolicySpec {
-        self.lock().state.spec().clone()
+        self.read_lock().state.spec().clone()
     }
 
     /// Records the address the service is reached at (`ListNodes`).
@@ -250,10 +368,34 @@ impl FrontierService {
         let _ = self.node.set(addr);
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Core> {
-        // A panic while holding the lock cannot leave the state half-changed in a way the
-        // log does not show (the log is written after), so a poisoned lock is still usable.
-        self.core.lock().unwrap_or_else(|p| p.into_inner())
+    /// The state for a changing call. A panic while it was held outside
+    /// [`Core::apply`]'s guard (in the store, say) may have left memory and log apart: the
+    /// state is then marked broken, refusing every changing call until a restart.
+    fn write_lock(&self) -> MutexGuard<'_, Core> {
+        match self.lock_waiting() {
+            Ok(core) => core,
+            Err(poisoned) => {
+                self.core.clear_poison();
+                let mut core = poisoned.into_inner();
+                core.broken.get_or_insert_with(|| {
+                    "a call failed with a bug while the state was being written".to_string()
+                });
+                core
+            }
+        }
+    }
+
+    /// The state for a read-only call (a panic in a reader changes nothing).
+    fn read_lock(&self) -> MutexGuard<'_, Core> {
+        self.lock_waiting().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Takes the lock, counted in `waiting` meanwhile so that a scan lets it go first.
+    fn lock_waiting(&self) -> std::sync::LockResult<MutexGuard<'_, Core>> {
+        self.waiting.fetch_add(1, Ordering::SeqCst);
+        let guard = self.core.lock();
+        self.waiting.fetch_sub(1, Ordering::SeqCst);
+        guard
     }
 
     /// Applies changing calls on the blocking pool, with a group commit: the request joins
@@ -269,7 +411,7 @@ impl FrontierService {
             .push(Pending { calls, reply });
         let svc = self.clone();
         tokio::task::spawn_blocking(move || {
-            let mut core = svc.lock();
+            let mut core = svc.write_lock();
             let group = std::mem::take(&mut *svc.pending.lock().unwrap_or_else(|p| p.into_inner()));
             if !group.is_empty() {
                 let now = svc.clock.now();
@@ -299,7 +441,49 @@ impl FrontierService {
         let svc = self.clone();
         tokio::task::spawn_blocking(move || {
             let now = svc.clock.now();
-            f(&svc.lock().state, now)
+            f(&svc.read_lock().state, now)
+        })
+        .await
+        .map_err(|e| Status::internal(format!("the frontier query failed: {e}")))
+    }
+}
+
+impl FrontierService {
+    /// Scans the URLs of crawl `crawl_id` that `filter` covers on the blocking pool, in steps
+    /// of [`SCAN_STEP`] URLs with the lock let go between them (see the module's
+    /// documentation), calling `visit` on each match with the time of its step, until it
+    /// returns false; returns what `visit` gathered.
+    async fn scan<T: Send + 'static>(
+        &self,
+        crawl_id: String,
+        filter: UrlFilter,
+        mut acc: T,
+        mut visit: impl FnMut(&mut T, &Crawl, PageId, u64) -> bool + Send + 'static,
+    ) -> Result<T, Status> {
+        let svc = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut cursor = None;
+            loop {
+                let now = svc.clock.now();
+                let core = svc.core.lock().unwrap_or_else(|p| p.into_inner());
+                cursor = core.state.scan_urls(
+                    &crawl_id,
+                    &filter,
+                    cursor.as_ref(),
+                    SCAN_STEP,
+                    |crawl, page| visit(&mut acc, crawl, page, now),
+                );
+                drop(core);
+                if cursor.is_none() {
+                    return acc;
+                }
+                // The other calls first (for a while: a stream of them must not starve the
+                // scan).
+                let until = Instant::now() + SCAN_YIELD;
+                while svc.waiting.load(Ordering::SeqCst) > 0 && Instant::now() < until {
+                    std::thread::yield_now();
+                }
+            }
         })
         .await
         .map_err(|e| Status::internal(format!("the frontier query failed: {e}")))
@@ -630,15 +814,23 @@ impl UrlFrontier for FrontierService {
             0 => DEFAULT_PAGE,
             s => (s as usize).min(MAX_LIST_PAGE),
         };
-        let items = self
-            .read(move |state, now| {
-                let filter = UrlFilter {
-                    key: (!p.key.is_empty()).then_some(p.key.as_str()),
-                    text: p.filter.as_deref(),
-                    ignore_case: p.ignore_case.unwrap_or(false),
-                };
-                state.list_urls(&p.crawl_id, filter, p.start as usize, size, now)
-            })
+        let filter = UrlFilter::new(&p.key, p.filter.as_deref(), p.ignore_case.unwrap_or(false))
+            .map_err(|why| Status::invalid_argument(format!("ListURLs: {why}")))?;
+        let start = p.start as usize;
+        let (_, items) = self
+            .scan(
+                p.crawl_id,
+                filter,
+                (0usize, Vec::new()),
+                move |(skipped, items), crawl, page, now| {
+                    if *skipped < start {
+                        *skipped += 1;
+                    } else {
+                        items.push(crawl.list_item(page, now));
+                    }
+                    items.len() < size
+                },
+            )
             .await?;
         Ok(Response::new(Box::pin(tokio_stream::iter(
             items.into_iter().map(Ok),
@@ -650,14 +842,12 @@ impl UrlFrontier for FrontierService {
         request: Request<proto::CountUrlParams>,
     ) -> Result<Response<proto::Long>, Status> {
         let p = request.into_inner();
+        let filter = UrlFilter::new(&p.key, p.filter.as_deref(), p.ignore_case.unwrap_or(false))
+            .map_err(|why| Status::invalid_argument(format!("CountURLs: {why}")))?;
         let value = self
-            .read(move |state, _| {
-                let filter = UrlFilter {
-                    key: (!p.key.is_empty()).then_some(p.key.as_str()),
-                    text: p.filter.as_deref(),
-                    ignore_case: p.ignore_case.unwrap_or(false),
-                };
-                state.count_urls(&p.crawl_id, filter)
+            .scan(p.crawl_id, filter, 0u64, |n, _, _, _| {
+                *n += 1;
+                true
             })
             .await?;
         Ok(Response::new(proto::Long { value }))
@@ -668,5 +858,104 @@ impl UrlFrontier for FrontierService {
         request: Request<proto::PurgeUrlParams>,
     ) -> Result<Response<proto::Long>, Status> {
         count(self.run_one(Call::Purge(request.into_inner())).await?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crawl::tests::PANIC_AFTER_CHANGE;
+
+    fn put(url: &str) -> Call {
+        Call::Put(UrlItem {
+            item: Some(url_item::Item::Discovered(DiscoveredUrlItem {
+                info: Some(UrlInfo {
+                    url: url.to_string(),
+                    key: String::new(),
+                    metadata: HashMap::new(),
+                    crawl_id: String::new(),
+                }),
+            })),
+            id: String::new(),
+            creation_date: 0,
+        })
+    }
+
+    /// The default crawl's URLs, in listing order.
+    fn urls(state: &FrontierState) -> Vec<String> {
+        let filter = UrlFilter::new("", None, false).unwrap();
+        let mut out = Vec::new();
+        state.scan_urls("", &filter, None, usize::MAX, |crawl, page| {
+            out.push(crawl.list_item(page, 0));
+            true
+        });
+        out.into_iter()
+            .map(|item| match item.item {
+                Some(url_item::Item::Discovered(d)) => d.info.unwrap().url,
+                other => panic!("unexpected item {other:?}"),
+            })
+            .collect()
+    }
+
+    fn open_core(dir: &std::path::Path) -> Core {
+        let spec = policy_spec("bfs", Some(100), None, 0).unwrap();
+        let (store, spec) = Store::open(dir, None, &spec).unwrap();
+        Core {
+            state: load_state(&store, spec).unwrap(),
+            store,
+            broken: None,
+        }
+    }
+
+    #[test]
+    fn a_panicking_call_fails_alone_and_memory_stays_equal_to_the_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut core = open_core(dir.path());
+        let (tx1, mut rx1) = tokio::sync::oneshot::channel();
+        let (tx2, mut rx2) = tokio::sync::oneshot::channel();
+        let bad = format!("http://b.test{PANIC_AFTER_CHANGE}");
+        let group = vec![
+            Pending {
+                calls: vec![put("http://a.test/"), put(&bad), put("http://c.test/")],
+                reply: tx1,
+            },
+            Pending {
+                calls: vec![put("http://d.test/")],
+                reply: tx2,
+            },
+        ];
+        core.run_group(group, 1_000, 16);
+        let first = rx1.try_recv().unwrap().unwrap();
+        let ok = |a: &Result<Answer, Status>| matches!(a, Ok(Answer::Ack(AckStatus::Ok)));
+        assert!(ok(&first[0]), "{first:?}");
+        let failed = first[1].as_ref().unwrap_err();
+        assert_eq!(failed.code(), tonic::Code::Internal);
+        assert!(failed.message().contains("a bug struck"), "{failed:?}");
+        assert!(ok(&first[2]), "{first:?}");
+        let second = rx2.try_recv().unwrap().unwrap();
+        assert!(second.len() == 1 && ok(&second[0]), "{second:?}");
+        assert!(core.broken.is_none());
+        let live = urls(&core.state);
+        assert_eq!(
+            live,
+            ["http://a.test/", "http://c.test/", "http://d.test/"],
+            "the panicking call left nothing behind"
+        );
+        // The service goes on, and what it holds is what a restart rebuilds from the log.
+        let (tx, mut rx) = tokio::sync::oneshot::channel();
+        core.run_group(
+            vec![Pending {
+                calls: vec![put("http://e.test/")],
+                reply: tx,
+            }],
+            1_001,
+            16,
+        );
+        let third = rx.try_recv().unwrap().unwrap();
+        assert!(third.len() == 1 && ok(&third[0]), "{third:?}");
+        let live = urls(&core.state);
+        drop(core);
+        let reopened = open_core(dir.path());
+        assert_eq!(urls(&reopened.state), live);
     }
 }

@@ -9,15 +9,22 @@
 //! through [`FrontierState::apply`] — the same code — exactly as the crawler replays its
 //! frontier calls (`crates/crawler/src/resume.rs`). Calls that change nothing (a `GetURLs`
 //! that found nothing to serve, a skipped URL) are not logged.
+//!
+//! So that a restart need not replay a crawl's whole history, the log is compacted now and
+//! then into a checkpoint of the state ([`FrontierState::checkpoint`], `crate::checkpoint`),
+//! after which only the calls logged since are replayed.
 
-use crate::crawl::{normalise_crawl_id, take_of, Counts, Crawl, LinkCounts, Ranked, UrlFilter};
+use crate::checkpoint::StateCheckpoint;
+use crate::crawl::{
+    normalise_crawl_id, take_of, Counts, Crawl, LinkCounts, Ranked, ScanCursor, UrlFilter,
+};
 use crate::ext_proto::PageReport;
 use crate::proto::{
     ack_message::Status as AckStatus, get_params, url_item, Active, BlockQueueParams,
     CrawlLimitParams, DeleteCrawlMessage, GetParams, PurgeUrlParams, QueueDelayParams,
     QueueWithinCrawlParams, UrlInfo, UrlItem,
 };
-use crawlrank_frontier::{Frontier, PolicySpec};
+use crawlrank_frontier::{Frontier, PageId, PolicySpec};
 use std::collections::BTreeMap;
 use tonic::Status;
 
@@ -25,6 +32,53 @@ use tonic::Status;
 const DAY_SECS: u64 = 86_400;
 /// The most out-links one `ReportPage` may carry.
 pub const MAX_OUTLINKS: usize = 100_000;
+/// The most bytes of metadata one URL may carry (its keys and values together): the service
+/// keeps it with the URL and sends it back with every lease.
+pub const MAX_METADATA_BYTES: usize = 16 * 1024;
+/// The most metadata values one URL may carry (across its keys).
+pub const MAX_METADATA_VALUES: usize = 256;
+
+/// Refuses a URL whose metadata is over [`MAX_METADATA_BYTES`] or [`MAX_METADATA_VALUES`],
+/// naming the URL and the limit.
+pub fn check_metadata(info: &UrlInfo) -> Result<(), Status> {
+    let mut bytes = 0usize;
+    let mut values = 0usize;
+    for (k, v) in &info.metadata {
+        bytes += k.len() + v.values.iter().map(String::len).sum::<usize>();
+        values += v.values.len().max(1);
+    }
+    if bytes > MAX_METADATA_BYTES {
+        return Err(Status::invalid_argument(format!(
+            "the metadata of '{}' is {bytes} bytes, more than the {MAX_METADATA_BYTES} a URL may carry",
+            info.url
+        )));
+    }
+    if values > MAX_METADATA_VALUES {
+        return Err(Status::invalid_argument(format!(
+            "the metadata of '{}' holds {values} values, more than the {MAX_METADATA_VALUES} a URL may carry",
+            info.url
+        )));
+    }
+    Ok(())
+}
+
+/// The checks a call must pass before it is applied live (not at replay: a log written
+/// before a limit existed still replays): every URL's metadata within the limits.
+pub fn check_call(call: &Call) -> Result<(), Status> {
+    let info = match call {
+        Call::Put(UrlItem {
+            item: Some(url_item::Item::Discovered(d)),
+            ..
+        }) => d.info.as_ref(),
+        Call::Put(UrlItem {
+            item: Some(url_item::Item::Known(k)),
+            ..
+        }) => k.info.as_ref(),
+        Call::Report(r) => r.page.as_ref().and_then(|k| k.info.as_ref()),
+        _ => None,
+    };
+    info.map_or(Ok(()), check_metadata)
+}
 
 /// One changing call, as applied and as logged.
 #[derive(Clone, PartialEq, prost::Oneof)]
@@ -116,6 +170,30 @@ impl FrontierState {
     /// The policy every crawl is ordered by.
     pub fn spec(&self) -> &PolicySpec {
         &self.spec
+    }
+
+    /// The state as a checkpoint (`crate::checkpoint`).
+    pub fn checkpoint(&self) -> StateCheckpoint {
+        StateCheckpoint {
+            active: self.active,
+            crawls: self.crawls.values().map(Crawl::checkpoint).collect(),
+        }
+    }
+
+    /// The state a checkpoint holds, its crawls ordered by `spec`'s policy.
+    pub fn from_checkpoint(spec: PolicySpec, c: StateCheckpoint) -> anyhow::Result<Self> {
+        let mut state = Self::new(spec)?;
+        state.active = c.active;
+        for crawl in c.crawls {
+            let crawl = Crawl::from_checkpoint(crawl, &state.spec)?;
+            state.crawls.insert(crawl.id().to_string(), crawl);
+        }
+        Ok(state)
+    }
+
+    /// URLs held, across the crawls (deleted ones included: they keep their place).
+    pub fn pages(&self) -> usize {
+        self.crawls.values().map(Crawl::pages).sum()
     }
 
     fn crawl_or_new(&mut self, id: &str) -> Result<&mut Crawl, Status> {
@@ -343,23 +421,17 @@ impl FrontierState {
         (keys, total)
     }
 
-    /// `ListURLs`.
-    pub fn list_urls(
+    /// One bounded step of a `ListURLs` or `CountURLs` scan of crawl `crawl_id` (see
+    /// [`Crawl::scan_urls`]); `None` when done or when there is no such crawl.
+    pub fn scan_urls(
         &self,
         crawl_id: &str,
-        filter: UrlFilter<'_>,
-        start: usize,
-        size: usize,
-        now: u64,
-    ) -> Vec<UrlItem> {
-        self.crawl(crawl_id)
-            .map(|c| c.list_urls(filter, start, size, now))
-            .unwrap_or_default()
-    }
-
-    /// `CountURLs`.
-    pub fn count_urls(&self, crawl_id: &str, filter: UrlFilter<'_>) -> u64 {
-        self.crawl(crawl_id).map_or(0, |c| c.count_urls(filter))
+        filter: &UrlFilter,
+        from: Option<&ScanCursor>,
+        budget: usize,
+        visit: impl FnMut(&Crawl, PageId) -> bool,
+    ) -> Option<ScanCursor> {
+        self.crawl(crawl_id)?.scan_urls(filter, from, budget, visit)
     }
 
     /// `GetRanking`: the crawl's never-fetched URLs in the policy's order, at most `limit`;

@@ -1,16 +1,24 @@
 //! The service's state on disk: an embedded `redb` database (the store the crawler uses)
-//! holding the policy the crawls are ordered by and the log of changing calls.
+//! holding the policy the crawls are ordered by, a checkpoint of the state and the log of
+//! the changing calls made since.
 //!
 //! Tables:
 //! - `meta`: the format version and the [`PolicySpec`] (its one stored encoding, as in the
 //!   crawl state), fixed when the state is created: a replay with another policy would build
 //!   other frontiers;
 //! - `calls`: sequence number → encoded [`LoggedCall`], replayed in order at open
-//!   (`crate::state` says why a log of calls is enough).
+//!   (`crate::state` says why a log of calls is enough);
+//! - `checkpoint`: `state` → the encoded [`StateCheckpoint`] of every call before `through`
+//!   (its sequence number, little-endian), absent until the first compaction.
+//!
+//! Compaction ([`Store::write_checkpoint`]) writes the checkpoint and drops the calls it
+//! covers in one transaction: a crash leaves either the old log or the checkpoint with an
+//! empty log, never both nor neither. Sequence numbers go on from `through`.
 //!
 //! Every append is one transaction with redb's default `Durability::Immediate`, committed
 //! before the call is answered, so a `kill -9` loses no answered call.
 
+use crate::checkpoint::StateCheckpoint;
 use crate::state::LoggedCall;
 use anyhow::{bail, Context, Result};
 use crawlrank_frontier::PolicySpec;
@@ -20,10 +28,15 @@ use std::path::{Path, PathBuf};
 
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 const CALLS: TableDefinition<u64, &[u8]> = TableDefinition::new("calls");
+const CHECKPOINT: TableDefinition<&str, &[u8]> = TableDefinition::new("checkpoint");
 
-/// The state format this build reads and writes; bump on any change of the tables or of
-/// [`LoggedCall`]'s meaning.
-pub const FORMAT: &str = "crawlrank-frontier-service-state/1";
+/// The state format this build writes; bump on any change of the tables or of
+/// [`LoggedCall`]'s or [`StateCheckpoint`]'s meaning.
+pub const FORMAT: &str = "crawlrank-frontier-service-state/2";
+/// The format before checkpoints: a log of every call, which this build reads as a state
+/// without a checkpoint (and marks [`FORMAT`] at its first compaction, so that an older
+/// build, which would ignore the checkpoint, refuses it).
+const FORMAT_V1: &str = "crawlrank-frontier-service-state/1";
 
 /// The database's page cache in memory.
 const CACHE_BYTES: usize = 64 << 20;
@@ -38,6 +51,8 @@ pub struct Store {
     db: Database,
     path: PathBuf,
     next_call: u64,
+    /// The first call the log holds (the checkpoint covers those before).
+    first_call: u64,
 }
 
 impl Store {
@@ -71,6 +86,7 @@ impl Store {
             db,
             path,
             next_call: 0,
+            first_call: 0,
         };
         let stored = if exists { store.read_meta()? } else { None };
         let spec = match (stored, spec) {
@@ -90,8 +106,14 @@ impl Store {
                 spec
             }
         };
-        store.next_call = store.count_calls()?;
+        store.first_call = store.read_through()?;
+        store.next_call = store.count_calls()?.max(store.first_call);
         Ok((store, spec))
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     fn read_meta(&self) -> Result<Option<PolicySpec>> {
@@ -105,7 +127,7 @@ impl Store {
             return Ok(None);
         };
         let format = String::from_utf8_lossy(format.value()).into_owned();
-        if format != FORMAT {
+        if format != FORMAT && format != FORMAT_V1 {
             bail!(
                 "{} holds a state of format '{format}', this build reads '{FORMAT}'; it was not modified",
                 self.path.display()
@@ -139,26 +161,84 @@ impl Store {
         Ok(next)
     }
 
-    /// Every logged call, in order (read in one snapshot; an undecodable record is an
-    /// error naming it).
-    pub fn calls(&self) -> Result<Vec<LoggedCall>> {
-        let read = || -> Result<Vec<LoggedCall>> {
+    fn read_through(&self) -> Result<u64> {
+        let txn = self.db.begin_read()?;
+        let table = match txn.open_table(CHECKPOINT) {
+            Ok(t) => t,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(0),
+            Err(e) => return Err(e.into()),
+        };
+        let Some(v) = table.get("through")? else {
+            return Ok(0);
+        };
+        let bytes: [u8; 8] = v
+            .value()
+            .try_into()
+            .with_context(|| format!("the checkpoint of {} is unreadable", self.path.display()))?;
+        Ok(u64::from_le_bytes(bytes))
+    }
+
+    /// Calls logged since the checkpoint (all of them if there is none).
+    pub fn calls_since_checkpoint(&self) -> u64 {
+        self.next_call - self.first_call
+    }
+
+    /// The checkpoint, if the log was ever compacted, and every call logged after it, in
+    /// order (read in one snapshot; an undecodable record is an error naming it).
+    pub fn load(&self) -> Result<(Option<StateCheckpoint>, Vec<LoggedCall>)> {
+        let read = || -> Result<(Option<StateCheckpoint>, Vec<LoggedCall>)> {
             let txn = self.db.begin_read()?;
+            let checkpoint = match txn.open_table(CHECKPOINT) {
+                Ok(t) => match t.get("state")? {
+                    Some(v) => Some(
+                        StateCheckpoint::decode(v.value())
+                            .context("the checkpoint is undecodable")?,
+                    ),
+                    None => None,
+                },
+                Err(redb::TableError::TableDoesNotExist(_)) => None,
+                Err(e) => return Err(e.into()),
+            };
             let calls = txn.open_table(CALLS)?;
             let mut out = Vec::new();
             for (i, row) in calls.iter()?.enumerate() {
                 let (k, v) = row?;
-                if k.value() != i as u64 {
-                    bail!("call {i} is missing from the log");
+                let seq = self.first_call + i as u64;
+                if k.value() != seq {
+                    bail!("call {seq} is missing from the log");
                 }
                 out.push(
                     LoggedCall::decode(v.value())
-                        .with_context(|| format!("call {i} of the log is undecodable"))?,
+                        .with_context(|| format!("call {seq} of the log is undecodable"))?,
                 );
             }
-            Ok(out)
+            Ok((checkpoint, out))
         };
-        read().with_context(|| format!("cannot read the call log of {}", self.path.display()))
+        read().with_context(|| format!("cannot read the state in {}", self.path.display()))
+    }
+
+    /// Compacts the log: stores `checkpoint`, the state after every call logged so far, and
+    /// drops those calls, in one durable transaction.
+    pub fn write_checkpoint(&mut self, checkpoint: &StateCheckpoint) -> Result<()> {
+        let write = || -> Result<()> {
+            let bytes = checkpoint.encode_to_vec();
+            let txn = self.db.begin_write()?;
+            {
+                let mut table = txn.open_table(CHECKPOINT)?;
+                table.insert("state", bytes.as_slice())?;
+                table.insert("through", self.next_call.to_le_bytes().as_slice())?;
+                let mut meta = txn.open_table(META)?;
+                meta.insert("format", FORMAT.as_bytes())?;
+            }
+            txn.delete_table(CALLS)?;
+            txn.open_table(CALLS)?;
+            txn.commit()?;
+            Ok(())
+        };
+        write()
+            .with_context(|| format!("cannot write the checkpoint of {}", self.path.display()))?;
+        self.first_call = self.next_call;
+        Ok(())
     }
 
     /// Appends calls to the log in one durable transaction.

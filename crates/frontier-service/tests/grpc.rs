@@ -690,3 +690,259 @@ fn a_long_stream_is_acked_in_order_and_get_urls_keeps_its_limits() {
         server.shutdown().await.unwrap();
     });
 }
+
+/// The service's bounds against large or hostile clients: metadata per URL, filter lengths,
+/// and the log compacted into a checkpoint without changing what the service does.
+mod bounds {
+    use super::*;
+    use crawlrank_frontier_service::ext_proto::PageReport;
+    use crawlrank_frontier_service::{
+        spawn, MAX_FILTER_LEN, MAX_METADATA_BYTES, MAX_METADATA_VALUES,
+    };
+
+    fn with_metadata(url: &str, values: Vec<String>) -> UrlItem {
+        let mut info = info(url, "", None);
+        info.metadata
+            .insert("big".to_string(), StringList { values });
+        UrlItem {
+            item: Some(url_item::Item::Discovered(DiscoveredUrlItem {
+                info: Some(info),
+            })),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn metadata_over_its_limits_is_refused_and_not_kept() {
+        run(async {
+            let dir = tempfile::tempdir().unwrap();
+            let clock = Clock::manual(T0);
+            let Running {
+                server,
+                mut client,
+                mut ext,
+            } = start(dir.path(), &clock, Some("bfs")).await;
+            let at_limit = "x".repeat(MAX_METADATA_BYTES - "big".len());
+            let acks = put(
+                &mut client,
+                vec![
+                    with_metadata(A, vec![at_limit.clone()]),
+                    with_metadata(A1, vec![at_limit + "x"]),
+                    with_metadata(A2, vec![String::new(); MAX_METADATA_VALUES + 1]),
+                    discovered(B, None),
+                ],
+            )
+            .await;
+            let statuses: Vec<AckStatus> = acks.into_iter().map(|(_, s)| s).collect();
+            assert_eq!(
+                statuses,
+                [
+                    AckStatus::Ok,
+                    AckStatus::Fail,
+                    AckStatus::Fail,
+                    AckStatus::Ok
+                ]
+            );
+            for url in [A1, A2] {
+                let err = client
+                    .get_url_status(UrlStatusRequest {
+                        url: url.to_string(),
+                        ..Default::default()
+                    })
+                    .await
+                    .unwrap_err();
+                assert_eq!(err.code(), tonic::Code::NotFound, "{url} was not kept");
+            }
+            // ReportPage, a call of its own: INVALID_ARGUMENT, naming the limit.
+            let mut page = info(B, "", None);
+            page.metadata.insert(
+                "big".to_string(),
+                StringList {
+                    values: vec!["y".repeat(MAX_METADATA_BYTES)],
+                },
+            );
+            let err = ext
+                .report_page(PageReport {
+                    page: Some(KnownUrlItem {
+                        info: Some(page),
+                        refetchable_from_date: 0,
+                    }),
+                    outlinks: vec![B1.to_string()],
+                })
+                .await
+                .unwrap_err();
+            assert_eq!(err.code(), tonic::Code::InvalidArgument);
+            assert!(err.message().contains("bytes"), "{}", err.message());
+            assert_eq!(
+                stats(&mut client, "", "").await.size,
+                2,
+                "the report changed nothing"
+            );
+            server.shutdown().await.unwrap();
+        });
+    }
+
+    #[test]
+    fn a_filter_over_its_limit_is_refused_and_ignore_case_matches() {
+        run(async {
+            let dir = tempfile::tempdir().unwrap();
+            let clock = Clock::manual(T0);
+            let Running {
+                server, mut client, ..
+            } = start(dir.path(), &clock, Some("bfs")).await;
+            put(
+                &mut client,
+                vec![
+                    discovered(A, None),
+                    discovered("http://a.example/Big", None),
+                ],
+            )
+            .await;
+            let count = |filter: String, ignore_case: bool| CountUrlParams {
+                filter: Some(filter),
+                ignore_case: Some(ignore_case),
+                ..Default::default()
+            };
+            let n =
+                |r: tonic::Response<crawlrank_frontier_service::proto::Long>| r.into_inner().value;
+            assert_eq!(
+                n(client.count_ur_ls(count("BIG".into(), true)).await.unwrap()),
+                1
+            );
+            assert_eq!(
+                n(client
+                    .count_ur_ls(count("BIG".into(), false))
+                    .await
+                    .unwrap()),
+                0
+            );
+            let long = "/".repeat(MAX_FILTER_LEN);
+            assert_eq!(n(client.count_ur_ls(count(long, true)).await.unwrap()), 0);
+            let hostile = "/".repeat(1 << 20);
+            let err = client
+                .count_ur_ls(count(hostile.clone(), true))
+                .await
+                .unwrap_err();
+            assert_eq!(err.code(), tonic::Code::InvalidArgument, "{err:?}");
+            let err = client
+                .list_ur_ls(ListUrlParams {
+                    filter: Some(hostile),
+                    ignore_case: Some(true),
+                    ..Default::default()
+                })
+                .await
+                .unwrap_err();
+            assert_eq!(err.code(), tonic::Code::InvalidArgument, "{err:?}");
+            server.shutdown().await.unwrap();
+        });
+    }
+
+    /// A service whose handle stays with the test (to compact it) on 127.0.0.1:0.
+    async fn start_with_handle(
+        dir: &std::path::Path,
+        clock: &Clock,
+    ) -> (
+        FrontierService,
+        crawlrank_frontier_service::RunningServer,
+        Client,
+    ) {
+        let service = FrontierService::open(config(dir, clock, Some("fica"))).unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let server = spawn(service.clone(), listener).unwrap();
+        let client = Client::connect(format!("http://{}", server.addr()))
+            .await
+            .unwrap();
+        (service, server, client)
+    }
+
+    /// The same calls on two services: one compacted twice and restarted, the other never.
+    /// Every answer after that must be the same.
+    #[test]
+    fn a_compacted_and_restarted_state_serves_as_the_uncompacted_one() {
+        run(async {
+            let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+            let clock = Clock::manual(T0);
+            let (svc_a, server_a, client_a) = start_with_handle(dir_a.path(), &clock).await;
+            let (_svc_b, server_b, client_b) = start_with_handle(dir_b.path(), &clock).await;
+            let mut clients = [client_a, client_b];
+            let url = |h: usize, i: usize| format!("http://h{h}.example/{i}");
+            // Seeds, links, leases, fetches, refetch dates, a delay, a block, a deleted queue.
+            for c in clients.iter_mut() {
+                let mut items: Vec<UrlItem> =
+                    (0..4).map(|h| discovered(&url(h, 0), None)).collect();
+                for h in 0..4 {
+                    for i in 1..6 {
+                        items.push(discovered(&url((h + i) % 4, i), Some(&url(h, 0))));
+                    }
+                }
+                put(c, items).await;
+            }
+            for round in 0..6 {
+                if round == 2 {
+                    svc_a.compact().unwrap();
+                }
+                let mut answers = Vec::new();
+                for c in clients.iter_mut() {
+                    let got = get(c, params(2, 30)).await;
+                    let mut updates = Vec::new();
+                    for (i, u) in got.iter().enumerate() {
+                        let refetch = if i % 3 == 0 { T0 + 40 * (round + 1) } else { 0 };
+                        updates.push(known(u, refetch));
+                    }
+                    put(c, updates).await;
+                    if round == 1 {
+                        c.set_delay(QueueDelayParams {
+                            key: "h1.example".into(),
+                            delay_requestable: 7,
+                            ..Default::default()
+                        })
+                        .await
+                        .unwrap();
+                        c.block_queue_until(BlockQueueParams {
+                            key: "h2.example".into(),
+                            time: T0 + 100,
+                            ..Default::default()
+                        })
+                        .await
+                        .unwrap();
+                        c.delete_queue(QueueWithinCrawlParams {
+                            key: "h3.example".into(),
+                            ..Default::default()
+                        })
+                        .await
+                        .unwrap();
+                    }
+                    answers.push(got);
+                }
+                assert_eq!(answers[0], answers[1], "round {round}");
+                clock.advance(25);
+            }
+            svc_a.compact().unwrap();
+            // One call after the checkpoint, replayed from the log at the restart.
+            for c in clients.iter_mut() {
+                let _ = get(c, params(1, 30)).await;
+            }
+            server_a.shutdown().await.unwrap();
+            drop(svc_a);
+            let [_, mut client_b] = clients;
+            let (_svc_a, server_a, mut client_a) = start_with_handle(dir_a.path(), &clock).await;
+            for round in 0..12 {
+                let a = get(&mut client_a, params(3, 20)).await;
+                let b = get(&mut client_b, params(3, 20)).await;
+                assert_eq!(a, b, "after the restart, round {round}");
+                let (sa, sb) = (
+                    stats(&mut client_a, "", "").await,
+                    stats(&mut client_b, "", "").await,
+                );
+                assert_eq!(
+                    (sa.size, sa.in_process, &sa.counts),
+                    (sb.size, sb.in_process, &sb.counts),
+                    "round {round}"
+                );
+                clock.advance(15);
+            }
+            server_a.shutdown().await.unwrap();
+            server_b.shutdown().await.unwrap();
+        });
+    }
+}
