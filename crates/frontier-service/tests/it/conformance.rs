@@ -9,7 +9,7 @@
 //! the last test pins down crawlrank's documented behaviour there
 //! (docs/frontier-service.md, "Conformance").
 
-mod common;
+use crate::common;
 
 use common::*;
 use crawlrank_frontier_service::ext_proto::PageReport;

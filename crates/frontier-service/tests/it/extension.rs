@@ -3,7 +3,7 @@
 //! logged call, `GetRanking` reads the policy's order without changing it and agrees with
 //! what `GetURLs` then serves, bad input gets clear statuses, and the TSV export.
 
-mod common;
+use crate::common;
 
 use common::*;
 use crawlrank_frontier_service::ext_proto::{PageReport, RankedUrl, RankingParams};

@@ -2,7 +2,7 @@
 //! text format and holds the crawl's counters, `/api/status` has the shape the page reads,
 //! `/` is the self-contained page, and a port in use or a public address is a clear error.
 
-mod common;
+use crate::common;
 
 use common::{get, parse_prometheus};
 use crawlrank_crawler::{Progress, Stats};

@@ -2,7 +2,7 @@
 //! 127.0.0.1:0, with a manual clock so that delays and leases are stepped over without
 //! sleeping, and every test bounded by a timeout.
 
-mod common;
+use crate::common;
 
 use common::{config, get, params, run, start, stats, Client, Running, T0};
 use crawlrank_frontier::{Frontier, PageId};
