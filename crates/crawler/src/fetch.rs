@@ -57,6 +57,9 @@ pub struct FetchConfig {
     /// (`--allow-private-networks`); by default only the seeds' own hosts may have one
     /// (crate::addresses).
     pub allow_private_networks: bool,
+    /// How host names are resolved (crate::dns): name servers, timeout, concurrent lookups,
+    /// failures before a name is given up.
+    pub dns: crate::dns::DnsConfig,
 }
 
 impl Default for FetchConfig {
@@ -76,6 +79,7 @@ impl Default for FetchConfig {
             sitemaps: false,
             archive_all: true,
             allow_private_networks: false,
+            dns: crate::dns::DnsConfig::default(),
         }
     }
 }
