@@ -10,8 +10,8 @@
 //! name whose lookups keep failing is given up, not asked again for every one of its pages.
 //!
 //! The rules (docs/crawler.md, DNS):
-//! - an IP literal is used as it is, and `localhost` and `*.localhost` are loopback (RFC 6761
-//!   §6.3), without a name server; other names are looked up in `/etc/hosts`, then through
+//! - an IP literal is used as it is, `localhost` and `*.localhost` are loopback and
+//!   `*.invalid` does not exist (RFC 6761 §6.3, §6.4), without a name server; other names are looked up in `/etc/hosts`, then through
 //!   the name servers of `/etc/resolv.conf` (or [`DnsConfig::servers`]);
 //! - a lookup that has no answer within [`DnsConfig::timeout`] fails, as does a server's
 //!   error (SERVFAIL, REFUSED): a *transient* failure ([`ErrorKind::DnsTransient`]), which a
@@ -142,6 +142,13 @@ impl Dns {
                 SocketAddr::new(IpAddr::V6(Ipv6Addr::LOCALHOST), port),
             ]);
         }
+        // RFC 6761 §6.4: `.invalid` never resolves, and resolvers are to say so at once.
+        if name == "invalid" || name.ends_with(".invalid") {
+            return Err(HttpError::new(
+                ErrorKind::Dns,
+                format!("{name} does not resolve (a .invalid name, RFC 6761)"),
+            ));
+        }
         let failed = self.failures(&name);
         if failed >= self.cfg.max_failures {
             return Err(HttpError::new(
@@ -177,7 +184,14 @@ impl Dns {
             }
             Ok(Err(e)) => {
                 // The resolver's own error stays in the chain: running out of file
-                // descriptors for its socket must be seen as ours (crate::fds), not the host's.
+                // descriptors for its socket must be seen as ours (crate::fds), not the host's,
+                // and is not held against the name either.
+                if crate::fds::is_exhaustion(&e) {
+                    return Err(HttpError::new(
+                        ErrorKind::DnsTransient,
+                        LookupError { name, source: e },
+                    ));
+                }
                 let n = self.count_failure(&name);
                 let kind = self.kind_after(n, ErrorKind::DnsTransient);
                 return Err(HttpError::new(kind, LookupError { name, source: e }));
@@ -362,6 +376,8 @@ mod tests {
             let want: Vec<SocketAddr> = want.iter().map(|a| a.parse().unwrap()).collect();
             assert_eq!(d.lookup(host, 8080).await.unwrap(), want, "{host}");
         }
+        let err = d.lookup("nonexistent.invalid", 80).await.unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Dns);
         assert_eq!(d.lookups_made(), 0);
     }
 
