@@ -152,9 +152,10 @@ pub struct PageFetch {
 /// TLS: tokio-rustls reports a handshake failure as an `io::Error` wrapping a
 /// `rustls::Error` (which may be wrapped in another `io::Error`); `io::Error::source()`
 /// skips the error it wraps (it returns that error's own source), so the walk steps into an
-/// `io::Error`'s payload with `get_ref()` instead. DNS: the connector says so
-/// ([`crate::http::ErrorKind::Dns`]: the resolver's error is a plain `io::Error` without a
-/// distinct kind).
+/// `io::Error`'s payload with `get_ref()` instead. DNS: the resolver says so
+/// ([`crate::http::ErrorKind::Dns`] for a name that will not resolve soon; a temporary
+/// failure, [`crate::http::ErrorKind::DnsTransient`], is retryable like a refused
+/// connection, crate::dns).
 ///
 /// Running out of file descriptors is looked for first, along the whole chain: a resolver
 /// that cannot open its socket reports it inside a DNS error, and it must not be taken for
@@ -1020,6 +1021,10 @@ mod tests {
             Box::new(HttpError::new(crate::http::ErrorKind::Dns, lookup)),
         );
         assert_eq!(classify(&dns), TransportFailure::Dns);
+        // A lookup that failed for now (timeout, SERVFAIL) is worth another try.
+        let later = HttpError::new(crate::http::ErrorKind::DnsTransient, "timed out");
+        assert_eq!(classify(&later), TransportFailure::Other);
+        assert!(classify(&later).retryable());
         let cert = rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer);
         let tls = Layer(
             "client error (Connect)",
