@@ -57,6 +57,9 @@ pub struct FetchConfig {
     /// (`--allow-private-networks`); by default only the seeds' own hosts may have one
     /// (crate::addresses).
     pub allow_private_networks: bool,
+    /// How host names are resolved (crate::dns): name servers, timeout, concurrent lookups,
+    /// failures before a name is given up.
+    pub dns: crate::dns::DnsConfig,
 }
 
 impl Default for FetchConfig {
@@ -76,6 +79,7 @@ impl Default for FetchConfig {
             sitemaps: false,
             archive_all: true,
             allow_private_networks: false,
+            dns: crate::dns::DnsConfig::default(),
         }
     }
 }
@@ -148,9 +152,10 @@ pub struct PageFetch {
 /// TLS: tokio-rustls reports a handshake failure as an `io::Error` wrapping a
 /// `rustls::Error` (which may be wrapped in another `io::Error`); `io::Error::source()`
 /// skips the error it wraps (it returns that error's own source), so the walk steps into an
-/// `io::Error`'s payload with `get_ref()` instead. DNS: the connector says so
-/// ([`crate::http::ErrorKind::Dns`]: the resolver's error is a plain `io::Error` without a
-/// distinct kind).
+/// `io::Error`'s payload with `get_ref()` instead. DNS: the resolver says so
+/// ([`crate::http::ErrorKind::Dns`] for a name that will not resolve soon; a temporary
+/// failure, [`crate::http::ErrorKind::DnsTransient`], is retryable like a refused
+/// connection, crate::dns).
 ///
 /// Running out of file descriptors is looked for first, along the whole chain: a resolver
 /// that cannot open its socket reports it inside a DNS error, and it must not be taken for
@@ -754,11 +759,14 @@ async fn fetch_robots_on(
                 .and_then(|l| l.to_str().ok())
                 .and_then(|l| url.join(l).ok())
             {
-                Some(next) => {
+                // Only http(s) is followed: `Url::join` takes any scheme, and the connector
+                // would speak HTTP to `ftp://host/` on port 21, or to `file:`, `gopher:`…
+                // A redirect elsewhere is as good as no file (allow all).
+                Some(next) if matches!(next.scheme(), "http" | "https") => {
                     url = next;
                     continue;
                 }
-                None => break,
+                _ => break,
             }
         }
         if st.is_server_error() || st.as_u16() == 429 {
@@ -1013,6 +1021,10 @@ mod tests {
             Box::new(HttpError::new(crate::http::ErrorKind::Dns, lookup)),
         );
         assert_eq!(classify(&dns), TransportFailure::Dns);
+        // A lookup that failed for now (timeout, SERVFAIL) is worth another try.
+        let later = HttpError::new(crate::http::ErrorKind::DnsTransient, "timed out");
+        assert_eq!(classify(&later), TransportFailure::Other);
+        assert!(classify(&later).retryable());
         let cert = rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer);
         let tls = Layer(
             "client error (Connect)",
@@ -1211,6 +1223,106 @@ mod tests {
             }
             assert_eq!(connector.available(), 4, "case {i}");
         }
+    }
+
+    /// A loopback HTTP server answering `GET PATH` with `replies(PATH)` (a whole response),
+    /// one connection per request; counts the requests for each path.
+    fn by_path(
+        replies: impl Fn(&str, u16) -> String + Send + Sync + 'static,
+    ) -> (u16, Arc<std::sync::Mutex<Vec<String>>>) {
+        use std::io::{BufRead, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = seen.clone();
+        std::thread::spawn(move || {
+            for s in listener.incoming() {
+                let Ok(mut s) = s else { return };
+                let mut r = std::io::BufReader::new(s.try_clone().unwrap());
+                let mut line = String::new();
+                if r.read_line(&mut line).is_err() {
+                    continue;
+                }
+                let path = line.split(' ').nth(1).unwrap_or("").to_string();
+                loop {
+                    let mut h = String::new();
+                    if r.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" {
+                        break;
+                    }
+                }
+                log.lock().unwrap().push(path.clone());
+                let _ = s.write_all(replies(&path, port).as_bytes());
+            }
+        });
+        (port, seen)
+    }
+
+    #[tokio::test]
+    async fn robots_txt_redirects_are_followed_to_http_and_https_only() {
+        let (port, seen) = by_path(|path, port| {
+            let (status, extra, body) = match path {
+                "/robots.txt" => (
+                    "301 Moved",
+                    format!("Location: ftp://127.0.0.1:{port}/elsewhere.txt\r\n"),
+                    "",
+                ),
+                "/http.txt" => ("302 Found", "Location: /disallow.txt\r\n".to_string(), ""),
+                _ => ("200 OK", String::new(), "User-agent: *\nDisallow: /\n"),
+            };
+            format!(
+                "HTTP/1.1 {status}\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            )
+        });
+        let guard = crate::addresses::AddressGuard {
+            allow_private: true,
+            ..Default::default()
+        };
+        let connector = Connector::new(None, &[], Duration::from_secs(5), 4, guard).unwrap();
+        let cfg = FetchConfig::default();
+        let origin = format!("http://127.0.0.1:{port}");
+        let mut conn = None;
+        let f = fetch_robots(&connector, &mut conn, &cfg, &origin, Duration::ZERO).await;
+        // `ftp://127.0.0.1:PORT/` is the same server: followed, it would have said
+        // "Disallow: /" over HTTP.
+        assert!(matches!(f.rules, RobotsRules::AllowAll), "{:?}", f.rules);
+        assert_eq!(f.requests, 1);
+        assert_eq!(*seen.lock().unwrap(), ["/robots.txt"]);
+        for scheme in [
+            "file:///etc/passwd",
+            "gopher://127.0.0.1/x",
+            "data:text/plain,x",
+        ] {
+            let (p, seen) = by_path(move |path, _| {
+                let (status, extra) = match path {
+                    "/robots.txt" => ("301 Moved", format!("Location: {scheme}\r\n")),
+                    _ => ("404 Not Found", String::new()),
+                };
+                format!(
+                    "HTTP/1.1 {status}\r\n{extra}Content-Length: 0\r\nConnection: close\r\n\r\n"
+                )
+            });
+            let origin = format!("http://127.0.0.1:{p}");
+            let f = fetch_robots(&connector, &mut None, &cfg, &origin, Duration::ZERO).await;
+            assert!(matches!(f.rules, RobotsRules::AllowAll), "{scheme}");
+            assert_eq!((f.requests, seen.lock().unwrap().len()), (1, 1), "{scheme}");
+        }
+        // An http redirect is followed as before.
+        let (p, _) = by_path(|path, _| {
+            let (status, extra, body) = match path {
+                "/robots.txt" => ("301 Moved", "Location: /http.txt\r\n", ""),
+                "/http.txt" => ("302 Found", "Location: /disallow.txt\r\n", ""),
+                _ => ("200 OK", "", "User-agent: *\nDisallow: /\n"),
+            };
+            format!(
+                "HTTP/1.1 {status}\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            )
+        });
+        let origin = format!("http://127.0.0.1:{p}");
+        let f = fetch_robots(&connector, &mut None, &cfg, &origin, Duration::ZERO).await;
+        assert!(!f.rules.allowed(&format!("{origin}/x")), "{:?}", f.rules);
+        assert_eq!(f.requests, 3);
     }
 
     #[test]

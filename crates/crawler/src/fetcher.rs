@@ -35,7 +35,8 @@ impl Fetcher {
             cfg.connect_timeout,
             max_open.max(1),
             guard,
-        )?;
+        )?
+        .with_dns(cfg.dns.clone());
         Ok(Self {
             connector,
             cfg: Arc::new(cfg.clone()),

@@ -1,5 +1,5 @@
 //! The crawl's own HTTP/1.1 connections, on hyper's connection API: opened by a
-//! [`Connector`] (DNS, TCP, the proxy's `CONNECT` tunnel, TLS), each one under a permit of a
+//! [`Connector`] (DNS by [`crate::dns`], TCP, the proxy's `CONNECT` tunnel, TLS), each one under a permit of a
 //! global count that its socket returns only when it is closed ([`Connector::new`]'s
 //! `max_open`), and carrying one request at a time ([`Connection`]).
 //!
@@ -22,6 +22,7 @@
 //! user's choice and never checked).
 
 use crate::addresses::AddressGuard;
+use crate::dns::{Dns, DnsConfig};
 use anyhow::{bail, Context, Result};
 use bytes::Bytes;
 use http_body_util::Empty;
@@ -29,7 +30,7 @@ use hyper::client::conn::http1;
 use hyper_util::rt::TokioIo;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName};
-use std::net::{SocketAddr, ToSocketAddrs};
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -49,8 +50,12 @@ pub const ACCEPT: &str = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5";
 /// What went wrong with a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
-    /// The host name did not resolve.
+    /// The host name did not resolve, and will not soon: it does not exist, has no address,
+    /// or its lookups failed too often (crate::dns).
     Dns,
+    /// The name's lookup failed for now (no answer in time, a server's error): worth another
+    /// try later.
+    DnsTransient,
     /// No TCP connection (refused, unreachable), or the proxy refused the tunnel.
     Connect,
     /// The TLS handshake failed.
@@ -91,6 +96,7 @@ impl std::fmt::Display for HttpError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self.kind {
             ErrorKind::Dns => "dns error",
+            ErrorKind::DnsTransient => "dns error (temporary)",
             ErrorKind::Connect => "connect error",
             ErrorKind::Tls => "tls error",
             ErrorKind::Timeout => "connect timeout",
@@ -249,6 +255,8 @@ pub struct Connector {
     permits: Arc<Semaphore>,
     /// Which addresses may be connected to.
     guard: AddressGuard,
+    /// Names to addresses.
+    dns: Dns,
 }
 
 impl Connector {
@@ -305,7 +313,20 @@ impl Connector {
             connect_timeout,
             permits: Arc::new(Semaphore::new(max_open)),
             guard,
+            dns: Dns::new(DnsConfig::default()),
         })
+    }
+
+    /// The same connector, resolving names as `dns` says (the default: the system's name
+    /// servers, crate::dns).
+    pub fn with_dns(mut self, dns: DnsConfig) -> Self {
+        self.dns = Dns::new(dns);
+        self
+    }
+
+    /// Its resolver.
+    pub fn dns(&self) -> &Dns {
+        &self.dns
     }
 
     /// Sockets that may still be opened now.
@@ -313,7 +334,8 @@ impl Connector {
         self.permits.available_permits()
     }
 
-    /// Opens a connection for `url`'s origin, within the connect timeout.
+    /// Opens a connection for `url`'s origin: the name's lookup within the DNS timeout
+    /// (crate::dns), then the rest within the connect timeout.
     pub async fn connect(&self, url: &Url) -> Result<Connection, HttpError> {
         // The permit comes first: it covers the resolver's socket too.
         let permit = self
@@ -322,17 +344,9 @@ impl Connector {
             .acquire_owned()
             .await
             .map_err(|e| HttpError::new(ErrorKind::Connect, e))?;
-        match tokio::time::timeout(self.connect_timeout, self.open(url, permit)).await {
-            Ok(r) => r,
-            Err(e) => Err(HttpError::new(ErrorKind::Timeout, e)),
-        }
-    }
-
-    async fn open(&self, url: &Url, permit: OwnedSemaphorePermit) -> Result<Connection, HttpError> {
-        let https = url.scheme() == "https";
         let port = url.port_or_known_default().unwrap_or(80);
         let target = url.host_str().unwrap_or("");
-        let (addrs, permit) = match &self.proxy {
+        let addrs = match &self.proxy {
             Some((h, p)) => {
                 // The proxy resolves the target's name: only an IP literal can be checked.
                 let literal = match url.host() {
@@ -343,14 +357,28 @@ impl Connector {
                 if let Some(ip) = literal {
                     self.check(target, &[SocketAddr::new(ip, port)])?;
                 }
-                resolve(h.clone(), *p, permit).await?
+                self.dns.lookup(h, *p).await?
             }
             None => {
-                let (addrs, permit) = resolve(target.to_string(), port, permit).await?;
-                (self.check(target, &addrs)?, permit)
+                let addrs = self.dns.lookup(target, port).await?;
+                self.check(target, &addrs)?
             }
         };
-        let tcp = connect_any(&addrs).await?;
+        match tokio::time::timeout(self.connect_timeout, self.open(url, &addrs, permit)).await {
+            Ok(r) => r,
+            Err(e) => Err(HttpError::new(ErrorKind::Timeout, e)),
+        }
+    }
+
+    async fn open(
+        &self,
+        url: &Url,
+        addrs: &[SocketAddr],
+        permit: OwnedSemaphorePermit,
+    ) -> Result<Connection, HttpError> {
+        let https = url.scheme() == "https";
+        let port = url.port_or_known_default().unwrap_or(80);
+        let tcp = connect_any(addrs).await?;
         let _ = tcp.set_nodelay(true);
         let mut io = Counted {
             io: tcp,
@@ -419,33 +447,6 @@ impl Connector {
             )),
             _ => Ok(allowed),
         }
-    }
-}
-
-/// The addresses of `host:port`: an IP address as it is, a name looked up on a blocking
-/// thread that keeps `permit` until the lookup is over (a lookup given up by a timeout still
-/// holds its socket until it ends).
-async fn resolve(
-    host: String,
-    port: u16,
-    permit: OwnedSemaphorePermit,
-) -> Result<(Vec<SocketAddr>, OwnedSemaphorePermit), HttpError> {
-    let bare = host.trim_start_matches('[').trim_end_matches(']');
-    if let Ok(ip) = bare.parse::<std::net::IpAddr>() {
-        return Ok((vec![SocketAddr::new(ip, port)], permit));
-    }
-    let lookup = tokio::task::spawn_blocking(move || {
-        let addrs = (host.as_str(), port)
-            .to_socket_addrs()
-            .map(|a| a.collect::<Vec<_>>());
-        (addrs, permit)
-    })
-    .await
-    .map_err(|e| HttpError::new(ErrorKind::Dns, e))?;
-    match lookup {
-        (Ok(addrs), permit) if !addrs.is_empty() => Ok((addrs, permit)),
-        (Ok(_), _) => Err(HttpError::new(ErrorKind::Dns, "no address")),
-        (Err(e), _) => Err(HttpError::new(ErrorKind::Dns, e)),
     }
 }
 

@@ -188,7 +188,8 @@ impl InFlight {
             cfg.connect_timeout,
             concurrency + idle,
             guard,
-        )?;
+        )?
+        .with_dns(cfg.dns.clone());
         let connector = Arc::new(connector);
         let (tx, rx) = mpsc::channel();
         Ok(Self {

@@ -52,6 +52,7 @@ pub mod addresses;
 pub mod backoff;
 mod connections;
 mod cpu;
+pub mod dns;
 pub mod engine;
 pub mod export;
 mod fds;

@@ -64,15 +64,16 @@ pub enum UrlRefusal {
     Pathological,
 }
 
-/// Normalises a parsed URL in place: WHATWG parsing already lower-cased scheme and host and
-/// dropped the default port; the fragment goes too (`page#a` is `page`). This is what
-/// [`crawlrank_graph::urls::normalize_url`] does, done on an already parsed `Url` to avoid a
-/// second parse per link.
+/// Normalises a parsed URL with crawlrank's one normaliser,
+/// [`crawlrank_graph::urls::normalize_parsed`] (what `normalize_url` does, on an already
+/// parsed `Url` to avoid a second parse per link: WHATWG parsing lower-cased scheme and host
+/// and dropped the default port; the fragment goes, and percent-escapes are normalised by RFC
+/// 3986 §6.2.2, so `/%7Euser` and `/~user` are one URL), then applies the crawl's rules.
 fn finish(mut url: Url, rules: &UrlRules) -> Result<String, UrlRefusal> {
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none_or(str::is_empty) {
         return Err(UrlRefusal::Invalid);
     }
-    url.set_fragment(None);
+    crawlrank_graph::urls::normalize_parsed(&mut url);
     let segments: Vec<&str> = url
         .path_segments()
         .map_or_else(Vec::new, |s| s.filter(|s| !s.is_empty()).collect());
@@ -490,6 +491,26 @@ mod tests {
             p.links,
             ["http://a.test/dir/b", "http://a.test/c", "http://b.test/"]
         );
+    }
+
+    #[test]
+    fn spellings_of_one_url_are_one_link_and_agree_with_the_graphs_normaliser() {
+        // RFC 3986 §6.2.2.2: `%7E` is `~`, whatever the case of its hex digits.
+        let p =
+            links(r#"<a href="/~user">a</a><a href="/%7Euser">b</a><a href="/%7euser#x">c</a>"#);
+        assert_eq!(p.links, ["http://a.test/~user"]);
+        let rules = UrlRules::default();
+        let base = Url::parse("http://a.test/dir/page.html").unwrap();
+        for u in [
+            "HTTP://A.test:80/%7Esmith/./x/../home.html#top",
+            "http://a.test/%41%2f%3a?q=%7e%2a&r=%zz",
+            "https://a.test:443/p%2Eq/%C3%a9",
+            "http://a.test/x?%",
+        ] {
+            let graph = crawlrank_graph::urls::normalize_url(u).unwrap();
+            assert_eq!(normalize(u, &rules).unwrap(), graph, "{u}");
+            assert_eq!(resolve(&base, u, &rules).unwrap(), graph, "{u}");
+        }
     }
 
     #[test]

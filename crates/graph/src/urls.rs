@@ -9,9 +9,18 @@
 //! [`normalize_url`] is WHATWG URL parsing (the `url` crate, as browsers do it), which already
 //! lower-cases the scheme and the host, converts international host names to punycode, drops
 //! the default port, resolves `.` and `..` path segments and turns an empty path into `/`; on
-//! top of that the fragment is dropped, since `page#a` and `page#b` are the same page. Query
-//! strings, percent-encoding and trailing slashes are left alone: changing them can change the
-//! page a server returns.
+//! top of that ([`normalize_parsed`]) the fragment is dropped, since `page#a` and `page#b` are
+//! the same page, and percent-escapes are normalised as RFC 3986 §6.2.2 says every URI
+//! normaliser may: an escape of an unreserved character (`A-Z a-z 0-9 - . _ ~`) is decoded
+//! (§6.2.2.2: `/%7Euser` is `/~user`) and the hex digits of the other escapes are upper-cased
+//! (§6.2.2.1: `%3a` is `%3A`), in the path and the query. These are the same resource by the
+//! RFC, and without them one page could enter a crawl twice under two spellings. Query strings
+//! otherwise, reserved characters and their escapes (`%2F` stays `%2F`) and trailing slashes
+//! are left alone: changing them can change the page a server returns.
+//!
+//! This is the one normaliser of crawlrank: the crawler's links, seeds and redirects
+//! (`crawlrank_crawler::links`), the test web, imports and seed files all go through
+//! [`normalize_parsed`], so a URL has one spelling everywhere.
 
 use crate::basename::with_ext;
 use anyhow::{bail, Context, Result};
@@ -51,8 +60,62 @@ pub fn normalize_url(s: &str) -> Result<String> {
     if url.host_str().is_none_or(str::is_empty) {
         bail!("'{}' has no host", shorten(s));
     }
-    url.set_fragment(None);
+    normalize_parsed(&mut url);
     Ok(url.into())
+}
+
+/// Normalises an already parsed URL in place (see the [module documentation](self)): drops
+/// its fragment and normalises the percent-escapes of its path and query (RFC 3986 §6.2.2.1
+/// and §6.2.2.2). Parsing (`url::Url::parse`, `Url::join`) did the rest.
+///
+/// ```
+/// let mut u = url::Url::parse("http://a.test/%7Euser/%41%2f%3a?q=%7e%2a#f").unwrap();
+/// crawlrank_graph::urls::normalize_parsed(&mut u);
+/// assert_eq!(u.as_str(), "http://a.test/~user/A%2F%3A?q=~%2A");
+/// ```
+pub fn normalize_parsed(url: &mut url::Url) {
+    url.set_fragment(None);
+    if let Some(path) = normalize_escapes(url.path()) {
+        url.set_path(&path);
+    }
+    if let Some(query) = url.query().and_then(normalize_escapes) {
+        url.set_query(Some(&query));
+    }
+}
+
+/// `s` with its escapes of unreserved characters decoded and the hex digits of the others
+/// upper-cased; `None` when that changes nothing (the common case: no `%` at all).
+fn normalize_escapes(s: &str) -> Option<String> {
+    if !s.contains('%') {
+        return None;
+    }
+    let b = s.as_bytes();
+    let hex = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    let mut out = String::with_capacity(s.len());
+    let mut changed = false;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
+                let c = h << 4 | l;
+                if c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~') {
+                    out.push(c as char);
+                    changed = true;
+                } else {
+                    let (h, l) = (b[i + 1].to_ascii_uppercase(), b[i + 2].to_ascii_uppercase());
+                    changed |= h != b[i + 1] || l != b[i + 2];
+                    out.extend(['%', h as char, l as char]);
+                }
+                i += 3;
+                continue;
+            }
+        }
+        // Copy up to the next '%' (a '%' not followed by two hex digits is kept as it is).
+        let next = s[i + 1..].find('%').map_or(b.len(), |j| i + 1 + j);
+        out.push_str(&s[i..next]);
+        i = next;
+    }
+    changed.then_some(out)
 }
 
 /// Like [`normalize_url`], but also accepts a bare host name with an optional path, as blog
@@ -260,6 +323,74 @@ mod tests {
         assert_eq!(h("https://Foo.com/x#y"), "https://foo.com/x");
         assert!(normalize_url_or_host("localhost").is_err());
         assert!(normalize_url_or_host("not a host.com").is_err());
+    }
+
+    #[test]
+    fn rfc_3986_normalisation_cases() {
+        fn n(s: &str) -> String {
+            normalize_url(s).unwrap()
+        }
+        // §6.2.2: case, percent-encoding and dot segments together.
+        assert_eq!(
+            n("HTTP://www.Example.com/./b/../b/%63/%7bfoo%7d"),
+            "http://www.example.com/b/c/%7Bfoo%7D"
+        );
+        // §6.2.2.1: the hex digits of an escape are upper-cased.
+        assert_eq!(
+            n("http://a.test/a%3ab%2fc%c3%a9"),
+            "http://a.test/a%3Ab%2Fc%C3%A9"
+        );
+        // §6.2.2.2: an escape of an unreserved character is that character.
+        assert_eq!(
+            n("http://example.com/%7Esmith/home.html"),
+            "http://example.com/~smith/home.html"
+        );
+        assert_eq!(n("http://a.test/%7euser"), n("http://a.test/~user"));
+        assert_eq!(
+            n("http://a.test/%41%5A%61%7A%30%39%2D%2E%5F%7E"),
+            "http://a.test/AZaz09-._~"
+        );
+        // Reserved characters keep their escapes: decoding them changes the URL's meaning.
+        for kept in [
+            "%2F", "%3F", "%23", "%25", "%26", "%3D", "%2B", "%20", "%C3%A9",
+        ] {
+            let u = format!("http://a.test/x{kept}y?k={kept}");
+            assert_eq!(n(&u), u, "{kept}");
+        }
+        // The query too, and a '%' that is not an escape is left as it is.
+        assert_eq!(
+            n("http://a.test/p?a=%7e%41&b=%3d#f"),
+            "http://a.test/p?a=~A&b=%3D"
+        );
+        assert_eq!(n("http://a.test/100%/x%zz%4"), "http://a.test/100%/x%zz%4");
+        assert_eq!(n("http://a.test/%"), "http://a.test/%");
+        // An escaped dot is a dot, whether the parser took it for a dot segment or not.
+        assert_eq!(n("http://a.test/a/%2e%2E/b"), "http://a.test/b");
+        assert_eq!(n("http://a.test/a%2Eb/c%2e"), "http://a.test/a.b/c.");
+        // §6.2.2.3 (RFC 3986 §5.4 examples) and §6.2.3 (scheme-based): one spelling each.
+        assert_eq!(n("http://a/a/b/c/./../../g"), "http://a/a/g");
+        assert_eq!(n("http://a/mid/content=5/../6"), "http://a/mid/6");
+        assert_eq!(n("http://a/b/c/d;p?q/../g"), "http://a/b/c/d;p?q/../g");
+        for same in [
+            "http://example.com",
+            "http://example.com/",
+            "http://example.com:/",
+            "http://example.com:80/",
+            "http://EXAMPLE.com/#top",
+        ] {
+            assert_eq!(n(same), "http://example.com/", "{same}");
+        }
+        // Normalising is idempotent.
+        for u in [
+            "http://a.test/%7Esmith/%2f?q=%7e%3a",
+            "http://a.test/x%zz%",
+            "http://a.test/%25%37%45",
+        ] {
+            let once = n(u);
+            assert_eq!(n(&once), once, "{u}");
+        }
+        // `%25` is '%' and stays escaped: `%257E` is not `~`.
+        assert_eq!(n("http://a.test/%257E"), "http://a.test/%257E");
     }
 
     #[test]

@@ -16,8 +16,8 @@ use crawlrank_frontier_service::ext_proto::{
 };
 use crawlrank_frontier_service::proto::{
     ack_message::Status as AckStatus, get_params, url_frontier_client::UrlFrontierClient, url_item,
-    DiscoveredUrlItem, GetParams, KnownUrlItem, QueueDelayParams, QueueWithinCrawlParams,
-    StringList, UrlInfo, UrlItem,
+    BlockQueueParams, DiscoveredUrlItem, GetParams, KnownUrlItem, QueueDelayParams,
+    QueueWithinCrawlParams, StringList, UrlInfo, UrlItem,
 };
 use crawlrank_frontier_service::STORMCRAWLER_PATH_KEY;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -242,6 +242,21 @@ impl Frontier {
             })
             .await
             .with_context(|| format!("SetDelay at {} failed", self.addr))?;
+        Ok(())
+    }
+
+    /// Holds queue `key`: none of its URLs is served to any worker before `until` (seconds
+    /// since the epoch).
+    pub async fn block_queue_until(&mut self, key: &str, until: u64) -> Result<()> {
+        self.api
+            .block_queue_until(BlockQueueParams {
+                key: key.to_string(),
+                time: until,
+                crawl_id: self.crawl_id.to_string(),
+                local: false,
+            })
+            .await
+            .with_context(|| format!("BlockQueueUntil of '{key}' at {} failed", self.addr))?;
         Ok(())
     }
 

@@ -26,11 +26,21 @@
 //!   of this worker, or on a stop request (the fetches in flight are finished and reported
 //!   first).
 //!
+//! - **A host that refuses** (`429`, `503`) holds its queue for every worker, as the engine
+//!   holds the host: the wait is the engine's (`Retry-After` in either form, else the host's
+//!   doubling back-off, `crawlrank_crawler::backoff`), and the worker tells the service
+//!   `BlockQueueUntil` its end, so no worker is served the host's URLs before then. The
+//!   refused URL is tried again after the wait under its lease when the lease outlasts the
+//!   wait and a fetch; else it is left unreported, its lease runs out and the service serves
+//!   it again after the block. After `max_retries` refusals, or a `Retry-After` beyond
+//!   `max_retry_after`, the URL is reported as it was answered.
+//!
 //! What a worker does not do that `crawlrank crawl` does: sitemaps, per-host URL caps, hop
 //! limits and the retry schedule across runs (a retryable failure is tried again at once,
 //! under the same lease, up to `max_retries` times with a doubling pause), and it keeps no
-//! state of its own beyond its WARC files: robots.txt answers are kept in memory for 24 hours
-//! and fetched again by the next run. docs/frontier-service.md, "Workers", has the details.
+//! state of its own beyond its WARC files: robots.txt answers and hosts' back-offs are kept
+//! in memory and fetched again by the next run. docs/frontier-service.md, "Workers", has the
+//! details.
 
 #![warn(missing_docs)]
 
@@ -38,6 +48,7 @@ pub mod client;
 
 use anyhow::{Context, Result};
 use crawlrank_crawler::addresses::AddressGuard;
+use crawlrank_crawler::backoff::{Backoffs, Refusal, RetryAfter};
 use crawlrank_crawler::fetcher::{Fetcher, HostConnection};
 use crawlrank_crawler::links::{host_key, normalize};
 use crawlrank_crawler::page::Outcome;
@@ -93,6 +104,8 @@ pub struct WorkerConfig {
     pub max_retries: u32,
     /// The first retry's pause; doubled at each further try.
     pub retry_backoff: Duration,
+    /// A `Retry-After` longer than this gives the URL up (the host's queue is held this long).
+    pub max_retry_after: Duration,
     /// Stop when nothing was served for this long while nothing was leased by anyone.
     pub idle_exit: Duration,
     /// The WARC files go to a new directory `warc/worker-<time>-<pid>-<n>` in this one, if set
@@ -125,6 +138,7 @@ impl Default for WorkerConfig {
             max_pages: None,
             max_retries: 2,
             retry_backoff: Duration::from_secs(1),
+            max_retry_after: crawlrank_crawler::backoff::DEFAULT_MAX_RETRY_AFTER,
             idle_exit: Duration::from_secs(60),
             state_dir: None,
             warc_max_size: 1 << 30,
@@ -171,6 +185,12 @@ pub struct WorkerCounts {
     pub in_flight: u64,
     /// Requests tried again after a retryable failure.
     pub retries: u64,
+    /// Refusals (429, 503): each held its host's queue for every worker.
+    pub rate_limited: u64,
+    /// Refused URLs left to their lease's end, to be served again after the hold.
+    pub deferred: u64,
+    /// URLs given up because `Retry-After` asked more than `max_retry_after`.
+    pub retry_after_too_long: u64,
 }
 
 /// A worker's end.
@@ -202,6 +222,11 @@ struct Shared {
     scope: Scope,
     robots: Mutex<HashMap<String, KnownRobots>>,
     warc: Option<Mutex<WarcWriter>>,
+    /// Hosts' back-offs after refusals, by a hash of their queue key.
+    backoffs: Mutex<Backoffs<u64>>,
+    /// Refusals so far of the URLs this worker left to their lease's end, so that a URL
+    /// refused again and again is given up after `max_retries` as in the engine.
+    refused: Mutex<HashMap<String, u32>>,
 }
 
 /// What one leased URL came to.
@@ -215,6 +240,9 @@ struct Done {
     discovered: u64,
     out_of_scope: u64,
     retries: u64,
+    rate_limited: u64,
+    deferred: bool,
+    retry_after_too_long: bool,
 }
 
 /// Runs a worker until the crawl is done, it is idle, it reached `max_pages`, or `stop` is
@@ -318,6 +346,8 @@ async fn run_async(
         scope,
         robots: Mutex::new(HashMap::new()),
         warc,
+        backoffs: Mutex::new(Backoffs::new(cfg.max_retry_after)),
+        refused: Mutex::new(HashMap::new()),
     });
     let mut counts = WorkerCounts::default();
     let mut tasks: JoinSet<Result<Done>> = JoinSet::new();
@@ -418,6 +448,61 @@ fn add(c: &mut WorkerCounts, d: Done) {
     c.discovered += d.discovered;
     c.out_of_scope += d.out_of_scope;
     c.retries += d.retries;
+    c.rate_limited += d.rate_limited;
+    c.deferred += u64::from(d.deferred);
+    c.retry_after_too_long += u64::from(d.retry_after_too_long);
+}
+
+/// A queue key's hash, the key of its back-off.
+fn queue_hash(key: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    key.hash(&mut h);
+    h.finish()
+}
+
+/// After a page's answer: a refusal (429, 503) backs its host off and holds its queue for
+/// every worker until the wait is over (`BlockQueueUntil`), and is returned; any other answer
+/// lets the host's back-off come down.
+async fn note_refusal(
+    shared: &Shared,
+    queue: &str,
+    status: u16,
+    retry_after: Option<RetryAfter>,
+) -> Result<Option<Refusal>> {
+    let now = SystemTime::now();
+    let refused = {
+        let mut backoffs = shared
+            .backoffs
+            .lock()
+            .map_err(|_| anyhow::anyhow!("the back-off table was poisoned"))?;
+        if status != 429 && status != 503 {
+            if status != 0 {
+                backoffs.answered(queue_hash(queue), now);
+            }
+            None
+        } else {
+            let asked = match retry_after {
+                Some(RetryAfter::Wait(d)) => Some(d),
+                _ => None,
+            };
+            Some(backoffs.refused(queue_hash(queue), asked, now))
+        }
+    };
+    let Some((refusal, pause)) = refused else {
+        return Ok(None);
+    };
+    // Whole seconds, rounded up: the hold never ends before the host asked.
+    let until = pause
+        .until
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() + u64::from(d.subsec_nanos() > 0));
+    shared
+        .frontier
+        .clone()
+        .block_queue_until(queue, until)
+        .await?;
+    Ok(Some(refusal))
 }
 
 /// The pause before retry number `attempt` (0-based): the backoff, doubled each time.
@@ -487,6 +572,8 @@ async fn robots_rules(
 /// Fetches one leased URL (robots.txt first when its host's is not known) and reports it.
 async fn fetch_one(shared: Arc<Shared>, leased: UrlInfo) -> Result<Done> {
     let cfg = &shared.cfg;
+    // The lease started at most now: a retry must be over before this.
+    let lease_end = Instant::now() + Duration::from_secs(cfg.lease_secs.into());
     let mut done = Done::default();
     let mut conn = HostConnection::default();
     let report = |outcome: &str, status: u16| {
@@ -524,9 +611,41 @@ async fn fetch_one(shared: Arc<Shared>, leased: UrlInfo) -> Result<Done> {
             .await?;
         return Ok(done);
     }
-    let mut attempt = 0;
+    let refused_before = shared
+        .refused
+        .lock()
+        .map_err(|_| anyhow::anyhow!("the refusal table was poisoned"))?
+        .get(&leased.url)
+        .copied();
+    let mut attempt = refused_before.unwrap_or(0);
     let fetch = loop {
         let f = shared.fetcher.page(&mut conn, &leased.url).await;
+        if let Some(r) = note_refusal(&shared, &leased.key, f.status, f.retry_after).await? {
+            done.rate_limited += 1;
+            if r.give_up {
+                done.retry_after_too_long = true;
+                break f;
+            }
+            if attempt >= cfg.max_retries {
+                break f;
+            }
+            attempt += 1;
+            let at = Instant::now() + r.wait;
+            if at + cfg.fetch.timeout > lease_end {
+                // The wait outlasts the lease: the URL goes back to the service when its
+                // lease runs out, and is served again after the hold.
+                shared
+                    .refused
+                    .lock()
+                    .map_err(|_| anyhow::anyhow!("the refusal table was poisoned"))?
+                    .insert(leased.url.clone(), attempt);
+                done.deferred = true;
+                return Ok(done);
+            }
+            tokio::time::sleep_until(at.into()).await;
+            done.retries += 1;
+            continue;
+        }
         if f.retryable && attempt < cfg.max_retries {
             tokio::time::sleep(backoff(cfg, attempt)).await;
             attempt += 1;
@@ -543,6 +662,13 @@ async fn fetch_one(shared: Arc<Shared>, leased: UrlInfo) -> Result<Done> {
             w.append(&fetch.warc)?;
             w.flush()?;
         }
+    }
+    if refused_before.is_some() {
+        shared
+            .refused
+            .lock()
+            .map_err(|_| anyhow::anyhow!("the refusal table was poisoned"))?
+            .remove(&leased.url);
     }
     let outcome = fetch.outcome.unwrap_or(Outcome::FetchError);
     done.fetched = fetch.status != 0;

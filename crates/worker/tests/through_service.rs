@@ -201,3 +201,66 @@ fn two_workers_share_a_crawl_and_fetch_each_page_once() {
     rt.block_on(server.shutdown()).unwrap();
     web.shutdown_blocking();
 }
+
+/// A host that answers 429 with `Retry-After: 3` holds its queue for every worker: two
+/// workers, leases of 2 s (shorter than the wait, so the refused URL goes back to the
+/// service and is served again only when the hold is over), and no request reaches the host
+/// within 3 s of a refusal, whoever makes it. Every page of the host is fetched in the end.
+#[test]
+fn a_refusal_holds_the_hosts_queue_for_every_worker_until_retry_after() {
+    let g = crawlrank_testkit::ring_with_chords(4, &[]).csr();
+    let web = start_web_with(
+        &g,
+        TestWebConfig {
+            traps: true,
+            retry_after_secs: 3,
+            ..TestWebConfig::default()
+        },
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (rt, server) = start_service(dir.path(), "bfs", 16);
+    let host = "retry-after.traps.crawlrank.test";
+    let mut c = worker_config(&web, &server, vec![format!("http://{host}/")]);
+    c.concurrency = 2;
+    c.lease_secs = 2;
+    c.max_retries = 4;
+    let mut second = c.clone();
+    second.seeds.clear();
+    let stop = AtomicBool::new(false);
+    let (a, b) = std::thread::scope(|s| {
+        let a = s.spawn(|| crawlrank_worker::run(&c, &stop, &mut |_| {}).unwrap());
+        let b = s.spawn(|| crawlrank_worker::run(&second, &stop, &mut |_| {}).unwrap());
+        (a.join().unwrap(), b.join().unwrap())
+    });
+    assert_eq!(a.stop, WorkerStop::Exhausted, "{a:?}");
+    let mut log: Vec<_> = web
+        .log()
+        .into_iter()
+        .filter(|e| e.host == host && e.path != "/robots.txt")
+        .collect();
+    log.sort_by_key(|e| e.arrival);
+    let ok: std::collections::BTreeSet<&str> = log
+        .iter()
+        .filter(|e| e.status == 200)
+        .map(|e| e.path.as_str())
+        .collect();
+    assert_eq!(ok, ["/", "/p1", "/p2", "/p3", "/p4"].into(), "{log:?}");
+    let refusals = log.iter().filter(|e| e.status == 429).count();
+    assert_eq!(refusals, 2, "{log:?}");
+    for w in log.windows(2).filter(|w| w[0].status == 429) {
+        let waited = w[1].arrival.saturating_duration_since(w[0].finish);
+        assert!(
+            waited >= Duration::from_secs(3),
+            "a request {waited:?} after a 429 asking for 3 s: {log:?}"
+        );
+    }
+    let (k, l) = (&a.counts, &b.counts);
+    assert_eq!(k.rate_limited + l.rate_limited, 2, "{k:?} {l:?}");
+    assert_eq!(
+        k.deferred + l.deferred,
+        2,
+        "the waits outlast the leases: {k:?} {l:?}"
+    );
+    rt.block_on(server.shutdown()).unwrap();
+    web.shutdown_blocking();
+}

@@ -164,6 +164,16 @@ pub struct Args {
     /// proxy resolves names). Not stored: a resume names it again.
     #[arg(long)]
     pub allow_private_networks: bool,
+
+    /// A name server to resolve host names with, IP:PORT (repeat for more; default: those of
+    /// /etc/resolv.conf). Answers are cached for their TTL; a lookup gets --dns-timeout
+    /// seconds; a name whose lookups fail 3 times in a row is given up for the run.
+    #[arg(long, value_name = "IP:PORT")]
+    pub dns_server: Vec<std::net::SocketAddr>,
+
+    /// Seconds a host name's lookup may take, every server and retry included.
+    #[arg(long, default_value_t = 5, value_name = "SECONDS")]
+    pub dns_timeout: u64,
     /// Serve a live dashboard while crawling: a web page at http://ADDR/ that updates itself,
     /// its JSON at /api/status and Prometheus metrics at /metrics (e.g. 127.0.0.1:7070; port
     /// 0: any free port, printed). Loopback only unless --dashboard-public.
@@ -221,6 +231,8 @@ impl Args {
         f.sitemaps = !self.no_sitemaps;
         f.archive_all = self.archive == "all";
         f.allow_private_networks = self.allow_private_networks;
+        f.dns.servers = self.dns_server.clone();
+        f.dns.timeout = Duration::from_secs(self.dns_timeout.max(1));
         f
     }
 

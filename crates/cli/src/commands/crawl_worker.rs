@@ -23,6 +23,7 @@ pub fn run(args: Args) -> Result<()> {
         lease_secs: args.lease,
         max_pages: args.max_pages,
         max_retries: args.max_retries,
+        max_retry_after: Duration::from_secs(args.max_retry_after),
         idle_exit: Duration::from_secs(args.idle_exit),
         state_dir: Some(args.state.clone()),
         plain_api: args.plain_urlfrontier,
@@ -53,14 +54,17 @@ pub fn run(args: Args) -> Result<()> {
     };
     let k = &report.counts;
     println!(
-        "worker stopped: {why}; {} pages fetched in {:.1} s ({:.0} pages/s), {} given up ({} disallowed by robots.txt), {} robots.txt requests, {} retries",
+        "worker stopped: {why}; {} pages fetched in {:.1} s ({:.0} pages/s), {} given up ({} disallowed by robots.txt), {} robots.txt requests, {} retries, {} rate limited ({} left to their lease, {} retry after too long)",
         k.fetched,
         report.elapsed,
         k.fetched as f64 / report.elapsed.max(1e-9),
         k.given_up,
         k.robots_disallowed,
         k.robots_requests,
-        k.retries
+        k.retries,
+        k.rate_limited,
+        k.deferred,
+        k.retry_after_too_long
     );
     println!(
         "reported {} out-links ({} new to the crawl, {} out of scope) to {}{}",
