@@ -1,4 +1,5 @@
-//! The frontier's tests: every policy's order on hand graphs, and the frontier's cold part spilled to disk and read back.
+//! The frontier's tests: every policy's order on hand graphs, and the frontier's cold part spilled
+//! to disk and read back.
 //!
 //! One test binary for the crate, a module per area (each was a binary of its own: one link
 //! instead of 2).

@@ -382,10 +382,6 @@ fn through_a_proxy_only_ip_literals_are_checked() {
     );
 }
 
-/// Counts each thread's heap (crawlrank_testkit::thread_heap).
-#[global_allocator]
-static HEAP: crawlrank_testkit::thread_heap::Counting = crawlrank_testkit::thread_heap::Counting;
-
 /// A crawl's engine (the calling thread) holds no page marks: 400 pages that each name a
 /// canonical URL of about 1,900 bytes cost its thread no more heap at its peak than the same
 /// pages naming themselves (no mark). The marks are in the state, and the snapshots read them

@@ -1170,7 +1170,7 @@ fn kill_9_and_resume() {
         let mut child = std::process::Command::new(std::env::current_exe().unwrap())
             .args([
                 "--exact",
-                "child_crawl_entry",
+                "e2e::child_crawl_entry",
                 "--nocapture",
                 "--test-threads=1",
             ])
@@ -1304,7 +1304,7 @@ fn run_low_limit_child(args: &str, port: u16) -> (String, (usize, usize)) {
     let mut child = std::process::Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "child_low_limit_entry",
+            "e2e::child_low_limit_entry",
             "--nocapture",
             "--test-threads=1",
         ])

@@ -198,7 +198,7 @@ fn retry_after_and_back_off_survive_kill_9() {
     let mut child = std::process::Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "child_rate_limited_crawl",
+            "hostile::child_rate_limited_crawl",
             "--nocapture",
             "--test-threads=1",
         ])
@@ -630,7 +630,7 @@ mod durable {
             let mut child = std::process::Command::new(std::env::current_exe().unwrap())
                 .args([
                     "--exact",
-                    "durable::durable_child_entry",
+                    "hostile::durable::durable_child_entry",
                     "--nocapture",
                     "--test-threads=1",
                 ])
@@ -750,10 +750,6 @@ mod durable {
         web.shutdown_blocking();
     }
 }
-
-/// Counts each thread's heap (crawlrank_testkit::thread_heap).
-#[global_allocator]
-static HEAP: thread_heap::Counting = thread_heap::Counting;
 
 /// A 10 MiB page of short anchors (about 520,000 distinct links) is parsed holding the link
 /// cap's worth of URLs, not the page's: collection stops at the cap, the rest are counted.
