@@ -95,13 +95,15 @@
 #![warn(missing_docs)]
 
 // The crate's modules import one another along a DAG: `config`, `log`, `reply`, `site` and
-// `tls` import no other module; `traps` imports `config`, `reply` and `site`; `trap_hosts`
-// imports `config`, `reply` and `traps`; `sitemap_hosts` imports `reply` and `traps`; `broken`
-// imports `log`, `site` and `trap_hosts`; `server` imports all of those; this file imports the
-// modules and is imported by none of them.
+// `tls` import no other module; `pages` imports `reply` and `site`; `trap_hosts` imports
+// `config`, `pages` and `reply`; `traps` imports `config`, `pages`, `reply`, `site` and
+// `trap_hosts`; `sitemap_hosts` imports `pages` and `reply`; `broken` imports `log`, `site` and
+// `trap_hosts`; `server` imports all of those; this file imports the modules and is imported by
+// none of them.
 pub mod broken;
 mod config;
 mod log;
+mod pages;
 mod reply;
 mod server;
 mod site;

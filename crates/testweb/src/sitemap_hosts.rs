@@ -15,8 +15,8 @@
 //! | `broken` | `/sitemap.xml` lists `/b1`, `/b2`, then its XML breaks | keeps `/b1`, `/b2`; counts a sitemap error |
 //! | `unavailable` | `/sitemap.xml` is always a 503 | tries it again after its back-off, as often as a page, then counts it not found |
 
+use crate::pages::page;
 use crate::reply::Reply;
-use crate::traps::page;
 
 /// The suffix of these hosts' names.
 pub const SITEMAP_HOST_SUFFIX: &str = ".sitemaps.crawlrank.test";

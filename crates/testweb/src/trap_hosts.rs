@@ -40,8 +40,8 @@
 //! [`FARM_SEED`]), so that the catalogue's other tests do not crawl it.
 
 use crate::config::TestWebConfig;
+use crate::pages::{link, page};
 use crate::reply::Reply;
-use crate::traps::{link, page};
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};

@@ -46,8 +46,9 @@
 //! the configured rules (in the same group when they name no agent). Trap pages never get injected errors.
 
 use crate::config::TestWebConfig;
+use crate::pages::{link, page};
 use crate::reply::{BodySpec, Reply, HTML};
-use crate::site::{write_href, Site};
+use crate::site::Site;
 use bytes::Bytes;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
@@ -231,19 +232,6 @@ impl State {
             oversize: oversize_body(),
         }
     }
-}
-
-pub(crate) fn page(title: &str, body: &str) -> Reply {
-    Reply::html(format!(
-        "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<title>{title}</title>\n</head>\n<body>\n<h1>{title}</h1>\n{body}\n</body>\n</html>\n"
-    ))
-}
-
-pub(crate) fn link(href: &str) -> String {
-    let mut s = String::from("<p><a ");
-    write_href(&mut s, "", href, 0);
-    s.push_str(">link</a></p>\n");
-    s
 }
 
 /// The reply for `path` (with query) on the traps host of `site`.
