@@ -55,7 +55,7 @@ enum Command {
     /// Evaluate a seed set: BFS by depth against random seeds, core-to-core and average distances.
     SeedsEval(commands::seeds_eval::Args),
     /// Crawl the web politely in a policy's order (resumable).
-    Crawl(Box<commands::crawl::Args>),
+    Crawl(Box<commands::crawl_args::Args>),
     /// Export a crawl's link graph (BVGraph and/or arc list) and/or its ranking.
     Export(commands::export::Args),
     /// Write a graph as a text arc list (ids or URLs), for NetworkX and friends.

@@ -1,7 +1,8 @@
 //! `crawlrank crawl --frontier URL`: the crawl's fetching as a worker of a frontier service
 //! (crawlrank_worker), with the `crawl` command's fetch, scope and politeness options.
 
-use super::crawl::{read_seeds, stop_on_signals, Args};
+use super::crawl_args::{read_seeds, Args};
+use super::crawl_stop::stop_on_signals;
 use anyhow::Result;
 use crawlrank_worker::{WorkerConfig, WorkerStop};
 use std::sync::atomic::AtomicBool;

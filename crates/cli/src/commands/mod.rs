@@ -2,6 +2,8 @@
 
 pub mod convert;
 pub mod crawl;
+pub mod crawl_args;
+pub mod crawl_stop;
 pub mod crawl_worker;
 pub mod dashboard;
 pub mod demo;
