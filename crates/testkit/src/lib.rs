@@ -1,7 +1,8 @@
 //! `crawlrank-testkit`: what the tests of several crawlrank crates used to write by hand,
 //! written once — the small graphs whose ranking or crawl order a test works out by hand or
 //! checks against a formula, the few file helpers those tests need, the count of a
-//! process's sockets that the crawler's tests and benchmark share, and an allocator that
+//! process's sockets that the crawler's tests and benchmark share, a tiny DNS server on
+//! loopback ([`DnsServer`]) for the crawls that resolve names themselves, and an allocator that
 //! counts each thread's heap ([`thread_heap`]).
 //!
 //! A graph here is a [`SmallGraph`]: a node count and an arc list, which a test turns into
@@ -16,11 +17,13 @@
 
 #![warn(missing_docs)]
 
+mod dns;
 mod files;
 mod graphs;
 mod sockets;
 pub mod thread_heap;
 
+pub use dns::{DnsAnswer, DnsServer, TTL_SECS};
 pub use files::{file_names, write_file};
 pub use graphs::{
     cycle, five_pages, modular_chords, path, ring_with_chords, star, SmallGraph,

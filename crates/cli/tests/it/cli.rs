@@ -3260,14 +3260,14 @@ fn crawl_caps_the_hosts_of_a_registrable_domain() {
 }
 
 /// `crawlrank crawl --dns-server`: a direct crawl (no proxy) whose names are resolved by a
-/// DNS server on loopback UDP written here. `site.test` (the seed's host, 127.0.0.1, TTL
-/// 300 s) is asked once for robots.txt and both pages, each on a new connection; `mute.test`,
-/// never answered, is given up after 3 lookups, counted in `dns`, and the crawl ends.
+/// DNS server on loopback UDP (`crawlrank_testkit::DnsServer`). `site.test` (the seed's host,
+/// 127.0.0.1, TTL 300 s) is asked once for robots.txt and both pages, each on a new connection;
+/// `mute.test`, never answered, is given up after 3 lookups, counted in `dns`, and the crawl
+/// ends.
 #[test]
 fn a_direct_crawl_resolves_names_with_the_given_dns_server() {
-    use std::collections::HashMap;
+    use crawlrank_testkit::{DnsAnswer, DnsServer};
     use std::io::{Read, Write};
-    use std::sync::{Arc, Mutex};
     let http = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = http.local_addr().unwrap().port();
     std::thread::spawn(move || {
@@ -3306,37 +3306,12 @@ fn a_direct_crawl_resolves_names_with_the_given_dns_server() {
             );
         }
     });
-    let dns = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
-    let dns_addr = dns.local_addr().unwrap();
-    let asked: Arc<Mutex<HashMap<String, u32>>> = Arc::default();
-    let log = asked.clone();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 1500];
-        while let Ok((n, from)) = dns.recv_from(&mut buf) {
-            let q = &buf[..n];
-            let mut i = 12;
-            let mut labels = Vec::new();
-            while i < q.len() && q[i] != 0 {
-                let len = q[i] as usize;
-                labels.push(String::from_utf8_lossy(&q[i + 1..i + 1 + len]).to_lowercase());
-                i += 1 + len;
-            }
-            let qtype = u16::from_be_bytes([q[i + 1], q[i + 2]]);
-            let name = labels.join(".");
-            *log.lock().unwrap().entry(name.clone()).or_insert(0) += 1;
-            if name != "site.test" {
-                continue;
-            }
-            let answer = qtype == 1;
-            let mut r = q[..2].to_vec();
-            r.extend_from_slice(&[0x81, 0x80, 0, 1, 0, u8::from(answer), 0, 0, 0, 0]);
-            r.extend_from_slice(&q[12..i + 5]);
-            if answer {
-                r.extend_from_slice(&[0xc0, 12, 0, 1, 0, 1, 0, 0, 1, 44, 0, 4, 127, 0, 0, 1]);
-            }
-            let _ = dns.send_to(&r, from);
-        }
-    });
+    // `site.test` is 127.0.0.1 (TTL 300 s); every other name is never answered.
+    let dns = DnsServer::start(
+        &[("site.test", DnsAnswer::A(std::net::Ipv4Addr::LOCALHOST))],
+        DnsAnswer::Silent,
+    );
+    let dns_addr = dns.addr();
     let env = Env::new();
     let seeds = env.write("seeds.txt", &format!("http://site.test:{port}/\n"));
     let state = env.path("state");
@@ -3355,7 +3330,7 @@ fn a_direct_crawl_resolves_names_with_the_given_dns_server() {
     let said = format!("{stdout}{stderr}");
     assert!(said.contains("the frontier is empty"), "{said}");
     assert!(said.contains(": dns 1,"), "{said}");
-    let asked = asked.lock().unwrap().clone();
+    let asked = dns.asked();
     assert_eq!(asked.get("site.test"), Some(&1), "{asked:?}");
     // Asked (the resolver may send a lookup's query more than once), then given up: counted
     // in `dns` above, which a name that failed only with timeouts never was before.

@@ -7,9 +7,10 @@
 
 use crawlrank_crawler::engine::{crawl, CrawlConfig, StopReason};
 use crawlrank_crawler::{export, ranking};
+use crawlrank_testkit::{DnsAnswer, DnsServer};
 use std::collections::HashMap;
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -436,42 +437,16 @@ fn the_crawl_keeps_no_page_marks_in_memory() {
 }
 
 /// A DNS server on loopback UDP for the crawl below: `site.test` is 127.0.0.1 (TTL 300 s),
-/// `gone.test` does not exist (NXDOMAIN), `mute.test` is never answered; AAAA questions get
-/// an empty answer. Counts the queries by name.
-fn dns_server() -> (std::net::SocketAddr, Arc<Mutex<HashMap<String, u32>>>) {
-    let sock = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
-    let addr = sock.local_addr().unwrap();
-    let asked: Arc<Mutex<HashMap<String, u32>>> = Arc::default();
-    let log = asked.clone();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 1500];
-        while let Ok((n, from)) = sock.recv_from(&mut buf) {
-            let q = &buf[..n];
-            let mut i = 12;
-            let mut labels = Vec::new();
-            while i < q.len() && q[i] != 0 {
-                let len = q[i] as usize;
-                labels.push(String::from_utf8_lossy(&q[i + 1..i + 1 + len]).to_lowercase());
-                i += 1 + len;
-            }
-            let qtype = u16::from_be_bytes([q[i + 1], q[i + 2]]);
-            let name = labels.join(".");
-            *log.lock().unwrap().entry(name.clone()).or_insert(0) += 1;
-            let (rcode, answer) = match name.as_str() {
-                "mute.test" => continue,
-                "site.test" => (0, qtype == 1),
-                _ => (3, false),
-            };
-            let mut r = q[..2].to_vec();
-            r.extend_from_slice(&[0x81, 0x80 | rcode, 0, 1, 0, u8::from(answer), 0, 0, 0, 0]);
-            r.extend_from_slice(&q[12..i + 5]);
-            if answer {
-                r.extend_from_slice(&[0xc0, 12, 0, 1, 0, 1, 0, 0, 1, 44, 0, 4, 127, 0, 0, 1]);
-            }
-            let _ = sock.send_to(&r, from);
-        }
-    });
-    (addr, asked)
+/// `mute.test` is never answered, every other name does not exist (NXDOMAIN, e.g.
+/// `gone.test`); AAAA questions get an empty answer. Counts the queries by name.
+fn dns_server() -> DnsServer {
+    DnsServer::start(
+        &[
+            ("site.test", DnsAnswer::A(Ipv4Addr::LOCALHOST)),
+            ("mute.test", DnsAnswer::Silent),
+        ],
+        DnsAnswer::NxDomain,
+    )
 }
 
 /// A direct crawl resolving names through its own resolver: the seed's name is asked once
@@ -497,10 +472,10 @@ fn names_resolve_through_the_crawls_resolver_cached_timed_out_and_given_up() {
             ("/b", html("", "b")),
         ])
     });
-    let (server, asked) = dns_server();
+    let dns = dns_server();
     let dir = tempfile::tempdir().unwrap();
     let mut c = config(dir.path(), format!("http://site.test:{}/", site.port));
-    c.fetch.dns.servers = vec![server];
+    c.fetch.dns.servers = vec![dns.addr()];
     c.fetch.dns.timeout = Duration::from_millis(300);
     c.max_retries = 10;
     let report = crawl(&c, &AtomicBool::new(false), &mut |_| {}).unwrap();
@@ -508,7 +483,7 @@ fn names_resolve_through_the_crawls_resolver_cached_timed_out_and_given_up() {
     let s = &report.stats;
     assert_eq!(s.pages_html, 3, "{s}");
     assert_eq!(s.dns_errors, 2, "{s}");
-    let asked = asked.lock().unwrap().clone();
+    let asked = dns.asked();
     // robots.txt and three pages, each on a new connection (`Connection: close`): one query.
     assert_eq!(asked.get("site.test"), Some(&1), "{asked:?}");
     assert!(asked.get("gone.test").is_some_and(|&n| n >= 1), "{asked:?}");
