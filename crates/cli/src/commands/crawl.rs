@@ -3,7 +3,7 @@
 use super::crawl_args::{read_seeds, Args};
 use super::crawl_stop::stop_on_signals;
 use anyhow::{ensure, Context, Result};
-use crawlrank_crawler::{CrawlConfig, Progress, ScopeKind, SearchLog, StopReason};
+use crawlrank_crawler::{CrawlConfig, CrawlReport, Progress, ScopeKind, SearchLog, StopReason};
 use crawlrank_frontier::PolicyKind;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -124,6 +124,69 @@ pub fn run(args: Args) -> Result<()> {
     if args.frontier.is_some() {
         return super::crawl_worker::run(args);
     }
+    let c = crawl_config(&args)?;
+    // Bound before the state is opened: a port in use ends the command before the crawl
+    // touches anything.
+    let dashboard = start_dashboard(&args)?;
+    let mut log = args
+        .progress_log
+        .as_deref()
+        .map(ProgressLog::create)
+        .transpose()?;
+    let stop = Arc::new(AtomicBool::new(false));
+    stop_on_signals(stop.clone())?;
+    let pb = crate::progress::bar(None, "pages");
+    pb.set_prefix("crawl");
+    let result = crawlrank_crawler::crawl(&c, &stop, &mut |p| {
+        if let Some(log) = log.as_mut() {
+            log.record(p);
+        }
+        if let Some((dash, _)) = &dashboard {
+            dash.record_progress(p);
+        }
+        pb.set_position(p.pages_this_run);
+        pb.set_message(String::new());
+        pb.set_prefix(progress_prefix(p));
+    });
+    // The last counters are logged even when the crawl failed: they show where it stood.
+    if let Some(log) = log.as_mut() {
+        log.flush_pending();
+    }
+    if let Some((dash, server)) = dashboard {
+        dash.set_running(false);
+        // A failed crawl does not linger: its error comes first.
+        let linger_for = match &result {
+            Ok(_) => Duration::from_secs(args.dashboard_linger),
+            Err(_) => Duration::ZERO,
+        };
+        linger(server, linger_for, &stop);
+    }
+    let report = result?;
+    pb.finish_and_clear();
+    print_report(&report);
+    ensure_some_page_answered(&report)?;
+    if report.stop != StopReason::Exhausted {
+        println!(
+            "resume with: crawlrank crawl --state {} --policy {}{}{}",
+            args.state.display(),
+            args.policy,
+            resume_options(&args),
+            if report.pending > 0 {
+                format!(
+                    "  ({} pages in flight will be fetched first)",
+                    report.pending
+                )
+            } else {
+                String::new()
+            }
+        );
+    }
+    Ok(())
+}
+
+/// The crawl's configuration from the options: the policy and its search log checked and
+/// read, the seeds read, the dashboard's tables asked for when there is a dashboard.
+fn crawl_config(args: &Args) -> Result<CrawlConfig> {
     let policy = PolicyKind::parse(&args.policy)?;
     ensure!(
         args.gamma.is_finite() && args.gamma >= 0.0,
@@ -188,66 +251,46 @@ pub fn run(args: Args) -> Result<()> {
     } else {
         0
     };
-    // Bound before the state is opened: a port in use ends the command before the crawl
-    // touches anything.
-    let dashboard = match &args.dashboard {
-        Some(addr) => {
-            let dash = crawlrank_dashboard::DashboardState::new(format!(
-                "live crawl of {}",
-                args.state.display()
-            ));
-            let server = super::dashboard::start(addr, args.dashboard_public, dash.clone())?;
-            Some((dash, server))
-        }
-        None => None,
-    };
+    Ok(c)
+}
 
-    let mut log = args
-        .progress_log
-        .as_deref()
-        .map(ProgressLog::create)
-        .transpose()?;
-    let stop = Arc::new(AtomicBool::new(false));
-    stop_on_signals(stop.clone())?;
-    let pb = crate::progress::bar(None, "pages");
-    pb.set_prefix("crawl");
-    let result = crawlrank_crawler::crawl(&c, &stop, &mut |p| {
-        if let Some(log) = log.as_mut() {
-            log.record(p);
-        }
-        if let Some((dash, _)) = &dashboard {
-            dash.record_progress(p);
-        }
-        pb.set_position(p.pages_this_run);
-        pb.set_message(String::new());
-        let short = if p.fd_shortages > 0 {
-            format!(
-                ", out of file descriptors {} times (in flight at most {} now)",
-                p.fd_shortages, p.fetch_limit
-            )
-        } else {
-            String::new()
-        };
-        pb.set_prefix(format!(
-            "crawl {:.0} pages/s, frontier {}, waiting {}, in flight {}, idle connections {}, hosts {} ({} active), errors {}{short} |",
-            p.pages_per_sec, p.frontier, p.waiting, p.in_flight, p.idle_connections, p.hosts, p.hosts_active, p.errors
-        ));
-    });
-    // The last counters are logged even when the crawl failed: they show where it stood.
-    if let Some(log) = log.as_mut() {
-        log.flush_pending();
-    }
-    if let Some((dash, server)) = dashboard {
-        dash.set_running(false);
-        // A failed crawl does not linger: its error comes first.
-        let linger_for = match &result {
-            Ok(_) => Duration::from_secs(args.dashboard_linger),
-            Err(_) => Duration::ZERO,
-        };
-        linger(server, linger_for, &stop);
-    }
-    let report = result?;
-    pb.finish_and_clear();
+/// The live dashboard of `--dashboard ADDR`, its server listening, or `None` without it.
+fn start_dashboard(
+    args: &Args,
+) -> Result<
+    Option<(
+        crawlrank_dashboard::DashboardState,
+        crawlrank_dashboard::DashboardHandle,
+    )>,
+> {
+    let Some(addr) = &args.dashboard else {
+        return Ok(None);
+    };
+    let dash =
+        crawlrank_dashboard::DashboardState::new(format!("live crawl of {}", args.state.display()));
+    let server = super::dashboard::start(addr, args.dashboard_public, dash.clone())?;
+    Ok(Some((dash, server)))
+}
+
+/// The progress bar's prefix: the crawl's rate and counters.
+fn progress_prefix(p: &Progress) -> String {
+    let short = if p.fd_shortages > 0 {
+        format!(
+            ", out of file descriptors {} times (in flight at most {} now)",
+            p.fd_shortages, p.fetch_limit
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "crawl {:.0} pages/s, frontier {}, waiting {}, in flight {}, idle connections {}, hosts {} ({} active), errors {}{short} |",
+        p.pages_per_sec, p.frontier, p.waiting, p.in_flight, p.idle_connections, p.hosts, p.hosts_active, p.errors
+    )
+}
+
+/// What the crawl did: why it stopped, its pages, the WARC's repairs, the seen set, the
+/// frontier's spill, and its counters.
+fn print_report(report: &CrawlReport) {
     let why = match report.stop {
         StopReason::Exhausted => "the frontier is empty",
         StopReason::MaxPages => "--max-pages reached",
@@ -305,6 +348,11 @@ pub fn run(args: Args) -> Result<()> {
     print!("{}", report.stats.pages_summary());
     println!("counters (all runs):");
     print!("{}", report.stats);
+}
+
+/// An error when the crawl ran out of URLs without a single page answered, with the likely
+/// cause.
+fn ensure_some_page_answered(report: &CrawlReport) -> Result<()> {
     if report.stop == StopReason::Exhausted && report.stats.pages_answered() == 0 {
         let st = &report.stats;
         let hint = if st.private_address_refused > 0 {
@@ -329,43 +377,31 @@ pub fn run(args: Args) -> Result<()> {
             st.robots_disallowed
         );
     }
-    if report.stop != StopReason::Exhausted {
-        println!(
-            "resume with: crawlrank crawl --state {} --policy {}{}{}",
-            args.state.display(),
-            args.policy,
-            {
-                let mut more = match (&args.impact, &args.impact_column) {
-                    (Some(p), Some(k)) => format!(" --impact {} --impact-column {k}", p.display()),
-                    (Some(p), None) => format!(" --impact {}", p.display()),
-                    _ => String::new(),
-                };
-                // The scope is not stored: the hint repeats it.
-                match args.scope {
-                    ScopeKind::Any => {}
-                    ScopeKind::Domain => more.push_str(" --scope domain"),
-                    ScopeKind::Host => more.push_str(" --scope host"),
-                }
-                for r in &args.include {
-                    more.push_str(&format!(" --include '{r}'"));
-                }
-                for r in &args.exclude {
-                    more.push_str(&format!(" --exclude '{r}'"));
-                }
-                if args.allow_private_networks {
-                    more.push_str(" --allow-private-networks");
-                }
-                more
-            },
-            if report.pending > 0 {
-                format!(
-                    "  ({} pages in flight will be fetched first)",
-                    report.pending
-                )
-            } else {
-                String::new()
-            }
-        );
-    }
     Ok(())
+}
+
+/// The options a resumed crawl must repeat besides `--state` and `--policy`: the search log,
+/// and the scope and private-network rules (not stored in the state).
+fn resume_options(args: &Args) -> String {
+    let mut more = match (&args.impact, &args.impact_column) {
+        (Some(p), Some(k)) => format!(" --impact {} --impact-column {k}", p.display()),
+        (Some(p), None) => format!(" --impact {}", p.display()),
+        _ => String::new(),
+    };
+    // The scope is not stored: the hint repeats it.
+    match args.scope {
+        ScopeKind::Any => {}
+        ScopeKind::Domain => more.push_str(" --scope domain"),
+        ScopeKind::Host => more.push_str(" --scope host"),
+    }
+    for r in &args.include {
+        more.push_str(&format!(" --include '{r}'"));
+    }
+    for r in &args.exclude {
+        more.push_str(&format!(" --exclude '{r}'"));
+    }
+    if args.allow_private_networks {
+        more.push_str(" --allow-private-networks");
+    }
+    more
 }
