@@ -2,7 +2,7 @@
 //! `/metrics` and `/api/status` while it crawls a local test web (`crawlrank serve`), a port
 //! in use is a clear error that leaves the crawl's state as it was, and `crawlrank dashboard
 //! --state DIR` serves a finished crawl. (The page itself is tested in a real browser by
-//! crates/dashboard/tests/browser.rs.)
+//! crates/dashboard/tests/it/browser.rs.)
 
 use crate::common;
 

@@ -464,7 +464,7 @@ fn sitemaps_find_pages_no_link_reaches() {
     assert_eq!(exported.nodes, 50, "{exported:?}");
     assert!(!arcs.contains("sitemap"), "a sitemap in the link graph");
     // --max-pages N fetches N pages: the three sitemap requests are not among them (without
-    // a sitemap: a_default_crawl_follows_the_simulators_order in crates/cli/tests/cli.rs, and
+    // a sitemap: a_default_crawl_follows_the_simulators_order in crates/cli/tests/it/cli.rs, and
     // the `missing` host of bad_sitemaps_are_counted_and_add_no_wrong_page).
     let (r, fetched, order, ..) = crawl_h0(true, Some(7));
     assert_eq!(r.stop, StopReason::MaxPages);

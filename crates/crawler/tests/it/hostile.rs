@@ -435,7 +435,7 @@ fn bad_location_headers_are_dropped_and_counted() {
 /// test web's `close-idle` host: a keep-alive timeout running out just then): the request is
 /// sent once more at once on a new connection — no retry, no failure, no page lost or fetched
 /// twice. Every other broken answer is a retry after the host's delay and back-off: see the
-/// `crawlrank` binary's test of the broken-answer hosts (crates/cli/tests/cli.rs).
+/// `crawlrank` binary's test of the broken-answer hosts (crates/cli/tests/it/cli.rs).
 #[test]
 fn a_kept_connection_closed_unanswered_is_resent_at_once() {
     let web = trap_web(2);
