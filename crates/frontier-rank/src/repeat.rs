@@ -8,11 +8,11 @@
 use crate::evaluate::{Evaluation, OmegaChoice};
 use crate::measures::PERMILLES;
 use crate::report::{
-    cell, csv_field, impact_chart, omega_chart, pct, summary_json, write_tidy_csv, Labels,
-    TABLE_PERMILLES,
+    cell, impact_chart, omega_chart, pct, summary_json, write_tidy_csv, Labels, TABLE_PERMILLES,
 };
 use anyhow::{Context, Result};
 use crawlrank_graph::atomic::write_file;
+use crawlrank_graph::csv::csv_field;
 use crawlrank_plot::Series;
 use crawlrank_stats::{Interval, Wins};
 use serde_json::json;
@@ -42,25 +42,28 @@ fn interval(v: &[f64]) -> Option<Interval> {
     (!defined.is_empty()).then(|| Interval::of(&defined))
 }
 
-/// The range of `k` (pages selected at `permille`) over the runs: `"8"` or `"7–9"`.
+/// The range of `k` (pages selected at `permille`) over the runs: `"8"` or `"7–9"` (`"-"`
+/// when no run measured it).
 fn k_range(runs: &[Evaluation], permille: u32) -> String {
-    let ks = runs.iter().filter_map(|e| {
-        e.methods
-            .first()?
-            .curve
-            .iter()
-            .find(|p| p.permille == permille)
-            .map(|p| p.pages)
-    });
-    let (lo, hi) = ks.fold((usize::MAX, 0), |(lo, hi), k| (lo.min(k), hi.max(k)));
-    match (lo, hi) {
-        (usize::MAX, _) => "-".into(),
-        (lo, hi) if lo == hi => lo.to_string(),
-        (lo, hi) => format!("{lo}–{hi}"),
+    let ks: Vec<usize> = runs
+        .iter()
+        .filter_map(|e| {
+            e.methods
+                .first()?
+                .curve
+                .iter()
+                .find(|p| p.permille == permille)
+                .map(|p| p.pages)
+        })
+        .collect();
+    if ks.is_empty() {
+        "-".into()
+    } else {
+        span(ks.into_iter())
     }
 }
 
-/// `"a"` or `"a–b"` for the smallest and largest of `v`.
+/// `"a"` or `"a–b"` for the smallest and largest of `v` (at least one value).
 fn span(v: impl Iterator<Item = usize>) -> String {
     let (lo, hi) = v.fold((usize::MAX, 0), |(lo, hi), x| (lo.min(x), hi.max(x)));
     if lo == hi {

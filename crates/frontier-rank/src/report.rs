@@ -8,6 +8,7 @@ use crate::evaluate::{Evaluation, OmegaChoice};
 use crate::measures::{num, Ratio};
 use anyhow::Result;
 use crawlrank_graph::atomic::write_file;
+use crawlrank_graph::csv::csv_field;
 use crawlrank_graph::PageIds;
 use crawlrank_plot::{Corner, LineChart, Series, YAxis};
 use serde_json::json;
@@ -59,21 +60,17 @@ pub fn write_table(e: &Evaluation, out: &mut dyn Write) -> Result<()> {
     writeln!(out, " {:>9} {:>6} {:>8}", "PR@10%", "iters", "seconds")?;
     // k: how many test pages each column selects (a share of a small test frontier is a few
     // pages, and a reader should see it).
-    write!(out, "{:<12}", "k (pages)")?;
-    for p in TABLE_PERMILLES {
-        let k = e
-            .methods
+    let k = |p: u32| {
+        e.methods
             .first()
             .and_then(|m| m.curve.iter().find(|c| c.permille == p))
-            .map_or(String::from("-"), |c| c.pages.to_string());
-        write!(out, " {k:>7}")?;
+            .map_or(String::from("-"), |c| c.pages.to_string())
+    };
+    write!(out, "{:<12}", "k (pages)")?;
+    for p in TABLE_PERMILLES {
+        write!(out, " {:>7}", k(p))?;
     }
-    let k10 = e
-        .methods
-        .first()
-        .and_then(|m| m.curve.iter().find(|c| c.permille == 100))
-        .map_or(String::from("-"), |c| c.pages.to_string());
-    writeln!(out, " {k10:>9}")?;
+    writeln!(out, " {:>9}", k(100))?;
     for m in &e.methods {
         write!(out, "{:<12}", m.method.name())?;
         for p in TABLE_PERMILLES {
@@ -356,13 +353,4 @@ pub fn write_tidy_csv(
         }
     }
     Ok(())
-}
-
-/// `s` as one CSV field (quoted when it holds a comma, a quote or a line break).
-pub(crate) fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
 }

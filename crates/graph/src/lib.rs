@@ -43,6 +43,7 @@ pub mod basename;
 pub mod bv;
 pub mod cache;
 pub mod csr;
+pub mod csv;
 pub mod hosts;
 pub mod import;
 pub mod output;

@@ -13,11 +13,12 @@ use crate::experiment::{run_with_pagerank, Experiment};
 use crate::measures::Measures;
 use crate::reference::reference_pagerank;
 use crate::report::{
-    csv_field, curves, plot_bands, summary_json, write_aligned, write_tidy_csv, Band, Summary,
+    curves, plot_bands, summary_json, write_aligned, write_tidy_csv, Band, Summary,
 };
 use crate::seeds::SeedChoice;
 use anyhow::{bail, ensure, Context, Result};
 use crawlrank_graph::atomic::write_file;
+use crawlrank_graph::csv::csv_field;
 use crawlrank_graph::{BvWebGraph, Csr, PageIds};
 use crawlrank_stats::{Interval, Wins};
 use rayon::prelude::*;

@@ -8,6 +8,7 @@ use crate::measures::Measures;
 use crate::run::PolicyRun;
 use anyhow::{Context, Result};
 use crawlrank_graph::atomic::write_file;
+use crawlrank_graph::csv::csv_field;
 use crawlrank_graph::PageIds;
 use crawlrank_plot::{Corner, LineChart, Series, YAxis};
 use std::io::Write;
@@ -352,13 +353,4 @@ pub(crate) fn write_tidy_csv(runs: &[Summary], w: &mut dyn Write) -> std::io::Re
         }
     }
     Ok(())
-}
-
-/// `s` as one CSV field (quoted when it holds a comma, a quote or a line break).
-pub(crate) fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
 }
