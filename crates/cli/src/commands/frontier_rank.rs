@@ -168,19 +168,22 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         "impact",
         serde_json::json!({ "file": file_digest(&args.impact)?, "column": table.columns[column] }),
     );
-    // D for an rng seed: the file's pages, or a BFS from random seeds drawn with it.
-    let downloaded_for = |rng_seed: u64| -> Result<(Vec<u32>, Option<Vec<u32>>)> {
-        match (&args.downloaded, args.downloaded_fraction) {
-            (Some(file), _) => Ok((
-                crawlrank_sim::read_seeds(file, &graph).with_context(|| {
-                    format!("cannot read the downloaded set {}", file.display())
-                })?,
-                None,
-            )),
+    // D for an rng seed: the file's pages (read once, the same for every run), or a BFS from
+    // random seeds drawn with it.
+    let from_file = match &args.downloaded {
+        Some(file) => Some(
+            crawlrank_sim::read_seeds(file, &graph)
+                .with_context(|| format!("cannot read the downloaded set {}", file.display()))?,
+        ),
+        None => None,
+    };
+    let downloaded_for = |rng_seed: u64| -> (Vec<u32>, Option<Vec<u32>>) {
+        match (&from_file, args.downloaded_fraction) {
+            (Some(pages), _) => (pages.clone(), None),
             (None, Some(x)) => {
                 let seeds = crawlrank_seeds::random_seeds(n, args.seeds, rng_seed);
                 let count = ((x * n as f64).round() as usize).max(1);
-                Ok((bfs_downloaded(&csr, &seeds, count), Some(seeds)))
+                (bfs_downloaded(&csr, &seeds, count), Some(seeds))
             }
             (None, None) => unreachable!("clap requires one of them"),
         }
@@ -239,7 +242,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     let mut evaluations = Vec::with_capacity(runs.len());
     let mut seed_sets = Vec::new();
     for &rng_seed in &runs {
-        let (downloaded, seeds) = downloaded_for(rng_seed)?;
+        let (downloaded, seeds) = downloaded_for(rng_seed);
         if let Some(seeds) = seeds {
             seed_sets.push(pages.ids().ids_of(&seeds).collect::<Vec<u64>>());
         }
