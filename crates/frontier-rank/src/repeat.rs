@@ -163,12 +163,7 @@ pub fn paired(runs: &[Evaluation], baseline: Option<usize>) -> Vec<Paired> {
     };
     let n = first.methods.len();
     let name = |i: usize| first.methods[i].method.name().to_string();
-    let pairs: Vec<(usize, usize)> = match baseline {
-        Some(b) => (0..n).filter(|&a| a != b).map(|a| (a, b)).collect(),
-        None => (0..n)
-            .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
-            .collect(),
-    };
+    let pairs = crawlrank_stats::pairs(n, baseline);
     let mut rows = Vec::new();
     for measure in MEASURES {
         if measure == "pagerank_ratio" && !first.has_pagerank {

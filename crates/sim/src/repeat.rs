@@ -134,14 +134,8 @@ pub struct Paired {
     pub a: String,
     /// The second policy.
     pub b: String,
-    /// Seed sets where `a` scored higher.
-    pub a_wins: usize,
-    /// Seed sets where `b` scored higher.
-    pub b_wins: usize,
-    /// Seed sets where they scored the same.
-    pub ties: usize,
-    /// Two-sided Wilcoxon signed-rank p-value of `a − b` (`crawlrank_stats::wilcoxon_p`).
-    pub p: f64,
+    /// Seed sets where each scored higher, ties, and the Wilcoxon p-value of `a − b`.
+    pub wins: Wins,
 }
 
 /// Every pair of policies (with `baseline`, the index of a policy, only each policy against
@@ -152,12 +146,7 @@ pub fn paired(runs: &[Summary], baseline: Option<usize>) -> Vec<Paired> {
     };
     let n = first.results.len();
     let name = |i: usize| first.results[i].run.policy.name().to_string();
-    let pairs: Vec<(usize, usize)> = match baseline {
-        Some(b) => (0..n).filter(|&a| a != b).map(|a| (a, b)).collect(),
-        None => (0..n)
-            .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
-            .collect(),
-    };
+    let pairs = crawlrank_stats::pairs(n, baseline);
     let mut rows = Vec::new();
     let points: Vec<(&'static str, Option<usize>)> = PAIRED
         .iter()
@@ -172,16 +161,12 @@ pub fn paired(runs: &[Summary], baseline: Option<usize>) -> Vec<Paired> {
             ) else {
                 continue;
             };
-            let w = Wins::of(&va, &vb);
             rows.push(Paired {
                 measure,
                 percent,
                 a: name(a),
                 b: name(b),
-                a_wins: w.a_wins,
-                b_wins: w.b_wins,
-                ties: w.ties,
-                p: w.p,
+                wins: Wins::of(&va, &vb),
             });
         }
     }
@@ -271,7 +256,7 @@ pub fn write_paired_headline(
         writeln!(
             w,
             "  {} vs {}: {}–{} ({} ties), p = {:.4}",
-            r.a, r.b, r.a_wins, r.b_wins, r.ties, r.p
+            r.a, r.b, r.wins.a_wins, r.wins.b_wins, r.wins.ties, r.wins.p
         )?;
     }
     Ok(())
@@ -383,11 +368,11 @@ pub fn write_repeat_outputs(
                 r.measure,
                 r.a,
                 r.b,
-                r.a_wins + r.b_wins + r.ties,
-                r.a_wins,
-                r.b_wins,
-                r.ties,
-                r.p
+                r.wins.runs(),
+                r.wins.a_wins,
+                r.wins.b_wins,
+                r.wins.ties,
+                r.wins.p
             )?;
         }
         Ok(())

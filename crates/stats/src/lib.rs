@@ -93,6 +93,18 @@ impl Wins {
     }
 }
 
+/// The pairs of `n` methods a repeated experiment compares: with `baseline` (an index below
+/// `n`) each other method against it, `(method, baseline)`; without, every unordered pair
+/// `(a, b)` with `a < b`, in index order.
+pub fn pairs(n: usize, baseline: Option<usize>) -> Vec<(usize, usize)> {
+    match baseline {
+        Some(b) => (0..n).filter(|&a| a != b).map(|a| (a, b)).collect(),
+        None => (0..n)
+            .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+            .collect(),
+    }
+}
+
 /// `t(0.975, df)` for 1 ≤ df ≤ 30 (to three decimals, as printed tables give it).
 const T_975: [f64; 30] = [
     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
@@ -335,5 +347,12 @@ mod tests {
             }
         }
         1.0 - 2.0 / std::f64::consts::PI.sqrt() * sum
+    }
+
+    #[test]
+    fn pairs_against_a_baseline_and_all_pairs() {
+        assert_eq!(super::pairs(3, None), vec![(0, 1), (0, 2), (1, 2)]);
+        assert_eq!(super::pairs(3, Some(1)), vec![(0, 1), (2, 1)]);
+        assert_eq!(super::pairs(1, None), vec![]);
     }
 }

@@ -3,7 +3,7 @@
 //! The crawler's benchmark needs 2,000+ pages/s at concurrency 64 on 2 cores, so the server
 //! must serve well above that on about one core: here it runs on its own single-threaded
 //! runtime (`start_blocking`) while 64 keep-alive clients fetch pages through the proxy.
-//! Run: `cargo test -p crawlrank-testweb --release --test throughput -- --ignored --nocapture`.
+//! Run: `cargo test -p crawlrank-testweb --release --test it throughput:: -- --ignored --nocapture`.
 
 use crawlrank_graph::Csr;
 use crawlrank_testweb::{TestWeb, TestWebConfig};
