@@ -54,12 +54,11 @@ fn rank_an_arc_list_on_the_fly_and_write_one_value_per_line() {
 #[test]
 fn import_url_pairs_then_info_and_rank_show_urls() {
     let env = Env::new();
-    let input = env.write(
+    let (base, stdout) = env.import(
         "pairs.txt",
         "http://a.example/ http://b.example/x\nhttp://b.example/x http://A.example:80/\nhttp://c.example/ http://b.example/x#frag\n",
+        "web",
     );
-    let base = env.path("web");
-    let stdout = env.ok("import {} --out {}", &[&input, &base]);
     assert!(
         stdout.contains("3 nodes") && stdout.contains("3 arcs"),
         "{stdout}"
@@ -92,9 +91,7 @@ fn convert_writes_arc_lists_that_import_back() {
     }
     // URL pairs: import, convert with URLs, and the same pairs come back.
     let pairs = "http://a.example/\thttp://b.example/x\nhttp://b.example/x\thttp://a.example/\n";
-    let input = env.write("pairs.tsv", pairs);
-    let web = env.path("web");
-    env.ok("import {} --out {}", &[&input, &web]);
+    let (web, _) = env.import("pairs.tsv", pairs, "web");
     let out = env.path("pairs-back.tsv");
     let args = words("convert --graph {} --arcs {} --urls", &[&web, &out]);
     ok(&env.run(&args));
@@ -159,37 +156,22 @@ fn bad_input_is_a_clear_error() {
         &[&env.path("nope.txt"), &env.path("x")],
         &["nope.txt"],
     );
-    // A malformed line: which line and why; no output left behind.
-    let bad = env.write("bad.txt", "0 1\n1 2\n2 x\n");
-    env.fails(
-        "import {} --format arcs --out {}",
-        &[&bad, &env.path("bad")],
-        &["line 3"],
-    );
-    assert!(
-        !env.files()
-            .iter()
-            .any(|f| f.starts_with("bad.") && f != "bad.txt"),
-        "{:?}",
-        env.files()
-    );
-    // A URL that does not parse.
-    let urls = env.write(
-        "urls.txt",
-        "http://a.example/ http://b.example/\nhttp://a.example/ http://[bad/\n",
-    );
-    env.fails(
-        "import {} --format url-pairs --out {}",
-        &[&urls, &env.path("u")],
-        &["line 2"],
-    );
-    // An empty graph.
-    let empty = env.write("empty.txt", "# nothing\n");
-    env.fails(
-        "import {} --format arcs --out {}",
-        &[&empty, &env.path("e")],
-        &["empty"],
-    );
+    // Malformed input: which line and why; no output left behind.
+    let url_pairs = "http://a.example/ http://b.example/\nhttp://a.example/ http://[bad/\n";
+    for (name, text, format, says) in [
+        ("bad", "0 1\n1 2\n2 x\n", "arcs", "line 3"),
+        ("urls", url_pairs, "url-pairs", "line 2"),
+        ("empty", "# nothing\n", "arcs", "empty"),
+    ] {
+        let input = env.write(&format!("{name}.txt"), text);
+        let line = "import {} --format {} --out {}";
+        env.fails(line, &[&input, &format, &env.path(name)], &[says]);
+        let input_name = format!("{name}.txt");
+        let left: Vec<String> = (env.files().into_iter())
+            .filter(|f| f.starts_with(&format!("{name}.")) && *f != input_name)
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
     // Unknown option values list the valid ones.
     env.fails(
         "rank --graph {} --algo pagerenk",
@@ -203,22 +185,15 @@ fn bad_input_is_a_clear_error() {
     );
     // Seeds: not in the graph, empty, unreadable; K = 0.
     let seeds = env.write("seeds.txt", "0\n9\n");
-    env.fails(
-        "simulate --graph {} --seeds-file {}",
-        &[&g, &seeds],
-        &["seeds.txt:2", "9"],
-    );
     let none = env.write("none.txt", "# no seeds\n");
-    env.fails(
-        "simulate --graph {} --seeds-file {}",
-        &[&g, &none],
-        &["no seeds"],
-    );
-    env.fails(
-        "simulate --graph {} --seeds-file {}",
-        &[&g, &env.path("missing.txt")],
-        &["missing.txt"],
-    );
+    let missing = env.path("missing.txt");
+    for (file, says) in [
+        (&seeds, &["seeds.txt:2", "9"][..]),
+        (&none, &["no seeds"]),
+        (&missing, &["missing.txt"]),
+    ] {
+        env.fails("simulate --graph {} --seeds-file {}", &[&g, file], says);
+    }
     env.fails("simulate --graph {} --seeds 0", &[&g], &["--seeds"]);
     env.fails("simulate --graph {} --batch 0", &[&g], &["--batch"]);
     // A bad preference vector.
@@ -2172,13 +2147,12 @@ mod score_order {
     fn an_order_of_urls_scores_as_one_of_ids() {
         let env = Env::new();
         // a → b, b → a, b → c, c → d.
-        let pairs = env.write(
+        let (base, _) = env.import(
             "pairs.txt",
             "http://a.test/ http://b.test/\nhttp://b.test/ http://a.test/\nhttp://b.test/ http://c.test/\nhttp://c.test/ http://d.test/\n",
+            "web",
         );
-        let base = env.path("web");
         let g = base.to_str().unwrap();
-        env.ok("import {} --out {}", &[&pairs, &g]);
         let score = |name: &str, text: &str| {
             let f = env.write(name, text);
             let out = env.path(&format!("{name}.out"));

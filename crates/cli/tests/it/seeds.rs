@@ -25,10 +25,7 @@ fn two_communities(env: &Env) -> PathBuf {
             pairs += &format!("http://hub{h}.example/p http://auth{a}.example/\n");
         }
     }
-    let input = env.write("pairs.txt", &pairs);
-    let base = env.path("web");
-    ok(&env.run_line("import {} --out {}", &[&s(&input), &s(&base)]));
-    base
+    env.import("pairs.txt", &pairs, "web").0
 }
 
 #[test]

@@ -128,7 +128,40 @@ impl Env {
     pub fn fails(&self, line: &str, values: &[&dyn AsRef<OsStr>], needles: &[&str]) {
         fails(&self.run_line(line, values), needles)
     }
+    /// Writes `text` (an arc list or URL pairs) as the file `input` and imports it into the
+    /// basename `base` of the scratch folder; returns the basename and what `import` printed.
+    pub fn import(&self, input: &str, text: &str, base: &str) -> (PathBuf, String) {
+        let (input, base) = (self.write(input, text), self.path(base));
+        let stdout = self.ok("import {} --out {}", &[&input, &base]);
+        (base, stdout)
+    }
     pub fn files(&self) -> Vec<String> {
         testkit::file_names(self.dir.path())
     }
+}
+
+#[test]
+fn words_fill_each_placeholder_with_the_next_value_and_keep_spaces_inside_values() {
+    let dir = Path::new("/a dir/x");
+    let args = words(
+        "crawl --seeds {} --delay 0  --proxy {}",
+        &[&dir, &"http://h:1"],
+    );
+    let expected = [
+        "crawl",
+        "--seeds",
+        "/a dir/x",
+        "--delay",
+        "0",
+        "--proxy",
+        "http://h:1",
+    ];
+    assert_eq!(args, expected);
+    let too_few = std::panic::catch_unwind(|| words("rank --graph {} --out {}", &[&"g"]));
+    assert!(too_few.is_err(), "a missing value is a mistake in the test");
+    let too_many = std::panic::catch_unwind(|| words("rank --graph {}", &[&"g", &"h"]));
+    assert!(
+        too_many.is_err(),
+        "a value left over is a mistake in the test"
+    );
 }
