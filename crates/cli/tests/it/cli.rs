@@ -1520,6 +1520,20 @@ fn crawled_ids(state: &Path) -> Vec<u32> {
         .collect()
 }
 
+/// The policies a crawl can run without a search log (rw, rw-eg and learned need --impact).
+const CRAWL_POLICIES: [&str; 10] = [
+    "bfs",
+    "random",
+    "backlink",
+    "indegree",
+    "batch-pagerank",
+    "partial-pagerank",
+    "opic",
+    "fica",
+    "fica-plus",
+    "ieca",
+];
+
 /// `crawlrank crawl` with its default options — sitemaps on among them — fetches a site that
 /// has no sitemap in exactly the order `crawlrank simulate` gives, for every policy a crawl
 /// can run without a search log (rw, rw-eg and learned need --impact: the library's
@@ -1534,18 +1548,7 @@ fn a_default_crawl_follows_the_simulators_order() {
     let proxy = format!("http://{}", web.addr);
     let seeds = env.write("seeds.txt", "http://h0.crawlrank.test/p0.html\n");
     let seed_ids = env.write("seed-ids.txt", "0\n");
-    let policies = [
-        "bfs",
-        "random",
-        "backlink",
-        "indegree",
-        "batch-pagerank",
-        "partial-pagerank",
-        "opic",
-        "fica",
-        "fica-plus",
-        "ieca",
-    ];
+    let policies = CRAWL_POLICIES;
     for p in crawlrank_frontier::PolicyKind::ALL {
         assert!(
             p.needs_impact() || policies.contains(&p.name()),
@@ -1554,21 +1557,11 @@ fn a_default_crawl_follows_the_simulators_order() {
         );
     }
     let sim = env.path("sim");
-    ok(&env.run(&[
-        "simulate",
-        "--graph",
-        arcs.to_str().unwrap(),
-        "--policy",
-        &policies.join(","),
-        "--seeds-file",
-        seed_ids.to_str().unwrap(),
-        "--out",
-        sim.to_str().unwrap(),
-        "--save-orders",
-        // The crawl's default seed of the random policy (the simulator's is 42).
-        "--rng-seed",
-        "0",
-    ]));
+    // --rng-seed 0: the crawl's default seed of the random policy (the simulator's is 42).
+    env.ok(
+        "simulate --graph {} --policy {} --seeds-file {} --out {} --save-orders --rng-seed 0",
+        &[&arcs, &policies.join(","), &seed_ids, &sim],
+    );
     let crawl = |policy: &str, state: &Path, delay: &str, extra: &[&str]| {
         let mut more = vec!["--policy", policy, "--delay", delay];
         more.extend_from_slice(extra);
@@ -1647,17 +1640,10 @@ fn a_crawl_reads_a_real_sitemap_outside_its_budget_and_graph() {
         out.contains("sitemaps          3 requests, not pages (read 3"),
         "{out}"
     );
-    let policies = [
-        "bfs",
-        "backlink",
-        "indegree",
-        "batch-pagerank",
-        "partial-pagerank",
-        "opic",
-        "fica",
-        "fica-plus",
-        "ieca",
-    ];
+    let policies: Vec<&str> = CRAWL_POLICIES
+        .into_iter()
+        .filter(|p| *p != "random")
+        .collect();
     let sim = env.path("sim");
     env.ok(
         "simulate --graph {} --policy {} --seeds-file {} --out {} --save-orders",
