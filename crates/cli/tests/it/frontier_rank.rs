@@ -222,57 +222,45 @@ fn bad_input_is_a_clear_error() {
         env.run(&args)
     };
     let (d_ok, imp_ok) = (d.to_str().unwrap(), imp.to_str().unwrap());
-    let empty = env.write("empty.txt", "# nothing\n");
-    fails(
-        &run(empty.to_str().unwrap(), imp_ok, &[]),
-        &["downloaded set", "no seeds"],
-    );
-    // 41 links nowhere: no frontier.
-    let isolated = env.write("isolated.txt", "41\n");
-    fails(
-        &run(isolated.to_str().unwrap(), imp_ok, &[]),
-        &["frontier F is empty"],
-    );
-    // 21 has no impact.
-    let no_impact = env.write("d21.txt", "21\n");
-    fails(
-        &run(no_impact.to_str().unwrap(), imp_ok, &[]),
-        &["no downloaded page has a positive impact"],
-    );
-    fails(
-        &run(d_ok, imp_ok, &["--omega", "1.5"]),
-        &["omega must be in [0, 1]"],
-    );
-    fails(
-        &run(d_ok, imp_ok, &["--omega", "best"]),
-        &["neither a number nor 'tune'"],
-    );
-    fails(
-        &run(d_ok, imp_ok, &["--method", "rw,learnt"]),
-        &["unknown method 'learnt'"],
-    );
-    fails(
-        &run(
-            d_ok,
-            imp_ok,
-            &["--method", "learned", "--learned-model", "svm"],
+    // A downloaded set with no seeds; 41 links nowhere: no frontier; 21 has no impact.
+    for (name, text, says) in [
+        (
+            "empty.txt",
+            "# nothing\n",
+            &["downloaded set", "no seeds"][..],
         ),
-        &["unknown model 'svm'"],
-    );
-    fails(
-        &run(d_ok, imp_ok, &["--impact-column", "views"]),
-        &["has the columns clicks"],
-    );
-    fails(
-        &run(d_ok, imp_ok, &["--impact-column", "2"]),
-        &["has 1 impact column"],
-    );
-    let negative = env.write("neg.tsv", "id\tclicks\n0\t5\n1\t-2\n");
-    fails(&run(d_ok, negative.to_str().unwrap(), &[]), &["neg.tsv:3"]);
-    let nan = env.write("nan.tsv", "0\tinf\n");
-    fails(&run(d_ok, nan.to_str().unwrap(), &[]), &["nan.tsv:1"]);
-    let zeros = env.write("zeros.tsv", "0\t0\n1\t0\n");
-    fails(&run(d_ok, zeros.to_str().unwrap(), &[]), &["zeros.tsv"]);
+        ("isolated.txt", "41\n", &["frontier F is empty"]),
+        (
+            "d21.txt",
+            "21\n",
+            &["no downloaded page has a positive impact"],
+        ),
+    ] {
+        let d = env.write(name, text);
+        fails(&run(d.to_str().unwrap(), imp_ok, &[]), says);
+    }
+    for (extra, says) in [
+        (&["--omega", "1.5"][..], "omega must be in [0, 1]"),
+        (&["--omega", "best"], "neither a number nor 'tune'"),
+        (&["--method", "rw,learnt"], "unknown method 'learnt'"),
+        (
+            &["--method", "learned", "--learned-model", "svm"],
+            "unknown model 'svm'",
+        ),
+        (&["--impact-column", "views"], "has the columns clicks"),
+        (&["--impact-column", "2"], "has 1 impact column"),
+    ] {
+        fails(&run(d_ok, imp_ok, extra), &[says]);
+    }
+    // Impact tables with a negative, an infinite or no positive impact.
+    for (name, text, says) in [
+        ("neg.tsv", "id\tclicks\n0\t5\n1\t-2\n", "neg.tsv:3"),
+        ("nan.tsv", "0\tinf\n", "nan.tsv:1"),
+        ("zeros.tsv", "0\t0\n1\t0\n", "zeros.tsv"),
+    ] {
+        let imp = env.write(name, text);
+        fails(&run(d_ok, imp.to_str().unwrap(), &[]), &[says]);
+    }
     // Neither --downloaded nor --downloaded-fraction; a fraction out of range.
     env.fails(
         "frontier-rank --graph {} --impact {} --out x",
