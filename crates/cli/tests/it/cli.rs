@@ -3,10 +3,11 @@
 
 use crate::common;
 
-use common::{fails, ok, Env};
+use common::{fails, ok, wait_for, words, Env};
 use crawlrank_testkit as testkit;
 use std::path::Path;
 use std::process::{Command, Output};
+use std::time::Duration;
 
 /// An arc list of `n` pages, every one reachable from page 0: page `v` links to `v + 1` (a ring)
 /// and to `a·v + b` for each chord `(a, b)`, all modulo `n`.
@@ -25,15 +26,7 @@ fn rank_an_arc_list_on_the_fly_and_write_one_value_per_line() {
     let env = Env::new();
     let arcs = env.write("five.txt", &five());
     let out = env.path("pr.txt");
-    let stdout = ok(&env.run(&[
-        "rank",
-        "--graph",
-        arcs.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--top",
-        "2",
-    ]));
+    let stdout = env.ok("rank --graph {} --out {} --top 2", &[&arcs, &out]);
     let values: Vec<f64> = std::fs::read_to_string(&out)
         .unwrap()
         .lines()
@@ -50,24 +43,8 @@ fn rank_an_arc_list_on_the_fly_and_write_one_value_per_line() {
     // Nothing derived was written beside the input.
     assert_eq!(env.files(), vec!["five.txt", "pr.txt"]);
     // HITS and in-degree.
-    ok(&env.run(&[
-        "rank",
-        "--graph",
-        arcs.to_str().unwrap(),
-        "--algo",
-        "hits",
-        "--top",
-        "3",
-    ]));
-    let indeg = ok(&env.run(&[
-        "rank",
-        "--graph",
-        arcs.to_str().unwrap(),
-        "--algo",
-        "indegree",
-        "--top",
-        "1",
-    ]));
+    env.ok("rank --graph {} --algo hits --top 3", &[&arcs]);
+    let indeg = env.ok("rank --graph {} --algo indegree --top 1", &[&arcs]);
     assert!(
         indeg.lines().nth(1).unwrap().split_whitespace().nth(1) == Some("2"),
         "{indeg}"
@@ -77,17 +54,11 @@ fn rank_an_arc_list_on_the_fly_and_write_one_value_per_line() {
 #[test]
 fn import_url_pairs_then_info_and_rank_show_urls() {
     let env = Env::new();
-    let input = env.write(
+    let (base, stdout) = env.import(
         "pairs.txt",
         "http://a.example/ http://b.example/x\nhttp://b.example/x http://A.example:80/\nhttp://c.example/ http://b.example/x#frag\n",
+        "web",
     );
-    let base = env.path("web");
-    let stdout = ok(&env.run(&[
-        "import",
-        input.to_str().unwrap(),
-        "--out",
-        base.to_str().unwrap(),
-    ]));
     assert!(
         stdout.contains("3 nodes") && stdout.contains("3 arcs"),
         "{stdout}"
@@ -97,9 +68,9 @@ fn import_url_pairs_then_info_and_rank_show_urls() {
         urls,
         "http://a.example/\nhttp://b.example/x\nhttp://c.example/\n"
     );
-    let info = ok(&env.run(&["info", "--graph", base.to_str().unwrap()]));
+    let info = env.ok("info --graph {}", &[&base]);
     assert!(info.contains('3'), "{info}");
-    let top = ok(&env.run(&["rank", "--graph", base.to_str().unwrap(), "--top", "1"]));
+    let top = env.ok("rank --graph {} --top 1", &[&base]);
     assert!(top.contains("http://b.example/x"), "{top}");
 }
 
@@ -110,75 +81,36 @@ fn convert_writes_arc_lists_that_import_back() {
     let sorted = "0\t1\n0\t2\n1\t2\n2\t0\n2\t2\n2\t4\n3\t0\n3\t2\n";
     let input = env.write("five.txt", &five());
     let base = env.path("five");
-    ok(&env.run(&[
-        "import",
-        input.to_str().unwrap(),
-        "--out",
-        base.to_str().unwrap(),
-    ]));
+    env.ok("import {} --out {}", &[&input, &base]);
     assert!(env.path("five.ef").is_file());
     for graph in [&base, &input] {
         let out = env.path("arcs.tsv");
-        let stdout = ok(&env.run(&[
-            "convert",
-            "--graph",
-            graph.to_str().unwrap(),
-            "--arcs",
-            out.to_str().unwrap(),
-        ]));
+        let stdout = env.ok("convert --graph {} --arcs {}", &[&graph, &out]);
         assert!(stdout.contains("8 arcs (5 nodes)"), "{stdout}");
         assert_eq!(std::fs::read_to_string(&out).unwrap(), sorted);
     }
     // URL pairs: import, convert with URLs, and the same pairs come back.
     let pairs = "http://a.example/\thttp://b.example/x\nhttp://b.example/x\thttp://a.example/\n";
-    let input = env.write("pairs.tsv", pairs);
-    let web = env.path("web");
-    ok(&env.run(&[
-        "import",
-        input.to_str().unwrap(),
-        "--out",
-        web.to_str().unwrap(),
-    ]));
+    let (web, _) = env.import("pairs.tsv", pairs, "web");
     let out = env.path("pairs-back.tsv");
-    let args = [
-        "convert",
-        "--graph",
-        web.to_str().unwrap(),
-        "--arcs",
-        out.to_str().unwrap(),
-        "--urls",
-    ];
+    let args = words("convert --graph {} --arcs {} --urls", &[&web, &out]);
     ok(&env.run(&args));
     assert_eq!(std::fs::read_to_string(&out).unwrap(), pairs);
     // No URLs to give: the graph is named, nothing is written.
     let none = env.path("none.tsv");
     for graph in [&base, &env.path("five.txt")] {
-        fails(
-            &env.run(&[
-                "convert",
-                "--graph",
-                graph.to_str().unwrap(),
-                "--arcs",
-                none.to_str().unwrap(),
-                "--urls",
-            ]),
+        env.fails(
+            "convert --graph {} --arcs {} --urls",
+            &[&graph, &none],
             &[graph.to_str().unwrap(), "no URLs"],
         );
     }
-    fails(
-        &env.run(&[
-            "convert",
-            "--graph",
-            env.path("missing").to_str().unwrap(),
-            "--arcs",
-            none.to_str().unwrap(),
-        ]),
+    env.fails(
+        "convert --graph {} --arcs {}",
+        &[&env.path("missing"), &none],
         &["missing", "neither a BVGraph"],
     );
-    fails(
-        &env.run(&["convert", "--graph", base.to_str().unwrap()]),
-        &["--arcs"],
-    );
+    env.fails("convert --graph {}", &[&base], &["--arcs"]);
     assert!(!none.exists());
 }
 
@@ -188,18 +120,10 @@ fn simulate_writes_summary_plots_and_orders() {
     let text = ring_with_chords(200, &[(7, 3)]);
     let arcs = env.write("ring.txt", &text);
     let out = env.path("sim");
-    let stdout = ok(&env.run(&[
-        "simulate",
-        "--graph",
-        arcs.to_str().unwrap(),
-        "--policy",
-        "bfs,fica,opic",
-        "--seeds",
-        "3",
-        "--out",
-        out.to_str().unwrap(),
-        "--save-orders",
-    ]));
+    let stdout = env.ok(
+        "simulate --graph {} --policy bfs,fica,opic --seeds 3 --out {} --save-orders",
+        &[&arcs, &out],
+    );
     for p in ["bfs", "fica", "opic"] {
         assert!(stdout.contains(p), "{stdout}");
         let order = std::fs::read_to_string(out.join(format!("{p}.order"))).unwrap();
@@ -226,122 +150,57 @@ fn bad_input_is_a_clear_error() {
     let five = env.write("five.txt", &five());
     let g = five.to_str().unwrap();
     // A missing file.
-    fails(
-        &env.run(&["rank", "--graph", env.path("nope").to_str().unwrap()]),
-        &["nope"],
-    );
-    fails(
-        &env.run(&[
-            "import",
-            env.path("nope.txt").to_str().unwrap(),
-            "--out",
-            env.path("x").to_str().unwrap(),
-        ]),
+    env.fails("rank --graph {}", &[&env.path("nope")], &["nope"]);
+    env.fails(
+        "import {} --out {}",
+        &[&env.path("nope.txt"), &env.path("x")],
         &["nope.txt"],
     );
-    // A malformed line: which line and why; no output left behind.
-    let bad = env.write("bad.txt", "0 1\n1 2\n2 x\n");
-    fails(
-        &env.run(&[
-            "import",
-            bad.to_str().unwrap(),
-            "--format",
-            "arcs",
-            "--out",
-            env.path("bad").to_str().unwrap(),
-        ]),
-        &["line 3"],
-    );
-    assert!(
-        !env.files()
-            .iter()
-            .any(|f| f.starts_with("bad.") && f != "bad.txt"),
-        "{:?}",
-        env.files()
-    );
-    // A URL that does not parse.
-    let urls = env.write(
-        "urls.txt",
-        "http://a.example/ http://b.example/\nhttp://a.example/ http://[bad/\n",
-    );
-    fails(
-        &env.run(&[
-            "import",
-            urls.to_str().unwrap(),
-            "--format",
-            "url-pairs",
-            "--out",
-            env.path("u").to_str().unwrap(),
-        ]),
-        &["line 2"],
-    );
-    // An empty graph.
-    let empty = env.write("empty.txt", "# nothing\n");
-    fails(
-        &env.run(&[
-            "import",
-            empty.to_str().unwrap(),
-            "--format",
-            "arcs",
-            "--out",
-            env.path("e").to_str().unwrap(),
-        ]),
-        &["empty"],
-    );
+    // Malformed input: which line and why; no output left behind.
+    let url_pairs = "http://a.example/ http://b.example/\nhttp://a.example/ http://[bad/\n";
+    for (name, text, format, says) in [
+        ("bad", "0 1\n1 2\n2 x\n", "arcs", "line 3"),
+        ("urls", url_pairs, "url-pairs", "line 2"),
+        ("empty", "# nothing\n", "arcs", "empty"),
+    ] {
+        let input = env.write(&format!("{name}.txt"), text);
+        let line = "import {} --format {} --out {}";
+        env.fails(line, &[&input, &format, &env.path(name)], &[says]);
+        let input_name = format!("{name}.txt");
+        let left: Vec<String> = (env.files().into_iter())
+            .filter(|f| f.starts_with(&format!("{name}.")) && *f != input_name)
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
     // Unknown option values list the valid ones.
-    fails(
-        &env.run(&["rank", "--graph", g, "--algo", "pagerenk"]),
+    env.fails(
+        "rank --graph {} --algo pagerenk",
+        &[&g],
         &["pagerenk", "pagerank", "hits", "indegree"],
     );
-    fails(
-        &env.run(&["simulate", "--graph", g, "--policy", "fica,nope"]),
+    env.fails(
+        "simulate --graph {} --policy fica,nope",
+        &[&g],
         &["nope", "batch-pagerank", "omniscient"],
     );
     // Seeds: not in the graph, empty, unreadable; K = 0.
     let seeds = env.write("seeds.txt", "0\n9\n");
-    fails(
-        &env.run(&[
-            "simulate",
-            "--graph",
-            g,
-            "--seeds-file",
-            seeds.to_str().unwrap(),
-        ]),
-        &["seeds.txt:2", "9"],
-    );
     let none = env.write("none.txt", "# no seeds\n");
-    fails(
-        &env.run(&[
-            "simulate",
-            "--graph",
-            g,
-            "--seeds-file",
-            none.to_str().unwrap(),
-        ]),
-        &["no seeds"],
-    );
-    fails(
-        &env.run(&[
-            "simulate",
-            "--graph",
-            g,
-            "--seeds-file",
-            env.path("missing.txt").to_str().unwrap(),
-        ]),
-        &["missing.txt"],
-    );
-    fails(
-        &env.run(&["simulate", "--graph", g, "--seeds", "0"]),
-        &["--seeds"],
-    );
-    fails(
-        &env.run(&["simulate", "--graph", g, "--batch", "0"]),
-        &["--batch"],
-    );
+    let missing = env.path("missing.txt");
+    for (file, says) in [
+        (&seeds, &["seeds.txt:2", "9"][..]),
+        (&none, &["no seeds"]),
+        (&missing, &["missing.txt"]),
+    ] {
+        env.fails("simulate --graph {} --seeds-file {}", &[&g, file], says);
+    }
+    env.fails("simulate --graph {} --seeds 0", &[&g], &["--seeds"]);
+    env.fails("simulate --graph {} --batch 0", &[&g], &["--batch"]);
     // A bad preference vector.
     let pref = env.write("pref.txt", "0.5\n0.5\n");
-    fails(
-        &env.run(&["rank", "--graph", g, "--preference", pref.to_str().unwrap()]),
+    env.fails(
+        "rank --graph {} --preference {}",
+        &[&g, &pref],
         &["preference"],
     );
 }
@@ -351,24 +210,13 @@ fn a_corrupt_graph_is_an_error_not_a_panic() {
     let env = Env::new();
     let five = env.write("five.txt", &five());
     let base = env.path("g");
-    ok(&env.run(&[
-        "import",
-        five.to_str().unwrap(),
-        "--out",
-        base.to_str().unwrap(),
-    ]));
+    env.ok("import {} --out {}", &[&five, &base]);
     let gf = env.path("g.graph");
     let bytes = std::fs::read(&gf).unwrap();
     std::fs::write(&gf, &bytes[..bytes.len() / 2]).unwrap();
-    fails(
-        &env.run(&["info", "--graph", base.to_str().unwrap()]),
-        &["g"],
-    );
+    env.fails("info --graph {}", &[&base], &["g"]);
     std::fs::write(env.path("g.properties"), "nodes=banana\n").unwrap();
-    fails(
-        &env.run(&["rank", "--graph", base.to_str().unwrap()]),
-        &["properties"],
-    );
+    env.fails("rank --graph {}", &[&base], &["properties"]);
 }
 
 /// Sends one proxy-style HTTP/1.1 request to `addr` and returns the whole response.
@@ -485,38 +333,18 @@ fn serve_a_graph_as_a_local_test_web() {
         // Page 3 of the dense numbering is not a page here.
         assert!(http_get(&web.addr, "http://h0.crawlrank.test/p3.html").starts_with("HTTP/1.1 404"));
     }
-    fails(
-        &env.run(&[
-            "serve",
-            "--graph",
-            sparse.to_str().unwrap(),
-            "--traps",
-            "--trap-links",
-            "5,7",
-        ]),
+    env.fails(
+        "serve --graph {} --traps --trap-links 5,7",
+        &[&sparse],
         &["--trap-links", "id 7 is not a page of the graph"],
     );
     // Bad values are clear errors.
-    fails(
-        &env.run(&[
-            "serve",
-            "--graph",
-            four.to_str().unwrap(),
-            "--addr",
-            "10.0.0.1:80",
-        ]),
+    env.fails(
+        "serve --graph {} --addr 10.0.0.1:80",
+        &[&four],
         &["loopback"],
     );
-    fails(
-        &env.run(&[
-            "serve",
-            "--graph",
-            four.to_str().unwrap(),
-            "--error-rate",
-            "1.5",
-        ]),
-        &["error"],
-    );
+    env.fails("serve --graph {} --error-rate 1.5", &[&four], &["error"]);
 }
 
 #[test]
@@ -532,21 +360,11 @@ fn serve_https_and_crawl_it_trusting_the_served_ca() {
     let seeds = env.write("seeds.txt", "https://h0.crawlrank.test/p0.html\n");
     let crawl = |state: &str, extra: &[&str]| {
         let st = env.path(state);
-        let mut args = vec![
-            "crawl",
-            "--seeds",
-            seeds.to_str().unwrap(),
-            "--state",
-            st.to_str().unwrap(),
-            "--proxy",
-            &proxy,
-            "--delay",
-            "0",
-            "--max-retries",
-            "0",
-            "--no-sitemaps",
-        ];
-        args.extend_from_slice(extra);
+        let mut args = words(
+            "crawl --seeds {} --state {} --proxy {} --delay 0 --max-retries 0 --no-sitemaps",
+            &[&seeds, &st, &proxy],
+        );
+        args.extend(extra.iter().map(|s| s.to_string()));
         env.run(&args)
     };
     let out = ok(&crawl("trusting", &["--ca-cert", ca.to_str().unwrap()]));
@@ -561,10 +379,7 @@ fn serve_https_and_crawl_it_trusting_the_served_ca() {
         &["ring.txt", "no certificate"],
     );
     // --tls needs --ca-out: a client could not trust it otherwise.
-    fails(
-        &env.run(&["serve", "--graph", arcs.to_str().unwrap(), "--tls"]),
-        &["--ca-out"],
-    );
+    env.fails("serve --graph {} --tls", &[&arcs], &["--ca-out"]);
 }
 
 #[test]
@@ -641,17 +456,10 @@ fn broken_answers_are_retried_after_the_hosts_delay_never_at_once() {
     let state = env.path("state");
     let proxy = format!("http://{}", web.addr);
     let delay_ms = 300;
-    let out = env.run(&[
-        "crawl",
-        "--seeds",
-        seeds.to_str().unwrap(),
-        "--state",
-        state.to_str().unwrap(),
-        "--proxy",
-        &proxy,
-        "--delay",
-        &delay_ms.to_string(),
-    ]);
+    let out = env.run_line(
+        "crawl --seeds {} --state {} --proxy {} --delay {}",
+        &[&seeds, &state, &proxy, &delay_ms.to_string()],
+    );
     let (stdout, stderr) = common::ok_with_stderr(&out);
     let said = format!("{stdout}{stderr}");
     assert!(said.contains("the frontier is empty"), "{said}");
@@ -737,17 +545,11 @@ fn crawl_resume_status_and_export_a_served_graph() {
         )
     };
     let crawl = |extra: &[&str]| {
-        let mut args = vec![
-            "crawl",
-            "--state",
-            st,
-            "--proxy",
-            &proxy,
-            "--delay",
-            "0",
-            "--no-sitemaps",
-        ];
-        args.extend_from_slice(extra);
+        let mut args = words(
+            "crawl --state {} --proxy {} --delay 0 --no-sitemaps",
+            &[&st, &proxy],
+        );
+        args.extend(extra.iter().map(|s| s.to_string()));
         env.run(&args)
     };
     let out = crawl(&["--seeds", seeds.to_str().unwrap(), "--max-pages", "20"]);
@@ -764,19 +566,14 @@ fn crawl_resume_status_and_export_a_served_graph() {
         "{}",
         all(&out)
     );
-    let status = ok(&env.run(&["status", "--state", st]));
+    let status = env.ok("status --state {}", &[&st]);
     assert!(status.contains("pages finished    100"), "{status}");
     let base = env.path("crawled");
     let ranking = env.path("rank.tsv");
-    let out = ok(&env.run(&[
-        "export",
-        "--state",
-        st,
-        "--out",
-        base.to_str().unwrap(),
-        "--ranking",
-        ranking.to_str().unwrap(),
-    ]));
+    let out = env.ok(
+        "export --state {} --out {} --ranking {}",
+        &[&st, &base, &ranking],
+    );
     // The test web's pages carry no noindex or canonical: an empty companion file, named.
     assert!(out.contains("page marks: 0 pages"), "{out}");
     assert!(env.path("rank.pages.tsv").exists());
@@ -787,7 +584,7 @@ fn crawl_resume_status_and_export_a_served_graph() {
         100
     );
     // The exported crawl is a graph the other commands take, with its .ef beside it.
-    let info = ok(&env.run(&["info", "--graph", base.to_str().unwrap()]));
+    let info = env.ok("info --graph {}", &[&base]);
     assert!(info.contains("200"), "{info}");
     assert!(env.path("crawled.ef").is_file());
     // Its links as arc lists, by id and by URL: the arcs of the exported graph.
@@ -795,16 +592,10 @@ fn crawl_resume_status_and_export_a_served_graph() {
         let arcs = env.path(file);
         let mut args = vec!["export", "--state", st, "--arcs", arcs.to_str().unwrap()];
         let converted = env.path(&format!("converted-{file}"));
-        let mut conv = vec![
-            "convert",
-            "--graph",
-            base.to_str().unwrap(),
-            "--arcs",
-            converted.to_str().unwrap(),
-        ];
+        let mut conv = words("convert --graph {} --arcs {}", &[&base, &converted]);
         if urls {
             args.push("--urls");
-            conv.push("--urls");
+            conv.push("--urls".into());
         }
         let out = ok(&env.run(&args));
         assert!(out.contains("100 nodes, 200 arcs"), "{out}");
@@ -819,42 +610,27 @@ fn crawl_resume_status_and_export_a_served_graph() {
             &text[..40]
         );
     }
-    fails(&env.run(&["export", "--state", st, "--urls"]), &["--arcs"]);
+    env.fails("export --state {} --urls", &[&st], &["--arcs"]);
     // Malformed and unreachable seeds are clear errors (port 9 on loopback: nothing listens).
     let bad = env.write("bad-seeds.txt", "not a url\n");
     let b = env.path("bad-state");
-    fails(
-        &env.run(&[
-            "crawl",
-            "--seeds",
-            bad.to_str().unwrap(),
-            "--state",
-            b.to_str().unwrap(),
-            "--proxy",
-            &proxy,
-        ]),
+    env.fails(
+        "crawl --seeds {} --state {} --proxy {}",
+        &[&bad, &b, &proxy],
         &["not a url"],
     );
     let gone = env.write("gone.txt", "http://gone.crawlrank.test/\n");
     let g = env.path("gone-state");
-    let args = [
-        "crawl",
-        "--seeds",
-        gone.to_str().unwrap(),
-        "--state",
-        g.to_str().unwrap(),
-        "--proxy",
-        "http://127.0.0.1:9",
-        "--delay",
-        "0",
-        "--max-retries",
-        "0",
-    ];
+    let args = words(
+        "crawl --seeds {} --state {} --proxy http://127.0.0.1:9 --delay 0 --max-retries 0",
+        &[&gone, &g],
+    );
     fails(&env.run(&args), &["no page could be fetched"]);
     // A resumed crawl must keep its policy; a missing state is an error.
     fails(&crawl(&["--policy", "bfs"]), &["policy 'fica'"]);
-    fails(
-        &env.run(&["status", "--state", env.path("none").to_str().unwrap()]),
+    env.fails(
+        "status --state {}",
+        &[&env.path("none")],
         &["holds no crawl state"],
     );
 }
@@ -913,17 +689,11 @@ fn a_full_disk_is_a_clear_error_and_the_state_stays_usable() {
     let state = disk.dir.path().join("state");
     let st = state.to_str().unwrap();
     let crawl = |extra: &[&str]| {
-        let mut args = vec![
-            "crawl",
-            "--state",
-            st,
-            "--proxy",
-            &proxy,
-            "--delay",
-            "0",
-            "--no-sitemaps",
-        ];
-        args.extend_from_slice(extra);
+        let mut args = words(
+            "crawl --state {} --proxy {} --delay 0 --no-sitemaps",
+            &[&st, &proxy],
+        );
+        args.extend(extra.iter().map(|s| s.to_string()));
         env.run(&args)
     };
     fails(
@@ -931,7 +701,7 @@ fn a_full_disk_is_a_clear_error_and_the_state_stays_usable() {
         &["is the disk full?"],
     );
     // The state is readable as it stands, and a crawl resumed with room to spare finishes.
-    let status = ok(&env.run(&["status", "--state", st]));
+    let status = env.ok("status --state {}", &[&st]);
     assert!(status.contains("pages finished"), "{status}");
     disk.resize("64m");
     let out = crawl(&[]);
@@ -940,7 +710,7 @@ fn a_full_disk_is_a_clear_error_and_the_state_stays_usable() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let status = ok(&env.run(&["status", "--state", st]));
+    let status = env.ok("status --state {}", &[&st]);
     assert!(status.contains("pages finished    3000"), "{status}");
 }
 
@@ -954,41 +724,23 @@ fn the_ranking_is_exportable_while_a_crawl_runs() {
     let state = env.path("state");
     // A slow crawl: one request at a time, a second apart per host (8 pages per host); with
     // 100 expected pages, K = 2 and the ranking snapshot is refreshed every 2 pages.
+    let args = words(
+        "crawl --seeds {} --state {} --proxy {} --delay 1000 --concurrency 1 --expected-pages 100",
+        &[&seeds, &state, &format!("http://{}", web.addr)],
+    );
     let mut crawl = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
-        .args([
-            "crawl",
-            "--seeds",
-            seeds.to_str().unwrap(),
-            "--state",
-            state.to_str().unwrap(),
-        ])
-        .args([
-            "--proxy",
-            &format!("http://{}", web.addr),
-            "--delay",
-            "1000",
-            "--concurrency",
-            "1",
-            "--expected-pages",
-            "100",
-        ])
+        .args(&args)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     let snapshot = state.join("ranking.tsv");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while !snapshot.is_file() && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    let (secs_30, ms_50) = (Duration::from_secs(30), Duration::from_millis(50));
+    wait_for("a ranking snapshot", secs_30, ms_50, || {
+        snapshot.is_file().then_some(())
+    });
     let ranking = env.path("ranking.tsv");
-    let out = env.run(&[
-        "export",
-        "--state",
-        state.to_str().unwrap(),
-        "--ranking",
-        ranking.to_str().unwrap(),
-    ]);
+    let out = env.run_line("export --state {} --ranking {}", &[&state, &ranking]);
     let running = crawl.try_wait().unwrap().is_none();
     crawl.kill().ok();
     crawl.wait().ok();
@@ -1017,21 +769,10 @@ fn crawl_writes_a_progress_log() {
     let state = env.path("state");
     let log = env.path("progress.tsv");
     let crawl = |log: &Path| {
-        env.run(&[
-            "crawl",
-            "--seeds",
-            seeds.to_str().unwrap(),
-            "--state",
-            state.to_str().unwrap(),
-            "--proxy",
-            &proxy,
-            "--delay",
-            "0",
-            "--max-pages",
-            "30",
-            "--progress-log",
-            log.to_str().unwrap(),
-        ])
+        env.run_line(
+            "crawl --seeds {} --state {} --proxy {} --delay 0 --max-pages 30 --progress-log {}",
+            &[&seeds, &state, &proxy, &log],
+        )
     };
     let bad = env.path("no-such-dir").join("progress.tsv");
     fails(
@@ -1068,17 +809,10 @@ fn crawl_writes_a_progress_log() {
 fn the_demo_runs_every_step_on_a_small_web() {
     let env = Env::new();
     let out_dir = env.path("demo");
-    let args = [
-        "demo",
-        "--pages",
-        "3000",
-        "--crawl-pages",
-        "300",
-        "--policy",
-        "bfs,fica,opic",
-        "--out",
-        out_dir.to_str().unwrap(),
-    ];
+    let args = words(
+        "demo --pages 3000 --crawl-pages 300 --policy bfs,fica,opic --out {}",
+        &[&out_dir],
+    );
     let out = ok(&env.run(&args));
     for step in 1..=5 {
         assert!(out.contains(&format!("== {step}. ")), "step {step}: {out}");
@@ -1105,11 +839,7 @@ fn the_demo_runs_every_step_on_a_small_web() {
         summary["provenance"]["seed_ids"].as_array().unwrap().len(),
         100
     );
-    let status = ok(&env.run(&[
-        "status",
-        "--state",
-        out_dir.join("crawl-state").to_str().unwrap(),
-    ]));
+    let status = env.ok("status --state {}", &[&out_dir.join("crawl-state")]);
     assert!(status.contains("pages finished    300"), "{status}");
     let again = ok(&env.run(&args));
     assert!(again.contains("reusing"), "{again}");
@@ -1156,7 +886,7 @@ mod user_ids {
     use super::common::{fails, ok, Env};
     use crawlrank_testkit as testkit;
     use std::collections::HashMap;
-    use std::path::PathBuf;
+    use std::path::{Path, PathBuf};
 
     /// The example, `0→5, 5→10, 10→0, 10→5, 20→10`, and its ids.
     const SMALL: &str = "0 5\n5 10\n10 0\n10 5\n20 10\n";
@@ -1294,10 +1024,10 @@ mod user_ids {
             let (so, dout) = (p.path("s.pr"), p.path("d.pr"));
             let ss = ok(&p
                 .env
-                .run(&["rank", "--graph", p.s(), "--out", &so, "--top", "4"]));
+                .run_line("rank --graph {} --out {} --top 4", &[&p.s(), &so]));
             let ds = ok(&p
                 .env
-                .run(&["rank", "--graph", p.d(), "--out", &dout, "--top", "4"]));
+                .run_line("rank --graph {} --out {} --top 4", &[&p.d(), &dout]));
             // Dense ids: one value per line; the user's ids: `id<TAB>score`, the same scores.
             let dense = p.read("d.pr");
             assert!(dense.lines().all(|l| !l.contains('\t')), "{dense}");
@@ -1328,9 +1058,10 @@ mod user_ids {
                 .collect();
             let pref_plain = p.write("plain.pref", &plain);
             let run = |g: &str, pref: &str, out: &str| {
-                ok(&p
-                    .env
-                    .run(&["rank", "--graph", g, "--preference", pref, "--out", out]));
+                p.env.ok(
+                    "rank --graph {} --preference {} --out {}",
+                    &[&g, &pref, &out],
+                );
             };
             run(p.s(), &pref_s, &p.path("s.ppr"));
             run(p.d(), &pref_d, &p.path("d.ppr"));
@@ -1352,7 +1083,7 @@ mod user_ids {
             // Values alone cannot name pages whose ids are not 0..n.
             fails(
                 &p.env
-                    .run(&["rank", "--graph", p.s(), "--preference", &pref_plain]),
+                    .run_line("rank --graph {} --preference {}", &[&p.s(), &pref_plain]),
                 &["plain.pref:1", "id<TAB>value"],
             );
         }
@@ -1368,18 +1099,10 @@ mod user_ids {
         let seeds_d = p.write("d.seeds", "# two seeds\n17\n3\n");
         let policies = "bfs,fica,opic,batch-pagerank,random";
         for (g, seeds, out) in [(p.s(), &seeds_s, "s.sim"), (p.d(), &seeds_d, "d.sim")] {
-            ok(&p.env.run(&[
-                "simulate",
-                "--graph",
-                g,
-                "--policy",
-                policies,
-                "--seeds-file",
-                seeds,
-                "--out",
-                &p.path(out),
-                "--save-orders",
-            ]));
+            p.env.ok(
+                "simulate --graph {} --policy {} --seeds-file {} --out {} --save-orders",
+                &[&g, &policies, &seeds, &p.path(out)],
+            );
         }
         for policy in policies.split(',') {
             let d = p.read(&format!("d.sim/{policy}.order"));
@@ -1396,18 +1119,10 @@ mod user_ids {
         );
         // Random seeds are the same pages too.
         for (g, out) in [(p.s(), "s.rnd"), (p.d(), "d.rnd")] {
-            ok(&p.env.run(&[
-                "simulate",
-                "--graph",
-                g,
-                "--policy",
-                "fica",
-                "--seeds",
-                "4",
-                "--out",
-                &p.path(out),
-                "--save-orders",
-            ]));
+            p.env.ok(
+                "simulate --graph {} --policy fica --seeds 4 --out {} --save-orders",
+                &[&g, &p.path(out)],
+            );
         }
         assert_eq!(
             p.read("s.rnd/fica.order"),
@@ -1424,9 +1139,10 @@ mod user_ids {
                 p.path(&format!("d.{method}")),
             );
             for (g, out) in [(p.s(), &so), (p.d(), &dout)] {
-                ok(&p.env.run(&[
-                    "seeds", "--graph", g, "--count", "3", "--method", method, "--out", out,
-                ]));
+                p.env.ok(
+                    "seeds --graph {} --count 3 --method {} --out {}",
+                    &[&g, &method, &out],
+                );
             }
             let d = p.read(&format!("d.{method}"));
             assert!(!d.is_empty());
@@ -1463,17 +1179,10 @@ mod user_ids {
             }
             // seeds-eval reads the seeds file and its cores back.
             for (g, seeds, out) in [(p.s(), &so, "s.eval"), (p.d(), &dout, "d.eval")] {
-                ok(&p.env.run(&[
-                    "seeds-eval",
-                    "--graph",
-                    g,
-                    "--seeds",
-                    seeds,
-                    "--distance-samples",
-                    "5",
-                    "--out",
-                    &p.path(out),
-                ]));
+                p.env.ok(
+                    "seeds-eval --graph {} --seeds {} --distance-samples 5 --out {}",
+                    &[&g, &seeds, &p.path(out)],
+                );
             }
             assert_eq!(p.read("s.eval/summary.csv"), p.read("d.eval/summary.csv"));
             let eval = |name: &str| -> serde_json::Value {
@@ -1490,17 +1199,10 @@ mod user_ids {
     fn impacts_frontier_rank_and_simulate_impact_by_id() {
         let p = Pair::larger();
         for (g, out) in [(p.s(), "s.imp"), (p.d(), "d.imp")] {
-            ok(&p.env.run(&[
-                "impacts",
-                "--graph",
-                g,
-                "--profile",
-                "wiki",
-                "--seed",
-                "3",
-                "--out",
-                &p.path(out),
-            ]));
+            p.env.ok(
+                "impacts --graph {} --profile wiki --seed 3 --out {}",
+                &[&g, &p.path(out)],
+            );
         }
         let d = p.read("d.imp");
         assert!(d.starts_with("id\t") && d.lines().count() > 5, "{d}");
@@ -1516,19 +1218,10 @@ mod user_ids {
             (p.s(), &down_s, p.path("s.imp"), "s.fr"),
             (p.d(), &down_d, p.path("d.imp"), "d.fr"),
         ] {
-            ok(&p.env.run(&[
-                "frontier-rank",
-                "--graph",
-                g,
-                "--downloaded",
-                down,
-                "--impact",
-                &imp,
-                "--method",
-                methods,
-                "--out",
-                &p.path(out),
-            ]));
+            p.env.ok(
+                "frontier-rank --graph {} --downloaded {} --impact {} --method {} --out {}",
+                &[&g, &down, &imp, &methods, &p.path(out)],
+            );
         }
         let scores = p.read("d.fr/scores.tsv");
         assert!(scores.lines().count() > 3, "{scores}");
@@ -1545,20 +1238,7 @@ mod user_ids {
             (p.s(), p.path("s.imp"), "s.si"),
             (p.d(), p.path("d.imp"), "d.si"),
         ] {
-            ok(&p.env.run(&[
-                "simulate",
-                "--graph",
-                g,
-                "--policy",
-                "rw,rw-eg,fica",
-                "--seeds",
-                "3",
-                "--impact",
-                &imp,
-                "--out",
-                &p.path(out),
-                "--save-orders",
-            ]));
+            p.env.ok("simulate --graph {} --policy rw,rw-eg,fica --seeds 3 --impact {} --out {} --save-orders", &[&g, &imp, &p.path(out)]);
         }
         for policy in ["rw", "rw-eg", "fica"] {
             let d = p.read(&format!("d.si/{policy}.order"));
@@ -1580,7 +1260,7 @@ mod user_ids {
         for (g, out) in [(p.s(), "s.tsv"), (p.d(), "d.tsv")] {
             ok(&p
                 .env
-                .run(&["convert", "--graph", g, "--arcs", &p.path(out)]));
+                .run_line("convert --graph {} --arcs {}", &[&g, &p.path(out)]));
         }
         // The user's arcs come back as they were given (sorted), not renumbered.
         assert_eq!(p.read("s.tsv"), "0\t5\n5\t10\n10\t0\n10\t5\n20\t10\n");
@@ -1590,49 +1270,48 @@ mod user_ids {
         );
         // info: the ids, and the pages of largest degree by their ids (in-degree: 5 and 10
         // have 2, the first is shown; outdegree: 10).
-        let info = ok(&p.env.run(&["info", "--graph", p.s()]));
+        let info = p.env.ok("info --graph {}", &[&p.s()]);
         assert!(info.contains("0 to 20 with gaps (4 pages"), "{info}");
         let line = |what: &str| info.lines().find(|l| l.starts_with(what)).unwrap();
         assert!(line("in-degree  ").contains("max 2 (node 5)"), "{info}");
         assert!(line("outdegree  ").contains("max 2 (node 10)"), "{info}");
-        let dense = ok(&p.env.run(&["info", "--graph", p.d()]));
+        let dense = p.env.ok("info --graph {}", &[&p.d()]);
         assert!(!dense.contains("with gaps"), "{dense}");
         // `import` then the basename: the same ids as on the fly.
         let base = p.path("imported");
-        let stdout = ok(&p.env.run(&["import", p.s(), "--out", &base]));
+        let stdout = p.env.ok("import {} --out {}", &[&p.s(), &base]);
         assert!(stdout.contains("imported.ids"), "{stdout}");
         ok(&p
             .env
-            .run(&["rank", "--graph", &base, "--out", &p.path("b.pr")]));
+            .run_line("rank --graph {} --out {}", &[&base, &p.path("b.pr")]));
         ok(&p
             .env
-            .run(&["rank", "--graph", p.s(), "--out", &p.path("f.pr")]));
+            .run_line("rank --graph {} --out {}", &[&p.s(), &p.path("f.pr")]));
         assert_eq!(p.read("b.pr"), p.read("f.pr"));
         assert!(p.read("b.pr").starts_with("0\t"));
         // --keep-ids: phantom pages for the gaps, one value per line (ids 0..=20).
         let kept = p.path("kept");
-        ok(&p.env.run(&["import", p.s(), "--out", &kept, "--keep-ids"]));
-        ok(&p.env.run(&[
-            "rank",
-            "--graph",
-            &kept,
-            "--algo",
-            "indegree",
-            "--out",
-            &p.path("k.pr"),
-        ]));
+        ok(&p
+            .env
+            .run_line("import {} --out {} --keep-ids", &[&p.s(), &kept]));
+        p.env.ok(
+            "rank --graph {} --algo indegree --out {}",
+            &[&kept, &p.path("k.pr")],
+        );
         let k = p.read("k.pr");
         assert_eq!(k.lines().count(), 21);
         assert_eq!(k.lines().nth(10), Some("2"));
         // A corrupt .ids is an error, never shifted ids.
         std::fs::write(p.env.path("imported.ids"), "0\n10\n5\n20\n").unwrap();
-        fails(
-            &p.env.run(&["rank", "--graph", &base, "--top", "1"]),
+        p.env.fails(
+            "rank --graph {} --top 1",
+            &[&base],
             &["imported.ids", "line 3", "strictly increasing"],
         );
         std::fs::write(p.env.path("imported.ids"), "0\n5\n10\n").unwrap();
-        fails(
-            &p.env.run(&["rank", "--graph", &base, "--top", "1"]),
+        p.env.fails(
+            "rank --graph {} --top 1",
+            &[&base],
             &["imported.ids", "3 ids, but the graph has 4 nodes"],
         );
     }
@@ -1648,89 +1327,40 @@ mod user_ids {
         );
         let base = env.path("web");
         let base = base.to_str().unwrap();
-        ok(&env.run(&[
-            "import",
-            arcs.to_str().unwrap(),
-            "--urls",
-            table.to_str().unwrap(),
-            "--out",
-            base,
-        ]));
+        env.ok("import {} --urls {} --out {}", &[&arcs, &table, &base]);
         let seeds = env.path("seeds.txt");
         let seeds = seeds.to_str().unwrap();
-        ok(&env.run(&[
-            "seeds",
-            "--graph",
-            base,
-            "--count",
-            "2",
-            "--method",
-            "top-pagerank",
-            "--out",
-            seeds,
-        ]));
+        env.ok(
+            "seeds --graph {} --count 2 --method top-pagerank --out {}",
+            &[&base, &seeds],
+        );
         // Ids with their URLs: the page of id 10 is http://c.example/.
         assert_eq!(
             std::fs::read_to_string(seeds).unwrap(),
             "10\thttp://c.example/\n5\thttp://b.example/\n"
         );
-        let out = env.path("sim");
-        let out = out.to_str().unwrap();
-        ok(&env.run(&[
-            "simulate",
-            "--graph",
-            base,
-            "--seeds-file",
-            seeds,
-            "--policy",
-            "bfs",
-            "--out",
-            out,
-            "--save-orders",
-        ]));
-        assert_eq!(
-            std::fs::read_to_string(env.path("sim/bfs.order")).unwrap(),
-            "10\n5\n0\n"
-        );
+        // The order of a BFS crawl from a seeds file.
+        let bfs_order = |seeds: &Path| {
+            let out = env.path("sim");
+            let line = "simulate --graph {} --seeds-file {} --policy bfs --out {} --save-orders";
+            env.ok(line, &[&base, &seeds, &out]);
+            std::fs::read_to_string(out.join("bfs.order")).unwrap()
+        };
+        assert_eq!(bfs_order(Path::new(seeds)), "10\n5\n0\n");
         // A URL, or an id with its URL, names the same page; an id with another page's URL is
         // an error.
         let mixed = env.write("mixed.txt", "http://c.example/\n5\thttp://b.example/\n");
-        ok(&env.run(&[
-            "simulate",
-            "--graph",
-            base,
-            "--seeds-file",
-            mixed.to_str().unwrap(),
-            "--policy",
-            "bfs",
-            "--out",
-            out,
-            "--save-orders",
-        ]));
-        assert_eq!(
-            std::fs::read_to_string(env.path("sim/bfs.order")).unwrap(),
-            "10\n5\n0\n"
-        );
+        assert_eq!(bfs_order(&mixed), "10\n5\n0\n");
         let wrong = env.write("wrong.txt", "10\thttp://b.example/\n");
-        fails(
-            &env.run(&[
-                "simulate",
-                "--graph",
-                base,
-                "--seeds-file",
-                wrong.to_str().unwrap(),
-            ]),
+        env.fails(
+            "simulate --graph {} --seeds-file {}",
+            &[&base, &wrong],
             &["wrong.txt:1", "page 10 of the graph is http://c.example/"],
         );
-        ok(&env.run(&[
-            "seeds-eval",
-            "--graph",
-            base,
-            "--seeds",
-            seeds,
-            "--distance-samples",
-            "2",
-        ]));
+        env.ok(
+            "seeds-eval --graph {} --seeds {} --distance-samples 2",
+            &[&base, &seeds],
+        );
     }
 
     #[test]
@@ -1739,15 +1369,10 @@ mod user_ids {
         let imp = p.write("imp.tsv", "id\tclicks\n0\t1\n5\t2\n10\t3\n20\t4\n");
         // Page 20 is a seed like any other.
         let good = p.write("good.txt", "20\n");
-        ok(&p.env.run(&[
-            "simulate",
-            "--graph",
-            p.s(),
-            "--seeds-file",
-            &good,
-            "--policy",
-            "bfs",
-        ]));
+        p.env.ok(
+            "simulate --graph {} --seeds-file {} --policy bfs",
+            &[&p.s(), &good],
+        );
         let cases = [
             (
                 "absent.txt",
@@ -1780,25 +1405,17 @@ mod user_ids {
             let needles: Vec<&str> = needles.to_vec();
             fails(
                 &p.env
-                    .run(&["simulate", "--graph", p.s(), "--seeds-file", &f]),
+                    .run_line("simulate --graph {} --seeds-file {}", &[&p.s(), &f]),
                 &needles,
             );
             fails(
-                &p.env.run(&["seeds-eval", "--graph", p.s(), "--seeds", &f]),
+                &p.env
+                    .run_line("seeds-eval --graph {} --seeds {}", &[&p.s(), &f]),
                 &needles,
             );
-            fails(
-                &p.env.run(&[
-                    "frontier-rank",
-                    "--graph",
-                    p.s(),
-                    "--downloaded",
-                    &f,
-                    "--impact",
-                    &imp,
-                    "--out",
-                    &p.path("fr"),
-                ]),
+            p.env.fails(
+                "frontier-rank --graph {} --downloaded {} --impact {} --out {}",
+                &[&p.s(), &f, &imp, &p.path("fr")],
                 &needles,
             );
             if !text.contains('\t') {
@@ -1807,7 +1424,7 @@ mod user_ids {
                 needles[0] = "p.txt:";
                 fails(
                     &p.env
-                        .run(&["rank", "--graph", p.s(), "--preference", &pref]),
+                        .run_line("rank --graph {} --preference {}", &[&p.s(), &pref]),
                     &needles,
                 );
             }
@@ -1815,35 +1432,19 @@ mod user_ids {
         // Ids that name no page in an impact table are counted, not taken for other pages.
         let other = p.write("other.tsv", "id\tclicks\n0\t1\n1\t9\n2\t9\n");
         let down = p.write("down.txt", "0\n");
-        let (_, stderr) = super::common::ok_with_stderr(&p.env.run(&[
-            "simulate",
-            "--graph",
-            p.s(),
-            "--seeds-file",
-            &good,
-            "--policy",
-            "rw",
-            "--impact",
-            &other,
-        ]));
+        let (_, stderr) = super::common::ok_with_stderr(&p.env.run_line(
+            "simulate --graph {} --seeds-file {} --policy rw --impact {}",
+            &[&p.s(), &good, &other],
+        ));
         assert!(
             stderr.contains("1 pages with impact; 2 rows name pages not in the graph"),
             "{stderr}"
         );
         for bad in ["-1\t3\n", "1.5\t3\n"] {
             let t = p.write("bad.tsv", &format!("id\tclicks\n0\t1\n{bad}"));
-            fails(
-                &p.env.run(&[
-                    "frontier-rank",
-                    "--graph",
-                    p.s(),
-                    "--downloaded",
-                    &down,
-                    "--impact",
-                    &t,
-                    "--out",
-                    &p.path("fr"),
-                ]),
+            p.env.fails(
+                "frontier-rank --graph {} --downloaded {} --impact {} --out {}",
+                &[&p.s(), &down, &t, &p.path("fr")],
                 &["bad.tsv:3", "not a page id"],
             );
         }
@@ -1883,6 +1484,27 @@ fn web_arcs(n: u32, unlinked: &[u32]) -> (String, usize) {
     (text, arcs)
 }
 
+/// A crawl of the served web at `proxy` from `seeds` that pops pages as the simulator does,
+/// with `more` options (the policy, the delay, a budget); returns its stdout. One request at a
+/// time: the fetch order is then the pop order. At one slot the crawl waits out a host's delay
+/// rather than pop ahead, so the order does not depend on `--delay` (the default 1 s would make
+/// a crawl of a few hundred pages take minutes). The simulator knows R, the pages reachable
+/// from the seeds (here all `pages`), and takes K = ceil(R/72) and IECA's and FICA+'s R from
+/// it; a crawl cannot know it and assumes 100,000 unless told (`--expected-pages`).
+fn crawl_as_simulated(
+    env: &Env,
+    seeds: &Path,
+    state: &Path,
+    proxy: &str,
+    pages: u32,
+    more: &[&str],
+) -> String {
+    let line = "crawl --seeds {} --state {} --proxy {} --concurrency 1 --expected-pages {}";
+    let mut args = words(line, &[&seeds, &state, &proxy, &pages.to_string()]);
+    args.extend(more.iter().map(|s| s.to_string()));
+    ok(&env.run(&args))
+}
+
 /// The page ids of a crawl's pop order (`http://hK.crawlrank.test/pV.html` → V).
 fn crawled_ids(state: &Path) -> Vec<u32> {
     crawlrank_crawler::crawl_order(state)
@@ -1898,6 +1520,20 @@ fn crawled_ids(state: &Path) -> Vec<u32> {
         .collect()
 }
 
+/// The policies a crawl can run without a search log (rw, rw-eg and learned need --impact).
+const CRAWL_POLICIES: [&str; 10] = [
+    "bfs",
+    "random",
+    "backlink",
+    "indegree",
+    "batch-pagerank",
+    "partial-pagerank",
+    "opic",
+    "fica",
+    "fica-plus",
+    "ieca",
+];
+
 /// `crawlrank crawl` with its default options — sitemaps on among them — fetches a site that
 /// has no sitemap in exactly the order `crawlrank simulate` gives, for every policy a crawl
 /// can run without a search log (rw, rw-eg and learned need --impact: the library's
@@ -1912,18 +1548,7 @@ fn a_default_crawl_follows_the_simulators_order() {
     let proxy = format!("http://{}", web.addr);
     let seeds = env.write("seeds.txt", "http://h0.crawlrank.test/p0.html\n");
     let seed_ids = env.write("seed-ids.txt", "0\n");
-    let policies = [
-        "bfs",
-        "random",
-        "backlink",
-        "indegree",
-        "batch-pagerank",
-        "partial-pagerank",
-        "opic",
-        "fica",
-        "fica-plus",
-        "ieca",
-    ];
+    let policies = CRAWL_POLICIES;
     for p in crawlrank_frontier::PolicyKind::ALL {
         assert!(
             p.needs_impact() || policies.contains(&p.name()),
@@ -1932,49 +1557,15 @@ fn a_default_crawl_follows_the_simulators_order() {
         );
     }
     let sim = env.path("sim");
-    ok(&env.run(&[
-        "simulate",
-        "--graph",
-        arcs.to_str().unwrap(),
-        "--policy",
-        &policies.join(","),
-        "--seeds-file",
-        seed_ids.to_str().unwrap(),
-        "--out",
-        sim.to_str().unwrap(),
-        "--save-orders",
-        // The crawl's default seed of the random policy (the simulator's is 42).
-        "--rng-seed",
-        "0",
-    ]));
-    let expected_pages = n.to_string();
+    // --rng-seed 0: the crawl's default seed of the random policy (the simulator's is 42).
+    env.ok(
+        "simulate --graph {} --policy {} --seeds-file {} --out {} --save-orders --rng-seed 0",
+        &[&arcs, &policies.join(","), &seed_ids, &sim],
+    );
     let crawl = |policy: &str, state: &Path, delay: &str, extra: &[&str]| {
-        let mut args = vec![
-            "crawl",
-            "--seeds",
-            seeds.to_str().unwrap(),
-            "--state",
-            state.to_str().unwrap(),
-            "--proxy",
-            &proxy,
-            "--policy",
-            policy,
-            // One request at a time: the fetch order is then the pop order.
-            "--concurrency",
-            "1",
-            // The default 1 s between two requests to a host would make this crawl of 240
-            // pages take minutes; at one slot the crawl waits out a delay rather than pop
-            // ahead, so the order does not depend on it (checked below with a delay).
-            "--delay",
-            delay,
-            // The simulator knows R, the pages reachable from the seeds (here all n), and takes
-            // K = ceil(R/72) and IECA's and FICA+'s R from it; a crawl cannot know it and
-            // assumes 100,000 unless told.
-            "--expected-pages",
-            &expected_pages,
-        ];
-        args.extend_from_slice(extra);
-        ok(&env.run(&args))
+        let mut more = vec!["--policy", policy, "--delay", delay];
+        more.extend_from_slice(extra);
+        crawl_as_simulated(&env, &seeds, state, &proxy, n, &more)
     };
     for policy in policies {
         let expected: Vec<u32> = std::fs::read_to_string(sim.join(format!("{policy}.order")))
@@ -2035,27 +1626,10 @@ fn a_crawl_reads_a_real_sitemap_outside_its_budget_and_graph() {
     let seeds = env.write("seeds.txt", "http://h0.crawlrank.test/p0.html\n");
     // The seed, then the sitemap's entries in file order (the pages of h0).
     let seeds_and_entries = env.write("seed-ids.txt", "0\n1\n2\n3\n4\n5\n6\n7\n");
-    let expected_pages = n.to_string();
     let crawl = |state: &Path, extra: &[&str]| {
-        let mut args = vec![
-            "crawl",
-            "--seeds",
-            seeds.to_str().unwrap(),
-            "--state",
-            state.to_str().unwrap(),
-            "--proxy",
-            &proxy,
-            // As in a_default_crawl_follows_the_simulators_order: one request at a time, no
-            // 1 s delay (minutes otherwise), the simulator's R.
-            "--concurrency",
-            "1",
-            "--delay",
-            "0",
-            "--expected-pages",
-            &expected_pages,
-        ];
-        args.extend_from_slice(extra);
-        ok(&env.run(&args))
+        let mut more = vec!["--delay", "0"];
+        more.extend_from_slice(extra);
+        crawl_as_simulated(&env, &seeds, state, &proxy, n, &more)
     };
     let state = env.path("budget");
     let out = crawl(&state, &["--max-pages", "25"]);
@@ -2066,30 +1640,15 @@ fn a_crawl_reads_a_real_sitemap_outside_its_budget_and_graph() {
         out.contains("sitemaps          3 requests, not pages (read 3"),
         "{out}"
     );
-    let policies = [
-        "bfs",
-        "backlink",
-        "indegree",
-        "batch-pagerank",
-        "partial-pagerank",
-        "opic",
-        "fica",
-        "fica-plus",
-        "ieca",
-    ];
+    let policies: Vec<&str> = CRAWL_POLICIES
+        .into_iter()
+        .filter(|p| *p != "random")
+        .collect();
     let sim = env.path("sim");
-    ok(&env.run(&[
-        "simulate",
-        "--graph",
-        arcs.to_str().unwrap(),
-        "--policy",
-        &policies.join(","),
-        "--seeds-file",
-        seeds_and_entries.to_str().unwrap(),
-        "--out",
-        sim.to_str().unwrap(),
-        "--save-orders",
-    ]));
+    env.ok(
+        "simulate --graph {} --policy {} --seeds-file {} --out {} --save-orders",
+        &[&arcs, &policies.join(","), &seeds_and_entries, &sim],
+    );
     for policy in policies {
         // The whole site: every page, the unlinked ones too.
         let state = env.path(&format!("all-{policy}"));
@@ -2107,7 +1666,7 @@ fn a_crawl_reads_a_real_sitemap_outside_its_budget_and_graph() {
     }
     let state = env.path("all-fica");
     let st = state.to_str().unwrap();
-    let status = ok(&env.run(&["status", "--state", st]));
+    let status = env.ok("status --state {}", &[&st]);
     for (line, value) in [
         ("sitemaps fetched", 3),
         ("sitemaps read", 3),
@@ -2122,14 +1681,7 @@ fn a_crawl_reads_a_real_sitemap_outside_its_budget_and_graph() {
     }
     // The link graph: the web's pages and arcs, no sitemap.
     let links = env.path("links.tsv");
-    let out = ok(&env.run(&[
-        "export",
-        "--state",
-        st,
-        "--arcs",
-        links.to_str().unwrap(),
-        "--urls",
-    ]));
+    let out = env.ok("export --state {} --arcs {} --urls", &[&st, &links]);
     assert!(
         out.contains(&format!("{n} nodes, {arcs_total} arcs")),
         "{out}"
@@ -2143,7 +1695,7 @@ fn a_crawl_reads_a_real_sitemap_outside_its_budget_and_graph() {
 /// command line, every parameter with its defaults, the graph's checksum and the seeds by the
 /// user's ids.
 mod provenance {
-    use super::common::{ok, Env};
+    use super::common::{ok, words, Env};
     use super::testkit;
     use serde_json::Value;
 
@@ -2181,7 +1733,8 @@ mod provenance {
 
     /// The checks every provenance record passes: the build, argv ending in `args`, the
     /// command.
-    fn check_common(p: &Value, command: &str, args: &[&str]) {
+    fn check_common<S: AsRef<str>>(p: &Value, command: &str, args: &[S]) {
+        let args: Vec<&str> = args.iter().map(AsRef::as_ref).collect();
         assert_eq!(p["crawlrank"]["version"], env!("CARGO_PKG_VERSION"), "{p}");
         assert_eq!(p["crawlrank"]["commit"], expected_commit().as_str(), "{p}");
         assert_eq!(p["command"], command);
@@ -2191,14 +1744,14 @@ mod provenance {
             .iter()
             .map(|a| a.as_str().unwrap())
             .collect();
-        assert!(argv.ends_with(args), "{argv:?} does not end with {args:?}");
+        assert!(argv.ends_with(&args), "{argv:?} does not end with {args:?}");
         assert!(p["time"].as_str().unwrap().ends_with('Z'), "{p}");
     }
 
     #[test]
     fn version_names_the_commit() {
         let env = Env::new();
-        let out = ok(&env.run(&["--version"]));
+        let out = env.ok("--version", &[]);
         let expected = format!(
             "crawlrank {} (commit {}",
             env!("CARGO_PKG_VERSION"),
@@ -2216,18 +1769,10 @@ mod provenance {
         let seeds = seeds.to_str().unwrap();
         let run = |graph: &str, out: &str| -> (Value, Vec<String>) {
             let out = env.path(out);
-            let args = [
-                "simulate",
-                "--graph",
-                graph,
-                "--policy",
-                "bfs,fica",
-                "--seeds-file",
-                seeds,
-                "--out",
-                out.to_str().unwrap(),
-                "--save-orders",
-            ];
+            let args = words(
+                "simulate --graph {} --policy bfs,fica --seeds-file {} --out {} --save-orders",
+                &[&graph, &seeds, &out],
+            );
             ok(&env.run(&args));
             let summary = json(&out.join("summary.json"));
             let p = summary["provenance"].clone();
@@ -2296,23 +1841,7 @@ mod provenance {
         }
         let impact = env.write("impact.tsv", &table);
         let out = env.path("sim");
-        let args = [
-            "simulate",
-            "--graph",
-            &graph,
-            "--policy",
-            "bfs,rw-eg",
-            "--seeds",
-            "3",
-            "--impact",
-            impact.to_str().unwrap(),
-            "--impact-column",
-            "2",
-            "--omega",
-            "0.5",
-            "--out",
-            out.to_str().unwrap(),
-        ];
+        let args = words("simulate --graph {} --policy bfs,rw-eg --seeds 3 --impact {} --impact-column 2 --omega 0.5 --out {}", &[&graph, &impact, &out]);
         ok(&env.run(&args));
         let p = json(&out.join("summary.json"))["provenance"].clone();
         check_common(&p, "simulate", &args);
@@ -2334,23 +1863,7 @@ mod provenance {
 
         // frontier-rank: the impact column, the downloaded fraction and the BFS's seeds.
         let fr = env.path("fr");
-        let args = [
-            "frontier-rank",
-            "--graph",
-            &graph,
-            "--downloaded-fraction",
-            "0.3",
-            "--seeds",
-            "2",
-            "--impact",
-            impact.to_str().unwrap(),
-            "--impact-column",
-            "views",
-            "--method",
-            "indegree,rw",
-            "--out",
-            fr.to_str().unwrap(),
-        ];
+        let args = words("frontier-rank --graph {} --downloaded-fraction 0.3 --seeds 2 --impact {} --impact-column views --method indegree,rw --out {}", &[&graph, &impact, &fr]);
         ok(&env.run(&args));
         let summary = json(&fr.join("summary.json"));
         let p = &summary["provenance"];
@@ -2366,19 +1879,10 @@ mod provenance {
         let d: String = (0..20).map(|v| format!("{}\n", sparse_id(v))).collect();
         let downloaded = env.write("d.txt", &d);
         let fr = env.path("fr2");
-        ok(&env.run(&[
-            "frontier-rank",
-            "--graph",
-            &graph,
-            "--downloaded",
-            downloaded.to_str().unwrap(),
-            "--impact",
-            impact.to_str().unwrap(),
-            "--method",
-            "indegree",
-            "--out",
-            fr.to_str().unwrap(),
-        ]));
+        env.ok(
+            "frontier-rank --graph {} --downloaded {} --impact {} --method indegree --out {}",
+            &[&graph, &downloaded, &impact, &fr],
+        );
         let p = json(&fr.join("summary.json"))["provenance"].clone();
         assert_eq!(p["downloaded"]["bytes"], d.len());
         assert_eq!(
@@ -2394,17 +1898,10 @@ mod provenance {
         let env = Env::new();
         let graph = sparse_ring(&env, "ring.arcs", 50, &[(7, 3)]);
         let seeds = env.path("r.seeds");
-        let args = [
-            "seeds",
-            "--graph",
-            &graph,
-            "--count",
-            "4",
-            "--method",
-            "random",
-            "--out",
-            seeds.to_str().unwrap(),
-        ];
+        let args = words(
+            "seeds --graph {} --count 4 --method random --out {}",
+            &[&graph, &seeds],
+        );
         ok(&env.run(&args));
         let cores = json(&env.path("r.seeds.cores.json"));
         check_common(&cores["provenance"], "seeds", &args);
@@ -2412,17 +1909,10 @@ mod provenance {
         assert_eq!(cores["found"], 4);
         // seeds-eval reads the stamped record back, and records the seeds by the user's ids.
         let out = env.path("eval");
-        let args = [
-            "seeds-eval",
-            "--graph",
-            &graph,
-            "--seeds",
-            seeds.to_str().unwrap(),
-            "--distance-samples",
-            "5",
-            "--out",
-            out.to_str().unwrap(),
-        ];
+        let args = words(
+            "seeds-eval --graph {} --seeds {} --distance-samples 5 --out {}",
+            &[&graph, &seeds, &out],
+        );
         ok(&env.run(&args));
         let p = json(&out.join("summary.json"))["provenance"].clone();
         check_common(&p, "seeds-eval", &args);
@@ -2446,20 +1936,7 @@ mod provenance {
         let graph = sparse_ring(&env, "ring.arcs", 40, &[(7, 3)]);
         let seeds = env.write("s.seeds", &format!("{}\n{}\n", sparse_id(5), sparse_id(30)));
         let out = env.path("cmp");
-        ok(&env.run(&[
-            "simulate",
-            "--graph",
-            &graph,
-            "--policy",
-            "bfs",
-            "--seeds-file",
-            seeds.to_str().unwrap(),
-            "--compare-random",
-            "--rng-seed",
-            "7",
-            "--out",
-            out.to_str().unwrap(),
-        ]));
+        env.ok("simulate --graph {} --policy bfs --seeds-file {} --compare-random --rng-seed 7 --out {}", &[&graph, &seeds, &out]);
         let file = json(&out.join("file/summary.json"));
         let random = json(&out.join("random/summary.json"));
         assert_eq!(
@@ -2484,19 +1961,12 @@ mod provenance {
         let env = Env::new();
         let arcs = sparse_ring(&env, "ring.arcs", 30, &[(7, 3)]);
         let base = env.path("ring");
-        ok(&env.run(&["import", &arcs, "--out", base.to_str().unwrap()]));
+        env.ok("import {} --out {}", &[&arcs, &base]);
         let seeds = env.path("r.seeds");
-        ok(&env.run(&[
-            "seeds",
-            "--graph",
-            base.to_str().unwrap(),
-            "--count",
-            "2",
-            "--method",
-            "random",
-            "--out",
-            seeds.to_str().unwrap(),
-        ]));
+        env.ok(
+            "seeds --graph {} --count 2 --method random --out {}",
+            &[&base, &seeds],
+        );
         let cores = json(&env.path("r.seeds.cores.json"));
         let graph = &cores["provenance"]["graph"];
         assert_eq!(graph["basename"], "ring");
@@ -2518,7 +1988,7 @@ mod provenance {
 
 /// `score-order`: an order computed elsewhere, scored with the simulator's measures.
 mod score_order {
-    use super::common::{fails, ok, Env};
+    use super::common::{fails, ok, words, Env};
     use super::ring_with_chords;
     use std::path::Path;
 
@@ -2560,16 +2030,11 @@ mod score_order {
         for p in policies {
             let order = out.join(format!("{p}.order"));
             let scored = out.join(format!("{p}.scored"));
-            let mut args = vec![
-                "score-order",
-                "--graph",
-                graph,
-                "--order",
-                order.to_str().unwrap(),
-                "--out",
-                scored.to_str().unwrap(),
-            ];
-            args.extend(seeds);
+            let mut args = words(
+                "score-order --graph {} --order {} --out {}",
+                &[&graph, &order, &scored],
+            );
+            args.extend(seeds.iter().map(|s| s.to_string()));
             let mine = ok(&env.run(&args));
             // Named by the file: "<policy>.order" is the policy's own name.
             assert_eq!(
@@ -2621,28 +2086,15 @@ mod score_order {
         let one = env.write("one.seeds", "42\n");
         let one = one.to_str().unwrap();
         let out = env.path("one");
-        let table = ok(&env.run(&[
-            "simulate",
-            "--graph",
-            g,
-            "--policy",
-            "bfs",
-            "--seeds-file",
-            one,
-            "--out",
-            out.to_str().unwrap(),
-            "--save-orders",
-        ]));
+        let table = env.ok(
+            "simulate --graph {} --policy bfs --seeds-file {} --out {} --save-orders",
+            &[&g, &one, &out],
+        );
         let order = out.join("bfs.order");
-        let mine = ok(&env.run(&[
-            "score-order",
-            "--graph",
-            g,
-            "--order",
-            order.to_str().unwrap(),
-            "--checkpoints",
-            "1,50,100",
-        ]));
+        let mine = env.ok(
+            "score-order --graph {} --order {} --checkpoints 1,50,100",
+            &[&g, &order],
+        );
         assert!(mine.contains("R = 200 reachable"), "{mine}");
         assert!(mine.contains("the order's first page, 42"), "{mine}");
         let cells: Vec<_> = row(&mine, "bfs", 6);
@@ -2681,27 +2133,19 @@ mod score_order {
     fn an_order_of_urls_scores_as_one_of_ids() {
         let env = Env::new();
         // a → b, b → a, b → c, c → d.
-        let pairs = env.write(
+        let (base, _) = env.import(
             "pairs.txt",
             "http://a.test/ http://b.test/\nhttp://b.test/ http://a.test/\nhttp://b.test/ http://c.test/\nhttp://c.test/ http://d.test/\n",
+            "web",
         );
-        let base = env.path("web");
         let g = base.to_str().unwrap();
-        ok(&env.run(&["import", pairs.to_str().unwrap(), "--out", g]));
         let score = |name: &str, text: &str| {
             let f = env.write(name, text);
             let out = env.path(&format!("{name}.out"));
-            let table = ok(&env.run(&[
-                "score-order",
-                "--graph",
-                g,
-                "--order",
-                f.to_str().unwrap(),
-                "--name",
-                "x",
-                "--out",
-                out.to_str().unwrap(),
-            ]));
+            let table = env.ok(
+                "score-order --graph {} --order {} --name x --out {}",
+                &[&g, &f, &out],
+            );
             (
                 table,
                 std::fs::read_to_string(out.join("summary.csv")).unwrap(),
@@ -2715,8 +2159,9 @@ mod score_order {
         assert_eq!(by_url.1, by_id.1);
         assert!(by_url.0.contains("R = 4 reachable"), "{}", by_url.0);
         let f = env.write("bad.order", "http://a.test/\nhttp://e.test/\n");
-        fails(
-            &env.run(&["score-order", "--graph", g, "--order", f.to_str().unwrap()]),
+        env.fails(
+            "score-order --graph {} --order {}",
+            &[&g, &f],
             &["bad.order:2", "http://e.test/ is not a page of the graph"],
         );
     }
@@ -2818,24 +2263,16 @@ fn user_ids_pair() -> (Env, std::path::PathBuf, Vec<u64>) {
 
 /// `simulate --beta`, `--delta-initial`, `--delta-slope` and `--checkpoints`.
 mod simulate_parameters {
-    use super::common::{fails, ok, Env};
+    use super::common::{fails, ok, words, Env};
     use super::ring_with_chords;
 
     fn orders(env: &Env, g: &str, out: &str, extra: &[&str]) -> (String, Vec<String>) {
         let dir = env.path(out);
-        let mut args = vec![
-            "simulate",
-            "--graph",
-            g,
-            "--policy",
-            "fica,ieca,fica-plus,bfs",
-            "--seeds",
-            "3",
-            "--out",
-            dir.to_str().unwrap(),
-            "--save-orders",
-        ];
-        args.extend(extra);
+        let mut args = words(
+            "simulate --graph {} --policy fica,ieca,fica-plus,bfs --seeds 3 --out {} --save-orders",
+            &[&g, &dir],
+        );
+        args.extend(extra.iter().map(|s| s.to_string()));
         let table = ok(&env.run(&args));
         let read = |p: &str| std::fs::read_to_string(dir.join(format!("{p}.order"))).unwrap();
         let json = std::fs::read_to_string(dir.join("summary.json")).unwrap();
@@ -2960,27 +2397,19 @@ mod simulate_parameters {
         );
         assert!(c[4].contains("\"50\":"), "{}", c[4]);
         // A repeated experiment reports the same checkpoints, as mean ± interval.
-        let repeated = ok(&env.run(&[
-            "simulate",
-            "--graph",
-            g,
-            "--policy",
-            "bfs,fica",
-            "--seeds",
-            "3",
-            "--repeat",
-            "2",
-            "--checkpoints",
-            "50,2,100",
-        ]));
+        let repeated = env.ok(
+            "simulate --graph {} --policy bfs,fica --seeds 3 --repeat 2 --checkpoints 50,2,100",
+            &[&g],
+        );
         let line = repeated.lines().find(|l| l.starts_with("policy")).unwrap();
         assert!(
             line.contains("hot@2%") && line.contains("hot@100%") && !line.contains("hot@15%"),
             "{repeated}"
         );
         for bad in ["0", "101", "5,5", "x", ","] {
-            fails(
-                &env.run(&["simulate", "--graph", g, "--checkpoints", bad]),
+            env.fails(
+                "simulate --graph {} --checkpoints {}",
+                &[&g, &bad],
                 &["--checkpoints"],
             );
         }
@@ -3016,18 +2445,8 @@ mod simulate_repeat {
 
     fn simulate(env: &Env, graph: &Path, out: &str, extra: &[&str]) -> String {
         let out = env.path(out);
-        let mut args = vec![
-            "simulate",
-            "--graph",
-            graph.to_str().unwrap(),
-            "--policy",
-            "bfs,fica,batch-pagerank,opic,random,omniscient",
-            "--seeds",
-            "3",
-            "--out",
-            out.to_str().unwrap(),
-        ];
-        args.extend_from_slice(extra);
+        let mut args = words("simulate --graph {} --policy bfs,fica,batch-pagerank,opic,random,omniscient --seeds 3 --out {}", &[&graph, &out]);
+        args.extend(extra.iter().map(|s| s.to_string()));
         ok(&env.run(&args))
     }
 
@@ -3072,19 +2491,10 @@ mod simulate_repeat {
         // crawls the same order and they tie exactly in every seed set.
         let ring = env.write("ring.txt", &ring_with_chords(300, &[]));
         let out = env.path("ring");
-        let stdout = ok(&env.run(&[
-            "simulate",
-            "--graph",
-            ring.to_str().unwrap(),
-            "--policy",
-            "bfs,fica,opic",
-            "--seeds",
-            "1",
-            "--repeat",
-            "6",
-            "--out",
-            out.to_str().unwrap(),
-        ]));
+        let stdout = env.ok(
+            "simulate --graph {} --policy bfs,fica,opic --seeds 1 --repeat 6 --out {}",
+            &[&ring, &out],
+        );
         assert!(
             stdout.contains("fica vs opic: 0–0 (6 ties), p = 1.0000"),
             "{stdout}"
@@ -3114,21 +2524,7 @@ mod simulate_repeat {
         }
         let g = env.write("g.txt", &text);
         let out = env.path("dom");
-        let stdout = ok(&env.run(&[
-            "simulate",
-            "--graph",
-            g.to_str().unwrap(),
-            "--policy",
-            "random,omniscient,bfs",
-            "--seeds",
-            "2",
-            "--rng-seeds",
-            "1,2,3,4,5,6,7,8",
-            "--baseline",
-            "random",
-            "--out",
-            out.to_str().unwrap(),
-        ]));
+        let stdout = env.ok("simulate --graph {} --policy random,omniscient,bfs --seeds 2 --rng-seeds 1,2,3,4,5,6,7,8 --baseline random --out {}", &[&g, &out]);
         assert!(
             stdout.contains("omniscient vs random: 8–0 (0 ties), p = 0.0078"),
             "{stdout}"
@@ -3200,16 +2596,9 @@ mod simulate_repeat {
             &["--rng-seeds"],
         );
         let seeds = env.write("seeds.txt", "0\n");
-        fails(
-            &env.run(&[
-                "simulate",
-                "--graph",
-                g,
-                "--seeds-file",
-                seeds.to_str().unwrap(),
-                "--repeat",
-                "2",
-            ]),
+        env.fails(
+            "simulate --graph {} --seeds-file {} --repeat 2",
+            &[&g, &seeds],
             &["--seeds-file", "random seeds"],
         );
         assert!(env.files().iter().all(|f| f == "g.txt" || f == "seeds.txt"));
@@ -3224,7 +2613,7 @@ fn crawl_caps_the_hosts_of_a_registrable_domain() {
     let env = Env::new();
     let arcs = env.write("ring.txt", &ring_with_chords(100, &[]));
     let web = Served::start(&env, &arcs);
-    let help = ok(&env.run(&["crawl", "--help"]));
+    let help = env.ok("crawl --help", &[]);
     for option in [
         "--max-hosts-per-domain <N>",
         "--max-urls-per-domain <N>",
@@ -3236,22 +2625,12 @@ fn crawl_caps_the_hosts_of_a_registrable_domain() {
     let state = env.path("state");
     let st = state.to_str().unwrap();
     let proxy = format!("http://{}", web.addr);
-    let out = ok(&env.run(&[
-        "crawl",
-        "--state",
-        st,
-        "--proxy",
-        &proxy,
-        "--delay",
-        "0",
-        "--no-sitemaps",
-        "--seeds",
-        seeds.to_str().unwrap(),
-        "--max-hosts-per-domain",
-        "3",
-    ]));
+    let out = env.ok(
+        "crawl --state {} --proxy {} --delay 0 --no-sitemaps --seeds {} --max-hosts-per-domain 3",
+        &[&st, &proxy, &seeds],
+    );
     assert!(out.contains("24 URLs discovered on 3 hosts"), "{out}");
-    let status = ok(&env.run(&["status", "--state", st]));
+    let status = env.ok("status --state {}", &[&st]);
     let dropped = status
         .lines()
         .find_map(|l| l.trim().strip_prefix("domain host cap links"))
@@ -3315,17 +2694,10 @@ fn a_direct_crawl_resolves_names_with_the_given_dns_server() {
     let env = Env::new();
     let seeds = env.write("seeds.txt", &format!("http://site.test:{port}/\n"));
     let state = env.path("state");
-    let out = env.run(&[
-        "crawl",
-        "--seeds",
-        seeds.to_str().unwrap(),
-        "--state",
-        state.to_str().unwrap(),
-        "--dns-server",
-        &dns_addr.to_string(),
-        "--dns-timeout",
-        "1",
-    ]);
+    let out = env.run_line(
+        "crawl --seeds {} --state {} --dns-server {} --dns-timeout 1",
+        &[&seeds, &state, &dns_addr.to_string()],
+    );
     let (stdout, stderr) = common::ok_with_stderr(&out);
     let said = format!("{stdout}{stderr}");
     assert!(said.contains("the frontier is empty"), "{said}");

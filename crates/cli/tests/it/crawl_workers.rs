@@ -94,20 +94,17 @@ fn a_worker_killed_mid_crawl_loses_nothing_and_pages_are_fetched_once() {
     let seeds = dir.path().join("seeds.txt");
     std::fs::write(&seeds, web.seed_urls(&[0]).join("\n")).unwrap();
     let lease = 3;
-    let doomed = worker(
-        &frontier,
-        &web,
-        &seeds,
-        &dir.path().join("a"),
-        &lease.to_string(),
-    );
-    let survivor = worker(
-        &frontier,
-        &web,
-        &seeds,
-        &dir.path().join("b"),
-        &lease.to_string(),
-    );
+    let start = |name: &str| {
+        worker(
+            &frontier,
+            &web,
+            &seeds,
+            &dir.path().join(name),
+            &lease.to_string(),
+        )
+    };
+    let doomed = start("a");
+    let survivor = start("b");
     // Kill the first once a third of the web was fetched.
     let deadline = Instant::now() + Duration::from_secs(60);
     while web.log().iter().filter(|e| e.node.is_some()).count() < 100 {

@@ -6,11 +6,14 @@
 
 use crate::common;
 
-use common::{fails, ok, Env};
+use common::{fails, ok, wait_for, words, Env};
 use crawlrank_testkit as testkit;
+use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+const SECS_30: Duration = Duration::from_secs(30);
 
 /// A child `crawlrank` process, killed when dropped.
 struct Running(Child);
@@ -24,7 +27,12 @@ impl Drop for Running {
 
 /// Starts `crawlrank args` and returns it with the address after `http://` on the first
 /// line that starts with `prefix`, read from its stdout when `on_stdout`, else its stderr.
-fn start(env: &Env, args: &[&str], prefix: &str, on_stdout: bool) -> (Running, String) {
+fn start<S: AsRef<OsStr> + std::fmt::Debug>(
+    env: &Env,
+    args: &[S],
+    prefix: &str,
+    on_stdout: bool,
+) -> (Running, String) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_crawlrank"));
     cmd.arg("--cache").arg(env.cache.path()).args(args);
     if on_stdout {
@@ -80,6 +88,17 @@ fn get(addr: &str, path: &str) -> String {
     body.to_string()
 }
 
+/// `/api/status` of the dashboard at `addr`.
+fn api_status(addr: &str) -> serde_json::Value {
+    serde_json::from_str(&get(addr, "/api/status")).unwrap()
+}
+
+/// `crawlrank dashboard` of the crawl state `st` on a free port, and its address.
+fn dashboard(env: &Env, st: &str) -> (Running, String) {
+    let args = ["dashboard", "--state", st, "--addr", "127.0.0.1:0"];
+    start(env, &args, "dashboard: ", false)
+}
+
 /// The value of the unlabelled metric `name` in a Prometheus exposition.
 fn metric(text: &str, name: &str) -> Option<f64> {
     text.lines()
@@ -92,18 +111,8 @@ fn web(env: &Env) -> (Running, String, String) {
         "ring.txt",
         &testkit::ring_with_chords(100, &[(13, 7)]).arc_list(),
     );
-    let (served, addr) = start(
-        env,
-        &[
-            "serve",
-            "--graph",
-            arcs.to_str().unwrap(),
-            "--addr",
-            "127.0.0.1:0",
-        ],
-        "",
-        true,
-    );
+    let serve = words("serve --graph {} --addr 127.0.0.1:0", &[&arcs]);
+    let (served, addr) = start(env, &serve, "", true);
     let seeds = env.write("seeds.txt", "http://h0.crawlrank.test/p0.html\n");
     (
         served,
@@ -112,18 +121,13 @@ fn web(env: &Env) -> (Running, String, String) {
     )
 }
 
-fn crawl_args<'a>(state: &'a str, proxy: &'a str, seeds: &'a str) -> Vec<&'a str> {
-    vec![
-        "crawl",
-        "--state",
-        state,
-        "--proxy",
-        proxy,
-        "--seeds",
-        seeds,
-        "--no-sitemaps",
-    ]
+fn crawl_args(state: &str, proxy: &str, seeds: &str, more: &str) -> Vec<String> {
+    let line = format!("crawl --state {{}} --proxy {{}} --seeds {{}} --no-sitemaps {more}");
+    words(&line, &[&state, &proxy, &seeds])
 }
+
+/// A slow crawl: one request at a time, a second apart per host (8 pages per host).
+const SLOW: &str = "--delay 1000 --concurrency 1";
 
 #[test]
 fn crawl_serves_metrics_and_status_while_it_runs() {
@@ -131,30 +135,26 @@ fn crawl_serves_metrics_and_status_while_it_runs() {
     let (_web, proxy, seeds) = web(&env);
     let state = env.path("state");
     let st = state.to_str().unwrap();
-    // Slow: one request at a time, a second apart per host (8 pages per host).
-    let mut args = crawl_args(st, &proxy, &seeds);
-    args.extend([
-        "--delay",
-        "1000",
-        "--concurrency",
-        "1",
-        "--dashboard",
-        "127.0.0.1:0",
-    ]);
+    let args = crawl_args(
+        st,
+        &proxy,
+        &seeds,
+        &format!("{SLOW} --dashboard 127.0.0.1:0"),
+    );
     let (_crawl, addr) = start(&env, &args, "dashboard: ", false);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let metrics = loop {
-        let m = get(&addr, "/metrics");
-        if metric(&m, "crawlrank_pages_total").unwrap_or(0.0) > 0.0 {
-            break m;
-        }
-        assert!(Instant::now() < deadline, "no page crawled in 30 s:\n{m}");
-        std::thread::sleep(Duration::from_millis(200));
-    };
+    let metrics = wait_for(
+        "a page crawled",
+        SECS_30,
+        Duration::from_millis(200),
+        || {
+            let m = get(&addr, "/metrics");
+            (metric(&m, "crawlrank_pages_total").unwrap_or(0.0) > 0.0).then_some(m)
+        },
+    );
     assert_eq!(metric(&metrics, "crawlrank_crawl_running"), Some(1.0));
     assert!(metric(&metrics, "crawlrank_requests_total").unwrap() >= 1.0);
     assert!(metrics.contains("# TYPE crawlrank_http_errors_total counter"));
-    let status: serde_json::Value = serde_json::from_str(&get(&addr, "/api/status")).unwrap();
+    let status = api_status(&addr);
     assert_eq!(status["running"], true);
     assert!(status["latest"]["discovered"].as_u64().unwrap() >= 1);
     assert!(get(&addr, "/").contains("<title>crawlrank dashboard</title>"));
@@ -169,8 +169,7 @@ fn a_dashboard_port_in_use_fails_before_the_crawl_touches_its_state() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = taken.local_addr().unwrap().port();
     let dash = format!("127.0.0.1:{port}");
-    let mut args = crawl_args(st, &proxy, &seeds);
-    args.extend(["--delay", "0", "--dashboard", &dash]);
+    let args = crawl_args(st, &proxy, &seeds, &format!("--delay 0 --dashboard {dash}"));
     // A new crawl: nothing is created.
     fails(
         &env.run(&args),
@@ -184,16 +183,15 @@ fn a_dashboard_port_in_use_fails_before_the_crawl_touches_its_state() {
         state.display()
     );
     // A resumed crawl: its state is as it was, and it resumes without the dashboard.
-    let mut first = crawl_args(st, &proxy, &seeds);
-    first.extend(["--delay", "0", "--max-pages", "10"]);
-    ok(&env.run(&first));
+    ok(&env.run(&crawl_args(st, &proxy, &seeds, "--delay 0 --max-pages 10")));
     fails(&env.run(&args), &["address in use"]);
-    assert!(ok(&env.run(&["status", "--state", st])).contains("pages finished    10"));
-    let out = ok(&env.run(&["crawl", "--state", st, "--proxy", &proxy, "--delay", "0"]));
+    assert!(env
+        .ok("status --state {}", &[&st])
+        .contains("pages finished    10"));
+    let out = env.ok("crawl --state {} --proxy {} --delay 0", &[&st, &proxy]);
     assert!(out.contains("the frontier is empty"), "{out}");
     // A public address needs the opt-in.
-    let mut public = crawl_args(st, &proxy, &seeds);
-    public.extend(["--dashboard", "0.0.0.0:0"]);
+    let public = crawl_args(st, &proxy, &seeds, "--dashboard 0.0.0.0:0");
     fails(&env.run(&public), &["--dashboard-public"]);
 }
 
@@ -203,16 +201,9 @@ fn dashboard_serves_a_finished_crawl_from_its_state() {
     let (_web, proxy, seeds) = web(&env);
     let state = env.path("state");
     let st = state.to_str().unwrap();
-    let mut args = crawl_args(st, &proxy, &seeds);
-    args.extend(["--delay", "0"]);
-    ok(&env.run(&args));
-    let (_dash, addr) = start(
-        &env,
-        &["dashboard", "--state", st, "--addr", "127.0.0.1:0"],
-        "dashboard: ",
-        false,
-    );
-    let status: serde_json::Value = serde_json::from_str(&get(&addr, "/api/status")).unwrap();
+    ok(&env.run(&crawl_args(st, &proxy, &seeds, "--delay 0")));
+    let (_dash, addr) = dashboard(&env, st);
+    let status = api_status(&addr);
     assert_eq!(status["running"], false);
     assert_eq!(status["latest"]["pages_total"], 100);
     assert_eq!(status["latest"]["frontier"], 0);
@@ -228,14 +219,9 @@ fn dashboard_serves_a_finished_crawl_from_its_state() {
 fn dashboard_of_a_missing_state_is_an_error() {
     let env = Env::new();
     let missing = env.path("nothing");
-    fails(
-        &env.run(&[
-            "dashboard",
-            "--state",
-            missing.to_str().unwrap(),
-            "--addr",
-            "127.0.0.1:0",
-        ]),
+    env.fails(
+        "dashboard --state {} --addr 127.0.0.1:0",
+        &[&missing],
         &["holds no crawl state"],
     );
 }
@@ -247,31 +233,19 @@ fn dashboard_of_a_running_crawl_shows_its_ranking_snapshot() {
     let state = env.path("state");
     let st = state.to_str().unwrap();
     // Slow, and with 100 expected pages K = 2: the ranking snapshot is rewritten every 2 pages.
-    let mut args = crawl_args(st, &proxy, &seeds);
-    args.extend([
-        "--delay",
-        "1000",
-        "--concurrency",
-        "1",
-        "--expected-pages",
-        "100",
-    ]);
+    let args = crawl_args(st, &proxy, &seeds, &format!("{SLOW} --expected-pages 100"));
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_crawlrank"));
     cmd.args(&args).stdout(Stdio::null()).stderr(Stdio::null());
     let _crawl = Running(cmd.spawn().unwrap());
     let snapshot = state.join("ranking.tsv");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !snapshot.is_file() {
-        assert!(Instant::now() < deadline, "no ranking snapshot in 30 s");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let (_dash, addr) = start(
-        &env,
-        &["dashboard", "--state", st, "--addr", "127.0.0.1:0"],
-        "dashboard: ",
-        false,
+    wait_for(
+        "a ranking snapshot",
+        SECS_30,
+        Duration::from_millis(50),
+        || snapshot.is_file().then_some(()),
     );
-    let status: serde_json::Value = serde_json::from_str(&get(&addr, "/api/status")).unwrap();
+    let (_dash, addr) = dashboard(&env, st);
+    let status = api_status(&addr);
     assert_eq!(status["running"], true, "{status}");
     assert!(
         status["note"]
@@ -292,19 +266,23 @@ fn a_finished_crawl_lingers_with_every_counter_then_exits() {
     let (_web, proxy, seeds) = web(&env);
     let state = env.path("state");
     let st = state.to_str().unwrap();
-    let mut args = crawl_args(st, &proxy, &seeds);
-    args.extend(["--dashboard", "127.0.0.1:0", "--dashboard-linger", "4"]);
-    let (mut crawl, addr) = start(&env, &args, "dashboard: ", false);
+    let more = "--dashboard 127.0.0.1:0 --dashboard-linger 4";
+    let (mut crawl, addr) = start(
+        &env,
+        &crawl_args(st, &proxy, &seeds, more),
+        "dashboard: ",
+        false,
+    );
     // The crawl of 100 pages ends; the dashboard stays up, saying so.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let status = loop {
-        let s: serde_json::Value = serde_json::from_str(&get(&addr, "/api/status")).unwrap();
-        if s["running"] == false {
-            break s;
-        }
-        assert!(Instant::now() < deadline, "the crawl did not end in 30 s");
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let status = wait_for(
+        "the crawl's end",
+        SECS_30,
+        Duration::from_millis(100),
+        || {
+            let s = api_status(&addr);
+            (s["running"] == false).then_some(s)
+        },
+    );
     let ended = Instant::now();
     assert!(
         status["latest"]["pages_total"].as_u64().unwrap() >= 100,

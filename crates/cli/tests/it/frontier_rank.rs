@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::{fails, ok, Env};
+use common::{fails, ok, words, Env};
 use crawlrank_testkit as testkit;
 
 /// 0 → 1..=20 and 0 → 21; 21 → 22..=41.
@@ -35,23 +35,7 @@ fn a_hand_graph_gives_the_table_and_every_file() {
     let imp = env.write("impact.tsv", &star_impacts());
     let d = env.write("d.txt", "# D\n0\n21\n");
     let out = env.path("out");
-    let args = [
-        "frontier-rank",
-        "--graph",
-        &g,
-        "--downloaded",
-        d.to_str().unwrap(),
-        "--impact",
-        imp.to_str().unwrap(),
-        "--method",
-        "random,pagerank,rw,rw-eg",
-        "--omega",
-        "tune",
-        "--rng-seed",
-        "3",
-        "--out",
-        out.to_str().unwrap(),
-    ];
+    let args = words("frontier-rank --graph {} --downloaded {} --impact {} --method random,pagerank,rw,rw-eg --omega tune --rng-seed 3 --out {}", &[&g, &d, &imp, &out]);
     let stdout = ok(&env.run(&args));
     assert!(
         stdout.contains("D: 2 pages (1 with impact); F: 40 pages, 26 train / 14 test"),
@@ -140,21 +124,7 @@ fn a_bfs_downloaded_set_on_a_ring() {
     }
     let imp = env.write("imp.csv", &imp);
     let out = env.path("out");
-    let stdout = ok(&env.run(&[
-        "frontier-rank",
-        "--graph",
-        g.to_str().unwrap(),
-        "--downloaded-fraction",
-        "0.3",
-        "--seeds",
-        "3",
-        "--impact",
-        imp.to_str().unwrap(),
-        "--impact-column",
-        "views",
-        "--out",
-        out.to_str().unwrap(),
-    ]));
+    let stdout = env.ok("frontier-rank --graph {} --downloaded-fraction 0.3 --seeds 3 --impact {} --impact-column views --out {}", &[&g, &imp, &out]);
     assert!(stdout.contains("D: 90 pages"), "{stdout}");
     assert!(stdout.contains("omega = 0.8"), "{stdout}");
     for m in [
@@ -194,25 +164,7 @@ fn learned_on_a_ring_with_two_impact_columns() {
     let run = |imp: &str, model: &str, out: &str| {
         let imp = env.write("imp.csv", imp);
         let out = env.path(out);
-        let stdout = ok(&env.run(&[
-            "frontier-rank",
-            "--graph",
-            g.to_str().unwrap(),
-            "--downloaded-fraction",
-            "0.3",
-            "--seeds",
-            "3",
-            "--impact",
-            imp.to_str().unwrap(),
-            "--impact-column",
-            "views",
-            "--method",
-            "random,learned",
-            "--learned-model",
-            model,
-            "--out",
-            out.to_str().unwrap(),
-        ]));
+        let stdout = env.ok("frontier-rank --graph {} --downloaded-fraction 0.3 --seeds 3 --impact {} --impact-column views --method random,learned --learned-model {} --out {}", &[&g, &imp, &model, &out]);
         assert!(
             stdout.lines().any(|l| l.starts_with("learned ")),
             "{stdout}"
@@ -262,97 +214,62 @@ fn bad_input_is_a_clear_error() {
     let d = env.write("d.txt", "0\n21\n");
     let out = env.path("out");
     let run = |d: &str, imp: &str, extra: &[&str]| {
-        let mut args = vec![
-            "frontier-rank",
-            "--graph",
-            &g,
-            "--downloaded",
-            d,
-            "--impact",
-            imp,
-            "--out",
-            out.to_str().unwrap(),
-        ];
-        args.extend_from_slice(extra);
+        let mut args = words(
+            "frontier-rank --graph {} --downloaded {} --impact {} --out {}",
+            &[&g, &d, &imp, &out],
+        );
+        args.extend(extra.iter().map(|s| s.to_string()));
         env.run(&args)
     };
     let (d_ok, imp_ok) = (d.to_str().unwrap(), imp.to_str().unwrap());
-    let empty = env.write("empty.txt", "# nothing\n");
-    fails(
-        &run(empty.to_str().unwrap(), imp_ok, &[]),
-        &["downloaded set", "no seeds"],
-    );
-    // 41 links nowhere: no frontier.
-    let isolated = env.write("isolated.txt", "41\n");
-    fails(
-        &run(isolated.to_str().unwrap(), imp_ok, &[]),
-        &["frontier F is empty"],
-    );
-    // 21 has no impact.
-    let no_impact = env.write("d21.txt", "21\n");
-    fails(
-        &run(no_impact.to_str().unwrap(), imp_ok, &[]),
-        &["no downloaded page has a positive impact"],
-    );
-    fails(
-        &run(d_ok, imp_ok, &["--omega", "1.5"]),
-        &["omega must be in [0, 1]"],
-    );
-    fails(
-        &run(d_ok, imp_ok, &["--omega", "best"]),
-        &["neither a number nor 'tune'"],
-    );
-    fails(
-        &run(d_ok, imp_ok, &["--method", "rw,learnt"]),
-        &["unknown method 'learnt'"],
-    );
-    fails(
-        &run(
-            d_ok,
-            imp_ok,
-            &["--method", "learned", "--learned-model", "svm"],
+    // A downloaded set with no seeds; 41 links nowhere: no frontier; 21 has no impact.
+    for (name, text, says) in [
+        (
+            "empty.txt",
+            "# nothing\n",
+            &["downloaded set", "no seeds"][..],
         ),
-        &["unknown model 'svm'"],
-    );
-    fails(
-        &run(d_ok, imp_ok, &["--impact-column", "views"]),
-        &["has the columns clicks"],
-    );
-    fails(
-        &run(d_ok, imp_ok, &["--impact-column", "2"]),
-        &["has 1 impact column"],
-    );
-    let negative = env.write("neg.tsv", "id\tclicks\n0\t5\n1\t-2\n");
-    fails(&run(d_ok, negative.to_str().unwrap(), &[]), &["neg.tsv:3"]);
-    let nan = env.write("nan.tsv", "0\tinf\n");
-    fails(&run(d_ok, nan.to_str().unwrap(), &[]), &["nan.tsv:1"]);
-    let zeros = env.write("zeros.tsv", "0\t0\n1\t0\n");
-    fails(&run(d_ok, zeros.to_str().unwrap(), &[]), &["zeros.tsv"]);
+        ("isolated.txt", "41\n", &["frontier F is empty"]),
+        (
+            "d21.txt",
+            "21\n",
+            &["no downloaded page has a positive impact"],
+        ),
+    ] {
+        let d = env.write(name, text);
+        fails(&run(d.to_str().unwrap(), imp_ok, &[]), says);
+    }
+    for (extra, says) in [
+        (&["--omega", "1.5"][..], "omega must be in [0, 1]"),
+        (&["--omega", "best"], "neither a number nor 'tune'"),
+        (&["--method", "rw,learnt"], "unknown method 'learnt'"),
+        (
+            &["--method", "learned", "--learned-model", "svm"],
+            "unknown model 'svm'",
+        ),
+        (&["--impact-column", "views"], "has the columns clicks"),
+        (&["--impact-column", "2"], "has 1 impact column"),
+    ] {
+        fails(&run(d_ok, imp_ok, extra), &[says]);
+    }
+    // Impact tables with a negative, an infinite or no positive impact.
+    for (name, text, says) in [
+        ("neg.tsv", "id\tclicks\n0\t5\n1\t-2\n", "neg.tsv:3"),
+        ("nan.tsv", "0\tinf\n", "nan.tsv:1"),
+        ("zeros.tsv", "0\t0\n1\t0\n", "zeros.tsv"),
+    ] {
+        let imp = env.write(name, text);
+        fails(&run(d_ok, imp.to_str().unwrap(), &[]), &[says]);
+    }
     // Neither --downloaded nor --downloaded-fraction; a fraction out of range.
-    fails(
-        &env.run(&[
-            "frontier-rank",
-            "--graph",
-            &g,
-            "--impact",
-            imp_ok,
-            "--out",
-            "x",
-        ]),
+    env.fails(
+        "frontier-rank --graph {} --impact {} --out x",
+        &[&g, &imp_ok],
         &["--downloaded"],
     );
-    fails(
-        &env.run(&[
-            "frontier-rank",
-            "--graph",
-            &g,
-            "--downloaded-fraction",
-            "1.5",
-            "--impact",
-            imp_ok,
-            "--out",
-            "x",
-        ]),
+    env.fails(
+        "frontier-rank --graph {} --downloaded-fraction 1.5 --impact {} --out x",
+        &[&g, &imp_ok],
         &["(0, 1]"],
     );
     assert!(!out.exists(), "no output after an error");
@@ -370,14 +287,7 @@ fn urls_name_the_downloaded_pages_the_impacts_and_the_scores() {
     pairs += "http://z.example/ http://h.example/\n";
     let pairs = env.write("pairs.txt", &pairs);
     let base = env.path("web");
-    ok(&env.run(&[
-        "import",
-        pairs.to_str().unwrap(),
-        "--format",
-        "url-pairs",
-        "--out",
-        base.to_str().unwrap(),
-    ]));
+    env.ok("import {} --format url-pairs --out {}", &[&pairs, &base]);
     let d = env.write("d.txt", "http://h.example/\nhttp://z.example/\n");
     let mut imp = String::from("url,clicks\nhttp://h.example/,9\n");
     for i in 0..8 {
@@ -385,19 +295,10 @@ fn urls_name_the_downloaded_pages_the_impacts_and_the_scores() {
     }
     let imp = env.write("imp.csv", &imp);
     let out = env.path("out");
-    let stdout = ok(&env.run(&[
-        "frontier-rank",
-        "--graph",
-        base.to_str().unwrap(),
-        "--downloaded",
-        d.to_str().unwrap(),
-        "--impact",
-        imp.to_str().unwrap(),
-        "--method",
-        "rw,rw-virtual",
-        "--out",
-        out.to_str().unwrap(),
-    ]));
+    let stdout = env.ok(
+        "frontier-rank --graph {} --downloaded {} --impact {} --method rw,rw-virtual --out {}",
+        &[&base, &d, &imp, &out],
+    );
     assert!(
         stdout.contains("D: 2 pages (1 with impact); F: 16 pages"),
         "{stdout}"
@@ -449,22 +350,8 @@ fn repeated_runs_are_the_single_runs_with_intervals_and_paired_tests() {
     let imp = env.write("imp.csv", &imp);
     let run = |out: &str, extra: &[&str]| {
         let out = env.path(out);
-        let mut args = vec![
-            "frontier-rank",
-            "--graph",
-            g.to_str().unwrap(),
-            "--downloaded-fraction",
-            "0.3",
-            "--seeds",
-            "3",
-            "--impact",
-            imp.to_str().unwrap(),
-            "--method",
-            "random,indegree,rw",
-            "--out",
-            out.to_str().unwrap(),
-        ];
-        args.extend_from_slice(extra);
+        let mut args = words("frontier-rank --graph {} --downloaded-fraction 0.3 --seeds 3 --impact {} --method random,indegree,rw --out {}", &[&g, &imp, &out]);
+        args.extend(extra.iter().map(|s| s.to_string()));
         (ok(&env.run(&args)), out)
     };
     let json = |p: std::path::PathBuf| -> serde_json::Value {
@@ -534,20 +421,8 @@ fn repeated_runs_are_the_single_runs_with_intervals_and_paired_tests() {
         .all(|l| l.split(',').nth(5) == Some("random")));
     // Bad repeats.
     let bad = |extra: &[&str], want: &[&str]| {
-        let mut args = vec![
-            "frontier-rank",
-            "--graph",
-            g.to_str().unwrap(),
-            "--downloaded-fraction",
-            "0.3",
-            "--impact",
-            imp.to_str().unwrap(),
-            "--method",
-            "random,rw",
-            "--out",
-            env.path("bad").to_str().unwrap().to_string().leak(),
-        ];
-        args.extend_from_slice(extra);
+        let mut args = words("frontier-rank --graph {} --downloaded-fraction 0.3 --impact {} --method random,rw --out {}", &[&g, &imp, &env.path("bad").to_str().unwrap().to_string().leak()]);
+        args.extend(extra.iter().map(|s| s.to_string()));
         fails(&env.run(&args), want);
         assert!(!env.path("bad").exists());
     };

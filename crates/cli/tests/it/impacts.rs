@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{fails, ok, Env};
+use common::Env;
 use crawlrank_graph::{open_graph, Cache};
 use crawlrank_impact::{read_impact_table, Pages};
 use std::path::Path;
@@ -30,29 +30,20 @@ fn clickstream_search_referrals_and_clicks_become_an_impact_table() {
     let env = Env::new();
     tiny(&env);
     let base = env.path("out/wiki");
-    ok(&env.run(&[
-        "import",
-        s(&env.path("wiki")),
-        "--format",
-        "wikispeedia",
-        "--out",
-        s(&base),
-    ]));
+    env.ok(
+        "import {} --format wikispeedia --out {}",
+        &[&s(&env.path("wiki")), &s(&base)],
+    );
     let stream = env.write(
         "clicks.tsv",
         "prev\tcurr\ttype\tn\nother-search\tB\texternal\t40\nA\tB\tlink\t12\n\
          other-search\tC\texternal\t7\nother-search\tZebra\texternal\t99\nother-empty\tA\texternal\t5\n",
     );
     let out = env.path("cs.tsv");
-    let stdout = ok(&env.run(&[
-        "impacts",
-        "--clickstream",
-        s(&stream),
-        "--graph",
-        s(&base),
-        "--out",
-        s(&out),
-    ]));
+    let stdout = env.ok(
+        "impacts --clickstream {} --graph {} --out {}",
+        &[&s(&stream), &s(&base), &s(&out)],
+    );
     assert!(
         stdout.contains("Zebra") && stdout.contains("2 of 4 pages with search referrals"),
         "{stdout}"
@@ -68,16 +59,9 @@ fn clickstream_search_referrals_and_clicks_become_an_impact_table() {
         "other-search\tB\texternal\t40\nA\tB\tlink\tmany\n",
     );
     let bad_out = env.path("bad-out.tsv");
-    fails(
-        &env.run(&[
-            "impacts",
-            "--clickstream",
-            s(&bad),
-            "--graph",
-            s(&base),
-            "--out",
-            s(&bad_out),
-        ]),
+    env.fails(
+        "impacts --clickstream {} --graph {} --out {}",
+        &[&s(&bad), &s(&base), &s(&bad_out)],
         &["bad.tsv:2"],
     );
     assert!(!bad_out.exists());
@@ -88,14 +72,10 @@ fn import_wikispeedia_then_write_impacts() {
     let env = Env::new();
     tiny(&env);
     let base = env.path("out/wiki");
-    let stdout = ok(&env.run(&[
-        "import",
-        s(&env.path("wiki")),
-        "--format",
-        "wikispeedia",
-        "--out",
-        s(&base),
-    ]));
+    let stdout = env.ok(
+        "import {} --format wikispeedia --out {}",
+        &[&s(&env.path("wiki")), &s(&base)],
+    );
     assert!(
         stdout.contains("4 nodes (1 without links), 4 arcs"),
         "{stdout}"
@@ -105,19 +85,14 @@ fn import_wikispeedia_then_write_impacts() {
         "https://en.wikipedia.org/wiki/A\nhttps://en.wikipedia.org/wiki/B\n\
          https://en.wikipedia.org/wiki/C\nhttps://en.wikipedia.org/wiki/D\n"
     );
-    let info = ok(&env.run(&["info", "--graph", s(&base)]));
+    let info = env.ok("info --graph {}", &[&s(&base)]);
     assert!(info.contains('4'), "{info}");
 
     let out = env.path("impacts.tsv");
-    let stdout = ok(&env.run(&[
-        "impacts",
-        "--wikispeedia",
-        s(&env.path("wiki")),
-        "--graph",
-        s(&base),
-        "--out",
-        s(&out),
-    ]));
+    let stdout = env.ok(
+        "impacts --wikispeedia {} --graph {} --out {}",
+        &[&s(&env.path("wiki")), &s(&base), &s(&out)],
+    );
     assert!(
         stdout.contains("replayed 2 paths from 1 files: 7 visits, 5 forward clicks"),
         "{stdout}"
@@ -142,89 +117,42 @@ fn impacts_bad_input() {
     let env = Env::new();
     tiny(&env);
     let base = env.path("wiki-graph");
-    ok(&env.run(&[
-        "import",
-        s(&env.path("wiki/links.tsv")),
-        "--format",
-        "wikispeedia",
-        "--out",
-        s(&base),
-    ]));
+    env.ok(
+        "import {} --format wikispeedia --out {}",
+        &[&s(&env.path("wiki/links.tsv")), &s(&base)],
+    );
     let out = env.path("impacts.tsv");
-    fails(
-        &env.run(&[
-            "impacts",
-            "--graph",
-            s(&base),
-            "--out",
-            s(&out),
-            "--profile",
-            "news",
-        ]),
+    env.fails(
+        "impacts --graph {} --out {} --profile news",
+        &[&s(&base), &s(&out)],
         &["invalid value 'news'", "web", "wiki"],
     );
-    fails(
-        &env.run(&[
-            "impacts",
-            "--wikispeedia",
-            s(&env.path("wiki")),
-            "--profile",
-            "wiki",
-            "--graph",
-            s(&base),
-            "--out",
-            s(&out),
-        ]),
+    env.fails(
+        "impacts --wikispeedia {} --profile wiki --graph {} --out {}",
+        &[&s(&env.path("wiki")), &s(&base), &s(&out)],
         &["cannot be used with"],
     );
-    fails(
-        &env.run(&[
-            "impacts",
-            "--wikispeedia",
-            s(&env.path("nowhere")),
-            "--graph",
-            s(&base),
-            "--out",
-            s(&out),
-        ]),
+    env.fails(
+        "impacts --wikispeedia {} --graph {} --out {}",
+        &[&s(&env.path("nowhere")), &s(&base), &s(&out)],
         &["nowhere"],
     );
     env.write("wiki/paths_unfinished.tsv", "h1\t1\t10\n");
-    fails(
-        &env.run(&[
-            "impacts",
-            "--wikispeedia",
-            s(&env.path("wiki")),
-            "--graph",
-            s(&base),
-            "--out",
-            s(&out),
-        ]),
+    env.fails(
+        "impacts --wikispeedia {} --graph {} --out {}",
+        &[&s(&env.path("wiki")), &s(&base), &s(&out)],
         &["paths_unfinished.tsv:1:", "no path in column 4"],
     );
     assert!(!out.exists());
     env.write("wiki/links.tsv", "A\tZ\n");
-    fails(
-        &env.run(&[
-            "import",
-            s(&env.path("wiki")),
-            "--format",
-            "wikispeedia",
-            "--out",
-            s(&env.path("bad")),
-        ]),
+    env.fails(
+        "import {} --format wikispeedia --out {}",
+        &[&s(&env.path("wiki")), &s(&env.path("bad"))],
         &["links.tsv:1:", "'Z' is not an article"],
     );
-    fails(
-        &env.run(&[
-            "import",
-            s(&env.path("wiki")),
-            "--format",
-            "wikispeedia",
-            "--keep-ids",
-            "--out",
-            s(&env.path("bad")),
-        ]),
+    env.fails(
+        "import {} --format wikispeedia --keep-ids --out {}",
+        &[&s(&env.path("wiki")), &s(&env.path("bad"))],
         &["do not apply"],
     );
 }
@@ -247,7 +175,7 @@ fn number_after(text: &str, label: &str) -> f64 {
 fn synthetic_impacts_per_profile_and_seed() {
     let env = Env::new();
     let base = env.path("web");
-    ok(&env.run(&["generate", "--pages", "20000", "--out", s(&base)]));
+    env.ok("generate --pages 20000 --out {}", &[&s(&base)]);
     let graph = open_graph(&base, &Cache::new(env.path("cache"))).unwrap();
     let pages = Pages::from_graph(&graph).unwrap();
     let mut files = Vec::new();
@@ -258,17 +186,10 @@ fn synthetic_impacts_per_profile_and_seed() {
         ("wiki", "2", "(31.00%) viewed"),
     ] {
         let out = env.path(&format!("{profile}-{seed}-{}.tsv", files.len()));
-        let stdout = ok(&env.run(&[
-            "impacts",
-            "--graph",
-            s(&base),
-            "--out",
-            s(&out),
-            "--profile",
-            profile,
-            "--seed",
-            seed,
-        ]));
+        let stdout = env.ok(
+            "impacts --graph {} --out {} --profile {} --seed {}",
+            &[&s(&base), &s(&out), &profile, &seed],
+        );
         for needle in [
             &format!("profile {profile}, seed {seed}"),
             "hosts from the URLs",
@@ -306,6 +227,6 @@ fn synthetic_impacts_per_profile_and_seed() {
     assert_ne!(files[2], files[3]);
     // The default is the web profile, seed 0.
     let out = env.path("default.tsv");
-    let stdout = ok(&env.run(&["impacts", "--graph", s(&base), "--out", s(&out)]));
+    let stdout = env.ok("impacts --graph {} --out {}", &[&s(&base), &s(&out)]);
     assert!(stdout.contains("profile web, seed 0"), "{stdout}");
 }

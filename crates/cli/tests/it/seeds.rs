@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::{fails, ok_with_stderr as ok, Env};
+use common::{fails, ok_with_stderr as ok, words, Env};
 use std::path::{Path, PathBuf};
 
 fn s(p: &Path) -> &str {
@@ -25,10 +25,7 @@ fn two_communities(env: &Env) -> PathBuf {
             pairs += &format!("http://hub{h}.example/p http://auth{a}.example/\n");
         }
     }
-    let input = env.write("pairs.txt", &pairs);
-    let base = env.path("web");
-    ok(&env.run(&["import", s(&input), "--out", s(&base)]));
-    base
+    env.import("pairs.txt", &pairs, "web").0
 }
 
 #[test]
@@ -36,15 +33,8 @@ fn seeds_prune_hosts_by_default_and_write_ids_with_urls() {
     let env = Env::new();
     let web = two_communities(&env);
     let out = env.path("seeds.txt");
-    let (stdout, stderr) = ok(&env.run(&[
-        "seeds",
-        "--graph",
-        s(&web),
-        "--count",
-        "3",
-        "--out",
-        s(&out),
-    ]));
+    let (stdout, stderr) =
+        ok(&env.run_line("seeds --graph {} --count 3 --out {}", &[&s(&web), &s(&out)]));
     assert!(stdout.contains("wrote 1 seeds"), "{stdout}");
     assert!(stderr.contains("found 1 of the 3 seeds"), "{stderr}");
     assert_eq!(
@@ -63,82 +53,51 @@ fn seeds_prune_hosts_by_default_and_write_ids_with_urls() {
     assert_eq!(cores["rounds"][0]["seed_url"], "http://hub1.example/p");
 
     // Unpruned, the site's own core comes first.
-    ok(&env.run(&[
-        "seeds",
-        "--graph",
-        s(&web),
-        "--count",
-        "2",
-        "--out",
-        s(&out),
-        "--no-prune",
-    ]));
+    ok(&env.run_line(
+        "seeds --graph {} --count 2 --out {} --no-prune",
+        &[&s(&web), &s(&out)],
+    ));
     assert_eq!(
         std::fs::read_to_string(&out).unwrap(),
         "5\thttp://big.example/h0\n8\thttp://hub1.example/p\n"
     );
 
     // The file feeds simulate (ids) and names the pages of this graph.
-    let (table, _) = ok(&env.run(&[
-        "simulate",
-        "--graph",
-        s(&web),
-        "--seeds-file",
-        s(&out),
-        "--policy",
-        "bfs,fica",
-    ]));
+    let (table, _) = ok(&env.run_line(
+        "simulate --graph {} --seeds-file {} --policy bfs,fica",
+        &[&s(&web), &s(&out)],
+    ));
     assert!(table.contains("fica"), "{table}");
     // Against as many random seeds.
     let dir = env.path("cmp");
-    let (table, _) = ok(&env.run(&[
-        "simulate",
-        "--graph",
-        s(&web),
-        "--seeds-file",
-        s(&out),
-        "--compare-random",
-        "--policy",
-        "bfs",
-        "--out",
-        s(&dir),
-    ]));
+    let (table, _) = ok(&env.run_line(
+        "simulate --graph {} --seeds-file {} --compare-random --policy bfs --out {}",
+        &[&s(&web), &s(&out), &s(&dir)],
+    ));
     assert!(table.contains("file vs random seeds:"), "{table}");
     assert!(dir.join("file/summary.csv").exists() && dir.join("random/summary.csv").exists());
-    fails(
-        &env.run(&["simulate", "--graph", s(&web), "--compare-random"]),
+    env.fails(
+        "simulate --graph {} --compare-random",
+        &[&s(&web)],
         &["--compare-random needs --seeds-file or --seeds community:N"],
     );
     let other = env.write("other.txt", "5\thttp://elsewhere.example/\n");
-    fails(
-        &env.run(&["simulate", "--graph", s(&web), "--seeds-file", s(&other)]),
+    env.fails(
+        "simulate --graph {} --seeds-file {}",
+        &[&s(&web), &s(&other)],
         &["other.txt:1", "not http://elsewhere.example/"],
     );
 
     // Baselines.
-    ok(&env.run(&[
-        "seeds",
-        "--graph",
-        s(&web),
-        "--count",
-        "2",
-        "--out",
-        s(&out),
-        "--method",
-        "top-pagerank",
-    ]));
+    ok(&env.run_line(
+        "seeds --graph {} --count 2 --out {} --method top-pagerank",
+        &[&s(&web), &s(&out)],
+    ));
     assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 2);
-    ok(&env.run(&[
-        "seeds",
-        "--graph",
-        s(&web),
-        "--count",
-        "4",
-        "--out",
-        s(&out),
-        "--method",
-        "random",
-    ]));
+    ok(&env.run_line(
+        "seeds --graph {} --count 4 --out {} --method random",
+        &[&s(&web), &s(&out)],
+    ));
     assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 4);
 }
 
@@ -147,17 +106,10 @@ fn simulate_compares_community_and_random_seeds() {
     let env = Env::new();
     let web = two_communities(&env);
     let dir = env.path("sim");
-    let (stdout, _) = ok(&env.run(&[
-        "simulate",
-        "--graph",
-        s(&web),
-        "--seeds",
-        "community:1",
-        "--policy",
-        "bfs,opic",
-        "--out",
-        s(&dir),
-    ]));
+    let (stdout, _) = ok(&env.run_line(
+        "simulate --graph {} --seeds community:1 --policy bfs,opic --out {}",
+        &[&s(&web), &s(&dir)],
+    ));
     assert!(stdout.contains("from community seeds:"), "{stdout}");
     assert!(stdout.contains("community vs random seeds:"), "{stdout}");
     assert!(
@@ -174,8 +126,9 @@ fn simulate_compares_community_and_random_seeds() {
     let csv = std::fs::read_to_string(dir.join("comparison.csv")).unwrap();
     assert!(csv.starts_with("policy,percent,community_mass,random_mass"));
     assert_eq!(csv.lines().count(), 1 + 2 * 100);
-    fails(
-        &env.run(&["simulate", "--graph", s(&web), "--seeds", "community:x"]),
+    env.fails(
+        "simulate --graph {} --seeds community:x",
+        &[&s(&web)],
         &["neither a number of seeds N nor community:N"],
     );
 }
@@ -186,16 +139,11 @@ fn bad_seeds_input_is_a_clear_error_and_writes_nothing() {
     let arcs = env.write("arcs.txt", "0 1\n1 2\n2 0\n");
     let out = env.path("s.txt");
     let seeds = |extra: &[&str]| {
-        let mut args = vec![
-            "seeds",
-            "--graph",
-            s(&arcs),
-            "--count",
-            "2",
-            "--out",
-            s(&out),
-        ];
-        args.extend_from_slice(extra);
+        let mut args = words(
+            "seeds --graph {} --count 2 --out {}",
+            &[&s(&arcs), &s(&out)],
+        );
+        args.extend(extra.iter().map(|s| s.to_string()));
         env.run(&args)
     };
     fails(&seeds(&["--prune-same-host"]), &["has none", "--no-prune"]);
@@ -208,45 +156,24 @@ fn bad_seeds_input_is_a_clear_error_and_writes_nothing() {
     fails(&seeds(&["--method", "best"]), &["invalid value 'best'"]);
     assert!(!out.exists());
     let empty = env.write("empty.txt", "# no arcs\n");
-    fails(
-        &env.run(&[
-            "seeds",
-            "--graph",
-            s(&empty),
-            "--count",
-            "1",
-            "--out",
-            s(&out),
-        ]),
+    env.fails(
+        "seeds --graph {} --count 1 --out {}",
+        &[&s(&empty), &s(&out)],
         &[],
     );
     let lonely = env.write("lonely.txt", "0 0\n");
-    fails(
-        &env.run(&[
-            "seeds",
-            "--graph",
-            s(&lonely),
-            "--count",
-            "1",
-            "--out",
-            s(&out),
-        ]),
+    env.fails(
+        "seeds --graph {} --count 1 --out {}",
+        &[&s(&lonely), &s(&out)],
         &["no seeds found", "nothing written"],
     );
     assert!(!out.exists() && !env.path("s.txt.cores.json").exists());
 
     // A crawl needs URLs: a file of ids is refused, naming the line.
     let ids = env.write("ids.txt", "# ids\n3\n");
-    fails(
-        &env.run(&[
-            "crawl",
-            "--seeds",
-            s(&ids),
-            "--state",
-            s(&env.path("state")),
-            "--max-pages",
-            "1",
-        ]),
+    env.fails(
+        "crawl --seeds {} --state {} --max-pages 1",
+        &[&s(&ids), &s(&env.path("state"))],
         &["ids.txt:2", "is a page id, not a URL"],
     );
 }

@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{crawlrank, fails, ok};
+use common::{fails, ok, Env};
 use crawlrank_testkit as testkit;
 use std::path::Path;
 
@@ -34,35 +34,16 @@ fn cores_json(pages: u64, cores: &[(&[u32], &[u32])]) -> String {
 
 #[test]
 fn seeds_eval_prints_the_table_and_writes_summaries_and_plots() {
-    let dir = tempfile::tempdir().unwrap();
-    let cache = tempfile::tempdir().unwrap();
+    let env = Env::new();
     // 200 pages, v → v+1 and v → 7v+3.
-    let graph = testkit::ring_with_chords(200, &[(7, 3)]).write_arc_list(dir.path(), "ring.txt");
-    let seeds = testkit::write_file(dir.path(), "seeds.txt", "# two seeds\n0\n\n100\n");
-    testkit::write_file(
-        dir.path(),
-        "seeds.txt.cores.json",
-        cores_json(200, &[(&[0], &[1, 2]), (&[100], &[101])]),
-    );
-    let out = dir.path().join("eval");
-    let g = graph.to_str().unwrap();
-    let s = seeds.to_str().unwrap();
-    let stdout = ok(&crawlrank(
-        cache.path(),
-        &[
-            "seeds-eval",
-            "--graph",
-            g,
-            "--seeds",
-            s,
-            "--random-seeds",
-            "7",
-            "--distance-samples",
-            "20",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-    ));
+    let graph =
+        testkit::ring_with_chords(200, &[(7, 3)]).write_arc_list(env.dir.path(), "ring.txt");
+    let seeds = env.write("seeds.txt", "# two seeds\n0\n\n100\n");
+    let cores = cores_json(200, &[(&[0], &[1, 2]), (&[100], &[101])]);
+    env.write("seeds.txt.cores.json", &cores);
+    let out = env.path("eval");
+    let line = "seeds-eval --graph {} --seeds {} --random-seeds 7 --distance-samples 20 --out {}";
+    let stdout = env.ok(line, &[&graph, &seeds, &out]);
     assert!(
         stdout.contains("2 seeds against 2 random pages (rng seed 7)"),
         "{stdout}"
@@ -104,24 +85,16 @@ fn seeds_eval_prints_the_table_and_writes_summaries_and_plots() {
     }
     // Nothing derived beside the inputs.
     assert_eq!(
-        testkit::file_names(dir.path()),
+        env.files(),
         ["eval", "ring.txt", "seeds.txt", "seeds.txt.cores.json"]
     );
     // Without a cores record: no distances between cores, no heatmap.
-    let bare = testkit::write_file(dir.path(), "bare.txt", "5\n");
-    let out2 = dir.path().join("eval2");
-    let stdout = ok(&crawlrank(
-        cache.path(),
-        &[
-            "seeds-eval",
-            "--graph",
-            g,
-            "--seeds",
-            bare.to_str().unwrap(),
-            "--out",
-            out2.to_str().unwrap(),
-        ],
-    ));
+    let bare = env.write("bare.txt", "5\n");
+    let out2 = env.path("eval2");
+    let stdout = env.ok(
+        "seeds-eval --graph {} --seeds {} --out {}",
+        &[&graph, &bare, &out2],
+    );
     assert!(
         stdout.contains("core distances: no cores given"),
         "{stdout}"
@@ -131,49 +104,32 @@ fn seeds_eval_prints_the_table_and_writes_summaries_and_plots() {
 
 #[test]
 fn seeds_eval_bad_input_is_a_clear_error() {
-    let dir = tempfile::tempdir().unwrap();
-    let cache = tempfile::tempdir().unwrap();
-    let graph = testkit::five_pages().write_arc_list(dir.path(), "five.txt");
-    let g = graph.to_str().unwrap();
-    let out = dir.path().join("eval");
+    let env = Env::new();
+    let graph = testkit::five_pages().write_arc_list(env.dir.path(), "five.txt");
+    let out = env.path("eval");
     let run = |seeds: &Path| {
-        crawlrank(
-            cache.path(),
-            &[
-                "seeds-eval",
-                "--graph",
-                g,
-                "--seeds",
-                seeds.to_str().unwrap(),
-                "--out",
-                out.to_str().unwrap(),
-            ],
+        env.run_line(
+            "seeds-eval --graph {} --seeds {} --out {}",
+            &[&graph, &seeds, &out],
         )
     };
     // A missing seeds file, a missing graph.
-    fails(&run(&dir.path().join("nope.txt")), &["nope.txt"]);
-    let good = testkit::write_file(dir.path(), "good.txt", "1\n");
-    fails(
-        &crawlrank(
-            cache.path(),
-            &[
-                "seeds-eval",
-                "--graph",
-                dir.path().join("missing").to_str().unwrap(),
-                "--seeds",
-                good.to_str().unwrap(),
-            ],
-        ),
+    fails(&run(&env.path("nope.txt")), &["nope.txt"]);
+    let good = env.write("good.txt", "1\n");
+    let missing = env.path("missing");
+    env.fails(
+        "seeds-eval --graph {} --seeds {}",
+        &[&missing, &good],
         &["missing"],
     );
     // A page outside the graph: the file and the line.
-    let bad = testkit::write_file(dir.path(), "bad.txt", "# c\n1\n5\n");
+    let bad = env.write("bad.txt", "# c\n1\n5\n");
     fails(&run(&bad), &["bad.txt:3", "5"]);
     // No seeds at all.
-    let empty = testkit::write_file(dir.path(), "empty.txt", "# nothing\n\n");
+    let empty = env.write("empty.txt", "# nothing\n\n");
     fails(&run(&empty), &["empty.txt"]);
     // A corrupt cores record, one for another graph, one with a page outside this graph.
-    let cores = dir.path().join("good.txt.cores.json");
+    let cores = env.path("good.txt.cores.json");
     std::fs::write(&cores, "{ not json").unwrap();
     fails(&run(&good), &["good.txt.cores.json"]);
     std::fs::write(&cores, cores_json(9, &[(&[0], &[1])])).unwrap();

@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::{fails, ok, Env};
+use common::Env;
 use crawlrank_testkit as testkit;
 
 #[test]
@@ -21,24 +21,7 @@ fn simulate_rw_and_rw_eg_with_impacts() {
     let impact = env.write("impact.tsv", &table);
     let run = |out: &str| {
         let out = env.path(out);
-        let stdout = ok(&env.run(&[
-            "simulate",
-            "--graph",
-            graph.to_str().unwrap(),
-            "--policy",
-            "bfs,rw,rw-eg,learned",
-            "--impact",
-            impact.to_str().unwrap(),
-            "--impact-column",
-            "clicks",
-            "--seeds",
-            "3",
-            "--batch",
-            "10",
-            "--out",
-            out.to_str().unwrap(),
-            "--save-orders",
-        ]));
+        let stdout = env.ok("simulate --graph {} --policy bfs,rw,rw-eg,learned --impact {} --impact-column clicks --seeds 3 --batch 10 --out {} --save-orders", &[&graph, &impact, &out]);
         (stdout, out)
     };
     let (stdout, out) = run("sim");
@@ -85,62 +68,49 @@ fn rw_without_impacts_and_bad_impact_options_are_clear_errors() {
     let g = graph.to_str().unwrap();
     let impact = env.write("impact.tsv", "0\t1\n5\t2\n");
     let i = impact.to_str().unwrap();
-    fails(
-        &env.run(&["simulate", "--graph", g, "--policy", "bfs,rw"]),
+    env.fails(
+        "simulate --graph {} --policy bfs,rw",
+        &[&g],
         &["rw", "--impact"],
     );
-    fails(
-        &env.run(&["simulate", "--graph", g, "--policy", "rw-eg"]),
+    env.fails(
+        "simulate --graph {} --policy rw-eg",
+        &[&g],
         &["rw-eg", "--impact"],
     );
-    fails(
-        &env.run(&[
-            "simulate",
-            "--graph",
-            g,
-            "--policy",
-            "rw",
-            "--impact",
-            i,
-            "--impact-column",
-            "2",
-        ]),
+    env.fails(
+        "simulate --graph {} --policy rw --impact {} --impact-column 2",
+        &[&g, &i],
         &["--impact-column 2", "1 impact column"],
     );
-    fails(
-        &env.run(&[
-            "simulate", "--graph", g, "--policy", "rw-eg", "--impact", i, "--omega", "1.5",
-        ]),
+    env.fails(
+        "simulate --graph {} --policy rw-eg --impact {} --omega 1.5",
+        &[&g, &i],
         &["omega", "1.5"],
     );
     let negative = env.write("negative.tsv", "0\t1\n5\t-2\n");
-    fails(
-        &env.run(&[
-            "simulate",
-            "--graph",
-            g,
-            "--policy",
-            "rw",
-            "--impact",
-            negative.to_str().unwrap(),
-        ]),
+    env.fails(
+        "simulate --graph {} --policy rw --impact {}",
+        &[&g, &negative],
         &["negative.tsv:2"],
     );
     // A crawl with an impact-aware policy needs a search log, and only those policies read one;
     // neither mistake leaves a state behind.
     let state = env.path("state");
     let state = state.to_str().unwrap();
-    fails(
-        &env.run(&["crawl", "--state", state, "--policy", "rw-eg"]),
+    env.fails(
+        "crawl --state {} --policy rw-eg",
+        &[&state],
         &["rw-eg", "--impact FILE"],
     );
-    fails(
-        &env.run(&["crawl", "--state", state, "--policy", "fica", "--impact", i]),
+    env.fails(
+        "crawl --state {} --policy fica --impact {}",
+        &[&state, &i],
         &["--impact is read by", "fica"],
     );
     assert!(!env.path("state").exists());
     // Without --impact, `all` runs every policy that does not need impacts.
-    let stdout = ok(&env.run(&["simulate", "--graph", g, "--seeds", "2"]));
+    let stdout = env.ok("simulate --graph {} --seeds 2", &[&g]);
     assert!(
         stdout.contains("ieca") && !stdout.contains("rw"),
         "{stdout}"

@@ -5,17 +5,61 @@
 pub mod serve;
 
 use crawlrank_testkit as testkit;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::time::{Duration, Instant};
 
 /// Runs the binary with `--cache cache` and `args`.
-pub fn crawlrank(cache: &Path, args: &[&str]) -> Output {
+pub fn crawlrank<S: AsRef<OsStr>>(cache: &Path, args: &[S]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_crawlrank"))
         .arg("--cache")
         .arg(cache)
         .args(args)
         .output()
         .expect("the binary runs")
+}
+
+/// The arguments of a command written as a user types it: the words of `line`, each word `{}`
+/// replaced by the next of `values` (paths, and any value with spaces, go there). A test whose
+/// `{}` and `values` do not pair up is a mistake in the test: it panics saying so.
+pub fn words(line: &str, values: &[&dyn AsRef<OsStr>]) -> Vec<String> {
+    let mut values = values.iter();
+    let args: Vec<String> = line
+        .split_whitespace()
+        .map(|w| match w {
+            "{}" => {
+                let v = values
+                    .next()
+                    .unwrap_or_else(|| panic!("too few values for: {line}"));
+                let v = v.as_ref();
+                v.to_str()
+                    .unwrap_or_else(|| panic!("not UTF-8: {v:?}"))
+                    .to_string()
+            }
+            w => w.to_string(),
+        })
+        .collect();
+    assert!(values.next().is_none(), "more values than {{}} in: {line}");
+    args
+}
+
+/// Polls `done` every `every` until it gives a value, and returns it; panics saying `what` did
+/// not happen once `within` has passed. The bound on every wait for a running process.
+pub fn wait_for<T>(
+    what: &str,
+    within: Duration,
+    every: Duration,
+    mut done: impl FnMut() -> Option<T>,
+) -> T {
+    let deadline = Instant::now() + within;
+    loop {
+        if let Some(v) = done() {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "{what}: not within {within:?}");
+        std::thread::sleep(every);
+    }
 }
 
 /// Asserts success; returns stdout.
@@ -67,10 +111,57 @@ impl Env {
     pub fn write(&self, name: &str, text: &str) -> PathBuf {
         testkit::write_file(self.dir.path(), name, text)
     }
-    pub fn run(&self, args: &[&str]) -> Output {
+    pub fn run<S: AsRef<OsStr>>(&self, args: &[S]) -> Output {
         crawlrank(self.cache.path(), args)
+    }
+    /// Runs the binary with the command `line` (see [`words`]): `env.run_line("rank --graph {}
+    /// --top 3", &[&graph])`.
+    pub fn run_line(&self, line: &str, values: &[&dyn AsRef<OsStr>]) -> Output {
+        self.run(&words(line, values))
+    }
+    /// Runs the command `line` (see [`words`]) and asserts success; returns stdout.
+    pub fn ok(&self, line: &str, values: &[&dyn AsRef<OsStr>]) -> String {
+        ok(&self.run_line(line, values))
+    }
+    /// Runs the command `line` (see [`words`]) and asserts a clean failure whose message says
+    /// each of `needles` (see [`fails`]).
+    pub fn fails(&self, line: &str, values: &[&dyn AsRef<OsStr>], needles: &[&str]) {
+        fails(&self.run_line(line, values), needles)
+    }
+    /// Writes `text` (an arc list or URL pairs) as the file `input` and imports it into the
+    /// basename `base` of the scratch folder; returns the basename and what `import` printed.
+    pub fn import(&self, input: &str, text: &str, base: &str) -> (PathBuf, String) {
+        let (input, base) = (self.write(input, text), self.path(base));
+        let stdout = self.ok("import {} --out {}", &[&input, &base]);
+        (base, stdout)
     }
     pub fn files(&self) -> Vec<String> {
         testkit::file_names(self.dir.path())
     }
+}
+
+#[test]
+fn words_fill_each_placeholder_with_the_next_value_and_keep_spaces_inside_values() {
+    let dir = Path::new("/a dir/x");
+    let args = words(
+        "crawl --seeds {} --delay 0  --proxy {}",
+        &[&dir, &"http://h:1"],
+    );
+    let expected = [
+        "crawl",
+        "--seeds",
+        "/a dir/x",
+        "--delay",
+        "0",
+        "--proxy",
+        "http://h:1",
+    ];
+    assert_eq!(args, expected);
+    let too_few = std::panic::catch_unwind(|| words("rank --graph {} --out {}", &[&"g"]));
+    assert!(too_few.is_err(), "a missing value is a mistake in the test");
+    let too_many = std::panic::catch_unwind(|| words("rank --graph {}", &[&"g", &"h"]));
+    assert!(
+        too_many.is_err(),
+        "a value left over is a mistake in the test"
+    );
 }
