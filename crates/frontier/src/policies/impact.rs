@@ -7,7 +7,7 @@
 //! it interns the URL ([`Frontier::set_impact`](crate::Frontier::set_impact)), before the page
 //! can be crawled. Only pages with a positive impact need reporting.
 
-use super::known::{sort_by_score, KnownGraph};
+use super::known::{sort_by_score, sort_front_by_score, KnownGraph};
 use super::PolicyConfig;
 use crate::{Link, PageId, PageTable, Target};
 use crawlrank_graph::Csr;
@@ -120,6 +120,14 @@ impl ImpactQueue {
         (graph, transpose, &self.known_impact[..n])
     }
 
+    /// The known graph on every known page and a copy of the impacts over it: what a reorder
+    /// on another thread reads.
+    pub fn known_graph_copy(&mut self, pages: &PageTable) -> (Csr, Vec<f64>) {
+        let n = pages.num_known();
+        self.grow(n);
+        (self.known.csr(n), self.known_impact[..n].to_vec())
+    }
+
     /// The pages waiting, by sequence number, in queue order.
     pub fn queued_seqs(&self, pages: &PageTable) -> Vec<usize> {
         self.queue.iter().map(|&p| pages.seq(p) as usize).collect()
@@ -133,6 +141,12 @@ impl ImpactQueue {
     /// Sorts the queue by score, highest first, ties to the page found first.
     pub fn sort(&mut self, pages: &PageTable) {
         sort_by_score(&mut self.queue, &self.score, pages);
+    }
+
+    /// Sorts the first `len` pages of the queue by score, as [`sort`](Self::sort) does; pages
+    /// queued after them stay behind them in their order.
+    pub fn sort_front(&mut self, len: usize, pages: &PageTable) {
+        sort_front_by_score(&mut self.queue, len, &self.score, pages);
     }
 
     /// The last score of a known page.
