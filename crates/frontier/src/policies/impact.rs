@@ -7,7 +7,7 @@
 //! it interns the URL ([`Frontier::set_impact`](crate::Frontier::set_impact)), before the page
 //! can be crawled. Only pages with a positive impact need reporting.
 
-use super::known::{sort_by_score, sort_front_by_score, KnownGraph};
+use super::known::{sort_by_score, KnownGraph};
 use super::PolicyConfig;
 use crate::{Link, PageId, PageTable, Target};
 use crawlrank_graph::Csr;
@@ -120,6 +120,7 @@ impl ImpactQueue {
         (graph, transpose, &self.known_impact[..n])
     }
 
+    #[cfg(feature = "learned")] // learned's only
     /// The known graph on every known page and a copy of the impacts over it: what a reorder
     /// on another thread reads.
     pub fn known_graph_copy(&mut self, pages: &PageTable) -> (Csr, Vec<f64>) {
@@ -128,6 +129,7 @@ impl ImpactQueue {
         (self.known.csr(n), self.known_impact[..n].to_vec())
     }
 
+    #[cfg(feature = "learned")] // learned's only
     /// The pages waiting, by sequence number, in queue order.
     pub fn queued_seqs(&self, pages: &PageTable) -> Vec<usize> {
         self.queue.iter().map(|&p| pages.seq(p) as usize).collect()
@@ -143,10 +145,11 @@ impl ImpactQueue {
         sort_by_score(&mut self.queue, &self.score, pages);
     }
 
+    #[cfg(feature = "learned")] // learned's only
     /// Sorts the first `len` pages of the queue by score, as [`sort`](Self::sort) does; pages
     /// queued after them stay behind them in their order.
     pub fn sort_front(&mut self, len: usize, pages: &PageTable) {
-        sort_front_by_score(&mut self.queue, len, &self.score, pages);
+        super::known::sort_front_by_score(&mut self.queue, len, &self.score, pages);
     }
 
     /// The last score of a known page.
