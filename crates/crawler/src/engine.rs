@@ -41,7 +41,8 @@ use crate::urls::{HostId, Interned, UrlLimits, UrlTable};
 use crate::warc::{WarcPosition, WarcWriter};
 use anyhow::{bail, ensure, Context, Result};
 use crawlrank_frontier::{
-    Frontier, Impacts, PageId, PolicyConfig, PolicyKind, PolicySpec, SpillConfig, SpillStatus,
+    Frontier, Impacts, PageId, PolicyConfig, PolicyKind, PolicySpec, ReorderStats, SpillConfig,
+    SpillStatus,
 };
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -316,6 +317,9 @@ pub struct CrawlReport {
     /// The frontier's cold part on disk, when its policy keeps a priority queue and
     /// spilling is on: how much is where, and whether writes failed.
     pub spill: Option<SpillStatus>,
+    /// This run's reorders on the frontier's thread (`learned`'s): their time, the time the
+    /// crawl waited for them, the pages it took in meanwhile.
+    pub reorders: ReorderStats,
 }
 
 /// A crawl run: the one owner of the crawl's parts (see the module docs), driving them from
@@ -375,6 +379,9 @@ const TOP_INTERVAL: Duration = Duration::from_secs(1);
 
 /// Longest wait for a fetch result before the loop looks at its timers and the stop flag.
 const POLL_INTERVAL: Duration = Duration::from_millis(100);
+
+/// How often the loop looks whether a reorder running on the frontier's thread is done.
+const REORDER_POLL: Duration = Duration::from_millis(2);
 
 /// After a shortage of file descriptors, the page (or robots.txt, or snapshot) is tried
 /// again this much later; a commit at the next step.
@@ -716,13 +723,17 @@ impl Engine {
             })?;
             sitemaps.restore(seq, state, url, host);
         }
+        // A long reorder (learned's refit) runs on the frontier's own thread while this one
+        // keeps receiving pages; nothing is popped until it is applied (docs/crawler.md).
+        let mut frontier = replayed.frontier;
+        frontier.set_background_reorders(true)?;
         let mut e = Self {
             cfg: cfg.clone(),
             store,
             writes,
             stats_dirty: warc_recovery.damage.is_some(),
             stats,
-            frontier: replayed.frontier,
+            frontier,
             urls,
             scope,
             seed_hosts,
@@ -1002,6 +1013,7 @@ impl Engine {
         if self.snapshot_job.is_none()
             && self.snapshots.due(self.crawled)
             && Instant::now() >= self.snapshot_not_before
+            && !self.frontier.reorder_pending()
         {
             self.start_snapshot()?;
         }
@@ -1029,6 +1041,7 @@ impl Engine {
     /// each page's score (one pass); sorting, the URLs' lookups in the store and the writing
     /// happen on the snapshot's own thread, while the crawl goes on.
     fn start_snapshot(&mut self) -> Result<()> {
+        self.frontier.settle(); // the scores of the last reorder
         let dir = &self.cfg.state_dir;
         let reader = self.store.url_reader()?;
         let unsaved = self.urls.unsaved();
@@ -1088,6 +1101,13 @@ impl Engine {
             // Retry-After) does not stall it. Above one slot, answers arrive out of pop order
             // anyway, and popping ahead keeps the slots busy.
             if self.cfg.concurrency == 1 && self.sched.waits_only_for_delay(now) {
+                break;
+            }
+            // While a reorder runs, popping would wait for it: requests in flight or pages
+            // waiting for their host are served meanwhile, and the pop comes after.
+            if self.frontier.reorder_pending()
+                && (!self.in_flight.is_empty() || self.sched.waiting() > 0)
+            {
                 break;
             }
             let Some(p) = self.frontier.pop() else { break };
@@ -1667,6 +1687,9 @@ impl Engine {
         if let Some(t) = self.sched.next_timer() {
             wait = wait.min(t.saturating_duration_since(Instant::now()));
         }
+        if self.frontier.reorder_pending() {
+            wait = wait.min(REORDER_POLL); // pops resume soon after the reorder ends
+        }
         if let Some(done) = self.in_flight.wait(wait)? {
             self.handle(done)?;
             while let Some(done) = self.in_flight.try_next() {
@@ -1739,6 +1762,7 @@ impl Engine {
             hosts: self.urls.hosts(),
             seen: self.urls.seen_counts(),
             spill: self.frontier.spill_status(),
+            reorders: self.frontier.reorder_stats(),
         }
     }
 }

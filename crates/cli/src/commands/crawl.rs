@@ -345,6 +345,16 @@ fn print_report(report: &CrawlReport) {
             );
         }
     }
+    let r = report.reorders;
+    if r.background > 0 {
+        println!(
+            "reorders on the frontier's thread: {} taking {:.1} s, the crawl waited {:.1} s for them and took in {} pages meanwhile",
+            r.background,
+            r.busy.as_secs_f64(),
+            r.waited.as_secs_f64(),
+            r.crawled_during
+        );
+    }
     print!("{}", report.stats.pages_summary());
     println!("counters (all runs):");
     print!("{}", report.stats);

@@ -218,6 +218,10 @@ fn the_frontier_spills_to_the_state_and_cleans_up() {
     web.shutdown_blocking();
 }
 
+/// Whether the crawler was built with the policy `learned` (its feature `learned`; the
+/// workspace's tests have it, as the `crawlrank` binary enables it).
+const LEARNED: bool = cfg!(feature = "learned");
+
 /// A search log of the test web: every fourth page has an impact. By node, and written as an
 /// impact table keyed by URL in `dir`.
 fn search_log(web: &TestWeb, n: u32, dir: &Path, name: &str) -> (Vec<f64>, std::path::PathBuf) {
@@ -264,13 +268,29 @@ fn impact_aware_crawls_are_the_simulators_and_resume() {
             .map(|u| web.node_of(u).unwrap())
             .collect()
     };
+    // The crawler's feature `learned` is the frontier's.
+    assert_eq!(PolicyKind::Learned.available(), LEARNED);
     for policy in ["rw", "rw-eg", "learned"] {
+        if policy == "learned" && !LEARNED {
+            // A build without the feature `learned` refuses it by name.
+            let e = PolicyKind::parse(policy).unwrap_err().to_string();
+            assert!(e.contains("build with feature `learned`"), "{e}");
+            continue;
+        }
         let expected = simulator_order_with(&g, &seeds, policy, batch, Some(impact.clone()));
         assert_eq!(expected.len() as u64, r);
         let dir = tempfile::tempdir().unwrap();
         let report = run(&config(dir.path(), policy));
         assert_eq!(report.stop, StopReason::Exhausted);
         assert_eq!(order_of(dir.path()), expected, "{policy}");
+        // learned's refits ran on the frontier's thread; the walks of rw and rw-eg inline.
+        let background = report.reorders.background;
+        assert_eq!(
+            background > 0,
+            policy == "learned",
+            "{policy}: {:?}",
+            report.reorders
+        );
     }
     // Stopped and resumed twice: the resumed frontier knows the impacts of the pages it had
     // discovered (the state keeps them), and the order is still the simulator's.
@@ -316,7 +336,7 @@ fn impact_aware_crawls_are_the_simulators_and_resume() {
     .unwrap_err()
     .to_string();
     assert!(e.contains("--impact is read by"), "{e}");
-    let mut c = config(fresh.path(), "learned");
+    let mut c = config(fresh.path(), if LEARNED { "learned" } else { "rw" });
     c.impacts = None;
     let e = crawl(&c, &AtomicBool::new(false), &mut |_| {})
         .unwrap_err()
