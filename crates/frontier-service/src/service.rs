@@ -19,7 +19,7 @@
 //! from then on, saying why, until a restart.
 
 use crate::clock::Clock;
-use crate::crawl::{host_key, normalise_crawl_id, Crawl, UrlFilter};
+use crate::crawl::{host_key, Crawl, UrlFilter};
 use crate::proto::{
     self, ack_message::Status as AckStatus, url_frontier_server::UrlFrontier, url_item, AckMessage,
     BatchAck, DiscoveredBatch, DiscoveredUrlItem, GetParams, UrlInfo, UrlItem,
@@ -30,6 +30,7 @@ use crate::store::Store;
 use anyhow::{Context, Result};
 use crawlrank_frontier::PageId;
 use crawlrank_frontier::PolicySpec;
+use crawlrank_urlfrontier::normalise_crawl_id;
 use futures_util::FutureExt;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -12,13 +12,14 @@
 use crate::common;
 
 use common::*;
-use crawlrank_frontier_service::ext_proto::PageReport;
-use crawlrank_frontier_service::proto::{
+use crawlrank_frontier_service::Clock;
+use crawlrank_urlfrontier::ext_proto::PageReport;
+use crawlrank_urlfrontier::proto::{
     ack_message::Status as AckStatus, url_item, CountUrlParams, DeleteCrawlMessage, KnownUrlItem,
     ListUrlParams, Local, Pagination, QueueWithinCrawlParams, StringList, UrlItem,
     UrlStatusRequest,
 };
-use crawlrank_frontier_service::{Clock, DEFAULT_CRAWL};
+use crawlrank_urlfrontier::DEFAULT_CRAWL;
 
 fn queue(key: &str) -> QueueWithinCrawlParams {
     QueueWithinCrawlParams {
@@ -41,9 +42,9 @@ fn never_refetched() {
         .await;
         assert_eq!(acks.len(), 1, "one ack");
         let mut p = params_for_key("key1.com", 1, 2);
-        p.item = Some(
-            crawlrank_frontier_service::proto::get_params::Item::CrawlId(DEFAULT_CRAWL.to_string()),
-        );
+        p.item = Some(crawlrank_urlfrontier::proto::get_params::Item::CrawlId(
+            DEFAULT_CRAWL.to_string(),
+        ));
         assert!(get(&mut r.client, p.clone()).await.is_empty());
         clock.advance(365 * 86_400);
         assert!(

@@ -6,11 +6,11 @@
 use crate::common;
 
 use common::*;
-use crawlrank_frontier_service::ext_proto::{PageReport, RankedUrl, RankingParams};
-use crawlrank_frontier_service::proto::{url_item, KnownUrlItem, UrlStatusRequest};
-use crawlrank_frontier_service::{
-    fetch_ranking, write_ranking_tsv, Clock, MAX_OUTLINKS, MAX_RANKING_LIMIT, RANKING_HEADER,
-    SCORE_KEY, STATE_KEY,
+use crawlrank_frontier_service::{Clock, MAX_OUTLINKS};
+use crawlrank_urlfrontier::ext_proto::{PageReport, RankedUrl, RankingParams};
+use crawlrank_urlfrontier::proto::{url_item, KnownUrlItem, UrlStatusRequest};
+use crawlrank_urlfrontier::{
+    fetch_ranking, write_ranking_tsv, MAX_RANKING_LIMIT, RANKING_HEADER, SCORE_KEY, STATE_KEY,
 };
 use std::time::Duration;
 use tonic::Code;

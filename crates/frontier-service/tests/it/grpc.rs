@@ -6,15 +6,14 @@ use crate::common;
 
 use common::{config, get, params, run, start, stats, Client, Running, T0};
 use crawlrank_frontier::{Frontier, PageId};
-use crawlrank_frontier_service::proto::{
+use crawlrank_frontier_service::{policy_spec, Clock, FrontierService};
+use crawlrank_urlfrontier::proto::{
     ack_message::Status as AckStatus, get_params, url_item, Active, AnyCrawlId, BlockQueueParams,
     CountUrlParams, CrawlLimitParams, DeleteCrawlMessage, DiscoveredBatch, DiscoveredUrlItem,
     GetParams, KnownUrlItem, ListUrlParams, Local, Pagination, PurgeUrlParams, QueueDelayParams,
     QueueWithinCrawlParams, StringList, UrlInfo, UrlItem, UrlStatusRequest,
 };
-use crawlrank_frontier_service::{
-    policy_spec, Clock, FrontierService, DEFAULT_CRAWL, SCORE_KEY, STATE_KEY, STORMCRAWLER_PATH_KEY,
-};
+use crawlrank_urlfrontier::{DEFAULT_CRAWL, SCORE_KEY, STATE_KEY, STORMCRAWLER_PATH_KEY};
 
 fn info(url: &str, crawl: &str, parent: Option<&str>) -> UrlInfo {
     let mut info = UrlInfo {
@@ -536,7 +535,7 @@ fn stats_listings_deletions_and_refetch_dates() {
         assert_eq!(purged.value, 3);
         assert_eq!(stats(&mut client, "", "").await.size, 0);
         let err = client
-            .set_log_level(crawlrank_frontier_service::proto::LogLevelParams::default())
+            .set_log_level(crawlrank_urlfrontier::proto::LogLevelParams::default())
             .await
             .unwrap_err();
         assert_eq!(err.code(), tonic::Code::Unimplemented);
@@ -695,10 +694,10 @@ fn a_long_stream_is_acked_in_order_and_get_urls_keeps_its_limits() {
 /// and the log compacted into a checkpoint without changing what the service does.
 mod bounds {
     use super::*;
-    use crawlrank_frontier_service::ext_proto::PageReport;
     use crawlrank_frontier_service::{
         spawn, MAX_FILTER_LEN, MAX_METADATA_BYTES, MAX_METADATA_VALUES,
     };
+    use crawlrank_urlfrontier::ext_proto::PageReport;
 
     fn with_metadata(url: &str, values: Vec<String>) -> UrlItem {
         let mut info = info(url, "", None);
@@ -803,8 +802,7 @@ mod bounds {
                 ignore_case: Some(ignore_case),
                 ..Default::default()
             };
-            let n =
-                |r: tonic::Response<crawlrank_frontier_service::proto::Long>| r.into_inner().value;
+            let n = |r: tonic::Response<crawlrank_urlfrontier::proto::Long>| r.into_inner().value;
             assert_eq!(
                 n(client.count_ur_ls(count("BIG".into(), true)).await.unwrap()),
                 1

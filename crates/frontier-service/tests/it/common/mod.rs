@@ -4,15 +4,16 @@
 
 #![allow(dead_code)]
 
-use crawlrank_frontier_service::ext_proto::crawlrank_frontier_client::CrawlrankFrontierClient;
-use crawlrank_frontier_service::proto::{
+use crawlrank_frontier_service::{
+    policy_spec, spawn, Clock, FrontierService, RunningServer, ServiceConfig,
+};
+use crawlrank_urlfrontier::ext_proto::crawlrank_frontier_client::CrawlrankFrontierClient;
+use crawlrank_urlfrontier::proto::{
     ack_message::Status as AckStatus, get_params, url_frontier_client::UrlFrontierClient, url_item,
     DiscoveredUrlItem, GetParams, KnownUrlItem, QueueWithinCrawlParams, Stats, StringList, UrlInfo,
     UrlItem,
 };
-use crawlrank_frontier_service::{
-    policy_spec, spawn, Clock, FrontierService, RunningServer, ServiceConfig, PARENT_KEY,
-};
+use crawlrank_urlfrontier::PARENT_KEY;
 use std::future::Future;
 use std::path::Path;
 use std::time::Duration;

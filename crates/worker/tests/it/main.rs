@@ -1,0 +1,4 @@
+//! The worker's integration tests, one binary: workers crawling the local test web through
+//! crawlrank's frontier service, on loopback.
+
+mod through_service;
