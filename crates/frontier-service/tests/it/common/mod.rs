@@ -119,6 +119,12 @@ pub fn discovered(url: &str) -> UrlItem {
 
 /// Sends items on one PutURLs stream; returns the acks' statuses.
 pub async fn put(client: &mut Client, items: Vec<UrlItem>) -> Vec<AckStatus> {
+    let acks = put_with_ids(client, items).await;
+    acks.into_iter().map(|(_, status)| status).collect()
+}
+
+/// Sends items on one PutURLs stream; returns the acks' ids and statuses.
+pub async fn put_with_ids(client: &mut Client, items: Vec<UrlItem>) -> Vec<(String, AckStatus)> {
     let mut acks = client
         .put_ur_ls(tokio_stream::iter(items))
         .await
@@ -126,7 +132,7 @@ pub async fn put(client: &mut Client, items: Vec<UrlItem>) -> Vec<AckStatus> {
         .into_inner();
     let mut out = Vec::new();
     while let Some(ack) = acks.message().await.unwrap() {
-        out.push(ack.status());
+        out.push((ack.id.clone(), ack.status()));
     }
     out
 }
@@ -168,4 +174,14 @@ pub async fn stats(client: &mut Client, crawl: &str, key: &str) -> Stats {
         .await
         .unwrap()
         .into_inner()
+}
+
+/// The setup of most tests: a service on a fresh state directory (policy `policy`), its
+/// manual clock at [`T0`], and both clients. The directory lives as long as the returned
+/// guard; a test restarting the service passes `dir.path()` and `&clock` to [`start`].
+pub async fn start_fresh(policy: Option<&str>) -> (tempfile::TempDir, Clock, Running) {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Clock::manual(T0);
+    let running = start(dir.path(), &clock, policy).await;
+    (dir, clock, running)
 }
