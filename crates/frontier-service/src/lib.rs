@@ -23,24 +23,25 @@
 //! - `extension`: crawlrank's own service on the same port (`ReportPage`, a fetched page
 //!   with its out-links in one call, and `GetRanking`, the policy's order);
 //! - `server`: serving it on a TCP listener ([`spawn`], [`serve_until_ctrl_c`]);
-//! - `clock`: the time in seconds ([`Clock`]; manual in tests).
+//! - `time_source`: where the service reads the time, in seconds ([`TimeSource`]: the
+//!   system clock, or a manual one in tests). Not to be confused with a policy's
+//!   `crawlrank_frontier::BatchClock`, which counts crawled pages, not seconds.
 
 #![warn(missing_docs)]
 
 mod checkpoint;
-mod clock;
 mod crawl;
 mod extension;
 mod server;
 mod service;
 mod state;
 mod store;
+mod time_source;
 
 // The wire format (messages, server traits) comes from the API's own crate, which clients
 // use without this one; the service's modules name it as `crate::proto` and `crate::ext_proto`.
 use crawlrank_urlfrontier::{ext_proto, proto};
 
-pub use clock::Clock;
 pub use crawl::{LinkCounts, Ranked};
 pub use crawl::{DEFAULT_LEASE_SECS, DEFAULT_QUEUE_DELAY, MAX_FILTER_LEN, MAX_URLS_PER_CALL};
 pub use server::{serve_until_ctrl_c, spawn, RunningServer};
@@ -52,3 +53,4 @@ pub use state::{
     Answer, Call, FrontierState, LoggedCall, MAX_METADATA_BYTES, MAX_METADATA_VALUES, MAX_OUTLINKS,
 };
 pub use store::{db_path, FORMAT};
+pub use time_source::TimeSource;

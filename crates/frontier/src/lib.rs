@@ -57,9 +57,11 @@ pub use spill::{SpillConfig, SpillStatus, SpillingHeap};
 /// A page: a dense id.
 pub type PageId = u32;
 
-/// The clock of a crawl, as policies see it when a page has just been crawled.
+/// The batch clock of a crawl, as policies see it when a page has just been crawled: it counts
+/// crawled pages and batches of `K`, not seconds (the frontier service's wall time is its
+/// `TimeSource`).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Clock {
+pub struct BatchClock {
     /// Pages crawled so far, including the one being processed.
     pub crawled: u64,
     /// The batch size `K`.
@@ -112,14 +114,14 @@ pub trait Policy: Send {
     fn pop(&mut self, pages: &PageTable) -> Option<PageId>;
     /// `page` was crawled and has these out-links (its outdegree `O(p)` is their number), in
     /// the order the crawler saw them. New pages are already recorded in `pages`.
-    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, clock: &Clock);
+    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, clock: &BatchClock);
     /// The search log says `page` has `impact` (docs/algorithms.md §6): the crawler reports it
     /// when it discovers the page, before the page can be crawled. Only the impact-aware
     /// policies keep it.
     fn observe_impact(&mut self, _page: PageId, _impact: f64) {}
     /// Called after [`crawled`](Self::crawled) when `clock.boundary` holds: batch policies
     /// recompute their ranking and reorder the frontier.
-    fn reorder(&mut self, _pages: &PageTable, _clock: &Clock) {}
+    fn reorder(&mut self, _pages: &PageTable, _clock: &BatchClock) {}
     /// The current score of a known page, higher meaning more important (the ranking while
     /// crawling); `None` for pages the policy has no score for.
     fn score(&self, page: PageId, pages: &PageTable) -> Option<f64>;
@@ -209,7 +211,7 @@ impl Frontier {
     /// the policy. Every `K` pages the policy reorders the frontier.
     pub fn on_crawled(&mut self, page: PageId, links: &[PageId]) {
         self.crawled += 1;
-        let clock = Clock {
+        let clock = BatchClock {
             crawled: self.crawled,
             batch: self.batch,
             t: self.crawled / self.batch,

@@ -8,7 +8,7 @@ use common::{config, get, params, run, start, start_fresh, stats, Client, Runnin
 // The acks' ids too: several tests check which item an ack answers.
 use common::put_with_ids as put;
 use crawlrank_frontier::{Frontier, PageId};
-use crawlrank_frontier_service::{policy_spec, Clock, FrontierService};
+use crawlrank_frontier_service::{policy_spec, FrontierService, TimeSource};
 use crawlrank_urlfrontier::proto::{
     ack_message::Status as AckStatus, get_params, url_item, Active, AnyCrawlId, BlockQueueParams,
     CountUrlParams, CrawlLimitParams, DeleteCrawlMessage, DiscoveredBatch, DiscoveredUrlItem,
@@ -813,7 +813,7 @@ mod bounds {
     /// A service whose handle stays with the test (to compact it) on 127.0.0.1:0.
     async fn start_with_handle(
         dir: &std::path::Path,
-        clock: &Clock,
+        clock: &TimeSource,
     ) -> (
         FrontierService,
         crawlrank_frontier_service::RunningServer,
@@ -834,7 +834,7 @@ mod bounds {
     fn a_compacted_and_restarted_state_serves_as_the_uncompacted_one() {
         run(async {
             let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-            let clock = Clock::manual(T0);
+            let clock = TimeSource::manual(T0);
             let (svc_a, server_a, client_a) = start_with_handle(dir_a.path(), &clock).await;
             let (_svc_b, server_b, client_b) = start_with_handle(dir_b.path(), &clock).await;
             let mut clients = [client_a, client_b];

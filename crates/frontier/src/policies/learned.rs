@@ -23,7 +23,7 @@
 
 use super::impact::ImpactQueue;
 use super::PolicyConfig;
-use crate::{Clock, Link, PageId, PageTable, Policy};
+use crate::{BatchClock, Link, PageId, PageTable, Policy};
 use crawlrank_learn::{fit, impact_features, sample_rows, Features, Model};
 use crawlrank_rank::RwConfig;
 
@@ -118,7 +118,7 @@ impl Policy for Learned {
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.state.pop()
     }
-    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, _: &Clock) {
+    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, _: &BatchClock) {
         let (ps, impact) = self.state.crawled(page, links, pages);
         if ps < self.snapshot.rows() {
             self.train_x.push(self.snapshot.row(ps));
@@ -128,7 +128,7 @@ impl Policy for Learned {
     fn observe_impact(&mut self, page: PageId, impact: f64) {
         self.state.observe_impact(page, impact);
     }
-    fn reorder(&mut self, pages: &PageTable, _: &Clock) {
+    fn reorder(&mut self, pages: &PageTable, _: &BatchClock) {
         let features = self.features(pages, self.walk.threshold);
         let round = self.reorders;
         self.reorders += 1;

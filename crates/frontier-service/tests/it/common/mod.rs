@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use crawlrank_frontier_service::{
-    policy_spec, spawn, Clock, FrontierService, RunningServer, ServiceConfig,
+    policy_spec, spawn, FrontierService, RunningServer, ServiceConfig, TimeSource,
 };
 use crawlrank_urlfrontier::ext_proto::crawlrank_frontier_client::CrawlrankFrontierClient;
 use crawlrank_urlfrontier::proto::{
@@ -46,16 +46,16 @@ pub struct Running {
 }
 
 /// The configuration of a service on `dir` with `clock` (policy `policy` for a new state).
-pub fn config(dir: &Path, clock: &Clock, policy: Option<&str>) -> ServiceConfig {
+pub fn config(dir: &Path, clock: &TimeSource, policy: Option<&str>) -> ServiceConfig {
     ServiceConfig {
         policy: policy.map(|p| policy_spec(p, None, None, 0).unwrap()),
-        clock: clock.clone(),
+        time: clock.clone(),
         ..ServiceConfig::new(dir)
     }
 }
 
 /// A service on `dir` (policy `policy` for a new state) on 127.0.0.1:0, with both clients.
-pub async fn start(dir: &Path, clock: &Clock, policy: Option<&str>) -> Running {
+pub async fn start(dir: &Path, clock: &TimeSource, policy: Option<&str>) -> Running {
     let service = FrontierService::open(config(dir, clock, policy)).unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let server = spawn(service, listener).unwrap();
@@ -179,9 +179,9 @@ pub async fn stats(client: &mut Client, crawl: &str, key: &str) -> Stats {
 /// The setup of most tests: a service on a fresh state directory (policy `policy`), its
 /// manual clock at [`T0`], and both clients. The directory lives as long as the returned
 /// guard; a test restarting the service passes `dir.path()` and `&clock` to [`start`].
-pub async fn start_fresh(policy: Option<&str>) -> (tempfile::TempDir, Clock, Running) {
+pub async fn start_fresh(policy: Option<&str>) -> (tempfile::TempDir, TimeSource, Running) {
     let dir = tempfile::tempdir().unwrap();
-    let clock = Clock::manual(T0);
+    let clock = TimeSource::manual(T0);
     let running = start(dir.path(), &clock, policy).await;
     (dir, clock, running)
 }
