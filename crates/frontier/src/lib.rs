@@ -63,9 +63,11 @@ pub use spill::{SpillConfig, SpillStatus, SpillingHeap};
 /// A page: a dense id.
 pub type PageId = u32;
 
-/// The clock of a crawl, as policies see it when a page has just been crawled.
+/// The batch clock of a crawl, as policies see it when a page has just been crawled: it counts
+/// crawled pages and batches of `K`, not seconds (the frontier service's wall time is its
+/// `TimeSource`).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Clock {
+pub struct BatchClock {
     /// Pages crawled so far, including the one being processed.
     pub crawled: u64,
     /// The batch size `K`.
@@ -118,14 +120,14 @@ pub trait Policy: Send {
     fn pop(&mut self, pages: &PageTable) -> Option<PageId>;
     /// `page` was crawled and has these out-links (its outdegree `O(p)` is their number), in
     /// the order the crawler saw them. New pages are already recorded in `pages`.
-    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, clock: &Clock);
+    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, clock: &BatchClock);
     /// The search log says `page` has `impact` (docs/algorithms.md §6): the crawler reports it
     /// when it discovers the page, before the page can be crawled. Only the impact-aware
     /// policies keep it.
     fn observe_impact(&mut self, _page: PageId, _impact: f64) {}
     /// Called after [`crawled`](Self::crawled) when `clock.boundary` holds: batch policies
     /// recompute their ranking and reorder the frontier.
-    fn reorder(&mut self, _pages: &PageTable, _clock: &Clock) {}
+    fn reorder(&mut self, _pages: &PageTable, _clock: &BatchClock) {}
     /// Starts the reorder of a boundary; what [`Frontier`] calls instead of
     /// [`reorder`](Self::reorder). A policy whose reorder is long may split it: here it copies
     /// what the reorder reads and returns the long part as a [`ReorderJob`] (which the frontier
@@ -133,7 +135,7 @@ pub trait Policy: Send {
     /// job's output. Until then the policy is only told of crawled pages, seeds and impacts
     /// (never popped), and must end up as if the reorder had happened before them. The
     /// default reorders at once and returns `None`.
-    fn begin_reorder(&mut self, pages: &PageTable, clock: &Clock) -> Option<ReorderJob> {
+    fn begin_reorder(&mut self, pages: &PageTable, clock: &BatchClock) -> Option<ReorderJob> {
         self.reorder(pages, clock);
         None
     }
@@ -264,7 +266,7 @@ impl Frontier {
     pub fn on_crawled(&mut self, page: PageId, links: &[PageId]) {
         self.reorders.count_crawled();
         self.crawled += 1;
-        let clock = Clock {
+        let clock = BatchClock {
             crawled: self.crawled,
             batch: self.batch,
             t: self.crawled / self.batch,

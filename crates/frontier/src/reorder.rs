@@ -161,7 +161,7 @@ impl Reorders {
 #[cfg(test)]
 mod tests {
     use crate::{
-        Clock, Frontier, Link, PageId, PageTable, Policy, ReorderJob, ReorderOutput, Target,
+        BatchClock, Frontier, Link, PageId, PageTable, Policy, ReorderJob, ReorderOutput, Target,
     };
     use std::collections::VecDeque;
     use std::sync::mpsc::{channel, Receiver, Sender};
@@ -186,11 +186,11 @@ mod tests {
         fn pop(&mut self, _: &PageTable) -> Option<PageId> {
             self.queue.pop_front()
         }
-        fn crawled(&mut self, _: PageId, links: &[Link], _: &PageTable, _: &Clock) {
+        fn crawled(&mut self, _: PageId, links: &[Link], _: &PageTable, _: &BatchClock) {
             let new = links.iter().filter(|l| l.target == Target::New);
             self.queue.extend(new.map(|l| l.page));
         }
-        fn begin_reorder(&mut self, _: &PageTable, _: &Clock) -> Option<ReorderJob> {
+        fn begin_reorder(&mut self, _: &PageTable, _: &BatchClock) -> Option<ReorderJob> {
             let snapshot: Vec<PageId> = self.queue.iter().copied().collect();
             let gate = self.gate.clone();
             Some(Box::new(move || {

@@ -16,7 +16,8 @@
 //!   never served again. A worker killed with URLs leased loses nothing: their leases run out
 //!   (`--lease`, seconds) and the service serves them again.
 //! - **The policy's order**: each report gives the service the page with its out-links
-//!   (`ReportPage`, or plain `PutURLs` elsewhere, see [`client`]); with one worker at
+//!   (`ReportPage`, or plain `PutURLs` elsewhere, see [`FrontierClient`], from
+//!   `crawlrank-urlfrontier`, the API's crate); with one worker at
 //!   concurrency 1 the fetches follow the service's policy exactly as `crawlrank crawl` and
 //!   `crawlrank simulate` do (tested against the simulator).
 //! - **When to stop**: when the crawl has no URL left that is not done (`GetStats` size 0;
@@ -44,8 +45,6 @@
 
 #![warn(missing_docs)]
 
-pub mod client;
-
 use anyhow::{Context, Result};
 use crawlrank_crawler::addresses::AddressGuard;
 use crawlrank_crawler::backoff::{Backoffs, Refusal, RetryAfter};
@@ -56,7 +55,7 @@ use crawlrank_crawler::robots::RobotsRules;
 use crawlrank_crawler::scope::Scope;
 use crawlrank_crawler::warc::{WarcPosition, WarcWriter};
 use crawlrank_crawler::{FetchConfig, ScopeConfig};
-use crawlrank_frontier_service::proto::UrlInfo;
+use crawlrank_urlfrontier::proto::UrlInfo;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -64,7 +63,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 use tokio::task::JoinSet;
 
-pub use client::{CrawlCounts, Frontier};
+pub use crawlrank_urlfrontier::{CrawlCounts, FrontierClient};
 
 /// The metadata key a worker's report gives a page's outcome in (`html`, `redirect`,
 /// `robots-disallowed`…, [`Outcome::name`]).
@@ -218,7 +217,7 @@ struct KnownRobots {
 struct Shared {
     cfg: WorkerConfig,
     fetcher: Fetcher,
-    frontier: Frontier,
+    frontier: FrontierClient,
     scope: Scope,
     robots: Mutex<HashMap<String, KnownRobots>>,
     warc: Option<Mutex<WarcWriter>>,
@@ -328,7 +327,7 @@ async fn run_async(
             .collect(),
     };
     let fetcher = Fetcher::new(&cfg.fetch, guard, cfg.concurrency)?;
-    let mut frontier = Frontier::connect(&cfg.frontier, &cfg.crawl_id, cfg.plain_api).await?;
+    let mut frontier = FrontierClient::connect(&cfg.frontier, &cfg.crawl_id, cfg.plain_api).await?;
     if let Some(secs) = cfg.delay_secs {
         frontier.set_delay("", secs).await?;
     }

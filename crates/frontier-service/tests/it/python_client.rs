@@ -110,7 +110,8 @@ fn a_python_grpcio_client_works_end_to_end() {
         return;
     }
     let stubs = tempfile::tempdir().unwrap();
-    let proto = Path::new(env!("CARGO_MANIFEST_DIR")).join("proto");
+    // The .proto files are the API crate's (crates/urlfrontier), published with it.
+    let proto = Path::new(env!("CARGO_MANIFEST_DIR")).join("../urlfrontier/proto");
     run_bounded(
         Command::new("python3")
             .args(["-m", "grpc_tools.protoc", "-I"])

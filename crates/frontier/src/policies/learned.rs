@@ -32,7 +32,7 @@
 
 use super::impact::ImpactQueue;
 use super::PolicyConfig;
-use crate::{Clock, Link, PageId, PageTable, Policy, ReorderJob, ReorderOutput};
+use crate::{BatchClock, Link, PageId, PageTable, Policy, ReorderJob, ReorderOutput};
 use crawlrank_graph::Csr;
 use crawlrank_learn::{fit, impact_features, sample_rows, Features, Model};
 use crawlrank_rank::RwConfig;
@@ -168,7 +168,7 @@ impl Policy for Learned {
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.state.pop()
     }
-    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, _: &Clock) {
+    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, _: &BatchClock) {
         let (ps, impact) = self.state.crawled(page, links, pages);
         match &mut self.crawled_during {
             Some(during) => during.push((ps, impact)),
@@ -178,14 +178,14 @@ impl Policy for Learned {
     fn observe_impact(&mut self, page: PageId, impact: f64) {
         self.state.observe_impact(page, impact);
     }
-    fn reorder(&mut self, pages: &PageTable, clock: &Clock) {
+    fn reorder(&mut self, pages: &PageTable, clock: &BatchClock) {
         if let Some(job) = self.begin_reorder(pages, clock) {
             self.finish_reorder(job(), pages);
         }
     }
     /// Copies the known graph, its impacts, the training sample and the queue; the job
     /// computes the features, fits and predicts.
-    fn begin_reorder(&mut self, pages: &PageTable, _: &Clock) -> Option<ReorderJob> {
+    fn begin_reorder(&mut self, pages: &PageTable, _: &BatchClock) -> Option<ReorderJob> {
         let round = self.reorders;
         self.reorders += 1;
         let (graph, impact) = self.state.known_graph_copy(pages);
