@@ -72,11 +72,13 @@ pub enum ErrorKind {
 /// A request's failure: its kind and its cause.
 #[derive(Debug)]
 pub struct HttpError {
+    /// What kind of failure it was (how it is counted, and whether a retry may help).
     pub kind: ErrorKind,
     source: Option<Box<dyn std::error::Error + Send + Sync>>,
 }
 
 impl HttpError {
+    /// A failure of `kind` caused by `source`.
     pub fn new(
         kind: ErrorKind,
         source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -87,6 +89,7 @@ impl HttpError {
         }
     }
 
+    /// Whether the request ran out of time.
     pub fn is_timeout(&self) -> bool {
         self.kind == ErrorKind::Timeout
     }

@@ -12,7 +12,7 @@
 //! connections come and go ([`crate::fds::FdBudget`]).
 
 use crate::http::Connection;
-use crate::urls::HostId;
+use crate::OriginId;
 use std::collections::{BTreeSet, HashMap};
 use std::time::{Duration, Instant};
 
@@ -30,11 +30,11 @@ struct Idle<C> {
 /// Hosts' idle connections, by host and by expiry (`C` is a [`Connection`] but for the unit
 /// tests).
 pub struct Connections<C = Connection> {
-    idle: HashMap<HostId, Idle<C>>,
-    by_expiry: BTreeSet<(Instant, HostId)>,
+    idle: HashMap<OriginId, Idle<C>>,
+    by_expiry: BTreeSet<(Instant, OriginId)>,
     /// Which to close first when over the cap: hosts without pages waiting, then the ones
     /// expiring first.
-    by_eviction: BTreeSet<(bool, Instant, HostId)>,
+    by_eviction: BTreeSet<(bool, Instant, OriginId)>,
     cap: usize,
     /// Checkouts that found no connection to reuse.
     misses: u64,
@@ -53,7 +53,7 @@ impl<C> Connections<C> {
     }
 
     /// `host`'s open connection, if it has one.
-    pub fn checkout(&mut self, host: HostId) -> Option<C> {
+    pub fn checkout(&mut self, host: OriginId) -> Option<C> {
         match self.idle.remove(&host) {
             Some(idle) => {
                 self.by_expiry.remove(&(idle.until, host));
@@ -73,7 +73,7 @@ impl<C> Connections<C> {
     /// expiring first first.
     pub fn checkin(
         &mut self,
-        host: HostId,
+        host: OriginId,
         conn: Option<C>,
         until: Instant,
         wanted: bool,
@@ -103,7 +103,7 @@ impl<C> Connections<C> {
     }
 
     /// Closes `host`'s idle connection.
-    fn close(&mut self, host: HostId) {
+    fn close(&mut self, host: OriginId) {
         if let Some(idle) = self.idle.remove(&host) {
             self.by_expiry.remove(&(idle.until, host));
             self.by_eviction.remove(&(idle.wanted, idle.until, host));
