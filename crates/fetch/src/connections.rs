@@ -12,9 +12,13 @@
 //! connections come and go ([`crate::fds::FdBudget`]).
 
 use crate::http::Connection;
-use crate::OriginId;
 use std::collections::{BTreeSet, HashMap};
 use std::time::{Duration, Instant};
+
+/// An origin's number (scheme, host and port, see [`crate::links::origin_key`]), dense from 0
+/// in the order a crawl's URL table discovered the origins: what kept connections are keyed by,
+/// and the crawler's per-origin state too.
+pub type OriginId = u32;
 
 /// How long an idle connection outlives the host's politeness delay: the time the crawl has
 /// to come back to the host before its connection is closed.

@@ -15,6 +15,7 @@
 //! | [`http`] | the crawl's own HTTP/1.1 connections (hyper, rustls): DNS, TCP, proxy tunnels, TLS; every socket counted until closed; non-public addresses refused |
 //! | [`connections`] | kept connections: each origin's idle connection in a pool with an idle timeout and a global cap |
 //! | [`dns`] | name resolution (hickory): a stub resolver with a TTL cache and timeouts |
+//! | `error` | how a request failed ([`http::HttpError`], by [`http::ErrorKind`]), shared by [`http`] and [`dns`] |
 //! | [`addresses`] | which IP addresses a crawl may connect to: loopback, private, link-local… only for the seeds' own hosts |
 //! | [`fds`] | file descriptors: the bound a crawl needs, the open-file limit raised and checked, "too many open files" recognised |
 //! | `cpu` | the CPU work of fetching (parsing, WARC records) on a pool of one thread per core |
@@ -27,10 +28,10 @@
 //! | [`warc`] | WARC/1.1 output, one gzip member per record |
 //!
 //! The files import each other one way only: [`fds`], [`page`], [`links`], [`addresses`],
-//! [`scope`], [`backoff`], [`robots`] and `cpu` import no other; [`warc`] only [`fds`];
-//! [`sitemap`] only [`links`] and [`scope`]; [`http`] builds on [`addresses`] and [`dns`]
-//! (which uses [`fds`] and [`http`]'s error type); [`connections`] on [`http`]; [`fetch`] on
-//! all of those, and [`fetcher`] last, on [`fetch`] and [`http`]. No module prints or exits the process: errors
+//! [`scope`], [`backoff`], [`robots`], `error` and `cpu` import no other; [`warc`] only [`fds`];
+//! [`sitemap`] only [`links`] and [`scope`]; [`dns`] on [`fds`] and `error`; [`http`] on
+//! [`addresses`], [`dns`] and `error`; [`connections`] on [`http`]; [`fetch`] on all of those,
+//! and [`fetcher`] last, on [`fetch`] and [`http`]. No module prints or exits the process: errors
 //! and failures are returned.
 //!
 //! Words: an *origin* is scheme, host and port (`http://a.test:8080`, [`origin_key`]) — what
@@ -45,6 +46,7 @@ pub mod backoff;
 pub mod connections;
 mod cpu;
 pub mod dns;
+mod error;
 pub mod fds;
 pub mod fetch;
 pub mod fetcher;
@@ -56,13 +58,9 @@ pub mod scope;
 pub mod sitemap;
 pub mod warc;
 
-/// An origin's number (scheme, host and port, see [`origin_key`]), dense from 0 in the order a
-/// crawl's URL table discovered the origins: what kept connections ([`connections`]) and the
-/// crawler's per-origin state are keyed by.
-pub type OriginId = u32;
-
 pub use addresses::AddressGuard;
 pub use backoff::{Backoffs, Refusal, RetryAfter, DEFAULT_MAX_RETRY_AFTER};
+pub use connections::OriginId;
 pub use fetch::FetchConfig;
 pub use fetcher::{Fetcher, HostConnection};
 pub use links::{normalize, origin_key, UrlRules};
