@@ -24,18 +24,19 @@
 //!
 //! All modules are private: the crate's API is the entry points below, re-exported at its root.
 //!
-//! The files import each other one way only: `signals` and `top` import no other; `seen`,
-//! `stats`, `resume` and `hops` build on the store's types and `crawlrank-fetch`; `urls` on
-//! `seen`, `politeness` and `robots_table` on `urls`' ids; `store` on `seen`, `stats` and the
-//! fetch crate's answers; `ranking` on `store`; `in_flight` on `urls`; `engine` and `export`
-//! come last, and neither imports the other (export's tests run the engine). No module prints
-//! or exits the process: errors are returned, and progress goes to the caller's callback.
+//! The files import each other one way only: `seen`, `stats`, `ranking`, `top` and `signals`
+//! import no other module of the crate; `store` and `urls` build on `seen`; `hops` and `resume`
+//! on `store`; `politeness`, `in_flight`, `robots_table` and `search_log` on `urls`' ids;
+//! `engine` on all of them, and `export` on `store`, `resume`, `ranking` and `stats` (its
+//! tests run the engine, its code does not). Everything about a single request comes from
+//! `crawlrank-fetch`. No module prints or exits the process: errors are returned, and progress
+//! goes to the caller's callback.
 //!
 //! Entry points, all at the crate root:
 //! - crawling: [`crawl`] with a [`CrawlConfig`] (and its [`FetchConfig`], [`UrlRules`],
-//!   [`ScopeConfig`], [`HopLimits`], [`UrlLimits`]), reporting [`Progress`] while it runs and a
-//!   [`CrawlReport`] (with its [`StopReason`] and [`Stats`]) at the end; [`StopSignals`] turns
-//!   Ctrl-C / SIGTERM into the stop flag;
+//!   [`ScopeConfig`], [`HopLimits`], [`UrlLimits`]), reporting [`Progress`] while it runs and
+//!   a [`CrawlReport`] (with its [`StopReason`], [`Stats`] and [`SeenCounts`]) at the end;
+//!   [`StopSignals`] turns Ctrl-C / SIGTERM into the stop flag;
 //! - reading a crawl state, running or not: [`export_graph`] / [`export_links`] (the link
 //!   graph, [`LinkOutputs`], [`GraphExport`]), [`export_ranking`] ([`RankingExport`]),
 //!   [`status`] ([`Status`]), [`crawl_order`], [`discovered_urls`], [`crawl_log`]
@@ -83,7 +84,7 @@ pub use export::{
 pub use hops::{HopLimits, DEFAULT_MAX_REDIRECTS};
 pub use ranking::{PAGE_MARKS_SNAPSHOT, RANKING_SNAPSHOT};
 pub use search_log::SearchLog;
-pub use seen::DEFAULT_CACHE_ENTRIES as DEFAULT_SEEN_CACHE;
+pub use seen::{SeenCounts, DEFAULT_CACHE_ENTRIES as DEFAULT_SEEN_CACHE};
 pub use signals::StopSignals;
 pub use stats::Stats;
 pub use urls::{UrlLimits, MAX_URLS};
