@@ -1,0 +1,389 @@
+//! A batch policy written in Python, run by the frontier like the built-in batch policies.
+//!
+//! The object's `reorder(view)` is called every `K` crawled pages (at each batch boundary,
+//! where `backlink` and the PageRank policies reorder) and returns one score per frontier page;
+//! the frontier is then sorted by score, descending, ties in order of first discovery, and
+//! pages found until the next reorder are appended in discovery order — exactly what the
+//! built-in `backlink` does with its counts. The view hands the policy NumPy arrays and a SciPy
+//! matrix of the known graph, built only when asked for.
+//!
+//! A policy that raises, or returns scores that cannot order the frontier (a wrong length,
+//! NaN, something that is not numbers), stops the crawl at once: its `pop` returns nothing, and
+//! the simulator raises the stored exception instead of measuring a half crawl.
+
+use crate::graph::read_only;
+use crate::PolicyError;
+use crawlrank_frontier::{Clock, Link, PageId, PageTable, Policy, Target};
+use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+/// The known graph: every crawled page, in crawl order, with its out-links. Appended to only,
+/// so a prefix of it is the known graph as it was at an earlier reorder.
+#[derive(Default)]
+pub struct Known {
+    crawled: Vec<PageId>,
+    offsets: Vec<usize>,
+    links: Vec<PageId>,
+    /// Ones for the matrices' `data`, shared read-only by every view (grown when short).
+    ones: Option<Py<PyArray1<f64>>>,
+}
+
+/// The first error of a policy (its own exception, or what was wrong with its scores).
+pub type ErrorSlot = Arc<Mutex<Option<PyErr>>>;
+
+/// A Python object with `reorder(view) -> scores` as a frontier [`Policy`].
+pub struct PyBatchPolicy {
+    name: &'static str,
+    object: Py<PyAny>,
+    queue: VecDeque<PageId>,
+    /// Pages discovered and possibly still pending, in discovery order; popped ones are
+    /// dropped at each reorder.
+    discovered: Vec<PageId>,
+    known: Arc<Mutex<Known>>,
+    num_nodes: usize,
+    batch: u64,
+    error: ErrorSlot,
+    has_final_scores: bool,
+}
+
+impl PyBatchPolicy {
+    /// Wraps `object` (which has `reorder`), crawling a graph of `num_nodes` pages in batches
+    /// of `batch`; its first error goes to `error`.
+    pub fn new(
+        py: Python<'_>,
+        name: &'static str,
+        object: Py<PyAny>,
+        num_nodes: usize,
+        batch: u64,
+        error: ErrorSlot,
+    ) -> PyResult<Self> {
+        let has_final_scores = object.bind(py).hasattr("final_scores")?;
+        Ok(Self {
+            name,
+            object,
+            queue: VecDeque::new(),
+            discovered: Vec::new(),
+            known: Arc::new(Mutex::new(Known {
+                offsets: vec![0],
+                ..Known::default()
+            })),
+            num_nodes,
+            batch,
+            error,
+            has_final_scores,
+        })
+    }
+
+    fn failed(&self) -> bool {
+        self.error.lock().expect("error slot").is_some()
+    }
+
+    fn fail(&self, e: PyErr) {
+        let mut slot = self.error.lock().expect("error slot");
+        if slot.is_none() {
+            *slot = Some(e);
+        }
+    }
+
+    fn view(&self, py: Python<'_>, frontier: &[PageId]) -> PyResult<Py<PolicyView>> {
+        let known = self.known.lock().expect("known graph");
+        let crawled: Vec<i64> = known.crawled.iter().map(|&p| i64::from(p)).collect();
+        let frontier: Vec<i64> = frontier.iter().map(|&p| i64::from(p)).collect();
+        let crawled = crawled.into_pyarray(py);
+        let frontier = frontier.into_pyarray(py);
+        read_only(&crawled)?;
+        read_only(&frontier)?;
+        Py::new(
+            py,
+            PolicyView {
+                crawled: crawled.unbind(),
+                frontier: frontier.unbind(),
+                known_graph: self.known.clone(),
+                known_rows: known.crawled.len(),
+                known_matrix: Mutex::new(None),
+                num_nodes: self.num_nodes,
+                batch: self.batch,
+            },
+        )
+    }
+
+    /// Calls `method(view)` and checks that it returned `expected` numbers, none NaN.
+    fn call_scores(
+        &self,
+        py: Python<'_>,
+        method: &str,
+        view: Py<PolicyView>,
+        expected: usize,
+        what: &str,
+    ) -> PyResult<Vec<f64>> {
+        let crawled = view.get().known_rows;
+        let at = format!("{}.{method}() after {crawled} crawled pages", self.name);
+        let result = match self.object.bind(py).call_method1(method, (view,)) {
+            Ok(r) => r,
+            Err(e) if e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) => {
+                return Err(e)
+            }
+            Err(e) => {
+                let wrapped = PolicyError::new_err(format!(
+                    "{at} raised {}",
+                    e.value(py)
+                        .repr()
+                        .map_or_else(|_| "an exception".into(), |r| r.to_string())
+                ));
+                wrapped.set_cause(py, Some(e));
+                return Err(wrapped);
+            }
+        };
+        let np = py.import("numpy")?;
+        let array = np.call_method1("asarray", (&result,)).map_err(|e| {
+            let w = PolicyError::new_err(format!(
+                "{at} returned {} that is not an array of numbers",
+                type_name(&result)
+            ));
+            w.set_cause(py, Some(e));
+            w
+        })?;
+        let kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
+        if !matches!(kind.as_str(), "b" | "i" | "u" | "f") {
+            return Err(PolicyError::new_err(format!(
+                "{at} returned {} of dtype {}: scores must be numbers (int or float)",
+                type_name(&result),
+                array.getattr("dtype")?.str()?
+            )));
+        }
+        let ndim: usize = array.getattr("ndim")?.extract()?;
+        let len: usize = if ndim == 1 { array.len()? } else { 0 };
+        if ndim != 1 || len != expected {
+            let shape = array.getattr("shape")?.str()?;
+            return Err(PolicyError::new_err(format!(
+                "{at} returned scores of shape {shape}: expected one score per {what} ({expected})"
+            )));
+        }
+        let floats = array.call_method1("astype", ("float64",))?;
+        let floats = floats.downcast::<PyArray1<f64>>()?;
+        let scores: Vec<f64> = floats.to_vec()?;
+        if let Some(i) = scores.iter().position(|s| s.is_nan()) {
+            return Err(PolicyError::new_err(format!(
+                "{at} returned NaN as the score of {what} {i} (page {}): scores must be numbers, \
+                 ±inf allowed",
+                match what {
+                    "frontier page" => self.discovered.get(i).copied().unwrap_or(u32::MAX),
+                    _ => self
+                        .known
+                        .lock()
+                        .expect("known")
+                        .crawled
+                        .get(i)
+                        .copied()
+                        .unwrap_or(u32::MAX),
+                }
+            )));
+        }
+        Ok(scores)
+    }
+}
+
+fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map_or_else(|_| "an object".into(), |n| format!("a {n}"))
+}
+
+impl Policy for PyBatchPolicy {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn push_seed(&mut self, page: PageId, _: &PageTable) {
+        self.queue.push_back(page);
+        self.discovered.push(page);
+    }
+    fn pop(&mut self, _: &PageTable) -> Option<PageId> {
+        if self.failed() {
+            return None;
+        }
+        self.queue.pop_front()
+    }
+    fn crawled(&mut self, page: PageId, links: &[Link], _: &PageTable, _: &Clock) {
+        let mut known = self.known.lock().expect("known graph");
+        known.crawled.push(page);
+        known.links.extend(links.iter().map(|l| l.page));
+        let end = known.links.len();
+        known.offsets.push(end);
+        drop(known);
+        for l in links.iter().filter(|l| l.target == Target::New) {
+            self.queue.push_back(l.page);
+            self.discovered.push(l.page);
+        }
+    }
+    fn reorder(&mut self, pages: &PageTable, _: &Clock) {
+        if self.failed() {
+            return;
+        }
+        self.discovered.retain(|&p| !pages.is_popped(p));
+        let outcome = Python::with_gil(|py| -> PyResult<Vec<f64>> {
+            let view = self.view(py, &self.discovered)?;
+            let n = self.discovered.len();
+            self.call_scores(py, "reorder", view, n, "frontier page")
+        });
+        match outcome {
+            Ok(scores) => {
+                // A stable sort of the discovery-ordered frontier: ties keep discovery order.
+                let mut order: Vec<usize> = (0..scores.len()).collect();
+                order.sort_by(|&a, &b| {
+                    scores[b]
+                        .partial_cmp(&scores[a])
+                        .expect("NaN scores are refused")
+                });
+                self.queue.clear();
+                self.queue
+                    .extend(order.into_iter().map(|i| self.discovered[i]));
+            }
+            Err(e) => self.fail(e),
+        }
+    }
+    fn score(&self, _: PageId, _: &PageTable) -> Option<f64> {
+        None
+    }
+    fn len(&self) -> usize {
+        self.queue.len()
+    }
+    fn final_scores(&mut self, order: &[PageId], _: &PageTable) -> Vec<f64> {
+        let fallback = crawlrank_frontier::crawl_position_scores(order);
+        if !self.has_final_scores || self.failed() {
+            return fallback;
+        }
+        let outcome = Python::with_gil(|py| -> PyResult<Vec<f64>> {
+            let view = self.view(py, &[])?;
+            self.call_scores(py, "final_scores", view, order.len(), "crawled page")
+        });
+        outcome.unwrap_or_else(|e| {
+            self.fail(e);
+            fallback
+        })
+    }
+}
+
+/// What a Python policy sees at a reorder: the crawl so far and the known graph.
+#[pyclass(module = "crawlrank._crawlrank", frozen)]
+pub struct PolicyView {
+    crawled: Py<PyArray1<i64>>,
+    frontier: Py<PyArray1<i64>>,
+    known_graph: Arc<Mutex<Known>>,
+    known_rows: usize,
+    known_matrix: Mutex<Option<Py<PyAny>>>,
+    num_nodes: usize,
+    batch: u64,
+}
+
+#[pymethods]
+impl PolicyView {
+    /// The crawled pages, in crawl order (node ids, read-only `int64` array).
+    #[getter]
+    fn crawled(&self, py: Python<'_>) -> Py<PyArray1<i64>> {
+        self.crawled.clone_ref(py)
+    }
+
+    /// The frontier — pages found and not yet crawled — in order of first discovery (node ids,
+    /// read-only `int64` array). `reorder` returns one score per entry, in this order.
+    #[getter]
+    fn frontier(&self, py: Python<'_>) -> Py<PyArray1<i64>> {
+        self.frontier.clone_ref(py)
+    }
+
+    /// The known graph: the out-links of every crawled page, as an `n × n`
+    /// `scipy.sparse.csr_array` of ones over node ids (row `u` holds `u`'s out-links when `u`
+    /// was crawled, and is empty otherwise). Built on first use.
+    #[getter]
+    fn known(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        if let Some(m) = &*self.known_matrix.lock().expect("known matrix") {
+            return Ok(m.clone_ref(py));
+        }
+        let m = self.build_known(py)?;
+        *self.known_matrix.lock().expect("known matrix") = Some(m.clone_ref(py));
+        Ok(m)
+    }
+
+    /// Pages in the graph.
+    #[getter]
+    fn num_nodes(&self) -> usize {
+        self.num_nodes
+    }
+
+    /// `K`: the policy reorders every `batch` crawled pages.
+    #[getter]
+    fn batch(&self) -> u64 {
+        self.batch
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<crawlrank.PolicyView: {} crawled of {} pages, K = {}>",
+            self.known_rows, self.num_nodes, self.batch
+        )
+    }
+}
+
+impl PolicyView {
+    fn build_known(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let n = self.num_nodes;
+        let rows = self.known_rows;
+        let mut known = self.known_graph.lock().expect("known graph");
+        let nnz = known.offsets[rows];
+        if nnz >= i32::MAX as usize {
+            return Err(PolicyError::new_err(
+                "the known graph has 2^31 arcs or more: too many for a view",
+            ));
+        }
+        // Rows by node: a counting sort of the crawled pages' link lists (each page is
+        // crawled once, so each row is one list).
+        let mut indptr = vec![0i32; n + 1];
+        for i in 0..rows {
+            let p = known.crawled[i] as usize;
+            indptr[p + 1] = (known.offsets[i + 1] - known.offsets[i]) as i32;
+        }
+        for v in 0..n {
+            indptr[v + 1] += indptr[v];
+        }
+        let mut indices = vec![0i32; nnz];
+        for i in 0..rows {
+            let p = known.crawled[i] as usize;
+            let start = indptr[p] as usize;
+            let src = &known.links[known.offsets[i]..known.offsets[i + 1]];
+            for (d, &s) in indices[start..start + src.len()].iter_mut().zip(src) {
+                *d = s as i32;
+            }
+        }
+        let np = py.import("numpy")?;
+        let grow = match &known.ones {
+            Some(o) => o.bind(py).len() < nnz,
+            None => true,
+        };
+        if grow {
+            let ones = PyArray1::<f64>::from_vec(py, vec![1.0; (nnz * 2).max(1024)]);
+            read_only(&ones)?;
+            known.ones = Some(ones.unbind());
+        }
+        let ones = known.ones.as_ref().expect("set above").bind(py);
+        drop(np);
+        let data = ones.get_item(pyo3::types::PySlice::new(py, 0, nnz as isize, 1))?;
+        drop(known);
+        let sparse = py.import("scipy.sparse")?;
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("shape", (n, n))?;
+        kwargs.set_item("copy", false)?;
+        let parts = PyTuple::new(
+            py,
+            [
+                data,
+                indices.into_pyarray(py).into_any(),
+                indptr.into_pyarray(py).into_any(),
+            ],
+        )?;
+        Ok(sparse
+            .call_method("csr_array", (parts,), Some(&kwargs))?
+            .unbind())
+    }
+}
