@@ -3,7 +3,7 @@
 
 use crate::graph::Graph;
 use crate::to_py;
-use crawlrank_frontier_rank::{bfs_downloaded, evaluate, Config, Method, OmegaChoice};
+use crawlrank_frontier_rank::{bfs_downloaded, evaluate_with, Config, Method, OmegaChoice};
 use crawlrank_rank::HitsConfig;
 use crawlrank_seeds::{
     extract_seeds, prepare, random_seeds, top_pagerank_seeds, CoreRule, Pruning, SeedsConfig,
@@ -114,7 +114,7 @@ fn parse_methods(methods: &Bound<'_, PyAny>) -> PyResult<Vec<Method>> {
 /// of a downloaded set by each method and measure the impact gathered.
 #[pyfunction]
 #[pyo3(signature = (graph, impact, methods=None,
-    downloaded=None, downloaded_fraction=None, n_seeds=100, rng_seed=42, impact_column="1",
+    downloaded=None, downloaded_fraction=None, n_seeds=10, rng_seed=42, impact_column="1",
     omega=0.8))]
 #[allow(clippy::too_many_arguments)]
 pub fn frontier_rank<'py>(
@@ -136,24 +136,28 @@ pub fn frontier_rank<'py>(
     } else {
         Method::parse_list("random,indegree,pagerank,rw,rw-eg").map_err(value_error)?
     };
-    let impact: Vec<f64> = if let Ok(path) = impact.extract::<PathBuf>() {
+    // The impact column, and (from a table) its other columns, which `learned` also walks
+    // (as `crawlrank frontier-rank` does).
+    let (impact, others): (Vec<f64>, Vec<Vec<f64>>) = if let Ok(path) = impact.extract::<PathBuf>()
+    {
         let bv = &data.bv;
-        py.allow_threads(|| -> anyhow::Result<Vec<f64>> {
+        py.allow_threads(|| -> anyhow::Result<(Vec<f64>, Vec<Vec<f64>>)> {
             let pages = crawlrank_impact::Pages::from_graph(bv)?;
             let mut table = crawlrank_impact::read_impact_table(&path, &pages)?;
             let index = crawlrank_impact::column_index(&path, &table.columns, impact_column)?;
-            Ok(table.values.swap_remove(index))
+            let chosen = table.values.remove(index);
+            Ok((chosen, table.values))
         })
         .map_err(to_py)?
     } else {
-        py.import("numpy")?
+        let values = py
+            .import("numpy")?
             .call_method1("asarray", (impact, "float64"))?
             .downcast_into::<PyArray1<f64>>()
             .map_err(|_| PyValueError::new_err("impact must be a file or one number per page"))?
-            .to_vec()?
+            .to_vec()?;
+        (values, Vec::new())
     };
-    let mut impact = impact;
-    impact.resize(n.max(impact.len()), 0.0);
     if impact.len() != n {
         return Err(PyValueError::new_err(format!(
             "impact has {} values for {n} pages",
@@ -190,10 +194,12 @@ pub fn frontier_rank<'py>(
     let ev = py
         .allow_threads(|| -> anyhow::Result<_> {
             let pr = crawlrank_sim::reference_pagerank(&data.bv, &data.csr)?;
-            evaluate(
+            let others: Vec<&[f64]> = others.iter().map(Vec::as_slice).collect();
+            evaluate_with(
                 &data.csr,
                 &downloaded,
                 &impact,
+                &others,
                 Some(&pr),
                 &config,
                 &mut |_| {},
@@ -205,6 +211,7 @@ pub fn frontier_rank<'py>(
     d.set_item("known_arcs", ev.known_arcs)?;
     d.set_item("frontier", data.ids_of(&ev.frontier).into_pyarray(py))?;
     d.set_item("truth", ev.truth.clone().into_pyarray(py))?;
+    d.set_item("is_test", ev.is_test.clone())?;
     d.set_item("omega", ev.omega)?;
     let list = PyList::empty(py);
     for m in &ev.methods {

@@ -41,21 +41,16 @@ fn python_ready() -> Result<(), String> {
     }
 }
 
-/// Builds the extension and the CLI with the dev profile into the test build's target dir.
+/// Makes sure the extension module and the `crawlrank` binary are built and fresh: the
+/// README's test command again, without running it (`cargo test --workspace --no-run`). Under
+/// `cargo test --workspace` everything is already built with exactly these features and
+/// profile, so this only checks fingerprints; a narrower command (`cargo build -p …`) would
+/// unify features differently and rebuild half the workspace.
 fn build() -> PathBuf {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let status = Command::new(cargo)
         .current_dir(workspace_root())
-        .args([
-            "build",
-            "-p",
-            "crawlrank-python",
-            "--lib",
-            "-p",
-            "crawlrank-cli",
-            "--bin",
-            "crawlrank",
-        ])
+        .args(["test", "--workspace", "--no-run", "--quiet"])
         .env("CARGO_TARGET_DIR", target_dir())
         .status()
         .expect("cargo runs");
