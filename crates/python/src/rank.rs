@@ -23,7 +23,7 @@ pub fn pagerank<'py>(
             "alpha must be in [0, 1), not {alpha}"
         )));
     }
-    if !(tol > 0.0) {
+    if tol.is_nan() || tol <= 0.0 {
         return Err(PyValueError::new_err(format!("tol must be > 0, not {tol}")));
     }
     let data = graph.data.clone();
@@ -41,6 +41,9 @@ pub fn pagerank<'py>(
     Ok(scores.into_pyarray(py))
 }
 
+/// Two score vectors: HITS's authorities and hubs.
+type Scores2<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>);
+
 /// HITS (`iterations` rounds, as `crawlrank rank --algo hits`): `(authorities, hubs)`.
 #[pyfunction]
 #[pyo3(signature = (graph, iterations=60))]
@@ -48,7 +51,7 @@ pub fn hits<'py>(
     py: Python<'py>,
     graph: &Graph,
     iterations: usize,
-) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>)> {
+) -> PyResult<Scores2<'py>> {
     let data = graph.data.clone();
     let r = py
         .allow_threads(move || {
