@@ -111,10 +111,7 @@ impl Graph {
     #[staticmethod]
     #[pyo3(signature = (path, cache=None))]
     fn load(py: Python<'_>, path: PathBuf, cache: Option<PathBuf>) -> PyResult<Self> {
-        let exists = path.is_file()
-            || crawlrank_graph::is_bvgraph(&path)
-            || path.with_extension("graph").is_file();
-        if !exists {
+        if !path.is_file() && !crawlrank_graph::is_bvgraph(&path) {
             return Err(PyFileNotFoundError::new_err(format!(
                 "{}: no such graph (neither a BVGraph basename with {}.graph and .properties nor an arc-list file)",
                 path.display(),

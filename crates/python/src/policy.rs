@@ -29,6 +29,82 @@ pub struct Known {
     links: Vec<PageId>,
     /// Ones for the matrices' `data`, shared read-only by every view (grown when short).
     ones: Option<Py<PyArray1<f64>>>,
+    /// The CSR arrays (rows by node) of the first `cached_rows` crawled pages: each reorder
+    /// merges in the pages crawled since the last one instead of sorting every row again.
+    cached_rows: usize,
+    cached_indptr: Vec<i32>,
+    cached_indices: Vec<i32>,
+}
+
+impl Known {
+    /// The links of the `i`-th crawled page.
+    fn row(&self, i: usize) -> &[PageId] {
+        &self.links[self.offsets[i]..self.offsets[i + 1]]
+    }
+
+    /// CSR arrays over `n` nodes of the first `rows` crawled pages, from scratch: a counting
+    /// sort of their link lists (each page is crawled once, so each row is one list).
+    fn build(&self, n: usize, rows: usize) -> (Vec<i32>, Vec<i32>) {
+        let mut indptr = vec![0i32; n + 1];
+        for i in 0..rows {
+            indptr[self.crawled[i] as usize + 1] = self.row(i).len() as i32;
+        }
+        for v in 0..n {
+            indptr[v + 1] += indptr[v];
+        }
+        let mut indices = vec![0i32; self.offsets[rows]];
+        for i in 0..rows {
+            let start = indptr[self.crawled[i] as usize] as usize;
+            let src = self.row(i);
+            for (d, &s) in indices[start..start + src.len()].iter_mut().zip(src) {
+                *d = s as i32;
+            }
+        }
+        (indptr, indices)
+    }
+
+    /// Brings the cached CSR arrays up to the first `rows` crawled pages: the new rows, in
+    /// node order, are spliced between the cached rows' runs, which move as whole blocks.
+    fn extend_cache(&mut self, n: usize, rows: usize) {
+        if self.cached_indptr.len() != n + 1 {
+            self.cached_indptr = vec![0; n + 1];
+            self.cached_indices.clear();
+            self.cached_rows = 0;
+        }
+        if rows == self.cached_rows {
+            return;
+        }
+        let mut new: Vec<(PageId, usize)> = (self.cached_rows..rows)
+            .map(|i| (self.crawled[i], i))
+            .collect();
+        new.sort_unstable();
+        let old_ptr = &self.cached_indptr;
+        let old = &self.cached_indices;
+        let mut indices = Vec::with_capacity(self.offsets[rows]);
+        let mut indptr = Vec::with_capacity(n + 1);
+        let mut from = 0usize; // the next cached node whose run is not yet copied
+        indptr.push(0i32);
+        for &(p, i) in &new {
+            let p = p as usize;
+            // Cached rows of nodes from..p keep their runs, shifted by what was inserted.
+            let shift = indices.len() as i32 - old_ptr[from];
+            indices.extend_from_slice(&old[old_ptr[from] as usize..old_ptr[p] as usize]);
+            indptr.extend(old_ptr[from + 1..=p].iter().map(|&o| o + shift));
+            // Node p had no row (it is crawled once): its row is the new one.
+            indices.extend(self.row(i).iter().map(|&s| s as i32));
+            indptr.push(indices.len() as i32);
+            from = p + 1;
+        }
+        let shift = indices.len() as i32 - old_ptr[from.min(n)];
+        if from < n {
+            indices.extend_from_slice(&old[old_ptr[from] as usize..]);
+            indptr.extend(old_ptr[from + 1..=n].iter().map(|&o| o + shift));
+        }
+        debug_assert_eq!(indptr.len(), n + 1);
+        self.cached_indptr = indptr;
+        self.cached_indices = indices;
+        self.cached_rows = rows;
+    }
 }
 
 /// The first error of a policy (its own exception, or what was wrong with its scores).
@@ -186,6 +262,15 @@ impl PyBatchPolicy {
     }
 }
 
+/// An integer that sorts like `-score` (NaN excluded; −0 and +0 equal), for sorting scores
+/// in descending order as integers.
+fn descending_key(score: f64) -> u64 {
+    let bits = if score == 0.0 { 0 } else { score.to_bits() };
+    // IEEE 754 bits, made monotonic: negatives flipped whole, positives above them.
+    let ascending = if bits >> 63 == 1 { !bits } else { bits | (1 << 63) };
+    !ascending
+}
+
 fn type_name(obj: &Bound<'_, PyAny>) -> String {
     obj.get_type()
         .name()
@@ -230,16 +315,17 @@ impl Policy for PyBatchPolicy {
         });
         match outcome {
             Ok(scores) => {
-                // A stable sort of the discovery-ordered frontier: ties keep discovery order.
-                let mut order: Vec<usize> = (0..scores.len()).collect();
-                order.sort_by(|&a, &b| {
-                    scores[b]
-                        .partial_cmp(&scores[a])
-                        .expect("NaN scores are refused")
-                });
+                // Sorted by (score descending, discovery order), each key packed into one
+                // integer with its position beside it, as `backlink` sorts.
+                let mut order: Vec<(u64, u32)> = scores
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &s)| (descending_key(s), i as u32))
+                    .collect();
+                order.sort_unstable();
                 self.queue.clear();
                 self.queue
-                    .extend(order.into_iter().map(|i| self.discovered[i]));
+                    .extend(order.into_iter().map(|(_, i)| self.discovered[i as usize]));
             }
             Err(e) => self.fail(e),
         }
@@ -337,25 +423,12 @@ impl PolicyView {
                 "the known graph has 2^31 arcs or more: too many for a view",
             ));
         }
-        // Rows by node: a counting sort of the crawled pages' link lists (each page is
-        // crawled once, so each row is one list).
-        let mut indptr = vec![0i32; n + 1];
-        for i in 0..rows {
-            let p = known.crawled[i] as usize;
-            indptr[p + 1] = (known.offsets[i + 1] - known.offsets[i]) as i32;
-        }
-        for v in 0..n {
-            indptr[v + 1] += indptr[v];
-        }
-        let mut indices = vec![0i32; nnz];
-        for i in 0..rows {
-            let p = known.crawled[i] as usize;
-            let start = indptr[p] as usize;
-            let src = &known.links[known.offsets[i]..known.offsets[i + 1]];
-            for (d, &s) in indices[start..start + src.len()].iter_mut().zip(src) {
-                *d = s as i32;
-            }
-        }
+        let (indptr, indices) = if rows >= known.cached_rows {
+            known.extend_cache(n, rows);
+            (known.cached_indptr.clone(), known.cached_indices.clone())
+        } else {
+            known.build(n, rows)
+        };
         let np = py.import("numpy")?;
         let grow = match &known.ones {
             Some(o) => o.bind(py).len() < nnz,

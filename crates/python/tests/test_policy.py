@@ -144,3 +144,24 @@ def test_infinite_scores_sort(web):
 
     sim = crawlrank.simulate(g, [Last()], n_seeds=10, progress=False)
     assert len(sim["Last"].order) == sim.reachable
+
+
+def test_known_graph_of_a_kept_view(web):
+    """A view kept past its reorder still shows the known graph as it was then."""
+    g = crawlrank.Graph.load(web)
+    views = []
+
+    class Keep:
+        def reorder(self, view):
+            views.append(view)
+            if len(views) % 2:
+                view.known  # built now, from the pages crawled so far
+            return np.zeros(len(view.frontier))
+
+    crawlrank.simulate(g, [Keep()], n_seeds=10, batch=200, progress=False)
+    assert len(views) > 3
+    for view in views[::-1]:
+        known = view.known
+        assert known.nnz == sum(len(g.successors(p)) for p in view.crawled)
+        p = view.crawled[-1]
+        assert list(known.indices[known.indptr[p] : known.indptr[p + 1]]) == list(g.successors(p))
