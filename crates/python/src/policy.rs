@@ -267,7 +267,11 @@ impl PyBatchPolicy {
 fn descending_key(score: f64) -> u64 {
     let bits = if score == 0.0 { 0 } else { score.to_bits() };
     // IEEE 754 bits, made monotonic: negatives flipped whole, positives above them.
-    let ascending = if bits >> 63 == 1 { !bits } else { bits | (1 << 63) };
+    let ascending = if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | (1 << 63)
+    };
     !ascending
 }
 

@@ -47,11 +47,7 @@ type Scores2<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>);
 /// HITS (`iterations` rounds, as `crawlrank rank --algo hits`): `(authorities, hubs)`.
 #[pyfunction]
 #[pyo3(signature = (graph, iterations=60))]
-pub fn hits<'py>(
-    py: Python<'py>,
-    graph: &Graph,
-    iterations: usize,
-) -> PyResult<Scores2<'py>> {
+pub fn hits<'py>(py: Python<'py>, graph: &Graph, iterations: usize) -> PyResult<Scores2<'py>> {
     let data = graph.data.clone();
     let r = py
         .allow_threads(move || {
