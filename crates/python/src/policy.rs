@@ -123,6 +123,8 @@ pub struct PyBatchPolicy {
     batch: u64,
     error: ErrorSlot,
     has_final_scores: bool,
+    /// Crawled pages at the last reorder.
+    reordered_at: usize,
 }
 
 impl PyBatchPolicy {
@@ -150,6 +152,7 @@ impl PyBatchPolicy {
             batch,
             error,
             has_final_scores,
+            reordered_at: 0,
         })
     }
 
@@ -164,7 +167,7 @@ impl PyBatchPolicy {
         }
     }
 
-    fn view(&self, py: Python<'_>, frontier: &[PageId]) -> PyResult<Py<PolicyView>> {
+    fn view(&self, py: Python<'_>, frontier: &[PageId], since: usize) -> PyResult<Py<PolicyView>> {
         let known = self.known.lock().expect("known graph");
         let crawled: Vec<i64> = known.crawled.iter().map(|&p| i64::from(p)).collect();
         let frontier: Vec<i64> = frontier.iter().map(|&p| i64::from(p)).collect();
@@ -179,6 +182,7 @@ impl PyBatchPolicy {
                 frontier: frontier.unbind(),
                 known_graph: self.known.clone(),
                 known_rows: known.crawled.len(),
+                since,
                 known_matrix: Mutex::new(None),
                 num_nodes: self.num_nodes,
                 batch: self.batch,
@@ -312,8 +316,10 @@ impl Policy for PyBatchPolicy {
             return;
         }
         self.discovered.retain(|&p| !pages.is_popped(p));
+        let since = self.reordered_at;
+        self.reordered_at = self.known.lock().expect("known graph").crawled.len();
         let outcome = Python::with_gil(|py| -> PyResult<Vec<f64>> {
-            let view = self.view(py, &self.discovered)?;
+            let view = self.view(py, &self.discovered, since)?;
             let n = self.discovered.len();
             self.call_scores(py, "reorder", view, n, "frontier page")
         });
@@ -346,7 +352,7 @@ impl Policy for PyBatchPolicy {
             return fallback;
         }
         let outcome = Python::with_gil(|py| -> PyResult<Vec<f64>> {
-            let view = self.view(py, &[])?;
+            let view = self.view(py, &[], self.reordered_at)?;
             self.call_scores(py, "final_scores", view, order.len(), "crawled page")
         });
         outcome.unwrap_or_else(|e| {
@@ -363,6 +369,8 @@ pub struct PolicyView {
     frontier: Py<PyArray1<i64>>,
     known_graph: Arc<Mutex<Known>>,
     known_rows: usize,
+    /// Crawled pages at the previous reorder: `new_arcs` are the links of the pages since.
+    since: usize,
     known_matrix: Mutex<Option<Py<PyAny>>>,
     num_nodes: usize,
     batch: u64,
@@ -394,6 +402,29 @@ impl PolicyView {
         let m = self.build_known(py)?;
         *self.known_matrix.lock().expect("known matrix") = Some(m.clone_ref(py));
         Ok(m)
+    }
+
+    /// The arcs found since the previous reorder (the out-links of the pages crawled since,
+    /// the last entries of `crawled`), as two `int64` arrays `(sources, targets)`: what a
+    /// policy that keeps its own counts needs, without the whole known graph.
+    #[getter]
+    fn new_arcs<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>) {
+        let known = self.known_graph.lock().expect("known graph");
+        let (start, end) = (known.offsets[self.since], known.offsets[self.known_rows]);
+        let mut sources = Vec::with_capacity(end - start);
+        for i in self.since..self.known_rows {
+            let p = i64::from(known.crawled[i]);
+            sources.extend(std::iter::repeat_n(p, known.row(i).len()));
+        }
+        let targets: Vec<i64> = known.links[start..end]
+            .iter()
+            .map(|&t| i64::from(t))
+            .collect();
+        drop(known);
+        (sources.into_pyarray(py), targets.into_pyarray(py))
     }
 
     /// Pages in the graph.

@@ -17,18 +17,37 @@ class PyBacklink(crawlrank.BatchPolicy):
         return view.known.sum(axis=0)[view.frontier]
 
 
+class CountingBacklink(crawlrank.BatchPolicy):
+    """Back-link count kept up to date from the arcs found since the last reorder."""
+
+    name = "counting-backlink"
+
+    def __init__(self):
+        self.counts = None
+
+    def reorder(self, view):
+        if self.counts is None:
+            self.counts = np.zeros(view.num_nodes, dtype=np.int64)
+        _, targets = view.new_arcs
+        np.add.at(self.counts, targets, 1)
+        return self.counts[view.frontier]
+
+
 @pytest.mark.parametrize("batch", [None, 1, 37])
 def test_python_backlink_is_backlink(web, batch):
     g = crawlrank.Graph.load(web)
-    sim = crawlrank.simulate(g, ["backlink", PyBacklink()], n_seeds=10, batch=batch, progress=False)
-    assert np.array_equal(sim["py-backlink"].order, sim["backlink"].order)
-    assert np.array_equal(sim["py-backlink"].throughput, sim["backlink"].throughput)
+    policies = ["backlink", PyBacklink(), CountingBacklink()]
+    sim = crawlrank.simulate(g, policies, n_seeds=10, batch=batch, progress=False)
+    for name in ("py-backlink", "counting-backlink"):
+        assert np.array_equal(sim[name].order, sim["backlink"].order), name
+        assert np.array_equal(sim[name].throughput, sim["backlink"].throughput), name
 
 
 def test_python_backlink_is_backlink_on_cnr2000(cnr2000):
     g = crawlrank.Graph.load(cnr2000)
-    sim = crawlrank.simulate(g, ["backlink", PyBacklink()], progress=False)
+    sim = crawlrank.simulate(g, ["backlink", PyBacklink(), CountingBacklink()], progress=False)
     assert np.array_equal(sim["py-backlink"].order, sim["backlink"].order)
+    assert np.array_equal(sim["counting-backlink"].order, sim["backlink"].order)
 
 
 def test_view(web):
@@ -42,6 +61,10 @@ def test_view(web):
             crawled = set(view.crawled.tolist())
             assert len(crawled) == len(view.crawled) == len(seen) * view.batch + view.batch
             assert not crawled & set(view.frontier.tolist())
+            sources, targets = view.new_arcs
+            fresh = view.crawled[-view.batch :]
+            assert list(targets) == [t for p in fresh for t in g.successors(p)]
+            assert set(sources.tolist()) <= set(fresh.tolist())
             # Rows of crawled pages are their out-links; other rows are empty.
             for p in view.crawled[:20]:
                 assert list(known.indices[known.indptr[p] : known.indptr[p + 1]]) == list(g.successors(p))
