@@ -46,11 +46,38 @@ fn python_ready() -> Result<(), String> {
 /// `cargo test --workspace` everything is already built with exactly these features and
 /// profile, so this only checks fingerprints; a narrower command (`cargo build -p …`) would
 /// unify features differently and rebuild half the workspace.
+///
+/// The variables cargo sets for a test process (`CARGO_MANIFEST_DIR`, `CARGO_PKG_NAME`, …) are
+/// removed first: build scripts watch some of them (ring's does), and seeing them set would make
+/// the inner cargo rebuild those crates and all that depends on them.
 fn build() -> PathBuf {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
+    let mut command = Command::new(cargo);
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        let set_for_tests = [
+            "CARGO_PKG_",
+            "CARGO_MANIFEST_",
+            "CARGO_CRATE_",
+            "CARGO_BIN_",
+            "CARGO_CFG_",
+        ]
+        .iter()
+        .any(|prefix| name.starts_with(prefix))
+            || [
+                "CARGO_TARGET_TMPDIR",
+                "CARGO_PRIMARY_PACKAGE",
+                "CARGO_RUSTC_CURRENT_DIR",
+                "OUT_DIR",
+            ]
+            .contains(&name.as_ref());
+        if set_for_tests {
+            command.env_remove(name.as_ref());
+        }
+    }
+    let status = command
         .current_dir(workspace_root())
-        .args(["test", "--workspace", "--no-run", "--quiet"])
+        .args(["test", "--workspace", "--no-run"])
         .env("CARGO_TARGET_DIR", target_dir())
         .status()
         .expect("cargo runs");
