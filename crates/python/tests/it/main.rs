@@ -93,7 +93,10 @@ fn lay_out_package(debug: &Path) -> PathBuf {
     let sources = workspace_root().join("crates/python/python/crawlrank");
     for entry in std::fs::read_dir(&sources).expect("package sources") {
         let entry = entry.expect("package source");
-        if entry.file_type().expect("file type").is_file() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        // The sources only: not an extension module `maturin develop` may have left there.
+        let source = name.ends_with(".py") || name.ends_with(".pyi") || name == "py.typed";
+        if source && entry.file_type().expect("file type").is_file() {
             std::fs::copy(entry.path(), pkg.join(entry.file_name())).expect("copy source");
         }
     }
