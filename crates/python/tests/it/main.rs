@@ -77,7 +77,7 @@ fn build() -> PathBuf {
     }
     let status = command
         .current_dir(workspace_root())
-        .args(["test", "--workspace", "--no-run"])
+        .args(["test", "--workspace", "--no-run", "--quiet"])
         .env("CARGO_TARGET_DIR", target_dir())
         .status()
         .expect("cargo runs");
