@@ -25,7 +25,7 @@
 //! a [`SeedChoice`], [`SimPolicy`]s, a [`SimConfig`]) and returns a [`Summary`], which
 //! [`write_table`] prints and [`write_outputs`] saves. Piece by piece: [`random_seeds`] or
 //! [`read_seeds`], [`reference_pagerank`] and [`Reference::new`], [`simulate`] (one crawl, a
-//! [`PolicyRun`]), [`measure`] (its [`Measures`]). Over several random seed sets:
+//! [`PolicyRun`]; [`simulate_policy`] for a policy the caller builds), [`measure`] (its [`Measures`]). Over several random seed sets:
 //! [`run_repeated`] (one [`Summary`] per rng seed), then [`write_repeat_table`], [`paired`]
 //! and [`write_repeat_outputs`].
 
@@ -54,6 +54,6 @@ pub use repeat::{
     paired, run_repeated, write_paired_headline, write_repeat_outputs, write_repeat_table, Paired,
 };
 pub use report::{write_outputs, write_table, PolicyResult, Summary, TABLE_PERCENTS};
-pub use run::{simulate, PolicyRun, SimConfig};
+pub use run::{simulate, simulate_policy, PolicyRun, SimConfig};
 pub use score::{score_order, ScoreOptions, Scored};
 pub use seeds::{random_seeds, read_pages, read_seeds, SeedChoice};
