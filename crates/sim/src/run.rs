@@ -4,9 +4,8 @@
 use crate::policy::SimPolicy;
 use crate::reference::Reference;
 use anyhow::{ensure, Result};
-use crawlrank_frontier::{drive, Frontier, Impacts, PageId, PolicyConfig};
-use crawlrank_graph::Csr;
-use std::ops::ControlFlow;
+use crawlrank_frontier::{Frontier, Impacts, PageId, PolicyConfig};
+use crawlrank_graph::access::Successors;
 use std::time::{Duration, Instant};
 
 /// How to simulate.
@@ -86,8 +85,13 @@ pub struct PolicyRun {
 
 /// Crawls `graph` from `seeds` with `policy` until the frontier is empty. `progress` is called
 /// with the number of pages crawled every 65,536 pages and at the end.
-pub fn simulate(
-    graph: &Csr,
+///
+/// `graph` is a [`Csr`](crawlrank_graph::Csr) or the compressed graph: the loop is the
+/// frontier's crawl loop (`crawlrank_frontier::drive`: seed, then pop and `on_crawled` until
+/// the frontier is empty), written out here because a compressed graph decodes each page's
+/// links into a buffer rather than lending a slice.
+pub fn simulate<G: Successors>(
+    graph: &G,
     seeds: &[PageId],
     policy: SimPolicy,
     reference: &Reference,
@@ -106,26 +110,24 @@ pub fn simulate(
         beta: config.beta,
         delta_initial: config.delta_initial,
         delta_slope: config.delta_slope,
-        ..PolicyConfig::for_crawl(reference.reachable, graph.num_nodes() as u64)
+        ..PolicyConfig::for_crawl(reference.reachable, graph.node_count() as u64)
     };
     reset_peak_rss();
     let mut frontier = Frontier::new(policy.build(&policy_config, &reference.pagerank)?, batch);
     let mut order = Vec::with_capacity(reference.reachable as usize);
     let mut arcs = 0u64;
     let start = Instant::now();
-    drive(
-        &mut frontier,
-        seeds,
-        |p| graph.successors(p as usize),
-        |p, links| {
-            order.push(p);
-            arcs += links.len() as u64;
-            if order.len() & 0xFFFF == 0 {
-                progress(order.len() as u64);
-            }
-            ControlFlow::Continue(())
-        },
-    );
+    let mut buf = Vec::new();
+    frontier.seed(seeds);
+    while let Some(p) = frontier.pop() {
+        let links = graph.successors_in(p as usize, &mut buf);
+        frontier.on_crawled(p, links);
+        order.push(p);
+        arcs += links.len() as u64;
+        if order.len() & 0xFFFF == 0 {
+            progress(order.len() as u64);
+        }
+    }
     let crawl_time = start.elapsed();
     progress(order.len() as u64);
     let peak_frontier = frontier.peak_len();

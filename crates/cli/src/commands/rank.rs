@@ -2,7 +2,8 @@
 
 use crate::output;
 use anyhow::{bail, ensure, Context, Result};
-use crawlrank_graph::{open_graph, Cache, PageIds};
+use crawlrank_graph::access::{SequentialSuccessors, Transpose};
+use crawlrank_graph::{open_graph, Cache, InMemory, PageIds};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -27,6 +28,12 @@ pub struct Args {
     /// The ranking to compute.
     #[arg(long, value_enum, default_value_t = Algo::Pagerank)]
     pub algo: Algo,
+    /// Where the graph is held: `always` decodes it (and its transpose, for PageRank and HITS)
+    /// into memory, `never` ranks the memory-mapped compressed graph and its transpose (built
+    /// once in the cache), `auto` decodes when that takes at most half of the memory
+    /// available. The scores are the same bit for bit.
+    #[arg(long, value_name = "auto|always|never", default_value = "auto")]
+    pub in_memory: InMemory,
     /// Write the scores to FILE: one per line in node order when the pages' ids are 0..n (every
     /// BVGraph without .ids), else `id<TAB>score` lines, the graph's own ids (an arc list with
     /// gaps in its ids, or not starting at 0), in increasing order of id.
@@ -61,48 +68,22 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     let t0 = Instant::now();
     let graph = open_graph(&args.graph, cache)?;
     let ids = graph.page_ids()?;
-    let csr = graph.to_csr()?;
-    let loaded = t0.elapsed();
-    let t1 = Instant::now();
-    let (scores, label, note) = match args.algo {
-        Algo::Pagerank => {
-            let preference = args
-                .preference
-                .as_deref()
-                .map(|p| read_vector(p, &ids))
-                .transpose()?;
-            let cfg = crawlrank_rank::PageRankConfig {
-                damping: args.damping,
-                threshold: args.threshold,
-                max_iterations: args.max_iter,
-                preference,
-            };
-            let r = crawlrank_rank::pagerank(&csr, &cfg)?;
-            let note = format!("{} iterations, L1 change {:.3e}", r.iterations, r.l1_change);
-            (r.scores, "pagerank", note)
-        }
-        Algo::Hits => {
-            let t = csr.transpose();
-            let cfg = crawlrank_rank::HitsConfig {
-                iterations: args.hits_iterations,
-                ..Default::default()
-            };
-            let r = crawlrank_rank::hits(&csr, &t, &cfg)?;
-            let note = format!("{} iterations", r.iterations);
-            match args.hits_score {
-                HitsScore::Authority => (r.authorities, "authority", note),
-                HitsScore::Hub => (r.hubs, "hub", note),
-            }
-        }
-        Algo::Indegree => (crawlrank_rank::indegree(&csr), "indegree", String::new()),
+    let directions = if args.algo == Algo::Indegree { 1 } else { 2 };
+    let decision = args.in_memory.decide(&graph, directions);
+    eprintln!("{}: {}", graph.basename().display(), decision.reason);
+    let (scores, label, note, loaded, ranked) = if decision.csr {
+        let csr = graph.to_csr()?;
+        rank_on(&args, &csr, &ids, t0)?
+    } else {
+        rank_on(&args, &graph, &ids, t0)?
     };
     eprintln!(
         "{}: {} nodes, {} arcs; loaded in {:.2?}, ranked in {:.2?} {}",
         graph.basename().display(),
-        csr.num_nodes(),
-        csr.num_arcs(),
+        graph.num_nodes(),
+        graph.num_arcs(),
         loaded,
-        t1.elapsed(),
+        ranked,
         note
     );
     if let Some(out) = &args.out {
@@ -123,6 +104,59 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         output::print_top(&scores, k, urls.as_deref(), &ids, label);
     }
     Ok(())
+}
+
+/// The scores of `graph` (decoded, or compressed), their label, a note on the iterations, the
+/// time to load (from `t0`, including the transpose) and the time to rank.
+type Ranked = (Vec<f64>, &'static str, String, std::time::Duration, std::time::Duration);
+
+fn rank_on<G: SequentialSuccessors + Transpose>(
+    args: &Args,
+    graph: &G,
+    ids: &PageIds,
+    t0: Instant,
+) -> Result<Ranked> {
+    let transpose = match args.algo {
+        Algo::Indegree => None,
+        _ => Some(graph.transposed()?),
+    };
+    let loaded = t0.elapsed();
+    let t1 = Instant::now();
+    let (scores, label, note) = match args.algo {
+        Algo::Pagerank => {
+            let preference = args
+                .preference
+                .as_deref()
+                .map(|p| read_vector(p, ids))
+                .transpose()?;
+            let cfg = crawlrank_rank::PageRankConfig {
+                damping: args.damping,
+                threshold: args.threshold,
+                max_iterations: args.max_iter,
+                preference,
+            };
+            let outdeg = crawlrank_graph::access::outdegrees_of(graph);
+            let t = transpose.as_ref().expect("built for PageRank");
+            let r = crawlrank_rank::PageRank::new(t, &outdeg)?.run(&cfg, None)?;
+            let note = format!("{} iterations, L1 change {:.3e}", r.iterations, r.l1_change);
+            (r.scores, "pagerank", note)
+        }
+        Algo::Hits => {
+            let t = transpose.as_ref().expect("built for HITS");
+            let cfg = crawlrank_rank::HitsConfig {
+                iterations: args.hits_iterations,
+                ..Default::default()
+            };
+            let r = crawlrank_rank::hits(graph, t, &cfg)?;
+            let note = format!("{} iterations", r.iterations);
+            match args.hits_score {
+                HitsScore::Authority => (r.authorities, "authority", note),
+                HitsScore::Hub => (r.hubs, "hub", note),
+            }
+        }
+        Algo::Indegree => (crawlrank_rank::indegree(graph), "indegree", String::new()),
+    };
+    Ok((scores, label, note, loaded, t1.elapsed()))
 }
 
 /// Reads a preference vector: one number per line in node order, or `id<TAB>value` lines
