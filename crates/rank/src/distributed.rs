@@ -178,6 +178,9 @@ pub fn read_hostfile(path: &Path) -> Result<Vec<String>> {
 
 /// One message: `(destination process, kind, index, a, b)`.
 type Msg = (u32, u32, u32, f64, f64);
+/// A message on the wire, with the round it belongs to (a faster peer's messages of the next
+/// round may arrive while this process still steps through the current one).
+type Wire = (u32, u32, u32, u32, f64, f64);
 /// A page's new value: index = page, a = z.
 const KIND_VALUE: u32 = 0;
 /// A block's share of a phase: index = block, a = L1 change, b = dangling mass.
@@ -332,7 +335,7 @@ where
     use timely::dataflow::operators::{Exchange, Input, Inspect, Probe};
     use timely::dataflow::{InputHandle, ProbeHandle};
 
-    let inbox: Rc<RefCell<Vec<Msg>>> = Rc::new(RefCell::new(Vec::new()));
+    let inbox: Rc<RefCell<Vec<Wire>>> = Rc::new(RefCell::new(Vec::new()));
     let mut input: InputHandle<usize, _> = InputHandle::new();
     let probe = ProbeHandle::new();
     {
@@ -340,9 +343,9 @@ where
         worker.dataflow(|scope| {
             scope
                 .input_from(&mut input)
-                .container::<Vec<Msg>>()
-                .exchange(|m: &Msg| u64::from(m.0))
-                .inspect(move |m: &Msg| inbox.borrow_mut().push(*m))
+                .container::<Vec<Wire>>()
+                .exchange(|m: &Wire| u64::from(m.0))
+                .inspect(move |m: &Wire| inbox.borrow_mut().push(*m))
                 .probe_with(&probe);
         });
     }
@@ -350,8 +353,9 @@ where
     // Sends `out`, closes the round and steps until every message of it has arrived; returns
     // them sorted (the order of arrival is not deterministic; the order of use must be).
     let mut exchange = |out: &mut Vec<Msg>, worker: &mut timely::worker::Worker| -> Vec<Msg> {
-        for m in out.drain(..) {
-            input.send(m);
+        let tag = round as u32;
+        for (dest, kind, index, a, b) in out.drain(..) {
+            input.send((dest, tag, kind, index, a, b));
         }
         round += 1;
         input.advance_to(round);
@@ -359,7 +363,15 @@ where
             worker.step();
         }
         let _ = beats.send(Beat::Round(round));
-        let mut got = std::mem::take(&mut *inbox.borrow_mut());
+        let mut got: Vec<Msg> = Vec::new();
+        inbox.borrow_mut().retain(|&(dest, r, kind, index, a, b)| {
+            if r == tag {
+                got.push((dest, kind, index, a, b));
+                false
+            } else {
+                true
+            }
+        });
         got.sort_unstable_by(|a, b| (a.1, a.2).cmp(&(b.1, b.2)));
         got
     };
