@@ -210,7 +210,10 @@ impl InMemory {
         match self {
             InMemory::Always => Decision {
                 csr: true,
-                reason: format!("in memory (--in-memory always): {:.2} GiB of CSR", gib(need)),
+                reason: format!(
+                    "in memory (--in-memory always): {:.2} GiB of CSR",
+                    gib(need)
+                ),
             },
             InMemory::Never => Decision {
                 csr: false,

@@ -456,7 +456,12 @@ impl GraphStats {
     /// (with replacement) by a [`SplitMix64`] generator seeded with `seed`, so the result is
     /// reproducible. Costs `samples` sweeps of the arcs and 4 bytes per node. `graph` must be
     /// the graph the statistics were computed on.
-    pub fn with_reachability<G: Successors>(mut self, graph: &G, samples: usize, seed: u64) -> Self {
+    pub fn with_reachability<G: Successors>(
+        mut self,
+        graph: &G,
+        samples: usize,
+        seed: u64,
+    ) -> Self {
         self.reachability = Some(reachability(graph, samples, seed));
         self
     }

@@ -7,7 +7,7 @@
 //! webgraph-rs's visits, the visit owns the bookkeeping and hands each node to a callback.
 
 use crate::access::Successors;
-#[cfg(test)]
+#[cfg(doc)]
 use crate::Csr;
 use std::ops::ControlFlow;
 

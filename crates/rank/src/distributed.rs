@@ -97,8 +97,7 @@ pub fn graph_fingerprint(basename: &Path, nodes: usize, arcs: u64) -> Result<u64
     h.u64(nodes as u64);
     h.u64(arcs);
     let props = crawlrank_graph::with_ext(basename, "properties");
-    let text =
-        std::fs::read(&props).with_context(|| format!("cannot read {}", props.display()))?;
+    let text = std::fs::read(&props).with_context(|| format!("cannot read {}", props.display()))?;
     h.bytes(&text);
     let graph = crawlrank_graph::with_ext(basename, "graph");
     let len = std::fs::metadata(&graph)
@@ -172,7 +171,11 @@ pub fn read_hostfile(path: &Path) -> Result<Vec<String>> {
         );
         out.push(line.to_string());
     }
-    ensure!(!out.is_empty(), "the hostfile {} names no process", path.display());
+    ensure!(
+        !out.is_empty(),
+        "the hostfile {} names no process",
+        path.display()
+    );
     Ok(out)
 }
 
@@ -233,7 +236,10 @@ where
         pr.damping
     );
     ensure!(pr.threshold >= 0.0, "the threshold must be non-negative");
-    ensure!(pr.max_iterations >= 1, "PageRank needs at least one iteration");
+    ensure!(
+        pr.max_iterations >= 1,
+        "PageRank needs at least one iteration"
+    );
     if let Some(v) = &pr.preference {
         check_distribution(v, n).context("invalid preference vector")?;
     }
@@ -241,7 +247,10 @@ where
     // Checkpoints of another run are refused before anyone connects.
     let held = match &config.checkpoints {
         Some(c) => {
-            ensure!(c.every >= 1, "checkpoints must be at least 1 iteration apart");
+            ensure!(
+                c.every >= 1,
+                "checkpoints must be at least 1 iteration apart"
+            );
             list_checkpoints(&c.dir, me, processes, fingerprint)?
         }
         None => Vec::new(),
@@ -372,7 +381,7 @@ where
                 true
             }
         });
-        got.sort_unstable_by(|a, b| (a.1, a.2).cmp(&(b.1, b.2)));
+        got.sort_unstable_by_key(|m| (m.1, m.2));
         got
     };
 
@@ -407,7 +416,9 @@ where
         dest_mask[v - lo] = mask & !(1 << me);
     });
     let mut self_loop = vec![false; n];
-    transpose.for_each_in(lo..hi, |v, preds| self_loop[v] = preds.contains(&(v as u32)));
+    transpose.for_each_in(lo..hi, |v, preds| {
+        self_loop[v] = preds.contains(&(v as u32))
+    });
 
     // The starting vector, or the latest checkpoint every process holds.
     let mut out: Vec<Msg> = Vec::new();
@@ -446,11 +457,15 @@ where
                 Some(p) => p[v],
                 None => inv_n,
             };
-            published[v] = if inv_outdeg[v] != 0.0 { x * inv_outdeg[v] } else { x };
+            published[v] = if inv_outdeg[v] != 0.0 {
+                x * inv_outdeg[v]
+            } else {
+                x
+            };
         }
-        for b in b0..b1 {
+        for (b, dangling) in block_dangling.iter_mut().enumerate().take(b1).skip(b0) {
             let r = b * BLOCK..n.min((b + 1) * BLOCK);
-            block_dangling[b] = published[r.clone()]
+            *dangling = published[r.clone()]
                 .iter()
                 .zip(&inv_outdeg[r])
                 .filter(|(_, &inv)| inv == 0.0)
@@ -478,21 +493,19 @@ where
             }
         }
     };
-    let receive = |got: Vec<Msg>,
-                   published: &mut [f64],
-                   change: &mut [f64],
-                   dangling: &mut [f64]| {
-        for (_, kind, index, a, b) in got {
-            match kind {
-                KIND_VALUE => published[index as usize] = a,
-                KIND_BLOCK => {
-                    change[index as usize] = a;
-                    dangling[index as usize] = b;
+    let receive =
+        |got: Vec<Msg>, published: &mut [f64], change: &mut [f64], dangling: &mut [f64]| {
+            for (_, kind, index, a, b) in got {
+                match kind {
+                    KIND_VALUE => published[index as usize] = a,
+                    KIND_BLOCK => {
+                        change[index as usize] = a;
+                        dangling[index as usize] = b;
+                    }
+                    _ => {}
                 }
-                _ => {}
             }
-        }
-    };
+        };
     send_blocks(
         &mut out,
         &mut (b0..b1),
@@ -550,7 +563,7 @@ where
             break;
         }
         if let Some(ck) = &config.checkpoints {
-            if iterations % ck.every == 0 && iterations < pr.max_iterations {
+            if iterations.is_multiple_of(ck.every) && iterations < pr.max_iterations {
                 write_checkpoint(
                     &ck.dir,
                     me,
@@ -626,7 +639,10 @@ fn connect(cluster: &Cluster, fingerprint: u64) -> Result<Vec<Option<TcpStream>>
         stream
             .read_exact(&mut buf)
             .context("the peer did not complete the handshake in time")?;
-        ensure!(&buf[..8] == HELLO, "the peer is not a crawlrank rank process");
+        ensure!(
+            &buf[..8] == HELLO,
+            "the peer is not a crawlrank rank process"
+        );
         let index = u64::from_le_bytes(buf[8..16].try_into().expect("8 bytes")) as usize;
         let fp = u64::from_le_bytes(buf[16..24].try_into().expect("8 bytes"));
         stream.set_read_timeout(None)?;
@@ -833,8 +849,7 @@ fn read_checkpoint<G, T>(
     shared: &Shared<G, T>,
 ) -> Result<(Vec<f64>, Vec<f64>)> {
     let path = checkpoint_path(dir, me, iteration);
-    let bytes =
-        std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
     ensure!(bytes.len() >= 48, "{} is truncated", path.display());
     let word = |i: usize| u64::from_le_bytes(bytes[8 + 8 * i..16 + 8 * i].try_into().expect("8"));
     ensure!(

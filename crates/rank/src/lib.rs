@@ -33,6 +33,7 @@ pub use hits::{hits, hits_masked, HitsConfig, HitsResult};
 pub use indegree::indegree;
 pub use kendall::kendall_tau_b;
 pub use pagerank::{
-    outdegrees, pagerank, pagerank_from, pagerank_of, PageRank, PageRankConfig, PageRankResult};
+    outdegrees, pagerank, pagerank_from, pagerank_of, PageRank, PageRankConfig, PageRankResult,
+};
 pub use rw::{random_walk, RwConfig, RwResult};
 pub use top::{ranking, top_k, top_k_among};

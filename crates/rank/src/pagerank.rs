@@ -301,7 +301,13 @@ impl<'a, T: SequentialSuccessors> PageRank<'a, T> {
             }
         }
 
-        finish(published, &self.inv_outdeg, iterations, l1_change, config.threshold)
+        finish(
+            published,
+            &self.inv_outdeg,
+            iterations,
+            l1_change,
+            config.threshold,
+        )
     }
 }
 

@@ -2,6 +2,7 @@
 //! measure each crawl. The command line and the demo are thin front ends over
 //! [`run_experiment`]; a library user gets the same [`Summary`] they print.
 
+use crate::graph::SimGraph;
 use crate::measures::measure;
 use crate::policy::SimPolicy;
 use crate::reference::{reference_pagerank, Reference};
@@ -9,7 +10,6 @@ use crate::report::{PolicyResult, Summary};
 use crate::run::{simulate, PolicyRun, SimConfig};
 use crate::seeds::SeedChoice;
 use anyhow::{ensure, Result};
-use crate::graph::SimGraph;
 use crawlrank_graph::BvWebGraph;
 use std::sync::Arc;
 

@@ -48,8 +48,8 @@ pub mod seeds;
 
 pub use checkpoints::POINTS;
 pub use compare::{write_comparison, write_comparison_csv, COMPARE_PERCENTS};
-pub use graph::SimGraph;
 pub use experiment::{run_experiment, run_with_pagerank, Experiment, ExperimentEvent};
+pub use graph::SimGraph;
 pub use measures::{measure, Measures};
 pub use policy::SimPolicy;
 pub use reference::{reference_pagerank, ImpactReference, Reference};

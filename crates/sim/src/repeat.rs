@@ -10,6 +10,7 @@
 
 use crate::checkpoints::POINTS;
 use crate::experiment::{run_with_pagerank, Experiment};
+use crate::graph::SimGraph;
 use crate::measures::Measures;
 use crate::reference::reference_pagerank;
 use crate::report::{
@@ -19,7 +20,6 @@ use crate::seeds::SeedChoice;
 use anyhow::{bail, ensure, Context, Result};
 use crawlrank_graph::atomic::write_file;
 use crawlrank_graph::csv::csv_field;
-use crate::graph::SimGraph;
 use crawlrank_graph::{BvWebGraph, PageIds};
 use crawlrank_stats::{Interval, Wins};
 use rayon::prelude::*;

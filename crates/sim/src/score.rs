@@ -20,6 +20,7 @@
 //! so its τ_b correlates the crawl position (earlier = higher) with PageRank over the pages
 //! crawled.
 
+use crate::graph::SimGraph;
 use crate::measures::measure;
 use crate::policy::SimPolicy;
 use crate::reference::{reference_pagerank, Reference};
@@ -28,7 +29,6 @@ use crate::run::PolicyRun;
 use crate::seeds::{read_pages, SeedChoice};
 use anyhow::{bail, ensure, Result};
 use crawlrank_frontier::PageId;
-use crate::graph::SimGraph;
 use crawlrank_graph::BvWebGraph;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

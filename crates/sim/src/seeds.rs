@@ -2,10 +2,10 @@
 //! `crawlrank seeds` writes them), or seeds extracted from the graph's communities on the spot
 //! (docs/algorithms.md §5).
 
+use crate::graph::SimGraph;
 use anyhow::{ensure, Context, Result};
 use crawlrank_frontier::PageId;
 use crawlrank_graph::page_ids::looks_numeric;
-use crate::graph::SimGraph;
 use crawlrank_graph::BvWebGraph;
 pub use crawlrank_seeds::random_seeds;
 use crawlrank_seeds::{extract_seeds, prepare, Pruning, SeedsConfig};

@@ -140,7 +140,13 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
 
 /// The scores of `graph` (decoded, or compressed), their label, a note on the iterations, the
 /// time to load (from `t0`, including the transpose) and the time to rank.
-type Ranked = (Vec<f64>, &'static str, String, std::time::Duration, std::time::Duration);
+type Ranked = (
+    Vec<f64>,
+    &'static str,
+    String,
+    std::time::Duration,
+    std::time::Duration,
+);
 
 fn rank_on<G: SequentialSuccessors + Transpose>(
     args: &Args,
@@ -210,12 +216,18 @@ mod distributed {
             "--processes and --hostfile run PageRank only; HITS and in-degree run in one \
              process (drop --processes; --in-memory never keeps the graph compressed)"
         );
-        ensure!(args.checkpoint_every >= 1, "--checkpoint-every must be at least 1");
+        ensure!(
+            args.checkpoint_every >= 1,
+            "--checkpoint-every must be at least 1"
+        );
         for (name, v) in [
             ("--connect-timeout", args.connect_timeout),
             ("--round-timeout", args.round_timeout),
         ] {
-            ensure!(v.is_finite() && v > 0.0, "{name} must be a positive number of seconds");
+            ensure!(
+                v.is_finite() && v > 0.0,
+                "{name} must be a positive number of seconds"
+            );
         }
         match (args.processes, &args.hostfile, args.process) {
             (Some(n), _, _) => launch(args, cache, n),
@@ -271,15 +283,23 @@ mod distributed {
         let exe = std::env::current_exe().context("cannot find the crawlrank executable")?;
         let mut children = Vec::new();
         for i in 0..n {
-            let child = std::process::Command::new(&exe)
+            let spawned = std::process::Command::new(&exe)
                 .args(&argv)
                 .arg("--hostfile")
                 .arg(hostfile)
                 .arg("--process")
                 .arg(i.to_string())
-                .spawn()
-                .with_context(|| format!("cannot start process {i}"))?;
-            children.push(Some(child));
+                .spawn();
+            match spawned {
+                Ok(child) => children.push(Some(child)),
+                Err(e) => {
+                    for child in children.iter_mut().flatten() {
+                        let _ = child.kill();
+                        let _ = child.wait();
+                    }
+                    return Err(e).with_context(|| format!("cannot start process {i}"));
+                }
+            }
         }
         eprintln!("started {n} processes on loopback (pids {})", {
             let pids: Vec<String> = children
@@ -378,7 +398,10 @@ mod distributed {
             return Ok(());
         };
         let resumed = if outcome.resumed_from > 0 {
-            format!(", resumed from the checkpoint of iteration {}", outcome.resumed_from)
+            format!(
+                ", resumed from the checkpoint of iteration {}",
+                outcome.resumed_from
+            )
         } else {
             String::new()
         };

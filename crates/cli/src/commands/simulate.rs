@@ -6,12 +6,12 @@ use anyhow::{ensure, Result};
 use crawlrank_frontier::{Impacts, PolicyConfig};
 use crawlrank_graph::{open_graph, BvWebGraph, Cache, InMemory, PageIds};
 use crawlrank_seeds::Pruning;
+use crawlrank_sim::reference::has_reference_pagerank;
 use crawlrank_sim::{
     paired, run_experiment, run_repeated, write_comparison, write_comparison_csv, write_outputs,
     write_paired_headline, write_repeat_outputs, write_repeat_table, write_table, Experiment,
     ExperimentEvent, SeedChoice, SimConfig, SimGraph, SimPolicy, Summary,
 };
-use crawlrank_sim::reference::has_reference_pagerank;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

@@ -68,7 +68,11 @@ fn assert_same_simulation(env: &Env, graph: &str, seeds: &str) {
             let x = std::fs::read(&path).unwrap();
             let y = std::fs::read(b.join(name)).unwrap();
             assert!(!x.is_empty());
-            assert!(x == y, "{} differs between the paths", name.to_string_lossy());
+            assert!(
+                x == y,
+                "{} differs between the paths",
+                name.to_string_lossy()
+            );
             orders += 1;
         }
     }
@@ -119,7 +123,10 @@ fn compressed_rankings_and_statistics_equal_in_memory_ones() {
             ok(&o);
             outs.push(std::fs::read(&out).unwrap());
         }
-        assert!(outs[0] == outs[1], "{algo}: the scores differ between the paths");
+        assert!(
+            outs[0] == outs[1],
+            "{algo}: the scores differ between the paths"
+        );
     }
     let info = |mode: &str| {
         ok(&env.run(&[
@@ -228,7 +235,10 @@ fn a_killed_process_then_a_rerun_with_checkpoints_ends_with_the_same_vector() {
         .unwrap();
     let mut lines = BufReader::new(launcher.stderr.take().unwrap()).lines();
     let pids: Vec<String> = loop {
-        let line = lines.next().expect("the launcher names its processes").unwrap();
+        let line = lines
+            .next()
+            .expect("the launcher names its processes")
+            .unwrap();
         if let Some(rest) = line.split("(pids ").nth(1) {
             break rest
                 .trim_end_matches(')')
