@@ -400,3 +400,61 @@ fn bad_clusters_fail_clearly_and_never_hang() {
         &["PageRank only"],
     );
 }
+
+#[test]
+fn baseline_seeds_run_compressed_and_core_seeds_say_why_they_cannot() {
+    let env = Env::new();
+    let g = generated(&env, "web", 5000, 9);
+    let mut files = Vec::new();
+    for mode in ["always", "never"] {
+        let cache = tempfile::tempdir().unwrap();
+        let out = env.path(&format!("seeds-{mode}.txt"));
+        ok(&crate::common::crawlrank(
+            cache.path(),
+            &[
+                "seeds",
+                "--graph",
+                &g,
+                "--count",
+                "20",
+                "--method",
+                "top-pagerank",
+                "--in-memory",
+                mode,
+                "--out",
+                out.to_str().unwrap(),
+            ],
+        ));
+        files.push(std::fs::read(&out).unwrap());
+    }
+    assert!(files[0] == files[1], "top-pagerank seeds differ between the paths");
+    let out = env.path("cores.txt");
+    fails(
+        &env.run(&[
+            "seeds",
+            "--graph",
+            &g,
+            "--count",
+            "5",
+            "--in-memory",
+            "never",
+            "--out",
+            out.to_str().unwrap(),
+        ]),
+        &["held in memory"],
+    );
+    fails(
+        &env.run(&[
+            "simulate",
+            "--graph",
+            &g,
+            "--seeds",
+            "community:5",
+            "--policy",
+            "bfs",
+            "--in-memory",
+            "never",
+        ]),
+        &["community seeds", "--seeds-file"],
+    );
+}
