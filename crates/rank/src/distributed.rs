@@ -369,7 +369,8 @@ where
         round += 1;
         input.advance_to(round);
         while probe.less_than(input.time()) {
-            worker.step();
+            // Park rather than spin while peers compute: the processes share the cores.
+            worker.step_or_park(Some(Duration::from_millis(1)));
         }
         let _ = beats.send(Beat::Round(round));
         let mut got: Vec<Msg> = Vec::new();

@@ -172,10 +172,10 @@ fn assert_same_vector(one: &[f64], many: &[f64]) {
     assert_eq!(top_order(one, 1000), top_order(many, 1000));
 }
 
-/// The one-process PageRank of `g`, as `rank --out` writes it.
-fn one_process(env: &Env, g: &str) -> Vec<f64> {
+/// The one-process PageRank of `g`, as `rank --out` writes it (`extra`: more options).
+fn one_process(env: &Env, g: &str, extra: &[&str]) -> Vec<f64> {
     let out = env.path("one.txt");
-    ok(&env.run(&[
+    let mut args = vec![
         "rank",
         "--graph",
         g,
@@ -183,7 +183,9 @@ fn one_process(env: &Env, g: &str) -> Vec<f64> {
         "always",
         "--out",
         out.to_str().unwrap(),
-    ]));
+    ];
+    args.extend_from_slice(extra);
+    ok(&env.run(&args));
     scores(&out)
 }
 
@@ -191,7 +193,7 @@ fn one_process(env: &Env, g: &str) -> Vec<f64> {
 fn pagerank_in_three_processes_equals_one_process() {
     let env = Env::new();
     let g = generated(&env, "web", 20000, 7);
-    let one = one_process(&env, &g);
+    let one = one_process(&env, &g, &[]);
     let out = env.path("three.txt");
     let (_, stderr) = ok_with_stderr(&env.run(&[
         "rank",
@@ -210,7 +212,9 @@ fn pagerank_in_three_processes_equals_one_process() {
 fn a_killed_process_then_a_rerun_with_checkpoints_ends_with_the_same_vector() {
     let env = Env::new();
     let g = generated(&env, "web", 20000, 8);
-    let one = one_process(&env, &g);
+    // A fixed number of sweeps, long enough for the kill to land mid-run.
+    let sweeps = ["--threshold", "0", "--max-iter", "600"];
+    let one = one_process(&env, &g, &sweeps);
     let ckpt = env.path("ckpt");
     let out = env.path("three.txt");
     let args = [
@@ -227,6 +231,10 @@ fn a_killed_process_then_a_rerun_with_checkpoints_ends_with_the_same_vector() {
         "2",
         "--out",
         out.to_str().unwrap(),
+        sweeps[0],
+        sweeps[1],
+        sweeps[2],
+        sweeps[3],
     ];
     let mut launcher = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
         .args(args)
@@ -252,7 +260,11 @@ fn a_killed_process_then_a_rerun_with_checkpoints_ends_with_the_same_vector() {
     let start = Instant::now();
     loop {
         let saved = std::fs::read_dir(&ckpt)
-            .map(|d| d.flatten().count())
+            .map(|d| {
+                d.flatten()
+                    .filter(|e| e.file_name().to_string_lossy().ends_with(".ckpt"))
+                    .count()
+            })
             .unwrap_or(0);
         if saved >= 3 {
             break;
@@ -427,7 +439,10 @@ fn baseline_seeds_run_compressed_and_core_seeds_say_why_they_cannot() {
         ));
         files.push(std::fs::read(&out).unwrap());
     }
-    assert!(files[0] == files[1], "top-pagerank seeds differ between the paths");
+    assert!(
+        files[0] == files[1],
+        "top-pagerank seeds differ between the paths"
+    );
     let out = env.path("cores.txt");
     fails(
         &env.run(&[
