@@ -13,7 +13,7 @@
 
 use crate::graph::read_only;
 use crate::PolicyError;
-use crawlrank_frontier::{Clock, Link, PageId, PageTable, Policy, Target};
+use crawlrank_frontier::{BatchClock, Link, PageId, PageTable, Policy, Target};
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -299,7 +299,7 @@ impl Policy for PyBatchPolicy {
         }
         self.queue.pop_front()
     }
-    fn crawled(&mut self, page: PageId, links: &[Link], _: &PageTable, _: &Clock) {
+    fn crawled(&mut self, page: PageId, links: &[Link], _: &PageTable, _: &BatchClock) {
         let mut known = self.known.lock().expect("known graph");
         known.crawled.push(page);
         known.links.extend(links.iter().map(|l| l.page));
@@ -311,7 +311,7 @@ impl Policy for PyBatchPolicy {
             self.discovered.push(l.page);
         }
     }
-    fn reorder(&mut self, pages: &PageTable, _: &Clock) {
+    fn reorder(&mut self, pages: &PageTable, _: &BatchClock) {
         if self.failed() {
             return;
         }

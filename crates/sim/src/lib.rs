@@ -7,6 +7,7 @@
 //! measures it against the PageRank of the full graph (docs/algorithms.md §4):
 //!
 //! - [`experiment`]: one call that runs a whole experiment ([`run_experiment`]);
+//! - [`graph`]: the graph it runs on, in memory or compressed ([`SimGraph`]);
 //! - [`seeds`]: random seeds or a seeds file;
 //! - [`policy`]: the policies the simulator runs — the crawl policies and `omniscient`;
 //! - [`omniscient`]: the reference line that needs the whole graph;
@@ -34,6 +35,7 @@
 pub mod checkpoints;
 pub mod compare;
 pub mod experiment;
+pub mod graph;
 pub mod measures;
 pub mod omniscient;
 pub mod policy;
@@ -47,6 +49,7 @@ pub mod seeds;
 pub use checkpoints::POINTS;
 pub use compare::{write_comparison, write_comparison_csv, COMPARE_PERCENTS};
 pub use experiment::{run_experiment, run_with_pagerank, Experiment, ExperimentEvent};
+pub use graph::SimGraph;
 pub use measures::{measure, Measures};
 pub use policy::SimPolicy;
 pub use reference::{reference_pagerank, ImpactReference, Reference};

@@ -8,6 +8,7 @@
 mod common;
 
 mod cli;
+mod compressed;
 mod crawl_workers;
 mod dashboard;
 mod frontier_rank;
