@@ -24,12 +24,16 @@
 //!   fetched page with its out-links in one call, and `GetRanking`, the policy's order);
 //! - `ranking`: the client side of the ranking export ([`fetch_ranking`], [`write_ranking_tsv`]);
 //! - `server`: serving it on a TCP listener ([`spawn`], [`serve_until_ctrl_c`]);
-//! - `clock`: the time in seconds ([`Clock`]; manual in tests).
+//! - `clock`: the time in seconds ([`Clock`]; manual in tests);
+//! - `cluster`: one node of a frontier of N nodes on NATS JetStream ([`Cluster`],
+//!   [`ClusterConfig`]): which node owns a queue ([`Nodes`]), items handed to their owner
+//!   before they are acknowledged, applied there exactly once.
 
 #![warn(missing_docs)]
 
 mod checkpoint;
 mod clock;
+mod cluster;
 mod crawl;
 mod extension;
 mod ranking;
@@ -51,6 +55,11 @@ mod generated {
                 tonic::include_proto!("crawlrank.frontier.v1");
             }
         }
+        pub mod cluster {
+            pub mod v1 {
+                tonic::include_proto!("crawlrank.cluster.v1");
+            }
+        }
     }
 }
 
@@ -64,6 +73,9 @@ pub use generated::urlfrontier as proto;
 pub use generated::crawlrank::frontier::v1 as ext_proto;
 
 pub use clock::Clock;
+pub use cluster::{
+    java_string_hash, queue_name, Cluster, ClusterConfig, Nodes, CONNECT_TIMEOUT, IDENTITY, STREAM,
+};
 pub use crawl::{
     normalise_crawl_id, DEFAULT_CRAWL, DEFAULT_LEASE_SECS, DEFAULT_QUEUE_DELAY, MAX_FILTER_LEN,
     MAX_URLS_PER_CALL, PARENT_KEY, SCORE_KEY, STATE_KEY, STORMCRAWLER_PATH_KEY,

@@ -10,6 +10,7 @@ mod common;
 mod cli;
 mod crawl_workers;
 mod dashboard;
+mod frontier_cluster;
 mod frontier_rank;
 mod frontier_service;
 mod impacts;
