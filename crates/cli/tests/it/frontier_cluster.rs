@@ -141,7 +141,7 @@ fn a_cluster_crawl_survives_a_killed_node_and_a_killed_nats_server() {
 
     // A node dies mid-crawl and comes back on its state; its worker dies with it (a worker
     // does not outlive its frontier yet) and a new one takes its place.
-    wait_fetched(&web, pages / 4);
+    wait_fetched(&web, pages as usize / 4);
     let killed_at = Instant::now();
     nodes[1].take().unwrap().kill9();
     let (_, said) = finish(workers.remove(1), Duration::from_secs(30));
@@ -150,7 +150,7 @@ fn a_cluster_crawl_survives_a_killed_node_and_a_killed_nats_server() {
     workers.push(start(1, "w1-again"));
 
     // The NATS server dies and comes back on its store.
-    wait_fetched(&web, pages / 2);
+    wait_fetched(&web, pages as usize / 2);
     nats.restart();
 
     let mut outs = vec![said];
