@@ -317,3 +317,52 @@ impl Store {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::Call;
+
+    #[test]
+    fn the_applied_sequence_and_dead_letters_are_committed_with_the_calls() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = crate::policy_spec("bfs", Some(10), None, 0).unwrap();
+        let (mut store, _) = Store::open(dir.path(), None, &spec).unwrap();
+        assert_eq!(
+            (store.applied().unwrap(), store.dead_letters().unwrap()),
+            (0, 0)
+        );
+        let call = LoggedCall {
+            now: 1,
+            call: Some(Call::Active(crate::proto::Active {
+                state: true,
+                local: false,
+            })),
+            max_waiting: 1,
+        };
+        store.append(std::slice::from_ref(&call), None).unwrap();
+        assert_eq!(store.applied().unwrap(), 0);
+        let applied = Applied {
+            through: 7,
+            dead: vec![(5, vec![0xff])],
+        };
+        store.append(&[call], Some(&applied)).unwrap();
+        // Nothing but the sequence moves (items that were all skipped) is committed too.
+        store
+            .append(
+                &[],
+                Some(&Applied {
+                    through: 9,
+                    dead: Vec::new(),
+                }),
+            )
+            .unwrap();
+        drop(store);
+        let (store, _) = Store::open(dir.path(), None, &spec).unwrap();
+        assert_eq!(
+            (store.applied().unwrap(), store.dead_letters().unwrap()),
+            (9, 1)
+        );
+        assert_eq!(store.load().unwrap().1.len(), 2);
+    }
+}
