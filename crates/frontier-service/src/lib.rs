@@ -82,7 +82,7 @@ pub use crawl::{
 };
 pub use crawl::{LinkCounts, Ranked};
 pub use extension::{DEFAULT_RANKING_LIMIT, MAX_RANKING_LIMIT};
-pub use ranking::{fetch_ranking, write_ranking_tsv, RANKING_HEADER};
+pub use ranking::{fetch_node_stats, fetch_ranking, write_ranking_tsv, RANKING_HEADER};
 pub use server::{serve_until_ctrl_c, spawn, RunningServer};
 pub use service::{
     policy_spec, FrontierService, ServiceConfig, COMPACT_AFTER_CALLS, DEFAULT_EXPECTED_PAGES,

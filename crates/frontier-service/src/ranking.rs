@@ -1,5 +1,6 @@
 //! The ranking export, client side: reads `GetRanking` from a running service (from every
-//! node of a cluster, merged) and writes it as TSV (`crawlrank frontier ranking`).
+//! node of a cluster, merged) and writes it as TSV (`crawlrank frontier ranking`); and each
+//! node's counts for `crawlrank status --frontier` ([`fetch_node_stats`]).
 //!
 //! Why in this crate: the client is generated here with the service, and it needs tokio,
 //! which the CLI does not otherwise use; the CLI calls [`fetch_ranking`] (which runs its own
@@ -60,6 +61,67 @@ pub fn fetch_ranking(
             limit
         };
         Ok(merge(each, limit as usize))
+    };
+    runtime.block_on(async {
+        match tokio::time::timeout(timeout, read).await {
+            Ok(result) => result,
+            Err(_) => bail!(
+                "the frontier service at {endpoint} did not answer within {} s",
+                timeout.as_secs()
+            ),
+        }
+    })
+}
+
+/// Reads `GetStats` of crawl `crawl_id` from every node of the service at `addr` (the nodes
+/// `ListNodes` names; the service alone when it is no node of a cluster), each with `local`
+/// set, giving up after `timeout`: the node's address and its counts.
+pub fn fetch_node_stats(
+    addr: &str,
+    crawl_id: &str,
+    timeout: Duration,
+) -> Result<Vec<(String, crate::proto::Stats)>> {
+    let endpoint = if addr.contains("://") {
+        addr.to_string()
+    } else {
+        format!("http://{addr}")
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start a runtime for the frontier client")?;
+    let read = async {
+        let nodes = UrlFrontierClient::connect(endpoint.clone())
+            .await
+            .with_context(|| format!("cannot connect to the frontier service at {endpoint}"))?
+            .list_nodes(Empty {})
+            .await
+            .map_err(|s| anyhow::anyhow!("{}: {}", s.code(), s.message()))
+            .with_context(|| format!("ListNodes on {endpoint} failed"))?
+            .into_inner()
+            .values;
+        let nodes = if nodes.len() <= 1 {
+            vec![endpoint.clone()]
+        } else {
+            nodes.iter().map(|n| format!("http://{n}")).collect()
+        };
+        let mut out = Vec::new();
+        for node in nodes {
+            let stats = UrlFrontierClient::connect(node.clone())
+                .await
+                .with_context(|| format!("cannot connect to the frontier node {node}"))?
+                .get_stats(crate::proto::QueueWithinCrawlParams {
+                    key: String::new(),
+                    crawl_id: crawl_id.to_string(),
+                    local: true,
+                })
+                .await
+                .map_err(|s| anyhow::anyhow!("{}: {}", s.code(), s.message()))
+                .with_context(|| format!("GetStats on {node} failed"))?
+                .into_inner();
+            out.push((node.trim_start_matches("http://").to_string(), stats));
+        }
+        Ok(out)
     };
     runtime.block_on(async {
         match tokio::time::timeout(timeout, read).await {

@@ -186,6 +186,30 @@ fn a_cluster_crawl_survives_a_killed_node_and_a_killed_nats_server() {
         max_in_flight_per_host(&log).values().all(|&m| m <= 1),
         "one request at a time per host across the workers"
     );
+    // The status command counts every node: nothing left, every page fetched once by the
+    // cluster (a page fetched twice is reported twice to the same node, counted once).
+    let out = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
+        .args(["status", "--frontier", &format!("http://{}", addrs[0])])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(said.contains("(3 nodes)"), "{said}");
+    let total: Vec<&str> = said
+        .lines()
+        .find(|l| l.starts_with("total\t"))
+        .unwrap_or_default()
+        .split('\t')
+        .collect();
+    assert_eq!(
+        total.get(1..4),
+        Some(&["0", "0", &pages.to_string()][..]),
+        "{said}"
+    );
     for n in nodes.into_iter().flatten() {
         n.kill9();
     }
