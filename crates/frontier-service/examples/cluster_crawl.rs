@@ -141,14 +141,15 @@ async fn start(
             ..ServiceConfig::new(root.join(format!("{policy}-{n}-{i}")))
         })?;
         if let Some(url) = nats {
-            // The applying task runs until the process ends.
-            let _ = service
+            // The applying task, detached, runs until the process ends.
+            let applying = service
                 .join_cluster(&ClusterConfig {
                     nats: url.to_string(),
                     nodes: addrs.clone(),
                     me: addrs[i].clone(),
                 })
                 .await?;
+            drop(applying);
         }
         let server = spawn(service, listener)?;
         let url = format!("http://{}", addrs[i]);
