@@ -2,7 +2,7 @@
 //! docs/algorithms.md §6): the impact of pages, by URL, that the crawl's policy learns of as it
 //! downloads them.
 //!
-//! The file is an impact table keyed by URL (docs/impact-input.md; crawlrank-impact's
+//! The file is an impact table keyed by URL (docs/impact-input.md; crawlrank-graph's
 //! [`read_url_impacts`]); the crawler keeps only the 64-bit fingerprint of each URL with a
 //! positive impact ([`fingerprint`], the URL table's) and the value, so a log of millions of rows
 //! costs about 16 bytes a page. When the engine discovers a URL it reports the URL's impact to
@@ -16,7 +16,7 @@
 
 use crate::urls::fingerprint;
 use anyhow::{bail, Result};
-use crawlrank_impact::{column_index, read_url_impacts};
+use crawlrank_graph::impact_table::{column_index, read_url_impacts};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 

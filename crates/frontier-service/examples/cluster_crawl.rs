@@ -14,16 +14,16 @@
 //! (Debian's package). docs/performance.md records the results.
 
 use anyhow::{Context, Result};
-use crawlrank_frontier_service::ext_proto::crawlrank_frontier_client::CrawlrankFrontierClient;
-use crawlrank_frontier_service::ext_proto::PageReport;
-use crawlrank_frontier_service::proto::url_frontier_client::UrlFrontierClient;
-use crawlrank_frontier_service::proto::{
-    get_params, url_item, DiscoveredUrlItem, GetParams, KnownUrlItem, UrlInfo, UrlItem,
-};
 use crawlrank_frontier_service::{
-    policy_spec, spawn, Clock, ClusterConfig, FrontierService, RunningServer, ServiceConfig,
+    policy_spec, spawn, ClusterConfig, FrontierService, RunningServer, ServiceConfig, TimeSource,
 };
 use crawlrank_testkit::NatsServer;
+use crawlrank_urlfrontier::ext_proto::crawlrank_frontier_client::CrawlrankFrontierClient;
+use crawlrank_urlfrontier::ext_proto::PageReport;
+use crawlrank_urlfrontier::proto::url_frontier_client::UrlFrontierClient;
+use crawlrank_urlfrontier::proto::{
+    get_params, url_item, DiscoveredUrlItem, GetParams, KnownUrlItem, UrlInfo, UrlItem,
+};
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 use tonic::transport::Channel;
@@ -123,7 +123,7 @@ async fn start(
     nats: Option<&str>,
     policy: &str,
     pages: u64,
-    clock: &Clock,
+    clock: &TimeSource,
 ) -> Result<Vec<Node>> {
     let mut listeners = Vec::new();
     for _ in 0..n {
@@ -137,7 +137,7 @@ async fn start(
     for (i, listener) in listeners.into_iter().enumerate() {
         let service = FrontierService::open(ServiceConfig {
             policy: Some(policy_spec(policy, Some(pages), None, 0)?),
-            clock: clock.clone(),
+            time: clock.clone(),
             ..ServiceConfig::new(root.join(format!("{policy}-{n}-{i}")))
         })?;
         if let Some(url) = nats {
@@ -168,7 +168,7 @@ async fn crawl(
     nodes: &mut [Node],
     web: &Web,
     want: usize,
-    clock: &Clock,
+    clock: &TimeSource,
 ) -> Result<(Vec<usize>, f64)> {
     let seed = UrlItem {
         item: Some(url_item::Item::Discovered(DiscoveredUrlItem {
@@ -267,7 +267,7 @@ fn main() -> Result<()> {
                 .context("nats-server is needed")?;
             let (order, secs) = runtime.block_on(async {
                 let url = nats.url();
-                let clock = Clock::manual(1_735_689_600);
+                let clock = TimeSource::manual(1_735_689_600);
                 let mut nodes = start(
                     dir.path(),
                     n,

@@ -15,11 +15,11 @@
 //! in the checkpoint. docs/performance.md records the results.
 
 use anyhow::{bail, Context, Result};
-use crawlrank_frontier_service::proto::{
+use crawlrank_frontier_service::{spawn, FrontierService, ServiceConfig};
+use crawlrank_urlfrontier::proto::{
     url_frontier_client::UrlFrontierClient, url_item, CountUrlParams, DiscoveredUrlItem,
     QueueDelayParams, QueueWithinCrawlParams, UrlInfo, UrlItem,
 };
-use crawlrank_frontier_service::{spawn, FrontierService, ServiceConfig};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -16,11 +16,11 @@
 //! results.
 
 use anyhow::{ensure, Context, Result};
-use crawlrank_frontier_service::proto::{
+use crawlrank_frontier_service::{spawn, FrontierService, ServiceConfig};
+use crawlrank_urlfrontier::proto::{
     get_params, url_frontier_client::UrlFrontierClient, url_item, DiscoveredUrlItem, GetParams,
     KnownUrlItem, UrlInfo, UrlItem,
 };
-use crawlrank_frontier_service::{spawn, FrontierService, ServiceConfig};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

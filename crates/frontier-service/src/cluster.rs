@@ -25,15 +25,16 @@
 //!   stream [`IDENTITY`] by the first node to start; a node started with another list
 //!   or policy is refused, naming both.
 
-use crate::crawl::{host_key, normalise_crawl_id, PARENT_KEY};
+use crate::crawl::host_key;
 use crate::ext_proto::PageReport;
-use crate::generated::crawlrank::cluster::v1::{forwarded, Forwarded};
 use crate::proto::url_frontier_client::UrlFrontierClient;
 use crate::proto::StringList;
 use crate::proto::{url_item, UrlInfo, UrlItem};
 use anyhow::{bail, Context, Result};
 use async_nats::jetstream::{self, consumer, stream};
 use crawlrank_frontier::PolicySpec;
+use crawlrank_urlfrontier::cluster_proto::{forwarded, Forwarded};
+use crawlrank_urlfrontier::{normalise_crawl_id, PARENT_KEY};
 use futures_util::StreamExt;
 use prost::Message;
 use std::collections::HashSet;

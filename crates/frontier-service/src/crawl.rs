@@ -30,21 +30,8 @@ use crate::proto::{
     UrlInfo, UrlItem,
 };
 use crawlrank_frontier::{Frontier, PageId, PolicySpec};
+use crawlrank_urlfrontier::{PARENT_KEY, SCORE_KEY, STATE_KEY, STORMCRAWLER_PATH_KEY};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-
-/// The crawl id of the default crawl; an empty crawl id means it too.
-pub const DEFAULT_CRAWL: &str = "DEFAULT";
-
-/// Metadata key naming the page a discovered URL was found on (crawlrank's own; wins over
-/// `url.path`).
-pub const PARENT_KEY: &str = "crawlrank.parent";
-/// StormCrawler's metadata key: the path of pages from a seed to the URL; its last value is
-/// the page the URL was found on.
-pub const STORMCRAWLER_PATH_KEY: &str = "url.path";
-/// Metadata key of the policy's score in `GetURLStatus` and `ListURLs` answers.
-pub const SCORE_KEY: &str = "crawlrank.score";
-/// Metadata key of the URL's state in the service, in `GetURLStatus` and `ListURLs` answers.
-pub const STATE_KEY: &str = "crawlrank.state";
 
 /// The longest queue key accepted (the reference service's bound).
 pub const MAX_KEY_LEN: usize = 255;
@@ -56,15 +43,6 @@ pub const DEFAULT_LEASE_SECS: u64 = 30;
 /// Seconds between two answers of a queue when neither the queue nor its crawl set a delay
 /// (the reference service's default).
 pub const DEFAULT_QUEUE_DELAY: u32 = 1;
-
-/// The crawl id a request names: empty means the default crawl.
-pub fn normalise_crawl_id(id: &str) -> &str {
-    if id.is_empty() {
-        DEFAULT_CRAWL
-    } else {
-        id
-    }
-}
 
 /// Where a page stands with the policy's frontier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -18,12 +18,8 @@ use crate::ext_proto::{
 use crate::proto::ack_message::Status as AckStatus;
 use crate::service::{BoxStream, FrontierService};
 use crate::state::{Answer, Call};
+use crawlrank_urlfrontier::{DEFAULT_RANKING_LIMIT, MAX_RANKING_LIMIT};
 use tonic::{Request, Response, Status};
-
-/// `GetRanking` returns this many URLs when the request says 0.
-pub const DEFAULT_RANKING_LIMIT: u32 = 1000;
-/// The most URLs one `GetRanking` returns; a larger limit is refused.
-pub const MAX_RANKING_LIMIT: u32 = 1_000_000;
 
 #[tonic::async_trait]
 impl CrawlrankFrontier for FrontierService {

@@ -9,9 +9,9 @@
 //! delays, blocks, limits, leases and the policy state across restarts. docs/frontier-service.md
 //! is the user's guide; the pieces:
 //!
-//! - [`proto`]: the messages, server and client generated from `proto/urlfrontier.proto`
-//!   (crawlrank's own copy of the API, same package, names and numbers) by `build.rs`, with
-//!   protox (no `protoc` needed);
+//! - the wire format — the URLFrontier messages and server traits, crawlrank's extension,
+//!   the metadata keys — comes from `crawlrank-urlfrontier`, the crate clients use without
+//!   this one (no server, no store);
 //! - `crawl`: one crawl — its URLs, queues, leases and frontier — as plain deterministic
 //!   code taking the time as an argument;
 //! - `state`: every crawl, the calls that change them ([`Call`], [`LoggedCall`]) and
@@ -20,69 +20,37 @@
 //!   compacted into);
 //! - `checkpoint`: the checkpoint of the whole state the log is compacted into;
 //! - `service`: the gRPC service ([`FrontierService`], [`ServiceConfig`]);
-//! - `extension`: crawlrank's own service on the same port ([`ext_proto`]: `ReportPage`, a
-//!   fetched page with its out-links in one call, and `GetRanking`, the policy's order);
-//! - `ranking`: the client side of the ranking export ([`fetch_ranking`], [`write_ranking_tsv`]);
+//! - `extension`: crawlrank's own service on the same port (`ReportPage`, a fetched page
+//!   with its out-links in one call, and `GetRanking`, the policy's order);
 //! - `server`: serving it on a TCP listener ([`spawn`], [`serve_until_ctrl_c`]);
-//! - `clock`: the time in seconds ([`Clock`]; manual in tests);
 //! - `cluster`: one node of a frontier of N nodes on NATS JetStream ([`Cluster`],
 //!   [`ClusterConfig`]): which node owns a queue ([`Nodes`]), items handed to their owner
-//!   before they are acknowledged, applied there exactly once.
+//!   before they are acknowledged, applied there exactly once;
+//! - `time_source`: where the service reads the time, in seconds ([`TimeSource`]: the
+//!   system clock, or a manual one in tests). Not to be confused with a policy's
+//!   `crawlrank_frontier::BatchClock`, which counts crawled pages, not seconds.
 
 #![warn(missing_docs)]
 
 mod checkpoint;
-mod clock;
 mod cluster;
 mod crawl;
 mod extension;
-mod ranking;
 mod server;
 mod service;
 mod state;
 mod store;
+mod time_source;
 
-/// The generated code, one module per protobuf package, nested as the packages are (prost
-/// refers to another package's types by relative paths: the extension's to the API's).
-#[allow(missing_docs, clippy::all, clippy::pedantic)]
-mod generated {
-    pub mod urlfrontier {
-        tonic::include_proto!("urlfrontier");
-    }
-    pub mod crawlrank {
-        pub mod frontier {
-            pub mod v1 {
-                tonic::include_proto!("crawlrank.frontier.v1");
-            }
-        }
-        pub mod cluster {
-            pub mod v1 {
-                tonic::include_proto!("crawlrank.cluster.v1");
-            }
-        }
-    }
-}
+// The wire format (messages, server traits) comes from the API's own crate, which clients
+// use without this one; the service's modules name it as `crate::proto` and `crate::ext_proto`.
+use crawlrank_urlfrontier::{ext_proto, proto};
 
-/// The URLFrontier API (package `urlfrontier`), generated from `proto/urlfrontier.proto` at
-/// build time.
-pub use generated::urlfrontier as proto;
-
-/// crawlrank's extension service (`crawlrank.frontier.v1.CrawlrankFrontier`: `ReportPage`,
-/// `GetRanking`), generated from `proto/crawlrank_frontier.proto` at build time; it reuses
-/// [`proto`]'s messages.
-pub use generated::crawlrank::frontier::v1 as ext_proto;
-
-pub use clock::Clock;
 pub use cluster::{
     java_string_hash, queue_name, Cluster, ClusterConfig, Nodes, CONNECT_TIMEOUT, IDENTITY, STREAM,
 };
-pub use crawl::{
-    normalise_crawl_id, DEFAULT_CRAWL, DEFAULT_LEASE_SECS, DEFAULT_QUEUE_DELAY, MAX_FILTER_LEN,
-    MAX_URLS_PER_CALL, PARENT_KEY, SCORE_KEY, STATE_KEY, STORMCRAWLER_PATH_KEY,
-};
 pub use crawl::{LinkCounts, Ranked};
-pub use extension::{DEFAULT_RANKING_LIMIT, MAX_RANKING_LIMIT};
-pub use ranking::{fetch_node_stats, fetch_ranking, write_ranking_tsv, RANKING_HEADER};
+pub use crawl::{DEFAULT_LEASE_SECS, DEFAULT_QUEUE_DELAY, MAX_FILTER_LEN, MAX_URLS_PER_CALL};
 pub use server::{serve_until_ctrl_c, spawn, RunningServer};
 pub use service::{
     policy_spec, FrontierService, ServiceConfig, COMPACT_AFTER_CALLS, DEFAULT_EXPECTED_PAGES,
@@ -92,3 +60,4 @@ pub use state::{
     Answer, Call, FrontierState, LoggedCall, MAX_METADATA_BYTES, MAX_METADATA_VALUES, MAX_OUTLINKS,
 };
 pub use store::{db_path, FORMAT};
+pub use time_source::TimeSource;

@@ -18,11 +18,9 @@
 //! the calls after it go on. If the memory cannot be rebuilt, every changing call is refused
 //! from then on, saying why, until a restart.
 
-use crate::clock::Clock;
 use crate::cluster::{owner_of_item, Cluster, ClusterConfig, Delivered, Transient};
-use crate::crawl::{host_key, normalise_crawl_id, Crawl, UrlFilter};
+use crate::crawl::{host_key, Crawl, UrlFilter};
 use crate::ext_proto::PageReport;
-use crate::generated::crawlrank::cluster::v1::{forwarded, Forwarded};
 use crate::proto::{
     self, ack_message::Status as AckStatus, url_frontier_server::UrlFrontier, url_item, AckMessage,
     BatchAck, DiscoveredBatch, DiscoveredUrlItem, GetParams, UrlInfo, UrlItem,
@@ -30,9 +28,12 @@ use crate::proto::{
 use crate::state::check_call;
 use crate::state::{Answer, Call, FrontierState, LoggedCall};
 use crate::store::{Applied, Store};
+use crate::time_source::TimeSource;
 use anyhow::{Context, Result};
 use crawlrank_frontier::PageId;
 use crawlrank_frontier::PolicySpec;
+use crawlrank_urlfrontier::cluster_proto::{forwarded, Forwarded};
+use crawlrank_urlfrontier::normalise_crawl_id;
 use futures_util::FutureExt;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -76,7 +77,7 @@ pub struct ServiceConfig {
     /// queues, staler order for the batch policies).
     pub max_waiting: usize,
     /// Where the time is read.
-    pub clock: Clock,
+    pub time: TimeSource,
 }
 
 /// Pages a service expects a crawl to reach when not told (as `crawlrank crawl`): it sets
@@ -120,7 +121,7 @@ impl ServiceConfig {
             default_policy: policy_spec("fica", None, None, 0)
                 .expect("fica with the defaults is a valid policy"),
             max_waiting: DEFAULT_MAX_WAITING,
-            clock: Clock::System,
+            time: TimeSource::System,
         }
     }
 }
@@ -332,7 +333,7 @@ pub struct FrontierService {
     waiting: Arc<AtomicUsize>,
     /// Requests waiting for the next group commit ([`Core::run_group`]).
     pending: Arc<Mutex<Vec<Pending>>>,
-    clock: Clock,
+    time: TimeSource,
     max_waiting: usize,
     /// The address served, for `ListNodes`.
     node: Arc<OnceLock<String>>,
@@ -365,7 +366,7 @@ impl FrontierService {
             core: Arc::new(Mutex::new(core)),
             waiting: Arc::new(AtomicUsize::new(0)),
             pending: Arc::new(Mutex::new(Vec::new())),
-            clock: config.clock,
+            time: config.time,
             max_waiting: config.max_waiting.max(1),
             node: Arc::new(OnceLock::new()),
             cluster: Arc::new(OnceLock::new()),
@@ -643,7 +644,7 @@ impl FrontierService {
             let mut core = svc.write_lock();
             let group = std::mem::take(&mut *svc.pending.lock().unwrap_or_else(|p| p.into_inner()));
             if !group.is_empty() {
-                let now = svc.clock.now();
+                let now = svc.time.now();
                 core.run_group(group, now, svc.max_waiting);
             }
         })
@@ -669,7 +670,7 @@ impl FrontierService {
     ) -> Result<T, Status> {
         let svc = self.clone();
         tokio::task::spawn_blocking(move || {
-            let now = svc.clock.now();
+            let now = svc.time.now();
             f(&svc.read_lock().state, now)
         })
         .await
@@ -693,7 +694,7 @@ impl FrontierService {
         tokio::task::spawn_blocking(move || {
             let mut cursor = None;
             loop {
-                let now = svc.clock.now();
+                let now = svc.time.now();
                 let core = svc.core.lock().unwrap_or_else(|p| p.into_inner());
                 cursor = core.state.scan_urls(
                     &crawl_id,

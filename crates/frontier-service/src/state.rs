@@ -15,9 +15,7 @@
 //! after which only the calls logged since are replayed.
 
 use crate::checkpoint::StateCheckpoint;
-use crate::crawl::{
-    normalise_crawl_id, take_of, Counts, Crawl, LinkCounts, Ranked, ScanCursor, UrlFilter,
-};
+use crate::crawl::{take_of, Counts, Crawl, LinkCounts, Ranked, ScanCursor, UrlFilter};
 use crate::ext_proto::PageReport;
 use crate::proto::{
     ack_message::Status as AckStatus, get_params, url_item, Active, BlockQueueParams,
@@ -25,6 +23,7 @@ use crate::proto::{
     QueueWithinCrawlParams, UrlInfo, UrlItem,
 };
 use crawlrank_frontier::{Frontier, PageId, PolicySpec};
+use crawlrank_urlfrontier::normalise_crawl_id;
 use std::collections::BTreeMap;
 use tonic::Status;
 

@@ -35,6 +35,10 @@
 //! [`PageTable`], with [`PageHeap`] for its priority queue: an [`IndexedHeap`] in memory, or,
 //! when [`PolicyConfig::spill`] asks for it ([`SpillConfig`]), a [`SpillingHeap`] that keeps
 //! its cold part on disk with the same pop order.
+//!
+//! A reorder that takes long (`learned`'s refit) may run on a thread of its own while the
+//! crawler goes on receiving pages ([`Frontier::set_background_reorders`], `reorder.rs`): the
+//! frontier pops nothing until the reorder is applied, so the crawl order is the same.
 
 #![warn(missing_docs)]
 
@@ -43,6 +47,7 @@ mod heap;
 mod page_heap;
 mod pages;
 pub mod policies;
+mod reorder;
 mod replay;
 mod spill;
 
@@ -51,15 +56,18 @@ pub use heap::IndexedHeap;
 pub use page_heap::PageHeap;
 pub use pages::PageTable;
 pub use policies::{default_batch, Impacts, PolicyConfig, PolicyKind, PolicySpec};
+pub use reorder::{ReorderJob, ReorderOutput, ReorderStats};
 pub use replay::{LogReplay, Logged, Replayed};
 pub use spill::{SpillConfig, SpillStatus, SpillingHeap};
 
 /// A page: a dense id.
 pub type PageId = u32;
 
-/// The clock of a crawl, as policies see it when a page has just been crawled.
+/// The batch clock of a crawl, as policies see it when a page has just been crawled: it counts
+/// crawled pages and batches of `K`, not seconds (the frontier service's wall time is its
+/// `TimeSource`).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Clock {
+pub struct BatchClock {
     /// Pages crawled so far, including the one being processed.
     pub crawled: u64,
     /// The batch size `K`.
@@ -112,14 +120,28 @@ pub trait Policy: Send {
     fn pop(&mut self, pages: &PageTable) -> Option<PageId>;
     /// `page` was crawled and has these out-links (its outdegree `O(p)` is their number), in
     /// the order the crawler saw them. New pages are already recorded in `pages`.
-    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, clock: &Clock);
+    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, clock: &BatchClock);
     /// The search log says `page` has `impact` (docs/algorithms.md §6): the crawler reports it
     /// when it discovers the page, before the page can be crawled. Only the impact-aware
     /// policies keep it.
     fn observe_impact(&mut self, _page: PageId, _impact: f64) {}
     /// Called after [`crawled`](Self::crawled) when `clock.boundary` holds: batch policies
     /// recompute their ranking and reorder the frontier.
-    fn reorder(&mut self, _pages: &PageTable, _clock: &Clock) {}
+    fn reorder(&mut self, _pages: &PageTable, _clock: &BatchClock) {}
+    /// Starts the reorder of a boundary; what [`Frontier`] calls instead of
+    /// [`reorder`](Self::reorder). A policy whose reorder is long may split it: here it copies
+    /// what the reorder reads and returns the long part as a [`ReorderJob`] (which the frontier
+    /// may run on another thread), and [`finish_reorder`](Self::finish_reorder) applies the
+    /// job's output. Until then the policy is only told of crawled pages, seeds and impacts
+    /// (never popped), and must end up as if the reorder had happened before them. The
+    /// default reorders at once and returns `None`.
+    fn begin_reorder(&mut self, pages: &PageTable, clock: &BatchClock) -> Option<ReorderJob> {
+        self.reorder(pages, clock);
+        None
+    }
+    /// Applies the output of the job [`begin_reorder`](Self::begin_reorder) returned (only
+    /// called for such a job, with its output).
+    fn finish_reorder(&mut self, _output: ReorderOutput, _pages: &PageTable) {}
     /// The current score of a known page, higher meaning more important (the ranking while
     /// crawling); `None` for pages the policy has no score for.
     fn score(&self, page: PageId, pages: &PageTable) -> Option<f64>;
@@ -156,6 +178,8 @@ pub struct Frontier {
     crawled: u64,
     batch: u64,
     peak: usize,
+    /// Where split reorders run: inline, or on a thread of the frontier's own.
+    reorders: reorder::Reorders,
 }
 
 impl Frontier {
@@ -168,7 +192,37 @@ impl Frontier {
             crawled: 0,
             batch: batch.max(1),
             peak: 0,
+            reorders: reorder::Reorders::default(),
         }
+    }
+
+    /// Runs the long part of the policy's reorders (a policy that splits them,
+    /// [`Policy::begin_reorder`]: `learned`) on a thread of the frontier's own, so that the
+    /// caller can go on with other work — receiving fetched pages, reporting them with
+    /// [`on_crawled`](Self::on_crawled) — meanwhile. The order is unchanged: [`pop`](Self::pop)
+    /// waits for a reorder still running; [`reorder_pending`](Self::reorder_pending) says
+    /// whether it would. `false` (the default) runs every reorder inline. An error if the
+    /// thread cannot be started.
+    pub fn set_background_reorders(&mut self, on: bool) -> anyhow::Result<()> {
+        self.settle();
+        self.reorders.set_background(on)
+    }
+
+    /// Whether a reorder is still running on the frontier's thread (then [`pop`](Self::pop)
+    /// would wait for it). A reorder found finished is applied here.
+    pub fn reorder_pending(&mut self) -> bool {
+        self.reorders.poll(self.policy.as_mut(), &self.pages)
+    }
+
+    /// Waits for a reorder still running and applies it.
+    pub fn settle(&mut self) {
+        self.reorders.wait(self.policy.as_mut(), &self.pages);
+    }
+
+    /// What the reorders run on the frontier's thread cost and overlapped (all zero when
+    /// every reorder runs inline).
+    pub fn reorder_stats(&self) -> ReorderStats {
+        self.reorders.stats()
     }
 
     /// The frontier of a registered policy (see [`PolicyKind`]).
@@ -199,6 +253,7 @@ impl Frontier {
     /// The next page to crawl; it counts as popped from now on (a real crawler has it in
     /// flight), so links to it found meanwhile are [`Target::Popped`].
     pub fn pop(&mut self) -> Option<PageId> {
+        self.settle();
         let p = self.policy.pop(&self.pages)?;
         self.pages.mark_popped(p);
         Some(p)
@@ -206,10 +261,12 @@ impl Frontier {
 
     /// Reports the out-links of a crawled page (as the crawler saw them, no duplicates).
     /// New pages are recorded in link order, so first-discovery order is the same whatever
-    /// the policy. Every `K` pages the policy reorders the frontier.
+    /// the policy. Every `K` pages the policy reorders the frontier (a reorder still running
+    /// from the last boundary is waited for first).
     pub fn on_crawled(&mut self, page: PageId, links: &[PageId]) {
+        self.reorders.count_crawled();
         self.crawled += 1;
-        let clock = Clock {
+        let clock = BatchClock {
             crawled: self.crawled,
             batch: self.batch,
             t: self.crawled / self.batch,
@@ -225,7 +282,10 @@ impl Frontier {
         self.policy.crawled(page, &self.links, &self.pages, &clock);
         self.peak = self.peak.max(self.policy.len());
         if clock.boundary {
-            self.policy.reorder(&self.pages, &clock);
+            self.settle();
+            if let Some(job) = self.policy.begin_reorder(&self.pages, &clock) {
+                self.reorders.start(job, self.policy.as_mut(), &self.pages);
+            }
         }
     }
 
@@ -236,7 +296,8 @@ impl Frontier {
         self.policy.observe_impact(page, impact);
     }
 
-    /// The current score of a page (higher is more important), if the policy has one.
+    /// The current score of a page (higher is more important), if the policy has one; while a
+    /// reorder runs in the background, the score before it.
     pub fn score(&self, page: PageId) -> Option<f64> {
         self.policy.score(page, &self.pages)
     }
@@ -276,7 +337,8 @@ impl Frontier {
 
     /// Ends the crawl, returning the policy and the page bookkeeping: what the simulator
     /// needs for [`Policy::final_scores`].
-    pub fn into_parts(self) -> (Box<dyn Policy>, PageTable) {
+    pub fn into_parts(mut self) -> (Box<dyn Policy>, PageTable) {
+        self.settle();
         (self.policy, self.pages)
     }
 }

@@ -20,7 +20,10 @@
 //! - [`source`]: what `--graph` means on the command line (a basename or an arc list);
 //! - [`basename`]: the path rules of a graph's family of files (`X.graph`, `X.urls`, …);
 //! - [`atomic`]: outputs that appear whole or not at all;
-//! - [`testdata`]: where tests and benchmarks find the real graphs that are not in the repository.
+//! - [`testdata`]: where tests and benchmarks find the real graphs that are not in the repository;
+//! - [`impact_table`] and [`text`]: impact tables (a page id or URL, then clicks or views) and the
+//!   line reader of tabular text they share with crawlrank-impact's inputs; the crawler reads
+//!   its search log by URL with [`impact_table::read_url_impacts`].
 //!
 //! Entry points, all at the crate root:
 //! - a graph: [`open_graph`] (what `--graph` names: a basename or an arc list),
@@ -45,12 +48,14 @@ pub mod cache;
 pub mod csr;
 pub mod csv;
 pub mod hosts;
+pub mod impact_table;
 pub mod import;
 pub mod output;
 pub mod page_ids;
 pub mod source;
 pub mod stats;
 pub mod testdata;
+pub mod text;
 pub mod urls;
 pub mod visit;
 

@@ -25,8 +25,8 @@
 
 use crate::pages::Pages;
 use crate::table::EXAMPLES;
-use crate::text::{is_comment, shorten, Delimiter, Lines};
 use anyhow::{bail, ensure, Result};
+use crawlrank_graph::text::{is_comment, shorten, Delimiter, Lines};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 

@@ -24,12 +24,12 @@ pub mod clickstream;
 pub mod pages;
 pub mod synthetic;
 pub mod table;
-mod text;
 pub mod wikispeedia;
 
 pub use clickstream::{
     read_clickstream, ClickArc, Clickstream, ClickstreamImpact, ClickstreamReport,
 };
+pub use crawlrank_graph::text::Delimiter;
 pub use pages::{wiki_url, Pages, WIKI_PREFIX};
 pub use synthetic::{
     evaluate, synthetic_impacts, synthetic_impacts_with, write_synthetic, HostSource, ModelParams,
@@ -39,7 +39,6 @@ pub use table::{
     column_index, read_impact_table, read_url_impacts, write_impact_table, ImpactReport,
     ImpactTable, UrlImpactTable,
 };
-pub use text::Delimiter;
 pub use wikispeedia::{
     import_wikispeedia, replay_paths, write_impacts, Replay, ReplayReport, WikispeediaImpact,
     WikispeediaImport,

@@ -163,36 +163,6 @@ fn ids_are_the_users_ids_in_and_out() {
 }
 
 #[test]
-fn tables_are_read_by_url_without_a_graph() {
-    let dir = tempfile::tempdir().unwrap();
-    // As `crawlrank impacts` writes them: the ids belong to some graph and are ignored.
-    let p = write(
-        dir.path(),
-        "ids.tsv",
-        "id\turl\tviews\n7\thttp://a.test/x\t5\n9\tHTTP://A.test/y#top\t2\n3\thttp://a.test/y\t1\n",
-    );
-    let t = read_url_impacts(&p).unwrap();
-    assert_eq!(t.urls, ["http://a.test/x", "http://a.test/y"]);
-    assert_eq!(t.columns, ["views"]);
-    assert_eq!(t.values, [vec![5.0, 3.0]]);
-    assert_eq!((t.report.rows, t.report.duplicate_rows), (3, 1));
-    assert_eq!(t.report.pages_with_impact, 2);
-    let p = write(
-        dir.path(),
-        "urls.csv",
-        "http://b.test/,0,4\nhttp://c.test/,1,0\n",
-    );
-    let t = read_url_impacts(&p).unwrap();
-    assert_eq!(t.values, [vec![0.0, 1.0], vec![4.0, 0.0]]);
-    // A page id means nothing without a graph.
-    let p = write(dir.path(), "byid.tsv", "# ids\n0\t3\n");
-    let e = format!("{:#}", read_url_impacts(&p).unwrap_err());
-    assert!(e.contains("byid.tsv:2") && e.contains("not a URL"), "{e}");
-    let p = write(dir.path(), "zero.tsv", "http://b.test/\t0\n");
-    assert!(read_url_impacts(&p).is_err());
-}
-
-#[test]
 fn bad_rows_name_their_line_and_why() {
     let d = tempfile::tempdir().unwrap();
     let pages = four();

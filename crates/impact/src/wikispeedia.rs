@@ -43,8 +43,8 @@
 
 use crate::pages::{wiki_url, Pages};
 use crate::table::EXAMPLES;
-use crate::text::{is_comment, shorten, Lines};
 use anyhow::{bail, ensure, Context, Result};
+use crawlrank_graph::text::{is_comment, shorten, Lines};
 use crawlrank_graph::GraphWriter;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};

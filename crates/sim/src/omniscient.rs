@@ -6,7 +6,7 @@
 //! PageRank it needs, as a [`Policy`] the simulator's frontier runs like any other.
 
 use crawlrank_frontier::{
-    Clock, Link, PageHeap, PageId, PageTable, Policy, SpillConfig, SpillStatus, Target,
+    BatchClock, Link, PageHeap, PageId, PageTable, Policy, SpillConfig, SpillStatus, Target,
 };
 use std::sync::Arc;
 
@@ -47,7 +47,7 @@ impl Policy for Omniscient {
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.heap.pop().map(|(p, _)| p)
     }
-    fn crawled(&mut self, _: PageId, links: &[Link], pages: &PageTable, _: &Clock) {
+    fn crawled(&mut self, _: PageId, links: &[Link], pages: &PageTable, _: &BatchClock) {
         for l in links.iter().filter(|l| l.target == Target::New) {
             self.heap
                 .push_or_update(l.page, -self.pr(l.page), pages.seq(l.page));

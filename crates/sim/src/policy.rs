@@ -38,7 +38,10 @@ impl SimPolicy {
     /// Parses a name; the error lists the valid ones.
     pub fn parse(name: &str) -> Result<Self> {
         match Self::all().into_iter().find(|k| k.name() == name.trim()) {
-            Some(k) => Ok(k),
+            Some(k) => {
+                k.check_available()?;
+                Ok(k)
+            }
             None => bail!(
                 "unknown policy '{name}'; valid policies: {}, or all",
                 Self::names()
@@ -47,8 +50,28 @@ impl SimPolicy {
     }
 
     fn names() -> String {
-        let names: Vec<_> = Self::all().iter().map(|k| k.name()).collect();
+        let names: Vec<_> = Self::all()
+            .iter()
+            .map(|k| match k.available() {
+                true => k.name().to_string(),
+                false => format!("{k} (not in this build)"),
+            })
+            .collect();
         names.join(", ")
+    }
+
+    /// Whether this build can run the policy (`learned` needs the feature `learned`,
+    /// [`PolicyKind::available`]).
+    pub fn available(self) -> bool {
+        !matches!(self, SimPolicy::Crawl(k) if !k.available())
+    }
+
+    /// [`available`](Self::available), as an error that says how to get the policy.
+    pub fn check_available(self) -> Result<()> {
+        match self {
+            SimPolicy::Crawl(k) => k.check_available(),
+            _ => Ok(()),
+        }
     }
 
     /// Whether the policy needs a per-page impact vector (`rw`, `rw-eg`: `simulate --impact`).
@@ -64,15 +87,15 @@ impl SimPolicy {
     }
 
     /// Parses a comma-separated list, where `all` means every policy that can run — with
-    /// `impacts`, also `rw` and `rw-eg`; without, naming those is an error. Repeats are
-    /// dropped.
+    /// `impacts`, also `rw`, `rw-eg` and (in a build with it) `learned`; without, naming those
+    /// is an error. Repeats are dropped.
     pub fn parse_list_with(list: &str, impacts: bool) -> Result<Vec<Self>> {
         let mut out = Vec::new();
         for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let kinds = if name == "all" {
                 Self::all()
                     .into_iter()
-                    .filter(|k| impacts || !k.needs_impact())
+                    .filter(|k| k.available() && (impacts || !k.needs_impact()))
                     .collect()
             } else {
                 let k = Self::parse(name)?;

@@ -2,7 +2,7 @@
 //! come next, which host may be asked when — lives in a URLFrontier service (crawlrank's own
 //! `crawlrank frontier serve`, policy-ordered and persistent, or any other URLFrontier
 //! server); the worker does the rest locally, with the crawler's own code
-//! (`crawlrank_crawler::fetcher`): robots.txt, the HTTP requests, link extraction, WARC.
+//! (`crawlrank_fetch::fetcher`): robots.txt, the HTTP requests, link extraction, WARC.
 //!
 //! Why the pieces are where they are:
 //! - **Politeness across workers** is the service's: the worker leases one URL per queue
@@ -16,7 +16,8 @@
 //!   never served again. A worker killed with URLs leased loses nothing: their leases run out
 //!   (`--lease`, seconds) and the service serves them again.
 //! - **The policy's order**: each report gives the service the page with its out-links
-//!   (`ReportPage`, or plain `PutURLs` elsewhere, see [`client`]); with one worker at
+//!   (`ReportPage`, or plain `PutURLs` elsewhere, see [`FrontierClient`], from
+//!   `crawlrank-urlfrontier`, the API's crate); with one worker at
 //!   concurrency 1 the fetches follow the service's policy exactly as `crawlrank crawl` and
 //!   `crawlrank simulate` do (tested against the simulator).
 //! - **When to stop**: when the crawl has no URL left that is not done (`GetStats` size 0;
@@ -28,7 +29,7 @@
 //!
 //! - **A host that refuses** (`429`, `503`) holds its queue for every worker, as the engine
 //!   holds the host: the wait is the engine's (`Retry-After` in either form, else the host's
-//!   doubling back-off, `crawlrank_crawler::backoff`), and the worker tells the service
+//!   doubling back-off, `crawlrank_fetch::backoff`), and the worker tells the service
 //!   `BlockQueueUntil` its end, so no worker is served the host's URLs before then. The
 //!   refused URL is tried again after the wait under its lease when the lease outlasts the
 //!   wait and a fetch; else it is left unreported, its lease runs out and the service serves
@@ -44,19 +45,12 @@
 
 #![warn(missing_docs)]
 
-pub mod client;
-
 use anyhow::{Context, Result};
-use crawlrank_crawler::addresses::AddressGuard;
-use crawlrank_crawler::backoff::{Backoffs, Refusal, RetryAfter};
-use crawlrank_crawler::fetcher::{Fetcher, HostConnection};
-use crawlrank_crawler::links::{host_key, normalize};
-use crawlrank_crawler::page::Outcome;
-use crawlrank_crawler::robots::RobotsRules;
-use crawlrank_crawler::scope::Scope;
-use crawlrank_crawler::warc::{WarcPosition, WarcWriter};
-use crawlrank_crawler::{FetchConfig, ScopeConfig};
-use crawlrank_frontier_service::proto::UrlInfo;
+use crawlrank_fetch::{
+    normalize, origin_key, AddressGuard, Backoffs, FetchConfig, Fetcher, HostConnection, Outcome,
+    Refusal, RetryAfter, RobotsRules, Scope, ScopeConfig, WarcPosition, WarcWriter,
+};
+use crawlrank_urlfrontier::proto::UrlInfo;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -64,7 +58,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 use tokio::task::JoinSet;
 
-pub use client::{CrawlCounts, Frontier};
+pub use crawlrank_urlfrontier::{CrawlCounts, FrontierClient};
 
 /// The metadata key a worker's report gives a page's outcome in (`html`, `redirect`,
 /// `robots-disallowed`…, [`Outcome::name`]).
@@ -138,7 +132,7 @@ impl Default for WorkerConfig {
             max_pages: None,
             max_retries: 2,
             retry_backoff: Duration::from_secs(1),
-            max_retry_after: crawlrank_crawler::backoff::DEFAULT_MAX_RETRY_AFTER,
+            max_retry_after: crawlrank_fetch::DEFAULT_MAX_RETRY_AFTER,
             idle_exit: Duration::from_secs(60),
             state_dir: None,
             warc_max_size: 1 << 30,
@@ -218,7 +212,7 @@ struct KnownRobots {
 struct Shared {
     cfg: WorkerConfig,
     fetcher: Fetcher,
-    frontier: Frontier,
+    frontier: FrontierClient,
     scope: Scope,
     robots: Mutex<HashMap<String, KnownRobots>>,
     warc: Option<Mutex<WarcWriter>>,
@@ -328,7 +322,7 @@ async fn run_async(
             .collect(),
     };
     let fetcher = Fetcher::new(&cfg.fetch, guard, cfg.concurrency)?;
-    let mut frontier = Frontier::connect(&cfg.frontier, &cfg.crawl_id, cfg.plain_api).await?;
+    let mut frontier = FrontierClient::connect(&cfg.frontier, &cfg.crawl_id, cfg.plain_api).await?;
     if let Some(secs) = cfg.delay_secs {
         frontier.set_delay("", secs).await?;
     }
@@ -583,7 +577,7 @@ async fn fetch_one(shared: Arc<Shared>, leased: UrlInfo) -> Result<Done> {
         ]
     };
     let mut frontier = shared.frontier.clone();
-    let Some(origin) = host_key(&leased.url) else {
+    let Some(origin) = origin_key(&leased.url) else {
         // The service accepted it, the crawler cannot fetch it (not http(s)…): given up.
         done.given_up = true;
         frontier

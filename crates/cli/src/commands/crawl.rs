@@ -142,7 +142,7 @@ pub fn run(args: Args) -> Result<()> {
             log.record(p);
         }
         if let Some((dash, _)) = &dashboard {
-            dash.record_progress(p);
+            dash.record(&super::dashboard::numbers_of_progress(p));
         }
         pb.set_position(p.pages_this_run);
         pb.set_message(String::new());
@@ -237,7 +237,7 @@ fn crawl_config(args: &Args) -> Result<CrawlConfig> {
         max_urls: args.max_urls,
         seen_cache: args.seen_cache,
         frontier_hot: args.frontier_hot,
-        hop_limits: crawlrank_crawler::hops::HopLimits {
+        hop_limits: crawlrank_crawler::HopLimits {
             max_hops: args.max_hops,
             max_redirects: args.max_redirects,
         },
@@ -344,6 +344,16 @@ fn print_report(report: &CrawlReport) {
                 sp.last_write_error.as_deref().unwrap_or("?")
             );
         }
+    }
+    let r = report.reorders;
+    if r.background > 0 {
+        println!(
+            "reorders on the frontier's thread: {} taking {:.1} s, the crawl waited {:.1} s for them and took in {} pages meanwhile",
+            r.background,
+            r.busy.as_secs_f64(),
+            r.waited.as_secs_f64(),
+            r.crawled_during
+        );
     }
     print!("{}", report.stats.pages_summary());
     println!("counters (all runs):");

@@ -4,16 +4,18 @@
 //!
 //! `crawlrank frontier ranking --addr URL [--crawl ID] [--limit N] [--out FILE]`: exports a
 //! running service's ranking (crawlrank's `GetRanking`) as TSV, to stdout or atomically to a
-//! file.
+//! file, through the API's client (`crawlrank-urlfrontier`).
 //!
 //! Loopback only unless `--public`: the API has no authentication, and anyone who reaches
 //! it can read, reorder and delete the crawls.
 
 use anyhow::{bail, Context, Result};
 use crawlrank_frontier_service::{
-    fetch_ranking, policy_spec, serve_until_ctrl_c, write_ranking_tsv, ClusterConfig,
-    FrontierService, Nodes, ServiceConfig, DEFAULT_MAX_WAITING,
+    policy_spec, serve_until_ctrl_c, ClusterConfig, FrontierService, Nodes, ServiceConfig,
+    DEFAULT_MAX_WAITING,
 };
+// The export is a client's job: it reads through the API's crate, not the service's.
+use crawlrank_urlfrontier::{fetch_ranking, write_ranking_tsv};
 use std::io::Write;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;

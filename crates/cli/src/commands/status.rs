@@ -36,10 +36,9 @@ pub fn run(args: Args) -> Result<()> {
 /// One line per node and their total: URLs not done, leased, fetched, done for good, queues
 /// and the JetStream messages set aside.
 fn frontier(url: &str, crawl: &str) -> Result<()> {
-    let nodes = crawlrank_frontier_service::fetch_node_stats(url, crawl, Duration::from_secs(30))?;
-    let count = |s: &crawlrank_frontier_service::proto::Stats, k: &str| {
-        s.counts.get(k).copied().unwrap_or(0)
-    };
+    let nodes = crawlrank_urlfrontier::fetch_node_stats(url, crawl, Duration::from_secs(30))?;
+    let count =
+        |s: &crawlrank_urlfrontier::proto::Stats, k: &str| s.counts.get(k).copied().unwrap_or(0);
     println!(
         "frontier: {url} ({} node{})",
         nodes.len(),

@@ -4,7 +4,7 @@
 //! before its `delay_requestable` ends, and is after). Also `crawlrank frontier ranking`
 //! against the process. Loopback only; every wait is bounded.
 
-use crawlrank_frontier_service::proto::{
+use crawlrank_urlfrontier::proto::{
     get_params, url_item, Active, BlockQueueParams, CountUrlParams, CrawlLimitParams,
     DiscoveredUrlItem, GetParams, Local, Pagination, QueueDelayParams, UrlInfo, UrlItem,
 };

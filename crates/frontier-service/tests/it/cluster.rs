@@ -7,15 +7,16 @@
 //! set aside and counted; a node whose list or policy differs from the cluster's is refused.
 
 use crate::common::{self, discovered, get, params, put, Client, ExtClient};
-use crawlrank_frontier_service::ext_proto::crawlrank_frontier_client::CrawlrankFrontierClient;
-use crawlrank_frontier_service::ext_proto::PageReport;
-use crawlrank_frontier_service::proto::ack_message::Status as AckStatus;
-use crawlrank_frontier_service::proto::url_frontier_client::UrlFrontierClient;
-use crawlrank_frontier_service::proto::{Empty, KnownUrlItem, QueueWithinCrawlParams};
 use crawlrank_frontier_service::{
-    policy_spec, spawn, Clock, ClusterConfig, FrontierService, Nodes, RunningServer, ServiceConfig,
+    policy_spec, spawn, ClusterConfig, FrontierService, Nodes, RunningServer, ServiceConfig,
+    TimeSource,
 };
 use crawlrank_testkit::NatsServer;
+use crawlrank_urlfrontier::ext_proto::crawlrank_frontier_client::CrawlrankFrontierClient;
+use crawlrank_urlfrontier::ext_proto::PageReport;
+use crawlrank_urlfrontier::proto::ack_message::Status as AckStatus;
+use crawlrank_urlfrontier::proto::url_frontier_client::UrlFrontierClient;
+use crawlrank_urlfrontier::proto::{Empty, KnownUrlItem, QueueWithinCrawlParams};
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -84,10 +85,10 @@ impl Node {
     }
 }
 
-fn config(dir: &Path, clock: &Clock, policy: &str) -> ServiceConfig {
+fn config(dir: &Path, clock: &TimeSource, policy: &str) -> ServiceConfig {
     ServiceConfig {
         policy: Some(policy_spec(policy, Some(1000), None, 0).unwrap()),
-        clock: clock.clone(),
+        time: clock.clone(),
         ..ServiceConfig::new(dir)
     }
 }
@@ -108,7 +109,7 @@ async fn connect(addr: &str) -> (Client, ExtClient) {
 async fn start_node(
     listener: tokio::net::TcpListener,
     dir: &Path,
-    clock: &Clock,
+    clock: &TimeSource,
     policy: &str,
     nats: Option<(&str, &[String])>,
 ) -> Node {
@@ -156,7 +157,7 @@ async fn start_cluster(
     nats: &NatsServer,
     root: &Path,
     n: usize,
-    clock: &Clock,
+    clock: &TimeSource,
     policy: &str,
 ) -> (Vec<Node>, Vec<String>, Vec<PathBuf>) {
     let (ls, addrs) = listeners(n).await;
@@ -172,7 +173,7 @@ async fn start_cluster(
 /// per queue, leased 60 s) and each URL reported to the next node in turn (often not its
 /// owner) with its out-links; the clock moves 2 s a round so the queues' delays pass. Stops
 /// once `want` pages are fetched (or after 60 s); returns the pages in fetch order.
-async fn crawl(nodes: &mut [Node], web: &Web, clock: &Clock, want: usize) -> Vec<String> {
+async fn crawl(nodes: &mut [Node], web: &Web, clock: &TimeSource, want: usize) -> Vec<String> {
     let seed = Web::url(0);
     let acks = put(&mut nodes[nodes.len() - 1].client, vec![discovered(&seed)]).await;
     assert_eq!(acks.len(), 1);
@@ -240,7 +241,7 @@ fn three_nodes_fetch_what_one_service_fetches_each_page_once() {
     let reachable = web.reachable();
     assert!(reachable.len() > 500, "{}", reachable.len());
     run_long(async {
-        let clock = Clock::manual(common::T0);
+        let clock = TimeSource::manual(common::T0);
         let (ls, _) = listeners(1).await;
         let one = start_node(
             ls.into_iter().next().unwrap(),
@@ -291,7 +292,7 @@ fn three_nodes_fetch_what_one_service_fetches_each_page_once() {
             assert!(stats.counts["crawlrank.fetched"] > 0, "{stats:?}");
             let queues = node
                 .client
-                .list_queues(crawlrank_frontier_service::proto::Pagination {
+                .list_queues(crawlrank_urlfrontier::proto::Pagination {
                     include_inactive: true,
                     size: 1000,
                     local: true,
@@ -316,7 +317,7 @@ fn an_item_put_to_the_wrong_node_is_served_by_its_owner_and_a_restarted_node_goe
     let tmp = tempfile::tempdir().unwrap();
     let Some(nats) = nats(tmp.path()) else { return };
     run_long(async {
-        let clock = Clock::manual(common::T0);
+        let clock = TimeSource::manual(common::T0);
         let (mut nodes, addrs, dirs) = start_cluster(&nats, tmp.path(), 3, &clock, "bfs").await;
         let sorted = Nodes::new(&addrs, &addrs[0]).unwrap();
         let owner_addr = |url: &str| -> String {
@@ -410,7 +411,7 @@ fn a_node_with_another_node_list_or_policy_is_refused_naming_both() {
     let tmp = tempfile::tempdir().unwrap();
     let Some(nats) = nats(tmp.path()) else { return };
     run_long(async {
-        let clock = Clock::manual(common::T0);
+        let clock = TimeSource::manual(common::T0);
         let (nodes, addrs, _) = start_cluster(&nats, tmp.path(), 2, &clock, "fica").await;
         let (ls, more) = listeners(1).await;
         let mut three = addrs.clone();

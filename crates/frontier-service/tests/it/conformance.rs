@@ -12,13 +12,13 @@
 use crate::common;
 
 use common::*;
-use crawlrank_frontier_service::ext_proto::PageReport;
-use crawlrank_frontier_service::proto::{
+use crawlrank_urlfrontier::ext_proto::PageReport;
+use crawlrank_urlfrontier::proto::{
     ack_message::Status as AckStatus, url_item, CountUrlParams, DeleteCrawlMessage, KnownUrlItem,
     ListUrlParams, Local, Pagination, QueueWithinCrawlParams, StringList, UrlItem,
     UrlStatusRequest,
 };
-use crawlrank_frontier_service::{Clock, DEFAULT_CRAWL};
+use crawlrank_urlfrontier::DEFAULT_CRAWL;
 
 fn queue(key: &str) -> QueueWithinCrawlParams {
     QueueWithinCrawlParams {
@@ -31,9 +31,7 @@ fn queue(key: &str) -> QueueWithinCrawlParams {
 #[test]
 fn never_refetched() {
     run(async {
-        let dir = tempfile::tempdir().unwrap();
-        let clock = Clock::manual(T0);
-        let mut r = start(dir.path(), &clock, None).await;
+        let (_dir, clock, mut r) = start_fresh(None).await;
         let acks = put(
             &mut r.client,
             vec![known_item(info_in("http://key1.com/", "key1.com", ""), 0)],
@@ -41,9 +39,9 @@ fn never_refetched() {
         .await;
         assert_eq!(acks.len(), 1, "one ack");
         let mut p = params_for_key("key1.com", 1, 2);
-        p.item = Some(
-            crawlrank_frontier_service::proto::get_params::Item::CrawlId(DEFAULT_CRAWL.to_string()),
-        );
+        p.item = Some(crawlrank_urlfrontier::proto::get_params::Item::CrawlId(
+            DEFAULT_CRAWL.to_string(),
+        ));
         assert!(get(&mut r.client, p.clone()).await.is_empty());
         clock.advance(365 * 86_400);
         assert!(
@@ -58,9 +56,7 @@ fn never_refetched() {
 #[test]
 fn right_order() {
     run(async {
-        let dir = tempfile::tempdir().unwrap();
-        let clock = Clock::manual(T0);
-        let mut r = start(dir.path(), &clock, None).await;
+        let (_dir, _clock, mut r) = start_fresh(None).await;
         let acks = put(
             &mut r.client,
             vec![
@@ -86,9 +82,7 @@ fn right_order() {
 #[test]
 fn updates_in_process_counts_and_lease_expiry() {
     run(async {
-        let dir = tempfile::tempdir().unwrap();
-        let clock = Clock::manual(T0);
-        let mut r = start(dir.path(), &clock, None).await;
+        let (_dir, clock, mut r) = start_fresh(None).await;
         let url = info_in("http://key1.com/", "key1.com", "");
         let acks = put(
             &mut r.client,
@@ -135,9 +129,7 @@ fn updates_in_process_counts_and_lease_expiry() {
 #[test]
 fn queue_names() {
     run(async {
-        let dir = tempfile::tempdir().unwrap();
-        let clock = Clock::manual(T0);
-        let mut r = start(dir.path(), &clock, None).await;
+        let (_dir, _clock, mut r) = start_fresh(None).await;
         put(
             &mut r.client,
             vec![discovered("http://gac.icann.org?language_id=9")],
@@ -161,9 +153,7 @@ fn queue_names() {
 #[test]
 fn crawl_ids() {
     run(async {
-        let dir = tempfile::tempdir().unwrap();
-        let clock = Clock::manual(T0);
-        let mut r = start(dir.path(), &clock, None).await;
+        let (_dir, _clock, mut r) = start_fresh(None).await;
         let crawls = r.client.list_crawls(Local::default()).await.unwrap();
         assert!(crawls.into_inner().values.is_empty());
         let url = "http://urlfrontier.net/";
@@ -218,9 +208,7 @@ fn crawl_ids() {
 #[test]
 fn a_dump_restores() {
     run(async {
-        let dir = tempfile::tempdir().unwrap();
-        let clock = Clock::manual(T0);
-        let mut r = start(dir.path(), &clock, None).await;
+        let (_dir, _clock, mut r) = start_fresh(None).await;
         let mut with_meta = info_in("http://example.com/discovered", "example.com", "");
         with_meta.metadata.insert(
             "key".to_string(),
@@ -332,9 +320,7 @@ fn a_dump_restores() {
 #[test]
 fn a_queue_serves_in_the_policys_order_not_the_date_order() {
     run(async {
-        let dir = tempfile::tempdir().unwrap();
-        let clock = Clock::manual(T0);
-        let mut r = start(dir.path(), &clock, Some("fica")).await;
+        let (_dir, _clock, mut r) = start_fresh(Some("fica")).await;
         let (x, y) = ("http://x.example/", "http://y.example/");
         put(&mut r.client, vec![discovered(x), discovered(y)]).await;
         assert_eq!(get(&mut r.client, params(1, 60)).await, vec![x, y]);

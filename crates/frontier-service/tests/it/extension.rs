@@ -6,11 +6,11 @@
 use crate::common;
 
 use common::*;
-use crawlrank_frontier_service::ext_proto::{PageReport, RankedUrl, RankingParams};
-use crawlrank_frontier_service::proto::{url_item, KnownUrlItem, UrlStatusRequest};
-use crawlrank_frontier_service::{
-    fetch_ranking, write_ranking_tsv, Clock, MAX_OUTLINKS, MAX_RANKING_LIMIT, RANKING_HEADER,
-    SCORE_KEY, STATE_KEY,
+use crawlrank_frontier_service::MAX_OUTLINKS;
+use crawlrank_urlfrontier::ext_proto::{PageReport, RankedUrl, RankingParams};
+use crawlrank_urlfrontier::proto::{url_item, KnownUrlItem, UrlStatusRequest};
+use crawlrank_urlfrontier::{
+    fetch_ranking, write_ranking_tsv, MAX_RANKING_LIMIT, RANKING_HEADER, SCORE_KEY, STATE_KEY,
 };
 use std::time::Duration;
 use tonic::Code;
@@ -55,9 +55,7 @@ fn urls(ranking: &[RankedUrl]) -> Vec<&str> {
 #[test]
 fn report_page_makes_children_and_the_ranking_is_the_serving_order() {
     run(async {
-        let dir = tempfile::tempdir().unwrap();
-        let clock = Clock::manual(T0);
-        let mut r = start(dir.path(), &clock, Some("fica")).await;
+        let (_dir, _clock, mut r) = start_fresh(Some("fica")).await;
         put(&mut r.client, vec![discovered(S), discovered(T)]).await;
         let seeds = ranking(&mut r.ext, "", 0).await;
         assert_eq!(urls(&seeds), vec![S, T]);
@@ -143,9 +141,7 @@ fn report_page_makes_children_and_the_ranking_is_the_serving_order() {
 #[test]
 fn a_report_survives_a_restart() {
     run(async {
-        let dir = tempfile::tempdir().unwrap();
-        let clock = Clock::manual(T0);
-        let mut r = start(dir.path(), &clock, Some("fica")).await;
+        let (dir, clock, mut r) = start_fresh(Some("fica")).await;
         put(&mut r.client, vec![discovered(S), discovered(T)]).await;
         get(&mut r.client, params(1, 60)).await;
         r.ext
@@ -182,9 +178,7 @@ fn a_report_survives_a_restart() {
 #[test]
 fn bad_reports_and_ranking_requests_get_clear_statuses() {
     run(async {
-        let dir = tempfile::tempdir().unwrap();
-        let clock = Clock::manual(T0);
-        let mut r = start(dir.path(), &clock, Some("bfs")).await;
+        let (_dir, _clock, mut r) = start_fresh(Some("bfs")).await;
         put(&mut r.client, vec![discovered(S)]).await;
         fn err<T>(res: Result<tonic::Response<T>, tonic::Status>) -> (Code, String) {
             let s = res.err().expect("an error status");
@@ -234,9 +228,7 @@ fn bad_reports_and_ranking_requests_get_clear_statuses() {
 #[test]
 fn the_ranking_exports_as_tsv() {
     run(async {
-        let dir = tempfile::tempdir().unwrap();
-        let clock = Clock::manual(T0);
-        let mut r = start(dir.path(), &clock, Some("bfs")).await;
+        let (_dir, _clock, mut r) = start_fresh(Some("bfs")).await;
         put(&mut r.client, vec![discovered(S), discovered(T)]).await;
         let addr = r.server.addr().to_string();
         let ranked = tokio::task::spawn_blocking(move || {

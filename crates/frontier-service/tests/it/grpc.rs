@@ -4,17 +4,18 @@
 
 use crate::common;
 
-use common::{config, get, params, run, start, stats, Client, Running, T0};
+use common::{config, get, params, run, start, start_fresh, stats, Client, Running, T0};
+// The acks' ids too: several tests check which item an ack answers.
+use common::put_with_ids as put;
 use crawlrank_frontier::{Frontier, PageId};
-use crawlrank_frontier_service::proto::{
+use crawlrank_frontier_service::{policy_spec, FrontierService, TimeSource};
+use crawlrank_urlfrontier::proto::{
     ack_message::Status as AckStatus, get_params, url_item, Active, AnyCrawlId, BlockQueueParams,
     CountUrlParams, CrawlLimitParams, DeleteCrawlMessage, DiscoveredBatch, DiscoveredUrlItem,
     GetParams, KnownUrlItem, ListUrlParams, Local, Pagination, PurgeUrlParams, QueueDelayParams,
     QueueWithinCrawlParams, StringList, UrlInfo, UrlItem, UrlStatusRequest,
 };
-use crawlrank_frontier_service::{
-    policy_spec, Clock, FrontierService, DEFAULT_CRAWL, SCORE_KEY, STATE_KEY, STORMCRAWLER_PATH_KEY,
-};
+use crawlrank_urlfrontier::{DEFAULT_CRAWL, SCORE_KEY, STATE_KEY, STORMCRAWLER_PATH_KEY};
 
 fn info(url: &str, crawl: &str, parent: Option<&str>) -> UrlInfo {
     let mut info = UrlInfo {
@@ -57,20 +58,6 @@ fn known(url: &str, refetch: u64) -> UrlItem {
     }
 }
 
-/// Sends items on one PutURLs stream; returns the acks' ids and statuses.
-async fn put(client: &mut Client, items: Vec<UrlItem>) -> Vec<(String, AckStatus)> {
-    let mut acks = client
-        .put_ur_ls(tokio_stream::iter(items))
-        .await
-        .unwrap()
-        .into_inner();
-    let mut out = Vec::new();
-    while let Some(ack) = acks.message().await.unwrap() {
-        out.push((ack.id.clone(), ack.status()));
-    }
-    out
-}
-
 async fn get_infos(client: &mut Client, params: GetParams) -> Vec<UrlInfo> {
     let mut stream = client.get_ur_ls(params).await.unwrap().into_inner();
     let mut out = Vec::new();
@@ -92,12 +79,12 @@ const B1: &str = "http://b.example/1";
 #[test]
 fn get_urls_follows_the_policy_across_queues_and_honours_leases() {
     run(async {
-        let dir = tempfile::tempdir().unwrap();
-        let clock = Clock::manual(T0);
-        let Running {
-            server, mut client, ..
-        } = start(dir.path(), &clock, Some("fica")).await;
-        let acks = put(&mut client, vec![discovered(A, None), discovered(B, None)]).await;
+        let (_dir, clock, mut r) = start_fresh(Some("fica")).await;
+        let acks = put(
+            &mut r.client,
+            vec![discovered(A, None), discovered(B, None)],
+        )
+        .await;
         assert_eq!(
             acks,
             vec![
@@ -105,10 +92,10 @@ fn get_urls_follows_the_policy_across_queues_and_honours_leases() {
                 (B.to_string(), AckStatus::Ok)
             ]
         );
-        assert_eq!(get(&mut client, params(1, 30)).await, vec![A, B]);
+        assert_eq!(get(&mut r.client, params(1, 30)).await, vec![A, B]);
         // The children, then the parents' updates (as StormCrawler sends them).
         let acks = put(
-            &mut client,
+            &mut r.client,
             vec![
                 discovered(A1, Some(A)),
                 discovered(A2, Some(A)),
@@ -136,27 +123,28 @@ fn get_urls_follows_the_policy_across_queues_and_honours_leases() {
         assert_eq!(order, vec![B1, A1, A2], "FICA: b's single link is closest");
 
         clock.advance(1); // past the queues' default delay of 1 s
-        let first = get(&mut client, params(1, 30)).await;
+        let first = get(&mut r.client, params(1, 30)).await;
         assert_eq!(
             first,
             vec![B1, A1],
             "one URL per queue, in the policy's order"
         );
         // Leased (and in flight for their queue): nothing more now, nor after the delay.
-        assert!(get(&mut client, params(1, 30)).await.is_empty());
+        assert!(get(&mut r.client, params(1, 30)).await.is_empty());
         clock.advance(5);
-        assert!(get(&mut client, params(1, 30)).await.is_empty());
-        let s = stats(&mut client, "", "").await;
+        assert!(get(&mut r.client, params(1, 30)).await.is_empty());
+        let s = stats(&mut r.client, "", "").await;
         assert_eq!(s.in_process, 2);
         // The leases expire: the same URLs come back, in the same order.
         clock.advance(30);
-        assert_eq!(get(&mut client, params(1, 30)).await, vec![B1, A1]);
+        assert_eq!(get(&mut r.client, params(1, 30)).await, vec![B1, A1]);
         // An update ends a lease: A1 done, so A2 is next for a (after the delay).
-        put(&mut client, vec![known(A1, 0)]).await;
+        put(&mut r.client, vec![known(A1, 0)]).await;
         clock.advance(1);
-        assert_eq!(get(&mut client, params(1, 30)).await, vec![A2]);
+        assert_eq!(get(&mut r.client, params(1, 30)).await, vec![A2]);
         // The score is visible.
-        let item = client
+        let item = r
+            .client
             .get_url_status(UrlStatusRequest {
                 url: A2.to_string(),
                 ..Default::default()
@@ -174,24 +162,20 @@ fn get_urls_follows_the_policy_across_queues_and_honours_leases() {
             "FICA's score is −distance: {score}"
         );
         assert_eq!(meta[STATE_KEY].values, vec!["leased"]);
-        server.shutdown().await.unwrap();
+        r.server.shutdown().await.unwrap();
     });
 }
 
 #[test]
 fn malformed_urls_and_known_duplicates_are_skipped() {
     run(async {
-        let dir = tempfile::tempdir().unwrap();
-        let clock = Clock::manual(T0);
-        let Running {
-            server, mut client, ..
-        } = start(dir.path(), &clock, None).await;
+        let (_dir, _clock, mut r) = start_fresh(None).await;
         let mut long_key = discovered("http://c.example/", None);
         if let Some(url_item::Item::Discovered(d)) = &mut long_key.item {
             d.info.as_mut().unwrap().key = "k".repeat(300);
         }
         let acks = put(
-            &mut client,
+            &mut r.client,
             vec![
                 discovered("not a url", None),
                 discovered("http://", None),
@@ -217,24 +201,20 @@ fn malformed_urls_and_known_duplicates_are_skipped() {
             "the URL is the ack's id when none is given"
         );
         assert_eq!(acks[3].0, "empty");
-        let s = stats(&mut client, "", "").await;
+        let s = stats(&mut r.client, "", "").await;
         assert_eq!((s.size, s.number_of_queues), (1, 1));
-        let crawls = client.list_crawls(Local { local: false }).await.unwrap();
+        let crawls = r.client.list_crawls(Local { local: false }).await.unwrap();
         assert_eq!(crawls.into_inner().values, vec![DEFAULT_CRAWL]);
-        server.shutdown().await.unwrap();
+        r.server.shutdown().await.unwrap();
     });
 }
 
 #[test]
 fn crawl_ids_are_separate() {
     run(async {
-        let dir = tempfile::tempdir().unwrap();
-        let clock = Clock::manual(T0);
-        let Running {
-            server, mut client, ..
-        } = start(dir.path(), &clock, None).await;
+        let (_dir, _clock, mut r) = start_fresh(None).await;
         let acks = put(
-            &mut client,
+            &mut r.client,
             vec![
                 discovered_in(A, "BESPOKE", None),
                 discovered_in(A, "", None),
@@ -254,30 +234,32 @@ fn crawl_ids_are_separate() {
             ],
             "'' and DEFAULT are one crawl"
         );
-        let crawls = client
+        let crawls = r
+            .client
             .list_crawls(Local::default())
             .await
             .unwrap()
             .into_inner();
         assert_eq!(crawls.values, vec!["BESPOKE", DEFAULT_CRAWL]);
-        assert_eq!(stats(&mut client, "BESPOKE", "").await.size, 2);
-        let s = stats(&mut client, "", "").await;
+        assert_eq!(stats(&mut r.client, "BESPOKE", "").await.size, 2);
+        let s = stats(&mut r.client, "", "").await;
         assert_eq!((s.size, s.crawl_id.as_str()), (1, DEFAULT_CRAWL));
         let mut p = params(0, 30);
         p.item = Some(get_params::Item::CrawlId("BESPOKE".to_string()));
-        let got = get_infos(&mut client, p).await;
+        let got = get_infos(&mut r.client, p).await;
         let got: Vec<(&str, &str)> = got
             .iter()
             .map(|i| (i.url.as_str(), i.crawl_id.as_str()))
             .collect();
         assert_eq!(got, vec![(A, "BESPOKE"), (B, "BESPOKE")]);
         // The default crawl's A is not leased by that.
-        assert_eq!(get(&mut client, params(0, 30)).await, vec![A]);
+        assert_eq!(get(&mut r.client, params(0, 30)).await, vec![A]);
         // Any crawl: nothing left to serve in either.
         let mut any = params(0, 30);
         any.item = Some(get_params::Item::AnyCrawlId(AnyCrawlId {}));
-        assert!(get(&mut client, any).await.is_empty());
-        let deleted = client
+        assert!(get(&mut r.client, any).await.is_empty());
+        let deleted = r
+            .client
             .delete_crawl(DeleteCrawlMessage {
                 value: "BESPOKE".to_string(),
                 local: false,
@@ -286,28 +268,25 @@ fn crawl_ids_are_separate() {
             .unwrap()
             .into_inner();
         assert_eq!(deleted.value, 2);
-        let crawls = client
+        let crawls = r
+            .client
             .list_crawls(Local::default())
             .await
             .unwrap()
             .into_inner();
         assert_eq!(crawls.values, vec![DEFAULT_CRAWL]);
-        assert_eq!(stats(&mut client, "BESPOKE", "").await.size, 0);
-        assert_eq!(stats(&mut client, "", "").await.size, 1);
-        server.shutdown().await.unwrap();
+        assert_eq!(stats(&mut r.client, "BESPOKE", "").await.size, 0);
+        assert_eq!(stats(&mut r.client, "", "").await.size, 1);
+        r.server.shutdown().await.unwrap();
     });
 }
 
 #[test]
 fn block_delay_and_limit_hold_a_queue() {
     run(async {
-        let dir = tempfile::tempdir().unwrap();
-        let clock = Clock::manual(T0);
-        let Running {
-            server, mut client, ..
-        } = start(dir.path(), &clock, Some("bfs")).await;
+        let (_dir, clock, mut r) = start_fresh(Some("bfs")).await;
         put(
-            &mut client,
+            &mut r.client,
             vec![
                 discovered(A1, None),
                 discovered(A2, None),
@@ -316,9 +295,9 @@ fn block_delay_and_limit_hold_a_queue() {
             ],
         )
         .await;
-        assert_eq!(get(&mut client, params(1, 60)).await, vec![A1, B]);
-        put(&mut client, vec![known(A1, 0), known(B, 0)]).await;
-        client
+        assert_eq!(get(&mut r.client, params(1, 60)).await, vec![A1, B]);
+        put(&mut r.client, vec![known(A1, 0), known(B, 0)]).await;
+        r.client
             .block_queue_until(BlockQueueParams {
                 key: "a.example".to_string(),
                 time: T0 + 100,
@@ -326,7 +305,7 @@ fn block_delay_and_limit_hold_a_queue() {
             })
             .await
             .unwrap();
-        client
+        r.client
             .set_delay(QueueDelayParams {
                 key: "b.example".to_string(),
                 delay_requestable: 10,
@@ -336,10 +315,11 @@ fn block_delay_and_limit_hold_a_queue() {
             .unwrap();
         clock.advance(2);
         assert!(
-            get(&mut client, params(1, 60)).await.is_empty(),
+            get(&mut r.client, params(1, 60)).await.is_empty(),
             "blocked, and delayed"
         );
-        let queues = client
+        let queues = r
+            .client
             .list_queues(Pagination::default())
             .await
             .unwrap()
@@ -350,15 +330,15 @@ fn block_delay_and_limit_hold_a_queue() {
             "a blocked queue is inactive"
         );
         clock.advance(8);
-        assert_eq!(get(&mut client, params(1, 60)).await, vec![B1]);
-        put(&mut client, vec![known(B1, 0)]).await;
+        assert_eq!(get(&mut r.client, params(1, 60)).await, vec![B1]);
+        put(&mut r.client, vec![known(B1, 0)]).await;
         clock.advance(90);
-        assert_eq!(get(&mut client, params(1, 60)).await, vec![A2]);
+        assert_eq!(get(&mut r.client, params(1, 60)).await, vec![A2]);
 
         // A crawl limit of 1 on a queue that has fetched one page: it serves no more.
-        put(&mut client, vec![discovered("http://a.example/3", None)]).await;
-        put(&mut client, vec![known(A2, 0)]).await;
-        client
+        put(&mut r.client, vec![discovered("http://a.example/3", None)]).await;
+        put(&mut r.client, vec![known(A2, 0)]).await;
+        r.client
             .set_crawl_limit(CrawlLimitParams {
                 key: "a.example".to_string(),
                 limit: 2,
@@ -368,10 +348,10 @@ fn block_delay_and_limit_hold_a_queue() {
             .unwrap();
         clock.advance(5);
         assert!(
-            get(&mut client, params(1, 60)).await.is_empty(),
+            get(&mut r.client, params(1, 60)).await.is_empty(),
             "limit reached"
         );
-        client
+        r.client
             .set_crawl_limit(CrawlLimitParams {
                 key: "a.example".to_string(),
                 limit: 0,
@@ -380,10 +360,11 @@ fn block_delay_and_limit_hold_a_queue() {
             .await
             .unwrap();
         assert_eq!(
-            get(&mut client, params(1, 60)).await,
+            get(&mut r.client, params(1, 60)).await,
             vec!["http://a.example/3"]
         );
-        let unknown = client
+        let unknown = r
+            .client
             .set_crawl_limit(CrawlLimitParams {
                 key: "nowhere.example".to_string(),
                 limit: 3,
@@ -393,21 +374,17 @@ fn block_delay_and_limit_hold_a_queue() {
             .unwrap_err();
         assert_eq!(unknown.code(), tonic::Code::NotFound);
         assert!(unknown.message().contains("nowhere.example"), "{unknown}");
-        server.shutdown().await.unwrap();
+        r.server.shutdown().await.unwrap();
     });
 }
 
 #[test]
 fn stats_listings_deletions_and_refetch_dates() {
     run(async {
-        let dir = tempfile::tempdir().unwrap();
-        let clock = Clock::manual(T0);
-        let Running {
-            server, mut client, ..
-        } = start(dir.path(), &clock, None).await;
+        let (_dir, clock, mut r) = start_fresh(None).await;
         // Known URLs never served: one done, two due (sooner first, the reference's RightOrder).
         put(
-            &mut client,
+            &mut r.client,
             vec![
                 known("http://k.example/never", 0),
                 known("http://k.example/later", T0),
@@ -418,21 +395,22 @@ fn stats_listings_deletions_and_refetch_dates() {
             ],
         )
         .await;
-        let s = stats(&mut client, "", "").await;
+        let s = stats(&mut r.client, "", "").await;
         assert_eq!(s.size, 5);
         assert_eq!(s.number_of_queues, 2);
         assert_eq!(s.counts["completed"], 1);
         assert_eq!(s.counts["active_queues"], 2);
         assert_eq!(s.in_process, 0);
-        let k = stats(&mut client, "", "k.example").await;
+        let k = stats(&mut r.client, "", "k.example").await;
         assert_eq!((k.size, k.counts["completed"]), (3, 1));
         assert_eq!(
-            get(&mut client, params(2, 30)).await,
+            get(&mut r.client, params(2, 30)).await,
             vec!["http://k.example/sooner", "http://k.example/later", A, A1],
             "due refetches first, oldest first; then the policy's order"
         );
-        assert_eq!(stats(&mut client, "", "").await.in_process, 4);
-        let count = client
+        assert_eq!(stats(&mut r.client, "", "").await.in_process, 4);
+        let count = r
+            .client
             .count_ur_ls(CountUrlParams {
                 filter: Some("K.EXAMPLE/".to_string()),
                 ignore_case: Some(true),
@@ -442,7 +420,8 @@ fn stats_listings_deletions_and_refetch_dates() {
             .unwrap()
             .into_inner();
         assert_eq!(count.value, 4);
-        let mut listed = client
+        let mut listed = r
+            .client
             .list_ur_ls(ListUrlParams {
                 key: "k.example".to_string(),
                 start: 1,
@@ -473,7 +452,8 @@ fn stats_listings_deletions_and_refetch_dates() {
                 info("bad", "", None),
             ],
         };
-        let mut acks = client
+        let mut acks = r
+            .client
             .put_discovered(tokio_stream::iter(vec![batch]))
             .await
             .unwrap()
@@ -489,7 +469,8 @@ fn stats_listings_deletions_and_refetch_dates() {
             ]
         );
         // B waits for its parent A's update (deferred), then is served.
-        let status = client
+        let status = r
+            .client
             .get_url_status(UrlStatusRequest {
                 url: B.to_string(),
                 ..Default::default()
@@ -501,10 +482,11 @@ fn stats_listings_deletions_and_refetch_dates() {
             panic!("B is discovered")
         };
         assert_eq!(d.info.unwrap().metadata[STATE_KEY].values, vec!["deferred"]);
-        put(&mut client, vec![known(A, T0 + 86_400)]).await;
+        put(&mut r.client, vec![known(A, T0 + 86_400)]).await;
         clock.advance(1);
-        assert_eq!(get(&mut client, params(0, 30)).await, vec![B]);
-        let missing = client
+        assert_eq!(get(&mut r.client, params(0, 30)).await, vec![B]);
+        let missing = r
+            .client
             .get_url_status(UrlStatusRequest {
                 url: "http://nowhere.example/".to_string(),
                 ..Default::default()
@@ -513,7 +495,8 @@ fn stats_listings_deletions_and_refetch_dates() {
             .unwrap_err();
         assert_eq!(missing.code(), tonic::Code::NotFound);
         // DeleteQueue answers its active URLs; PurgeURLs the URLs older than N days.
-        let deleted = client
+        let deleted = r
+            .client
             .delete_queue(QueueWithinCrawlParams {
                 key: "k.example".to_string(),
                 ..Default::default()
@@ -522,10 +505,11 @@ fn stats_listings_deletions_and_refetch_dates() {
             .unwrap()
             .into_inner();
         assert_eq!(deleted.value, 3);
-        let s = stats(&mut client, "", "").await;
+        let s = stats(&mut r.client, "", "").await;
         assert_eq!((s.number_of_queues, s.size), (2, 3));
         clock.advance(3 * 86_400);
-        let purged = client
+        let purged = r
+            .client
             .purge_ur_ls(PurgeUrlParams {
                 days: 2,
                 ..Default::default()
@@ -534,13 +518,14 @@ fn stats_listings_deletions_and_refetch_dates() {
             .unwrap()
             .into_inner();
         assert_eq!(purged.value, 3);
-        assert_eq!(stats(&mut client, "", "").await.size, 0);
-        let err = client
-            .set_log_level(crawlrank_frontier_service::proto::LogLevelParams::default())
+        assert_eq!(stats(&mut r.client, "", "").await.size, 0);
+        let err = r
+            .client
+            .set_log_level(crawlrank_urlfrontier::proto::LogLevelParams::default())
             .await
             .unwrap_err();
         assert_eq!(err.code(), tonic::Code::Unimplemented);
-        server.shutdown().await.unwrap();
+        r.server.shutdown().await.unwrap();
     });
 }
 
@@ -549,13 +534,9 @@ fn stats_listings_deletions_and_refetch_dates() {
 #[test]
 fn the_state_survives_a_restart() {
     run(async {
-        let dir = tempfile::tempdir().unwrap();
-        let clock = Clock::manual(T0);
-        let Running {
-            server, mut client, ..
-        } = start(dir.path(), &clock, Some("fica")).await;
+        let (dir, clock, mut r) = start_fresh(Some("fica")).await;
         put(
-            &mut client,
+            &mut r.client,
             vec![
                 discovered(A, None),
                 discovered(B, None),
@@ -563,9 +544,9 @@ fn the_state_survives_a_restart() {
             ],
         )
         .await;
-        assert_eq!(get(&mut client, params(1, 100)).await, vec![A, B]);
+        assert_eq!(get(&mut r.client, params(1, 100)).await, vec![A, B]);
         put(
-            &mut client,
+            &mut r.client,
             vec![
                 discovered("http://b.example/x", Some(B)),
                 discovered("http://c.example/", Some(B)),
@@ -573,7 +554,7 @@ fn the_state_survives_a_restart() {
             ],
         )
         .await;
-        client
+        r.client
             .block_queue_until(BlockQueueParams {
                 key: "c.example".to_string(),
                 time: T0 + 50,
@@ -581,7 +562,7 @@ fn the_state_survives_a_restart() {
             })
             .await
             .unwrap();
-        client
+        r.client
             .set_delay(QueueDelayParams {
                 key: "b.example".to_string(),
                 delay_requestable: 20,
@@ -589,15 +570,15 @@ fn the_state_survives_a_restart() {
             })
             .await
             .unwrap();
-        client
+        r.client
             .set_active(Active {
                 state: false,
                 local: false,
             })
             .await
             .unwrap();
-        server.shutdown().await.unwrap();
-        drop(client);
+        r.server.shutdown().await.unwrap();
+        drop(r.client);
 
         // Another policy is refused for this state.
         let err = FrontierService::open(config(dir.path(), &clock, Some("bfs")))
@@ -649,16 +630,12 @@ fn the_state_survives_a_restart() {
 #[test]
 fn a_long_stream_is_acked_in_order_and_get_urls_keeps_its_limits() {
     run(async {
-        let dir = tempfile::tempdir().unwrap();
-        let clock = Clock::manual(T0);
-        let Running {
-            server, mut client, ..
-        } = start(dir.path(), &clock, Some("bfs")).await;
+        let (_dir, _clock, mut r) = start_fresh(Some("bfs")).await;
         let urls: Vec<String> = (0..3000)
             .map(|i| format!("http://h{}.example/{}", i % 30, i))
             .collect();
         let acks = put(
-            &mut client,
+            &mut r.client,
             urls.iter().map(|u| discovered(u, None)).collect(),
         )
         .await;
@@ -669,7 +646,7 @@ fn a_long_stream_is_acked_in_order_and_get_urls_keeps_its_limits() {
             .all(|((id, s), u)| id == u && *s == AckStatus::Ok));
         let mut p = params(2, 30);
         p.max_queues = 5;
-        let got = get_infos(&mut client, p).await;
+        let got = get_infos(&mut r.client, p).await;
         let keys: std::collections::BTreeSet<&str> = got.iter().map(|i| i.key.as_str()).collect();
         assert_eq!(keys.len(), 5, "{keys:?}");
         assert_eq!(got.len(), 10);
@@ -685,9 +662,9 @@ fn a_long_stream_is_acked_in_order_and_get_urls_keeps_its_limits() {
         expected.sort_unstable();
         served.sort_unstable();
         assert_eq!(served, expected);
-        let s = stats(&mut client, "", "").await;
+        let s = stats(&mut r.client, "", "").await;
         assert_eq!((s.size, s.in_process, s.number_of_queues), (3000, 10, 30));
-        server.shutdown().await.unwrap();
+        r.server.shutdown().await.unwrap();
     });
 }
 
@@ -695,10 +672,10 @@ fn a_long_stream_is_acked_in_order_and_get_urls_keeps_its_limits() {
 /// and the log compacted into a checkpoint without changing what the service does.
 mod bounds {
     use super::*;
-    use crawlrank_frontier_service::ext_proto::PageReport;
     use crawlrank_frontier_service::{
         spawn, MAX_FILTER_LEN, MAX_METADATA_BYTES, MAX_METADATA_VALUES,
     };
+    use crawlrank_urlfrontier::ext_proto::PageReport;
 
     fn with_metadata(url: &str, values: Vec<String>) -> UrlItem {
         let mut info = info(url, "", None);
@@ -715,16 +692,10 @@ mod bounds {
     #[test]
     fn metadata_over_its_limits_is_refused_and_not_kept() {
         run(async {
-            let dir = tempfile::tempdir().unwrap();
-            let clock = Clock::manual(T0);
-            let Running {
-                server,
-                mut client,
-                mut ext,
-            } = start(dir.path(), &clock, Some("bfs")).await;
+            let (_dir, _clock, mut r) = start_fresh(Some("bfs")).await;
             let at_limit = "x".repeat(MAX_METADATA_BYTES - "big".len());
             let acks = put(
-                &mut client,
+                &mut r.client,
                 vec![
                     with_metadata(A, vec![at_limit.clone()]),
                     with_metadata(A1, vec![at_limit + "x"]),
@@ -744,7 +715,8 @@ mod bounds {
                 ]
             );
             for url in [A1, A2] {
-                let err = client
+                let err = r
+                    .client
                     .get_url_status(UrlStatusRequest {
                         url: url.to_string(),
                         ..Default::default()
@@ -761,7 +733,8 @@ mod bounds {
                     values: vec!["y".repeat(MAX_METADATA_BYTES)],
                 },
             );
-            let err = ext
+            let err = r
+                .ext
                 .report_page(PageReport {
                     page: Some(KnownUrlItem {
                         info: Some(page),
@@ -774,24 +747,20 @@ mod bounds {
             assert_eq!(err.code(), tonic::Code::InvalidArgument);
             assert!(err.message().contains("bytes"), "{}", err.message());
             assert_eq!(
-                stats(&mut client, "", "").await.size,
+                stats(&mut r.client, "", "").await.size,
                 2,
                 "the report changed nothing"
             );
-            server.shutdown().await.unwrap();
+            r.server.shutdown().await.unwrap();
         });
     }
 
     #[test]
     fn a_filter_over_its_limit_is_refused_and_ignore_case_matches() {
         run(async {
-            let dir = tempfile::tempdir().unwrap();
-            let clock = Clock::manual(T0);
-            let Running {
-                server, mut client, ..
-            } = start(dir.path(), &clock, Some("bfs")).await;
+            let (_dir, _clock, mut r) = start_fresh(Some("bfs")).await;
             put(
-                &mut client,
+                &mut r.client,
                 vec![
                     discovered(A, None),
                     discovered("http://a.example/Big", None),
@@ -803,28 +772,32 @@ mod bounds {
                 ignore_case: Some(ignore_case),
                 ..Default::default()
             };
-            let n =
-                |r: tonic::Response<crawlrank_frontier_service::proto::Long>| r.into_inner().value;
+            let n = |r: tonic::Response<crawlrank_urlfrontier::proto::Long>| r.into_inner().value;
             assert_eq!(
-                n(client.count_ur_ls(count("BIG".into(), true)).await.unwrap()),
+                n(r.client
+                    .count_ur_ls(count("BIG".into(), true))
+                    .await
+                    .unwrap()),
                 1
             );
             assert_eq!(
-                n(client
+                n(r.client
                     .count_ur_ls(count("BIG".into(), false))
                     .await
                     .unwrap()),
                 0
             );
             let long = "/".repeat(MAX_FILTER_LEN);
-            assert_eq!(n(client.count_ur_ls(count(long, true)).await.unwrap()), 0);
+            assert_eq!(n(r.client.count_ur_ls(count(long, true)).await.unwrap()), 0);
             let hostile = "/".repeat(1 << 20);
-            let err = client
+            let err = r
+                .client
                 .count_ur_ls(count(hostile.clone(), true))
                 .await
                 .unwrap_err();
             assert_eq!(err.code(), tonic::Code::InvalidArgument, "{err:?}");
-            let err = client
+            let err = r
+                .client
                 .list_ur_ls(ListUrlParams {
                     filter: Some(hostile),
                     ignore_case: Some(true),
@@ -833,14 +806,14 @@ mod bounds {
                 .await
                 .unwrap_err();
             assert_eq!(err.code(), tonic::Code::InvalidArgument, "{err:?}");
-            server.shutdown().await.unwrap();
+            r.server.shutdown().await.unwrap();
         });
     }
 
     /// A service whose handle stays with the test (to compact it) on 127.0.0.1:0.
     async fn start_with_handle(
         dir: &std::path::Path,
-        clock: &Clock,
+        clock: &TimeSource,
     ) -> (
         FrontierService,
         crawlrank_frontier_service::RunningServer,
@@ -861,7 +834,7 @@ mod bounds {
     fn a_compacted_and_restarted_state_serves_as_the_uncompacted_one() {
         run(async {
             let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-            let clock = Clock::manual(T0);
+            let clock = TimeSource::manual(T0);
             let (svc_a, server_a, client_a) = start_with_handle(dir_a.path(), &clock).await;
             let (_svc_b, server_b, client_b) = start_with_handle(dir_b.path(), &clock).await;
             let mut clients = [client_a, client_b];

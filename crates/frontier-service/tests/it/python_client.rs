@@ -152,7 +152,8 @@ fn run_bounded(cmd: &mut Command, limit: Duration) -> String {
 /// The Python stubs of the service's .proto files, generated into a temporary folder.
 fn stubs() -> tempfile::TempDir {
     let stubs = tempfile::tempdir().unwrap();
-    let proto = Path::new(env!("CARGO_MANIFEST_DIR")).join("proto");
+    // The .proto files are the API crate's (crates/urlfrontier), published with it.
+    let proto = Path::new(env!("CARGO_MANIFEST_DIR")).join("../urlfrontier/proto");
     run_bounded(
         Command::new("python3")
             .args(["-m", "grpc_tools.protoc", "-I"])

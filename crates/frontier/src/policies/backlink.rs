@@ -4,7 +4,7 @@
 //! Both count a page's in-links *from crawled pages*: the only in-links a crawler can know.
 
 use super::PolicyConfig;
-use crate::{Clock, Link, PageHeap, PageId, PageTable, Policy, SpillStatus, Target};
+use crate::{BatchClock, Link, PageHeap, PageId, PageTable, Policy, SpillStatus, Target};
 use std::collections::VecDeque;
 
 /// In-links from crawled pages, per page (grows with the id space).
@@ -58,7 +58,7 @@ impl Policy for Backlink {
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.queue.pop_front()
     }
-    fn crawled(&mut self, _: PageId, links: &[Link], _: &PageTable, _: &Clock) {
+    fn crawled(&mut self, _: PageId, links: &[Link], _: &PageTable, _: &BatchClock) {
         for l in links.iter().filter(|l| l.is_pending()) {
             if l.target == Target::New {
                 self.queue.push_back(l.page);
@@ -66,7 +66,7 @@ impl Policy for Backlink {
             self.counts.bump(l.page);
         }
     }
-    fn reorder(&mut self, pages: &PageTable, _: &Clock) {
+    fn reorder(&mut self, pages: &PageTable, _: &BatchClock) {
         // Keys are computed once per page, packed into one integer (count descending, then
         // discovery order), and sorted with the page beside them: a comparator that looked up
         // both pages' counts and sequence numbers would make O(n log n) random memory reads,
@@ -111,7 +111,7 @@ impl Policy for InDegree {
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.heap.pop().map(|(p, _)| p)
     }
-    fn crawled(&mut self, _: PageId, links: &[Link], pages: &PageTable, _: &Clock) {
+    fn crawled(&mut self, _: PageId, links: &[Link], pages: &PageTable, _: &BatchClock) {
         for l in links.iter().filter(|l| l.is_pending()) {
             let c = self.counts.bump(l.page);
             self.heap

@@ -14,7 +14,7 @@
 use super::backlink::Counts;
 use super::log10;
 use super::PolicyConfig;
-use crate::{Clock, Link, PageHeap, PageId, PageTable, Policy, SpillStatus};
+use crate::{BatchClock, Link, PageHeap, PageId, PageTable, Policy, SpillStatus};
 
 /// A per-page `f64` that grows with the id space, filled with `fill`.
 #[derive(Debug)]
@@ -47,7 +47,7 @@ impl PageValues {
 
 /// FICA's eq. 3: the distance a page at `d_p` with `outdegree` out-links hands its children,
 /// `α·log O(p) + (1−α)·d_p` with the learning rate `α = exp(−β·t)` (eq. 4).
-fn log_distance(beta: f64, clock: &Clock, outdegree: usize, d_p: f64) -> f64 {
+fn log_distance(beta: f64, clock: &BatchClock, outdegree: usize, d_p: f64) -> f64 {
     let alpha = (-beta * clock.t as f64).exp();
     alpha * log10(outdegree as f64) + (1.0 - alpha) * d_p
 }
@@ -104,7 +104,7 @@ impl Policy for Fica {
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.heap.pop().map(|(p, _)| p)
     }
-    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, clock: &Clock) {
+    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, clock: &BatchClock) {
         if links.is_empty() {
             return;
         }
@@ -159,7 +159,7 @@ impl Balance {
     }
 
     /// Updates δ at a batch boundary; returns whether it changed.
-    pub(crate) fn tick(&mut self, clock: &Clock) -> bool {
+    pub(crate) fn tick(&mut self, clock: &BatchClock) -> bool {
         if !clock.boundary {
             return false;
         }
@@ -221,7 +221,7 @@ impl Policy for FicaPlus {
         self.popped.set(p, key);
         Some(p)
     }
-    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, clock: &Clock) {
+    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, clock: &BatchClock) {
         if self.balance.tick(clock) {
             // δ weighs every queued page's two terms anew.
             let (dist, backlinks, delta) = (&self.dist, &self.backlinks, self.balance.delta);

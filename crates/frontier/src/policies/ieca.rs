@@ -15,7 +15,7 @@
 use super::fica::{Balance, PageValues};
 use super::log10;
 use super::PolicyConfig;
-use crate::{Clock, Link, PageHeap, PageId, PageTable, Policy, SpillStatus, Target};
+use crate::{BatchClock, Link, PageHeap, PageId, PageTable, Policy, SpillStatus, Target};
 
 /// The distance seeds start with (IECA Alg. 1: "a small number, like 0.3").
 pub const SEED_DISTANCE: f64 = 0.3;
@@ -96,7 +96,7 @@ impl Policy for Ieca {
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.heap.pop().map(|(p, _)| p)
     }
-    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, clock: &Clock) {
+    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, clock: &BatchClock) {
         self.balance.tick(clock);
         if links.is_empty() {
             return;

@@ -120,6 +120,16 @@ impl ImpactQueue {
         (graph, transpose, &self.known_impact[..n])
     }
 
+    #[cfg(feature = "learned")] // learned's only
+    /// The known graph on every known page and a copy of the impacts over it: what a reorder
+    /// on another thread reads.
+    pub fn known_graph_copy(&mut self, pages: &PageTable) -> (Csr, Vec<f64>) {
+        let n = pages.num_known();
+        self.grow(n);
+        (self.known.csr(n), self.known_impact[..n].to_vec())
+    }
+
+    #[cfg(feature = "learned")] // learned's only
     /// The pages waiting, by sequence number, in queue order.
     pub fn queued_seqs(&self, pages: &PageTable) -> Vec<usize> {
         self.queue.iter().map(|&p| pages.seq(p) as usize).collect()
@@ -133,6 +143,13 @@ impl ImpactQueue {
     /// Sorts the queue by score, highest first, ties to the page found first.
     pub fn sort(&mut self, pages: &PageTable) {
         sort_by_score(&mut self.queue, &self.score, pages);
+    }
+
+    #[cfg(feature = "learned")] // learned's only
+    /// Sorts the first `len` pages of the queue by score, as [`sort`](Self::sort) does; pages
+    /// queued after them stay behind them in their order.
+    pub fn sort_front(&mut self, len: usize, pages: &PageTable) {
+        super::known::sort_front_by_score(&mut self.queue, len, &self.score, pages);
     }
 
     /// The last score of a known page.

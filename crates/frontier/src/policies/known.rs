@@ -43,7 +43,17 @@ impl KnownGraph {
 
 /// Sorts `queue` by `score` (by sequence number), highest first, ties to the page found first.
 pub fn sort_by_score(queue: &mut VecDeque<PageId>, score: &[f64], pages: &PageTable) {
-    queue.make_contiguous().sort_unstable_by(|&a, &b| {
+    sort_front_by_score(queue, queue.len(), score, pages);
+}
+
+/// Sorts the first `len` pages of `queue` as [`sort_by_score`] does; the rest stay as they are.
+pub fn sort_front_by_score(
+    queue: &mut VecDeque<PageId>,
+    len: usize,
+    score: &[f64],
+    pages: &PageTable,
+) {
+    queue.make_contiguous()[..len].sort_unstable_by(|&a, &b| {
         let (sa, sb) = (pages.seq(a), pages.seq(b));
         score[sb as usize]
             .total_cmp(&score[sa as usize])

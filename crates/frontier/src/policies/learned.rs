@@ -20,10 +20,20 @@
 //!
 //! Final score (for τ): the model fitted on every example, on the features of the whole known
 //! graph at the end of the crawl.
+//!
+//! A reorder is split ([`Policy::begin_reorder`]): the policy copies the known graph, the
+//! impacts, the training sample and the queue's pages, and the walks, the fit and the
+//! predictions run as a job that the crawler puts on a thread of its own
+//! ([`Frontier::set_background_reorders`](crate::Frontier::set_background_reorders)) while it
+//! goes on receiving pages. Pages crawled meanwhile become training examples once the job's
+//! features are in (they were crawled after the reorder, so those are the features they had
+//! when chosen), and the queue's pages found meanwhile stay behind the sorted ones: the same
+//! order as with the reorder done at once, as the simulator does it.
 
 use super::impact::ImpactQueue;
 use super::PolicyConfig;
-use crate::{Clock, Link, PageId, PageTable, Policy};
+use crate::{BatchClock, Link, PageId, PageTable, Policy, ReorderJob, ReorderOutput};
+use crawlrank_graph::Csr;
 use crawlrank_learn::{fit, impact_features, sample_rows, Features, Model};
 use crawlrank_rank::RwConfig;
 
@@ -52,6 +62,16 @@ pub struct Learned {
     train_x: Features,
     train_y: Vec<f64>,
     reorders: u64,
+    /// While a reorder's job runs: the pages crawled since, as (sequence number, impact), to
+    /// become training examples with the features the job computes.
+    crawled_during: Option<Vec<(usize, f64)>>,
+}
+
+/// What a reorder's job computes: every known page's features, and the score of each queued
+/// page (in queue order).
+struct Reordered {
+    features: Features,
+    scores: Vec<f64>,
 }
 
 impl Learned {
@@ -71,40 +91,70 @@ impl Learned {
             train_x: Features::new(width),
             train_y: Vec::new(),
             reorders: 0,
+            crawled_during: None,
         }
     }
 
-    /// The features of every known page, walks to L1 change `threshold`.
-    fn features(&mut self, pages: &PageTable, threshold: f64) -> Features {
-        let rw = RwConfig {
+    /// The walks' configuration to L1 change `threshold`.
+    fn walk_to(&self, threshold: f64) -> RwConfig {
+        RwConfig {
             threshold,
             ..self.walk.clone()
-        };
-        let omega = self.omega;
-        let (graph, transpose, impact) = self.state.known_graph(pages);
-        impact_features(&graph, &transpose, &[impact], &rw, omega)
-            .expect("the walks of a consistent graph with checked parameters")
-            .0
+        }
     }
 
-    /// The model fitted on (a sample of at most [`MAX_TRAINING_PAGES`] of) the examples, `None`
-    /// while no example has a positive impact.
-    fn fit(&self, round: u64) -> Option<crawlrank_learn::Fitted> {
+    /// The training set of a fit: (a sample of at most [`MAX_TRAINING_PAGES`] of) the
+    /// examples, `None` while no example has a positive impact.
+    fn training_set(&self, round: u64) -> Option<(Features, Vec<f64>)> {
         if !self.train_y.iter().any(|&y| y > 0.0) {
             return None;
         }
         let rows = self.train_y.len();
-        let (x, y) = if rows <= MAX_TRAINING_PAGES {
+        Some(if rows <= MAX_TRAINING_PAGES {
             (self.train_x.clone(), self.train_y.clone())
         } else {
             let idx = sample_rows(rows, MAX_TRAINING_PAGES, self.seed, round);
             let y = idx.iter().map(|&i| self.train_y[i]).collect();
             (self.train_x.select(&idx), y)
-        };
-        Some(
-            fit(Model::Forest, &x, &y, self.seed)
-                .expect("a non-empty training set of finite features"),
-        )
+        })
+    }
+
+    /// Adds the example of a page crawled: the features it had at the last reorder (none if
+    /// it was found after it).
+    fn add_example(&mut self, seq: usize, impact: f64) {
+        if seq < self.snapshot.rows() {
+            self.train_x.push(self.snapshot.row(seq));
+            self.train_y.push(impact);
+        }
+    }
+}
+
+/// The features of every page of the known `graph` with `impact`, walks by `rw`, RW-EG's at
+/// `omega`.
+fn features(graph: &Csr, impact: &[f64], rw: &RwConfig, omega: f64) -> Features {
+    let transpose = graph.transpose();
+    impact_features(graph, &transpose, &[impact], rw, omega)
+        .expect("the walks of a consistent graph with checked parameters")
+        .0
+}
+
+/// The scores of the pages of sequence numbers `rows`: the model fitted on `training` (with
+/// `seed`) applied to their features, or their RW-EG feature when there is nothing to learn.
+fn predict(
+    features: &Features,
+    training: Option<(Features, Vec<f64>)>,
+    seed: u64,
+    rows: &[usize],
+) -> Vec<f64> {
+    match training {
+        Some((x, y)) => fit(Model::Forest, &x, &y, seed)
+            .expect("a non-empty training set of finite features")
+            .predict(&features.select(rows))
+            .expect("a prediction over rows of the training width"),
+        None => rows
+            .iter()
+            .map(|&s| features.row(s)[RW_EG_COLUMN])
+            .collect(),
     }
 }
 
@@ -118,38 +168,52 @@ impl Policy for Learned {
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.state.pop()
     }
-    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, _: &Clock) {
+    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, _: &BatchClock) {
         let (ps, impact) = self.state.crawled(page, links, pages);
-        if ps < self.snapshot.rows() {
-            self.train_x.push(self.snapshot.row(ps));
-            self.train_y.push(impact);
+        match &mut self.crawled_during {
+            Some(during) => during.push((ps, impact)),
+            None => self.add_example(ps, impact),
         }
     }
     fn observe_impact(&mut self, page: PageId, impact: f64) {
         self.state.observe_impact(page, impact);
     }
-    fn reorder(&mut self, pages: &PageTable, _: &Clock) {
-        let features = self.features(pages, self.walk.threshold);
+    fn reorder(&mut self, pages: &PageTable, clock: &BatchClock) {
+        if let Some(job) = self.begin_reorder(pages, clock) {
+            self.finish_reorder(job(), pages);
+        }
+    }
+    /// Copies the known graph, its impacts, the training sample and the queue; the job
+    /// computes the features, fits and predicts.
+    fn begin_reorder(&mut self, pages: &PageTable, _: &BatchClock) -> Option<ReorderJob> {
         let round = self.reorders;
         self.reorders += 1;
+        let (graph, impact) = self.state.known_graph_copy(pages);
         let seqs = self.state.queued_seqs(pages);
-        match self.fit(round) {
-            Some(model) => {
-                let predicted = model
-                    .predict(&features.select(&seqs))
-                    .expect("a prediction over rows of the training width");
-                for (&s, v) in seqs.iter().zip(predicted) {
-                    self.state.set_score(s, v);
-                }
-            }
-            None => {
-                for &s in &seqs {
-                    self.state.set_score(s, features.row(s)[RW_EG_COLUMN]);
-                }
-            }
+        let training = self.training_set(round);
+        let (rw, omega, seed) = (self.walk_to(self.walk.threshold), self.omega, self.seed);
+        self.crawled_during = Some(Vec::new());
+        Some(Box::new(move || {
+            let features = features(&graph, &impact, &rw, omega);
+            let scores = predict(&features, training, seed, &seqs);
+            Box::new(Reordered { features, scores }) as ReorderOutput
+        }))
+    }
+    /// Sorts the queue's pages that were there at the boundary by the predictions, keeps the
+    /// new features, and turns the pages crawled meanwhile into examples.
+    fn finish_reorder(&mut self, output: ReorderOutput, pages: &PageTable) {
+        let Reordered { features, scores } = *output
+            .downcast::<Reordered>()
+            .expect("learned's reorder job gives learned's output");
+        let seqs = self.state.queued_seqs(pages);
+        for (&s, v) in seqs.iter().zip(&scores) {
+            self.state.set_score(s, *v);
         }
-        self.state.sort(pages);
+        self.state.sort_front(scores.len(), pages);
         self.snapshot = features;
+        for (seq, impact) in self.crawled_during.take().unwrap_or_default() {
+            self.add_example(seq, impact);
+        }
     }
     fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {
         self.state.score(page, pages)
@@ -160,16 +224,15 @@ impl Policy for Learned {
     /// The model fitted on every example (sampled as at a reorder) on the final known graph's
     /// features, walks to 1e-10; RW-EG when nothing could be learned.
     fn final_scores(&mut self, order: &[PageId], pages: &PageTable) -> Vec<f64> {
-        let features = self.features(pages, RwConfig::default().threshold);
+        let (graph, impact) = self.state.known_graph_copy(pages);
+        let rw = self.walk_to(RwConfig::default().threshold);
+        let features = features(&graph, &impact, &rw, self.omega);
         let rows: Vec<usize> = order.iter().map(|&p| pages.seq(p) as usize).collect();
-        match self.fit(self.reorders) {
-            Some(model) => model
-                .predict(&features.select(&rows))
-                .expect("a prediction over rows of the training width"),
-            None => rows
-                .iter()
-                .map(|&s| features.row(s)[RW_EG_COLUMN])
-                .collect(),
-        }
+        predict(
+            &features,
+            self.training_set(self.reorders),
+            self.seed,
+            &rows,
+        )
     }
 }

@@ -14,7 +14,21 @@ pub mod fica;
 pub mod ieca;
 mod impact;
 mod known;
+#[cfg(feature = "learned")]
 pub mod learned;
+#[cfg(not(feature = "learned"))]
+mod learned {
+    //! A build without the feature `learned`: the policy's name stays known, so that a command
+    //! line or a stored crawl state naming it gets [`PolicyKind::build`]'s clear error.
+
+    use super::{PolicyConfig, PolicyKind};
+    use crate::Policy;
+
+    /// Never called: [`PolicyKind::build`] refuses the policy first.
+    pub fn learned(_: &PolicyConfig) -> Box<dyn Policy> {
+        unreachable!("{}", super::unavailable(PolicyKind::Learned))
+    }
+}
 pub mod opic;
 pub mod pagerank;
 pub mod rw;
@@ -83,21 +97,40 @@ registry! {
 }
 
 impl PolicyKind {
-    /// The policy with this command-line name; the error lists the valid ones.
+    /// The policy with this command-line name; the error lists the valid ones, or says that
+    /// this build lacks the policy ([`available`](Self::available)).
     pub fn parse(name: &str) -> Result<Self> {
         match Self::ALL.iter().find(|k| k.name() == name.trim()) {
-            Some(k) => Ok(*k),
+            Some(k) => {
+                k.check_available()?;
+                Ok(*k)
+            }
             None => bail!("unknown policy '{name}'; valid policies: {}", Self::names()),
         }
     }
 
-    /// Every name, comma-separated (for messages and help).
+    /// Every name, comma-separated (for messages and help); a policy this build lacks says so.
     pub fn names() -> String {
         Self::ALL
             .iter()
-            .map(|k| k.name())
+            .map(|k| match k.available() {
+                true => k.name().to_string(),
+                false => format!("{} (not in this build)", k.name()),
+            })
             .collect::<Vec<_>>()
             .join(", ")
+    }
+
+    /// Whether this build has the policy: `learned` needs the crate feature `learned` (its
+    /// model links smartcore); every other policy is always there.
+    pub fn available(self) -> bool {
+        self != PolicyKind::Learned || cfg!(feature = "learned")
+    }
+
+    /// [`available`](Self::available), as an error that says how to get the policy.
+    pub fn check_available(self) -> Result<()> {
+        ensure!(self.available(), "{}", unavailable(self));
+        Ok(())
     }
 
     /// Whether the policy needs the pages' impacts ([`PolicyConfig::impact`] or
@@ -110,9 +143,10 @@ impl PolicyKind {
         )
     }
 
-    /// Builds the policy; a policy that [needs impacts](Self::needs_impact) without them is
-    /// an error.
+    /// Builds the policy; a policy this build lacks ([`available`](Self::available)), or one
+    /// that [needs impacts](Self::needs_impact) without them, is an error.
     pub fn build(self, config: &PolicyConfig) -> Result<Box<dyn Policy>> {
+        self.check_available()?;
         config.check()?;
         ensure!(
             !self.needs_impact() || config.impact.is_some(),
@@ -121,6 +155,14 @@ impl PolicyKind {
         );
         Ok(self.constructor()(config))
     }
+}
+
+/// The error of a policy this build lacks.
+fn unavailable(kind: PolicyKind) -> String {
+    format!(
+        "this build has no {0} policy; build with feature `{0}`",
+        kind.name()
+    )
 }
 
 impl std::fmt::Display for PolicyKind {
@@ -402,7 +444,7 @@ mod tests {
 
     #[test]
     fn specs_round_trip_and_old_ones_read() {
-        for &kind in PolicyKind::ALL {
+        for &kind in PolicyKind::ALL.iter().filter(|k| k.available()) {
             let spec = PolicySpec {
                 kind,
                 config: PolicyConfig {

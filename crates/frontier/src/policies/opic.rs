@@ -12,7 +12,7 @@
 //! that let cash leak away.
 
 use super::PolicyConfig;
-use crate::{Clock, Link, PageHeap, PageId, PageTable, Policy, SpillStatus};
+use crate::{BatchClock, Link, PageHeap, PageId, PageTable, Policy, SpillStatus};
 
 /// `opic`'s constructor (registry): `n` is `total_pages`.
 pub fn opic(c: &PolicyConfig) -> Box<dyn Policy> {
@@ -84,7 +84,7 @@ impl Policy for Opic {
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.heap.pop().map(|(p, _)| p)
     }
-    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, _: &Clock) {
+    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, _: &BatchClock) {
         self.grow(page);
         let c = std::mem::take(&mut self.cash[page as usize]);
         self.history[page as usize] += c;

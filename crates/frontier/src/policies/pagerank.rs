@@ -15,7 +15,7 @@
 
 use super::known::{sort_by_score, KnownGraph};
 use super::PolicyConfig;
-use crate::{Clock, Link, PageHeap, PageId, PageTable, Policy, SpillStatus, Target};
+use crate::{BatchClock, Link, PageHeap, PageId, PageTable, Policy, SpillStatus, Target};
 use crawlrank_rank::pagerank::{pagerank_from, PageRankConfig};
 use std::collections::VecDeque;
 
@@ -119,7 +119,7 @@ impl Policy for KnownGraphPageRank {
             self.queue.pop_front()
         }
     }
-    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, _: &Clock) {
+    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, _: &BatchClock) {
         self.known.record(page, links, pages);
         if !self.partial {
             self.queue.extend(
@@ -141,7 +141,7 @@ impl Policy for KnownGraphPageRank {
             }
         }
     }
-    fn reorder(&mut self, pages: &PageTable, _: &Clock) {
+    fn reorder(&mut self, pages: &PageTable, _: &BatchClock) {
         let pr = self.known_pagerank(pages, self.config.threshold);
         self.score[..pr.len()].copy_from_slice(&pr);
         self.last_pagerank = pr;

@@ -15,7 +15,7 @@
 
 use super::impact::ImpactQueue;
 use super::PolicyConfig;
-use crate::{Clock, Link, PageId, PageTable, Policy};
+use crate::{BatchClock, Link, PageId, PageTable, Policy};
 use crawlrank_rank::{random_walk, RwConfig};
 
 /// `rw`'s constructor (registry): `ω = 1`.
@@ -76,13 +76,13 @@ impl Policy for ImpactWalk {
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.state.pop()
     }
-    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, _: &Clock) {
+    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, _: &BatchClock) {
         self.state.crawled(page, links, pages);
     }
     fn observe_impact(&mut self, page: PageId, impact: f64) {
         self.state.observe_impact(page, impact);
     }
-    fn reorder(&mut self, pages: &PageTable, _: &Clock) {
+    fn reorder(&mut self, pages: &PageTable, _: &BatchClock) {
         let x = self.walk(pages, self.config.threshold);
         for (seq, v) in x.into_iter().enumerate() {
             self.state.set_score(seq, v);

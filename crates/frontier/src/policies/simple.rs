@@ -1,7 +1,7 @@
 //! `bfs` (FICA Alg. 2 with no reordering) and `random` (the RW paper's baseline).
 
 use super::PolicyConfig;
-use crate::{Clock, Link, PageId, PageTable, Policy, Target};
+use crate::{BatchClock, Link, PageId, PageTable, Policy, Target};
 use crawlrank_rng::Xoshiro256StarStar;
 use std::collections::VecDeque;
 
@@ -31,7 +31,7 @@ impl Policy for Bfs {
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.queue.pop_front()
     }
-    fn crawled(&mut self, _: PageId, links: &[Link], _: &PageTable, _: &Clock) {
+    fn crawled(&mut self, _: PageId, links: &[Link], _: &PageTable, _: &BatchClock) {
         let new = links.iter().filter(|l| l.target == Target::New);
         self.queue.extend(new.map(|l| l.page));
     }
@@ -76,7 +76,7 @@ impl Policy for RandomOrder {
         let i = self.rng.below(self.pool.len() as u64) as usize;
         Some(self.pool.swap_remove(i))
     }
-    fn crawled(&mut self, _: PageId, links: &[Link], _: &PageTable, _: &Clock) {
+    fn crawled(&mut self, _: PageId, links: &[Link], _: &PageTable, _: &BatchClock) {
         let new = links.iter().filter(|l| l.target == Target::New);
         self.pool.extend(new.map(|l| l.page));
     }

@@ -4,7 +4,7 @@
 use crawlrank_frontier::policies::ieca::log_pc_coefficient;
 use crawlrank_frontier::policies::opic::Opic;
 use crawlrank_frontier::{
-    crawl_order, Clock, Frontier, Impacts, Link, PageId, PageTable, Policy, PolicyConfig,
+    crawl_order, BatchClock, Frontier, Impacts, Link, PageId, PageTable, Policy, PolicyConfig,
     PolicyKind, Target,
 };
 use crawlrank_graph::Csr;
@@ -268,7 +268,7 @@ fn opic_conserves_cash_at_every_step() {
     while let Some(p) = opic.pop(&pages) {
         pages.mark_popped(p);
         crawled += 1;
-        let clock = Clock {
+        let clock = BatchClock {
             crawled,
             batch: 10,
             t: crawled / 10,
@@ -327,7 +327,7 @@ fn every_policy_sees_each_link_marked_as_the_frontier_found_it() {
         fn pop(&mut self, _: &PageTable) -> Option<PageId> {
             self.queue.pop_front()
         }
-        fn crawled(&mut self, page: PageId, links: &[Link], _: &PageTable, _: &Clock) {
+        fn crawled(&mut self, page: PageId, links: &[Link], _: &PageTable, _: &BatchClock) {
             self.seen.lock().unwrap().push((page, links.to_vec()));
             let new = links.iter().filter(|l| l.target == Target::New);
             self.queue.extend(new.map(|l| l.page));

@@ -1,7 +1,7 @@
 //! A `crawlrank frontier serve` process for the tests that need the service as a process
 //! (SIGKILL and restart, workers as processes).
 
-use crawlrank_frontier_service::proto::url_frontier_client::UrlFrontierClient;
+use crawlrank_urlfrontier::proto::url_frontier_client::UrlFrontierClient;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};

@@ -4,15 +4,16 @@
 
 #![allow(dead_code)]
 
-use crawlrank_frontier_service::ext_proto::crawlrank_frontier_client::CrawlrankFrontierClient;
-use crawlrank_frontier_service::proto::{
+use crawlrank_frontier_service::{
+    policy_spec, spawn, FrontierService, RunningServer, ServiceConfig, TimeSource,
+};
+use crawlrank_urlfrontier::ext_proto::crawlrank_frontier_client::CrawlrankFrontierClient;
+use crawlrank_urlfrontier::proto::{
     ack_message::Status as AckStatus, get_params, url_frontier_client::UrlFrontierClient, url_item,
     DiscoveredUrlItem, GetParams, KnownUrlItem, QueueWithinCrawlParams, Stats, StringList, UrlInfo,
     UrlItem,
 };
-use crawlrank_frontier_service::{
-    policy_spec, spawn, Clock, FrontierService, RunningServer, ServiceConfig, PARENT_KEY,
-};
+use crawlrank_urlfrontier::PARENT_KEY;
 use std::future::Future;
 use std::path::Path;
 use std::time::Duration;
@@ -45,16 +46,16 @@ pub struct Running {
 }
 
 /// The configuration of a service on `dir` with `clock` (policy `policy` for a new state).
-pub fn config(dir: &Path, clock: &Clock, policy: Option<&str>) -> ServiceConfig {
+pub fn config(dir: &Path, clock: &TimeSource, policy: Option<&str>) -> ServiceConfig {
     ServiceConfig {
         policy: policy.map(|p| policy_spec(p, None, None, 0).unwrap()),
-        clock: clock.clone(),
+        time: clock.clone(),
         ..ServiceConfig::new(dir)
     }
 }
 
 /// A service on `dir` (policy `policy` for a new state) on 127.0.0.1:0, with both clients.
-pub async fn start(dir: &Path, clock: &Clock, policy: Option<&str>) -> Running {
+pub async fn start(dir: &Path, clock: &TimeSource, policy: Option<&str>) -> Running {
     let service = FrontierService::open(config(dir, clock, policy)).unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let server = spawn(service, listener).unwrap();
@@ -118,6 +119,12 @@ pub fn discovered(url: &str) -> UrlItem {
 
 /// Sends items on one PutURLs stream; returns the acks' statuses.
 pub async fn put(client: &mut Client, items: Vec<UrlItem>) -> Vec<AckStatus> {
+    let acks = put_with_ids(client, items).await;
+    acks.into_iter().map(|(_, status)| status).collect()
+}
+
+/// Sends items on one PutURLs stream; returns the acks' ids and statuses.
+pub async fn put_with_ids(client: &mut Client, items: Vec<UrlItem>) -> Vec<(String, AckStatus)> {
     let mut acks = client
         .put_ur_ls(tokio_stream::iter(items))
         .await
@@ -125,7 +132,7 @@ pub async fn put(client: &mut Client, items: Vec<UrlItem>) -> Vec<AckStatus> {
         .into_inner();
     let mut out = Vec::new();
     while let Some(ack) = acks.message().await.unwrap() {
-        out.push(ack.status());
+        out.push((ack.id.clone(), ack.status()));
     }
     out
 }
@@ -167,4 +174,14 @@ pub async fn stats(client: &mut Client, crawl: &str, key: &str) -> Stats {
         .await
         .unwrap()
         .into_inner()
+}
+
+/// The setup of most tests: a service on a fresh state directory (policy `policy`), its
+/// manual clock at [`T0`], and both clients. The directory lives as long as the returned
+/// guard; a test restarting the service passes `dir.path()` and `&clock` to [`start`].
+pub async fn start_fresh(policy: Option<&str>) -> (tempfile::TempDir, TimeSource, Running) {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = TimeSource::manual(T0);
+    let running = start(dir.path(), &clock, policy).await;
+    (dir, clock, running)
 }

@@ -1,10 +1,10 @@
-//! Reading the text inputs of this crate: plain or gzip files line by line, with the line
-//! number every error must name, and the splitting of TSV and CSV lines into fields.
+//! Reading tabular text inputs: plain or gzip files line by line, with the line number every
+//! error must name, and the splitting of TSV and CSV lines into fields.
 //!
-//! Every reader in the crate (impact tables, clickstream, Wikispeedia) goes through here so
-//! that they all accept gzip the same way (recognised by content, not by name), all number
-//! lines from 1 counting comments and blank lines, and all reject non-UTF-8 input with the
-//! line that holds it.
+//! The impact tables ([`crate::impact_table`]) and crawlrank-impact's other readers
+//! (clickstream, Wikispeedia) go through here so that they all accept gzip the same way
+//! (recognised by content, not by name), all number lines from 1 counting comments and blank
+//! lines, and all reject non-UTF-8 input with the line that holds it.
 
 use anyhow::{bail, Context, Result};
 use std::fs::File;
@@ -13,7 +13,7 @@ use std::path::Path;
 use std::rc::Rc;
 
 /// A text file read line by line, plain or gzip-compressed.
-pub(crate) struct Lines {
+pub struct Lines {
     path: Rc<Path>,
     reader: Box<dyn BufRead>,
     buf: Vec<u8>,
@@ -22,7 +22,7 @@ pub(crate) struct Lines {
 
 impl Lines {
     /// Opens `path`; gzip is recognised by its magic bytes.
-    pub(crate) fn open(path: &Path) -> Result<Self> {
+    pub fn open(path: &Path) -> Result<Self> {
         let mut f = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
         let mut magic = [0u8; 2];
         let got = read_up_to(&mut f, &mut magic)
@@ -46,7 +46,7 @@ impl Lines {
 
     /// The next line without its terminator (`\n` or `\r\n`), with where it is (its number
     /// counts from 1); `None` at the end.
-    pub(crate) fn next_line(&mut self) -> Result<Option<(At, &str)>> {
+    pub fn next_line(&mut self) -> Result<Option<(At, &str)>> {
         self.buf.clear();
         let n = self
             .reader
@@ -81,10 +81,10 @@ impl Lines {
 
 /// Where a line is: shown as `file:line`.
 #[derive(Debug, Clone)]
-pub(crate) struct At {
+pub struct At {
     path: Rc<Path>,
     /// The line number, from 1.
-    pub(crate) line: u64,
+    pub line: u64,
 }
 
 impl std::fmt::Display for At {
@@ -105,7 +105,7 @@ fn read_up_to(f: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
 }
 
 /// Whether a line carries no data: blank, or a `#` comment.
-pub(crate) fn is_comment(line: &str) -> bool {
+pub fn is_comment(line: &str) -> bool {
     let t = line.trim_start();
     t.is_empty() || t.starts_with('#')
 }
@@ -121,7 +121,7 @@ pub enum Delimiter {
 
 impl Delimiter {
     /// Tab if the line has a tab, else comma if it has a comma, else `None`.
-    pub(crate) fn detect(line: &str) -> Option<Self> {
+    pub fn detect(line: &str) -> Option<Self> {
         if line.contains('\t') {
             Some(Delimiter::Tab)
         } else if line.contains(',') {
@@ -141,7 +141,7 @@ impl Delimiter {
 
     /// Splits `line` into fields. TSV fields are split at every tab; CSV fields may be
     /// double-quoted. A quote that is not closed is an error (the message says why).
-    pub(crate) fn split(self, line: &str) -> Result<Vec<String>, String> {
+    pub fn split(self, line: &str) -> Result<Vec<String>, String> {
         match self {
             Delimiter::Tab => Ok(line.split('\t').map(str::to_owned).collect()),
             Delimiter::Comma => split_csv(line),
@@ -194,7 +194,7 @@ fn split_csv(line: &str) -> Result<Vec<String>, String> {
 }
 
 /// `s` cut to at most 80 characters, for messages.
-pub(crate) fn shorten(s: &str) -> String {
+pub fn shorten(s: &str) -> String {
     if s.chars().count() <= 80 {
         s.to_owned()
     } else {

@@ -4,16 +4,13 @@
 //! fetches in exactly the simulator's order (the service's policy is the simulator's code);
 //! two workers at once fetch every page once, one request at a time per host.
 
+use crate::common::{run_two, start_service, start_web, start_web_with, worker_config};
 use crawlrank_frontier::PolicyKind;
-use crawlrank_frontier_service::{
-    policy_spec, spawn, FrontierService, RunningServer, ServiceConfig,
-};
 use crawlrank_graph::Csr;
 use crawlrank_sim::{simulate, Reference, SimConfig, SimPolicy};
-use crawlrank_testweb::{max_in_flight_per_host, TestWeb, TestWebConfig};
-use crawlrank_worker::{WorkerConfig, WorkerStop};
+use crawlrank_testweb::{max_in_flight_per_host, TestWebConfig};
+use crawlrank_worker::WorkerStop;
 use std::collections::HashMap;
-use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,20 +19,6 @@ use std::time::Duration;
 /// far more than others (chords `2v` and `3v+1` mod 300 land on few pages).
 fn web_graph() -> Csr {
     crawlrank_testkit::ring_with_chords(300, &[(2, 0), (3, 1), (6, 5)]).csr()
-}
-
-fn start_web(g: &Csr) -> TestWeb {
-    start_web_with(g, TestWebConfig::default())
-}
-
-fn start_web_with(g: &Csr, cfg: TestWebConfig) -> TestWeb {
-    TestWeb::start_blocking(
-        Arc::new(g.clone()),
-        None,
-        "127.0.0.1:0".parse().unwrap(),
-        cfg,
-    )
-    .unwrap()
 }
 
 /// The simulator's order from `seeds` with `policy`, its batch the service's default for
@@ -54,46 +37,6 @@ fn simulator_order(g: &Csr, seeds: &[u32], policy: &str) -> Vec<u32> {
         .order
 }
 
-/// A frontier service for a new state in `dir`, ordered by `policy` for a crawl expected to
-/// reach `expected` pages, on a runtime of its own.
-fn start_service(
-    dir: &Path,
-    policy: &str,
-    expected: u64,
-) -> (tokio::runtime::Runtime, RunningServer) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let server = rt.block_on(async {
-        let config = ServiceConfig {
-            policy: Some(policy_spec(policy, Some(expected), None, 0).unwrap()),
-            ..ServiceConfig::new(dir)
-        };
-        let service = FrontierService::open(config).unwrap();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        spawn(service, listener).unwrap()
-    });
-    (rt, server)
-}
-
-fn worker_config(web: &TestWeb, server: &RunningServer, seeds: Vec<String>) -> WorkerConfig {
-    let mut c = WorkerConfig {
-        frontier: format!("http://{}", server.addr()),
-        seeds,
-        concurrency: 1,
-        delay_secs: Some(0),
-        idle_exit: Duration::from_secs(10),
-        retry_backoff: Duration::from_millis(20),
-        ..WorkerConfig::default()
-    };
-    c.fetch.proxy = Some(web.proxy_url());
-    c.fetch.timeout = Duration::from_secs(5);
-    c.fetch.warc = false;
-    c
-}
-
 #[test]
 fn one_worker_fetches_in_the_simulators_order() {
     let g = web_graph();
@@ -102,10 +45,9 @@ fn one_worker_fetches_in_the_simulators_order() {
     for policy in ["bfs", "fica", "opic"] {
         let expected = simulator_order(&g, &seeds, policy);
         assert_eq!(expected.len(), g.num_nodes());
-        let dir = tempfile::tempdir().unwrap();
-        let (rt, server) = start_service(dir.path(), policy, g.num_nodes() as u64);
+        let service = start_service(policy, g.num_nodes() as u64);
         web.clear_log();
-        let c = worker_config(&web, &server, web.seed_urls(&seeds));
+        let c = worker_config(&web, &service.server, web.seed_urls(&seeds));
         let report = crawlrank_worker::run(&c, &AtomicBool::new(false), &mut |_| {}).unwrap();
         assert_eq!(report.stop, WorkerStop::Exhausted, "{policy}");
         assert_eq!(report.counts.fetched, g.num_nodes() as u64, "{policy}");
@@ -115,7 +57,7 @@ fn one_worker_fetches_in_the_simulators_order() {
             fetched, expected,
             "{policy}: the worker's order is the simulator's"
         );
-        rt.block_on(server.shutdown()).unwrap();
+        service.shutdown();
     }
     web.shutdown_blocking();
 }
@@ -129,16 +71,15 @@ fn plain_put_urls_reports_give_the_same_order() {
     let seeds = [3u32];
     let web = start_web(&g);
     let expected = simulator_order(&g, &seeds, "fica");
-    let dir = tempfile::tempdir().unwrap();
-    let (rt, server) = start_service(dir.path(), "fica", g.num_nodes() as u64);
-    let mut c = worker_config(&web, &server, web.seed_urls(&seeds));
+    let service = start_service("fica", g.num_nodes() as u64);
+    let mut c = worker_config(&web, &service.server, web.seed_urls(&seeds));
     c.plain_api = true;
     let report = crawlrank_worker::run(&c, &AtomicBool::new(false), &mut |_| {}).unwrap();
     assert_eq!(report.stop, WorkerStop::Exhausted);
     assert!(report.plain_api);
     let fetched: Vec<u32> = web.log().iter().filter_map(|e| e.node).collect();
     assert_eq!(fetched, expected);
-    rt.block_on(server.shutdown()).unwrap();
+    service.shutdown();
     web.shutdown_blocking();
 }
 
@@ -154,21 +95,15 @@ fn two_workers_share_a_crawl_and_fetch_each_page_once() {
             ..TestWebConfig::default()
         },
     );
-    let dir = tempfile::tempdir().unwrap();
-    let (rt, server) = start_service(dir.path(), "fica", g.num_nodes() as u64);
+    let service = start_service("fica", g.num_nodes() as u64);
     let state = tempfile::tempdir().unwrap();
-    let mut c = worker_config(&web, &server, web.seed_urls(&[0]));
+    let mut c = worker_config(&web, &service.server, web.seed_urls(&[0]));
     c.concurrency = 4;
     c.fetch.warc = true;
     c.state_dir = Some(state.path().to_path_buf());
     let mut second = c.clone();
     second.seeds.clear();
-    let stop = AtomicBool::new(false);
-    let (a, b) = std::thread::scope(|s| {
-        let a = s.spawn(|| crawlrank_worker::run(&c, &stop, &mut |_| {}).unwrap());
-        let b = s.spawn(|| crawlrank_worker::run(&second, &stop, &mut |_| {}).unwrap());
-        (a.join().unwrap(), b.join().unwrap())
-    });
+    let (a, b) = run_two(&c, &second);
     assert_eq!(a.stop, WorkerStop::Exhausted);
     assert_eq!(b.stop, WorkerStop::Exhausted);
     assert_eq!(
@@ -198,7 +133,7 @@ fn two_workers_share_a_crawl_and_fetch_each_page_once() {
         .unwrap()
         .count();
     assert_eq!(dirs, 2);
-    rt.block_on(server.shutdown()).unwrap();
+    service.shutdown();
     web.shutdown_blocking();
 }
 
@@ -217,21 +152,15 @@ fn a_refusal_holds_the_hosts_queue_for_every_worker_until_retry_after() {
             ..TestWebConfig::default()
         },
     );
-    let dir = tempfile::tempdir().unwrap();
-    let (rt, server) = start_service(dir.path(), "bfs", 16);
+    let service = start_service("bfs", 16);
     let host = "retry-after.traps.crawlrank.test";
-    let mut c = worker_config(&web, &server, vec![format!("http://{host}/")]);
+    let mut c = worker_config(&web, &service.server, vec![format!("http://{host}/")]);
     c.concurrency = 2;
     c.lease_secs = 2;
     c.max_retries = 4;
     let mut second = c.clone();
     second.seeds.clear();
-    let stop = AtomicBool::new(false);
-    let (a, b) = std::thread::scope(|s| {
-        let a = s.spawn(|| crawlrank_worker::run(&c, &stop, &mut |_| {}).unwrap());
-        let b = s.spawn(|| crawlrank_worker::run(&second, &stop, &mut |_| {}).unwrap());
-        (a.join().unwrap(), b.join().unwrap())
-    });
+    let (a, b) = run_two(&c, &second);
     assert_eq!(a.stop, WorkerStop::Exhausted, "{a:?}");
     let mut log: Vec<_> = web
         .log()
@@ -261,6 +190,6 @@ fn a_refusal_holds_the_hosts_queue_for_every_worker_until_retry_after() {
         2,
         "the waits outlast the leases: {k:?} {l:?}"
     );
-    rt.block_on(server.shutdown()).unwrap();
+    service.shutdown();
     web.shutdown_blocking();
 }

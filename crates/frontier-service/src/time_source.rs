@@ -1,7 +1,7 @@
 //! The service's time, in whole seconds since the Unix epoch (the unit of every date and
 //! delay in the URLFrontier API).
 //!
-//! Why a clock of its own: every time-dependent rule (leases, delays, blocks, refetch dates)
+//! Why a time source of its own: every time-dependent rule (leases, delays, blocks, refetch dates)
 //! reads the time through it once per call, and the time is logged with the call, so a
 //! replay sees the same time; tests use a manual clock to step over delays without sleeping.
 
@@ -11,7 +11,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Where the service reads the time.
 #[derive(Debug, Clone, Default)]
-pub enum Clock {
+pub enum TimeSource {
     /// The system's clock.
     #[default]
     System,
@@ -19,25 +19,25 @@ pub enum Clock {
     Manual(Arc<AtomicU64>),
 }
 
-impl Clock {
+impl TimeSource {
     /// A manual clock reading `now`.
     pub fn manual(now: u64) -> Self {
-        Clock::Manual(Arc::new(AtomicU64::new(now)))
+        TimeSource::Manual(Arc::new(AtomicU64::new(now)))
     }
 
     /// Seconds since the Unix epoch.
     pub fn now(&self) -> u64 {
         match self {
-            Clock::System => SystemTime::now()
+            TimeSource::System => SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
-            Clock::Manual(t) => t.load(Ordering::SeqCst),
+            TimeSource::Manual(t) => t.load(Ordering::SeqCst),
         }
     }
 
     /// Moves a manual clock forward by `secs` (no effect on the system clock).
     pub fn advance(&self, secs: u64) {
-        if let Clock::Manual(t) = self {
+        if let TimeSource::Manual(t) = self {
             t.fetch_add(secs, Ordering::SeqCst);
         }
     }

@@ -1,15 +1,14 @@
-//! The ranking export, client side: reads `GetRanking` from a running service (from every
-//! node of a cluster, merged) and writes it as TSV (`crawlrank frontier ranking`); and each
-//! node's counts for `crawlrank status --frontier` ([`fetch_node_stats`]).
+//! The ranking export: reads `GetRanking` from a running service (from every node of a
+//! cluster, merged) and writes it as TSV (`crawlrank frontier ranking`); and each node's
+//! counts for `crawlrank status --frontier` ([`fetch_node_stats`]).
 //!
-//! Why in this crate: the client is generated here with the service, and it needs tokio,
-//! which the CLI does not otherwise use; the CLI calls [`fetch_ranking`] (which runs its own
-//! small runtime) and [`write_ranking_tsv`] (into a file it writes atomically, or stdout).
+//! [`fetch_ranking`] is blocking and runs its own small runtime, because the CLI does not
+//! otherwise use tokio; it reads through [`FrontierClient`] like any other client.
+//! [`write_ranking_tsv`] writes into a file the caller writes atomically, or stdout.
 
-use crate::ext_proto::{
-    crawlrank_frontier_client::CrawlrankFrontierClient, RankedUrl, RankingParams,
-};
-use crate::proto::{url_frontier_client::UrlFrontierClient, Empty};
+use crate::ext_proto::RankedUrl;
+use crate::proto::{url_frontier_client::UrlFrontierClient, Empty, QueueWithinCrawlParams, Stats};
+use crate::FrontierClient;
 use anyhow::{bail, Context, Result};
 use std::io::Write;
 use std::time::Duration;
@@ -29,31 +28,20 @@ pub fn fetch_ranking(
     limit: u32,
     timeout: Duration,
 ) -> Result<Vec<RankedUrl>> {
-    let endpoint = if addr.contains("://") {
-        addr.to_string()
-    } else {
-        format!("http://{addr}")
-    };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start a runtime for the frontier client")?;
     let read = async {
-        let nodes = UrlFrontierClient::connect(endpoint.clone())
-            .await
-            .with_context(|| format!("cannot connect to the frontier service at {endpoint}"))?
-            .list_nodes(Empty {})
-            .await
-            .map_err(|s| anyhow::anyhow!("{}: {}", s.code(), s.message()))
-            .with_context(|| format!("ListNodes on {endpoint} failed"))?
-            .into_inner()
-            .values;
+        let nodes = list_nodes(addr).await?;
         if nodes.len() <= 1 {
-            return read_one(endpoint.clone(), crawl_id, limit).await;
+            let mut client = FrontierClient::connect(addr, crawl_id, false).await?;
+            return client.ranking(limit).await;
         }
         let mut each = Vec::new();
         for node in &nodes {
-            each.push(read_one(format!("http://{node}"), crawl_id, limit).await?);
+            let mut client = FrontierClient::connect(node, crawl_id, false).await?;
+            each.push(client.ranking(limit).await?);
         }
         let limit = if limit == 0 {
             crate::DEFAULT_RANKING_LIMIT
@@ -66,11 +54,34 @@ pub fn fetch_ranking(
         match tokio::time::timeout(timeout, read).await {
             Ok(result) => result,
             Err(_) => bail!(
-                "the frontier service at {endpoint} did not answer within {} s",
+                "the frontier service at {addr} did not answer within {} s",
                 timeout.as_secs()
             ),
         }
     })
+}
+
+/// The endpoint URL of an address given as `HOST:PORT` or `http://HOST:PORT`.
+fn endpoint(addr: &str) -> String {
+    if addr.contains("://") {
+        addr.to_string()
+    } else {
+        format!("http://{addr}")
+    }
+}
+
+/// The nodes `ListNodes` names at `addr`.
+async fn list_nodes(addr: &str) -> Result<Vec<String>> {
+    let endpoint = endpoint(addr);
+    Ok(UrlFrontierClient::connect(endpoint.clone())
+        .await
+        .with_context(|| format!("cannot connect to the frontier service at {endpoint}"))?
+        .list_nodes(Empty {})
+        .await
+        .map_err(|s| anyhow::anyhow!("{}: {}", s.code(), s.message()))
+        .with_context(|| format!("ListNodes on {endpoint} failed"))?
+        .into_inner()
+        .values)
 }
 
 /// Reads `GetStats` of crawl `crawl_id` from every node of the service at `addr` (the nodes
@@ -80,37 +91,24 @@ pub fn fetch_node_stats(
     addr: &str,
     crawl_id: &str,
     timeout: Duration,
-) -> Result<Vec<(String, crate::proto::Stats)>> {
-    let endpoint = if addr.contains("://") {
-        addr.to_string()
-    } else {
-        format!("http://{addr}")
-    };
+) -> Result<Vec<(String, Stats)>> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start a runtime for the frontier client")?;
     let read = async {
-        let nodes = UrlFrontierClient::connect(endpoint.clone())
-            .await
-            .with_context(|| format!("cannot connect to the frontier service at {endpoint}"))?
-            .list_nodes(Empty {})
-            .await
-            .map_err(|s| anyhow::anyhow!("{}: {}", s.code(), s.message()))
-            .with_context(|| format!("ListNodes on {endpoint} failed"))?
-            .into_inner()
-            .values;
+        let nodes = list_nodes(addr).await?;
         let nodes = if nodes.len() <= 1 {
-            vec![endpoint.clone()]
+            vec![endpoint(addr)]
         } else {
-            nodes.iter().map(|n| format!("http://{n}")).collect()
+            nodes.iter().map(|n| endpoint(n)).collect()
         };
         let mut out = Vec::new();
         for node in nodes {
             let stats = UrlFrontierClient::connect(node.clone())
                 .await
                 .with_context(|| format!("cannot connect to the frontier node {node}"))?
-                .get_stats(crate::proto::QueueWithinCrawlParams {
+                .get_stats(QueueWithinCrawlParams {
                     key: String::new(),
                     crawl_id: crawl_id.to_string(),
                     local: true,
@@ -127,7 +125,7 @@ pub fn fetch_node_stats(
         match tokio::time::timeout(timeout, read).await {
             Ok(result) => result,
             Err(_) => bail!(
-                "the frontier service at {endpoint} did not answer within {} s",
+                "the frontier service at {addr} did not answer within {} s",
                 timeout.as_secs()
             ),
         }
@@ -160,34 +158,6 @@ fn merge(each: Vec<Vec<RankedUrl>>, limit: usize) -> Vec<RankedUrl> {
         r.rank = i as u64 + 1;
     }
     out
-}
-
-/// One service's ranking.
-async fn read_one(endpoint: String, crawl_id: &str, limit: u32) -> Result<Vec<RankedUrl>> {
-    {
-        let mut client = CrawlrankFrontierClient::connect(endpoint.clone())
-            .await
-            .with_context(|| format!("cannot connect to the frontier service at {endpoint}"))?;
-        let mut stream = client
-            .get_ranking(RankingParams {
-                crawl_id: crawl_id.to_string(),
-                limit,
-            })
-            .await
-            .map_err(|s| anyhow::anyhow!("{}: {}", s.code(), s.message()))
-            .with_context(|| format!("GetRanking on {endpoint} failed"))?
-            .into_inner();
-        let mut out = Vec::new();
-        while let Some(url) = stream
-            .message()
-            .await
-            .map_err(|s| anyhow::anyhow!("{}: {}", s.code(), s.message()))
-            .with_context(|| format!("the ranking stream from {endpoint} broke"))?
-        {
-            out.push(url);
-        }
-        Ok(out)
-    }
 }
 
 /// Writes a ranking as TSV: [`RANKING_HEADER`], then one line per URL (an absent score is
@@ -252,5 +222,52 @@ mod tests {
                 (6, "b3")
             ]
         );
+    }
+
+    fn ranked(rank: u64, url: &str, score: Option<f64>) -> RankedUrl {
+        RankedUrl {
+            rank,
+            url: url.to_string(),
+            key: "h.example".to_string(),
+            score,
+            state: "queued".to_string(),
+        }
+    }
+
+    #[test]
+    fn a_ranking_writes_as_tsv_with_empty_absent_scores() {
+        let mut out = Vec::new();
+        let rows = [
+            ranked(1, "http://h.example/a", Some(2.5)),
+            ranked(2, "http://h.example/b", None),
+        ];
+        write_ranking_tsv(&mut out, &rows).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            format!(
+                "{RANKING_HEADER}\n1\thttp://h.example/a\th.example\t2.5\tqueued\n\
+                 2\thttp://h.example/b\th.example\t\tqueued\n"
+            )
+        );
+    }
+
+    #[test]
+    fn a_field_with_a_tab_is_refused_not_written() {
+        let e = write_ranking_tsv(&mut Vec::new(), &[ranked(7, "http://h.example/\tx", None)])
+            .unwrap_err();
+        assert!(e.to_string().contains("rank 7"), "{e}");
+    }
+
+    /// A listener that never answers (the kernel completes the connection into its backlog,
+    /// nobody reads): the export gives up at its timeout with an error naming the service,
+    /// instead of hanging.
+    #[test]
+    fn a_silent_service_times_out() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let e = fetch_ranking(&addr, "", 0, Duration::from_millis(500)).unwrap_err();
+        assert!(e.to_string().contains("did not answer"), "{e:#}");
+        assert!(e.to_string().contains(&addr), "{e:#}");
+        drop(listener);
     }
 }

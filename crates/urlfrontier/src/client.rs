@@ -1,6 +1,10 @@
-//! The worker's side of the URLFrontier API: the few calls a crawl worker makes, each with a
-//! timeout and an error that names the call and the frontier, and the choice between
-//! crawlrank's `ReportPage` extension and plain `PutURLs` for reporting a fetched page.
+//! A typed client of a URLFrontier service: the few calls a crawl worker (and the CLI's
+//! ranking export) makes, each with a timeout and an error that names the call and the
+//! service, and the choice between crawlrank's `ReportPage` extension and plain `PutURLs`
+//! for reporting a fetched page.
+//!
+//! Named `FrontierClient`, not `Frontier`: in crawlrank "frontier" is the crawl frontier
+//! itself (`crawlrank_frontier::Frontier`); this is a connection to a service holding one.
 //!
 //! Reporting a page is the one call that differs between servers. crawlrank's service takes
 //! the page and its out-links in one logged call (`ReportPage`), so the policy sees the page
@@ -10,16 +14,16 @@
 //! then the page's known update. Which one a frontier speaks is learned from the first
 //! report: `Unimplemented` switches the worker to plain `PutURLs` for good.
 
-use anyhow::{bail, Context, Result};
-use crawlrank_frontier_service::ext_proto::{
-    crawlrank_frontier_client::CrawlrankFrontierClient, PageReport,
+use crate::ext_proto::{
+    crawlrank_frontier_client::CrawlrankFrontierClient, PageReport, RankedUrl, RankingParams,
 };
-use crawlrank_frontier_service::proto::{
+use crate::proto::{
     ack_message::Status as AckStatus, get_params, url_frontier_client::UrlFrontierClient, url_item,
     BlockQueueParams, DiscoveredUrlItem, GetParams, KnownUrlItem, QueueDelayParams,
     QueueWithinCrawlParams, StringList, UrlInfo, UrlItem,
 };
-use crawlrank_frontier_service::STORMCRAWLER_PATH_KEY;
+use crate::STORMCRAWLER_PATH_KEY;
+use anyhow::{bail, Context, Result};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -28,9 +32,10 @@ use tonic::transport::{Channel, Endpoint};
 /// Longest wait for one call's answer.
 const CALL_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// A connection to a frontier service, cheap to clone (one HTTP/2 channel shared).
+/// A connection to a URLFrontier service for one crawl, cheap to clone (one HTTP/2 channel
+/// shared).
 #[derive(Clone)]
-pub struct Frontier {
+pub struct FrontierClient {
     addr: Arc<str>,
     crawl_id: Arc<str>,
     api: UrlFrontierClient<Channel>,
@@ -48,7 +53,7 @@ pub struct CrawlCounts {
     pub in_process: u64,
 }
 
-impl Frontier {
+impl FrontierClient {
     /// Connects to the frontier at `addr` (`http://HOST:PORT`; a bare `HOST:PORT` is taken
     /// as `http://`) for crawl `crawl_id` (empty: the default crawl).
     ///
@@ -258,6 +263,33 @@ impl Frontier {
             .await
             .with_context(|| format!("BlockQueueUntil of '{key}' at {} failed", self.addr))?;
         Ok(())
+    }
+
+    /// The policy's ranking of the crawl (crawlrank's `GetRanking`): at most `limit` URLs
+    /// (0: the service's default), best first. Fails on a service without the extension.
+    pub async fn ranking(&mut self, limit: u32) -> Result<Vec<RankedUrl>> {
+        // A status's own Display is verbose (details, metadata); code and message say it all.
+        let brief = |s: tonic::Status| anyhow::anyhow!("{}: {}", s.code(), s.message());
+        let mut stream = self
+            .ext
+            .get_ranking(RankingParams {
+                crawl_id: self.crawl_id.to_string(),
+                limit,
+            })
+            .await
+            .map_err(brief)
+            .with_context(|| format!("GetRanking at {} failed", self.addr))?
+            .into_inner();
+        let mut out = Vec::new();
+        while let Some(url) = stream
+            .message()
+            .await
+            .map_err(brief)
+            .with_context(|| format!("the ranking stream from {} broke off", self.addr))?
+        {
+            out.push(url);
+        }
+        Ok(out)
     }
 
     /// The crawl's counts.

@@ -1,0 +1,102 @@
+//! The URLFrontier gRPC API (version 2.6) as crawlrank speaks it: the `.proto` files, the
+//! messages, servers and clients generated from them, the metadata keys and crawl-id rule
+//! every party must agree on, and [`FrontierClient`], a typed async client for crawl workers
+//! and tools.
+//!
+//! [URLFrontier](https://github.com/crawler-commons/url-frontier) is the frontier API
+//! StormCrawler, a Scrapy scheduler and other crawlers already speak; crawlrank's own
+//! service (`crawlrank-frontier-service`) serves it, together with crawlrank's extension
+//! (`crawlrank.frontier.v1`: `ReportPage`, `GetRanking`). docs/frontier-service.md is the
+//! user's guide.
+//!
+//! Why a crate of its own: a client needs the wire format, not the server. The frontier
+//! service brings a redb store, the policies' frontier and a tonic server; a crawl worker,
+//! the CLI's `frontier ranking` or any other client of some URLFrontier service needs none
+//! of them, and should build and link without them. The service depends on this crate for
+//! its server traits, so server and clients can never disagree on the API.
+//!
+//! The pieces:
+//!
+//! - [`proto`]: the API's messages, server and client, generated from
+//!   `proto/urlfrontier.proto` (crawlrank's own copy of the API, same package, names and
+//!   numbers) by `build.rs`, with protox (no `protoc` needed);
+//! - [`ext_proto`]: crawlrank's extension service, generated from
+//!   `proto/crawlrank_frontier.proto`, reusing [`proto`]'s messages;
+//! - the shared constants: the metadata keys ([`PARENT_KEY`], [`STORMCRAWLER_PATH_KEY`],
+//!   [`SCORE_KEY`], [`STATE_KEY`]), the default crawl ([`DEFAULT_CRAWL`],
+//!   [`normalise_crawl_id`]) and the extension's ranking limits;
+//! - `client`: [`FrontierClient`], the calls a crawl worker makes, each with a timeout and
+//!   an error naming the call and the service;
+//! - `ranking`: the ranking export ([`fetch_ranking`], [`write_ranking_tsv`]) of
+//!   `crawlrank frontier ranking`.
+
+#![warn(missing_docs)]
+
+mod client;
+mod ranking;
+
+/// The generated code, one module per protobuf package, nested as the packages are (prost
+/// refers to another package's types by relative paths: the extension's to the API's).
+#[allow(missing_docs, clippy::all, clippy::pedantic)]
+mod generated {
+    pub mod urlfrontier {
+        tonic::include_proto!("urlfrontier");
+    }
+    pub mod crawlrank {
+        pub mod frontier {
+            pub mod v1 {
+                tonic::include_proto!("crawlrank.frontier.v1");
+            }
+        }
+        pub mod cluster {
+            pub mod v1 {
+                tonic::include_proto!("crawlrank.cluster.v1");
+            }
+        }
+    }
+}
+
+/// The URLFrontier API (package `urlfrontier`), generated from `proto/urlfrontier.proto` at
+/// build time.
+pub use generated::urlfrontier as proto;
+
+/// crawlrank's extension service (`crawlrank.frontier.v1.CrawlrankFrontier`: `ReportPage`,
+/// `GetRanking`), generated from `proto/crawlrank_frontier.proto` at build time; it reuses
+/// [`proto`]'s messages.
+pub use generated::crawlrank::frontier::v1 as ext_proto;
+
+/// What the nodes of a frontier cluster hand each other through NATS JetStream
+/// (`crawlrank.cluster.v1.Forwarded`), generated from `proto/crawlrank_cluster.proto`;
+/// internal to the cluster, never served over gRPC (crawlrank-frontier-service's `cluster`).
+pub use generated::crawlrank::cluster::v1 as cluster_proto;
+
+pub use client::{CrawlCounts, FrontierClient};
+pub use ranking::{fetch_node_stats, fetch_ranking, write_ranking_tsv, RANKING_HEADER};
+
+/// The crawl id of the default crawl; an empty crawl id means it too.
+pub const DEFAULT_CRAWL: &str = "DEFAULT";
+
+/// Metadata key naming the page a discovered URL was found on (crawlrank's own; wins over
+/// `url.path`).
+pub const PARENT_KEY: &str = "crawlrank.parent";
+/// StormCrawler's metadata key: the path of pages from a seed to the URL; its last value is
+/// the page the URL was found on.
+pub const STORMCRAWLER_PATH_KEY: &str = "url.path";
+/// Metadata key of the policy's score in `GetURLStatus` and `ListURLs` answers.
+pub const SCORE_KEY: &str = "crawlrank.score";
+/// Metadata key of the URL's state in the service, in `GetURLStatus` and `ListURLs` answers.
+pub const STATE_KEY: &str = "crawlrank.state";
+
+/// `GetRanking` returns this many URLs when the request says 0.
+pub const DEFAULT_RANKING_LIMIT: u32 = 1000;
+/// The most URLs one `GetRanking` returns; a larger limit is refused.
+pub const MAX_RANKING_LIMIT: u32 = 1_000_000;
+
+/// The crawl id a request names: empty means the default crawl.
+pub fn normalise_crawl_id(id: &str) -> &str {
+    if id.is_empty() {
+        DEFAULT_CRAWL
+    } else {
+        id
+    }
+}
