@@ -11,6 +11,7 @@ mod cli;
 mod compressed;
 mod crawl_workers;
 mod dashboard;
+mod frontier_cluster;
 mod frontier_rank;
 mod frontier_service;
 mod impacts;
