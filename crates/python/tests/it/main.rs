@@ -85,6 +85,35 @@ fn build() -> PathBuf {
     target_dir().join("debug")
 }
 
+/// The extension module the test build made: `cargo build` copies it to `target/debug`, `cargo
+/// test` leaves it in `target/debug/deps` with a hash in its name (the newest is this build's).
+fn extension_module(debug: &Path) -> PathBuf {
+    let is_module = |name: &str| {
+        name.starts_with("lib_crawlrank") && (name.ends_with(".so") || name.ends_with(".dylib"))
+    };
+    let mut found: Vec<(std::time::SystemTime, PathBuf)> = Vec::new();
+    for dir in [debug.join("deps"), debug.to_path_buf()] {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if is_module(&name) {
+                let modified = entry
+                    .metadata()
+                    .and_then(|m| m.modified())
+                    .expect("the module's modification time");
+                found.push((modified, entry.path()));
+            }
+        }
+    }
+    found
+        .into_iter()
+        .max()
+        .map(|(_, path)| path)
+        .expect("the extension module was built (lib_crawlrank.so in target/debug or its deps)")
+}
+
 /// `OUT/crawlrank/`: the Python sources beside the freshly built extension module.
 fn lay_out_package(debug: &Path) -> PathBuf {
     let root = debug.join("python-package");
@@ -100,11 +129,7 @@ fn lay_out_package(debug: &Path) -> PathBuf {
             std::fs::copy(entry.path(), pkg.join(entry.file_name())).expect("copy source");
         }
     }
-    let built = ["lib_crawlrank.so", "lib_crawlrank.dylib"]
-        .iter()
-        .map(|name| debug.join(name))
-        .find(|p| p.exists())
-        .expect("the extension module was built");
+    let built = extension_module(debug);
     let module = pkg.join("_crawlrank.abi3.so");
     let _ = std::fs::remove_file(&module);
     std::fs::copy(&built, &module).expect("copy the extension module");
