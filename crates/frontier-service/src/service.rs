@@ -75,6 +75,11 @@ pub struct ServiceConfig {
     pub max_waiting: usize,
     /// Where the time is read.
     pub time: TimeSource,
+    /// The group-commit window: a changing call waits this long for others to share its
+    /// commit (one transaction, one fsync), and is answered only once that commit is
+    /// durable. Zero: a call is committed at once, with only the calls that came while the
+    /// previous commit was being written.
+    pub commit_interval: Duration,
 }
 
 /// Pages a service expects a crawl to reach when not told (as `crawlrank crawl`): it sets
@@ -82,6 +87,9 @@ pub struct ServiceConfig {
 pub const DEFAULT_EXPECTED_PAGES: u64 = 100_000;
 /// The default [`ServiceConfig::max_waiting`].
 pub const DEFAULT_MAX_WAITING: usize = 4096;
+/// The default [`ServiceConfig::commit_interval`], in milliseconds: about one fsync on a
+/// common SSD, so a busy service's calls share commits while a lone call waits little.
+pub const DEFAULT_COMMIT_INTERVAL_MS: u64 = 5;
 
 /// The policy spec of a service: policy `name` for crawls expected to reach
 /// `expected_pages` pages, with batch size `batch` (default ceil(R/72)) and the `random`
@@ -119,6 +127,7 @@ impl ServiceConfig {
                 .expect("fica with the defaults is a valid policy"),
             max_waiting: DEFAULT_MAX_WAITING,
             time: TimeSource::System,
+            commit_interval: Duration::from_millis(DEFAULT_COMMIT_INTERVAL_MS),
         }
     }
 }
@@ -316,6 +325,8 @@ pub struct FrontierService {
     pending: Arc<Mutex<Vec<Pending>>>,
     time: TimeSource,
     max_waiting: usize,
+    /// [`ServiceConfig::commit_interval`].
+    commit_interval: Duration,
     /// The address served, for `ListNodes`.
     node: Arc<OnceLock<String>>,
 }
@@ -343,6 +354,7 @@ impl FrontierService {
             pending: Arc::new(Mutex::new(Vec::new())),
             time: config.time,
             max_waiting: config.max_waiting.max(1),
+            commit_interval: config.commit_interval,
             node: Arc::new(OnceLock::new()),
         })
     }
@@ -400,30 +412,46 @@ impl FrontierService {
     }
 
     /// Applies changing calls on the blocking pool, with a group commit: the request joins
-    /// the queue of pending ones, and whichever blocking task next holds the state's lock
-    /// applies and commits every request queued by then. So while one commit is written
-    /// (an fsync: milliseconds), the requests arriving meanwhile wait to share the next one,
-    /// instead of each paying for its own.
+    /// the queue of pending ones, and one commit applies and logs every request queued by
+    /// then ([`Core::run_group`]); each is answered only after that commit is durable.
+    ///
+    /// With a commit window (`commit_interval` > 0) the request that finds the queue empty
+    /// starts a timer; when it fires, the queue is committed as one group. The timer is a
+    /// task of its own, so a client that goes away meanwhile does not leave the others of
+    /// its group unanswered. Without a window every request asks for a commit at once, and
+    /// those that arrive while one is being written share the next.
     async fn run(&self, calls: Vec<Call>) -> Answers {
         let (reply, answers) = tokio::sync::oneshot::channel();
-        self.pending
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(Pending { calls, reply });
+        let first = {
+            let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
+            pending.push(Pending { calls, reply });
+            pending.len() == 1
+        };
         let svc = self.clone();
-        tokio::task::spawn_blocking(move || {
-            let mut core = svc.write_lock();
-            let group = std::mem::take(&mut *svc.pending.lock().unwrap_or_else(|p| p.into_inner()));
-            if !group.is_empty() {
-                let now = svc.time.now();
-                core.run_group(group, now, svc.max_waiting);
-            }
-        })
-        .await
-        .map_err(|e| Status::internal(format!("the frontier call failed: {e}")))?;
+        if self.commit_interval.is_zero() {
+            tokio::task::spawn_blocking(move || svc.commit_pending())
+                .await
+                .map_err(|e| Status::internal(format!("the frontier call failed: {e}")))?;
+        } else if first {
+            tokio::spawn(async move {
+                tokio::time::sleep(svc.commit_interval).await;
+                // A failure here drops the group's reply senders: each call then fails.
+                let _ = tokio::task::spawn_blocking(move || svc.commit_pending()).await;
+            });
+        }
         answers
             .await
             .map_err(|_| Status::internal("the frontier call was dropped"))?
+    }
+
+    /// Applies and commits every request queued by now, in one group.
+    fn commit_pending(&self) {
+        let mut core = self.write_lock();
+        let group = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|p| p.into_inner()));
+        if !group.is_empty() {
+            let now = self.time.now();
+            core.run_group(group, now, self.max_waiting);
+        }
     }
 
     /// Applies one changing call.

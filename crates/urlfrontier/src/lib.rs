@@ -60,7 +60,7 @@ pub use generated::urlfrontier as proto;
 /// [`proto`]'s messages.
 pub use generated::crawlrank::frontier::v1 as ext_proto;
 
-pub use client::{CrawlCounts, FrontierClient};
+pub use client::{is_unreachable, CrawlCounts, FrontierClient};
 pub use ranking::{fetch_ranking, write_ranking_tsv, RANKING_HEADER};
 
 /// The crawl id of the default crawl; an empty crawl id means it too.

@@ -11,7 +11,8 @@
 
 use anyhow::{bail, Context, Result};
 use crawlrank_frontier_service::{
-    policy_spec, serve_until_ctrl_c, FrontierService, ServiceConfig, DEFAULT_MAX_WAITING,
+    policy_spec, serve_until_ctrl_c, FrontierService, ServiceConfig, DEFAULT_COMMIT_INTERVAL_MS,
+    DEFAULT_MAX_WAITING,
 };
 // The export is a client's job: it reads through the API's crate, not the service's.
 use crawlrank_urlfrontier::{fetch_ranking, write_ranking_tsv};
@@ -83,6 +84,12 @@ pub struct ServeArgs {
     /// queue) before GetURLs stops popping.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_WAITING)]
     pub max_waiting: usize,
+    /// The group-commit window, in milliseconds: changing calls that arrive within it are
+    /// written in one transaction and one fsync, and each is acknowledged only once that
+    /// commit is durable (an ack always means the call survives a crash). 0: commit each
+    /// call at once (calls arriving during a commit still share the next).
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_COMMIT_INTERVAL_MS)]
+    pub commit_interval: u64,
 }
 
 fn parse_addr(addr: &str, public: bool) -> Result<SocketAddr> {
@@ -154,6 +161,7 @@ fn serve(args: ServeArgs) -> Result<()> {
     let config = ServiceConfig {
         policy,
         max_waiting: args.max_waiting,
+        commit_interval: Duration::from_millis(args.commit_interval),
         ..ServiceConfig::new(&args.state)
     };
     let service = FrontierService::open(config)?;

@@ -29,8 +29,14 @@ impl Serve {
     /// Starts the service on `state`, on a free loopback port (port 0: the kernel picks one),
     /// and waits (at most 60 s) for the line that says where it listens.
     pub fn start(state: &Path, extra: &[&str]) -> Serve {
+        Self::start_on("127.0.0.1:0", state, extra)
+    }
+
+    /// Starts the service on `state` at `addr` (a restart at the address of a killed one),
+    /// and waits (at most 60 s) for the line that says where it listens.
+    pub fn start_on(addr: &str, state: &Path, extra: &[&str]) -> Serve {
         let mut child = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
-            .args(["frontier", "serve", "--addr", "127.0.0.1:0", "--state"])
+            .args(["frontier", "serve", "--addr", addr, "--state"])
             .arg(state)
             .args(extra)
             .stdout(Stdio::null())
