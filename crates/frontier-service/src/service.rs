@@ -32,7 +32,7 @@ use crawlrank_frontier::PageId;
 use crawlrank_frontier::PolicySpec;
 use crawlrank_urlfrontier::normalise_crawl_id;
 use futures_util::FutureExt;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::pin::Pin;
@@ -47,6 +47,9 @@ use tonic::{Request, Response, Status, Streaming};
 /// Items of a `PutURLs` stream applied (and committed) together when the client sends
 /// faster than they are acked.
 pub const PUT_BATCH: usize = 512;
+/// `PutURLs` batches of one stream waiting for their commits at once, before the service
+/// stops reading the stream until the oldest is committed.
+const PUT_PIPELINE: usize = 8;
 /// Acks waiting to be sent before the service stops reading a client's stream (its
 /// backpressure: the client's HTTP/2 window fills up).
 const ACK_BUFFER: usize = 1024;
@@ -421,6 +424,16 @@ impl FrontierService {
     /// its group unanswered. Without a window every request asks for a commit at once, and
     /// those that arrive while one is being written share the next.
     async fn run(&self, calls: Vec<Call>) -> Answers {
+        self.submit(calls)
+            .await
+            .map_err(|_| Status::internal("the frontier call was dropped"))?
+    }
+
+    /// Queues `calls` for the next group commit at once (so the requests of one stream are
+    /// applied in the order they were submitted, even while earlier ones wait for their
+    /// commit) and returns where their answers will come ([`FrontierService::run`] says
+    /// when). A commit that fails to run drops the sender: the receiver then errs.
+    fn submit(&self, calls: Vec<Call>) -> tokio::sync::oneshot::Receiver<Answers> {
         let (reply, answers) = tokio::sync::oneshot::channel();
         let first = {
             let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
@@ -429,19 +442,14 @@ impl FrontierService {
         };
         let svc = self.clone();
         if self.commit_interval.is_zero() {
-            tokio::task::spawn_blocking(move || svc.commit_pending())
-                .await
-                .map_err(|e| Status::internal(format!("the frontier call failed: {e}")))?;
+            drop(tokio::task::spawn_blocking(move || svc.commit_pending()));
         } else if first {
             tokio::spawn(async move {
                 tokio::time::sleep(svc.commit_interval).await;
-                // A failure here drops the group's reply senders: each call then fails.
-                let _ = tokio::task::spawn_blocking(move || svc.commit_pending()).await;
+                drop(tokio::task::spawn_blocking(move || svc.commit_pending()));
             });
         }
         answers
-            .await
-            .map_err(|_| Status::internal("the frontier call was dropped"))?
     }
 
     /// Applies and commits every request queued by now, in one group.
@@ -556,6 +564,13 @@ fn ack_status(answer: &Result<Answer, Status>) -> AckStatus {
 /// Reads a client stream in batches of what has already arrived (at most `max`): waits for
 /// one item, then takes those ready without waiting. `None` at the end of the stream; a
 /// client error ends it too.
+/// What a `PutURLs` stream's loop got next: a batch of items (`None`: the stream ended), or
+/// the answers of its oldest batch waiting for a commit.
+enum Next<T> {
+    Batch(Option<Vec<T>>),
+    Committed(Result<Answers, tokio::sync::oneshot::error::RecvError>),
+}
+
 async fn next_batch<T>(input: &mut Streaming<T>, max: usize) -> Option<Vec<T>> {
     let first = match input.next().await {
         Some(Ok(item)) => item,
@@ -650,12 +665,49 @@ impl UrlFrontier for FrontierService {
         let (tx, rx) = mpsc::channel(ACK_BUFFER);
         let svc = self.clone();
         tokio::spawn(async move {
-            while let Some(batch) = next_batch(&mut input, PUT_BATCH).await {
-                let ids: Vec<String> = batch.iter().map(ack_id).collect();
-                let answers = match svc.run(batch.into_iter().map(Call::Put).collect()).await {
-                    Ok(a) => a,
-                    Err(status) => {
+            // Batches are submitted as they arrive, up to PUT_PIPELINE awaiting their commits
+            // at once, and acked in order: one stream fills a group-commit window instead of
+            // waiting out a window per batch.
+            let mut waiting: VecDeque<(Vec<String>, tokio::sync::oneshot::Receiver<Answers>)> =
+                VecDeque::new();
+            let mut input_done = false;
+            while !(input_done && waiting.is_empty()) {
+                let next = if input_done || waiting.len() >= PUT_PIPELINE {
+                    Next::Committed((&mut waiting.front_mut().expect("not empty").1).await)
+                } else if waiting.is_empty() {
+                    Next::Batch(next_batch(&mut input, PUT_BATCH).await)
+                } else {
+                    let oldest = &mut waiting.front_mut().expect("not empty").1;
+                    tokio::select! {
+                        biased;
+                        answers = oldest => Next::Committed(answers),
+                        batch = next_batch(&mut input, PUT_BATCH) => Next::Batch(batch),
+                    }
+                };
+                let answers = match next {
+                    Next::Batch(Some(batch)) => {
+                        let ids: Vec<String> = batch.iter().map(ack_id).collect();
+                        let answers = svc.submit(batch.into_iter().map(Call::Put).collect());
+                        waiting.push_back((ids, answers));
+                        continue;
+                    }
+                    Next::Batch(None) => {
+                        input_done = true;
+                        continue;
+                    }
+                    Next::Committed(answers) => answers,
+                };
+                let (ids, _) = waiting.pop_front().expect("the oldest was committed");
+                let answers = match answers {
+                    Ok(Ok(a)) => a,
+                    Ok(Err(status)) => {
                         let _ = tx.send(Err(status)).await;
+                        return;
+                    }
+                    Err(_) => {
+                        let _ = tx
+                            .send(Err(Status::internal("the frontier call was dropped")))
+                            .await;
                         return;
                     }
                 };
