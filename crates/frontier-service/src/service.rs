@@ -13,6 +13,10 @@
 //! RPC runs them on tokio's blocking pool (`spawn_blocking`); async is used only for the
 //! gRPC I/O.
 //!
+//! Changing calls are committed in groups ([`ServiceConfig::commit_interval`]): a durable
+//! commit (an fsync) costs milliseconds whatever it holds, so the calls of one window share
+//! one, and each is answered only after it — an answer always means the call is on disk.
+//!
 //! A call that panics (a bug) fails alone: the calls applied before it are logged, the
 //! memory it may have half changed is rebuilt from the log, and it is answered `INTERNAL`;
 //! the calls after it go on. If the memory cannot be rebuilt, every changing call is refused
@@ -204,8 +208,8 @@ impl Core {
 
     /// Applies the calls of several requests, each request's in order and the requests in
     /// the order they came, logs those that changed something in one commit (group commit:
-    /// one fsync for all the requests that arrived while the last commit was written), and
-    /// only then sends each request its answers.
+    /// one fsync for all the requests of a commit window, or that arrived while the last
+    /// commit was written), and only then sends each request its answers.
     fn run_group(&mut self, group: Vec<Pending>, now: u64, max_waiting: usize) {
         if let Some(why) = &self.broken {
             for p in group {
