@@ -10,9 +10,11 @@
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let api = "proto/urlfrontier.proto";
     let extension = "proto/crawlrank_frontier.proto";
+    let cluster = "proto/crawlrank_cluster.proto";
     println!("cargo:rerun-if-changed={api}");
     println!("cargo:rerun-if-changed={extension}");
-    let descriptors = protox::compile([api, extension], ["proto"])?;
+    println!("cargo:rerun-if-changed={cluster}");
+    let descriptors = protox::compile([api, extension, cluster], ["proto"])?;
     tonic_prost_build::configure()
         .build_server(true)
         .build_client(true)

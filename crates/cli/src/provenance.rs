@@ -20,7 +20,7 @@
 use anyhow::{bail, Context, Result};
 use clap::parser::ValueSource;
 use clap::ArgMatches;
-use crawlrank_crawler::warc::warc_date;
+use crawlrank_fetch::warc::warc_date;
 use crawlrank_graph::{is_bvgraph, with_ext, PageIds};
 use serde_json::{json, Map, Value};
 use std::io::{Read, Write};

@@ -9,7 +9,7 @@
 //! tunnels through the same kind of server, its CA trusted), to show what TLS costs. Run by
 //! `scripts/bench-crawl.sh`.
 
-use crawlrank_crawler::engine::{crawl, CrawlConfig};
+use crawlrank_crawler::{crawl, CrawlConfig};
 use crawlrank_graph::Csr;
 use crawlrank_rng::XorShift64;
 use crawlrank_testweb::{TestWeb, TestWebConfig};

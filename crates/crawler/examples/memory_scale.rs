@@ -6,7 +6,7 @@
 //! every 10^7 (so that a run stopped early leaves rows), the store's size
 //! and where the seen-set's lookups were answered.
 //!
-//!   cargo run --release -p crawlrank-crawler --example memory_scale -- [URLS] [POLICY] [HOSTS] [STATE_DIR] [FRONTIER_HOT] [KNOWN]
+//!   cargo run --release -p crawlrank-crawler --features internals --example memory_scale -- [URLS] [POLICY] [HOSTS] [STATE_DIR] [FRONTIER_HOT] [KNOWN]
 //!
 //! STATE_DIR (default: a temporary directory, removed at the end) receives the store;
 //! FRONTIER_HOT (default 0: all in memory) spills the frontier's cold part to STATE_DIR/spill

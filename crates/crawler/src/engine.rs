@@ -1,5 +1,5 @@
 //! The crawl loop: one thread that owns the frontier, the URL table (`crate::urls`), the
-//! robots.txt table ([`crate::robots`]), the politeness scheduler (`crate::politeness`), the
+//! robots.txt table ([`crawlrank_fetch::robots`]), the politeness scheduler (`crate::politeness`), the
 //! requests in flight (`crate::in_flight`) and the state store, and drives them.
 //!
 //! Why one owner thread: the frontier's policy updates (a batch PageRank every K pages) and
@@ -16,30 +16,31 @@
 //! fetches them again, first. The WARC files are cut back to the committed position, so no
 //! record of an uncommitted fetch stays behind either.
 
-use crate::addresses::AddressGuard;
-use crate::backoff::{Backoffs, RetryAfter};
-use crate::connections::IDLE_GRACE;
-use crate::fds::{self, FdBudget};
-use crate::fetch::{FetchConfig, PageFetch, RobotsFetch, SitemapFetch};
 use crate::hops::{BeyondLimit, HopLimits, Hops};
 use crate::in_flight::{Done, InFlight, PageTicket};
-use crate::links;
-use crate::page::{Outcome, PageMeta, TransportFailure};
 use crate::politeness::{Scheduler, Waiting};
 use crate::ranking::{
     merge_marks, SnapshotClock, SnapshotJob, PAGE_MARKS_SNAPSHOT, RANKING_SNAPSHOT,
 };
 use crate::resume;
-use crate::robots::{self, AfterFetch, HostRobots, RobotsRules, RobotsTable};
-use crate::scope::{OutOfScope, Scope, ScopeConfig};
+use crate::robots_table::{AfterFetch, HostRobots, RobotsTable};
 use crate::search_log::SearchLog;
 use crate::seen::{SeenCounts, DEFAULT_CACHE_ENTRIES as SEEN_CACHE_ENTRIES};
-use crate::sitemap::{NotQueued, SitemapQueue};
 use crate::stats::Stats;
 use crate::store::{Event, Loaded, SeenReader, StepWrites, Store};
-use crate::urls::{HostId, Interned, UrlLimits, UrlTable};
-use crate::warc::{WarcPosition, WarcWriter};
+use crate::urls::{Interned, OriginId, UrlLimits, UrlTable};
 use anyhow::{bail, ensure, Context, Result};
+use crawlrank_fetch::addresses::AddressGuard;
+use crawlrank_fetch::backoff::{Backoffs, RetryAfter};
+use crawlrank_fetch::connections::IDLE_GRACE;
+use crawlrank_fetch::fds::{self, FdBudget};
+use crawlrank_fetch::fetch::{FetchConfig, PageFetch, RobotsFetch, SitemapFetch};
+use crawlrank_fetch::links;
+use crawlrank_fetch::page::{Outcome, PageMeta, TransportFailure};
+use crawlrank_fetch::robots::{self, RobotsRules};
+use crawlrank_fetch::scope::{OutOfScope, Scope, ScopeConfig};
+use crawlrank_fetch::sitemap::{NotQueued, SitemapQueue};
+use crawlrank_fetch::warc::{WarcPosition, WarcWriter};
 use crawlrank_frontier::{
     Frontier, Impacts, PageId, PolicyConfig, PolicyKind, PolicySpec, ReorderStats, SpillConfig,
     SpillStatus,
@@ -126,7 +127,7 @@ pub struct CrawlConfig {
     pub report_top: usize,
     /// `--max-hops` and `--max-redirects` (crate::hops).
     pub hop_limits: HopLimits,
-    /// `--max-retry-after`: a longer `Retry-After` gives its URL up (crate::backoff).
+    /// `--max-retry-after`: a longer `Retry-After` gives its URL up (crawlrank_fetch::backoff).
     pub max_retry_after: Duration,
 }
 
@@ -164,7 +165,7 @@ impl Default for CrawlConfig {
             gamma: PolicyConfig::GAMMA,
             report_top: 0,
             hop_limits: HopLimits::default(),
-            max_retry_after: crate::backoff::DEFAULT_MAX_RETRY_AFTER,
+            max_retry_after: crawlrank_fetch::backoff::DEFAULT_MAX_RETRY_AFTER,
         }
     }
 }
@@ -264,7 +265,7 @@ pub enum StopReason {
     Interrupted,
 }
 
-/// What a resumed crawl found wrong with its WARC output, and repaired (crate::warc).
+/// What a resumed crawl found wrong with its WARC output, and repaired (crawlrank_fetch::warc).
 #[derive(Debug, Clone, Default)]
 pub struct WarcRecovery {
     /// Files past the one the state committed, removed: a rotation the state never recorded.
@@ -337,19 +338,19 @@ struct Engine {
     /// Which links may enter the frontier.
     scope: Scope,
     /// The hosts of the crawl's seeds: their robots.txt `Sitemap:` files are read.
-    seed_hosts: std::collections::HashSet<HostId>,
-    /// The sitemap files queued, fetched as side requests of their host (crate::sitemap).
+    seed_hosts: std::collections::HashSet<OriginId>,
+    /// The sitemap files queued, fetched as side requests of their host (crawlrank_fetch::sitemap).
     sitemaps: SitemapQueue,
     robots: RobotsTable,
     sched: Scheduler,
     /// Each page's link and redirect hops from the seeds.
     hops: Hops,
     /// Hosts slowed down by their 429/503 answers.
-    backoffs: Backoffs<HostId>,
+    backoffs: Backoffs<OriginId>,
     in_flight: InFlight,
     warc: Option<WarcWriter>,
     /// Pages crawled whose WARC records a damaged file lost: fetched again for the archive
-    /// only (the frontier and the log never hear of it), then taken off (crate::warc).
+    /// only (the frontier and the log never hear of it), then taken off (crawlrank_fetch::warc).
     refetch: BTreeSet<PageId>,
     /// What opening the WARC output found and repaired, for the report.
     warc_recovery: WarcRecovery,
@@ -574,7 +575,7 @@ fn load_urls(
     Ok(table)
 }
 
-/// What the connector may connect to (crate::addresses): any address with
+/// What the connector may connect to (crawlrank_fetch::addresses): any address with
 /// `--allow-private-networks`, else public ones, and any address of the hosts the user named
 /// in seeds — this run's and earlier runs' (kept in the state, so that a resume without
 /// `--seeds` still reaches them). A state written before they were kept gives the hosts of
@@ -606,12 +607,12 @@ fn address_guard(cfg: &CrawlConfig, store: &Store, seeded: &[PageId]) -> Result<
     })
 }
 
-/// The WARC writer, cut back to the last committed position `at` (crate::warc:
+/// The WARC writer, cut back to the last committed position `at` (crawlrank_fetch::warc:
 /// [`WarcWriter::resume`]), unless WARC is off; with what it found.
 fn open_warc(
     cfg: &CrawlConfig,
     at: WarcPosition,
-) -> Result<(Option<WarcWriter>, crate::warc::Recovery)> {
+) -> Result<(Option<WarcWriter>, crawlrank_fetch::warc::Recovery)> {
     if !cfg.fetch.warc {
         return Ok((None, Default::default()));
     }
@@ -681,7 +682,7 @@ impl Engine {
             }
         }
         let urls = load_urls(&mut store, &loaded, cfg)?;
-        let seed_hosts = seeded.iter().filter_map(|&id| urls.host_of(id)).collect();
+        let seed_hosts = seeded.iter().filter_map(|&id| urls.origin_of(id)).collect();
         let guard = address_guard(cfg, &store, &seeded)?;
         let (warc, recovery) = open_warc(cfg, loaded.warc)?;
         let mut refetch: BTreeSet<PageId> = loaded.warc_refetch.iter().copied().collect();
@@ -714,7 +715,7 @@ impl Engine {
         let mut sitemaps = SitemapQueue::default();
         for (seq, state, url) in store.sitemaps()? {
             // A sitemap is queued for a seed host, whose seed has an id: its host is known.
-            let host = links::host_key(&url).and_then(|o| urls.host_id(&o));
+            let host = links::origin_key(&url).and_then(|o| urls.origin_id(&o));
             let host = host.with_context(|| {
                 format!(
                     "the crawl state {} queued the sitemap {url}, of a host it does not know",
@@ -760,7 +761,7 @@ impl Engine {
         let now = Instant::now();
         let wall = std::time::SystemTime::now();
         for (origin, pause) in pauses {
-            if let Some(host) = e.urls.host_id(&origin) {
+            if let Some(host) = e.urls.origin_id(&origin) {
                 e.backoffs.restore(host, pause);
                 let left = pause.until.duration_since(wall).unwrap_or(Duration::ZERO);
                 e.sched.hold(host, now + left, now);
@@ -783,7 +784,7 @@ impl Engine {
     fn schedule(&mut self, p: PageId, now: Instant) -> Result<()> {
         let host = self
             .urls
-            .host_of(p)
+            .origin_of(p)
             .with_context(|| format!("page {p} has no URL in the state"))?;
         let seq = self.pop_seq;
         self.pop_seq += 1;
@@ -860,7 +861,7 @@ impl Engine {
     }
 
     /// Interns the seeds and gives the frontier those it does not know yet; with
-    /// `--sitemaps`, queues each seed host's `/sitemap.xml` (crate::sitemap).
+    /// `--sitemaps`, queues each seed host's `/sitemap.xml` (crawlrank_fetch::sitemap).
     fn seed(&mut self) -> Result<()> {
         let mut ids = Vec::new();
         let mut bad = Vec::new();
@@ -874,7 +875,7 @@ impl Engine {
             }
         }
         for &id in &ids {
-            if let Some(h) = self.urls.host_of(id) {
+            if let Some(h) = self.urls.origin_of(id) {
                 self.seed_hosts.insert(h);
                 if self.cfg.fetch.sitemaps {
                     let url = format!("{}/sitemap.xml", self.urls.origin(h));
@@ -1120,7 +1121,7 @@ impl Engine {
 
     /// Uses `rules`' Crawl-delay for `host` from now on: its delay becomes the larger of
     /// `--delay` and the (capped) Crawl-delay.
-    fn apply_crawl_delay(&mut self, host: HostId, rules: &RobotsRules) {
+    fn apply_crawl_delay(&mut self, host: OriginId, rules: &RobotsRules) {
         let crawl_delay = rules
             .crawl_delay()
             .unwrap_or_default()
@@ -1131,7 +1132,7 @@ impl Engine {
 
     /// Where `host` stands with its robots.txt; rules an earlier run stored are counted, and
     /// their Crawl-delay applied, when first taken.
-    fn robots_of(&mut self, host: HostId) -> HostRobots {
+    fn robots_of(&mut self, host: OriginId) -> HostRobots {
         let now = robots::unix_now();
         let (store, origin) = (&self.store, self.urls.origin(host));
         // The answers are a cache: one the store cannot give means a fetch, never a failure.
@@ -1148,7 +1149,7 @@ impl Engine {
     /// Starts what a page whose host is free needs next: its host's robots.txt, else the
     /// page's own fetch. A page robots.txt disallows, or whose host cannot be reached, ends
     /// here without a request.
-    fn start(&mut self, host: HostId, seq: u64, w: Waiting, now: Instant) -> Result<()> {
+    fn start(&mut self, host: OriginId, seq: u64, w: Waiting, now: Instant) -> Result<()> {
         let rules = match self.robots_of(host) {
             HostRobots::Rules(rules) | HostRobots::StoredRules(rules) => rules,
             HostRobots::GiveUp(failure) => {
@@ -1170,7 +1171,7 @@ impl Engine {
             }
         };
         // The host's sitemaps first, one at a time; the page goes back under its own sequence
-        // number (crate::sitemap). A run with --no-sitemaps leaves those queued by an earlier
+        // number (crawlrank_fetch::sitemap). A run with --no-sitemaps leaves those queued by an earlier
         // run for the next that reads them.
         if self.cfg.fetch.sitemaps && self.start_sitemap(host, &rules, now) {
             self.sched.push(host, seq, w, now);
@@ -1195,7 +1196,7 @@ impl Engine {
         Ok(())
     }
 
-    /// When `page` was fetched again only to replace its lost WARC records (crate::warc),
+    /// When `page` was fetched again only to replace its lost WARC records (crawlrank_fetch::warc),
     /// takes it off that list — `archived`: its records were written — and returns `true`:
     /// the crawl already counted and logged it once.
     fn refetch_done(&mut self, page: PageId, archived: bool) -> bool {
@@ -1246,29 +1247,29 @@ impl Engine {
     fn handle(&mut self, done: Done) -> Result<()> {
         let now = Instant::now();
         self.stats_dirty = true;
-        let (host, lease, failure) = match done {
-            Done::Robots { host, fetch, lease } => {
+        let (host, kept, failure) = match done {
+            Done::Robots { host, fetch, kept } => {
                 let failure = fetch.failure;
                 self.handle_robots(host, fetch, now)?;
-                (host, lease, failure)
+                (host, kept, failure)
             }
-            Done::Sitemap { host, fetch, lease } => {
+            Done::Sitemap { host, fetch, kept } => {
                 let failure = fetch.failure;
                 self.handle_sitemap(host, *fetch, now)?;
-                (host, lease, failure)
+                (host, kept, failure)
             }
             Done::Page {
                 ticket,
                 fetch,
-                lease,
+                kept,
             } => {
                 let failure = fetch.failure;
                 self.handle_page(ticket, *fetch, now)?;
-                (ticket.host, lease, failure)
+                (ticket.host, kept, failure)
             }
         };
         if failure == Some(TransportFailure::FdLimit) {
-            return Ok(()); // the lease is dropped: no connection is kept while they are short
+            return Ok(()); // the connection is dropped: none is kept while descriptors are short
         }
         self.in_flight.fetch_ended(now);
         let wanted = self.sched.has_waiting(host);
@@ -1277,13 +1278,13 @@ impl Engine {
         } else {
             IDLE_GRACE
         };
-        self.in_flight.checkin(host, lease, now + keep, wanted, now);
+        self.in_flight.checkin(host, kept, now + keep, wanted, now);
         Ok(())
     }
 
     /// A robots.txt fetch ended: retry it later, or use (and keep) what it said. One that
     /// found no file descriptor free is tried again soon, as if it had not been made.
-    fn handle_robots(&mut self, host: HostId, fetch: RobotsFetch, now: Instant) -> Result<()> {
+    fn handle_robots(&mut self, host: OriginId, fetch: RobotsFetch, now: Instant) -> Result<()> {
         if fetch.failure == Some(TransportFailure::FdLimit) {
             self.fd_shortage(now);
             self.sched.finish(host, now);
@@ -1319,8 +1320,8 @@ impl Engine {
     }
 
     /// With `--sitemaps`, queues the `Sitemap:` files a seed host's robots.txt names on that
-    /// host (crate::sitemap); one on another host is dropped and counted.
-    fn seed_robots_sitemaps(&mut self, host: HostId, rules: &RobotsRules) -> Result<()> {
+    /// host (crawlrank_fetch::sitemap); one on another host is dropped and counted.
+    fn seed_robots_sitemaps(&mut self, host: OriginId, rules: &RobotsRules) -> Result<()> {
         if !self.cfg.fetch.sitemaps || !self.seed_hosts.contains(&host) {
             return Ok(());
         }
@@ -1337,8 +1338,8 @@ impl Engine {
     }
 
     /// Queues `url` as a sitemap of `host` when it is on that host, else counts it dropped.
-    fn queue_sitemap_of(&mut self, host: HostId, url: &str) {
-        if links::host_key(url).as_deref() == Some(self.urls.origin(host)) {
+    fn queue_sitemap_of(&mut self, host: OriginId, url: &str) {
+        if links::origin_key(url).as_deref() == Some(self.urls.origin(host)) {
             self.queue_sitemap(host, url);
         } else {
             self.stats.sitemap_dropped += 1;
@@ -1347,10 +1348,10 @@ impl Engine {
 
     /// Queues `url`, a sitemap file of `host`, behind the host's others, and records it in
     /// the state; one queued before is not queued again, one past the host's cap is counted.
-    fn queue_sitemap(&mut self, host: HostId, url: &str) {
+    fn queue_sitemap(&mut self, host: OriginId, url: &str) {
         match self.sitemaps.push(host, url) {
             Ok(seq) => {
-                let row = (seq, crate::sitemap::PENDING, url.to_string());
+                let row = (seq, crawlrank_fetch::sitemap::PENDING, url.to_string());
                 self.writes.sitemaps.push(row);
             }
             Err(NotQueued::Known) => {}
@@ -1361,7 +1362,7 @@ impl Engine {
 
     /// Starts `host`'s next sitemap fetch, if it has one its robots.txt `rules` allow (those
     /// disallowed are counted and dropped); `false` when none is left.
-    fn start_sitemap(&mut self, host: HostId, rules: &RobotsRules, now: Instant) -> bool {
+    fn start_sitemap(&mut self, host: OriginId, rules: &RobotsRules, now: Instant) -> bool {
         while let Some(next) = self.sitemaps.next(host) {
             let url = next.url.clone();
             if !rules.allowed(&url) {
@@ -1379,11 +1380,11 @@ impl Engine {
     }
 
     /// Takes `host`'s next sitemap off its queue and records it fetched.
-    fn sitemap_done(&mut self, host: HostId) {
+    fn sitemap_done(&mut self, host: OriginId) {
         if let Some(q) = self.sitemaps.pop(host) {
             self.writes
                 .sitemaps
-                .push((q.seq, crate::sitemap::DONE, q.url));
+                .push((q.seq, crawlrank_fetch::sitemap::DONE, q.url));
         }
         self.stats_dirty = true;
     }
@@ -1402,9 +1403,9 @@ impl Engine {
 
     /// A sitemap fetch of `host` ended: retry it later, or take what it said — an index's
     /// sitemaps and a redirect's target are queued, a sitemap's entries given to the frontier
-    /// (crate::sitemap) — and count it. One that found no file descriptor free is tried again
+    /// (crawlrank_fetch::sitemap) — and count it. One that found no file descriptor free is tried again
     /// soon, as if it had not been made.
-    fn handle_sitemap(&mut self, host: HostId, f: SitemapFetch, now: Instant) -> Result<()> {
+    fn handle_sitemap(&mut self, host: OriginId, f: SitemapFetch, now: Instant) -> Result<()> {
         self.sched.finish(host, now);
         if f.failure == Some(TransportFailure::FdLimit) {
             self.fd_shortage(now);
@@ -1462,7 +1463,7 @@ impl Engine {
     fn give_entries(&mut self, entries: Vec<String>) -> Result<()> {
         self.stats.sitemap_links += entries.len() as u64;
         self.stats_dirty = true;
-        // The entries of one sitemap are distinct URLs (crate::sitemap), hence distinct ids.
+        // The entries of one sitemap are distinct URLs (crawlrank_fetch::sitemap), hence distinct ids.
         let mut new = Vec::new();
         for u in entries {
             if let Some(id) = self.intern(u, false, None)? {
@@ -1522,7 +1523,7 @@ impl Engine {
         };
         self.keep_marks(t.page, meta);
         // A page that turned out to be a sitemap has no out-links: its entries enter the
-        // frontier as found without a link (crate::sitemap), after the page is reported.
+        // frontier as found without a link (crawlrank_fetch::sitemap), after the page is reported.
         if outcome == Outcome::Sitemap {
             self.finish_page(t.page, outcome, f.status, Vec::new());
             return self.give_entries(f.links);
@@ -1549,15 +1550,15 @@ impl Engine {
         self.sched.push(t.host, t.seq, waiting, now);
     }
 
-    /// Slows `host` down after a refusal (429, 503: crate::backoff) and returns what it
+    /// Slows `host` down after a refusal (429, 503: crawlrank_fetch::backoff) and returns what it
     /// means for the page; after any other answer, lets its back-off come down. Either way
     /// a changed pause is stored, so a restart keeps it.
     fn note_refusal(
         &mut self,
-        host: HostId,
+        host: OriginId,
         f: &PageFetch,
         now: Instant,
-    ) -> Option<crate::backoff::Refusal> {
+    ) -> Option<crawlrank_fetch::backoff::Refusal> {
         let wall = std::time::SystemTime::now();
         if f.status == 429 || f.status == 503 {
             self.stats.rate_limited += 1;

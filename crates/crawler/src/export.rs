@@ -10,7 +10,6 @@
 //! The ranking and its companion file of page marks are written as [`crate::ranking`]
 //! describes; while a crawl runs and holds the state, its own latest snapshots are copied.
 
-use crate::page::PageMeta;
 use crate::ranking::{
     page_marks_path, url_in, write_page_marks, write_ranking, PAGE_MARKS_SNAPSHOT, RANKING_SNAPSHOT,
 };
@@ -18,7 +17,8 @@ use crate::resume;
 use crate::stats::Stats;
 use crate::store::{Event, Loaded, Store};
 use anyhow::{anyhow, ensure, Context, Result};
-use crawlrank_frontier::PolicySpec;
+use crawlrank_fetch::page::PageMeta;
+use crawlrank_frontier::{PageId, PolicySpec};
 use crawlrank_graph::arclist;
 use crawlrank_graph::import::DEFAULT_SORT_MEMORY;
 use crawlrank_graph::GraphWriter;
@@ -266,7 +266,7 @@ pub struct Status {
     pub pending: u64,
     /// Discovered, never popped.
     pub frontier: u64,
-    /// Finished pages by outcome name ([`Outcome::name`](crate::page::Outcome::name)).
+    /// Finished pages by outcome name ([`Outcome::name`](crawlrank_fetch::page::Outcome::name)).
     pub outcomes: BTreeMap<&'static str, u64>,
     /// Distinct hosts (scheme, host and port) of the discovered URLs.
     pub hosts: usize,
@@ -293,7 +293,7 @@ pub fn status(dir: &Path) -> Result<Status> {
     }
     let mut hosts = std::collections::HashSet::new();
     for row in store.urls()? {
-        if let Some(h) = crate::links::host_key(&row?.1) {
+        if let Some(h) = crawlrank_fetch::links::origin_key(&row?.1) {
             hosts.insert(h);
         }
     }
@@ -361,11 +361,56 @@ pub fn crawl_order(dir: &Path) -> Result<Vec<String>> {
     Ok(order)
 }
 
+/// Every URL a crawl discovered, by page id (crawled or not), read from its state.
+pub fn discovered_urls(dir: &Path) -> Result<Vec<String>> {
+    let (store, _) = load(dir)?;
+    store.all_urls()
+}
+
+/// One of the frontier calls a crawl logged, with URLs for page ids ([`crawl_log`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoggedCall {
+    /// URLs seeded (the user's seeds, or a sitemap's entries).
+    Seed(Vec<String>),
+    /// The policy chose this page next.
+    Popped(String),
+    /// This page was fetched, with its out-links in page order (a redirect's: its target).
+    Crawled {
+        /// The page.
+        url: String,
+        /// Its out-links.
+        links: Vec<String>,
+    },
+}
+
+/// The frontier calls a crawl logged, in order, with URLs (for checking a crawl against an
+/// expected one; it holds the whole log, so it is meant for crawls of a test's size).
+pub fn crawl_log(dir: &Path) -> Result<Vec<LoggedCall>> {
+    let (store, _) = load(dir)?;
+    let urls = store.url_reader()?;
+    let url = |id: PageId| -> Result<String> {
+        urls.get(id)?
+            .with_context(|| format!("page {id} of the log has no URL in the state"))
+    };
+    let mut calls = Vec::new();
+    for event in store.events()? {
+        calls.push(match event?.1 {
+            Event::Seed(ids) => LoggedCall::Seed(ids.into_iter().map(url).collect::<Result<_>>()?),
+            Event::Popped(id) => LoggedCall::Popped(url(id)?),
+            Event::Crawled { id, links, .. } => LoggedCall::Crawled {
+                url: url(id)?,
+                links: links.into_iter().map(url).collect::<Result<_>>()?,
+            },
+        });
+    }
+    Ok(calls)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::page::Outcome;
     use crate::store::StepWrites;
+    use crawlrank_fetch::page::Outcome;
     use crawlrank_frontier::{PageId, PolicyConfig, PolicyKind};
 
     /// A bfs crawl of `0 -> 1, 2; 1 -> 0, 3` stopped with page 2 in flight: events 0 (seed)

@@ -12,11 +12,11 @@
 //! link): a redirect's target gets `p`'s link hops and `p`'s redirect hops plus one; an
 //! ordinary link gets `p`'s link hops plus one and no redirect hop. A URL reached again by a
 //! shorter way keeps the shorter counts. Seeds and sitemap entries (URLs found without a
-//! link, crate::sitemap) have none. Nothing is stored for this: the counts follow from the event log, so a resumed crawl
+//! link, crawlrank_fetch::sitemap) have none. Nothing is stored for this: the counts follow from the event log, so a resumed crawl
 //! recomputes them by replaying [`Hops::apply`] over it, the same code the live crawl runs.
 
-use crate::page::Outcome;
 use crate::store::Event;
+use crawlrank_fetch::page::Outcome;
 use crawlrank_frontier::PageId;
 
 /// Marks a page whose counts are not known yet.

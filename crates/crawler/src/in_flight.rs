@@ -11,7 +11,7 @@
 //! connection each, the pool at most `idle`, and a connection being closed keeps its count
 //! until its socket is.
 //!
-//! Running out of file descriptors ([`crate::fds`]) is a transient shortage: the engine
+//! Running out of file descriptors ([`crawlrank_fetch::fds`]) is a transient shortage: the engine
 //! reports it ([`InFlight::fd_shortage`]), which closes every idle connection and halves the
 //! requests allowed in flight (at most once per [`SHORTAGE_EVERY`]); each result after
 //! [`SHORTAGE_CALM`] without a shortage allows one more, back up to `--concurrency`.
@@ -23,12 +23,12 @@
 //! without it, each such task would hold a slot for ever and leave its page popped, and after
 //! `--concurrency` of them the crawl would idle with nothing under way.
 
-use crate::addresses::AddressGuard;
-use crate::connections::Connections;
-use crate::fetch::{self, FetchConfig, PageFetch, RobotsFetch, SitemapFetch};
-use crate::http::{Connection, Connector};
-use crate::urls::HostId;
+use crate::urls::OriginId;
 use anyhow::{bail, Result};
+use crawlrank_fetch::addresses::AddressGuard;
+use crawlrank_fetch::connections::Connections;
+use crawlrank_fetch::fetch::{self, FetchConfig, PageFetch, RobotsFetch, SitemapFetch};
+use crawlrank_fetch::http::{Connection, Connector};
 use crawlrank_frontier::PageId;
 use std::future::Future;
 use std::sync::mpsc;
@@ -47,7 +47,7 @@ pub struct PageTicket {
     /// The page fetched.
     pub page: PageId,
     /// Its host (the politeness key), whose slot the fetch holds.
-    pub host: HostId,
+    pub host: OriginId,
     /// The page's pop sequence number (its place in its host's queue, kept by a retry).
     pub seq: u64,
     /// Failed attempts before this one.
@@ -56,8 +56,8 @@ pub struct PageTicket {
 
 /// A host's connection lent to a fetch and given back with its result (`None`: it had
 /// none, or the fetch closed it); [`InFlight::checkin`] takes it back.
-#[must_use = "a lease goes back to the pool"]
-pub struct Lease(pub Option<Connection>);
+#[must_use = "a kept connection goes back to the pool"]
+pub struct KeptConnection(pub Option<Connection>);
 
 /// A finished fetch, with its host's connection to give back ([`InFlight::checkin`]).
 pub enum Done {
@@ -67,23 +67,23 @@ pub enum Done {
         ticket: PageTicket,
         /// How it ended.
         fetch: Box<PageFetch>,
-        lease: Lease,
+        kept: KeptConnection,
     },
     /// A host's robots.txt fetch ended.
     Robots {
         /// The host.
-        host: HostId,
+        host: OriginId,
         /// How it ended.
         fetch: RobotsFetch,
-        lease: Lease,
+        kept: KeptConnection,
     },
-    /// A host's sitemap fetch ended (crate::sitemap: a side request, not a page).
+    /// A host's sitemap fetch ended (crawlrank_fetch::sitemap: a side request, not a page).
     Sitemap {
         /// The host.
-        host: HostId,
+        host: OriginId,
         /// How it ended.
         fetch: Box<SitemapFetch>,
-        lease: Lease,
+        kept: KeptConnection,
     },
 }
 
@@ -116,12 +116,12 @@ fn page_panicked(ticket: PageTicket) -> Done {
     Done::Page {
         ticket,
         fetch: Box::new(PageFetch {
-            outcome: Some(crate::page::Outcome::FetchError),
+            outcome: Some(crawlrank_fetch::page::Outcome::FetchError),
             retryable: false,
-            failure: Some(crate::page::TransportFailure::Other),
+            failure: Some(crawlrank_fetch::page::TransportFailure::Other),
             ..PageFetch::default()
         }),
-        lease: Lease(None),
+        kept: KeptConnection(None),
     }
 }
 
@@ -269,14 +269,14 @@ impl InFlight {
             Done::Page {
                 ticket,
                 fetch: Box::new(fetch),
-                lease: Lease(conn),
+                kept: KeptConnection(conn),
             }
         });
     }
 
     /// Starts fetching `origin/robots.txt` for `host`, its redirects followed `delay` apart
     /// (the host's politeness delay), within the fetch timeout plus those delays.
-    pub fn fetch_robots(&mut self, host: HostId, origin: String, delay: Duration) {
+    pub fn fetch_robots(&mut self, host: OriginId, origin: String, delay: Duration) {
         let mut conn = self.conns.checkout(host);
         let (connector, cfg) = (self.connector.clone(), self.cfg.clone());
         let timeout = cfg.timeout + delay * fetch::ROBOTS_MAX_REDIRECTS;
@@ -287,7 +287,7 @@ impl InFlight {
                 timed_out: false,
                 ..RobotsFetch::timed_out()
             },
-            lease: Lease(None),
+            kept: KeptConnection(None),
         };
         self.spawn(failed, async move {
             let fetch = fetch::fetch_robots(&connector, &mut conn, &cfg, &origin, delay);
@@ -305,23 +305,23 @@ impl InFlight {
             Done::Robots {
                 host,
                 fetch,
-                lease: Lease(conn),
+                kept: KeptConnection(conn),
             }
         });
     }
 
     /// Starts fetching `url`, a sitemap of `host`, within the fetch timeout.
-    pub fn fetch_sitemap(&mut self, host: HostId, url: String) {
+    pub fn fetch_sitemap(&mut self, host: OriginId, url: String) {
         let mut conn = self.conns.checkout(host);
         let (connector, cfg) = (self.connector.clone(), self.cfg.clone());
         // A panicked sitemap fetch reads as a failed one, not retried.
         let failed = Done::Sitemap {
             host,
             fetch: Box::new(SitemapFetch {
-                failure: Some(crate::page::TransportFailure::Other),
+                failure: Some(crawlrank_fetch::page::TransportFailure::Other),
                 ..SitemapFetch::default()
             }),
-            lease: Lease(None),
+            kept: KeptConnection(None),
         };
         self.spawn(failed, async move {
             let fetch = fetch::fetch_sitemap(&connector, &mut conn, &cfg, &url);
@@ -335,7 +335,7 @@ impl InFlight {
             Done::Sitemap {
                 host,
                 fetch: Box::new(fetch),
-                lease: Lease(conn),
+                kept: KeptConnection(conn),
             }
         });
     }
@@ -345,13 +345,13 @@ impl InFlight {
     /// closes the connections whose time is up.
     pub fn checkin(
         &mut self,
-        host: HostId,
-        lease: Lease,
+        host: OriginId,
+        kept: KeptConnection,
         until: Instant,
         wanted: bool,
         now: Instant,
     ) {
-        self.conns.checkin(host, lease.0, until, wanted, now);
+        self.conns.checkin(host, kept.0, until, wanted, now);
         self.conns.expire(now);
     }
 
@@ -425,15 +425,18 @@ mod tests {
         let Done::Page {
             ticket: t,
             fetch,
-            lease,
+            kept,
         } = done
         else {
             panic!("not a page's result");
         };
         assert_eq!(t, ticket);
-        assert_eq!(fetch.outcome, Some(crate::page::Outcome::FetchError));
+        assert_eq!(
+            fetch.outcome,
+            Some(crawlrank_fetch::page::Outcome::FetchError)
+        );
         assert!(!fetch.retryable);
-        assert!(lease.0.is_none());
+        assert!(kept.0.is_none());
         assert!(
             in_flight.is_empty() && in_flight.has_room(),
             "the slot is free again"

@@ -26,7 +26,7 @@
 //!
 //! Time is passed in (`now`), never read here, so the unit tests drive a virtual clock.
 
-use crate::urls::HostId;
+use crate::urls::OriginId;
 use crawlrank_frontier::PageId;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::{Duration, Instant};
@@ -66,17 +66,17 @@ enum Listed {
 pub struct Scheduler {
     /// The delay of a host until [`set_delay`](Self::set_delay) gives it its own.
     default_delay: Duration,
-    hosts: HashMap<HostId, Host>,
+    hosts: HashMap<OriginId, Host>,
     /// Idle hosts whose first eligible page may be fetched now, by that page's sequence.
-    ready: BTreeSet<(u64, HostId)>,
+    ready: BTreeSet<(u64, OriginId)>,
     /// Idle hosts with pages that become fetchable at a later time.
-    timers: BTreeSet<(Instant, HostId)>,
+    timers: BTreeSet<(Instant, OriginId)>,
     /// Idle hosts with nothing queued, by when their entry is dropped.
-    retiring: BTreeSet<(Instant, HostId)>,
+    retiring: BTreeSet<(Instant, OriginId)>,
     /// The delays of dropped hosts that had one of their own.
-    own_delays: HashMap<HostId, Duration>,
+    own_delays: HashMap<OriginId, Duration>,
     /// Hosts dropped since the last [`take_retired`](Scheduler::take_retired).
-    retired: Vec<HostId>,
+    retired: Vec<OriginId>,
     waiting: usize,
 }
 
@@ -90,7 +90,7 @@ impl Scheduler {
         }
     }
 
-    fn host(&mut self, host: HostId) -> &mut Host {
+    fn host(&mut self, host: OriginId) -> &mut Host {
         let (default, own) = (self.default_delay, &mut self.own_delays);
         self.hosts.entry(host).or_insert_with(|| Host {
             delay: own.remove(&host).unwrap_or(default),
@@ -100,7 +100,7 @@ impl Scheduler {
 
     /// The hosts forgotten since the last call (idle, their delay passed), so that their other
     /// state can be let go too (the engine's robots.txt rules).
-    pub fn take_retired(&mut self) -> Vec<HostId> {
+    pub fn take_retired(&mut self) -> Vec<OriginId> {
         std::mem::take(&mut self.retired)
     }
 
@@ -116,7 +116,7 @@ impl Scheduler {
     }
 
     /// The delay between two requests to `host`.
-    pub fn delay(&self, host: HostId) -> Duration {
+    pub fn delay(&self, host: OriginId) -> Duration {
         match self.hosts.get(&host) {
             Some(h) => h.delay,
             None => self
@@ -128,31 +128,31 @@ impl Scheduler {
     }
 
     /// Whether pages of `host` wait in its queue.
-    pub fn has_waiting(&self, host: HostId) -> bool {
+    pub fn has_waiting(&self, host: OriginId) -> bool {
         self.hosts.get(&host).is_some_and(|h| !h.queue.is_empty())
     }
 
     /// Sets the delay between two requests to `host` (from the next request on), at `now`.
-    pub fn set_delay(&mut self, host: HostId, delay: Duration, now: Instant) {
+    pub fn set_delay(&mut self, host: OriginId, delay: Duration, now: Instant) {
         self.host(host).delay = delay;
         self.relist(host, now);
     }
 
     /// Queues a page popped with sequence number `seq`.
-    pub fn push(&mut self, host: HostId, seq: u64, w: Waiting, now: Instant) {
+    pub fn push(&mut self, host: OriginId, seq: u64, w: Waiting, now: Instant) {
         self.host(host).queue.insert(seq, w);
         self.waiting += 1;
         self.relist(host, now);
     }
 
     /// Marks `host` busy (a request, page or robots.txt, is in flight).
-    pub fn start(&mut self, host: HostId, now: Instant) {
+    pub fn start(&mut self, host: OriginId, now: Instant) {
         self.host(host).busy = true;
         self.relist(host, now);
     }
 
     /// The request to `host` ended at `now`: the next may start after the host's delay.
-    pub fn finish(&mut self, host: HostId, now: Instant) {
+    pub fn finish(&mut self, host: OriginId, now: Instant) {
         let h = self.host(host);
         h.busy = false;
         h.next_ready = Some(now + h.delay);
@@ -160,7 +160,7 @@ impl Scheduler {
     }
 
     /// Keeps `host` from starting a request before `until` (robots.txt retry backoff).
-    pub fn hold(&mut self, host: HostId, until: Instant, now: Instant) {
+    pub fn hold(&mut self, host: OriginId, until: Instant, now: Instant) {
         let h = self.host(host);
         h.next_ready = Some(h.next_ready.map_or(until, |t| t.max(until)));
         self.relist(host, now);
@@ -208,7 +208,7 @@ impl Scheduler {
 
     /// The earliest-popped page among hosts that may be fetched now, removed from its queue
     /// (the host is not marked busy: the caller does, or decides not to fetch).
-    pub fn next_ready(&mut self, now: Instant) -> Option<(HostId, u64, Waiting)> {
+    pub fn next_ready(&mut self, now: Instant) -> Option<(OriginId, u64, Waiting)> {
         self.advance(now);
         // A listing made earlier may be stale: a retry may have come due since. Relist the
         // first host at `now` until the first entry is stable.
@@ -227,7 +227,7 @@ impl Scheduler {
     }
 
     /// Recomputes where `host` is listed.
-    fn relist(&mut self, host: HostId, now: Instant) {
+    fn relist(&mut self, host: OriginId, now: Instant) {
         let Some(h) = self.hosts.get_mut(&host) else {
             return;
         };

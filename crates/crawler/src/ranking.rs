@@ -10,8 +10,8 @@
 //! two columns. What fetched pages said about themselves — `noindex`, a canonical URL — goes
 //! to a companion file next to it ([`page_marks_path`]) rather than into extra columns.
 
-use crate::page::PageMeta;
 use anyhow::{Context, Result};
+use crawlrank_fetch::page::PageMeta;
 use crawlrank_frontier::PageId;
 use std::collections::BTreeMap;
 use std::io::Write;

@@ -67,7 +67,7 @@ pub fn replay(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::page::Outcome;
+    use crawlrank_fetch::page::Outcome;
     use crawlrank_frontier::{PolicyConfig, PolicyKind};
 
     /// A log as the store yields it.

@@ -2,7 +2,7 @@
 //! `crawlrank status`. Kept by the engine thread alone (no atomics) and saved with every
 //! commit, so they survive restarts and add up across runs.
 
-use crate::page::{Outcome, TransportFailure};
+use crawlrank_fetch::page::{Outcome, TransportFailure};
 use std::fmt;
 
 macro_rules! stats {

@@ -23,7 +23,7 @@
 //! - `seen`: the URL → id index, keyed by [`SeenKey`] (crate::seen), so that the crawl need
 //!   not hold it in memory;
 //! - `impacts` and `hosts`: a search log's impacts, and the hosts paused by refusals;
-//! - `sitemaps`: the sitemap files queued (crate::sitemap) and whether each was fetched, so
+//! - `sitemaps`: the sitemap files queued (crawlrank_fetch::sitemap) and whether each was fetched, so
 //!   that a resumed crawl fetches only the others. Their entries are in the log as seed
 //!   events, committed with the row that marks their sitemap fetched.
 //!
@@ -37,14 +37,14 @@
 //! whole. A state written by another format version is refused with a clear error and left
 //! untouched.
 
-use crate::backoff::HostPause;
-use crate::page::PageMeta;
+use crawlrank_fetch::backoff::HostPause;
+use crawlrank_fetch::page::PageMeta;
 // The log's `Crawled` events carry an outcome: named here too, where readers of the log
 // (the replay's tests among them) look for it.
-use crate::page::Outcome;
-use crate::robots::{RobotsAnswer, StoredRobots};
+use crawlrank_fetch::page::Outcome;
+use crawlrank_fetch::robots::{RobotsAnswer, StoredRobots};
 use crate::seen::{SeenDisk, SeenKey};
-use crate::warc::WarcPosition;
+use crawlrank_fetch::warc::WarcPosition;
 use anyhow::{bail, ensure, Context, Result};
 use crawlrank_frontier::{PageId, PolicySpec};
 use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
@@ -58,15 +58,15 @@ const ROBOTS: TableDefinition<&str, &[u8]> = TableDefinition::new("robots");
 /// The search log's impact of the discovered pages that have one (`rw`, `rw-eg`, `learned`):
 /// page id → impact. Absent in states of other crawls and of older builds.
 const IMPACTS: TableDefinition<u32, f64> = TableDefinition::new("impacts");
-/// Hosts paused by refusals (crate::backoff): origin → [`HostPause::encode`]. A row is
+/// Hosts paused by refusals (crawlrank_fetch::backoff): origin → [`HostPause::encode`]. A row is
 /// deleted when its host's back-off is gone. Absent in states of older builds.
 const HOSTS: TableDefinition<&str, &[u8]> = TableDefinition::new("hosts");
 /// The seen-set (crate::seen): [`SeenKey::to_u128`] → page id, one row per row of `urls`,
 /// written in the same transaction. Older builds did not write it, so a crawl that finds it
 /// missing or short rebuilds it from `urls` ([`Store::ensure_seen_index`]).
 const SEEN: TableDefinition<u128, u32> = TableDefinition::new("seen");
-/// The sitemap files the crawl queued (crate::sitemap), in the order they became known:
-/// row number → a state byte ([`crate::sitemap::PENDING`] or [`crate::sitemap::DONE`]), then
+/// The sitemap files the crawl queued (crawlrank_fetch::sitemap), in the order they became known:
+/// row number → a state byte ([`crawlrank_fetch::sitemap::PENDING`] or [`crawlrank_fetch::sitemap::DONE`]), then
 /// the URL. Absent in states of older builds, whose sitemaps were pages of the crawl.
 const SITEMAPS: TableDefinition<u64, &[u8]> = TableDefinition::new("sitemaps");
 
@@ -201,61 +201,57 @@ impl Event {
     }
 }
 
-/// The `pages` table's records.
-impl PageMeta {
-    /// A flags byte (bit 0: noindex, bit 1: canonical present), then the canonical URL.
-    fn encode(&self) -> Vec<u8> {
-        let flags = u8::from(self.noindex) | u8::from(self.canonical.is_some()) << 1;
-        let mut out = vec![flags];
-        out.extend_from_slice(self.canonical.as_deref().unwrap_or("").as_bytes());
-        out
-    }
-
-    fn decode(b: &[u8]) -> Result<Self> {
-        let (&flags, rest) = b.split_first().context("empty page record")?;
-        ensure!(flags < 4, "unknown page flags {flags}");
-        let canonical = if flags & 2 != 0 {
-            Some(
-                std::str::from_utf8(rest)
-                    .context("canonical URL is not UTF-8")?
-                    .to_string(),
-            )
-        } else {
-            ensure!(rest.is_empty(), "trailing bytes in page record");
-            None
-        };
-        Ok(Self {
-            noindex: flags & 1 != 0,
-            canonical,
-        })
-    }
+/// The `pages` table's records: a flags byte (bit 0: noindex, bit 1: canonical present),
+/// then the canonical URL.
+fn encode_page_meta(m: &PageMeta) -> Vec<u8> {
+    let flags = u8::from(m.noindex) | u8::from(m.canonical.is_some()) << 1;
+    let mut out = vec![flags];
+    out.extend_from_slice(m.canonical.as_deref().unwrap_or("").as_bytes());
+    out
 }
 
-/// The `robots` table's records.
-impl StoredRobots {
-    /// Fetch time (8 bytes, little endian), a kind byte (0: no file, 1: a body), the body.
-    fn encode(&self) -> Vec<u8> {
-        let mut out = self.fetched_at.to_le_bytes().to_vec();
-        match &self.answer {
-            RobotsAnswer::Unavailable => out.push(0),
-            RobotsAnswer::Body(b) => {
-                out.push(1);
-                out.extend_from_slice(b);
-            }
-        }
-        out
-    }
+fn decode_page_meta(b: &[u8]) -> Result<PageMeta> {
+    let (&flags, rest) = b.split_first().context("empty page record")?;
+    ensure!(flags < 4, "unknown page flags {flags}");
+    let canonical = if flags & 2 != 0 {
+        Some(
+            std::str::from_utf8(rest)
+                .context("canonical URL is not UTF-8")?
+                .to_string(),
+        )
+    } else {
+        ensure!(rest.is_empty(), "trailing bytes in page record");
+        None
+    };
+    Ok(PageMeta {
+        noindex: flags & 1 != 0,
+        canonical,
+    })
+}
 
-    fn decode(b: &[u8]) -> Result<Self> {
-        ensure!(b.len() >= 9, "truncated robots.txt record");
-        let fetched_at = u64::from_le_bytes(b[0..8].try_into()?);
-        let answer = match b[8] {
-            0 if b.len() == 9 => RobotsAnswer::Unavailable,
-            1 => RobotsAnswer::Body(b[9..].to_vec()),
-            k => bail!("bad robots.txt record kind {k}"),
-        };
-        Ok(Self { fetched_at, answer })
+/// The `robots` table's records: fetch time (8 bytes, little endian), a kind byte (0: no
+/// file, 1: a body), the body.
+fn encode_robots(r: &StoredRobots) -> Vec<u8> {
+    let mut out = r.fetched_at.to_le_bytes().to_vec();
+    match &r.answer {
+        RobotsAnswer::Unavailable => out.push(0),
+        RobotsAnswer::Body(b) => {
+            out.push(1);
+            out.extend_from_slice(b);
+        }
     }
+    out
+}
+
+fn decode_robots(b: &[u8]) -> Result<StoredRobots> {
+    ensure!(b.len() >= 9, "truncated robots.txt record");
+    let fetched_at = u64::from_le_bytes(b[0..8].try_into()?);
+    let answer = match b[8] {
+        0 if b.len() == 9 => RobotsAnswer::Unavailable,
+        1 => RobotsAnswer::Body(b[9..].to_vec()),
+        k => bail!("bad robots.txt record kind {k}"),
+    };
+    Ok(StoredRobots { fetched_at, answer })
 }
 
 /// Everything read back from a state directory at open, except the event log, which grows
@@ -304,7 +300,7 @@ pub struct StepWrites {
     pub impacts: Vec<(PageId, f64)>,
     /// Hosts whose pause changed, by origin (`None`: it has none any more).
     pub hosts: Vec<(String, Option<HostPause>)>,
-    /// Sitemap files queued or fetched in this step: row, state, URL (crate::sitemap).
+    /// Sitemap files queued or fetched in this step: row, state, URL (crawlrank_fetch::sitemap).
     pub sitemaps: Vec<(u64, u8, String)>,
 }
 
@@ -436,7 +432,7 @@ impl Iterator for Marks {
         let row = self.rows.as_mut()?.next()?;
         let res = row.map_err(anyhow::Error::from).and_then(|(k, v)| {
             let id = k.value();
-            let meta = PageMeta::decode(v.value()).with_context(|| format!("page record {id}"))?;
+            let meta = decode_page_meta(v.value()).with_context(|| format!("page record {id}"))?;
             Ok((id, meta))
         });
         if res.is_err() {
@@ -538,7 +534,7 @@ impl Store {
                 Err(e) => return Err(e.into()),
             };
             let value = table.get(origin)?;
-            Ok(value.and_then(|v| StoredRobots::decode(v.value()).ok()))
+            Ok(value.and_then(|v| decode_robots(v.value()).ok()))
         };
         read().with_context(|| unreadable(&self.path))
     }
@@ -673,13 +669,13 @@ impl Store {
         })
     }
 
-    /// The sitemap files queued (crate::sitemap), in the order they became known: row, state,
+    /// The sitemap files queued (crawlrank_fetch::sitemap), in the order they became known: row, state,
     /// URL. A row this build cannot read is an error (it would lose a sitemap's entries or
     /// fetch one again without a word).
     pub fn sitemaps(&self) -> Result<Vec<(u64, u8, String)>> {
         let rows = self.all_rows(SITEMAPS, |seq, b: &[u8]| {
             let url = b.get(1..).and_then(|u| std::str::from_utf8(u).ok());
-            let state = b.first().copied().filter(|&s| s <= crate::sitemap::DONE);
+            let state = b.first().copied().filter(|&s| s <= crawlrank_fetch::sitemap::DONE);
             Some(match (state, url) {
                 (Some(st), Some(u)) => Ok((seq, st, u.to_string())),
                 _ => Err(seq),
@@ -805,7 +801,7 @@ impl Store {
     }
 
     /// The host names and IP literals the user named in seeds, over all runs (their
-    /// addresses are connected to whatever they are, see crate::addresses); `None` for a
+    /// addresses are connected to whatever they are, see crawlrank_fetch::addresses); `None` for a
     /// state written before they were kept (a `meta` key added without a new format: an
     /// older build ignores it).
     pub fn seed_hosts(&self) -> Result<Option<Vec<String>>> {
@@ -863,7 +859,7 @@ impl Store {
                 if !writes.pages.is_empty() {
                     let mut pages = txn.open_table(PAGES)?;
                     for (id, m) in &writes.pages {
-                        pages.insert(*id, m.encode().as_slice())?;
+                        pages.insert(*id, encode_page_meta(m).as_slice())?;
                     }
                 }
                 if !writes.impacts.is_empty() {
@@ -875,7 +871,7 @@ impl Store {
                 if !writes.robots.is_empty() {
                     let mut robots = txn.open_table(ROBOTS)?;
                     for (origin, r) in &writes.robots {
-                        robots.insert(origin.as_str(), r.encode().as_slice())?;
+                        robots.insert(origin.as_str(), encode_robots(r).as_slice())?;
                     }
                 }
                 if !writes.hosts.is_empty() {
@@ -936,7 +932,7 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
-    use crate::backoff::HostPause;
+    use crawlrank_fetch::backoff::HostPause;
 
     fn pause(secs: u64) -> HostPause {
         HostPause {
@@ -983,11 +979,11 @@ mod tests {
                 canonical: Some(String::new()),
             },
         ] {
-            assert_eq!(PageMeta::decode(&m.encode()).unwrap(), m);
+            assert_eq!(decode_page_meta(&encode_page_meta(&m)).unwrap(), m);
         }
-        assert!(PageMeta::decode(&[]).is_err());
-        assert!(PageMeta::decode(&[8]).is_err());
-        assert!(PageMeta::decode(&[1, b'x']).is_err());
+        assert!(decode_page_meta(&[]).is_err());
+        assert!(decode_page_meta(&[8]).is_err());
+        assert!(decode_page_meta(&[1, b'x']).is_err());
         for r in [
             StoredRobots {
                 fetched_at: u64::MAX,
@@ -998,10 +994,10 @@ mod tests {
                 answer: RobotsAnswer::Unavailable,
             },
         ] {
-            assert_eq!(StoredRobots::decode(&r.encode()).unwrap(), r);
+            assert_eq!(decode_robots(&encode_robots(&r)).unwrap(), r);
         }
-        assert!(StoredRobots::decode(&[0; 8]).is_err());
-        assert!(StoredRobots::decode(&[0; 10]).is_err());
+        assert!(decode_robots(&[0; 8]).is_err());
+        assert!(decode_robots(&[0; 10]).is_err());
     }
 
     /// URLs are streamed in id order and looked up one by one; neither keeps them all.
@@ -1118,12 +1114,12 @@ mod tests {
         let rows = vec![
             (
                 0,
-                crate::sitemap::PENDING,
+                crawlrank_fetch::sitemap::PENDING,
                 "http://a.test/sitemap.xml".to_string(),
             ),
             (
                 1,
-                crate::sitemap::PENDING,
+                crawlrank_fetch::sitemap::PENDING,
                 "http://a.test/s.xml".to_string(),
             ),
         ];
@@ -1133,11 +1129,11 @@ mod tests {
         })
         .unwrap();
         s.commit(&StepWrites {
-            sitemaps: vec![(0, crate::sitemap::DONE, rows[0].2.clone())],
+            sitemaps: vec![(0, crawlrank_fetch::sitemap::DONE, rows[0].2.clone())],
             ..StepWrites::default()
         })
         .unwrap();
-        let (done, pending) = (crate::sitemap::DONE, crate::sitemap::PENDING);
+        let (done, pending) = (crawlrank_fetch::sitemap::DONE, crawlrank_fetch::sitemap::PENDING);
         assert_eq!(
             s.sitemaps().unwrap(),
             [

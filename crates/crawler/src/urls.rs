@@ -1,5 +1,5 @@
 //! The crawl's URL table: every discovered URL gets a dense page id (the frontier's
-//! [`PageId`], in discovery order) and a host id ([`HostId`], one per origin), and new URLs
+//! [`PageId`], in discovery order) and a host id ([`OriginId`], one per origin), and new URLs
 //! are counted against the crawl's bounds ([`UrlLimits`], [`UrlTable::intern`]): URLs per
 //! host, hosts and URLs per registrable domain, and page ids in all.
 //!
@@ -26,17 +26,17 @@
 //! The price of hashing URLs (see [`crate::seen`]): two different URLs with the same 128-bit
 //! key are taken for one, and the second is never fetched (docs/crawler.md, Resources).
 
-use crate::links;
+use crawlrank_fetch::links;
 use crate::seen::{SeenCounts, SeenDisk, SeenKey, SeenSet};
 use anyhow::{Context, Result};
 use crawlrank_frontier::PageId;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// A host's id: one per origin (scheme, host and port, see [`links::host_key`]), dense, in
-/// the order hosts were discovered. The politeness and robots.txt state are kept per host.
-/// Every host has at least one URL, so host ids are bounded by page ids.
-pub type HostId = u32;
+/// An origin's id (scheme, host and port, see [`links::origin_key`]): dense, in the order
+/// origins were discovered; the politeness and robots.txt state are kept per origin. Every
+/// origin has at least one URL, so origin ids are bounded by page ids.
+pub use crawlrank_fetch::OriginId;
 
 /// The most page ids a crawl can give out: ids are `u32`, and `PageId::MAX` is the frontier's
 /// mark of a page not seen (`crawlrank_frontier::PageTable`), so ids run from 0 to
@@ -131,10 +131,10 @@ pub fn fingerprint(url: &str) -> u64 {
 /// yet in the store. `D` reads the seen-set's table in the store ([`crate::store::SeenReader`]).
 pub struct UrlTable<D> {
     seen: SeenSet<D>,
-    page_host: Vec<HostId>,
+    page_host: Vec<OriginId>,
     /// By host id.
     origins: Vec<Arc<str>>,
-    host_index: HashMap<Arc<str>, HostId>,
+    host_index: HashMap<Arc<str>, OriginId>,
     /// URLs per host, by host id.
     host_urls: Vec<u64>,
     /// Each host's registrable domain, by host id.
@@ -188,7 +188,7 @@ impl<D: SeenDisk> UrlTable<D> {
     /// store has it: it is not kept as unsaved). An error is a state with more URLs than ids
     /// can number (none written by this table).
     pub fn load(&mut self, url: &str) -> Result<()> {
-        let origin = links::host_key(url).unwrap_or_default();
+        let origin = links::origin_key(url).unwrap_or_default();
         let id = self.add(&origin, None)?;
         self.seen.insert_stored(SeenKey::new(url, &origin));
         self.unsaved.first = id + 1;
@@ -199,7 +199,7 @@ impl<D: SeenDisk> UrlTable<D> {
     /// (seeds) the per-host and per-domain caps do not apply; the number of ids does.
     /// An error is the store's, failing to read the seen-set.
     pub fn intern(&mut self, url: &str, force: bool) -> Result<Interned> {
-        let origin = links::host_key(url).unwrap_or_default();
+        let origin = links::origin_key(url).unwrap_or_default();
         let key = SeenKey::new(url, &origin);
         if let Some(id) = self.seen.find(key)? {
             return Ok(Interned::Known(id));
@@ -247,7 +247,7 @@ impl<D: SeenDisk> UrlTable<D> {
     }
 
     /// The id of the host whose origin (`scheme://host:port`) is `origin`, if it has one.
-    pub fn host_id(&self, origin: &str) -> Option<HostId> {
+    pub fn origin_id(&self, origin: &str) -> Option<OriginId> {
         self.host_index.get(origin).copied()
     }
 
@@ -264,7 +264,7 @@ impl<D: SeenDisk> UrlTable<D> {
             Some(&h) => h,
             None => {
                 // Hosts never outnumber pages: this host's first page is `id`.
-                let h = self.origins.len() as HostId;
+                let h = self.origins.len() as OriginId;
                 let domain = domain.unwrap_or_else(|| domain_of(origin));
                 let d = match self.domain_index.get(domain.as_str()) {
                     Some(&d) => d,
@@ -318,17 +318,18 @@ impl<D: SeenDisk> UrlTable<D> {
     }
 
     /// Bytes of memory the seen-set holds, about.
+    #[cfg(feature = "internals")]
     pub fn seen_memory_bytes(&self) -> usize {
         self.seen.memory_bytes()
     }
 
     /// The host of page `id`.
-    pub fn host_of(&self, id: PageId) -> Option<HostId> {
+    pub fn origin_of(&self, id: PageId) -> Option<OriginId> {
         self.page_host.get(id as usize).copied()
     }
 
     /// The origin of `host` (`http://a.test:8080`), where its robots.txt lives.
-    pub fn origin(&self, host: HostId) -> &str {
+    pub fn origin(&self, host: OriginId) -> &str {
         &self.origins[host as usize]
     }
 
@@ -338,6 +339,7 @@ impl<D: SeenDisk> UrlTable<D> {
     }
 
     /// Whether no URL was discovered.
+    #[cfg(feature = "internals")]
     pub fn is_empty(&self) -> bool {
         self.page_host.is_empty()
     }
@@ -348,6 +350,7 @@ impl<D: SeenDisk> UrlTable<D> {
     }
 
     /// Registrable domains discovered.
+    #[cfg(any(test, feature = "internals"))]
     pub fn domains(&self) -> usize {
         self.domains.len()
     }
@@ -403,9 +406,9 @@ mod tests {
             t.intern("http://b.test:81/", false).unwrap(),
             Interned::New(3)
         );
-        assert_eq!(t.host_of(3), Some(1));
+        assert_eq!(t.origin_of(3), Some(1));
         assert_eq!(t.origin(1), "http://b.test:81");
-        assert_eq!(t.host_of(4), None);
+        assert_eq!(t.origin_of(4), None);
         assert_eq!((t.len(), t.hosts()), (4, 2));
     }
 

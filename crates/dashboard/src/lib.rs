@@ -10,8 +10,9 @@
 //! | [`server`] | axum routes (`/`, `/api/status`, `/metrics`) on a small runtime of its own; [`serve`] binds first, so a port in use is an error before a crawl starts |
 //! | `page.html` | the page: inline CSS and JS that poll `/api/status` every second and redraw (numbers, an SVG chart of pages/s, tables); no external request |
 //!
-//! How a crawl feeds it: the crawl's progress callback (about 4×/s) calls
-//! [`DashboardState::record_progress`], which copies a few numbers under the lock and keeps
+//! How a crawl feeds it: the crawl's progress callback (about 4×/s) copies the crawl's numbers
+//! into a [`CrawlNumbers`] and calls [`DashboardState::record`], which copies them under the
+//! lock and keeps
 //! a sample at most every 500 ms; the top of the frontier and the ranking so far are computed
 //! by the crawl at most once a second, and only when asked for
 //! (`CrawlConfig::report_top`). The server's handlers only read, so the crawl never waits for
@@ -34,7 +35,7 @@ pub mod server;
 pub mod state;
 
 pub use server::{router, serve, Access, DashboardHandle};
-pub use state::{DashboardState, Sample, ScoredUrl, StatusDoc};
+pub use state::{Counter, CrawlNumbers, DashboardState, Sample, ScoredUrl, StatusDoc};
 
 /// The first `n` lines of a ranking file (`score<TAB>url`, best first, as the crawl's
 /// ranking snapshot `ranking.tsv`); lines that are not `score<TAB>url` are skipped.

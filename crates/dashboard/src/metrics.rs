@@ -2,14 +2,13 @@
 //! Prometheus and Grafana (as StormCrawler and URLFrontier users watch their crawls).
 //!
 //! Written by hand rather than through a metrics library: the numbers already live in
-//! [`DashboardState`](crate::DashboardState) (the crawl's own [`Stats`] and its latest
+//! [`DashboardState`](crate::DashboardState) (the crawl's own counters and its latest
 //! progress), so the endpoint only has to print them, and the format is a few lines of
-//! `# HELP`, `# TYPE` and `name value`. Every [`Stats`] counter becomes one counter
+//! `# HELP`, `# TYPE` and `name value`. Every [`Counter`] of the crawl becomes one counter
 //! `crawlrank_<field>_total` (help: its doc line) — the counters the crawl's summary prints —
 //! and the progress numbers become gauges.
 
-use crate::state::Sample;
-use crawlrank_crawler::Stats;
+use crate::state::{Counter, Sample};
 use std::fmt::Write;
 
 /// The `Content-Type` of the text exposition format.
@@ -39,8 +38,8 @@ fn float(v: f64) -> String {
     }
 }
 
-/// The exposition of the latest sample `s`, the counters `stats` and whether the crawl runs.
-pub fn render(s: &Sample, stats: &Stats, running: bool) -> String {
+/// The exposition of the latest sample `s`, the crawl's `counters` and whether the crawl runs.
+pub fn render(s: &Sample, counters: &[Counter], running: bool) -> String {
     let mut out = String::with_capacity(4096);
     family(
         &mut out,
@@ -56,14 +55,13 @@ pub fn render(s: &Sample, stats: &Stats, running: bool) -> String {
         "Pages that ended in an HTTP error, a fetch error or an over-size body (the progress line's errors).",
         s.errors,
     );
-    let helps = Stats::descriptions();
-    for ((name, value), (_, help)) in stats.fields().into_iter().zip(helps) {
+    for c in counters {
         family(
             &mut out,
-            &format!("crawlrank_{name}_total"),
+            &format!("crawlrank_{}_total", c.name),
             "counter",
-            help,
-            value,
+            c.help,
+            c.value,
         );
     }
     let gauges: [(&str, &str, f64); 9] = [
@@ -124,14 +122,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sitemap_requests_are_counters_of_their_own_with_help() {
-        let stats = Stats {
-            sitemaps_fetched: 3,
-            sitemaps_not_found: 1,
-            sitemap_links: 16,
-            ..Stats::default()
-        };
-        let text = render(&Sample::default(), &stats, true);
+    fn counters_are_metrics_of_their_own_with_help() {
+        let counters = crate::CrawlNumbers::counters_from(
+            vec![
+                ("sitemaps_fetched", 3),
+                ("sitemaps_not_found", 1),
+                ("sitemap_links", 16),
+            ],
+            &[(
+                "sitemaps_fetched",
+                "Sitemap requests sent (robots.txt's Sitemap: lines, /sitemap.xml, index entries).",
+            )],
+        );
+        let text = render(&Sample::default(), &counters, true);
         assert!(
             text.contains("# HELP crawlrank_sitemaps_fetched_total Sitemap requests sent"),
             "{text}"

@@ -105,10 +105,10 @@ async fn api_status(State(state): State<DashboardState>) -> impl IntoResponse {
 }
 
 async fn metrics(State(state): State<DashboardState>) -> impl IntoResponse {
-    let (sample, stats, running) = state.latest();
+    let (sample, counters, running) = state.latest();
     (
         [(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)],
-        crate::metrics::render(&sample, &stats, running),
+        crate::metrics::render(&sample, &counters, running),
     )
 }
 

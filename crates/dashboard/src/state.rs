@@ -6,8 +6,12 @@
 //! from its progress callback — O(1) work under the lock, the time series bounded — and the
 //! server's handlers only read. [`DashboardState::status`] is the JSON document of
 //! `GET /api/status`; `crate::metrics` renders the same numbers for Prometheus.
+//!
+//! Why its own view of a crawl ([`CrawlNumbers`]) rather than the crawler's types: the
+//! dashboard shows numbers, whoever counts them; the front end that runs the crawl (the
+//! `crawlrank` command) copies its progress, or a stopped crawl's status, into it, so the
+//! dashboard does not depend on the crawler.
 
-use crawlrank_crawler::{Progress, Stats, Status};
 use serde::Serialize;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -23,7 +27,7 @@ pub const SAMPLE_EVERY: Duration = Duration::from_millis(500);
 /// evenly (the page draws a line, not every sample).
 pub const MAX_SERIES_POINTS: usize = 600;
 
-/// The counters shown as errors, by kind (all are [`Stats`] fields).
+/// The counters shown as errors, by kind (names of the crawl's counters, [`Counter::name`]).
 pub const ERROR_KINDS: [&str; 14] = [
     "http_errors",
     "fetch_errors",
@@ -77,13 +81,72 @@ pub struct ScoredUrl {
     pub score: f64,
 }
 
-/// A named counter.
+/// A named counter of the crawl.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Counter {
-    /// Its [`Stats`] field name.
+    /// Its name (the crawler's counter, e.g. `http_errors`): `crawlrank_<name>_total` in
+    /// `/metrics`.
     pub name: &'static str,
     /// Its value.
     pub value: u64,
+    /// What it counts, one line (the metric's `# HELP`; not in `/api/status`).
+    #[serde(skip)]
+    pub help: &'static str,
+}
+
+/// What a crawl reports, as the dashboard shows it: a running crawl's progress (about 4×/s),
+/// or a stopped crawl's status read from its state (then the rates, waiting pages and
+/// requests in flight are 0).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CrawlNumbers {
+    /// Pages finished over all runs.
+    pub pages_total: u64,
+    /// Pages per second in this run (its mean so far).
+    pub pages_per_sec: f64,
+    /// Pages in the frontier: discovered, not yet popped.
+    pub frontier: u64,
+    /// Popped pages waiting for their host (politeness).
+    pub waiting: u64,
+    /// Requests in flight.
+    pub in_flight: u64,
+    /// Hosts discovered (distinct scheme, host and port).
+    pub hosts: u64,
+    /// Hosts with pages queued, a request in flight or a delay running.
+    pub hosts_active: u64,
+    /// URLs discovered over all runs.
+    pub discovered: u64,
+    /// Pages that ended in an error (HTTP, fetch, over-size), over all runs.
+    pub errors: u64,
+    /// Every counter of the crawl, in the crawl's order.
+    pub counters: Vec<Counter>,
+    /// The best-scored URLs still in the frontier, best first; empty when not computed this
+    /// time (the last ones shown are kept).
+    pub frontier_top: Vec<ScoredUrl>,
+    /// The ranking so far: the best-scored crawled URLs, best first; empty as
+    /// [`frontier_top`](Self::frontier_top).
+    pub ranking_top: Vec<ScoredUrl>,
+}
+
+impl CrawlNumbers {
+    /// The counters from the crawl's `(name, value)` pairs and `(name, help)` lines (the
+    /// crawler's `Stats::fields` and `Stats::descriptions`), matched by name; a counter
+    /// without a line gets an empty help.
+    pub fn counters_from(
+        values: Vec<(&'static str, u64)>,
+        helps: &[(&'static str, &'static str)],
+    ) -> Vec<Counter> {
+        values
+            .into_iter()
+            .map(|(name, value)| Counter {
+                name,
+                value,
+                help: helps
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map_or("", |(_, h)| h),
+            })
+            .collect()
+    }
 }
 
 /// The document of `GET /api/status`.
@@ -101,7 +164,7 @@ pub struct StatusDoc {
     pub latest: Sample,
     /// The time series, oldest first, at most [`MAX_SERIES_POINTS`].
     pub series: Vec<Sample>,
-    /// Every [`Stats`] counter.
+    /// Every counter of the crawl.
     pub counters: Vec<Counter>,
     /// The error counters ([`ERROR_KINDS`]).
     pub errors: Vec<Counter>,
@@ -121,7 +184,7 @@ struct Inner {
     samples: VecDeque<Sample>,
     last_sample_at: Option<Instant>,
     latest: Sample,
-    stats: Stats,
+    counters: Vec<Counter>,
     frontier_top: Vec<ScoredUrl>,
     ranking_top: Vec<ScoredUrl>,
     ranking_source: String,
@@ -135,15 +198,6 @@ pub struct DashboardState {
     started: Instant,
 }
 
-fn scored(list: &[(Arc<str>, f64)]) -> Vec<ScoredUrl> {
-    list.iter()
-        .map(|(u, s)| ScoredUrl {
-            url: u.to_string(),
-            score: *s,
-        })
-        .collect()
-}
-
 impl DashboardState {
     /// An empty state describing `source` (shown in the page's title line), running.
     pub fn new(source: impl Into<String>) -> Self {
@@ -155,7 +209,7 @@ impl DashboardState {
                 samples: VecDeque::with_capacity(64),
                 last_sample_at: None,
                 latest: Sample::default(),
-                stats: Stats::default(),
+                counters: Vec::new(),
                 frontier_top: Vec::new(),
                 ranking_top: Vec::new(),
                 ranking_source: "the running crawl".into(),
@@ -170,55 +224,31 @@ impl DashboardState {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Takes a crawl's progress report: the counters and lists always, a sample of the time
-    /// series at most every [`SAMPLE_EVERY`]. O(1) but for the short lists' copies.
-    pub fn record_progress(&self, p: &Progress) {
-        let frontier_top = scored(&p.frontier_top);
-        let ranking_top = scored(&p.ranking_top);
+    /// Takes what a crawl reports (its progress, or a stopped crawl's status): the counters
+    /// always, the lists when given, a sample of the time series at most every
+    /// [`SAMPLE_EVERY`]. O(1) but for the short lists' copies.
+    pub fn record(&self, n: &CrawlNumbers) {
         let now = Instant::now();
         let t = now.duration_since(self.started).as_secs_f64();
         let mut inner = self.lock();
         let sample = Sample {
             t,
-            pages_total: p.pages_total,
-            pages_per_sec: p.pages_per_sec,
+            pages_total: n.pages_total,
+            pages_per_sec: n.pages_per_sec,
             rate: 0.0,
-            frontier: p.frontier as u64,
-            waiting: p.waiting as u64,
-            in_flight: p.in_flight as u64,
-            hosts: p.hosts as u64,
-            hosts_active: p.hosts_active as u64,
-            discovered: p.discovered as u64,
-            errors: p.errors,
+            frontier: n.frontier,
+            waiting: n.waiting,
+            in_flight: n.in_flight,
+            hosts: n.hosts,
+            hosts_active: n.hosts_active,
+            discovered: n.discovered,
+            errors: n.errors,
         };
-        inner.stats = p.stats.clone();
-        if !p.frontier_top.is_empty() || !p.ranking_top.is_empty() {
-            inner.frontier_top = frontier_top;
-            inner.ranking_top = ranking_top;
+        inner.counters.clone_from(&n.counters);
+        if !n.frontier_top.is_empty() || !n.ranking_top.is_empty() {
+            inner.frontier_top.clone_from(&n.frontier_top);
+            inner.ranking_top.clone_from(&n.ranking_top);
         }
-        inner.push_sample(sample, now);
-    }
-
-    /// Takes a stopped crawl's status read from its state directory (`crawlrank dashboard
-    /// --state`), as one sample.
-    pub fn record_status(&self, st: &Status) {
-        let now = Instant::now();
-        let t = now.duration_since(self.started).as_secs_f64();
-        let mut inner = self.lock();
-        let sample = Sample {
-            t,
-            pages_total: st.crawled,
-            pages_per_sec: 0.0,
-            rate: 0.0,
-            frontier: st.frontier,
-            waiting: 0,
-            in_flight: 0,
-            hosts: st.hosts as u64,
-            hosts_active: 0,
-            discovered: st.discovered as u64,
-            errors: st.stats.errors(),
-        };
-        inner.stats = st.stats.clone();
         inner.push_sample(sample, now);
     }
 
@@ -240,9 +270,9 @@ impl DashboardState {
     }
 
     /// The latest sample and counters, for `/metrics`.
-    pub fn latest(&self) -> (Sample, Stats, bool) {
+    pub fn latest(&self) -> (Sample, Vec<Counter>, bool) {
         let inner = self.lock();
-        (inner.latest, inner.stats.clone(), inner.running)
+        (inner.latest, inner.counters.clone(), inner.running)
     }
 
     /// The `GET /api/status` document. The lock is held only to copy.
@@ -255,12 +285,7 @@ impl DashboardState {
                 series.push(*last);
             }
         }
-        let counters: Vec<Counter> = inner
-            .stats
-            .fields()
-            .into_iter()
-            .map(|(name, value)| Counter { name, value })
-            .collect();
+        let counters = inner.counters.clone();
         let errors = counters
             .iter()
             .filter(|c| ERROR_KINDS.contains(&c.name))
@@ -314,24 +339,27 @@ impl Inner {
 mod tests {
     use super::*;
 
-    fn progress(pages: u64) -> Progress {
-        Progress {
+    fn progress(pages: u64) -> CrawlNumbers {
+        CrawlNumbers {
             pages_total: pages,
             frontier: 7,
-            stats: Stats {
-                http_errors: 2,
-                ..Stats::default()
-            },
-            frontier_top: vec![(Arc::from("http://a/"), 1.5)],
-            ..Progress::default()
+            counters: CrawlNumbers::counters_from(
+                vec![("http_errors", 2), ("requests", 9)],
+                &[("http_errors", "HTTP errors.")],
+            ),
+            frontier_top: vec![ScoredUrl {
+                url: "http://a/".into(),
+                score: 1.5,
+            }],
+            ..CrawlNumbers::default()
         }
     }
 
     #[test]
     fn samples_are_thinned_to_one_per_interval_and_bounded() {
         let st = DashboardState::new("test");
-        st.record_progress(&progress(1));
-        st.record_progress(&progress(2)); // too soon: latest only
+        st.record(&progress(1));
+        st.record(&progress(2)); // too soon: latest only
         let doc = st.status();
         assert_eq!(doc.series.len(), 1);
         assert_eq!(doc.latest.pages_total, 2);

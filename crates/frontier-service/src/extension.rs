@@ -27,7 +27,12 @@ impl CrawlrankFrontier for FrontierService {
         &self,
         request: Request<PageReport>,
     ) -> Result<Response<PageReportAck>, Status> {
-        match self.run_one(Call::Report(request.into_inner())).await? {
+        let report = request.into_inner();
+        let answer = match self.report_clustered(&report).await {
+            Some(answer) => answer?,
+            None => self.run_one(Call::Report(report)).await?,
+        };
+        match answer {
             Answer::Report(counts, AckStatus::Ok) => Ok(Response::new(PageReportAck {
                 discovered: counts.discovered,
                 known: counts.known,

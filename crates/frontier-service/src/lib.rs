@@ -23,6 +23,9 @@
 //! - `extension`: crawlrank's own service on the same port (`ReportPage`, a fetched page
 //!   with its out-links in one call, and `GetRanking`, the policy's order);
 //! - `server`: serving it on a TCP listener ([`spawn`], [`serve_until_ctrl_c`]);
+//! - `cluster`: one node of a frontier of N nodes on NATS JetStream ([`Cluster`],
+//!   [`ClusterConfig`]): which node owns a queue ([`Nodes`]), items handed to their owner
+//!   before they are acknowledged, applied there exactly once;
 //! - `time_source`: where the service reads the time, in seconds ([`TimeSource`]: the
 //!   system clock, or a manual one in tests). Not to be confused with a policy's
 //!   `crawlrank_frontier::BatchClock`, which counts crawled pages, not seconds.
@@ -30,6 +33,7 @@
 #![warn(missing_docs)]
 
 mod checkpoint;
+mod cluster;
 mod crawl;
 mod extension;
 mod server;
@@ -42,6 +46,9 @@ mod time_source;
 // use without this one; the service's modules name it as `crate::proto` and `crate::ext_proto`.
 use crawlrank_urlfrontier::{ext_proto, proto};
 
+pub use cluster::{
+    java_string_hash, queue_name, Cluster, ClusterConfig, Nodes, CONNECT_TIMEOUT, IDENTITY, STREAM,
+};
 pub use crawl::{LinkCounts, Ranked};
 pub use crawl::{DEFAULT_LEASE_SECS, DEFAULT_QUEUE_DELAY, MAX_FILTER_LEN, MAX_URLS_PER_CALL};
 pub use server::{serve_until_ctrl_c, spawn, RunningServer};

@@ -3,6 +3,7 @@
 //! tokio runtime of the caller's ([`spawn`], used by the tests) or of its own until Ctrl-C
 //! ([`serve_until_ctrl_c`], used by `crawlrank frontier serve`).
 
+use crate::cluster::ClusterConfig;
 use crate::ext_proto::crawlrank_frontier_server::CrawlrankFrontierServer;
 use crate::proto::url_frontier_server::UrlFrontierServer;
 use crate::service::FrontierService;
@@ -60,11 +61,14 @@ pub fn spawn(service: FrontierService, listener: TcpListener) -> Result<RunningS
     })
 }
 
-/// Binds `addr` and serves `service` there until Ctrl-C, on a runtime of its own;
-/// `on_listening` is told the bound address first.
+/// Binds `addr` and serves `service` there until Ctrl-C, on a runtime of its own, as a node
+/// of `cluster` if one is given (joined before listening; serving stops with an error if the
+/// node can no longer apply what the other nodes hand it); `on_listening` is told the bound
+/// address first.
 pub fn serve_until_ctrl_c(
     service: FrontierService,
     addr: SocketAddr,
+    cluster: Option<&ClusterConfig>,
     on_listening: impl FnOnce(SocketAddr),
 ) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -72,14 +76,34 @@ pub fn serve_until_ctrl_c(
         .build()
         .context("cannot start the frontier service's runtime")?;
     runtime.block_on(async move {
+        let mut applying = match cluster {
+            Some(c) => Some(service.join_cluster(c).await?),
+            None => None,
+        };
         let listener = TcpListener::bind(addr)
             .await
             .with_context(|| format!("cannot listen on {addr}"))?;
         let server = spawn(service, listener)?;
         on_listening(server.addr());
-        tokio::signal::ctrl_c()
-            .await
-            .context("cannot wait for Ctrl-C")?;
-        server.shutdown().await
+        let failed = async {
+            match applying.as_mut() {
+                Some(task) => match task.await {
+                    Ok(Ok(())) => anyhow::anyhow!("the node stopped applying forwarded items"),
+                    Ok(Err(e)) => e,
+                    Err(e) => anyhow::anyhow!("the task applying forwarded items failed: {e}"),
+                },
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            stop = tokio::signal::ctrl_c() => {
+                stop.context("cannot wait for Ctrl-C")?;
+                server.shutdown().await
+            }
+            e = failed => {
+                let _ = server.shutdown().await;
+                Err(e)
+            }
+        }
     })
 }

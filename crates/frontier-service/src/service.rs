@@ -22,25 +22,28 @@
 //! the calls after it go on. If the memory cannot be rebuilt, every changing call is refused
 //! from then on, saying why, until a restart.
 
+use crate::cluster::{owner_of_item, Cluster, ClusterConfig, Delivered, Transient};
 use crate::crawl::{host_key, Crawl, UrlFilter};
+use crate::ext_proto::PageReport;
 use crate::proto::{
     self, ack_message::Status as AckStatus, url_frontier_server::UrlFrontier, url_item, AckMessage,
     BatchAck, DiscoveredBatch, DiscoveredUrlItem, GetParams, UrlInfo, UrlItem,
 };
 use crate::state::check_call;
 use crate::state::{Answer, Call, FrontierState, LoggedCall};
-use crate::store::Store;
+use crate::store::{Applied, Store};
 use crate::time_source::TimeSource;
 use anyhow::{Context, Result};
 use crawlrank_frontier::PageId;
 use crawlrank_frontier::PolicySpec;
+use crawlrank_urlfrontier::cluster_proto::{forwarded, Forwarded};
 use crawlrank_urlfrontier::normalise_crawl_id;
 use futures_util::FutureExt;
 use std::collections::{HashMap, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
@@ -146,6 +149,9 @@ struct Core {
     /// Why the store failed, once it did: the memory is then ahead of the log, so every
     /// changing call is refused until a restart replays the log.
     broken: Option<String>,
+    /// Forwarded messages set aside as undecodable (a cluster node's), read without the
+    /// lock by `GetStats`.
+    dead_letters: Arc<AtomicU64>,
 }
 
 /// The answers to one request's calls, or why none could be given.
@@ -154,6 +160,9 @@ type Answers = Result<Vec<Result<Answer, Status>>, Status>;
 /// One request's calls waiting to be applied, and where their answers go.
 struct Pending {
     calls: Vec<Call>,
+    /// For forwarded items a cluster node applies: what the calls apply from JetStream,
+    /// committed with them.
+    applied: Option<Applied>,
     reply: tokio::sync::oneshot::Sender<Answers>,
 }
 
@@ -219,7 +228,13 @@ impl Core {
         }
         let mut logged = Vec::new();
         let mut replies = Vec::with_capacity(group.len());
+        let mut applied: Option<Applied> = None;
         for p in group {
+            if let Some(a) = p.applied {
+                let into = applied.get_or_insert_with(Applied::default);
+                into.through = into.through.max(a.through);
+                into.dead.extend(a.dead);
+            }
             let answers = p
                 .calls
                 .into_iter()
@@ -228,8 +243,12 @@ impl Core {
             replies.push((p.reply, answers));
         }
         if self.broken.is_none() {
-            if let Err(e) = self.store.append(&logged) {
-                self.broken = Some(format!("{e:#}"));
+            match self.store.append(&logged, applied.as_ref()) {
+                Ok(()) => {
+                    let dead = applied.map_or(0, |a| a.dead.len() as u64);
+                    self.dead_letters.fetch_add(dead, Ordering::SeqCst);
+                }
+                Err(e) => self.broken = Some(format!("{e:#}")),
             }
         }
         if let Some(why) = &self.broken {
@@ -300,7 +319,7 @@ impl Core {
                 let spec = self.state.spec().clone();
                 let rebuilt = self
                     .store
-                    .append(&std::mem::take(logged))
+                    .append(&std::mem::take(logged), None)
                     .and_then(|()| load_state(&self.store, spec));
                 match rebuilt {
                     Ok(state) => self.state = state,
@@ -336,6 +355,10 @@ pub struct FrontierService {
     commit_interval: Duration,
     /// The address served, for `ListNodes`.
     node: Arc<OnceLock<String>>,
+    /// The cluster this service is a node of, once it joined one ([`FrontierService::join_cluster`]).
+    cluster: Arc<OnceLock<Arc<Cluster>>>,
+    /// The same counter as [`Core::dead_letters`].
+    dead_letters: Arc<AtomicU64>,
 }
 
 impl FrontierService {
@@ -347,10 +370,12 @@ impl FrontierService {
             &config.default_policy,
         )?;
         let state = load_state(&store, spec)?;
+        let dead_letters = Arc::new(AtomicU64::new(store.dead_letters()?));
         let mut core = Core {
             state,
             store,
             broken: None,
+            dead_letters: dead_letters.clone(),
         };
         // A long log (one written before compaction existed, or left by a crash before a
         // compaction was due) is compacted now, so the next start is quick.
@@ -363,7 +388,207 @@ impl FrontierService {
             max_waiting: config.max_waiting.max(1),
             commit_interval: config.commit_interval,
             node: Arc::new(OnceLock::new()),
+            cluster: Arc::new(OnceLock::new()),
+            dead_letters,
         })
+    }
+
+    /// Makes this service a node of the cluster `config` describes: connects to its NATS
+    /// server, checks the node list and the policy against the cluster's, and starts applying
+    /// the items the other nodes hand it. The task returned ends only when applying fails
+    /// (the store could not be written): the node must then stop. Call it before serving.
+    pub async fn join_cluster(
+        &self,
+        config: &ClusterConfig,
+    ) -> Result<tokio::task::JoinHandle<Result<()>>> {
+        let cluster = Arc::new(Cluster::connect(config, &self.policy()).await?);
+        anyhow::ensure!(
+            self.cluster.set(cluster.clone()).is_ok(),
+            "this service already is a node of a cluster"
+        );
+        let _ = self.node.set(config.me.clone());
+        let applied = self.read_lock().store.applied()?;
+        let svc = self.clone();
+        Ok(tokio::spawn(async move {
+            cluster
+                .run_consumer(applied, |batch| {
+                    let svc = svc.clone();
+                    async move { svc.apply_forwarded(batch).await }
+                })
+                .await
+        }))
+    }
+
+    /// The cluster this service is a node of, if any.
+    pub fn cluster(&self) -> Option<&Arc<Cluster>> {
+        self.cluster.get()
+    }
+
+    /// Applies items other nodes handed this one, in order, and commits them with the
+    /// sequence of the last one (the out-links of a report that other nodes own are handed on
+    /// to them first). Fails only when the store cannot be written.
+    async fn apply_forwarded(&self, batch: Vec<Delivered>) -> Result<()> {
+        let cluster = self
+            .cluster()
+            .context("forwarded items reached a service that is no node")?
+            .clone();
+        let mut calls = Vec::with_capacity(batch.len());
+        let mut applied = Applied::default();
+        for d in batch {
+            applied.through = applied.through.max(d.seq);
+            match d.item {
+                Ok(forwarded::Item::Put(item)) => calls.push(Call::Put(item)),
+                Ok(forwarded::Item::Report(report)) => {
+                    let (local, remote) = cluster.split_links(&report);
+                    if let Err(e) = cluster.forward(remote).await {
+                        return Err(Transient(format!("{e:#}")).into());
+                    }
+                    calls.push(Call::Report(PageReport {
+                        page: report.page,
+                        outlinks: local,
+                    }));
+                }
+                Err(payload) => {
+                    eprintln!(
+                        "frontier: JetStream message {} does not decode ({} bytes); set aside as a dead letter",
+                        d.seq,
+                        payload.len()
+                    );
+                    applied.dead.push((d.seq, payload));
+                }
+            }
+        }
+        self.run_with(calls, Some(applied))
+            .await
+            .map_err(|s| anyhow::anyhow!("{}", s.message()))
+            .context("cannot apply the items handed to this node")?;
+        Ok(())
+    }
+
+    /// Applies `PutURLs` items: on a cluster node, those of queues other nodes own are handed
+    /// to their owners through JetStream (stored there before this returns) and answered `OK`.
+    pub(crate) async fn put_items(&self, items: Vec<UrlItem>) -> Answers {
+        let ticket = self.submit_puts(items).await?;
+        let local = ticket
+            .local
+            .await
+            .map_err(|_| Status::internal("the frontier call was dropped"))??;
+        Ok(merge_put_answers(&ticket.is_local, local))
+    }
+
+    /// The first half of [`FrontierService::put_items`]: forwards the items other nodes own
+    /// (awaited: they are stored in JetStream when this returns) and queues this node's for
+    /// the next group commit at once, so that a `PutURLs` stream can submit its next batch
+    /// while this one waits for its commit.
+    async fn submit_puts(&self, items: Vec<UrlItem>) -> Result<PutTicket, Status> {
+        let Some(cluster) = self.cluster().cloned() else {
+            let is_local = vec![true; items.len()];
+            let local = self.submit(items.into_iter().map(Call::Put).collect(), None);
+            return Ok(PutTicket { is_local, local });
+        };
+        let me = cluster.nodes().me();
+        let mut local = Vec::new();
+        let mut remote = Vec::new();
+        let mut is_local = Vec::with_capacity(items.len());
+        for item in items {
+            match owner_of_item(cluster.nodes(), &item) {
+                Some(owner) if owner != me => {
+                    is_local.push(false);
+                    remote.push((
+                        owner,
+                        Forwarded {
+                            item: Some(forwarded::Item::Put(item)),
+                        },
+                    ));
+                }
+                _ => {
+                    is_local.push(true);
+                    local.push(Call::Put(item));
+                }
+            }
+        }
+        if !remote.is_empty() {
+            cluster
+                .forward(remote)
+                .await
+                .map_err(|e| Status::unavailable(format!("{e:#}")))?;
+        }
+        let local = if local.is_empty() {
+            let (reply, answers) = tokio::sync::oneshot::channel();
+            let _ = reply.send(Ok(Vec::new()));
+            answers
+        } else {
+            self.submit(local, None)
+        };
+        Ok(PutTicket { is_local, local })
+    }
+
+    /// `ReportPage` on a cluster node: a page another node owns is handed to it whole; for a
+    /// page of this node, the out-links other nodes own are handed to them and the page is
+    /// reported here with the rest. `None` when this service is no node.
+    pub(crate) async fn report_clustered(
+        &self,
+        report: &PageReport,
+    ) -> Option<Result<Answer, Status>> {
+        let cluster = self.cluster()?.clone();
+        let info = report.page.as_ref().and_then(|p| p.info.as_ref());
+        let owner = info.and_then(|i| cluster.nodes().owner_of_url(&i.crawl_id, &i.key, &i.url));
+        let me = cluster.nodes().me();
+        Some(
+            async {
+                match owner {
+                    Some(o) if o != me => {
+                        let item = Forwarded {
+                            item: Some(forwarded::Item::Report(report.clone())),
+                        };
+                        cluster
+                            .forward(vec![(o, item)])
+                            .await
+                            .map_err(|e| Status::unavailable(format!("{e:#}")))?;
+                        Ok(Answer::Report(Default::default(), AckStatus::Ok))
+                    }
+                    _ => {
+                        let (local, remote) = cluster.split_links(report);
+                        cluster
+                            .forward(remote)
+                            .await
+                            .map_err(|e| Status::unavailable(format!("{e:#}")))?;
+                        self.run_one(Call::Report(PageReport {
+                            page: report.page.clone(),
+                            outlinks: local,
+                        }))
+                        .await
+                    }
+                }
+            }
+            .await,
+        )
+    }
+
+    /// The cluster, when a call that says `local` is false is to fan out to every node.
+    fn fans_out(&self, local: bool) -> Option<Arc<Cluster>> {
+        self.cluster().filter(|_| !local).cloned()
+    }
+
+    /// The cluster and the owner of queue `key` of `crawl`, when that is another node and
+    /// the call does not say `local` (an empty key: this node).
+    fn owner_elsewhere(
+        &self,
+        local: bool,
+        crawl: &str,
+        key: &str,
+    ) -> Option<(Arc<Cluster>, usize)> {
+        let cluster = self.fans_out(local)?;
+        if key.is_empty() {
+            return None;
+        }
+        let owner = cluster.nodes().owner(crawl, key);
+        (owner != cluster.nodes().me()).then_some((cluster, owner))
+    }
+
+    /// Forwarded messages this node set aside as undecodable.
+    pub fn dead_letters(&self) -> u64 {
+        self.dead_letters.load(Ordering::SeqCst)
     }
 
     /// Compacts the state's log now: writes a checkpoint of the whole state and drops the
@@ -428,7 +653,13 @@ impl FrontierService {
     /// its group unanswered. Without a window every request asks for a commit at once, and
     /// those that arrive while one is being written share the next.
     async fn run(&self, calls: Vec<Call>) -> Answers {
-        self.submit(calls)
+        self.run_with(calls, None).await
+    }
+
+    /// [`FrontierService::run`], committing `applied` with the calls (in the same group
+    /// commit: the group's one transaction records the highest `applied` of its calls).
+    async fn run_with(&self, calls: Vec<Call>, applied: Option<Applied>) -> Answers {
+        self.submit(calls, applied)
             .await
             .map_err(|_| Status::internal("the frontier call was dropped"))?
     }
@@ -437,11 +668,19 @@ impl FrontierService {
     /// applied in the order they were submitted, even while earlier ones wait for their
     /// commit) and returns where their answers will come ([`FrontierService::run`] says
     /// when). A commit that fails to run drops the sender: the receiver then errs.
-    fn submit(&self, calls: Vec<Call>) -> tokio::sync::oneshot::Receiver<Answers> {
+    fn submit(
+        &self,
+        calls: Vec<Call>,
+        applied: Option<Applied>,
+    ) -> tokio::sync::oneshot::Receiver<Answers> {
         let (reply, answers) = tokio::sync::oneshot::channel();
         let first = {
             let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
-            pending.push(Pending { calls, reply });
+            pending.push(Pending {
+                calls,
+                applied,
+                reply,
+            });
             pending.len() == 1
         };
         let svc = self.clone();
@@ -565,9 +804,34 @@ fn ack_status(answer: &Result<Answer, Status>) -> AckStatus {
     }
 }
 
-/// Reads a client stream in batches of what has already arrived (at most `max`): waits for
-/// one item, then takes those ready without waiting. `None` at the end of the stream; a
-/// client error ends it too.
+/// `PutURLs` items submitted ([`FrontierService::submit_puts`]): which of them this node
+/// applies, and where the answers to those come after their commit.
+struct PutTicket {
+    is_local: Vec<bool>,
+    local: tokio::sync::oneshot::Receiver<Answers>,
+}
+
+/// The answers to a batch of `PutURLs` items, in their order: this node's from `local`, `OK`
+/// for those handed to other nodes.
+fn merge_put_answers(
+    is_local: &[bool],
+    local: Vec<Result<Answer, Status>>,
+) -> Vec<Result<Answer, Status>> {
+    let mut local = local.into_iter();
+    is_local
+        .iter()
+        .map(|&l| {
+            if l {
+                local
+                    .next()
+                    .unwrap_or_else(|| Err(Status::internal("a call gave no answer")))
+            } else {
+                Ok(Answer::Ack(AckStatus::Ok))
+            }
+        })
+        .collect()
+}
+
 /// What a `PutURLs` stream's loop got next: a batch of items (`None`: the stream ended), or
 /// the answers of its oldest batch waiting for a commit.
 enum Next<T> {
@@ -575,6 +839,9 @@ enum Next<T> {
     Committed(Result<Answers, tokio::sync::oneshot::error::RecvError>),
 }
 
+/// Reads a client stream in batches of what has already arrived (at most `max`): waits for
+/// one item, then takes those ready without waiting. `None` at the end of the stream; a
+/// client error ends it too.
 async fn next_batch<T>(input: &mut Streaming<T>, max: usize) -> Option<Vec<T>> {
     let first = match input.next().await {
         Some(Ok(item)) => item,
@@ -598,15 +865,32 @@ impl UrlFrontier for FrontierService {
         &self,
         _: Request<proto::Empty>,
     ) -> Result<Response<proto::StringList>, Status> {
-        let values = self.node.get().cloned().into_iter().collect();
+        let values = match self.cluster() {
+            Some(c) => c.nodes().list().to_vec(),
+            None => self.node.get().cloned().into_iter().collect(),
+        };
         Ok(Response::new(proto::StringList { values }))
     }
 
     async fn list_crawls(
         &self,
-        _: Request<proto::Local>,
+        request: Request<proto::Local>,
     ) -> Result<Response<proto::StringList>, Status> {
-        let values = self.read(|state, _| state.crawl_ids()).await?;
+        let mut values = self.read(|state, _| state.crawl_ids()).await?;
+        if let Some(cluster) = self.fans_out(request.get_ref().local) {
+            for more in cluster
+                .on_others(|mut c| async move {
+                    Ok(c.list_crawls(proto::Local { local: true })
+                        .await?
+                        .into_inner())
+                })
+                .await?
+            {
+                values.extend(more.values);
+            }
+            values.sort();
+            values.dedup();
+        }
         Ok(Response::new(proto::StringList { values }))
     }
 
@@ -614,10 +898,24 @@ impl UrlFrontier for FrontierService {
         &self,
         request: Request<proto::DeleteCrawlMessage>,
     ) -> Result<Response<proto::Long>, Status> {
-        count(
-            self.run_one(Call::DeleteCrawl(request.into_inner()))
-                .await?,
-        )
+        let m = request.into_inner();
+        let cluster = self.fans_out(m.local);
+        let mut total = count(self.run_one(Call::DeleteCrawl(m.clone())).await?)?.into_inner();
+        if let Some(cluster) = cluster {
+            for n in cluster
+                .on_others(|mut c| {
+                    let m = proto::DeleteCrawlMessage {
+                        local: true,
+                        ..m.clone()
+                    };
+                    async move { Ok(c.delete_crawl(m).await?.into_inner()) }
+                })
+                .await?
+            {
+                total.value += n.value;
+            }
+        }
+        Ok(Response::new(total))
     }
 
     async fn list_queues(
@@ -632,9 +930,37 @@ impl UrlFrontier for FrontierService {
         };
         let (start, inactive) = (p.start as usize, p.include_inactive);
         let c = crawl.clone();
-        let (values, total) = self
-            .read(move |state, now| state.queues(&c, inactive, start, size, now))
-            .await?;
+        let (values, total) = match self.fans_out(p.local) {
+            None => {
+                self.read(move |state, now| state.queues(&c, inactive, start, size, now))
+                    .await?
+            }
+            Some(cluster) => {
+                // Every node's first start + size keys, merged in key order, give the page.
+                let window = start.saturating_add(size);
+                let (mut keys, mut total) = self
+                    .read(move |state, now| state.queues(&c, inactive, 0, window, now))
+                    .await?;
+                let ask = proto::Pagination {
+                    start: 0,
+                    size: u32::try_from(window).unwrap_or(u32::MAX),
+                    local: true,
+                    ..p.clone()
+                };
+                for more in cluster
+                    .on_others(|mut c| {
+                        let ask = ask.clone();
+                        async move { Ok(c.list_queues(ask).await?.into_inner()) }
+                    })
+                    .await?
+                {
+                    keys.extend(more.values);
+                    total += more.total;
+                }
+                keys.sort();
+                (keys.into_iter().skip(start).take(size).collect(), total)
+            }
+        };
         Ok(Response::new(proto::QueueList {
             size: values.len() as u32,
             values,
@@ -672,16 +998,15 @@ impl UrlFrontier for FrontierService {
             // Batches are submitted as they arrive, up to PUT_PIPELINE awaiting their commits
             // at once, and acked in order: one stream fills a group-commit window instead of
             // waiting out a window per batch.
-            let mut waiting: VecDeque<(Vec<String>, tokio::sync::oneshot::Receiver<Answers>)> =
-                VecDeque::new();
+            let mut waiting: VecDeque<(Vec<String>, PutTicket)> = VecDeque::new();
             let mut input_done = false;
             while !(input_done && waiting.is_empty()) {
                 let next = if input_done || waiting.len() >= PUT_PIPELINE {
-                    Next::Committed((&mut waiting.front_mut().expect("not empty").1).await)
+                    Next::Committed((&mut waiting.front_mut().expect("not empty").1.local).await)
                 } else if waiting.is_empty() {
                     Next::Batch(next_batch(&mut input, PUT_BATCH).await)
                 } else {
-                    let oldest = &mut waiting.front_mut().expect("not empty").1;
+                    let oldest = &mut waiting.front_mut().expect("not empty").1.local;
                     tokio::select! {
                         biased;
                         answers = oldest => Next::Committed(answers),
@@ -691,8 +1016,15 @@ impl UrlFrontier for FrontierService {
                 let answers = match next {
                     Next::Batch(Some(batch)) => {
                         let ids: Vec<String> = batch.iter().map(ack_id).collect();
-                        let answers = svc.submit(batch.into_iter().map(Call::Put).collect());
-                        waiting.push_back((ids, answers));
+                        // On a cluster node the items of other nodes are forwarded here,
+                        // before the local ones join the group commit: the order holds.
+                        match svc.submit_puts(batch).await {
+                            Ok(ticket) => waiting.push_back((ids, ticket)),
+                            Err(status) => {
+                                let _ = tx.send(Err(status)).await;
+                                return;
+                            }
+                        }
                         continue;
                     }
                     Next::Batch(None) => {
@@ -701,9 +1033,9 @@ impl UrlFrontier for FrontierService {
                     }
                     Next::Committed(answers) => answers,
                 };
-                let (ids, _) = waiting.pop_front().expect("the oldest was committed");
+                let (ids, ticket) = waiting.pop_front().expect("the oldest was committed");
                 let answers = match answers {
-                    Ok(Ok(a)) => a,
+                    Ok(Ok(a)) => merge_put_answers(&ticket.is_local, a),
                     Ok(Err(status)) => {
                         let _ = tx.send(Err(status)).await;
                         return;
@@ -740,20 +1072,18 @@ impl UrlFrontier for FrontierService {
         let svc = self.clone();
         tokio::spawn(async move {
             while let Some(Ok(batch)) = input.next().await {
-                let calls = batch
+                let items = batch
                     .items
                     .into_iter()
-                    .map(|info| {
-                        Call::Put(UrlItem {
-                            item: Some(url_item::Item::Discovered(DiscoveredUrlItem {
-                                info: Some(info),
-                            })),
-                            id: String::new(),
-                            creation_date: 0,
-                        })
+                    .map(|info| UrlItem {
+                        item: Some(url_item::Item::Discovered(DiscoveredUrlItem {
+                            info: Some(info),
+                        })),
+                        id: String::new(),
+                        creation_date: 0,
                     })
                     .collect();
-                let ack = match svc.run(calls).await {
+                let ack = match svc.put_items(items).await {
                     Ok(answers) => Ok(BatchAck {
                         id: batch.id,
                         statuses: answers.iter().map(|a| ack_status(a) as i32).collect(),
@@ -775,7 +1105,8 @@ impl UrlFrontier for FrontierService {
     ) -> Result<Response<proto::Stats>, Status> {
         let p = request.into_inner();
         let crawl = normalise_crawl_id(&p.crawl_id).to_string();
-        let (c, key) = (crawl.clone(), p.key);
+        let key_asked = p.key.clone();
+        let (c, key) = (crawl.clone(), p.key.clone());
         let counts = self
             .read(move |state, now| state.counts(&c, &key, now))
             .await?;
@@ -784,17 +1115,40 @@ impl UrlFrontier for FrontierService {
             ("active_queues", counts.active_queues),
             ("crawlrank.fetched", counts.fetched),
             ("crawlrank.frontier", counts.frontier),
+            ("crawlrank.dead_letters", self.dead_letters()),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect();
-        Ok(Response::new(proto::Stats {
+        let mut stats = proto::Stats {
             size: counts.size,
             in_process: u32::try_from(counts.in_process).unwrap_or(u32::MAX),
             counts: extra,
             number_of_queues: counts.queues,
             crawl_id: crawl,
-        }))
+        };
+        if let Some(cluster) = self.fans_out(p.local) {
+            let ask = proto::QueueWithinCrawlParams {
+                key: key_asked,
+                crawl_id: p.crawl_id.clone(),
+                local: true,
+            };
+            for more in cluster
+                .on_others(|mut c| {
+                    let ask = ask.clone();
+                    async move { Ok(c.get_stats(ask).await?.into_inner()) }
+                })
+                .await?
+            {
+                stats.size += more.size;
+                stats.in_process = stats.in_process.saturating_add(more.in_process);
+                stats.number_of_queues += more.number_of_queues;
+                for (k, v) in more.counts {
+                    *stats.counts.entry(k).or_default() += v;
+                }
+            }
+        }
+        Ok(Response::new(stats))
     }
 
     async fn delete_queue(
@@ -811,7 +1165,17 @@ impl UrlFrontier for FrontierService {
         &self,
         request: Request<proto::BlockQueueParams>,
     ) -> Result<Response<proto::Empty>, Status> {
-        done(self.run_one(Call::Block(request.into_inner())).await?)
+        let p = request.into_inner();
+        if let Some((cluster, owner)) = self.owner_elsewhere(p.local, &p.crawl_id, &p.key) {
+            let p = proto::BlockQueueParams { local: true, ..p };
+            return cluster
+                .on_node(owner, |mut c| {
+                    let p = p.clone();
+                    async move { c.block_queue_until(p).await }
+                })
+                .await;
+        }
+        done(self.run_one(Call::Block(p)).await?)
     }
 
     async fn set_active(
@@ -833,7 +1197,32 @@ impl UrlFrontier for FrontierService {
         &self,
         request: Request<proto::QueueDelayParams>,
     ) -> Result<Response<proto::Empty>, Status> {
-        done(self.run_one(Call::Delay(request.into_inner())).await?)
+        let p = request.into_inner();
+        if let Some(cluster) = self.fans_out(p.local) {
+            if p.key.is_empty() {
+                // The crawl's default delay: every node's.
+                let ask = proto::QueueDelayParams {
+                    local: true,
+                    ..p.clone()
+                };
+                cluster
+                    .on_others(|mut c| {
+                        let ask = ask.clone();
+                        async move { c.set_delay(ask).await }
+                    })
+                    .await?;
+            } else if let Some((cluster, owner)) = self.owner_elsewhere(false, &p.crawl_id, &p.key)
+            {
+                let p = proto::QueueDelayParams { local: true, ..p };
+                return cluster
+                    .on_node(owner, |mut c| {
+                        let p = p.clone();
+                        async move { c.set_delay(p).await }
+                    })
+                    .await;
+            }
+        }
+        done(self.run_one(Call::Delay(p)).await?)
     }
 
     async fn set_log_level(
@@ -851,7 +1240,17 @@ impl UrlFrontier for FrontierService {
         &self,
         request: Request<proto::CrawlLimitParams>,
     ) -> Result<Response<proto::Empty>, Status> {
-        done(self.run_one(Call::Limit(request.into_inner())).await?)
+        let p = request.into_inner();
+        if let Some((cluster, owner)) = self.owner_elsewhere(p.local, &p.crawl_id, &p.key) {
+            let p = proto::CrawlLimitParams { local: true, ..p };
+            return cluster
+                .on_node(owner, |mut c| {
+                    let p = p.clone();
+                    async move { c.set_crawl_limit(p).await }
+                })
+                .await;
+        }
+        done(self.run_one(Call::Limit(p)).await?)
     }
 
     async fn get_url_status(
@@ -929,12 +1328,28 @@ impl UrlFrontier for FrontierService {
         let p = request.into_inner();
         let filter = UrlFilter::new(&p.key, p.filter.as_deref(), p.ignore_case.unwrap_or(false))
             .map_err(|why| Status::invalid_argument(format!("CountURLs: {why}")))?;
-        let value = self
-            .scan(p.crawl_id, filter, 0u64, |n, _, _, _| {
+        let cluster = self.fans_out(p.local.unwrap_or(false));
+        let mut value = self
+            .scan(p.crawl_id.clone(), filter, 0u64, |n, _, _, _| {
                 *n += 1;
                 true
             })
             .await?;
+        if let Some(cluster) = cluster {
+            let ask = proto::CountUrlParams {
+                local: Some(true),
+                ..p
+            };
+            for more in cluster
+                .on_others(|mut c| {
+                    let ask = ask.clone();
+                    async move { Ok(c.count_ur_ls(ask).await?.into_inner()) }
+                })
+                .await?
+            {
+                value += more.value;
+            }
+        }
         Ok(Response::new(proto::Long { value }))
     }
 
@@ -989,6 +1404,7 @@ mod tests {
             state: load_state(&store, spec).unwrap(),
             store,
             broken: None,
+            dead_letters: Default::default(),
         }
     }
 
@@ -1002,10 +1418,12 @@ mod tests {
         let group = vec![
             Pending {
                 calls: vec![put("http://a.test/"), put(&bad), put("http://c.test/")],
+                applied: None,
                 reply: tx1,
             },
             Pending {
                 calls: vec![put("http://d.test/")],
+                applied: None,
                 reply: tx2,
             },
         ];
@@ -1031,6 +1449,7 @@ mod tests {
         core.run_group(
             vec![Pending {
                 calls: vec![put("http://e.test/")],
+                applied: None,
                 reply: tx,
             }],
             1_001,

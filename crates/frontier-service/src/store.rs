@@ -11,6 +11,13 @@
 //! - `checkpoint`: `state` → the encoded [`StateCheckpoint`] of every call before `through`
 //!   (its sequence number, little-endian), absent until the first compaction.
 //!
+//! - `dead_letters`: JetStream sequence → payload of each message of a cluster node's subject
+//!   that did not decode (set aside and counted, never applied; crate::cluster).
+//!
+//! A cluster node also keeps in `meta` (`cluster.applied`) the JetStream sequence of the last
+//! forwarded item it applied, written in the same transaction as the calls that applied it, so
+//! that a redelivery after a crash is recognised.
+//!
 //! Compaction ([`Store::write_checkpoint`]) writes the checkpoint and drops the calls it
 //! covers in one transaction: a crash leaves either the old log or the checkpoint with an
 //! empty log, never both nor neither. Sequence numbers go on from `through`.
@@ -25,12 +32,25 @@ use crate::state::LoggedCall;
 use anyhow::{bail, Context, Result};
 use crawlrank_frontier::PolicySpec;
 use prost::Message;
-use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 use std::path::{Path, PathBuf};
 
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 const CALLS: TableDefinition<u64, &[u8]> = TableDefinition::new("calls");
 const CHECKPOINT: TableDefinition<&str, &[u8]> = TableDefinition::new("checkpoint");
+const DEAD_LETTERS: TableDefinition<u64, &[u8]> = TableDefinition::new("dead_letters");
+/// The `meta` key of the last JetStream sequence applied.
+const APPLIED_KEY: &str = "cluster.applied";
+
+/// What a cluster node applied from JetStream in one transaction: the sequence of the last
+/// item, and the messages that did not decode (sequence, payload).
+#[derive(Debug, Default)]
+pub struct Applied {
+    /// The last sequence applied.
+    pub through: u64,
+    /// Undecodable messages, set aside.
+    pub dead: Vec<(u64, Vec<u8>)>,
+}
 
 /// The state format this build writes; bump on any change of the tables or of
 /// [`LoggedCall`]'s or [`StateCheckpoint`]'s meaning.
@@ -243,9 +263,33 @@ impl Store {
         Ok(())
     }
 
-    /// Appends calls to the log in one durable transaction.
-    pub fn append(&mut self, calls: &[LoggedCall]) -> Result<()> {
-        if calls.is_empty() {
+    /// The JetStream sequence of the last forwarded item applied (0: none).
+    pub fn applied(&self) -> Result<u64> {
+        let txn = self.db.begin_read()?;
+        let meta = txn.open_table(META)?;
+        let Some(v) = meta.get(APPLIED_KEY)? else {
+            return Ok(0);
+        };
+        let bytes: [u8; 8] = v.value().try_into().with_context(|| {
+            format!("{} holds an unreadable {APPLIED_KEY}", self.path.display())
+        })?;
+        Ok(u64::from_le_bytes(bytes))
+    }
+
+    /// How many forwarded messages were set aside as undecodable.
+    pub fn dead_letters(&self) -> Result<u64> {
+        let txn = self.db.begin_read()?;
+        match txn.open_table(DEAD_LETTERS) {
+            Ok(t) => Ok(t.len()?),
+            Err(redb::TableError::TableDoesNotExist(_)) => Ok(0),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Appends calls to the log in one durable transaction, with what a cluster node applied
+    /// from JetStream by them, if anything.
+    pub fn append(&mut self, calls: &[LoggedCall], applied: Option<&Applied>) -> Result<()> {
+        if calls.is_empty() && applied.is_none() {
             return Ok(());
         }
         let write = || -> Result<()> {
@@ -255,6 +299,16 @@ impl Store {
                 for (i, call) in calls.iter().enumerate() {
                     table.insert(self.next_call + i as u64, call.encode_to_vec().as_slice())?;
                 }
+                if let Some(applied) = applied {
+                    let mut meta = txn.open_table(META)?;
+                    meta.insert(APPLIED_KEY, applied.through.to_le_bytes().as_slice())?;
+                    if !applied.dead.is_empty() {
+                        let mut dead = txn.open_table(DEAD_LETTERS)?;
+                        for (seq, payload) in &applied.dead {
+                            dead.insert(*seq, payload.as_slice())?;
+                        }
+                    }
+                }
             }
             txn.commit()?;
             Ok(())
@@ -263,5 +317,54 @@ impl Store {
             .with_context(|| format!("cannot append to the call log of {}", self.path.display()))?;
         self.next_call += calls.len() as u64;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::Call;
+
+    #[test]
+    fn the_applied_sequence_and_dead_letters_are_committed_with_the_calls() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = crate::policy_spec("bfs", Some(10), None, 0).unwrap();
+        let (mut store, _) = Store::open(dir.path(), None, &spec).unwrap();
+        assert_eq!(
+            (store.applied().unwrap(), store.dead_letters().unwrap()),
+            (0, 0)
+        );
+        let call = LoggedCall {
+            now: 1,
+            call: Some(Call::Active(crate::proto::Active {
+                state: true,
+                local: false,
+            })),
+            max_waiting: 1,
+        };
+        store.append(std::slice::from_ref(&call), None).unwrap();
+        assert_eq!(store.applied().unwrap(), 0);
+        let applied = Applied {
+            through: 7,
+            dead: vec![(5, vec![0xff])],
+        };
+        store.append(&[call], Some(&applied)).unwrap();
+        // Nothing but the sequence moves (items that were all skipped) is committed too.
+        store
+            .append(
+                &[],
+                Some(&Applied {
+                    through: 9,
+                    dead: Vec::new(),
+                }),
+            )
+            .unwrap();
+        drop(store);
+        let (store, _) = Store::open(dir.path(), None, &spec).unwrap();
+        assert_eq!(
+            (store.applied().unwrap(), store.dead_letters().unwrap()),
+            (9, 1)
+        );
+        assert_eq!(store.load().unwrap().1.len(), 2);
     }
 }

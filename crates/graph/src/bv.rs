@@ -162,6 +162,11 @@ impl BvWebGraph {
         &self.cache_dir
     }
 
+    /// The cache this graph was opened from (the parent of [`cache_dir`](Self::cache_dir)).
+    pub fn cache(&self) -> Cache {
+        Cache::new(self.cache_dir.parent().unwrap_or(&self.cache_dir))
+    }
+
     /// The underlying `webgraph` graph (random access and sequential iteration).
     pub fn bv(&self) -> &BvRandom {
         &self.graph

@@ -109,6 +109,13 @@ impl Csr {
         &self.succ[self.offsets[v] as usize..self.offsets[v + 1] as usize]
     }
 
+    /// The raw arrays: `offsets` (one per node plus one; node `v`'s successors are
+    /// `successors[offsets[v]..offsets[v + 1]]`) and every successor list end to end, for
+    /// callers that hand the graph to other libraries without copying it (SciPy's CSR).
+    pub fn parts(&self) -> (&[u64], &[u32]) {
+        (&self.offsets, &self.succ)
+    }
+
     /// The outdegree of `v`.
     #[inline]
     pub fn outdegree(&self, v: usize) -> usize {

@@ -6,6 +6,9 @@
 //! - [`bv`]: BVGraphs (the WebGraph format of LAW's datasets), opened safely with derived
 //!   files (`.ef` index, transpose) kept in a [`cache::Cache`], never beside the input;
 //! - [`csr`]: a compact in-memory form for algorithms that sweep all arcs many times;
+//! - [`access`]: the small traits algorithms are generic over ([`Successors`],
+//!   [`SequentialSuccessors`], [`Transpose`]), implemented by the [`Csr`] and by the
+//!   memory-mapped [`BvWebGraph`], and the choice between them ([`InMemory`]);
 //! - [`import`]: arc lists, URL pairs, id→URL tables and GML turned into BVGraphs by
 //!   streaming through an external sort;
 //! - [`urls`] and [`hosts`]: LAW's `.urls` convention, URL normalisation and a host per page;
@@ -40,6 +43,7 @@
 
 #![warn(missing_docs)]
 
+pub mod access;
 pub mod arclist;
 pub mod atomic;
 pub mod basename;
@@ -59,6 +63,9 @@ pub mod text;
 pub mod urls;
 pub mod visit;
 
+pub use access::{
+    GraphSize, InMemory, SequentialSuccessors, Successors, Transpose, AUTO_MEMORY_SHARE,
+};
 pub use basename::with_ext;
 pub use bv::{is_bvgraph, BvWebGraph};
 pub use cache::Cache;

@@ -8,7 +8,8 @@
 //! one counter per host. The degree distributions are kept as [`Log2Histogram`]s (for tables
 //! and plots) together with a power-law tail fit.
 //!
-//! Two optional, costlier measures need the whole graph in memory as a [`Csr`]:
+//! Two optional, costlier measures need random access to the graph (a [`Csr`] in memory, or
+//! the compressed [`BvWebGraph`](crate::BvWebGraph) itself, through [`Successors`]):
 //! [`GraphStats::with_reachability`] (BFS from a deterministic sample of random start nodes)
 //! and [`GraphStats::with_scc`] (strongly connected components by an iterative Tarjan, O(n)
 //! extra memory, one sweep of the arcs).
@@ -25,6 +26,7 @@
 //! # Ok(()) }
 //! ```
 
+use crate::access::Successors;
 use crate::csr::Csr;
 use crate::visit::{self, Bfs};
 use anyhow::{ensure, Result};
@@ -454,14 +456,19 @@ impl GraphStats {
     /// (with replacement) by a [`SplitMix64`] generator seeded with `seed`, so the result is
     /// reproducible. Costs `samples` sweeps of the arcs and 4 bytes per node. `graph` must be
     /// the graph the statistics were computed on.
-    pub fn with_reachability(mut self, graph: &Csr, samples: usize, seed: u64) -> Self {
+    pub fn with_reachability<G: Successors>(
+        mut self,
+        graph: &G,
+        samples: usize,
+        seed: u64,
+    ) -> Self {
         self.reachability = Some(reachability(graph, samples, seed));
         self
     }
 
     /// Adds the number of strongly connected components and the size of the largest
     /// (iterative Tarjan: one sweep of the arcs, about 17 bytes per node).
-    pub fn with_scc(mut self, graph: &Csr) -> Self {
+    pub fn with_scc<G: Successors>(mut self, graph: &G) -> Self {
         self.scc = Some(scc(graph));
         self
     }
@@ -488,8 +495,8 @@ fn ratio(a: u64, b: u64) -> f64 {
 }
 
 /// Reachability from `samples` random start nodes (see [`GraphStats::with_reachability`]).
-pub fn reachability(graph: &Csr, samples: usize, seed: u64) -> Reachability {
-    let n = graph.num_nodes();
+pub fn reachability<G: Successors>(graph: &G, samples: usize, seed: u64) -> Reachability {
+    let n = graph.node_count();
     let mut rng = SplitMix64::new(seed);
     let starts: Vec<u32> = if n == 0 {
         Vec::new()
@@ -533,7 +540,7 @@ pub fn reachability(graph: &Csr, samples: usize, seed: u64) -> Reachability {
 }
 
 /// Strongly connected components: how many, and the largest ([`visit::strongly_connected_components`]).
-pub fn scc(graph: &Csr) -> SccStats {
+pub fn scc<G: Successors>(graph: &G) -> SccStats {
     let (mut components, mut largest) = (0u64, 0u64);
     visit::strongly_connected_components(graph, |size| {
         components += 1;

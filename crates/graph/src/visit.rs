@@ -6,6 +6,8 @@
 //! stop early) all visit graphs; they share this code rather than each writing a queue. As in
 //! webgraph-rs's visits, the visit owns the bookkeeping and hands each node to a callback.
 
+use crate::access::Successors;
+#[cfg(doc)]
 use crate::Csr;
 use std::ops::ControlFlow;
 
@@ -31,9 +33,9 @@ impl Bfs {
     /// Visits every node reachable from `sources` (ids must be below the node count; repeats
     /// are ignored), in breadth-first order, calling `on_node(node, depth)` once per node
     /// (sources at depth 0). Returns the number of nodes reached.
-    pub fn visit(
+    pub fn visit<G: Successors>(
         &mut self,
-        graph: &Csr,
+        graph: &G,
         sources: &[u32],
         mut on_node: impl FnMut(u32, u32),
     ) -> u64 {
@@ -47,9 +49,9 @@ impl Bfs {
     /// the nearest of some targets need not visit the whole graph). Returns the number of
     /// nodes handed to `on_node`; after a stop, [`reached`](Self::reached) also holds for the
     /// nodes queued but not yet handed over.
-    pub fn visit_until(
+    pub fn visit_until<G: Successors>(
         &mut self,
-        graph: &Csr,
+        graph: &G,
         sources: &[u32],
         mut on_node: impl FnMut(u32, u32) -> ControlFlow<()>,
     ) -> u64 {
@@ -63,6 +65,7 @@ impl Bfs {
             }
         }
         let (mut head, mut depth, mut level_end) = (0, 0u32, self.queue.len());
+        let mut buf = Vec::new();
         while head < self.queue.len() {
             if head == level_end {
                 depth += 1;
@@ -73,7 +76,7 @@ impl Bfs {
             if on_node(v, depth).is_break() {
                 break;
             }
-            for &w in graph.successors(v as usize) {
+            for &w in graph.successors_in(v as usize, &mut buf) {
                 if self.mark[w as usize] != epoch {
                     self.mark[w as usize] = epoch;
                     self.queue.push(w);
@@ -98,18 +101,27 @@ impl Bfs {
 }
 
 /// Which nodes are reachable from `sources` (a BFS over out-links).
-pub fn reachable_from(graph: &Csr, sources: &[u32]) -> Vec<bool> {
-    let mut seen = vec![false; graph.num_nodes()];
-    Bfs::new(graph.num_nodes()).visit(graph, sources, |v, _| seen[v as usize] = true);
+pub fn reachable_from<G: Successors>(graph: &G, sources: &[u32]) -> Vec<bool> {
+    let mut seen = vec![false; graph.node_count()];
+    Bfs::new(graph.node_count()).visit(graph, sources, |v, _| seen[v as usize] = true);
     seen
 }
 
 /// Strongly connected components by Tarjan's algorithm with an explicit call stack (no
 /// recursion, so deep graphs cannot overflow the thread's stack); `on_component(size)` is
 /// called once per component, in the order Tarjan closes them.
-pub fn strongly_connected_components(graph: &Csr, mut on_component: impl FnMut(u64)) {
+///
+/// The successor list of every node on the call stack is held decoded (copied from a
+/// [`Csr`], decoded once per call from a compressed graph).
+pub fn strongly_connected_components<G: Successors>(graph: &G, mut on_component: impl FnMut(u64)) {
     const UNSEEN: u32 = u32::MAX;
-    let n = graph.num_nodes();
+    let n = graph.node_count();
+    // The successor list of each frame of `calls`.
+    let mut lists: Vec<Vec<u32>> = Vec::new();
+    let mut scratch = Vec::new();
+    let mut push_list = |lists: &mut Vec<Vec<u32>>, v: usize| {
+        lists.push(graph.successors_in(v, &mut scratch).to_vec());
+    };
     // Discovery index; low-link; whether on the component stack.
     let mut index = vec![UNSEEN; n];
     let mut low = vec![0u32; n];
@@ -128,8 +140,9 @@ pub fn strongly_connected_components(graph: &Csr, mut on_component: impl FnMut(u
         stack.push(root as u32);
         on_stack[root] = true;
         calls.push((root as u32, 0));
+        push_list(&mut lists, root);
         while let Some(&mut (v, ref mut pos)) = calls.last_mut() {
-            let succ = graph.successors(v as usize);
+            let succ = lists.last().expect("one list per call");
             if (*pos as usize) < succ.len() {
                 let w = succ[*pos as usize] as usize;
                 *pos += 1;
@@ -140,12 +153,14 @@ pub fn strongly_connected_components(graph: &Csr, mut on_component: impl FnMut(u
                     stack.push(w as u32);
                     on_stack[w] = true;
                     calls.push((w as u32, 0));
+                    push_list(&mut lists, w);
                 } else if on_stack[w] {
                     low[v as usize] = low[v as usize].min(index[w]);
                 }
                 continue;
             }
             calls.pop();
+            lists.pop();
             let v = v as usize;
             if low[v] == index[v] {
                 let mut size = 0u64;
@@ -169,6 +184,7 @@ pub fn strongly_connected_components(graph: &Csr, mut on_component: impl FnMut(u
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Csr;
 
     #[test]
     fn bfs_reports_depths_and_reuses_its_marks() {

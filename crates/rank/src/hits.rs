@@ -26,6 +26,8 @@
 //! slower.
 
 use anyhow::{ensure, Result};
+use crawlrank_graph::access::SequentialSuccessors;
+#[cfg(any(doc, test))]
 use crawlrank_graph::Csr;
 use rayon::prelude::*;
 
@@ -67,8 +69,15 @@ pub struct HitsResult {
 }
 
 /// HITS of `graph`, whose transpose is `transpose`, from `h = 1`.
-pub fn hits(graph: &Csr, transpose: &Csr, config: &HitsConfig) -> Result<HitsResult> {
-    let n = graph.num_nodes();
+///
+/// `graph` and `transpose` are [`Csr`]s in memory or compressed graphs
+/// ([`SequentialSuccessors`]); the scores are the same bit for bit.
+pub fn hits<G: SequentialSuccessors, T: SequentialSuccessors>(
+    graph: &G,
+    transpose: &T,
+    config: &HitsConfig,
+) -> Result<HitsResult> {
+    let n = graph.node_count();
     let start = vec![1.0; n];
     hits_masked(graph, transpose, config, None, start)
 }
@@ -76,20 +85,20 @@ pub fn hits(graph: &Csr, transpose: &Csr, config: &HitsConfig) -> Result<HitsRes
 /// HITS of `graph` without the pages marked in `removed` (and their arcs), starting from the hub
 /// vector `hubs` (any non-negative scale; removed pages are zeroed). Used warm, with the last
 /// round's hubs, by the seed extraction.
-pub fn hits_masked(
-    graph: &Csr,
-    transpose: &Csr,
+pub fn hits_masked<G: SequentialSuccessors, T: SequentialSuccessors>(
+    graph: &G,
+    transpose: &T,
     config: &HitsConfig,
     removed: Option<&[bool]>,
     mut hubs: Vec<f64>,
 ) -> Result<HitsResult> {
-    let n = graph.num_nodes();
+    let n = graph.node_count();
     ensure!(
-        transpose.num_nodes() == n && transpose.num_arcs() == graph.num_arcs(),
+        transpose.node_count() == n && transpose.arc_count() == graph.arc_count(),
         "the transpose has {} pages and {} arcs but the graph {n} and {}",
-        transpose.num_nodes(),
-        transpose.num_arcs(),
-        graph.num_arcs()
+        transpose.node_count(),
+        transpose.arc_count(),
+        graph.arc_count()
     );
     ensure!(
         hubs.len() == n,
@@ -182,24 +191,29 @@ pub fn hits_masked(
 /// `out[i] = factor · Σ_{j ∈ successors(i)} x[j]` (0 for removed pages; values below
 /// [`FLUSH_BELOW`] flushed to 0); returns `Σ out[i]²`, summed in a fixed order so that the result
 /// does not depend on the number of threads.
-fn multiply(g: &Csr, x: &[f64], factor: f64, removed: Option<&[bool]>, out: &mut [f64]) -> f64 {
+fn multiply<G: SequentialSuccessors>(
+    g: &G,
+    x: &[f64],
+    factor: f64,
+    removed: Option<&[bool]>,
+    out: &mut [f64],
+) -> f64 {
     let partial: Vec<f64> = out
         .par_chunks_mut(GRAIN)
         .enumerate()
         .map(|(c, chunk)| {
             let base = c * GRAIN;
             let mut squares = 0.0;
-            for (k, o) in chunk.iter_mut().enumerate() {
-                let i = base + k;
+            g.for_each_in(base..base + chunk.len(), |i, succ| {
                 let v = if removed.is_some_and(|r| r[i]) {
                     0.0
                 } else {
-                    factor * g.successors(i).iter().map(|&j| x[j as usize]).sum::<f64>()
+                    factor * succ.iter().map(|&j| x[j as usize]).sum::<f64>()
                 };
                 let v = if v < FLUSH_BELOW { 0.0 } else { v };
-                *o = v;
+                chunk[i - base] = v;
                 squares += v * v;
-            }
+            });
             squares
         })
         .collect();

@@ -2,16 +2,20 @@
 //! backlink and in-degree policies, returned as `f64` scores so that every ranking can be
 //! compared (Kendall's τ, top-k) through the same code.
 
-use crawlrank_graph::Csr;
+use crawlrank_graph::access::{indegrees_of, SequentialSuccessors};
 
-/// The number of arcs entering every page, as a score.
-pub fn indegree(graph: &Csr) -> Vec<f64> {
-    graph.indegrees().into_iter().map(f64::from).collect()
+/// The number of arcs entering every page, as a score (one sequential pass: a [`Csr`] in
+/// memory or the compressed graph).
+///
+/// [`Csr`]: crawlrank_graph::Csr
+pub fn indegree<G: SequentialSuccessors>(graph: &G) -> Vec<f64> {
+    indegrees_of(graph).into_iter().map(f64::from).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crawlrank_graph::Csr;
 
     #[test]
     fn counts_incoming_arcs() {

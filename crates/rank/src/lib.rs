@@ -7,10 +7,12 @@
 //!
 //! The crawl simulator judges every crawl order against PageRank, the batch policies re-rank
 //! the known graph as it grows, the community-seeds method needs HITS, and every comparison
-//! ends in a rank correlation or a top-k set. This crate holds those computations, all on the
-//! in-memory [`Csr`](crawlrank_graph::Csr):
+//! ends in a rank correlation or a top-k set. This crate holds those computations, on the
+//! in-memory [`Csr`](crawlrank_graph::Csr) or, for PageRank, HITS and in-degree, on any graph
+//! with the access traits of [`crawlrank_graph::access`] (the memory-mapped BVGraph):
 //!
 //! - [`pagerank`](mod@pagerank): docs/algorithms.md §4 PageRank (parallel block Gauss–Seidel, warm starts);
+//! - [`distributed`]: PageRank across processes on timely dataflow, with checkpoints;
 //! - [`hits`](mod@hits): HITS hubs and authorities (docs/algorithms.md §5);
 //! - [`rw`]: the impact-weighted random walks RW and RW-EG of the RW paper (docs/algorithms.md §6);
 //! - [`indegree`](mod@indegree): in-degree as a score;
@@ -19,6 +21,7 @@
 
 #![warn(missing_docs)]
 
+pub mod distributed;
 pub mod hits;
 pub mod indegree;
 pub mod kendall;
@@ -29,6 +32,8 @@ pub mod top;
 pub use hits::{hits, hits_masked, HitsConfig, HitsResult};
 pub use indegree::indegree;
 pub use kendall::kendall_tau_b;
-pub use pagerank::{outdegrees, pagerank, pagerank_from, PageRank, PageRankConfig, PageRankResult};
+pub use pagerank::{
+    outdegrees, pagerank, pagerank_from, pagerank_of, PageRank, PageRankConfig, PageRankResult,
+};
 pub use rw::{random_walk, RwConfig, RwResult};
 pub use top::{ranking, top_k, top_k_among};

@@ -44,6 +44,7 @@
 //! `α/(1−α)·‖x_t − x_{t−1}‖₁`, which is 5.67 times stricter at α = 0.85.
 
 use anyhow::{bail, ensure, Context, Result};
+use crawlrank_graph::access::{outdegrees_of, SequentialSuccessors, Transpose};
 use crawlrank_graph::Csr;
 use rayon::prelude::*;
 
@@ -93,9 +94,14 @@ pub struct PageRankResult {
 
 /// A PageRank solver bound to one graph, given by its transpose. Build it once and call
 /// [`run`](Self::run) as often as needed (different damping, preferences, warm starts).
+///
+/// The transpose is a [`Csr`] in memory or any other [`SequentialSuccessors`] (the
+/// memory-mapped BVGraph of the transpose): each block of the sweep reads the predecessor
+/// lists of its pages in order, and sums them in the same order either way, so the scores are
+/// the same bit for bit.
 #[derive(Clone)]
-pub struct PageRank<'a> {
-    transpose: &'a Csr,
+pub struct PageRank<'a, T = Csr> {
+    transpose: &'a T,
     /// `1/outdeg(j)`, 0 for dangling pages.
     inv_outdeg: Vec<f64>,
     /// Whether page `i` links to itself.
@@ -103,23 +109,31 @@ pub struct PageRank<'a> {
     dangling: usize,
 }
 
-impl std::fmt::Debug for PageRank<'_> {
+impl<T: SequentialSuccessors> std::fmt::Debug for PageRank<'_, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // Not the per-page vectors: a solver is debug-printed inside errors and logs.
         f.debug_struct("PageRank")
             .field("nodes", &self.num_nodes())
-            .field("arcs", &self.transpose.num_arcs())
+            .field("arcs", &self.transpose.arc_count())
             .field("dangling", &self.dangling)
             .finish_non_exhaustive()
     }
 }
 
-impl<'a> PageRank<'a> {
+impl<'a> PageRank<'a, Csr> {
+    /// A solver for the graph whose transpose is `transpose`, counting the outdegrees from
+    /// it (they are the transpose's in-degrees).
+    pub fn from_transpose(transpose: &'a Csr) -> Self {
+        Self::build(transpose, &transpose.indegrees())
+    }
+}
+
+impl<'a, T: SequentialSuccessors> PageRank<'a, T> {
     /// A solver for the graph whose **transpose** is `transpose` (the successors of `i` in
     /// `transpose` are the pages linking to `i`) and whose outdegrees are `outdegrees`.
     /// Fails when the lengths or the arc counts disagree.
-    pub fn new(transpose: &'a Csr, outdegrees: &[u32]) -> Result<Self> {
-        let n = transpose.num_nodes();
+    pub fn new(transpose: &'a T, outdegrees: &[u32]) -> Result<Self> {
+        let n = transpose.node_count();
         ensure!(
             outdegrees.len() == n,
             "{} outdegrees given for a transpose with {n} pages",
@@ -127,29 +141,29 @@ impl<'a> PageRank<'a> {
         );
         let total: u64 = outdegrees.iter().map(|&d| u64::from(d)).sum();
         ensure!(
-            total == transpose.num_arcs(),
+            total == transpose.arc_count(),
             "the outdegrees sum to {total} but the transpose has {} arcs: they are not of the \
              same graph",
-            transpose.num_arcs()
+            transpose.arc_count()
         );
         Ok(Self::build(transpose, outdegrees))
     }
 
-    /// A solver for the graph whose transpose is `transpose`, counting the outdegrees from
-    /// it (they are the transpose's in-degrees).
-    pub fn from_transpose(transpose: &'a Csr) -> Self {
-        Self::build(transpose, &transpose.indegrees())
-    }
-
-    fn build(transpose: &'a Csr, outdegrees: &[u32]) -> Self {
+    fn build(transpose: &'a T, outdegrees: &[u32]) -> Self {
         let inv_outdeg: Vec<f64> = outdegrees
             .par_iter()
             .map(|&d| if d == 0 { 0.0 } else { 1.0 / f64::from(d) })
             .collect();
-        let self_loop: Vec<bool> = (0..transpose.num_nodes())
+        let n = transpose.node_count();
+        let self_loop: Vec<bool> = (0..n.div_ceil(BLOCK))
             .into_par_iter()
-            .with_min_len(BLOCK)
-            .map(|i| transpose.successors(i).contains(&(i as u32)))
+            .flat_map_iter(|b| {
+                let mut block = Vec::with_capacity(BLOCK);
+                transpose.for_each_in(b * BLOCK..n.min((b + 1) * BLOCK), |i, preds| {
+                    block.push(preds.contains(&(i as u32)))
+                });
+                block
+            })
             .collect();
         let dangling = outdegrees.iter().filter(|&&d| d == 0).count();
         Self {
@@ -162,7 +176,7 @@ impl<'a> PageRank<'a> {
 
     /// Number of pages.
     pub fn num_nodes(&self) -> usize {
-        self.transpose.num_nodes()
+        self.transpose.node_count()
     }
 
     /// Number of dangling pages (outdegree 0).
@@ -253,18 +267,15 @@ impl<'a> PageRank<'a> {
             for parity in 0..2 {
                 // Summed in block order so that the result does not depend on scheduling.
                 let dangling_mass: f64 = block_dangling.iter().sum();
-                let sweep = Sweep {
-                    transpose: self.transpose,
-                    inv_outdeg: &self.inv_outdeg,
-                    self_loop: &self.self_loop,
+                let sweep = Sweep::new(
+                    self.transpose,
+                    &self.inv_outdeg,
+                    &self.self_loop,
                     preference,
                     alpha,
-                    // The uniform dangling share plus, without a preference vector, the
-                    // teleport share: the same for every page.
-                    shared: alpha * dangling_mass * inv_n + (1.0 - alpha) * inv_n,
-                    dangling_share: alpha * dangling_mass * inv_n,
-                    published: &published,
-                };
+                    dangling_mass,
+                    &published,
+                );
                 work.par_chunks_mut(BLOCK)
                     .zip(block_change.par_iter_mut())
                     .zip(block_dangling.par_iter_mut())
@@ -290,59 +301,103 @@ impl<'a> PageRank<'a> {
             }
         }
 
-        let mut scores = published;
-        scores
-            .par_iter_mut()
-            .zip(self.inv_outdeg.par_iter())
-            .with_min_len(BLOCK)
-            .for_each(|(z, &inv)| {
-                if inv != 0.0 {
-                    *z /= inv;
-                }
-            });
-        let sum: f64 = scores.iter().sum();
-        ensure!(sum > 0.0, "PageRank produced a zero vector");
-        let inv_sum = 1.0 / sum;
-        scores
-            .par_iter_mut()
-            .with_min_len(BLOCK)
-            .for_each(|s| *s *= inv_sum);
-        Ok(PageRankResult {
-            scores,
+        finish(
+            published,
+            &self.inv_outdeg,
             iterations,
             l1_change,
-            converged: l1_change < config.threshold,
-        })
+            config.threshold,
+        )
     }
 }
 
-/// The read-only state of one sweep, shared by the blocks.
-struct Sweep<'s> {
-    transpose: &'s Csr,
-    inv_outdeg: &'s [f64],
-    self_loop: &'s [bool],
-    preference: Option<&'s [f64]>,
-    alpha: f64,
-    shared: f64,
-    dangling_share: f64,
-    published: &'s [f64],
+/// The scores from the working vector `z` (see the module documentation): `x = z·outdeg`,
+/// renormalised to sum exactly 1 (summed in page order).
+pub(crate) fn finish(
+    mut scores: Vec<f64>,
+    inv_outdeg: &[f64],
+    iterations: usize,
+    l1_change: f64,
+    threshold: f64,
+) -> Result<PageRankResult> {
+    scores
+        .par_iter_mut()
+        .zip(inv_outdeg.par_iter())
+        .with_min_len(BLOCK)
+        .for_each(|(z, &inv)| {
+            if inv != 0.0 {
+                *z /= inv;
+            }
+        });
+    let sum: f64 = scores.iter().sum();
+    ensure!(sum > 0.0, "PageRank produced a zero vector");
+    let inv_sum = 1.0 / sum;
+    scores
+        .par_iter_mut()
+        .with_min_len(BLOCK)
+        .for_each(|s| *s *= inv_sum);
+    Ok(PageRankResult {
+        scores,
+        iterations,
+        l1_change,
+        converged: l1_change < threshold,
+    })
 }
 
-impl Sweep<'_> {
+/// The read-only state of one sweep, shared by the blocks (and by the processes of
+/// [`distributed`](crate::distributed), which run the very same block update).
+pub(crate) struct Sweep<'s, T> {
+    pub(crate) transpose: &'s T,
+    pub(crate) inv_outdeg: &'s [f64],
+    pub(crate) self_loop: &'s [bool],
+    pub(crate) preference: Option<&'s [f64]>,
+    pub(crate) alpha: f64,
+    pub(crate) shared: f64,
+    pub(crate) dangling_share: f64,
+    pub(crate) published: &'s [f64],
+}
+
+impl<'s, T: SequentialSuccessors> Sweep<'s, T> {
+    /// The sweep of one phase, given the dangling mass published before it.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        transpose: &'s T,
+        inv_outdeg: &'s [f64],
+        self_loop: &'s [bool],
+        preference: Option<&'s [f64]>,
+        alpha: f64,
+        dangling_mass: f64,
+        published: &'s [f64],
+    ) -> Self {
+        let inv_n = 1.0 / transpose.node_count() as f64;
+        Sweep {
+            transpose,
+            inv_outdeg,
+            self_loop,
+            preference,
+            alpha,
+            // The uniform dangling share plus, without a preference vector, the teleport
+            // share: the same for every page.
+            shared: alpha * dangling_mass * inv_n + (1.0 - alpha) * inv_n,
+            dangling_share: alpha * dangling_mass * inv_n,
+            published,
+        }
+    }
+
     /// Updates the block of pages `lo..lo + block.len()` in place (Gauss–Seidel), reading
     /// other blocks' pages from `published`, and returns the block's share of the L1 change
     /// and of the new dangling mass.
     #[inline(never)]
-    fn block(&self, lo: usize, block: &mut [f64]) -> (f64, f64) {
+    pub(crate) fn block(&self, lo: usize, block: &mut [f64]) -> (f64, f64) {
         let len = block.len();
         let published = self.published;
         let alpha = self.alpha;
         let mut change = 0.0;
         let mut dangling = 0.0;
-        for k in 0..len {
-            let i = lo + k;
+        self.transpose.for_each_in(lo..lo + len, |i, preds| {
+            let k = i - lo;
             let mut sigma = 0.0;
-            for &j in self.transpose.successors(i) {
+            for &j in preds {
                 let j = j as usize;
                 let local = j.wrapping_sub(lo);
                 sigma += if local < len {
@@ -371,13 +426,13 @@ impl Sweep<'_> {
                 change += (x_new - z_old / inv).abs();
                 block[k] = x_new * inv;
             }
-        }
+        });
         (change, dangling)
     }
 }
 
 /// Checks that `v` is a probability distribution over `n` pages.
-fn check_distribution(v: &[f64], n: usize) -> Result<()> {
+pub(crate) fn check_distribution(v: &[f64], n: usize) -> Result<()> {
     let sum = checked_sum(v, n)?;
     ensure!(
         (sum - 1.0).abs() <= 1e-6,
@@ -414,6 +469,22 @@ pub fn outdegrees(graph: &Csr) -> Vec<u32> {
     (0..graph.num_nodes())
         .map(|v| graph.outdegree(v) as u32)
         .collect()
+}
+
+/// [`pagerank_from`] on any graph that can give its transpose: a [`Csr`] (the transpose built
+/// in memory) or the compressed graph (the transpose's BVGraph from the cache,
+/// memory-mapped). The same scores, bit for bit, either way.
+pub fn pagerank_of<G>(
+    graph: &G,
+    config: &PageRankConfig,
+    initial: Option<&[f64]>,
+) -> Result<PageRankResult>
+where
+    G: SequentialSuccessors + Transpose,
+{
+    let outdeg = outdegrees_of(graph);
+    let transpose = graph.transposed()?;
+    PageRank::new(&transpose, &outdeg)?.run(config, initial)
 }
 
 /// PageRank of `graph` (docs/algorithms.md §4), building its transpose. A caller that already holds the

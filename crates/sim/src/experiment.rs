@@ -2,6 +2,7 @@
 //! measure each crawl. The command line and the demo are thin front ends over
 //! [`run_experiment`]; a library user gets the same [`Summary`] they print.
 
+use crate::graph::SimGraph;
 use crate::measures::measure;
 use crate::policy::SimPolicy;
 use crate::reference::{reference_pagerank, Reference};
@@ -9,7 +10,7 @@ use crate::report::{PolicyResult, Summary};
 use crate::run::{simulate, PolicyRun, SimConfig};
 use crate::seeds::SeedChoice;
 use anyhow::{ensure, Result};
-use crawlrank_graph::{BvWebGraph, Csr};
+use crawlrank_graph::BvWebGraph;
 use std::sync::Arc;
 
 /// What to simulate.
@@ -43,15 +44,16 @@ pub enum ExperimentEvent<'a> {
     PolicyDone(&'a PolicyRun),
 }
 
-/// Runs `experiment` on `graph` (`csr` is the graph decoded), reporting to `progress`.
-pub fn run_experiment(
+/// Runs `experiment` on `graph` (`csr` is the graph decoded into a
+/// [`Csr`](crawlrank_graph::Csr), or the compressed `graph` itself), reporting to `progress`.
+pub fn run_experiment<G: SimGraph>(
     graph: &BvWebGraph,
-    csr: &Csr,
+    csr: &G,
     experiment: &Experiment,
     progress: &mut dyn FnMut(ExperimentEvent<'_>),
 ) -> Result<Summary> {
     ensure!(
-        csr.num_nodes() > 0,
+        csr.node_count() > 0,
         "{} is an empty graph",
         graph.basename().display()
     );
@@ -65,9 +67,9 @@ pub fn run_experiment(
 
 /// [`run_experiment`] with the reference PageRank of the full graph already computed
 /// ([`reference_pagerank`]), so that repeated experiments share it.
-pub fn run_with_pagerank(
+pub fn run_with_pagerank<G: SimGraph>(
     graph: &BvWebGraph,
-    csr: &Csr,
+    csr: &G,
     experiment: &Experiment,
     pagerank: Arc<Vec<f64>>,
     progress: &mut dyn FnMut(ExperimentEvent<'_>),
@@ -99,8 +101,8 @@ pub fn run_with_pagerank(
     }
     Ok(Summary {
         graph: graph.basename().display().to_string(),
-        nodes: csr.num_nodes() as u64,
-        arcs: csr.num_arcs(),
+        nodes: csr.node_count() as u64,
+        arcs: csr.arc_count(),
         seeds: seeds.len(),
         seed_source,
         rng_seed: config.rng_seed,

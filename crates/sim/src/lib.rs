@@ -7,6 +7,7 @@
 //! measures it against the PageRank of the full graph (docs/algorithms.md §4):
 //!
 //! - [`experiment`]: one call that runs a whole experiment ([`run_experiment`]);
+//! - [`graph`]: the graph it runs on, in memory or compressed ([`SimGraph`]);
 //! - [`seeds`]: random seeds or a seeds file;
 //! - [`policy`]: the policies the simulator runs — the crawl policies and `omniscient`;
 //! - [`omniscient`]: the reference line that needs the whole graph;
@@ -25,7 +26,7 @@
 //! a [`SeedChoice`], [`SimPolicy`]s, a [`SimConfig`]) and returns a [`Summary`], which
 //! [`write_table`] prints and [`write_outputs`] saves. Piece by piece: [`random_seeds`] or
 //! [`read_seeds`], [`reference_pagerank`] and [`Reference::new`], [`simulate`] (one crawl, a
-//! [`PolicyRun`]), [`measure`] (its [`Measures`]). Over several random seed sets:
+//! [`PolicyRun`]; [`simulate_policy`] for a policy the caller builds), [`measure`] (its [`Measures`]). Over several random seed sets:
 //! [`run_repeated`] (one [`Summary`] per rng seed), then [`write_repeat_table`], [`paired`]
 //! and [`write_repeat_outputs`].
 
@@ -34,6 +35,7 @@
 pub mod checkpoints;
 pub mod compare;
 pub mod experiment;
+pub mod graph;
 pub mod measures;
 pub mod omniscient;
 pub mod policy;
@@ -47,6 +49,7 @@ pub mod seeds;
 pub use checkpoints::POINTS;
 pub use compare::{write_comparison, write_comparison_csv, COMPARE_PERCENTS};
 pub use experiment::{run_experiment, run_with_pagerank, Experiment, ExperimentEvent};
+pub use graph::SimGraph;
 pub use measures::{measure, Measures};
 pub use policy::SimPolicy;
 pub use reference::{reference_pagerank, ImpactReference, Reference};
@@ -54,6 +57,6 @@ pub use repeat::{
     paired, run_repeated, write_paired_headline, write_repeat_outputs, write_repeat_table, Paired,
 };
 pub use report::{write_outputs, write_table, PolicyResult, Summary, TABLE_PERCENTS};
-pub use run::{simulate, PolicyRun, SimConfig};
+pub use run::{simulate, simulate_policy, PolicyRun, SimConfig};
 pub use score::{score_order, ScoreOptions, Scored};
 pub use seeds::{random_seeds, read_pages, read_seeds, SeedChoice};

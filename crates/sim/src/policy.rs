@@ -16,6 +16,9 @@ pub enum SimPolicy {
     /// An order computed elsewhere and scored by [`score_order`](crate::score_order), under
     /// the name its user gave it; not a policy the simulator can run.
     Outside(&'static str),
+    /// A policy its caller built and ran with [`simulate_policy`](crate::simulate_policy)
+    /// (a library user's own ordering, e.g. one written in Python), under its name.
+    Given(&'static str),
 }
 
 impl SimPolicy {
@@ -31,7 +34,7 @@ impl SimPolicy {
         match self {
             SimPolicy::Crawl(k) => k.name(),
             SimPolicy::Omniscient => "omniscient",
-            SimPolicy::Outside(name) => name,
+            SimPolicy::Outside(name) | SimPolicy::Given(name) => name,
         }
     }
 
@@ -132,6 +135,9 @@ impl SimPolicy {
             }
             SimPolicy::Outside(name) => {
                 bail!("{name} is an order scored from a file, not a policy the simulator runs")
+            }
+            SimPolicy::Given(name) => {
+                bail!("{name} is built by its caller: run it with simulate_policy")
             }
         }
     }

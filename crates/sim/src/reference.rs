@@ -4,7 +4,8 @@
 
 use anyhow::{ensure, Context, Result};
 use crawlrank_frontier::{Impacts, PageId};
-use crawlrank_graph::{BvWebGraph, Csr};
+use crawlrank_graph::access::{SequentialSuccessors, Successors, Transpose};
+use crawlrank_graph::BvWebGraph;
 use std::sync::Arc;
 
 /// The reachable set `R` and its PageRank ranking.
@@ -49,8 +50,12 @@ impl ImpactReference {
 
 impl Reference {
     /// The reference for crawls of `graph` from `seeds`, given the graph's PageRank.
-    pub fn new(graph: &Csr, pagerank: Arc<Vec<f64>>, seeds: &[PageId]) -> Result<Self> {
-        let n = graph.num_nodes();
+    pub fn new<G: Successors>(
+        graph: &G,
+        pagerank: Arc<Vec<f64>>,
+        seeds: &[PageId],
+    ) -> Result<Self> {
+        let n = graph.node_count();
         ensure!(
             pagerank.len() == n,
             "the PageRank has {} entries for {n} pages",
@@ -119,8 +124,8 @@ impl Reference {
 
 /// Which pages a crawl from `seeds` can reach (a BFS over out-links). Fails on an empty seed
 /// set or a seed that is not a node.
-pub fn reachable_from(graph: &Csr, seeds: &[PageId]) -> Result<Vec<bool>> {
-    let n = graph.num_nodes();
+pub fn reachable_from<G: Successors>(graph: &G, seeds: &[PageId]) -> Result<Vec<bool>> {
+    let n = graph.node_count();
     ensure!(!seeds.is_empty(), "the seed set is empty");
     if let Some(&bad) = seeds.iter().find(|&&s| s as usize >= n) {
         anyhow::bail!(
@@ -131,20 +136,36 @@ pub fn reachable_from(graph: &Csr, seeds: &[PageId]) -> Result<Vec<bool>> {
     Ok(crawlrank_graph::visit::reachable_from(graph, seeds))
 }
 
-/// The PageRank of the whole of `graph` (`csr` is it decoded; docs/algorithms.md §4: damping
-/// 0.85, L1 change below 1e-10), read from the graph's cache directory when an earlier run
-/// left it there, else computed and cached (written atomically).
-pub fn reference_pagerank(graph: &BvWebGraph, csr: &Csr) -> Result<Vec<f64>> {
-    let path = graph.cache_dir().join("pagerank-0.85-1e-10.f64");
+/// The file the reference PageRank of `graph` is cached in.
+fn reference_pagerank_path(graph: &BvWebGraph) -> std::path::PathBuf {
+    graph.cache_dir().join("pagerank-0.85-1e-10.f64")
+}
+
+/// Whether the reference PageRank of `graph` is in its cache directory already (then a run
+/// needs no transpose).
+pub fn has_reference_pagerank(graph: &BvWebGraph) -> bool {
+    std::fs::metadata(reference_pagerank_path(graph))
+        .is_ok_and(|m| m.len() == graph.num_nodes() as u64 * 8)
+}
+
+/// The PageRank of the whole of `graph` (`csr` is it decoded, or the compressed graph
+/// itself; docs/algorithms.md §4: damping 0.85, L1 change below 1e-10), read from the graph's
+/// cache directory when an earlier run left it there, else computed and cached (written
+/// atomically). Both forms compute the same vector bit for bit, so they share the cache.
+pub fn reference_pagerank<G>(graph: &BvWebGraph, csr: &G) -> Result<Vec<f64>>
+where
+    G: SequentialSuccessors + Transpose,
+{
+    let path = reference_pagerank_path(graph);
     if let Ok(bytes) = std::fs::read(&path) {
-        if bytes.len() == csr.num_nodes() * 8 {
+        if bytes.len() == csr.node_count() * 8 {
             return Ok(bytes
                 .chunks_exact(8)
                 .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
                 .collect());
         }
     }
-    let pr = crawlrank_rank::pagerank(csr, &Default::default())
+    let pr = crawlrank_rank::pagerank_of(csr, &Default::default(), None)
         .with_context(|| format!("PageRank of {}", graph.basename().display()))?
         .scores;
     crawlrank_graph::atomic::write_file(&path, |w| {

@@ -10,6 +10,7 @@
 
 use crate::checkpoints::POINTS;
 use crate::experiment::{run_with_pagerank, Experiment};
+use crate::graph::SimGraph;
 use crate::measures::Measures;
 use crate::reference::reference_pagerank;
 use crate::report::{
@@ -19,7 +20,7 @@ use crate::seeds::SeedChoice;
 use anyhow::{bail, ensure, Context, Result};
 use crawlrank_graph::atomic::write_file;
 use crawlrank_graph::csv::csv_field;
-use crawlrank_graph::{BvWebGraph, Csr, PageIds};
+use crawlrank_graph::{BvWebGraph, PageIds};
 use crawlrank_stats::{Interval, Wins};
 use rayon::prelude::*;
 use std::io::Write;
@@ -33,9 +34,9 @@ pub const HEADLINE_PERCENT: usize = 15;
 /// `rng_seeds`, in parallel, each run as the single experiment with that rng seed. Without
 /// `keep_orders` the crawl orders are dropped once measured. `done` is called as each run
 /// ends. The summaries come back in the order of `rng_seeds`.
-pub fn run_repeated(
+pub fn run_repeated<G: SimGraph>(
     graph: &BvWebGraph,
-    csr: &Csr,
+    csr: &G,
     experiment: &Experiment,
     rng_seeds: &[u64],
     keep_orders: bool,
@@ -49,7 +50,7 @@ pub fn run_repeated(
         bail!("a repeated experiment draws random seeds; it cannot repeat a fixed seed set");
     };
     ensure!(
-        csr.num_nodes() > 0,
+        csr.node_count() > 0,
         "{} is an empty graph",
         graph.basename().display()
     );

@@ -1,11 +1,11 @@
-//! One simulated crawl: the frontier's crawl loop ([`drive`]) over a known graph, with timing
+//! One simulated crawl: the frontier's crawl loop (`crawlrank_frontier::drive`, written out) over a known graph, with timing
 //! and memory accounting.
 
 use crate::policy::SimPolicy;
 use crate::reference::Reference;
 use anyhow::{ensure, Result};
-use crawlrank_frontier::{drive, Frontier, Impacts, PageId, PolicyConfig};
-use crawlrank_graph::Csr;
+use crawlrank_frontier::{Frontier, Impacts, PageId, Policy, PolicyConfig};
+use crawlrank_graph::access::Successors;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
@@ -86,13 +86,51 @@ pub struct PolicyRun {
 
 /// Crawls `graph` from `seeds` with `policy` until the frontier is empty. `progress` is called
 /// with the number of pages crawled every 65,536 pages and at the end.
-pub fn simulate(
-    graph: &Csr,
+///
+/// `graph` is a [`Csr`](crawlrank_graph::Csr) or the compressed graph: the loop is the
+/// frontier's crawl loop (`crawlrank_frontier::drive`: seed, then pop and `on_crawled` until
+/// the frontier is empty), written out here because a compressed graph decodes each page's
+/// links into a buffer rather than lending a slice.
+pub fn simulate<G: Successors>(
+    graph: &G,
     seeds: &[PageId],
     policy: SimPolicy,
     reference: &Reference,
     config: &SimConfig,
     progress: &mut dyn FnMut(u64),
+) -> Result<PolicyRun> {
+    simulate_policy(
+        graph,
+        seeds,
+        policy,
+        &mut |c| policy.build(c, &reference.pagerank),
+        reference,
+        config,
+        &mut |done| {
+            progress(done);
+            ControlFlow::Continue(())
+        },
+    )
+}
+
+/// [`simulate`] with a policy its caller builds: `build` gets the [`PolicyConfig`] the
+/// simulator would give a built-in policy (`K`, `R`, rng seed, β, …) and returns the policy,
+/// which then crawls under the name `name` (usually [`SimPolicy::Given`]). This is how a
+/// library embeds orderings of its own (the Python package's policies written in Python)
+/// and measures them beside the built-in ones.
+///
+/// `progress` is called with the number of pages crawled every 65,536 pages and at the end;
+/// when it breaks, the crawl stops and the run is an error. A policy whose `pop` returns
+/// `None` early ends the crawl there: the run's order is then shorter than `R`, which
+/// [`measure`](crate::measure) refuses.
+pub fn simulate_policy<G: Successors>(
+    graph: &G,
+    seeds: &[PageId],
+    name: SimPolicy,
+    build: &mut dyn FnMut(&PolicyConfig) -> Result<Box<dyn Policy>>,
+    reference: &Reference,
+    config: &SimConfig,
+    progress: &mut dyn FnMut(u64) -> ControlFlow<()>,
 ) -> Result<PolicyRun> {
     let batch = config.batch.unwrap_or_else(|| reference.default_batch());
     ensure!(batch >= 1, "the batch size K must be at least 1");
@@ -106,33 +144,42 @@ pub fn simulate(
         beta: config.beta,
         delta_initial: config.delta_initial,
         delta_slope: config.delta_slope,
-        ..PolicyConfig::for_crawl(reference.reachable, graph.num_nodes() as u64)
+        ..PolicyConfig::for_crawl(reference.reachable, graph.node_count() as u64)
     };
     reset_peak_rss();
-    let mut frontier = Frontier::new(policy.build(&policy_config, &reference.pagerank)?, batch);
+    let mut frontier = Frontier::new(build(&policy_config)?, batch);
     let mut order = Vec::with_capacity(reference.reachable as usize);
     let mut arcs = 0u64;
+    let mut stopped = false;
     let start = Instant::now();
-    drive(
-        &mut frontier,
-        seeds,
-        |p| graph.successors(p as usize),
-        |p, links| {
-            order.push(p);
-            arcs += links.len() as u64;
-            if order.len() & 0xFFFF == 0 {
-                progress(order.len() as u64);
-            }
-            ControlFlow::Continue(())
-        },
-    );
+    let mut buf = Vec::new();
+    frontier.seed(seeds);
+    while let Some(p) = frontier.pop() {
+        let links = graph.successors_in(p as usize, &mut buf);
+        frontier.on_crawled(p, links);
+        order.push(p);
+        arcs += links.len() as u64;
+        if order.len() & 0xFFFF == 0 && progress(order.len() as u64).is_break() {
+            stopped = true;
+            break;
+        }
+    }
     let crawl_time = start.elapsed();
-    progress(order.len() as u64);
+    ensure!(
+        !stopped,
+        "the crawl with {name} was stopped after {} pages",
+        order.len()
+    );
+    ensure!(
+        progress(order.len() as u64).is_continue(),
+        "the crawl with {name} was stopped after {} pages",
+        order.len()
+    );
     let peak_frontier = frontier.peak_len();
     let (mut policy_state, pages) = frontier.into_parts();
     let final_scores = policy_state.final_scores(&order, &pages);
     Ok(PolicyRun {
-        policy,
+        policy: name,
         order,
         final_scores,
         batch,

@@ -20,6 +20,7 @@
 //! so its τ_b correlates the crawl position (earlier = higher) with PageRank over the pages
 //! crawled.
 
+use crate::graph::SimGraph;
 use crate::measures::measure;
 use crate::policy::SimPolicy;
 use crate::reference::{reference_pagerank, Reference};
@@ -28,7 +29,7 @@ use crate::run::PolicyRun;
 use crate::seeds::{read_pages, SeedChoice};
 use anyhow::{bail, ensure, Result};
 use crawlrank_frontier::PageId;
-use crawlrank_graph::{BvWebGraph, Csr};
+use crawlrank_graph::BvWebGraph;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -65,8 +66,13 @@ pub struct Scored {
 
 /// Reads, checks and measures the order `options.order` over `graph` (`csr` is the graph
 /// decoded).
-pub fn score_order(graph: &BvWebGraph, csr: &Csr, options: &ScoreOptions) -> Result<Scored> {
-    let n = csr.num_nodes();
+pub fn score_order<G: SimGraph>(
+    graph: &BvWebGraph,
+    csr: &G,
+    options: &ScoreOptions,
+) -> Result<Scored> {
+    let n = csr.node_count();
+    let mut buf = Vec::new();
     ensure!(n > 0, "{} is an empty graph", graph.basename().display());
     let name = options.name.trim();
     ensure!(
@@ -143,7 +149,7 @@ pub fn score_order(graph: &BvWebGraph, csr: &Csr, options: &ScoreOptions) -> Res
             );
         }
         crawled[p] = true;
-        let links = csr.successors(p);
+        let links = csr.successors_in(p, &mut buf);
         arcs += links.len() as u64;
         for &u in links {
             if !seen[u as usize] {
@@ -187,7 +193,7 @@ pub fn score_order(graph: &BvWebGraph, csr: &Csr, options: &ScoreOptions) -> Res
         summary: Summary {
             graph: graph.basename().display().to_string(),
             nodes: n as u64,
-            arcs: csr.num_arcs(),
+            arcs: csr.arc_count(),
             seeds: seeds.len(),
             seed_source,
             rng_seed: options.rng_seed,

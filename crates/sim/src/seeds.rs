@@ -2,10 +2,11 @@
 //! `crawlrank seeds` writes them), or seeds extracted from the graph's communities on the spot
 //! (docs/algorithms.md §5).
 
+use crate::graph::SimGraph;
 use anyhow::{ensure, Context, Result};
 use crawlrank_frontier::PageId;
 use crawlrank_graph::page_ids::looks_numeric;
-use crawlrank_graph::{BvWebGraph, Csr};
+use crawlrank_graph::BvWebGraph;
 pub use crawlrank_seeds::random_seeds;
 use crawlrank_seeds::{extract_seeds, prepare, Pruning, SeedsConfig};
 use std::collections::HashMap;
@@ -36,8 +37,13 @@ pub enum SeedChoice {
 }
 
 impl SeedChoice {
-    /// The seeds for `graph` (`csr` is the graph decoded), with a description for reports.
-    pub fn resolve(&self, graph: &BvWebGraph, csr: &Csr) -> Result<(Vec<PageId>, String)> {
+    /// The seeds for `graph` (`csr` is the graph decoded, or the compressed graph itself:
+    /// community seeds need the decoded graph), with a description for reports.
+    pub fn resolve<G: SimGraph>(
+        &self,
+        graph: &BvWebGraph,
+        csr: &G,
+    ) -> Result<(Vec<PageId>, String)> {
         let n = graph.num_nodes();
         Ok(match self {
             SeedChoice::Random { count, rng_seed } => {
@@ -56,6 +62,11 @@ impl SeedChoice {
                 (pages.clone(), format!("{} given", pages.len()))
             }
             SeedChoice::Community { config, pruning } => {
+                let csr = csr.as_csr().context(
+                    "community seeds extract cores from the graph held in memory (they prune \
+                     and mask its arcs): run with --in-memory always (or auto), or extract them \
+                     once with `crawlrank seeds` and pass --seeds-file",
+                )?;
                 let prepared = prepare(graph, csr, *pruning, None)?;
                 let x = extract_seeds(&prepared.graph, config, &mut |_| {})?;
                 ensure!(

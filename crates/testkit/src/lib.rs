@@ -2,7 +2,8 @@
 //! written once — the small graphs whose ranking or crawl order a test works out by hand or
 //! checks against a formula, the few file helpers those tests need, the count of a
 //! process's sockets that the crawler's tests and benchmark share, a tiny DNS server on
-//! loopback ([`DnsServer`]) for the crawls that resolve names themselves, and an allocator that
+//! loopback ([`DnsServer`]) for the crawls that resolve names themselves, a real `nats-server`
+//! with JetStream on loopback ([`NatsServer`]) for the frontier cluster, and an allocator that
 //! counts each thread's heap ([`thread_heap`]).
 //!
 //! A graph here is a [`SmallGraph`]: a node count and an arc list, which a test turns into
@@ -20,6 +21,7 @@
 mod dns;
 mod files;
 mod graphs;
+mod nats;
 mod sockets;
 pub mod thread_heap;
 
@@ -29,4 +31,5 @@ pub use graphs::{
     cycle, five_pages, modular_chords, path, ring_with_chords, star, SmallGraph,
     FIVE_PAGES_PAGERANK,
 };
+pub use nats::{free_port, NatsServer};
 pub use sockets::open_sockets;

@@ -48,6 +48,11 @@ mod generated {
                 tonic::include_proto!("crawlrank.frontier.v1");
             }
         }
+        pub mod cluster {
+            pub mod v1 {
+                tonic::include_proto!("crawlrank.cluster.v1");
+            }
+        }
     }
 }
 
@@ -60,8 +65,13 @@ pub use generated::urlfrontier as proto;
 /// [`proto`]'s messages.
 pub use generated::crawlrank::frontier::v1 as ext_proto;
 
+/// What the nodes of a frontier cluster hand each other through NATS JetStream
+/// (`crawlrank.cluster.v1.Forwarded`), generated from `proto/crawlrank_cluster.proto`;
+/// internal to the cluster, never served over gRPC (crawlrank-frontier-service's `cluster`).
+pub use generated::crawlrank::cluster::v1 as cluster_proto;
+
 pub use client::{is_unreachable, CrawlCounts, FrontierClient};
-pub use ranking::{fetch_ranking, write_ranking_tsv, RANKING_HEADER};
+pub use ranking::{fetch_node_stats, fetch_ranking, write_ranking_tsv, RANKING_HEADER};
 
 /// The crawl id of the default crawl; an empty crawl id means it too.
 pub const DEFAULT_CRAWL: &str = "DEFAULT";

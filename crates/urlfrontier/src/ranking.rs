@@ -1,11 +1,13 @@
-//! The ranking export: reads `GetRanking` from a running service and writes it as TSV
-//! (`crawlrank frontier ranking`).
+//! The ranking export: reads `GetRanking` from a running service (from every node of a
+//! cluster, merged) and writes it as TSV (`crawlrank frontier ranking`); and each node's
+//! counts for `crawlrank status --frontier` ([`fetch_node_stats`]).
 //!
 //! [`fetch_ranking`] is blocking and runs its own small runtime, because the CLI does not
 //! otherwise use tokio; it reads through [`FrontierClient`] like any other client.
 //! [`write_ranking_tsv`] writes into a file the caller writes atomically, or stdout.
 
 use crate::ext_proto::RankedUrl;
+use crate::proto::{url_frontier_client::UrlFrontierClient, Empty, QueueWithinCrawlParams, Stats};
 use crate::FrontierClient;
 use anyhow::{bail, Context, Result};
 use std::io::Write;
@@ -16,7 +18,10 @@ pub const RANKING_HEADER: &str = "rank\turl\tkey\tscore\tstate";
 
 /// Reads the ranking of crawl `crawl_id` (empty: the default crawl), at most `limit` URLs
 /// (0: the service's default), from the service at `addr` (`http://HOST:PORT`, or
-/// `HOST:PORT`), giving up after `timeout`.
+/// `HOST:PORT`), giving up after `timeout`. When the service is a node of a cluster
+/// (`ListNodes` names several), every node's ranking is read and merged: by score, best
+/// first, when every URL has one; else the nodes' orders taken in turn (each node serves its
+/// own best first, so that is the order the cluster serves).
 pub fn fetch_ranking(
     addr: &str,
     crawl_id: &str,
@@ -28,8 +33,22 @@ pub fn fetch_ranking(
         .build()
         .context("cannot start a runtime for the frontier client")?;
     let read = async {
-        let mut client = FrontierClient::connect(addr, crawl_id, false).await?;
-        client.ranking(limit).await
+        let nodes = list_nodes(addr).await?;
+        if nodes.len() <= 1 {
+            let mut client = FrontierClient::connect(addr, crawl_id, false).await?;
+            return client.ranking(limit).await;
+        }
+        let mut each = Vec::new();
+        for node in &nodes {
+            let mut client = FrontierClient::connect(node, crawl_id, false).await?;
+            each.push(client.ranking(limit).await?);
+        }
+        let limit = if limit == 0 {
+            crate::DEFAULT_RANKING_LIMIT
+        } else {
+            limit
+        };
+        Ok(merge(each, limit as usize))
     };
     runtime.block_on(async {
         match tokio::time::timeout(timeout, read).await {
@@ -40,6 +59,105 @@ pub fn fetch_ranking(
             ),
         }
     })
+}
+
+/// The endpoint URL of an address given as `HOST:PORT` or `http://HOST:PORT`.
+fn endpoint(addr: &str) -> String {
+    if addr.contains("://") {
+        addr.to_string()
+    } else {
+        format!("http://{addr}")
+    }
+}
+
+/// The nodes `ListNodes` names at `addr`.
+async fn list_nodes(addr: &str) -> Result<Vec<String>> {
+    let endpoint = endpoint(addr);
+    Ok(UrlFrontierClient::connect(endpoint.clone())
+        .await
+        .with_context(|| format!("cannot connect to the frontier service at {endpoint}"))?
+        .list_nodes(Empty {})
+        .await
+        .map_err(|s| anyhow::anyhow!("{}: {}", s.code(), s.message()))
+        .with_context(|| format!("ListNodes on {endpoint} failed"))?
+        .into_inner()
+        .values)
+}
+
+/// Reads `GetStats` of crawl `crawl_id` from every node of the service at `addr` (the nodes
+/// `ListNodes` names; the service alone when it is no node of a cluster), each with `local`
+/// set, giving up after `timeout`: the node's address and its counts.
+pub fn fetch_node_stats(
+    addr: &str,
+    crawl_id: &str,
+    timeout: Duration,
+) -> Result<Vec<(String, Stats)>> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start a runtime for the frontier client")?;
+    let read = async {
+        let nodes = list_nodes(addr).await?;
+        let nodes = if nodes.len() <= 1 {
+            vec![endpoint(addr)]
+        } else {
+            nodes.iter().map(|n| endpoint(n)).collect()
+        };
+        let mut out = Vec::new();
+        for node in nodes {
+            let stats = UrlFrontierClient::connect(node.clone())
+                .await
+                .with_context(|| format!("cannot connect to the frontier node {node}"))?
+                .get_stats(QueueWithinCrawlParams {
+                    key: String::new(),
+                    crawl_id: crawl_id.to_string(),
+                    local: true,
+                })
+                .await
+                .map_err(|s| anyhow::anyhow!("{}: {}", s.code(), s.message()))
+                .with_context(|| format!("GetStats on {node} failed"))?
+                .into_inner();
+            out.push((node.trim_start_matches("http://").to_string(), stats));
+        }
+        Ok(out)
+    };
+    runtime.block_on(async {
+        match tokio::time::timeout(timeout, read).await {
+            Ok(result) => result,
+            Err(_) => bail!(
+                "the frontier service at {addr} did not answer within {} s",
+                timeout.as_secs()
+            ),
+        }
+    })
+}
+
+/// The nodes' rankings merged into one of at most `limit`, ranked again from 1.
+fn merge(each: Vec<Vec<RankedUrl>>, limit: usize) -> Vec<RankedUrl> {
+    let scored = each.iter().flatten().all(|r| r.score.is_some());
+    let mut out: Vec<RankedUrl> = if scored {
+        let mut all: Vec<RankedUrl> = each.into_iter().flatten().collect();
+        // Stable: equal scores keep each node's order.
+        all.sort_by(|a, b| b.score.unwrap_or(0.0).total_cmp(&a.score.unwrap_or(0.0)));
+        all
+    } else {
+        let mut iters: Vec<_> = each.into_iter().map(|v| v.into_iter()).collect();
+        let mut all = Vec::new();
+        loop {
+            let before = all.len();
+            for it in &mut iters {
+                all.extend(it.next());
+            }
+            if all.len() == before {
+                break all;
+            }
+        }
+    };
+    out.truncate(limit);
+    for (i, r) in out.iter_mut().enumerate() {
+        r.rank = i as u64 + 1;
+    }
+    out
 }
 
 /// Writes a ranking as TSV: [`RANKING_HEADER`], then one line per URL (an absent score is
@@ -66,6 +184,45 @@ pub fn write_ranking_tsv(out: &mut dyn Write, ranking: &[RankedUrl]) -> Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn r(url: &str, score: Option<f64>) -> RankedUrl {
+        RankedUrl {
+            rank: 0,
+            url: url.to_string(),
+            key: String::new(),
+            score,
+            state: "queued".to_string(),
+        }
+    }
+
+    fn urls(v: &[RankedUrl]) -> Vec<(u64, &str)> {
+        v.iter().map(|r| (r.rank, r.url.as_str())).collect()
+    }
+
+    #[test]
+    fn nodes_rankings_merge_by_score_or_in_turn() {
+        let a = vec![r("a1", Some(-0.5)), r("a2", Some(-2.0))];
+        let b = vec![
+            r("b1", Some(-1.0)),
+            r("b2", Some(-2.0)),
+            r("b3", Some(-3.0)),
+        ];
+        let merged = merge(vec![a.clone(), b.clone()], 4);
+        assert_eq!(urls(&merged), [(1, "a1"), (2, "b1"), (3, "a2"), (4, "b2")]);
+        let unscored = vec![r("c1", None)];
+        let merged = merge(vec![a, unscored, b], 10);
+        assert_eq!(
+            urls(&merged),
+            [
+                (1, "a1"),
+                (2, "c1"),
+                (3, "b1"),
+                (4, "a2"),
+                (5, "b2"),
+                (6, "b3")
+            ]
+        );
+    }
 
     fn ranked(rank: u64, url: &str, score: Option<f64>) -> RankedUrl {
         RankedUrl {

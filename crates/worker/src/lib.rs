@@ -2,7 +2,7 @@
 //! come next, which host may be asked when — lives in a URLFrontier service (crawlrank's own
 //! `crawlrank frontier serve`, policy-ordered and persistent, or any other URLFrontier
 //! server); the worker does the rest locally, with the crawler's own code
-//! (`crawlrank_crawler::fetcher`): robots.txt, the HTTP requests, link extraction, WARC.
+//! (`crawlrank_fetch::fetcher`): robots.txt, the HTTP requests, link extraction, WARC.
 //!
 //! Why the pieces are where they are:
 //! - **Politeness across workers** is the service's: the worker leases one URL per queue
@@ -29,7 +29,7 @@
 //!
 //! - **A host that refuses** (`429`, `503`) holds its queue for every worker, as the engine
 //!   holds the host: the wait is the engine's (`Retry-After` in either form, else the host's
-//!   doubling back-off, `crawlrank_crawler::backoff`), and the worker tells the service
+//!   doubling back-off, `crawlrank_fetch::backoff`), and the worker tells the service
 //!   `BlockQueueUntil` its end, so no worker is served the host's URLs before then. The
 //!   refused URL is tried again after the wait under its lease when the lease outlasts the
 //!   wait and a fetch; else it is left unreported, its lease runs out and the service serves
@@ -57,15 +57,10 @@
 #![warn(missing_docs)]
 
 use anyhow::{Context, Result};
-use crawlrank_crawler::addresses::AddressGuard;
-use crawlrank_crawler::backoff::{Backoffs, Refusal, RetryAfter};
-use crawlrank_crawler::fetcher::{Fetcher, HostConnection};
-use crawlrank_crawler::links::{host_key, normalize};
-use crawlrank_crawler::page::Outcome;
-use crawlrank_crawler::robots::RobotsRules;
-use crawlrank_crawler::scope::Scope;
-use crawlrank_crawler::warc::{WarcPosition, WarcWriter};
-use crawlrank_crawler::{FetchConfig, ScopeConfig};
+use crawlrank_fetch::{
+    normalize, origin_key, AddressGuard, Backoffs, FetchConfig, Fetcher, HostConnection, Outcome,
+    Refusal, RetryAfter, RobotsRules, Scope, ScopeConfig, WarcPosition, WarcWriter,
+};
 use crawlrank_urlfrontier::proto::UrlInfo;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -159,7 +154,7 @@ impl Default for WorkerConfig {
             max_pages: None,
             max_retries: 2,
             retry_backoff: Duration::from_secs(1),
-            max_retry_after: crawlrank_crawler::backoff::DEFAULT_MAX_RETRY_AFTER,
+            max_retry_after: crawlrank_fetch::DEFAULT_MAX_RETRY_AFTER,
             idle_exit: Duration::from_secs(60),
             state_dir: None,
             warc_max_size: 1 << 30,
@@ -785,7 +780,7 @@ async fn fetch_one(shared: Arc<Shared>, frontier: FrontierClient, leased: UrlInf
             (HTTP_STATUS_KEY.to_string(), status.to_string()),
         ]
     };
-    let Some(origin) = host_key(&leased.url) else {
+    let Some(origin) = origin_key(&leased.url) else {
         // The service accepted it, the crawler cannot fetch it (not http(s)…): given up.
         done.given_up = true;
         report_page(

@@ -142,7 +142,7 @@ pub fn run(args: Args) -> Result<()> {
             log.record(p);
         }
         if let Some((dash, _)) = &dashboard {
-            dash.record_progress(p);
+            dash.record(&super::dashboard::numbers_of_progress(p));
         }
         pb.set_position(p.pages_this_run);
         pb.set_message(String::new());
@@ -237,7 +237,7 @@ fn crawl_config(args: &Args) -> Result<CrawlConfig> {
         max_urls: args.max_urls,
         seen_cache: args.seen_cache,
         frontier_hot: args.frontier_hot,
-        hop_limits: crawlrank_crawler::hops::HopLimits {
+        hop_limits: crawlrank_crawler::HopLimits {
             max_hops: args.max_hops,
             max_redirects: args.max_redirects,
         },

@@ -94,44 +94,44 @@ pub struct Args {
     #[arg(long, default_value_t = 2)]
     pub max_retries: u32,
     /// Most URLs kept per host (spider-trap cap).
-    #[arg(long, default_value_t = crawlrank_crawler::urls::UrlLimits::DEFAULT.max_per_host)]
+    #[arg(long, default_value_t = crawlrank_crawler::UrlLimits::DEFAULT.max_per_host)]
     pub max_pages_per_host: u64,
     /// Most hosts per registrable domain (eTLD+1: a.example.co.uk and b.example.co.uk are one):
     /// a link to a further host of the domain is dropped and counted. A wildcard-DNS site
     /// names a new host with every link, each with its own robots.txt and URL quota.
     #[arg(long, value_name = "N",
-          default_value_t = crawlrank_crawler::urls::UrlLimits::DEFAULT.max_hosts_per_domain)]
+          default_value_t = crawlrank_crawler::UrlLimits::DEFAULT.max_hosts_per_domain)]
     pub max_hosts_per_domain: u64,
     /// Most URLs kept per registrable domain, over all its hosts; a new URL past it is dropped
     /// and counted.
     #[arg(long, value_name = "N",
-          default_value_t = crawlrank_crawler::urls::UrlLimits::DEFAULT.max_per_domain)]
+          default_value_t = crawlrank_crawler::UrlLimits::DEFAULT.max_per_domain)]
     pub max_urls_per_domain: u64,
     /// Most URLs discovered in all (seeds included); a new URL past it is refused and
     /// counted. At most, and by default, 2^32 - 1: page ids are 32-bit.
-    #[arg(long, value_name = "N", default_value_t = crawlrank_crawler::urls::MAX_URLS,
+    #[arg(long, value_name = "N", default_value_t = crawlrank_crawler::MAX_URLS,
           value_parser = clap::builder::RangedU64ValueParser::<u64>::new()
-              .range(1..=crawlrank_crawler::urls::MAX_URLS))]
+              .range(1..=crawlrank_crawler::MAX_URLS))]
     pub max_urls: u64,
     /// URL keys the seen-set caches in memory (about 28 bytes each); the others are looked up
     /// in the state on disk, behind a Bloom filter (docs/crawler.md, Resources).
-    #[arg(long, value_name = "N", default_value_t = crawlrank_crawler::seen::DEFAULT_CACHE_ENTRIES,
+    #[arg(long, value_name = "N", default_value_t = crawlrank_crawler::DEFAULT_SEEN_CACHE,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..))]
     pub seen_cache: usize,
     /// Frontier entries kept in memory (16 bytes each) by the priority policies; the rest
     /// spill to sorted runs in STATE/spill, the crawl order unchanged. 0 keeps all in memory.
-    #[arg(long, value_name = "N", default_value_t = crawlrank_crawler::engine::DEFAULT_FRONTIER_HOT)]
+    #[arg(long, value_name = "N", default_value_t = crawlrank_crawler::DEFAULT_FRONTIER_HOT)]
     pub frontier_hot: usize,
     /// Most link hops from a seed (Heritrix's hop limit: calendars and other endless spaces
     /// no URL rule sees). A new URL further away is dropped and counted. Default: no limit.
     #[arg(long, value_name = "N")]
     pub max_hops: Option<u32>,
     /// Most redirects followed in a row; the target of a longer chain is dropped and counted.
-    #[arg(long, value_name = "N", default_value_t = crawlrank_crawler::hops::DEFAULT_MAX_REDIRECTS)]
+    #[arg(long, value_name = "N", default_value_t = crawlrank_crawler::DEFAULT_MAX_REDIRECTS)]
     pub max_redirects: u32,
     /// Longest Retry-After honoured, in seconds: a 429/503 asking for longer gives its URL
     /// up (counted) and pauses its host this long.
-    #[arg(long, value_name = "SECS", default_value_t = crawlrank_crawler::backoff::DEFAULT_MAX_RETRY_AFTER.as_secs())]
+    #[arg(long, value_name = "SECS", default_value_t = crawlrank_fetch::DEFAULT_MAX_RETRY_AFTER.as_secs())]
     pub max_retry_after: u64,
     /// Do not write WARC files.
     #[arg(long)]

@@ -115,7 +115,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
             ..Default::default()
         },
     };
-    let summary = super::simulate::run_with_progress(&graph, &csr, &experiment)?;
+    let summary = super::simulate::run_with_progress(&graph, &*csr, &experiment)?;
     crawlrank_sim::write_table(&summary, &mut std::io::stdout().lock())?;
     crawlrank_sim::write_outputs(&summary, &args.out, false, &ids)?;
     let mut provenance = crate::provenance::Provenance::new(&basename)?;

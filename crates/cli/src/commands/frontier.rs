@@ -11,8 +11,8 @@
 
 use anyhow::{bail, Context, Result};
 use crawlrank_frontier_service::{
-    policy_spec, serve_until_ctrl_c, FrontierService, ServiceConfig, DEFAULT_COMMIT_INTERVAL_MS,
-    DEFAULT_MAX_WAITING,
+    policy_spec, serve_until_ctrl_c, ClusterConfig, FrontierService, Nodes, ServiceConfig,
+    DEFAULT_COMMIT_INTERVAL_MS, DEFAULT_MAX_WAITING,
 };
 // The export is a client's job: it reads through the API's crate, not the service's.
 use crawlrank_urlfrontier::{fetch_ranking, write_ranking_tsv};
@@ -90,6 +90,14 @@ pub struct ServeArgs {
     /// call at once (calls arriving during a commit still share the next).
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_COMMIT_INTERVAL_MS)]
     pub commit_interval: u64,
+    /// Run as one node of a frontier cluster on this NATS server with JetStream
+    /// (`nats://127.0.0.1:4222`; docs/scaling.md). Needs --nodes.
+    #[arg(long, value_name = "URL", requires = "nodes")]
+    pub nats: Option<String>,
+    /// Every node's address (HOST:PORT, comma-separated), --addr being one of them; the same
+    /// list on every node. Needs --nats.
+    #[arg(long, value_name = "A1,A2,…", value_delimiter = ',', requires = "nats")]
+    pub nodes: Vec<String>,
 }
 
 fn parse_addr(addr: &str, public: bool) -> Result<SocketAddr> {
@@ -164,11 +172,28 @@ fn serve(args: ServeArgs) -> Result<()> {
         commit_interval: Duration::from_millis(args.commit_interval),
         ..ServiceConfig::new(&args.state)
     };
+    let cluster = args.nats.as_ref().map(|nats| ClusterConfig {
+        nats: nats.clone(),
+        nodes: args.nodes.clone(),
+        me: args.addr.clone(),
+    });
+    if let Some(c) = &cluster {
+        // Checked before the state is opened: a wrong list is the likelier mistake.
+        Nodes::new(&c.nodes, &c.me)?;
+        anyhow::ensure!(
+            addr.port() != 0,
+            "a cluster node needs a fixed port in --addr (the other nodes reach it there)"
+        );
+    }
     let service = FrontierService::open(config)?;
     let policy = service.policy();
-    serve_until_ctrl_c(service, addr, |bound| {
+    serve_until_ctrl_c(service, addr, cluster.as_ref(), |bound| {
+        let role = match &cluster {
+            Some(c) => format!(", node of {} on {}", c.nodes.len(), c.nats),
+            None => String::new(),
+        };
         eprintln!(
-            "frontier: URLFrontier API on {bound} (policy {}, state {}); Ctrl-C stops",
+            "frontier: URLFrontier API on {bound} (policy {}, state {}{role}); Ctrl-C stops",
             policy.kind,
             args.state.display()
         );

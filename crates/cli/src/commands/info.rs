@@ -1,7 +1,7 @@
 //! `crawlrank info`: what a graph is made of.
 
 use anyhow::Result;
-use crawlrank_graph::{open_graph, Cache, GraphStats};
+use crawlrank_graph::{open_graph, Cache, GraphStats, InMemory};
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -18,6 +18,11 @@ pub struct Args {
     /// Seed of the random start pages.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
+    /// Where the graph is held for --reachability and --scc: `always` decodes it into memory,
+    /// `never` visits the memory-mapped compressed graph, `auto` decodes it when it takes at
+    /// most half of the memory available. The statistics are the same.
+    #[arg(long, value_name = "auto|always|never", default_value = "auto")]
+    pub in_memory: InMemory,
 }
 
 pub fn run(args: Args, cache: &Cache) -> Result<()> {
@@ -32,12 +37,24 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         }
     }
     if args.reachability.is_some() || args.scc {
-        let csr = graph.to_csr()?;
+        let decision = args.in_memory.decide(&graph, 1);
+        eprintln!("{}: {}", graph.basename().display(), decision.reason);
+        let csr = if decision.csr {
+            Some(graph.to_csr()?)
+        } else {
+            None
+        };
         if let Some(n) = args.reachability {
-            stats = stats.with_reachability(&csr, n, args.seed);
+            stats = match &csr {
+                Some(csr) => stats.with_reachability(csr, n, args.seed),
+                None => stats.with_reachability(&graph, n, args.seed),
+            };
         }
         if args.scc {
-            stats = stats.with_scc(&csr);
+            stats = match &csr {
+                Some(csr) => stats.with_scc(csr),
+                None => stats.with_scc(&graph),
+            };
         }
     }
     println!("graph: {}", graph.basename().display());

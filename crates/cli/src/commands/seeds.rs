@@ -42,6 +42,12 @@ pub struct Args {
     /// The graph: a BVGraph basename or an arc-list file.
     #[arg(long)]
     pub graph: PathBuf,
+    /// Where the graph is held: `always` decodes it into memory, `never` keeps it compressed
+    /// and memory-mapped (the `random` and `top-pagerank` methods only: the core methods prune
+    /// and mask arcs of a graph held in memory), `auto` decodes it when it takes at most half of
+    /// the memory available, and, for `random` and `top-pagerank`, never decodes what fits.
+    #[arg(long, value_name = "auto|always|never", default_value = "auto")]
+    pub in_memory: crawlrank_graph::InMemory,
     /// How many seeds (`SeedCount`).
     #[arg(long, value_name = "N")]
     pub count: usize,
@@ -138,18 +144,41 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
 
     let t0 = Instant::now();
     let graph = open_graph(&args.graph, cache)?;
-    let csr = graph.to_csr()?;
+    let cores = matches!(args.method, Method::CoverDensity | Method::FixedSize);
+    // The core methods work on the graph in memory; the baselines need at most PageRank's
+    // sweeps, which run on the compressed graph as well.
+    ensure!(
+        !(cores && args.in_memory == crawlrank_graph::InMemory::Never),
+        "the {} method extracts cores from the graph held in memory (it prunes and masks its \
+         arcs): use --in-memory always or auto",
+        args.method.name()
+    );
+    let decision = if cores {
+        crawlrank_graph::access::Decision {
+            csr: true,
+            reason: "in memory (the core methods prune and mask arcs of the graph in memory)"
+                .into(),
+        }
+    } else {
+        args.in_memory.decide(&graph, 2)
+    };
+    eprintln!("{}: {}", graph.basename().display(), decision.reason);
+    let csr = if decision.csr && args.method != Method::Random {
+        Some(graph.to_csr()?)
+    } else {
+        None
+    };
     let urls = graph.urls()?;
     let ids = graph.page_ids()?;
     eprintln!(
         "{}: {} pages, {} arcs (loaded in {:.2?})",
         graph.basename().display(),
-        thousands(csr.num_nodes() as u64),
-        thousands(csr.num_arcs()),
+        thousands(graph.num_nodes() as u64),
+        thousands(graph.num_arcs()),
         t0.elapsed()
     );
     ensure!(
-        csr.num_nodes() > 0,
+        graph.num_nodes() > 0,
         "{} is an empty graph",
         graph.basename().display()
     );
@@ -158,8 +187,8 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         method: args.method.name().into(),
         parameters: json!({}),
         pruned: false,
-        pages: csr.num_nodes() as u64,
-        arcs: (csr.num_arcs(), csr.num_arcs()),
+        pages: graph.num_nodes() as u64,
+        arcs: (graph.num_arcs(), graph.num_arcs()),
         requested: args.count,
         seeds: Vec::new(),
         stop: "baseline".into(),
@@ -168,16 +197,20 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     match args.method {
         Method::Random => {
             record.parameters = json!({ "rng_seed": args.rng_seed });
-            record.seeds = random_seeds(csr.num_nodes(), args.count, args.rng_seed);
+            record.seeds = random_seeds(graph.num_nodes(), args.count, args.rng_seed);
         }
         Method::TopPagerank => {
-            let pagerank = crawlrank_sim::reference_pagerank(&graph, &csr)?;
+            let pagerank = match &csr {
+                Some(csr) => crawlrank_sim::reference_pagerank(&graph, csr)?,
+                None => crawlrank_sim::reference_pagerank(&graph, &graph)?,
+            };
             record.parameters = json!({ "damping": 0.85 });
             record.seeds = top_pagerank_seeds(&pagerank, args.count);
         }
         Method::CoverDensity | Method::FixedSize => {
             let t1 = Instant::now();
-            let prepared = prepare(&graph, &csr, pruning, urls.as_deref())?;
+            let csr = csr.as_ref().expect("decoded for the core methods");
+            let prepared = prepare(&graph, csr, pruning, urls.as_deref())?;
             let prep_time = t1.elapsed();
             eprintln!(
                 "{}: {} arcs ({:.2?})",

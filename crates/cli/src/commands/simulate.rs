@@ -4,12 +4,13 @@ use crate::progress;
 use crate::provenance::{file_digest, Provenance};
 use anyhow::{ensure, Result};
 use crawlrank_frontier::{Impacts, PolicyConfig};
-use crawlrank_graph::{open_graph, BvWebGraph, Cache, Csr, PageIds};
+use crawlrank_graph::{open_graph, BvWebGraph, Cache, InMemory, PageIds};
 use crawlrank_seeds::Pruning;
+use crawlrank_sim::reference::has_reference_pagerank;
 use crawlrank_sim::{
     paired, run_experiment, run_repeated, write_comparison, write_comparison_csv, write_outputs,
     write_paired_headline, write_repeat_outputs, write_repeat_table, write_table, Experiment,
-    ExperimentEvent, SeedChoice, SimConfig, SimPolicy, Summary,
+    ExperimentEvent, SeedChoice, SimConfig, SimGraph, SimPolicy, Summary,
 };
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -19,6 +20,11 @@ pub struct Args {
     /// The graph: a BVGraph basename or an arc-list file.
     #[arg(long)]
     pub graph: PathBuf,
+    /// Where the graph is held: `always` decodes it into memory (4 bytes an arc, fastest),
+    /// `never` crawls the memory-mapped compressed graph (a few bits an arc), `auto` decodes
+    /// it when it takes at most half of the memory available. The results are the same.
+    #[arg(long, value_name = "auto|always|never", default_value = "auto")]
+    pub in_memory: InMemory,
     /// Policies, comma-separated, or `all`.
     #[arg(long, default_value = "all")]
     pub policy: String,
@@ -260,7 +266,61 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         ..PolicyConfig::default()
     }
     .check()?;
-    let csr = graph.to_csr()?;
+    // The transpose is needed only to compute the reference PageRank, once per graph.
+    let directions = if has_reference_pagerank(&graph) { 1 } else { 2 };
+    let decision = args.in_memory.decide(&graph, directions);
+    eprintln!("{}: {}", graph.basename().display(), decision.reason);
+    let prepared = Prepared {
+        policies,
+        seeds,
+        rng_seeds,
+        baseline,
+        config,
+        impact_column,
+        provenance,
+        ids,
+    };
+    if decision.csr {
+        let csr = graph.to_csr()?;
+        simulate_on(&args, &graph, &csr, prepared)
+    } else {
+        simulate_on(&args, &graph, &graph, prepared)
+    }
+}
+
+/// What `run` prepared before choosing where the graph is held.
+struct Prepared {
+    policies: Vec<SimPolicy>,
+    seeds: SeedChoice,
+    rng_seeds: Option<Vec<u64>>,
+    baseline: Option<usize>,
+    config: SimConfig,
+    impact_column: Option<String>,
+    provenance: Provenance,
+    ids: PageIds,
+}
+
+/// The experiment on `csr`: the graph decoded, or the compressed graph itself.
+fn simulate_on<G: SimGraph>(
+    args: &Args,
+    graph: &BvWebGraph,
+    csr: &G,
+    prepared: Prepared,
+) -> Result<()> {
+    let Prepared {
+        policies,
+        seeds,
+        rng_seeds,
+        baseline,
+        config,
+        impact_column,
+        mut provenance,
+        ids,
+    } = prepared;
+    let random = |count| SeedChoice::Random {
+        count,
+        rng_seed: args.rng_seed,
+    };
     if let Some(rng_seeds) = rng_seeds {
         // Each seed set is drawn from its own rng seed inside the repeated run; the
         // provenance names the rng seeds, and every run in summary.json its seeds.
@@ -274,7 +334,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
             baseline,
             impact_column,
         };
-        run_repeated_and_report(&args, &graph, &csr, &experiment, repeats, &ids)?;
+        run_repeated_and_report(args, graph, csr, &experiment, repeats, &ids)?;
         if let Some(dir) = &args.out {
             provenance.set("rng_seeds", serde_json::json!(rng_seeds));
             crate::provenance::stamp_json(&dir.join("summary.json"), &provenance)?;
@@ -282,18 +342,18 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         return Ok(());
     }
     // The seeds are drawn here, once, so that the provenance can name them.
-    let (seed_pages, seed_source) = seeds.resolve(&graph, &csr)?;
+    let (seed_pages, seed_source) = seeds.resolve(graph, csr)?;
     let experiment = Experiment {
         seeds: SeedChoice::Pages(seed_pages.clone()),
         policies: policies.clone(),
         config: config.clone(),
     };
-    let mut summary = run_with_progress(&graph, &csr, &experiment)?;
+    let mut summary = run_with_progress(graph, csr, &experiment)?;
     // Outputs name the graph as the user did (an arc list, not its imported copy in the cache).
     summary.graph = args.graph.display().to_string();
     summary.impact_column = impact_column.clone();
     summary.seed_source = seed_source;
-    provenance.set("resolved", resolved(&args, &summary));
+    provenance.set("resolved", resolved(args, &summary));
     let (compared, label) = match (&args.seeds_file, args.seeds) {
         (Some(_), _) => (args.compare_random, "file"),
         (None, SeedsArg::Community(_)) => (true, "community"),
@@ -314,14 +374,14 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         return Ok(());
     }
     // The paper's experiment: the same policies from as many random seeds, side by side.
-    let (random_pages, random_source) = random(summary.seeds).resolve(&graph, &csr)?;
+    let (random_pages, random_source) = random(summary.seeds).resolve(graph, csr)?;
     let baseline = Experiment {
         seeds: SeedChoice::Pages(random_pages.clone()),
         policies,
         config,
     };
     eprintln!("the same policies from {} random seeds:", summary.seeds);
-    let mut random_summary = run_with_progress(&graph, &csr, &baseline)?;
+    let mut random_summary = run_with_progress(graph, csr, &baseline)?;
     random_summary.graph = args.graph.display().to_string();
     random_summary.impact_column = impact_column.clone();
     random_summary.seed_source = random_source;
@@ -339,7 +399,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         p.seeds(&seed_pages, &ids);
         write_provenance(&p, &summary, &dir.join(label), args.save_orders)?;
         p.seeds(&random_pages, &ids);
-        p.set("resolved", resolved(&args, &random_summary));
+        p.set("resolved", resolved(args, &random_summary));
         write_provenance(&p, &random_summary, &dir.join("random"), args.save_orders)?;
         write_comparison_csv(
             &summary,
@@ -456,10 +516,10 @@ struct Repeats<'a> {
 
 /// Runs the experiment once per rng seed and reports it: with one rng seed exactly as a single
 /// run, with more the intervals and the paired comparisons.
-fn run_repeated_and_report(
+fn run_repeated_and_report<G: SimGraph>(
     args: &Args,
     graph: &BvWebGraph,
-    csr: &Csr,
+    csr: &G,
     experiment: &Experiment,
     repeats: Repeats,
     ids: &PageIds,
@@ -472,8 +532,8 @@ fn run_repeated_and_report(
     eprintln!(
         "{}: {} pages, {} arcs; {} seed sets of random seeds, {} policies, run in parallel",
         graph.basename().display(),
-        csr.num_nodes(),
-        csr.num_arcs(),
+        csr.node_count(),
+        csr.arc_count(),
         rng_seeds.len(),
         experiment.policies.len(),
     );
@@ -529,9 +589,9 @@ fn report(summary: &Summary, out: Option<&Path>, save_orders: bool, ids: &PageId
 
 /// Runs an experiment with a progress bar per policy and a line per finished policy on
 /// stderr.
-pub fn run_with_progress(
+pub fn run_with_progress<G: SimGraph>(
     graph: &BvWebGraph,
-    csr: &Csr,
+    csr: &G,
     experiment: &Experiment,
 ) -> Result<Summary> {
     let mut reachable = 0;
@@ -546,8 +606,8 @@ pub fn run_with_progress(
             eprintln!(
                 "{}: {} pages, {} arcs, {seeds} seeds, R = {r}, K = {batch}",
                 graph.basename().display(),
-                csr.num_nodes(),
-                csr.num_arcs(),
+                csr.node_count(),
+                csr.arc_count(),
             );
         }
         ExperimentEvent::PolicyStarted(policy) => {

@@ -231,7 +231,7 @@ fn workers_wait_for_a_killed_service_and_finish_the_crawl_when_it_is_back() {
     serve.kill9();
     std::thread::sleep(Duration::from_secs(2));
     // The same address and state: the workers find it again.
-    let serve = Serve::start_on(&addr, &state, &[]);
+    let serve = Serve::start_at(&state, &addr, &[]);
     let (out_a, out_b) = (
         finish(a, Duration::from_secs(120)),
         finish(b, Duration::from_secs(120)),

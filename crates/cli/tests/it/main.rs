@@ -8,8 +8,10 @@
 mod common;
 
 mod cli;
+mod compressed;
 mod crawl_workers;
 mod dashboard;
+mod frontier_cluster;
 mod frontier_rank;
 mod frontier_service;
 mod impacts;

@@ -5,8 +5,7 @@
 //! pages that say `noindex` or name a canonical URL, which the test web's graph pages never
 //! do.
 
-use crawlrank_crawler::engine::{crawl, CrawlConfig, StopReason};
-use crawlrank_crawler::{export, ranking};
+use crawlrank_crawler::{crawl, CrawlConfig, StopReason};
 use crawlrank_testkit::{DnsAnswer, DnsServer};
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -160,7 +159,7 @@ fn dns_and_tls_failures_are_counted_apart_and_not_retried() {
     assert_eq!(s.retries, 0, "{s}");
     let log = site.log();
     assert_eq!(log.iter().filter(|p| *p == "<tls>").count(), 1, "{log:?}");
-    let st = export::status(dir.path()).unwrap();
+    let st = crawlrank_crawler::status(dir.path()).unwrap();
     assert_eq!(st.outcomes.get("fetch-error"), Some(&2));
     let text = st.to_string();
     assert!(
@@ -222,7 +221,7 @@ fn noindex_and_canonical_are_stored_and_exported() {
     assert!(log.iter().any(|p| p == "/after-noindex.html"), "{log:?}");
 
     let rank = dir.path().join("rank.tsv");
-    let e = export::export_ranking(dir.path(), &rank).unwrap();
+    let e = crawlrank_crawler::export_ranking(dir.path(), &rank).unwrap();
     let marks_file = dir.path().join("rank.pages.tsv");
     assert_eq!(e.page_marks, Some((marks_file.clone(), 3)));
     let marks = std::fs::read_to_string(&marks_file).unwrap();
@@ -242,10 +241,10 @@ fn noindex_and_canonical_are_stored_and_exported() {
     );
     // The crawl's own snapshot has the same companion, and so has the state.
     assert_eq!(
-        std::fs::read_to_string(dir.path().join(ranking::PAGE_MARKS_SNAPSHOT)).unwrap(),
+        std::fs::read_to_string(dir.path().join(crawlrank_crawler::PAGE_MARKS_SNAPSHOT)).unwrap(),
         want
     );
-    let stored = export::page_marks(dir.path()).unwrap();
+    let stored = crawlrank_crawler::page_marks(dir.path()).unwrap();
     assert_eq!(stored.len(), 3);
     assert!(stored[0].1.noindex && stored[2].1.canonical.is_some());
 }
@@ -335,7 +334,7 @@ fn loopback_and_private_addresses_are_refused_unless_named_or_allowed() {
     let mut log = site.log();
     log.sort();
     assert_eq!(log, ["/", "/redirect", "/robots.txt"]);
-    let text = export::status(dir.path()).unwrap().to_string();
+    let text = crawlrank_crawler::status(dir.path()).unwrap().to_string();
     assert!(text.contains("private address refused 3"), "{text}");
     assert!(text.contains("private address 3)"), "{text}");
 
@@ -422,7 +421,7 @@ fn the_crawl_keeps_no_page_marks_in_memory() {
             crawl(&c, &AtomicBool::new(false), &mut |_| {}).unwrap()
         });
         assert_eq!(report.stats.pages_html, PAGES as u64 + 1);
-        let marks = export::page_marks(dir.path()).unwrap().len();
+        let marks = crawlrank_crawler::page_marks(dir.path()).unwrap().len();
         assert_eq!(marks, if marked { PAGES } else { 0 });
         peak
     };

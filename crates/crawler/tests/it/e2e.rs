@@ -4,8 +4,7 @@
 //! what was crawled. Over HTTPS too: the test web then serves its pages through TLS tunnels
 //! with certificates from a CA it makes at start-up, which the crawler must be told to trust.
 
-use crawlrank_crawler::engine::{crawl, CrawlConfig, StopReason};
-use crawlrank_crawler::export;
+use crawlrank_crawler::{crawl, CrawlConfig, StopReason};
 use crawlrank_frontier::PolicyKind;
 use crawlrank_graph::Csr;
 use crawlrank_sim::{simulate, Reference, SimConfig, SimPolicy};
@@ -171,7 +170,7 @@ fn crawl_order_is_the_simulators_for_every_policy() {
         let report = run(&c);
         assert_eq!(report.stop, StopReason::Exhausted);
         assert!(report.seen.disk_reads > 0, "{policy}: {:?}", report.seen);
-        let order: Vec<u32> = export::crawl_order(dir.path())
+        let order: Vec<u32> = crawlrank_crawler::crawl_order(dir.path())
             .unwrap()
             .iter()
             .map(|u| web.node_of(u).unwrap())
@@ -191,7 +190,7 @@ fn the_frontier_spills_to_the_state_and_cleans_up() {
     let g = graph(1500, 3);
     let web = start_web(&g, TestWebConfig::default());
     let dir = tempfile::tempdir().unwrap();
-    let spill = crawlrank_crawler::engine::spill_dir(dir.path());
+    let spill = dir.path().join("spill");
     std::fs::create_dir_all(spill.join("crawlrank-frontier-spill.left")).unwrap();
     std::fs::write(spill.join("crawlrank-frontier-spill.left/run-1"), b"stale").unwrap();
     let mut c = base_config(&web, dir.path(), web.seed_urls(&[0]), "fica");
@@ -262,7 +261,7 @@ fn impact_aware_crawls_are_the_simulators_and_resume() {
         c
     };
     let order_of = |dir: &Path| -> Vec<u32> {
-        export::crawl_order(dir)
+        crawlrank_crawler::crawl_order(dir)
             .unwrap()
             .iter()
             .map(|u| web.node_of(u).unwrap())
@@ -302,7 +301,8 @@ fn impact_aware_crawls_are_the_simulators_and_resume() {
         run(&c);
     }
     assert_eq!(order_of(dir.path()), expected, "rw-eg, resumed");
-    let ranked = export::export_ranking(dir.path(), &logs.path().join("ranking.tsv")).unwrap();
+    let ranked =
+        crawlrank_crawler::export_ranking(dir.path(), &logs.path().join("ranking.tsv")).unwrap();
     assert!(ranked.scored > 0);
     // Resuming without the log, or with another one, is refused; so is a log for a policy
     // that reads none, and an impact-aware policy without a log.
@@ -442,14 +442,14 @@ fn sitemaps_find_pages_no_link_reaches() {
         c.max_pages = max_pages;
         web.clear_log();
         let report = run(&c);
-        let order = export::crawl_order(dir.path()).unwrap();
+        let order = crawlrank_crawler::crawl_order(dir.path()).unwrap();
         let arcs = dir.path().join("links.tsv");
-        let outputs = export::LinkOutputs {
+        let outputs = crawlrank_crawler::LinkOutputs {
             graph: None,
             arcs: Some(arcs.clone()),
             arc_urls: true,
         };
-        let exported = export::export_links(dir.path(), &outputs).unwrap();
+        let exported = crawlrank_crawler::export_links(dir.path(), &outputs).unwrap();
         let arcs = std::fs::read_to_string(&arcs).unwrap();
         (report, page_fetches(&web.log()), order, exported, arcs)
     };
@@ -536,7 +536,7 @@ fn bad_sitemaps_are_counted_and_add_no_wrong_page() {
             .iter()
             .map(|e| format!("{}{}", e.host, e.path))
             .collect();
-        let order: Vec<String> = export::crawl_order(state)
+        let order: Vec<String> = crawlrank_crawler::crawl_order(state)
             .unwrap()
             .iter()
             .map(|u| u.split(SITEMAP_HOST_SUFFIX).nth(1).unwrap().to_string())
@@ -585,12 +585,12 @@ fn bad_sitemaps_are_counted_and_add_no_wrong_page() {
     assert_eq!(order, ["/", "/e0", "/e1"]);
     assert_eq!(
         st.sitemap_links,
-        crawlrank_crawler::sitemap::MAX_ENTRIES as u64
+        crawlrank_fetch::sitemap::MAX_ENTRIES as u64
     );
     let over =
-        crawlrank_testweb::sitemap_hosts::HUGE_ENTRIES - crawlrank_crawler::sitemap::MAX_ENTRIES;
+        crawlrank_testweb::sitemap_hosts::HUGE_ENTRIES - crawlrank_fetch::sitemap::MAX_ENTRIES;
     assert_eq!(st.sitemap_dropped, over as u64, "{st}");
-    assert_eq!(r.discovered, 1 + crawlrank_crawler::sitemap::MAX_ENTRIES);
+    assert_eq!(r.discovered, 1 + crawlrank_fetch::sitemap::MAX_ENTRIES);
 
     // Entries and a robots.txt Sitemap: file of other hosts: dropped and counted, never
     // requested.
@@ -772,7 +772,7 @@ fn the_page_budget_counts_fetched_pages_only() {
         assert!(st.robots_disallowed > 0 && st.http_errors > 0, "{st}");
         assert_eq!(report.pending, 0);
     }
-    let status = export::status(dir.path()).unwrap().to_string();
+    let status = crawlrank_crawler::status(dir.path()).unwrap().to_string();
     assert!(status.contains("fetched pages     160"), "{status}");
     assert!(status.contains("given up"), "{status}");
     web.shutdown_blocking();
@@ -1016,7 +1016,7 @@ fn outputs_warc_graph_and_ranking() {
 
     // The exported graph is the crawled part of the web, arc for arc.
     let out = dir.path().join("export/crawl");
-    let e = export::export_graph(dir.path(), &out).unwrap();
+    let e = crawlrank_crawler::export_graph(dir.path(), &out).unwrap();
     assert_eq!(e.nodes, r);
     let urls = crawlrank_graph::urls::read_urls(&out.with_extension("urls")).unwrap();
     let cache = crawlrank_graph::Cache::new(dir.path().join("cache"));
@@ -1041,7 +1041,9 @@ fn outputs_warc_graph_and_ranking() {
 
     // The ranking: every scored URL once, scores non-increasing.
     let rank = dir.path().join("rank.tsv");
-    let scored = export::export_ranking(dir.path(), &rank).unwrap().scored;
+    let scored = crawlrank_crawler::export_ranking(dir.path(), &rank)
+        .unwrap()
+        .scored;
     let lines = std::fs::read_to_string(&rank).unwrap();
     let scores: Vec<f64> = lines
         .lines()
@@ -1049,7 +1051,7 @@ fn outputs_warc_graph_and_ranking() {
         .collect();
     assert_eq!(scores.len(), scored);
     assert!(scored > 0 && scores.windows(2).all(|w| w[0] >= w[1]));
-    let st = export::status(dir.path()).unwrap();
+    let st = crawlrank_crawler::status(dir.path()).unwrap();
     assert_eq!((st.crawled as usize, st.pending, st.frontier), (r, 0, 0));
     assert!(st.to_string().contains("policy fica"));
     web.shutdown_blocking();
@@ -1239,10 +1241,10 @@ fn kill_9_and_resume() {
         dups <= kills * 4,
         "{dups} duplicate fetches after {kills} kills at concurrency 4"
     );
-    let st = export::status(dir.path()).unwrap();
+    let st = crawlrank_crawler::status(dir.path()).unwrap();
     assert_eq!(st.crawled as usize, r);
     assert!(st.discovered >= r, "{} URLs for {r} pages", st.discovered);
-    let order = export::crawl_order(dir.path()).unwrap();
+    let order = crawlrank_crawler::crawl_order(dir.path()).unwrap();
     assert_eq!(
         order.len() as u64,
         st.popped,
@@ -1417,7 +1419,7 @@ fn crawl_with_a_low_open_file_limit() {
             );
             assert!(connections > 0, "{mode}, {who}: never saw a connection");
         }
-        let st = export::status(dir.path()).unwrap();
+        let st = crawlrank_crawler::status(dir.path()).unwrap();
         assert_eq!(st.crawled, 5_000, "{mode}: every page crawled");
         assert_eq!(st.stats.pages_html, 5_000, "{mode}: {}", st.stats);
         assert_eq!(st.stats.fetch_errors, 0, "{mode}: {}", st.stats);
@@ -1511,7 +1513,7 @@ fn crawls_https_in_policy_order_when_the_ca_is_trusted() {
     assert_eq!(report.stats.fetch_errors, 0);
 
     // The simulator's order, every URL https, every request (robots.txt too) over TLS.
-    let order = export::crawl_order(&state).unwrap();
+    let order = crawlrank_crawler::crawl_order(&state).unwrap();
     assert!(order.iter().all(|u| u.starts_with("https://")));
     let order: Vec<u32> = order.iter().map(|u| web.node_of(u).unwrap()).collect();
     assert_eq!(order, expected);
@@ -1639,8 +1641,7 @@ fn bounds_page_ids_stop_at_max_urls() {
     let report = run(&c);
     assert_eq!(report.discovered, 20);
     assert!(report.stats.url_limit_links > first.stats.url_limit_links);
-    let (store, _) = crawlrank_crawler::store::Store::open(dir.path(), false).unwrap();
-    let urls = store.all_urls().unwrap();
+    let urls = crawlrank_crawler::discovered_urls(dir.path()).unwrap();
     assert_eq!(urls.len(), 20);
     assert_eq!(urls[0], seeds[0]);
     assert_eq!(urls.iter().collect::<HashSet<_>>().len(), 20, "{urls:?}");

@@ -3,12 +3,11 @@
 //! across hosts, endless repeating paths and the hop limit. Everything runs on loopback, the
 //! checks read the test web's request log (the server's clock).
 
-use crawlrank_crawler::engine::{crawl, CrawlConfig, StopReason};
-use crawlrank_crawler::hops::HopLimits;
 use crawlrank_crawler::CrawlReport;
+use crawlrank_crawler::HopLimits;
+use crawlrank_crawler::{crawl, CrawlConfig, StopReason};
 use crawlrank_frontier::PolicyKind;
 use crawlrank_graph::Csr;
-use crawlrank_testkit::thread_heap;
 use crawlrank_testweb::{LogEntry, TestWeb, TestWebConfig};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -308,7 +307,7 @@ fn redirect_chains_and_repeating_paths_are_cut() {
     for e in &log {
         let segs: Vec<&str> = e.path.split('/').filter(|s| !s.is_empty()).collect();
         assert!(
-            !crawlrank_crawler::links::pathological(&segs),
+            !crawlrank_fetch::links::pathological(&segs),
             "requested {}",
             e.path
         );
@@ -463,7 +462,7 @@ fn a_kept_connection_closed_unanswered_is_resent_at_once() {
 /// a disk that lost the tail of a WARC file the state had committed.
 mod durable {
     use super::*;
-    use crawlrank_crawler::store::{Event, Store};
+    use crawlrank_crawler::{crawl_log, LoggedCall};
     use std::collections::{BTreeMap, HashMap};
     use std::io::{BufRead, Read};
 
@@ -571,21 +570,17 @@ mod durable {
 
     /// What a state says was crawled: the pop order, and each crawled page's links, by URL.
     fn crawl_of(state: &Path) -> (Vec<String>, BTreeMap<String, Vec<String>>) {
-        let (store, _) = Store::open(state, false).unwrap();
-        let urls = store.url_reader().unwrap();
-        let url = |id| urls.get(id).unwrap().unwrap();
         let (mut order, mut links) = (Vec::new(), BTreeMap::new());
-        for e in store.events().unwrap() {
-            match e.unwrap().1 {
-                Event::Popped(id) => order.push(url(id)),
-                Event::Crawled { id, links: l, .. } => {
-                    let l = l.into_iter().map(url).collect();
+        for call in crawl_log(state).unwrap() {
+            match call {
+                LoggedCall::Popped(url) => order.push(url),
+                LoggedCall::Crawled { url, links: l } => {
                     assert!(
-                        links.insert(url(id), l).is_none(),
-                        "page {id} crawled twice"
+                        links.insert(url.clone(), l).is_none(),
+                        "{url} crawled twice"
                     );
                 }
-                Event::Seed(_) => {}
+                LoggedCall::Seed(_) => {}
             }
         }
         (order, links)
@@ -749,36 +744,6 @@ mod durable {
         assert_eq!(links.len(), n as usize);
         web.shutdown_blocking();
     }
-}
-
-/// A 10 MiB page of short anchors (about 520,000 distinct links) is parsed holding the link
-/// cap's worth of URLs, not the page's: collection stops at the cap, the rest are counted.
-#[test]
-fn a_page_of_short_anchors_is_cut_at_the_link_cap_while_parsed() {
-    use crawlrank_crawler::links::{extract_links, UrlRules};
-    let mut body = String::with_capacity(10 << 20);
-    let mut anchors = 0u32;
-    while body.len() < (10 << 20) - 32 {
-        body.push_str(&format!("<a href=/{anchors:x}>.</a>"));
-        anchors += 1;
-    }
-    let page = url::Url::parse("http://farm.test/").unwrap();
-    let rules = UrlRules::default();
-    let (found, peak) = thread_heap::peak_during(|| extract_links(&page, body.as_bytes(), &rules));
-    assert!(!found.parse_error);
-    assert_eq!(found.links.len(), rules.max_links_per_page);
-    assert_eq!(found.links[0], "http://farm.test/0");
-    assert_eq!(
-        u64::from(found.over_cap),
-        u64::from(anchors) - rules.max_links_per_page as u64
-    );
-    // The cap's 6,000 URLs take well under a MiB; every anchor's string, then every
-    // resolved URL, took tens of MiB.
-    assert!(
-        peak < 4 << 20,
-        "{anchors} anchors parsed with a peak of {} KiB",
-        peak >> 10
-    );
 }
 
 /// The test web's wildcard-DNS host farm (`x{n}.farm.test`: every host's `/` links ten new

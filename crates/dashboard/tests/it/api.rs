@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 fn fed_state() -> DashboardState {
     let st = DashboardState::new("live crawl of test-state");
-    st.record_progress(&Progress {
+    st.record(&common::numbers(&Progress {
         pages_this_run: 12,
         pages_per_sec: 3.5,
         pages_total: 40,
@@ -34,7 +34,7 @@ fn fed_state() -> DashboardState {
         frontier_top: vec![(Arc::from("http://a.test/x?<script>"), 2.5)],
         ranking_top: vec![(Arc::from("http://a.test/"), 9.0)],
         ..Progress::default()
-    });
+    }));
     st
 }
 

@@ -215,7 +215,9 @@ fn the_page_shows_a_running_crawl_and_its_numbers_move() {
     let crawler = {
         let (stop, dash) = (stop.clone(), dash.clone());
         std::thread::spawn(move || {
-            let report = crawl(&cfg, &stop, &mut |p| dash.record_progress(p));
+            let report = crawl(&cfg, &stop, &mut |p| {
+                dash.record(&crate::common::numbers(p))
+            });
             dash.set_running(false);
             report
         })

@@ -4,10 +4,16 @@
 //! CountURLs, and crawlrank's ReportPage — the way a Scrapy scheduler or any non-Rust
 //! crawler would. It proves the `.proto` is usable as published, not only by tonic.
 //!
+//! A second script is a client of a 3-node cluster that computes URLFrontier's ownership rule
+//! itself, as StormCrawler's spout does, and gets a URL it put to the wrong node from its owner
+//! (needs `nats-server` too).
+//!
 //! Needs `python3` with `grpcio` and `grpcio-tools` (`.ci/run` installs them): without them
 //! the test fails when `CI=true` and skips with a message otherwise.
 
-use crawlrank_frontier_service::{policy_spec, spawn, FrontierService, ServiceConfig};
+use crawlrank_frontier_service::{
+    policy_spec, spawn, ClusterConfig, FrontierService, ServiceConfig,
+};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -54,6 +60,45 @@ print(json.dumps({
     "queues": stats.numberOfQueues, "count": count.value, "ranking": ranking,
     "missing": missing,
 }))
+"#;
+
+/// A client of a 3-node cluster that knows URLFrontier's ownership rule (as StormCrawler's
+/// does): it lists the nodes, puts a URL to a node that does not own its queue, and leases it
+/// from the owner (argv: any node's address, the stubs' folder).
+const CLUSTER_SCRIPT: &str = r#"
+import json, sys, time
+sys.path.insert(0, sys.argv[2])
+import grpc
+import urlfrontier_pb2 as uf
+import urlfrontier_pb2_grpc as uf_grpc
+
+def stub(addr):
+    channel = grpc.insecure_channel(addr)
+    grpc.channel_ready_future(channel).result(timeout=10)
+    return uf_grpc.URLFrontierStub(channel)
+
+def java_hash(s):
+    h = 0
+    data = s.encode("utf-16-be")
+    for i in range(0, len(data), 2):
+        h = (31 * h + int.from_bytes(data[i:i + 2], "big")) & 0xFFFFFFFF
+    return h - (1 << 32) if h >= 1 << 31 else h
+
+nodes = list(stub(sys.argv[1]).ListNodes(uf.Empty(), timeout=10).values)
+url = "http://wrong-node.example/page"
+queue = "DEFAULT_" + "wrong-node.example".replace("_", "%5F")
+owner = abs(java_hash(queue)) % len(nodes)
+wrong = (owner + 1) % len(nodes)
+item = uf.URLItem(discovered=uf.DiscoveredURLItem(info=uf.URLInfo(url=url)))
+acks = [a.status for a in stub(nodes[wrong]).PutURLs(iter([item]), timeout=10)]
+params = uf.GetParams(max_urls_per_queue=1, delay_requestable=60, crawlID="")
+at_wrong = [i.url for i in stub(nodes[wrong]).GetURLs(params, timeout=10)]
+served, deadline = [], time.time() + 10
+while not served and time.time() < deadline:
+    served = [i.url for i in stub(nodes[owner]).GetURLs(params, timeout=10)]
+    time.sleep(0.05)
+print(json.dumps({"nodes": len(nodes), "sorted": nodes == sorted(nodes), "acks": acks,
+                  "at_wrong": at_wrong, "served": served}))
 "#;
 
 /// Whether python3 has grpcio and grpcio-tools; on CI their absence is a failure.
@@ -104,11 +149,8 @@ fn run_bounded(cmd: &mut Command, limit: Duration) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-#[test]
-fn a_python_grpcio_client_works_end_to_end() {
-    if !python_ready() {
-        return;
-    }
+/// The Python stubs of the service's .proto files, generated into a temporary folder.
+fn stubs() -> tempfile::TempDir {
     let stubs = tempfile::tempdir().unwrap();
     // The .proto files are the API crate's (crates/urlfrontier), published with it.
     let proto = Path::new(env!("CARGO_MANIFEST_DIR")).join("../urlfrontier/proto");
@@ -123,6 +165,76 @@ fn a_python_grpcio_client_works_end_to_end() {
             .args(["urlfrontier.proto", "crawlrank_frontier.proto"]),
         Duration::from_secs(60),
     );
+    stubs
+}
+
+#[test]
+fn a_python_client_of_a_cluster_agrees_on_owners_and_gets_a_url_put_elsewhere() {
+    if !python_ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let Some(nats) = crawlrank_testkit::NatsServer::start(&dir.path().join("nats")) else {
+        return;
+    };
+    let stubs = stubs();
+    let script = stubs.path().join("cluster.py");
+    std::fs::write(&script, CLUSTER_SCRIPT).unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let servers = runtime.block_on(async {
+        let mut listeners = Vec::new();
+        for _ in 0..3 {
+            listeners.push(tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap());
+        }
+        let nodes: Vec<String> = listeners
+            .iter()
+            .map(|l| l.local_addr().unwrap().to_string())
+            .collect();
+        let mut servers = Vec::new();
+        for (i, listener) in listeners.into_iter().enumerate() {
+            let config = ServiceConfig {
+                policy: Some(policy_spec("bfs", None, None, 0).unwrap()),
+                ..ServiceConfig::new(dir.path().join(format!("node{i}")))
+            };
+            let service = FrontierService::open(config).unwrap();
+            let cluster = ClusterConfig {
+                nats: nats.url(),
+                nodes: nodes.clone(),
+                me: nodes[i].clone(),
+            };
+            let applying = service.join_cluster(&cluster).await.unwrap();
+            servers.push((spawn(service, listener).unwrap(), applying));
+        }
+        servers
+    });
+    let out = run_bounded(
+        Command::new("python3")
+            .arg(&script)
+            .arg(servers[2].0.addr().to_string())
+            .arg(stubs.path()),
+        Duration::from_secs(60),
+    );
+    for (server, applying) in servers {
+        applying.abort();
+        runtime.block_on(server.shutdown()).unwrap();
+    }
+    let line = out.lines().last().unwrap_or_default();
+    assert_eq!(
+        line,
+        r#"{"nodes": 3, "sorted": true, "acks": [0], "at_wrong": [], "served": ["http://wrong-node.example/page"]}"#
+    );
+}
+
+#[test]
+fn a_python_grpcio_client_works_end_to_end() {
+    if !python_ready() {
+        return;
+    }
+    let stubs = stubs();
     let script = stubs.path().join("client.py");
     std::fs::write(&script, SCRIPT).unwrap();
 

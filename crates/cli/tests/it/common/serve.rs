@@ -29,12 +29,12 @@ impl Serve {
     /// Starts the service on `state`, on a free loopback port (port 0: the kernel picks one),
     /// and waits (at most 60 s) for the line that says where it listens.
     pub fn start(state: &Path, extra: &[&str]) -> Serve {
-        Self::start_on("127.0.0.1:0", state, extra)
+        Self::start_at(state, "127.0.0.1:0", extra)
     }
 
-    /// Starts the service on `state` at `addr` (a restart at the address of a killed one),
-    /// and waits (at most 60 s) for the line that says where it listens.
-    pub fn start_on(addr: &str, state: &Path, extra: &[&str]) -> Serve {
+    /// Starts the service on `state` at `addr` (a cluster node's fixed address, or a restart at the address of a killed one), and waits
+    /// (at most 60 s) for the line that says where it listens.
+    pub fn start_at(state: &Path, addr: &str, extra: &[&str]) -> Serve {
         let mut child = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
             .args(["frontier", "serve", "--addr", addr, "--state"])
             .arg(state)

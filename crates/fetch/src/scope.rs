@@ -10,8 +10,7 @@
 //!
 //! The check runs where a link is interned, before the URL gets an id: a URL out of scope is
 //! never stored, queued or requested — its robots.txt included — and is only counted
-//! ([`Stats::out_of_scope_links`](crate::Stats::out_of_scope_links),
-//! [`Stats::filtered_links`](crate::Stats::filtered_links)). Redirect targets and sitemap
+//! (the crawler's `Stats::out_of_scope_links` and `Stats::filtered_links`). Redirect targets and sitemap
 //! entries are links like any other, so they pass the same check. The scope is not part of the
 //! stored crawl: a resumed crawl may narrow or widen it for the URLs it discovers from then on;
 //! the seeds' hosts come from the crawl's seed events, so a resume without `--seeds` keeps them.

@@ -41,78 +41,13 @@ use tokio::net::TcpStream;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use url::{Host, Url};
 
+pub use crate::error::{ErrorKind, HttpError};
+
 /// A response whose body is still to be read.
 pub type Response = hyper::Response<hyper::body::Incoming>;
 
 /// The `Accept` header sent with every request (and recorded in the WARC request records).
 pub const ACCEPT: &str = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5";
-
-/// What went wrong with a request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorKind {
-    /// The host name did not resolve, and will not soon: it does not exist, has no address,
-    /// or its lookups failed too often (crate::dns).
-    Dns,
-    /// The name's lookup failed for now (no answer in time, a server's error): worth another
-    /// try later.
-    DnsTransient,
-    /// No TCP connection (refused, unreachable), or the proxy refused the tunnel.
-    Connect,
-    /// The TLS handshake failed.
-    Tls,
-    /// The connect timeout passed.
-    Timeout,
-    /// The exchange failed after connecting (a reset, a malformed or cut response).
-    Http,
-    /// Every address of the host is loopback, private, link-local or the like, and the host
-    /// is not a seed's own (`crate::addresses`): nothing was connected to.
-    PrivateAddress,
-}
-
-/// A request's failure: its kind and its cause.
-#[derive(Debug)]
-pub struct HttpError {
-    pub kind: ErrorKind,
-    source: Option<Box<dyn std::error::Error + Send + Sync>>,
-}
-
-impl HttpError {
-    pub fn new(
-        kind: ErrorKind,
-        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
-    ) -> Self {
-        Self {
-            kind,
-            source: Some(source.into()),
-        }
-    }
-
-    pub fn is_timeout(&self) -> bool {
-        self.kind == ErrorKind::Timeout
-    }
-}
-
-impl std::fmt::Display for HttpError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self.kind {
-            ErrorKind::Dns => "dns error",
-            ErrorKind::DnsTransient => "dns error (temporary)",
-            ErrorKind::Connect => "connect error",
-            ErrorKind::Tls => "tls error",
-            ErrorKind::Timeout => "connect timeout",
-            ErrorKind::Http => "http error",
-            ErrorKind::PrivateAddress => "private address refused",
-        })
-    }
-}
-
-impl std::error::Error for HttpError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.source
-            .as_deref()
-            .map(|e| e as &(dyn std::error::Error + 'static))
-    }
-}
 
 /// A socket and the permit it holds until it is closed (dropped after the socket: fields
 /// drop in order), counting the bytes hyper reads from it (after TLS: the bytes of the

@@ -57,7 +57,9 @@ impl FdBudget {
 /// The open-file limits after [`raise_open_file_limit`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OpenFileLimit {
+    /// The limit in force for this process (what "too many open files" is measured against).
     pub soft: u64,
+    /// The most the soft limit may be raised to without privileges.
     pub hard: u64,
 }
 

@@ -670,7 +670,7 @@ impl RobotsFetch {
 /// Redirects followed to a robots.txt file at most (RFC 9309 §2.3.1.2: at least five).
 pub const ROBOTS_MAX_REDIRECTS: u32 = 5;
 
-/// Fetches and parses `origin/robots.txt` (`origin` as from [`crate::links::host_key`]) on
+/// Fetches and parses `origin/robots.txt` (`origin` as from [`crate::links::origin_key`]) on
 /// the host's connection `conn` if it has one. Each redirect is followed `hop_delay` after
 /// the previous answer (the host's politeness delay: the hops are requests to the host like
 /// any), at most [`ROBOTS_MAX_REDIRECTS`] of them. A redirect to another origin closes the

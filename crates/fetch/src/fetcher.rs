@@ -5,7 +5,7 @@
 //! page requests, the same link extraction and WARC records — behind this small API, which
 //! keeps none of a crawl's state (no URL table, no frontier, no scheduler: the service holds
 //! those). The engine itself does not use it: it has its own pool of kept connections and a
-//! thread of its own (crate::in_flight).
+//! thread of its own (the crawler's `in_flight`), built from [`crate::connections`].
 
 use crate::addresses::AddressGuard;
 use crate::fetch::{self, FetchConfig, PageFetch, RobotsFetch};
@@ -48,7 +48,7 @@ impl Fetcher {
         &self.cfg
     }
 
-    /// Fetches `origin/robots.txt` (`origin` as [`crate::links::host_key`] writes it), its
+    /// Fetches `origin/robots.txt` (`origin` as [`crate::links::origin_key`] writes it), its
     /// redirects followed `hop_delay` apart (the host's politeness delay), within the fetch
     /// timeout plus those delays, on `conn` if it is open.
     pub async fn robots(

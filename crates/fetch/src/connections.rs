@@ -12,9 +12,13 @@
 //! connections come and go ([`crate::fds::FdBudget`]).
 
 use crate::http::Connection;
-use crate::urls::HostId;
 use std::collections::{BTreeSet, HashMap};
 use std::time::{Duration, Instant};
+
+/// An origin's number (scheme, host and port, see [`crate::links::origin_key`]), dense from 0
+/// in the order a crawl's URL table discovered the origins: what kept connections are keyed by,
+/// and the crawler's per-origin state too.
+pub type OriginId = u32;
 
 /// How long an idle connection outlives the host's politeness delay: the time the crawl has
 /// to come back to the host before its connection is closed.
@@ -30,11 +34,11 @@ struct Idle<C> {
 /// Hosts' idle connections, by host and by expiry (`C` is a [`Connection`] but for the unit
 /// tests).
 pub struct Connections<C = Connection> {
-    idle: HashMap<HostId, Idle<C>>,
-    by_expiry: BTreeSet<(Instant, HostId)>,
+    idle: HashMap<OriginId, Idle<C>>,
+    by_expiry: BTreeSet<(Instant, OriginId)>,
     /// Which to close first when over the cap: hosts without pages waiting, then the ones
     /// expiring first.
-    by_eviction: BTreeSet<(bool, Instant, HostId)>,
+    by_eviction: BTreeSet<(bool, Instant, OriginId)>,
     cap: usize,
     /// Checkouts that found no connection to reuse.
     misses: u64,
@@ -53,7 +57,7 @@ impl<C> Connections<C> {
     }
 
     /// `host`'s open connection, if it has one.
-    pub fn checkout(&mut self, host: HostId) -> Option<C> {
+    pub fn checkout(&mut self, host: OriginId) -> Option<C> {
         match self.idle.remove(&host) {
             Some(idle) => {
                 self.by_expiry.remove(&(idle.until, host));
@@ -73,7 +77,7 @@ impl<C> Connections<C> {
     /// expiring first first.
     pub fn checkin(
         &mut self,
-        host: HostId,
+        host: OriginId,
         conn: Option<C>,
         until: Instant,
         wanted: bool,
@@ -103,7 +107,7 @@ impl<C> Connections<C> {
     }
 
     /// Closes `host`'s idle connection.
-    fn close(&mut self, host: HostId) {
+    fn close(&mut self, host: OriginId) {
         if let Some(idle) = self.idle.remove(&host) {
             self.by_expiry.remove(&(idle.until, host));
             self.by_eviction.remove(&(idle.wanted, idle.until, host));

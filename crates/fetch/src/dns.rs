@@ -21,7 +21,7 @@
 //!   times in a row: it is given up without another query (a success clears its count);
 //! - at most [`DnsConfig::max_lookups`] lookups are under way at once; more wait their turn.
 
-use crate::http::{ErrorKind, HttpError};
+use crate::error::{ErrorKind, HttpError};
 use hickory_resolver::config::{NameServerConfig, ResolverConfig, ResolverOpts};
 use hickory_resolver::net::runtime::TokioRuntimeProvider;
 use hickory_resolver::TokioResolver;

@@ -118,7 +118,7 @@ pub fn resolve(base: &Url, href: &str, rules: &UrlRules) -> Result<String, UrlRe
 
 /// The politeness key of a URL: scheme, host and port (`http://a.test:8080`). Two URLs with
 /// the same key are served by the same server as far as the crawler can tell.
-pub fn host_key(url: &str) -> Option<String> {
+pub fn origin_key(url: &str) -> Option<String> {
     let u = Url::parse(url).ok()?;
     let host = u.host_str()?;
     Some(match u.port() {
@@ -617,13 +617,13 @@ mod tests {
     }
 
     #[test]
-    fn host_keys() {
+    fn origin_keys() {
         assert_eq!(
-            host_key("http://a.test/x").as_deref(),
+            origin_key("http://a.test/x").as_deref(),
             Some("http://a.test")
         );
         assert_eq!(
-            host_key("https://a.test:8443/x").as_deref(),
+            origin_key("https://a.test:8443/x").as_deref(),
             Some("https://a.test:8443")
         );
     }

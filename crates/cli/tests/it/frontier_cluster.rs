@@ -1,0 +1,264 @@
+//! A frontier cluster as a user runs it: a real `nats-server` with JetStream on loopback,
+//! three `crawlrank frontier serve --nats … --nodes …` processes and `crawlrank crawl
+//! --frontier` workers as processes, crawling the local test web (hundreds of pages on
+//! dozens of hosts). One node is killed with SIGKILL mid-crawl and restarted on its state;
+//! then the NATS server is killed and restarted on its store directory: the crawl completes,
+//! every page is fetched (nothing discovered is lost), never two requests at once to one
+//! host, and a page is fetched twice only if it was in flight at a kill. Skipped with a
+//! message without `nats-server` (a failure on CI).
+
+use crate::common;
+
+use common::serve::Serve;
+use crawlrank_testkit::{free_port, NatsServer};
+use crawlrank_testweb::{max_in_flight_per_host, TestWeb, TestWebConfig};
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A worker process, SIGKILLed when dropped.
+struct Worker(Child);
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn worker(frontier: &str, web: &TestWeb, seeds: &Path, state: &Path) -> Worker {
+    let child = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
+        .args(["crawl", "--frontier", frontier, "--seeds"])
+        .arg(seeds)
+        .arg("--state")
+        .arg(state)
+        .args(["--proxy", &web.proxy_url(), "--delay", "0"])
+        .args(["--concurrency", "2", "--lease", "3", "--idle-exit", "30"])
+        .args(["--timeout", "5"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cannot start a worker");
+    Worker(child)
+}
+
+/// Waits (at most `within`) for the worker to end; returns whether it succeeded and what it
+/// said.
+fn finish(mut w: Worker, within: Duration) -> (bool, String) {
+    let deadline = Instant::now() + within;
+    while w.0.try_wait().unwrap().is_none() {
+        assert!(
+            Instant::now() < deadline,
+            "the worker did not end within {within:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let child = std::mem::replace(
+        &mut w.0,
+        Command::new("true").spawn().expect("cannot run true"),
+    );
+    let out = child.wait_with_output().unwrap();
+    let said = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), said)
+}
+
+fn fetched(web: &TestWeb) -> usize {
+    let mut pages: Vec<u32> = web.log().iter().filter_map(|e| e.node).collect();
+    pages.sort_unstable();
+    pages.dedup();
+    pages.len()
+}
+
+fn wait_fetched(web: &TestWeb, n: usize) {
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while fetched(web) < n {
+        assert!(
+            Instant::now() < deadline,
+            "{n} pages not fetched within 90 s"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn a_cluster_crawl_survives_a_killed_node_and_a_killed_nats_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(mut nats) = NatsServer::start(&dir.path().join("nats")) else {
+        return;
+    };
+    let pages = 600;
+    let g = crawlrank_testkit::ring_with_chords(pages, &[(2, 0), (3, 1), (7, 5)]).csr();
+    let web = TestWeb::start_blocking(
+        Arc::new(g.clone()),
+        None,
+        "127.0.0.1:0".parse().unwrap(),
+        TestWebConfig {
+            latency: Duration::from_millis(10),
+            pages_per_host: 20,
+            ..TestWebConfig::default()
+        },
+    )
+    .unwrap();
+    let addrs: Vec<String> = (0..3)
+        .map(|_| format!("127.0.0.1:{}", free_port()))
+        .collect();
+    let list = addrs.join(",");
+    let nats_url = nats.url();
+    let node = |i: usize| {
+        Serve::start_at(
+            &dir.path().join(format!("node{i}")),
+            &addrs[i],
+            &[
+                "--nats",
+                &nats_url,
+                "--nodes",
+                &list,
+                "--policy",
+                "opic",
+                "--expected-pages",
+                "600",
+            ],
+        )
+    };
+    let mut nodes: Vec<Option<Serve>> = (0..3).map(|i| Some(node(i))).collect();
+    let seeds = dir.path().join("seeds.txt");
+    std::fs::write(&seeds, web.seed_urls(&[0]).join("\n")).unwrap();
+    let start = |i: usize, name: &str| {
+        worker(
+            &format!("http://{}", addrs[i]),
+            &web,
+            &seeds,
+            &dir.path().join(name),
+        )
+    };
+    let mut workers: Vec<Worker> = (0..3).map(|i| start(i, &format!("w{i}"))).collect();
+
+    // A node dies mid-crawl and comes back on its state; its worker dies with it (a worker
+    // does not outlive its frontier yet) and a new one takes its place.
+    wait_fetched(&web, pages as usize / 4);
+    let killed_at = Instant::now();
+    nodes[1].take().unwrap().kill9();
+    let (_, said) = finish(workers.remove(1), Duration::from_secs(30));
+    std::thread::sleep(Duration::from_secs(1));
+    nodes[1] = Some(node(1));
+    workers.push(start(1, "w1-again"));
+
+    // The NATS server dies and comes back on its store.
+    wait_fetched(&web, pages as usize / 2);
+    nats.restart();
+
+    let mut outs = vec![said];
+    for w in workers {
+        let (ok, out) = finish(w, Duration::from_secs(120));
+        assert!(ok, "a worker failed: {out}");
+        outs.push(out);
+    }
+    assert!(
+        outs.iter()
+            .any(|o| o.contains("every URL of the crawl is done")),
+        "{outs:?}"
+    );
+    let log = web.log();
+    let mut fetches: HashMap<u32, usize> = HashMap::new();
+    for e in &log {
+        if let Some(v) = e.node {
+            *fetches.entry(v).or_default() += 1;
+        }
+    }
+    assert_eq!(fetches.len(), g.num_nodes(), "every page was fetched");
+    // Only requests in flight at the killed node's worker (concurrency 2) may be repeated.
+    let twice: Vec<u32> = fetches
+        .iter()
+        .filter(|(_, &n)| n > 1)
+        .map(|(&v, _)| v)
+        .collect();
+    assert!(
+        twice.len() <= 2,
+        "fetched more than once: {twice:?} ({killed_at:?})"
+    );
+    assert!(
+        max_in_flight_per_host(&log).values().all(|&m| m <= 1),
+        "one request at a time per host across the workers"
+    );
+    // The status command counts every node: nothing left, every page fetched once by the
+    // cluster (a page fetched twice is reported twice to the same node, counted once).
+    let out = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
+        .args(["status", "--frontier", &format!("http://{}", addrs[0])])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(said.contains("(3 nodes)"), "{said}");
+    let total: Vec<&str> = said
+        .lines()
+        .find(|l| l.starts_with("total\t"))
+        .unwrap_or_default()
+        .split('\t')
+        .collect();
+    assert_eq!(
+        total.get(1..4),
+        Some(&["0", "0", &pages.to_string()][..]),
+        "{said}"
+    );
+    for n in nodes.into_iter().flatten() {
+        n.kill9();
+    }
+    web.shutdown_blocking();
+}
+
+#[test]
+fn cluster_serve_refuses_bad_input_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = format!("127.0.0.1:{}", free_port());
+    let b = format!("127.0.0.1:{}", free_port());
+    let state = dir.path().join("s");
+    let serve = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
+            .args(["frontier", "serve", "--state"])
+            .arg(&state)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?} was accepted");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    // --addr not among --nodes.
+    let nodes = format!("{b},127.0.0.1:1");
+    let err = serve(&[
+        "--addr",
+        &a,
+        "--nats",
+        "nats://127.0.0.1:1",
+        "--nodes",
+        &nodes,
+    ]);
+    assert!(
+        err.contains(&a) && err.contains("not in the node list"),
+        "{err}"
+    );
+    // --nats without --nodes.
+    let err = serve(&["--addr", &a, "--nats", "nats://127.0.0.1:1"]);
+    assert!(err.contains("--nodes"), "{err}");
+    // An unreachable NATS server: a clear error within seconds.
+    let started = Instant::now();
+    let port = free_port();
+    let nodes = format!("{a},{b}");
+    let url = format!("nats://127.0.0.1:{port}");
+    let err = serve(&["--addr", &a, "--nats", &url, "--nodes", &nodes]);
+    assert!(err.contains("cannot reach the NATS server"), "{err}");
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        started.elapsed()
+    );
+}

@@ -1,0 +1,138 @@
+//! robots.txt (RFC 9309): what an origin's file means for our user agent ([`RobotsRules`]),
+//! the answer worth keeping across runs ([`RobotsAnswer`], [`StoredRobots`]) and for how long
+//! ([`fresh`]: 24 hours).
+//!
+//! Why apart from fetching: the rules are read from two sources — a fresh fetch
+//! ([`crate::fetch::fetch_robots`]) and an answer an earlier run stored (the crawler's state)
+//! — and both must read a file the same way; the state needs the answer's type without
+//! needing HTTP, and fetching needs the rules without needing the state. Each origin's
+//! robots.txt state during a crawl (retries, expiry, giving up) is the crawler's own table.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+use texting_robots::Robot;
+
+/// What robots.txt says for a host.
+#[derive(Debug, Clone)]
+pub enum RobotsRules {
+    /// No usable robots.txt (4xx, or unparseable): everything allowed (RFC 9309 §2.3.1.3).
+    AllowAll,
+    /// The host's rules for our agent.
+    Rules(Arc<Robot>),
+    /// robots.txt unreachable (5xx, network): everything disallowed (RFC 9309 §2.3.1.4).
+    Unreachable,
+}
+
+impl RobotsRules {
+    /// Whether `url` may be fetched.
+    pub fn allowed(&self, url: &str) -> bool {
+        match self {
+            RobotsRules::AllowAll => true,
+            RobotsRules::Rules(r) => r.allowed(url),
+            RobotsRules::Unreachable => false,
+        }
+    }
+
+    /// The host's Crawl-delay, if any.
+    pub fn crawl_delay(&self) -> Option<Duration> {
+        match self {
+            RobotsRules::Rules(r) => r
+                .delay
+                .filter(|d| d.is_finite() && *d > 0.0)
+                .map(|d| Duration::from_secs_f32(d.min(86_400.0))),
+            _ => None,
+        }
+    }
+}
+
+/// What a server answered for robots.txt, when that answer decides the rules by itself (a
+/// failure — 5xx, network — does not: it says nothing about the file and is asked again).
+/// This is what the state keeps, so that a later run need not fetch the file again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RobotsAnswer {
+    /// No file (4xx, or redirects that led nowhere): everything allowed.
+    Unavailable,
+    /// The file's body (at most 512 KiB).
+    Body(Vec<u8>),
+}
+
+/// The rules an answer means for `agent` (a product token, see
+/// [`FetchConfig::robots_agent`](crate::fetch::FetchConfig::robots_agent)). Used both on a fresh fetch and on an answer stored by an
+/// earlier run, so both read a file the same way.
+pub fn robots_rules(agent: &str, answer: &RobotsAnswer) -> RobotsRules {
+    match answer {
+        RobotsAnswer::Unavailable => RobotsRules::AllowAll,
+        RobotsAnswer::Body(body) => Robot::new(agent, body)
+            .ok()
+            .map_or(RobotsRules::AllowAll, |r| RobotsRules::Rules(Arc::new(r))),
+    }
+}
+
+/// A host's robots.txt answer as fetched, and when (seconds since the Unix epoch): what the
+/// state keeps per origin, so that a resumed crawl need not fetch the file again while it is
+/// fresh.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredRobots {
+    /// When it was fetched, in seconds since the Unix epoch ([`unix_now`]).
+    pub fetched_at: u64,
+    /// What the host answered.
+    pub answer: RobotsAnswer,
+}
+
+/// RFC 9309 §2.4: a crawler SHOULD NOT use a cached robots.txt for longer than 24 hours.
+pub const MAX_AGE: u64 = 24 * 3600;
+
+/// Seconds since the Unix epoch, the clock robots.txt answers are dated by.
+pub fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// Whether a robots.txt answer fetched at `at` may still be used at `now`. One from the
+/// future (the clock went back) is not trusted: it could otherwise live for any time.
+pub fn fresh(at: u64, now: u64) -> bool {
+    at <= now && now - at < MAX_AGE
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_and_crawl_delay() {
+        let r = Robot::new(
+            "crawlrank",
+            b"User-agent: *\nCrawl-delay: 2.5\nDisallow: /private\n",
+        )
+        .unwrap();
+        let rules = RobotsRules::Rules(Arc::new(r));
+        assert_eq!(rules.crawl_delay(), Some(Duration::from_millis(2500)));
+        assert!(!rules.allowed("http://a.test/private/x"));
+        assert!(rules.allowed("http://a.test/public"));
+        assert!(!RobotsRules::Unreachable.allowed("http://a.test/"));
+    }
+
+    #[test]
+    fn robots_answers_become_rules() {
+        assert!(matches!(
+            robots_rules("crawlrank", &RobotsAnswer::Unavailable),
+            RobotsRules::AllowAll
+        ));
+        let r = robots_rules(
+            "crawlrank",
+            &RobotsAnswer::Body(b"User-agent: *\nDisallow: /x\n".to_vec()),
+        );
+        assert!(!r.allowed("http://a.test/x/1") && r.allowed("http://a.test/y"));
+    }
+
+    #[test]
+    fn robots_answers_expire_after_a_day() {
+        let now = 1_700_000_000;
+        assert!(fresh(now, now));
+        assert!(fresh(now - MAX_AGE + 1, now));
+        assert!(!fresh(now - MAX_AGE, now));
+        assert!(!fresh(now + 60, now), "fetched in the future");
+        assert!(!fresh(0, now));
+    }
+}

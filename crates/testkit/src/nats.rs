@@ -1,0 +1,136 @@
+//! A real `nats-server` with JetStream on a free loopback port, for the tests of the
+//! frontier cluster (the nodes hand each other items through JetStream): started on a store
+//! directory the test owns, killed (`kill -9`, as a crash) and started again on it, stopped
+//! when dropped.
+//!
+//! The server is Debian's `nats-server` package (`.ci/run` installs it). Without it
+//! [`NatsServer::start`] returns `None` after printing why, so the test skips — unless
+//! `CI=true`, where a missing server is a failure.
+
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long a started server may take to accept connections.
+const START_LIMIT: Duration = Duration::from_secs(20);
+
+/// A running `nats-server -js` on `127.0.0.1:port`.
+pub struct NatsServer {
+    child: Option<Child>,
+    port: u16,
+    store: PathBuf,
+    log: PathBuf,
+}
+
+/// The `nats-server` binary: `$NATS_SERVER`, else the first on the path or Debian's.
+fn binary() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("NATS_SERVER") {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain([PathBuf::from("/usr/sbin"), PathBuf::from("/usr/bin")])
+        .map(|d| d.join("nats-server"))
+        .find(|p| p.is_file())
+}
+
+/// A free loopback port (bound and let go: another process may take it meanwhile, which
+/// the start then reports).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("no free loopback port")
+}
+
+impl NatsServer {
+    /// Starts a server with JetStream storing in `store` (created), or returns `None` after
+    /// printing why the test skips when `nats-server` is not installed (a panic when
+    /// `CI=true`). Panics if it does not accept connections within 20 s.
+    pub fn start(store: &Path) -> Option<Self> {
+        let Some(bin) = binary() else {
+            let msg = "nats-server is needed for the frontier cluster tests \
+                       (apt-get install nats-server)";
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "{msg}; CI=true, so this is a failure"
+            );
+            eprintln!("SKIPPED: {msg}");
+            return None;
+        };
+        std::fs::create_dir_all(store).expect("cannot create the NATS store directory");
+        let mut server = Self {
+            child: None,
+            port: free_port(),
+            store: store.to_path_buf(),
+            log: store.with_extension("log"),
+        };
+        server.spawn(&bin);
+        Some(server)
+    }
+
+    fn spawn(&mut self, bin: &Path) {
+        let log = std::fs::File::create(&self.log).expect("cannot create the NATS log");
+        let child = Command::new(bin)
+            .args(["-js", "-a", "127.0.0.1", "-p"])
+            .arg(self.port.to_string())
+            .arg("-sd")
+            .arg(&self.store)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", bin.display()));
+        self.child = Some(child);
+        let until = Instant::now() + START_LIMIT;
+        while TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+            if let Some(status) = self
+                .child
+                .as_mut()
+                .and_then(|c| c.try_wait().ok().flatten())
+            {
+                panic!(
+                    "nats-server exited at start ({status}): {}",
+                    std::fs::read_to_string(&self.log).unwrap_or_default()
+                );
+            }
+            assert!(
+                Instant::now() < until,
+                "nats-server did not listen within 20 s"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// The URL clients connect to.
+    pub fn url(&self) -> String {
+        format!("nats://127.0.0.1:{}", self.port)
+    }
+
+    /// Its port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Kills it at once (SIGKILL: a crash, nothing flushed beyond what it had written).
+    pub fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    /// Starts it again on the same port and store directory.
+    pub fn restart(&mut self) {
+        self.kill();
+        let bin = binary().expect("nats-server vanished");
+        self.spawn(&bin);
+    }
+}
+
+impl Drop for NatsServer {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
