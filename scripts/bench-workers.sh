@@ -13,7 +13,8 @@
 #
 # Other settings (environment): OUT (default target/bench-workers), WEBS (generated webs,
 # kept for reuse, default target/bench-crawl-scale/webs, shared with bench-crawl-scale.sh),
-# SEED (1), POLICY (fica), RUN_TIMEOUT (900 s per run).
+# SEED (1), POLICY (fica), RUN_TIMEOUT (900 s per run), COMMIT_MS (the service's
+# --commit-interval; default: the service's own).
 set -euo pipefail
 export LC_ALL=C
 cd "$(dirname "$0")/.."
@@ -34,6 +35,7 @@ die() {
     echo "bench-workers: $*" >&2
     exit 1
 }
+[[ -z "${COMMIT_MS:-}" || "$COMMIT_MS" =~ ^[0-9]+$ ]] || die "COMMIT_MS must be a whole number, not '$COMMIT_MS'"
 for v in PAGES HOSTS TOTAL CONC LATENCY SEED RUN_TIMEOUT; do
     [[ "${!v}" =~ ^[0-9]+$ ]] || die "$v must be a whole number, not '${!v}'"
 done
@@ -142,7 +144,7 @@ for workers in 1 2; do
     rm -rf "$OUT/frontier-$workers"
     start_server "the frontier service" "$OUT/frontier-$workers.log" 's|.* API on \([0-9.:]*\).*|\1|p' -- \
         "$BIN" --cache "$CACHE" frontier serve --state "$OUT/frontier-$workers" --addr 127.0.0.1:0 \
-        --policy "$POLICY" --expected-pages "$TOTAL"
+        --policy "$POLICY" --expected-pages "$TOTAL" ${COMMIT_MS:+--commit-interval "$COMMIT_MS"}
     service_pid=$LAST_PID
     each=$((TOTAL / workers))
     pids=()

@@ -5,11 +5,12 @@
 //! each time. A queue serves at most `max_urls_per_queue` (100) leased URLs at once (the
 //! service's politeness), so the updates are what let a queue serve again.
 //!
-//!   cargo run --release -p crawlrank-frontier-service --example throughput -- [URLS] [HOSTS] [CLIENTS]
+//!   cargo run --release -p crawlrank-frontier-service --example throughput -- [URLS] [HOSTS] [CLIENTS] [COMMIT_MS]
 //!
 //! URLS (default 200,000) are `http://hH.test/pI` on HOSTS hosts (default 1,000), put with no
 //! parent (seeds), split evenly among the clients; CLIENTS is a comma-separated list (default
-//! `1,2,4`). Every URL must come back from `GetURLs` exactly once (leases of 10 minutes, so
+//! `1,2,4`); COMMIT_MS is the service's group-commit window in milliseconds (default: the
+//! service's, `--commit-interval`'s default). Every URL must come back from `GetURLs` exactly once (leases of 10 minutes, so
 //! none is served twice), which the example checks; the whole run gives up after 10 minutes. The service runs in this process on a
 //! runtime of its own (2 threads), the clients on another, so both sides share the machine's
 //! cores as a service and its crawlers on one machine would. docs/performance.md records the
@@ -136,7 +137,11 @@ fn main() -> Result<()> {
                 .context("CLIENTS is a comma-separated list of numbers")
         })
         .collect::<Result<_>>()?;
-    println!("{urls} URLs on {hosts} hosts, policy fica");
+    let commit_ms: u64 = args.get(3).map_or(
+        Ok(crawlrank_frontier_service::DEFAULT_COMMIT_INTERVAL_MS),
+        |a| a.parse().context("COMMIT_MS is a number of milliseconds"),
+    )?;
+    println!("{urls} URLs on {hosts} hosts, policy fica, commit window {commit_ms} ms");
     println!("| clients | PutURLs discovered, URLs/s | GetURLs + known updates, URLs/s |");
     println!("|---:|---:|---:|");
     let server_rt = tokio::runtime::Builder::new_multi_thread()
@@ -150,7 +155,10 @@ fn main() -> Result<()> {
     for clients in counts {
         ensure!(clients > 0, "a client count is at least 1");
         let dir = tempfile::tempdir()?;
-        let service = FrontierService::open(ServiceConfig::new(dir.path()))?;
+        let service = FrontierService::open(ServiceConfig {
+            commit_interval: Duration::from_millis(commit_ms),
+            ..ServiceConfig::new(dir.path())
+        })?;
         let server = server_rt.block_on(async {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
             spawn(service, listener)

@@ -53,8 +53,8 @@ pub use crawl::{LinkCounts, Ranked};
 pub use crawl::{DEFAULT_LEASE_SECS, DEFAULT_QUEUE_DELAY, MAX_FILTER_LEN, MAX_URLS_PER_CALL};
 pub use server::{serve_until_ctrl_c, spawn, RunningServer};
 pub use service::{
-    policy_spec, FrontierService, ServiceConfig, COMPACT_AFTER_CALLS, DEFAULT_EXPECTED_PAGES,
-    DEFAULT_MAX_WAITING, PUT_BATCH, SCAN_STEP,
+    policy_spec, FrontierService, ServiceConfig, COMPACT_AFTER_CALLS, DEFAULT_COMMIT_INTERVAL_MS,
+    DEFAULT_EXPECTED_PAGES, DEFAULT_MAX_WAITING, PUT_BATCH, SCAN_STEP,
 };
 pub use state::{
     Answer, Call, FrontierState, LoggedCall, MAX_METADATA_BYTES, MAX_METADATA_VALUES, MAX_OUTLINKS,

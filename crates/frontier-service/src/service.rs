@@ -13,6 +13,10 @@
 //! RPC runs them on tokio's blocking pool (`spawn_blocking`); async is used only for the
 //! gRPC I/O.
 //!
+//! Changing calls are committed in groups ([`ServiceConfig::commit_interval`]): a durable
+//! commit (an fsync) costs milliseconds whatever it holds, so the calls of one window share
+//! one, and each is answered only after it — an answer always means the call is on disk.
+//!
 //! A call that panics (a bug) fails alone: the calls applied before it are logged, the
 //! memory it may have half changed is rebuilt from the log, and it is answered `INTERNAL`;
 //! the calls after it go on. If the memory cannot be rebuilt, every changing call is refused
@@ -35,7 +39,7 @@ use crawlrank_frontier::PolicySpec;
 use crawlrank_urlfrontier::cluster_proto::{forwarded, Forwarded};
 use crawlrank_urlfrontier::normalise_crawl_id;
 use futures_util::FutureExt;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::pin::Pin;
@@ -50,6 +54,9 @@ use tonic::{Request, Response, Status, Streaming};
 /// Items of a `PutURLs` stream applied (and committed) together when the client sends
 /// faster than they are acked.
 pub const PUT_BATCH: usize = 512;
+/// `PutURLs` batches of one stream waiting for their commits at once, before the service
+/// stops reading the stream until the oldest is committed.
+const PUT_PIPELINE: usize = 8;
 /// Acks waiting to be sent before the service stops reading a client's stream (its
 /// backpressure: the client's HTTP/2 window fills up).
 const ACK_BUFFER: usize = 1024;
@@ -78,6 +85,11 @@ pub struct ServiceConfig {
     pub max_waiting: usize,
     /// Where the time is read.
     pub time: TimeSource,
+    /// The group-commit window: a changing call waits this long for others to share its
+    /// commit (one transaction, one fsync), and is answered only once that commit is
+    /// durable. Zero: a call is committed at once, with only the calls that came while the
+    /// previous commit was being written.
+    pub commit_interval: Duration,
 }
 
 /// Pages a service expects a crawl to reach when not told (as `crawlrank crawl`): it sets
@@ -85,6 +97,9 @@ pub struct ServiceConfig {
 pub const DEFAULT_EXPECTED_PAGES: u64 = 100_000;
 /// The default [`ServiceConfig::max_waiting`].
 pub const DEFAULT_MAX_WAITING: usize = 4096;
+/// The default [`ServiceConfig::commit_interval`], in milliseconds: about one fsync on a
+/// common SSD, so a busy service's calls share commits while a lone call waits little.
+pub const DEFAULT_COMMIT_INTERVAL_MS: u64 = 5;
 
 /// The policy spec of a service: policy `name` for crawls expected to reach
 /// `expected_pages` pages, with batch size `batch` (default ceil(R/72)) and the `random`
@@ -122,6 +137,7 @@ impl ServiceConfig {
                 .expect("fica with the defaults is a valid policy"),
             max_waiting: DEFAULT_MAX_WAITING,
             time: TimeSource::System,
+            commit_interval: Duration::from_millis(DEFAULT_COMMIT_INTERVAL_MS),
         }
     }
 }
@@ -201,8 +217,8 @@ impl Core {
 
     /// Applies the calls of several requests, each request's in order and the requests in
     /// the order they came, logs those that changed something in one commit (group commit:
-    /// one fsync for all the requests that arrived while the last commit was written), and
-    /// only then sends each request its answers.
+    /// one fsync for all the requests of a commit window, or that arrived while the last
+    /// commit was written), and only then sends each request its answers.
     fn run_group(&mut self, group: Vec<Pending>, now: u64, max_waiting: usize) {
         if let Some(why) = &self.broken {
             for p in group {
@@ -335,6 +351,8 @@ pub struct FrontierService {
     pending: Arc<Mutex<Vec<Pending>>>,
     time: TimeSource,
     max_waiting: usize,
+    /// [`ServiceConfig::commit_interval`].
+    commit_interval: Duration,
     /// The address served, for `ListNodes`.
     node: Arc<OnceLock<String>>,
     /// The cluster this service is a node of, once it joined one ([`FrontierService::join_cluster`]).
@@ -368,6 +386,7 @@ impl FrontierService {
             pending: Arc::new(Mutex::new(Vec::new())),
             time: config.time,
             max_waiting: config.max_waiting.max(1),
+            commit_interval: config.commit_interval,
             node: Arc::new(OnceLock::new()),
             cluster: Arc::new(OnceLock::new()),
             dead_letters,
@@ -449,8 +468,23 @@ impl FrontierService {
     /// Applies `PutURLs` items: on a cluster node, those of queues other nodes own are handed
     /// to their owners through JetStream (stored there before this returns) and answered `OK`.
     pub(crate) async fn put_items(&self, items: Vec<UrlItem>) -> Answers {
+        let ticket = self.submit_puts(items).await?;
+        let local = ticket
+            .local
+            .await
+            .map_err(|_| Status::internal("the frontier call was dropped"))??;
+        Ok(merge_put_answers(&ticket.is_local, local))
+    }
+
+    /// The first half of [`FrontierService::put_items`]: forwards the items other nodes own
+    /// (awaited: they are stored in JetStream when this returns) and queues this node's for
+    /// the next group commit at once, so that a `PutURLs` stream can submit its next batch
+    /// while this one waits for its commit.
+    async fn submit_puts(&self, items: Vec<UrlItem>) -> Result<PutTicket, Status> {
         let Some(cluster) = self.cluster().cloned() else {
-            return self.run(items.into_iter().map(Call::Put).collect()).await;
+            let is_local = vec![true; items.len()];
+            let local = self.submit(items.into_iter().map(Call::Put).collect(), None);
+            return Ok(PutTicket { is_local, local });
         };
         let me = cluster.nodes().me();
         let mut local = Vec::new();
@@ -479,24 +513,14 @@ impl FrontierService {
                 .await
                 .map_err(|e| Status::unavailable(format!("{e:#}")))?;
         }
-        let mut answers = if local.is_empty() {
-            Vec::new()
+        let local = if local.is_empty() {
+            let (reply, answers) = tokio::sync::oneshot::channel();
+            let _ = reply.send(Ok(Vec::new()));
+            answers
         } else {
-            self.run(local).await?
-        }
-        .into_iter();
-        Ok(is_local
-            .into_iter()
-            .map(|l| {
-                if l {
-                    answers
-                        .next()
-                        .unwrap_or_else(|| Err(Status::internal("a call gave no answer")))
-                } else {
-                    Ok(Answer::Ack(AckStatus::Ok))
-                }
-            })
-            .collect())
+            self.submit(local, None)
+        };
+        Ok(PutTicket { is_local, local })
     }
 
     /// `ReportPage` on a cluster node: a page another node owns is handed to it whole; for a
@@ -620,39 +644,65 @@ impl FrontierService {
     }
 
     /// Applies changing calls on the blocking pool, with a group commit: the request joins
-    /// the queue of pending ones, and whichever blocking task next holds the state's lock
-    /// applies and commits every request queued by then. So while one commit is written
-    /// (an fsync: milliseconds), the requests arriving meanwhile wait to share the next one,
-    /// instead of each paying for its own.
+    /// the queue of pending ones, and one commit applies and logs every request queued by
+    /// then ([`Core::run_group`]); each is answered only after that commit is durable.
+    ///
+    /// With a commit window (`commit_interval` > 0) the request that finds the queue empty
+    /// starts a timer; when it fires, the queue is committed as one group. The timer is a
+    /// task of its own, so a client that goes away meanwhile does not leave the others of
+    /// its group unanswered. Without a window every request asks for a commit at once, and
+    /// those that arrive while one is being written share the next.
     async fn run(&self, calls: Vec<Call>) -> Answers {
         self.run_with(calls, None).await
     }
 
-    /// [`FrontierService::run`], committing `applied` with the calls.
+    /// [`FrontierService::run`], committing `applied` with the calls (in the same group
+    /// commit: the group's one transaction records the highest `applied` of its calls).
     async fn run_with(&self, calls: Vec<Call>, applied: Option<Applied>) -> Answers {
+        self.submit(calls, applied)
+            .await
+            .map_err(|_| Status::internal("the frontier call was dropped"))?
+    }
+
+    /// Queues `calls` for the next group commit at once (so the requests of one stream are
+    /// applied in the order they were submitted, even while earlier ones wait for their
+    /// commit) and returns where their answers will come ([`FrontierService::run`] says
+    /// when). A commit that fails to run drops the sender: the receiver then errs.
+    fn submit(
+        &self,
+        calls: Vec<Call>,
+        applied: Option<Applied>,
+    ) -> tokio::sync::oneshot::Receiver<Answers> {
         let (reply, answers) = tokio::sync::oneshot::channel();
-        self.pending
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(Pending {
+        let first = {
+            let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
+            pending.push(Pending {
                 calls,
                 applied,
                 reply,
             });
+            pending.len() == 1
+        };
         let svc = self.clone();
-        tokio::task::spawn_blocking(move || {
-            let mut core = svc.write_lock();
-            let group = std::mem::take(&mut *svc.pending.lock().unwrap_or_else(|p| p.into_inner()));
-            if !group.is_empty() {
-                let now = svc.time.now();
-                core.run_group(group, now, svc.max_waiting);
-            }
-        })
-        .await
-        .map_err(|e| Status::internal(format!("the frontier call failed: {e}")))?;
+        if self.commit_interval.is_zero() {
+            drop(tokio::task::spawn_blocking(move || svc.commit_pending()));
+        } else if first {
+            tokio::spawn(async move {
+                tokio::time::sleep(svc.commit_interval).await;
+                drop(tokio::task::spawn_blocking(move || svc.commit_pending()));
+            });
+        }
         answers
-            .await
-            .map_err(|_| Status::internal("the frontier call was dropped"))?
+    }
+
+    /// Applies and commits every request queued by now, in one group.
+    fn commit_pending(&self) {
+        let mut core = self.write_lock();
+        let group = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|p| p.into_inner()));
+        if !group.is_empty() {
+            let now = self.time.now();
+            core.run_group(group, now, self.max_waiting);
+        }
     }
 
     /// Applies one changing call.
@@ -752,6 +802,41 @@ fn ack_status(answer: &Result<Answer, Status>) -> AckStatus {
         Ok(Answer::Ack(status)) => *status,
         _ => AckStatus::Fail,
     }
+}
+
+/// `PutURLs` items submitted ([`FrontierService::submit_puts`]): which of them this node
+/// applies, and where the answers to those come after their commit.
+struct PutTicket {
+    is_local: Vec<bool>,
+    local: tokio::sync::oneshot::Receiver<Answers>,
+}
+
+/// The answers to a batch of `PutURLs` items, in their order: this node's from `local`, `OK`
+/// for those handed to other nodes.
+fn merge_put_answers(
+    is_local: &[bool],
+    local: Vec<Result<Answer, Status>>,
+) -> Vec<Result<Answer, Status>> {
+    let mut local = local.into_iter();
+    is_local
+        .iter()
+        .map(|&l| {
+            if l {
+                local
+                    .next()
+                    .unwrap_or_else(|| Err(Status::internal("a call gave no answer")))
+            } else {
+                Ok(Answer::Ack(AckStatus::Ok))
+            }
+        })
+        .collect()
+}
+
+/// What a `PutURLs` stream's loop got next: a batch of items (`None`: the stream ended), or
+/// the answers of its oldest batch waiting for a commit.
+enum Next<T> {
+    Batch(Option<Vec<T>>),
+    Committed(Result<Answers, tokio::sync::oneshot::error::RecvError>),
 }
 
 /// Reads a client stream in batches of what has already arrived (at most `max`): waits for
@@ -910,12 +995,55 @@ impl UrlFrontier for FrontierService {
         let (tx, rx) = mpsc::channel(ACK_BUFFER);
         let svc = self.clone();
         tokio::spawn(async move {
-            while let Some(batch) = next_batch(&mut input, PUT_BATCH).await {
-                let ids: Vec<String> = batch.iter().map(ack_id).collect();
-                let answers = match svc.put_items(batch).await {
-                    Ok(a) => a,
-                    Err(status) => {
+            // Batches are submitted as they arrive, up to PUT_PIPELINE awaiting their commits
+            // at once, and acked in order: one stream fills a group-commit window instead of
+            // waiting out a window per batch.
+            let mut waiting: VecDeque<(Vec<String>, PutTicket)> = VecDeque::new();
+            let mut input_done = false;
+            while !(input_done && waiting.is_empty()) {
+                let next = if input_done || waiting.len() >= PUT_PIPELINE {
+                    Next::Committed((&mut waiting.front_mut().expect("not empty").1.local).await)
+                } else if waiting.is_empty() {
+                    Next::Batch(next_batch(&mut input, PUT_BATCH).await)
+                } else {
+                    let oldest = &mut waiting.front_mut().expect("not empty").1.local;
+                    tokio::select! {
+                        biased;
+                        answers = oldest => Next::Committed(answers),
+                        batch = next_batch(&mut input, PUT_BATCH) => Next::Batch(batch),
+                    }
+                };
+                let answers = match next {
+                    Next::Batch(Some(batch)) => {
+                        let ids: Vec<String> = batch.iter().map(ack_id).collect();
+                        // On a cluster node the items of other nodes are forwarded here,
+                        // before the local ones join the group commit: the order holds.
+                        match svc.submit_puts(batch).await {
+                            Ok(ticket) => waiting.push_back((ids, ticket)),
+                            Err(status) => {
+                                let _ = tx.send(Err(status)).await;
+                                return;
+                            }
+                        }
+                        continue;
+                    }
+                    Next::Batch(None) => {
+                        input_done = true;
+                        continue;
+                    }
+                    Next::Committed(answers) => answers,
+                };
+                let (ids, ticket) = waiting.pop_front().expect("the oldest was committed");
+                let answers = match answers {
+                    Ok(Ok(a)) => merge_put_answers(&ticket.is_local, a),
+                    Ok(Err(status)) => {
                         let _ = tx.send(Err(status)).await;
+                        return;
+                    }
+                    Err(_) => {
+                        let _ = tx
+                            .send(Err(Status::internal("the frontier call was dropped")))
+                            .await;
                         return;
                     }
                 };

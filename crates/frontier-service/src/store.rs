@@ -23,7 +23,9 @@
 //! empty log, never both nor neither. Sequence numbers go on from `through`.
 //!
 //! Every append is one transaction with redb's default `Durability::Immediate`, committed
-//! before the call is answered, so a `kill -9` loses no answered call.
+//! before the call is answered, so a `kill -9` loses no answered call. The service appends
+//! the calls of a whole group-commit window at once (`crate::service`): one transaction and
+//! one fsync for them all.
 
 use crate::checkpoint::StateCheckpoint;
 use crate::state::LoggedCall;

@@ -292,6 +292,18 @@ impl FrontierClient {
         Ok(out)
     }
 
+    /// The service's nodes (`ListNodes`): their addresses as the nodes give them, empty
+    /// when the server lists none.
+    pub async fn list_nodes(&mut self) -> Result<Vec<String>> {
+        let nodes = self
+            .api
+            .list_nodes(crate::proto::Empty {})
+            .await
+            .with_context(|| format!("ListNodes at {} failed", self.addr))?
+            .into_inner();
+        Ok(nodes.values)
+    }
+
     /// The crawl's counts.
     pub async fn counts(&mut self) -> Result<CrawlCounts> {
         let stats = self
@@ -309,6 +321,30 @@ impl FrontierClient {
             in_process: stats.in_process.into(),
         })
     }
+}
+
+/// Whether `err` (from a call of a [`FrontierClient`]) says the frontier could not be
+/// reached or went away mid-call — refused or reset connections, a call timed out, a stream
+/// broken off, a service refusing calls until it restarts — rather than that it refused the
+/// call itself: the call may succeed when tried again later.
+pub fn is_unreachable(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        if cause.downcast_ref::<tonic::transport::Error>().is_some() {
+            return true;
+        }
+        let Some(status) = cause.downcast_ref::<tonic::Status>() else {
+            return false;
+        };
+        match status.code() {
+            tonic::Code::Unavailable
+            | tonic::Code::Unknown
+            | tonic::Code::Cancelled
+            | tonic::Code::DeadlineExceeded => true,
+            // A connection reset under a call in progress.
+            tonic::Code::Internal => status.message().contains("h2 protocol error"),
+            _ => false,
+        }
+    })
 }
 
 fn discovered(info: UrlInfo) -> UrlItem {

@@ -70,7 +70,7 @@ pub use generated::crawlrank::frontier::v1 as ext_proto;
 /// internal to the cluster, never served over gRPC (crawlrank-frontier-service's `cluster`).
 pub use generated::crawlrank::cluster::v1 as cluster_proto;
 
-pub use client::{CrawlCounts, FrontierClient};
+pub use client::{is_unreachable, CrawlCounts, FrontierClient};
 pub use ranking::{fetch_node_stats, fetch_ranking, write_ranking_tsv, RANKING_HEADER};
 
 /// The crawl id of the default crawl; an empty crawl id means it too.

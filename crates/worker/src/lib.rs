@@ -36,6 +36,17 @@
 //!   it again after the block. After `max_retries` refusals, or a `Retry-After` beyond
 //!   `max_retry_after`, the URL is reported as it was answered.
 //!
+//! - **Every node**: the worker asks the service for its nodes (`ListNodes`) and leases
+//!   from each of them (one `GetURLs` per node, at once, the free slots shared among
+//!   them); a page is reported to the node that served it. A service that lists one node
+//!   or none is reached at the address given.
+//! - **A frontier that restarts**: a call the frontier cannot answer (connection refused
+//!   or reset, timed out) is tried again with a doubling pause for up to `frontier_retry`;
+//!   meanwhile the fetches in flight finish and wait to be reported, and the leases the
+//!   service recorded are still this worker's when it is back (they are in its state).
+//!   Only when the frontier stays away longer does the worker stop with an error; its
+//!   unreported URLs then come back when their leases run out.
+//!
 //! What a worker does not do that `crawlrank crawl` does: sitemaps, per-host URL caps, hop
 //! limits and the retry schedule across runs (a retryable failure is tried again at once,
 //! under the same lease, up to `max_retries` times with a doubling pause), and it keeps no
@@ -117,7 +128,18 @@ pub struct WorkerConfig {
     /// Report pages with plain `PutURLs` (out-links as discovered URLs with `url.path`, then
     /// the page's known update) even to a server that has crawlrank's `ReportPage`.
     pub plain_api: bool,
+    /// How long a frontier that cannot be reached (restarting, say) is asked again, with a
+    /// doubling pause, before the worker gives up with an error.
+    pub frontier_retry: Duration,
 }
+
+/// The default [`WorkerConfig::frontier_retry`], in seconds.
+pub const DEFAULT_FRONTIER_RETRY_SECS: u64 = 60;
+/// The first pause before a call the frontier could not answer is tried again; it doubles
+/// up to [`MAX_RETRY_PAUSE`].
+const FIRST_RETRY_PAUSE: Duration = Duration::from_millis(100);
+/// The longest pause between two tries of a call the frontier could not answer.
+const MAX_RETRY_PAUSE: Duration = Duration::from_secs(2);
 
 impl Default for WorkerConfig {
     fn default() -> Self {
@@ -140,6 +162,7 @@ impl Default for WorkerConfig {
             scope: ScopeConfig::default(),
             io_threads: 2,
             plain_api: false,
+            frontier_retry: Duration::from_secs(DEFAULT_FRONTIER_RETRY_SECS),
         }
     }
 }
@@ -212,7 +235,6 @@ struct KnownRobots {
 struct Shared {
     cfg: WorkerConfig,
     fetcher: Fetcher,
-    frontier: FrontierClient,
     scope: Scope,
     robots: Mutex<HashMap<String, KnownRobots>>,
     warc: Option<Mutex<WarcWriter>>,
@@ -237,6 +259,113 @@ struct Done {
     rate_limited: u64,
     deferred: bool,
     retry_after_too_long: bool,
+}
+
+/// Runs `call` (a call of the frontier) until it succeeds; while it fails because the
+/// frontier cannot be reached ([`crawlrank_urlfrontier::is_unreachable`]) it is tried again
+/// after a doubling pause, for at most `limit` after the first failure. Any other error is
+/// returned at once.
+async fn retrying<T, F, Fut>(limit: Duration, mut call: F) -> Result<T>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T>>,
+{
+    let mut pause = FIRST_RETRY_PAUSE;
+    let mut failing_since: Option<Instant> = None;
+    loop {
+        match call().await {
+            Ok(v) => return Ok(v),
+            Err(e) if crawlrank_urlfrontier::is_unreachable(&e) => {
+                let since = *failing_since.get_or_insert_with(Instant::now);
+                let left = limit.saturating_sub(since.elapsed());
+                if left.is_zero() {
+                    return Err(e.context(format!(
+                        "the frontier could not be reached for {:.0} s (--frontier-retry)",
+                        limit.as_secs_f64()
+                    )));
+                }
+                tokio::time::sleep(pause.min(left)).await;
+                pause = (pause * 2).min(MAX_RETRY_PAUSE);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Connects to the frontier at `addr`, trying again while it cannot be reached (for at
+/// most `limit`).
+async fn connect(cfg: &WorkerConfig, addr: &str, limit: Duration) -> Result<FrontierClient> {
+    retrying(limit, || {
+        FrontierClient::connect(addr, &cfg.crawl_id, cfg.plain_api)
+    })
+    .await
+}
+
+/// The address of a node as `ListNodes` gives it (`HOST:PORT`, or a URL), reachable from
+/// here: a node listening on every interface (`0.0.0.0`, `[::]`) is reached at the host of
+/// the address the worker was given.
+fn node_url(node: &str, given: &str) -> String {
+    let node = if node.contains("://") {
+        node.to_string()
+    } else {
+        format!("http://{node}")
+    };
+    let given = if given.contains("://") {
+        given.to_string()
+    } else {
+        format!("http://{given}")
+    };
+    let (Ok(mut n), Ok(g)) = (url::Url::parse(&node), url::Url::parse(&given)) else {
+        return node;
+    };
+    let unspecified = match n.host() {
+        Some(url::Host::Ipv4(ip)) => ip.is_unspecified(),
+        Some(url::Host::Ipv6(ip)) => ip.is_unspecified(),
+        _ => false,
+    };
+    if unspecified {
+        if let Some(host) = g.host_str() {
+            if n.set_host(Some(host)).is_err() {
+                return node;
+            }
+        }
+    }
+    n.as_str().trim_end_matches('/').to_string()
+}
+
+/// A client of every node of the frontier (`ListNodes`), the one at the given address
+/// first. A frontier that lists one node or none, or has no `ListNodes`, is the given
+/// address alone: it was reached there, whatever name it gives itself.
+async fn node_clients(cfg: &WorkerConfig, given: FrontierClient) -> Result<Vec<FrontierClient>> {
+    let listed = match retrying(cfg.frontier_retry, || {
+        let mut c = given.clone();
+        async move { c.list_nodes().await }
+    })
+    .await
+    {
+        Ok(nodes) => nodes,
+        Err(e) if crawlrank_urlfrontier::is_unreachable(&e) => return Err(e),
+        // A server without `ListNodes`: the one node it is.
+        Err(_) => Vec::new(),
+    };
+    if listed.len() <= 1 {
+        return Ok(vec![given]);
+    }
+    let mut urls: Vec<String> = listed.iter().map(|n| node_url(n, &cfg.frontier)).collect();
+    urls.sort();
+    urls.dedup();
+    let mut clients = vec![given.clone()];
+    for url in urls {
+        if url == given.addr() {
+            continue;
+        }
+        clients.push(
+            connect(cfg, &url, cfg.frontier_retry)
+                .await
+                .with_context(|| format!("the frontier lists the node {url}"))?,
+        );
+    }
+    Ok(clients)
 }
 
 /// Runs a worker until the crawl is done, it is idle, it reached `max_pages`, or `stop` is
@@ -322,12 +451,26 @@ async fn run_async(
             .collect(),
     };
     let fetcher = Fetcher::new(&cfg.fetch, guard, cfg.concurrency)?;
-    let mut frontier = FrontierClient::connect(&cfg.frontier, &cfg.crawl_id, cfg.plain_api).await?;
+    let limit = cfg.frontier_retry;
+    let frontier = connect(cfg, &cfg.frontier, limit).await?;
+    let nodes = node_clients(cfg, frontier.clone()).await?;
     if let Some(secs) = cfg.delay_secs {
-        frontier.set_delay("", secs).await?;
+        // The crawl's delay on every node (setting it twice changes nothing).
+        for node in &nodes {
+            retrying(limit, || {
+                let mut c = node.clone();
+                async move { c.set_delay("", secs).await }
+            })
+            .await?;
+        }
     }
     if !seeds.is_empty() {
-        frontier.put_seeds(&seeds).await?;
+        retrying(limit, || {
+            let mut c = frontier.clone();
+            let seeds = &seeds;
+            async move { c.put_seeds(seeds).await }
+        })
+        .await?;
     }
     let (warc, warc_dir) = match open_warc(cfg)? {
         Some((w, dir)) => (Some(Mutex::new(w)), Some(dir)),
@@ -336,7 +479,6 @@ async fn run_async(
     let shared = Arc::new(Shared {
         cfg: cfg.clone(),
         fetcher,
-        frontier: frontier.clone(),
         scope,
         robots: Mutex::new(HashMap::new()),
         warc,
@@ -352,6 +494,10 @@ async fn run_async(
     // has not started, not one that is done.
     let mut took_part = !seeds.is_empty();
     let mut last_progress = Instant::now();
+    // The node asked first next time (the free slots go round the nodes), and how many
+    // nodes in a row served nothing.
+    let mut turn = 0usize;
+    let mut empty_nodes = 0usize;
     let stop_reason = loop {
         let now = Instant::now();
         if last_progress.elapsed() >= Duration::from_secs(1) {
@@ -371,35 +517,69 @@ async fn run_async(
         }
         let room = (cfg.concurrency as u64 - in_flight.min(cfg.concurrency as u64)).min(budget);
         if room > 0 && now >= next_ask {
-            let leased = frontier.get_urls(room as usize, cfg.lease_secs).await?;
-            if leased.is_empty() {
-                if tasks.is_empty() {
-                    let c = frontier.counts().await?;
-                    // An empty crawl this worker had no part in may not have started yet
-                    // (its seeds are another worker's): it waits, as when idle.
-                    if c.size == 0 && took_part {
-                        break WorkerStop::Exhausted;
-                    }
-                    if c.in_process == 0 {
-                        let since = *idle_since.get_or_insert(now);
-                        if since.elapsed() >= cfg.idle_exit {
-                            break WorkerStop::Idle;
-                        }
-                    } else {
-                        idle_since = None;
-                    }
+            // One GetURLs per node at once, the free slots shared among them.
+            let asked = nodes.len().min(room as usize);
+            let mut asks = JoinSet::new();
+            for i in 0..asked {
+                let node = (turn + i) % nodes.len();
+                let share = room as usize / asked + usize::from(i < room as usize % asked);
+                let client = nodes[node].clone();
+                let lease = cfg.lease_secs;
+                asks.spawn(async move {
+                    let leased = retrying(limit, || {
+                        let mut c = client.clone();
+                        async move { c.get_urls(share, lease).await }
+                    })
+                    .await;
+                    (node, leased)
+                });
+            }
+            turn = (turn + asked) % nodes.len();
+            let mut served = 0usize;
+            while let Some(joined) = asks.join_next().await {
+                let (node, leased) = joined.context("a GetURLs task failed")?;
+                let leased = leased?;
+                served += leased.len();
+                for info in leased {
+                    tasks.spawn(fetch_one(shared.clone(), nodes[node].clone(), info));
                 }
-                next_ask = Instant::now() + poll;
-                poll = (poll * 2).min(MAX_POLL);
-            } else {
+            }
+            if served > 0 {
                 took_part = true;
                 poll = MIN_POLL;
                 idle_since = None;
-                for info in leased {
-                    tasks.spawn(fetch_one(shared.clone(), info));
-                }
+                empty_nodes = 0;
                 continue;
             }
+            empty_nodes += asked;
+            if empty_nodes < nodes.len() {
+                // Nodes not asked this round may have something.
+                continue;
+            }
+            empty_nodes = 0;
+            if tasks.is_empty() {
+                // A cluster's GetStats counts every node.
+                let c = retrying(limit, || {
+                    let mut c = frontier.clone();
+                    async move { c.counts().await }
+                })
+                .await?;
+                // An empty crawl this worker had no part in may not have started yet
+                // (its seeds are another worker's): it waits, as when idle.
+                if c.size == 0 && took_part {
+                    break WorkerStop::Exhausted;
+                }
+                if c.in_process == 0 {
+                    let since = *idle_since.get_or_insert(now);
+                    if since.elapsed() >= cfg.idle_exit {
+                        break WorkerStop::Idle;
+                    }
+                } else {
+                    idle_since = None;
+                }
+            }
+            next_ask = Instant::now() + poll;
+            poll = (poll * 2).min(MAX_POLL);
         }
         let wake = next_ask
             .max(Instant::now())
@@ -427,7 +607,7 @@ async fn run_async(
     Ok(WorkerReport {
         stop: stop_reason,
         counts,
-        plain_api: frontier.is_plain(),
+        plain_api: nodes.iter().any(FrontierClient::is_plain),
         warc_dir,
         elapsed: start.elapsed().as_secs_f64(),
     })
@@ -460,6 +640,7 @@ fn queue_hash(key: &str) -> u64 {
 /// lets the host's back-off come down.
 async fn note_refusal(
     shared: &Shared,
+    frontier: &FrontierClient,
     queue: &str,
     status: u16,
     retry_after: Option<RetryAfter>,
@@ -491,11 +672,11 @@ async fn note_refusal(
         .until
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() + u64::from(d.subsec_nanos() > 0));
-    shared
-        .frontier
-        .clone()
-        .block_queue_until(queue, until)
-        .await?;
+    retrying(shared.cfg.frontier_retry, || {
+        let mut c = frontier.clone();
+        async move { c.block_queue_until(queue, until).await }
+    })
+    .await?;
     Ok(Some(refusal))
 }
 
@@ -509,6 +690,7 @@ fn backoff(cfg: &WorkerConfig, attempt: u32) -> Duration {
 /// `None` when it stays unreachable (nothing of the host may be fetched now).
 async fn robots_rules(
     shared: &Shared,
+    frontier: &FrontierClient,
     conn: &mut HostConnection,
     origin: &str,
     queue: &str,
@@ -546,7 +728,11 @@ async fn robots_rules(
         // gets it, for every worker (whole seconds, rounded up, capped).
         let secs = delay.min(cfg.max_crawl_delay).as_secs_f64().ceil() as u32;
         if secs > cfg.delay_secs.unwrap_or(0) {
-            shared.frontier.clone().set_delay(queue, secs).await?;
+            retrying(cfg.frontier_retry, || {
+                let mut c = frontier.clone();
+                async move { c.set_delay(queue, secs).await }
+            })
+            .await?;
         }
     }
     shared
@@ -563,8 +749,26 @@ async fn robots_rules(
     Ok(Some(fetched.rules))
 }
 
+/// Reports a page to `frontier` ([`FrontierClient::report`]), tried again while the
+/// frontier cannot be reached. A report tried again after the service applied it but before
+/// its answer came changes nothing more: the page is done already.
+async fn report_page(
+    frontier: &FrontierClient,
+    limit: Duration,
+    leased: &UrlInfo,
+    metadata: Vec<(String, String)>,
+    links: Vec<String>,
+) -> Result<u64> {
+    retrying(limit, || {
+        let mut c = frontier.clone();
+        let (metadata, links) = (metadata.clone(), links.clone());
+        async move { c.report(leased, metadata, links).await }
+    })
+    .await
+}
+
 /// Fetches one leased URL (robots.txt first when its host's is not known) and reports it.
-async fn fetch_one(shared: Arc<Shared>, leased: UrlInfo) -> Result<Done> {
+async fn fetch_one(shared: Arc<Shared>, frontier: FrontierClient, leased: UrlInfo) -> Result<Done> {
     let cfg = &shared.cfg;
     // The lease started at most now: a retry must be over before this.
     let lease_end = Instant::now() + Duration::from_secs(cfg.lease_secs.into());
@@ -576,33 +780,51 @@ async fn fetch_one(shared: Arc<Shared>, leased: UrlInfo) -> Result<Done> {
             (HTTP_STATUS_KEY.to_string(), status.to_string()),
         ]
     };
-    let mut frontier = shared.frontier.clone();
     let Some(origin) = origin_key(&leased.url) else {
         // The service accepted it, the crawler cannot fetch it (not http(s)…): given up.
         done.given_up = true;
-        frontier
-            .report(&leased, report(Outcome::FetchError.name(), 0), Vec::new())
-            .await?;
+        report_page(
+            &frontier,
+            cfg.frontier_retry,
+            &leased,
+            report(Outcome::FetchError.name(), 0),
+            Vec::new(),
+        )
+        .await?;
         return Ok(done);
     };
-    let rules = robots_rules(&shared, &mut conn, &origin, &leased.key, &mut done).await?;
+    let rules = robots_rules(
+        &shared,
+        &frontier,
+        &mut conn,
+        &origin,
+        &leased.key,
+        &mut done,
+    )
+    .await?;
     let Some(rules) = rules else {
         done.given_up = true;
-        frontier
-            .report(&leased, report("robots-unreachable", 0), Vec::new())
-            .await?;
+        report_page(
+            &frontier,
+            cfg.frontier_retry,
+            &leased,
+            report("robots-unreachable", 0),
+            Vec::new(),
+        )
+        .await?;
         return Ok(done);
     };
     if !rules.allowed(&leased.url) {
         done.given_up = true;
         done.robots_disallowed = true;
-        frontier
-            .report(
-                &leased,
-                report(Outcome::RobotsDisallowed.name(), 0),
-                Vec::new(),
-            )
-            .await?;
+        report_page(
+            &frontier,
+            cfg.frontier_retry,
+            &leased,
+            report(Outcome::RobotsDisallowed.name(), 0),
+            Vec::new(),
+        )
+        .await?;
         return Ok(done);
     }
     let refused_before = shared
@@ -614,7 +836,9 @@ async fn fetch_one(shared: Arc<Shared>, leased: UrlInfo) -> Result<Done> {
     let mut attempt = refused_before.unwrap_or(0);
     let fetch = loop {
         let f = shared.fetcher.page(&mut conn, &leased.url).await;
-        if let Some(r) = note_refusal(&shared, &leased.key, f.status, f.retry_after).await? {
+        if let Some(r) =
+            note_refusal(&shared, &frontier, &leased.key, f.status, f.retry_after).await?
+        {
             done.rate_limited += 1;
             if r.give_up {
                 done.retry_after_too_long = true;
@@ -672,8 +896,78 @@ async fn fetch_one(shared: Arc<Shared>, leased: UrlInfo) -> Result<Done> {
     links.retain(|l| shared.scope.check(l).is_ok());
     done.out_of_scope = (before - links.len()) as u64;
     done.links = links.len() as u64;
-    done.discovered = frontier
-        .report(&leased, report(outcome.name(), fetch.status), links)
-        .await?;
+    done.discovered = report_page(
+        &frontier,
+        cfg.frontier_retry,
+        &leased,
+        report(outcome.name(), fetch.status),
+        links,
+    )
+    .await?;
     Ok(done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_node_on_every_interface_is_reached_at_the_given_host() {
+        assert_eq!(
+            node_url("0.0.0.0:7072", "http://frontier.example:7071"),
+            "http://frontier.example:7072"
+        );
+        assert_eq!(
+            node_url("[::]:7072", "10.0.0.5:7071"),
+            "http://10.0.0.5:7072"
+        );
+        assert_eq!(
+            node_url("10.0.0.6:7071", "http://10.0.0.5:7071"),
+            "http://10.0.0.6:7071"
+        );
+        assert_eq!(
+            node_url("http://b.example:7071", "http://a.example:7071"),
+            "http://b.example:7071"
+        );
+    }
+
+    #[test]
+    fn retrying_gives_up_after_its_limit_and_not_on_other_errors() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            // Nothing listens on a port just released: connection refused, tried again
+            // until the limit.
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port();
+            let cfg = WorkerConfig::default();
+            let started = Instant::now();
+            let err = connect(
+                &cfg,
+                &format!("http://127.0.0.1:{port}"),
+                Duration::from_millis(700),
+            )
+            .await
+            .err()
+            .expect("nothing listens there");
+            let took = started.elapsed();
+            assert!(took >= Duration::from_millis(700), "{took:?}");
+            assert!(took < Duration::from_secs(5), "{took:?}");
+            assert!(format!("{err:#}").contains("--frontier-retry"), "{err:#}");
+
+            let mut calls = 0;
+            let err = retrying(Duration::from_secs(60), || {
+                calls += 1;
+                async { Err::<(), _>(anyhow::anyhow!("a refused call")) }
+            })
+            .await
+            .unwrap_err();
+            assert_eq!(calls, 1, "{err:#}: not tried again");
+        });
+    }
 }

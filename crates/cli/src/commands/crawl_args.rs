@@ -212,6 +212,12 @@ pub struct Args {
     /// `url.path`, then the page's update) even when the service has crawlrank's `ReportPage`.
     #[arg(long, requires = "frontier")]
     pub plain_urlfrontier: bool,
+    /// With --frontier: while the frontier cannot be reached (a node restarting), its calls
+    /// are tried again with a doubling pause for up to this many seconds; the fetches in
+    /// flight finish and are reported when it is back. Longer: the worker stops with an
+    /// error.
+    #[arg(long, value_name = "SECS", default_value_t = crawlrank_worker::DEFAULT_FRONTIER_RETRY_SECS, requires = "frontier")]
+    pub frontier_retry: u64,
 }
 
 impl Args {

@@ -28,6 +28,7 @@ pub fn run(args: Args) -> Result<()> {
         idle_exit: Duration::from_secs(args.idle_exit),
         state_dir: Some(args.state.clone()),
         plain_api: args.plain_urlfrontier,
+        frontier_retry: Duration::from_secs(args.frontier_retry),
         scope: args.scope_config(),
         fetch: args.fetch_config(),
         ..WorkerConfig::default()

@@ -12,7 +12,7 @@
 use anyhow::{bail, Context, Result};
 use crawlrank_frontier_service::{
     policy_spec, serve_until_ctrl_c, ClusterConfig, FrontierService, Nodes, ServiceConfig,
-    DEFAULT_MAX_WAITING,
+    DEFAULT_COMMIT_INTERVAL_MS, DEFAULT_MAX_WAITING,
 };
 // The export is a client's job: it reads through the API's crate, not the service's.
 use crawlrank_urlfrontier::{fetch_ranking, write_ranking_tsv};
@@ -84,6 +84,12 @@ pub struct ServeArgs {
     /// queue) before GetURLs stops popping.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_WAITING)]
     pub max_waiting: usize,
+    /// The group-commit window, in milliseconds: changing calls that arrive within it are
+    /// written in one transaction and one fsync, and each is acknowledged only once that
+    /// commit is durable (an ack always means the call survives a crash). 0: commit each
+    /// call at once (calls arriving during a commit still share the next).
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_COMMIT_INTERVAL_MS)]
+    pub commit_interval: u64,
     /// Run as one node of a frontier cluster on this NATS server with JetStream
     /// (`nats://127.0.0.1:4222`; docs/scaling.md). Needs --nodes.
     #[arg(long, value_name = "URL", requires = "nodes")]
@@ -163,6 +169,7 @@ fn serve(args: ServeArgs) -> Result<()> {
     let config = ServiceConfig {
         policy,
         max_waiting: args.max_waiting,
+        commit_interval: Duration::from_millis(args.commit_interval),
         ..ServiceConfig::new(&args.state)
     };
     let cluster = args.nats.as_ref().map(|nats| ClusterConfig {

@@ -1,14 +1,17 @@
 //! `crawlrank frontier serve` as a process: killed with SIGKILL and restarted on the same
 //! state, it has lost nothing it answered — URLs, delay, block, crawl limit, active flag and
 //! leases — and the leases still run on the wall clock (a leased URL is not served again
-//! before its `delay_requestable` ends, and is after). Also `crawlrank frontier ranking`
-//! against the process. Loopback only; every wait is bounded.
+//! before its `delay_requestable` ends, and is after); with a group-commit window, every
+//! `PutURLs` item acknowledged before a SIGKILL is there after the restart. Also
+//! `crawlrank frontier ranking` against the process. Loopback only; every wait is bounded.
 
 use crawlrank_urlfrontier::proto::{
     get_params, url_item, Active, BlockQueueParams, CountUrlParams, CrawlLimitParams,
     DiscoveredUrlItem, GetParams, Local, Pagination, QueueDelayParams, UrlInfo, UrlItem,
+    UrlStatusRequest,
 };
 use std::process::Command;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::common;
@@ -192,6 +195,96 @@ fn a_killed_service_restarts_with_everything_it_answered() {
         assert_eq!(get(&mut c, params("", 0, 60)).await, vec![A2]);
         tokio::time::sleep(Duration::from_millis(1100)).await;
         assert!(get(&mut c, params("", 0, 60)).await.is_empty());
+    });
+    serve.kill9();
+}
+
+/// Clients streaming `PutURLs` at once into a service with a group-commit window, SIGKILLed
+/// while they stream: after a restart on its state, every item it acknowledged `OK` is
+/// there (an ack is given only after its group's commit).
+#[test]
+fn every_acknowledged_put_survives_a_kill_between_group_commits() {
+    const CLIENTS: usize = 4;
+    const ACKED_BEFORE_KILL: usize = 3000;
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let rt = runtime();
+    let serve = Serve::start(&state, &["--policy", "bfs", "--commit-interval", "20"]);
+    let acked = Arc::new(Mutex::new(Vec::<String>::new()));
+    let mut tasks = Vec::new();
+    for client in 0..CLIENTS {
+        let acked = acked.clone();
+        let addr = format!("http://{}", serve.addr);
+        tasks.push(rt.spawn(async move {
+            let mut c =
+                crawlrank_urlfrontier::proto::url_frontier_client::UrlFrontierClient::connect(addr)
+                    .await
+                    .unwrap();
+            // Batches of 100 until the service is gone (at most 10^6 URLs: bounded).
+            for batch in 0..10_000usize {
+                let items: Vec<UrlItem> = (0..100)
+                    .map(|i| {
+                        discovered(&format!("http://h{}.example/{client}/{batch}/{i}", i % 37))
+                    })
+                    .collect();
+                let Ok(answer) = c.put_ur_ls(tokio_stream::iter(items)).await else {
+                    return;
+                };
+                let mut acks = answer.into_inner();
+                while let Ok(Some(ack)) = acks.message().await {
+                    assert_eq!(ack.status, 0, "{ack:?}");
+                    acked.lock().unwrap().push(ack.id);
+                }
+            }
+        }));
+    }
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while acked.lock().unwrap().len() < ACKED_BEFORE_KILL {
+        assert!(
+            Instant::now() < deadline,
+            "{ACKED_BEFORE_KILL} puts not acknowledged within 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // Killed while the clients stream (some of their items are in an open group).
+    serve.kill9();
+    rt.block_on(async {
+        for t in tasks {
+            tokio::time::timeout(Duration::from_secs(30), t)
+                .await
+                .expect("a client did not end within 30 s of the kill")
+                .unwrap();
+        }
+    });
+    let acked = acked.lock().unwrap().clone();
+    assert!(acked.len() >= ACKED_BEFORE_KILL);
+
+    let serve = Serve::start(&state, &[]);
+    rt.block_on(async {
+        let mut c = serve.client().await;
+        let count = c
+            .count_ur_ls(CountUrlParams::default())
+            .await
+            .unwrap()
+            .into_inner()
+            .value;
+        assert!(
+            count >= acked.len() as u64,
+            "{count} URLs after the restart, {} were acknowledged",
+            acked.len()
+        );
+        for url in &acked {
+            let status = c
+                .get_url_status(UrlStatusRequest {
+                    url: url.clone(),
+                    ..Default::default()
+                })
+                .await;
+            assert!(
+                status.is_ok(),
+                "{url} was acknowledged before the kill and is missing after the restart: {status:?}"
+            );
+        }
     });
     serve.kill9();
 }

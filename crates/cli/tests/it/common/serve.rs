@@ -32,7 +32,7 @@ impl Serve {
         Self::start_at(state, "127.0.0.1:0", extra)
     }
 
-    /// Starts the service on `state` at `addr` (a cluster node's fixed address), and waits
+    /// Starts the service on `state` at `addr` (a cluster node's fixed address, or a restart at the address of a killed one), and waits
     /// (at most 60 s) for the line that says where it listens.
     pub fn start_at(state: &Path, addr: &str, extra: &[&str]) -> Serve {
         let mut child = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
