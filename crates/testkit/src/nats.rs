@@ -7,6 +7,7 @@
 //! [`NatsServer::start`] returns `None` after printing why, so the test skips — unless
 //! `CI=true`, where a missing server is a failure.
 
+use std::io::Read;
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -66,11 +67,29 @@ impl NatsServer {
             store: store.to_path_buf(),
             log: store.with_extension("log"),
         };
-        server.spawn(&bin);
+        // The free port may be taken by another test before the server binds it (then the
+        // server exits): try a few ports.
+        for attempt in 1.. {
+            match server.spawn(&bin) {
+                Ok(()) => break,
+                Err(why) if attempt < 5 => {
+                    eprintln!(
+                        "nats-server on port {} did not start ({why}); another port",
+                        server.port
+                    );
+                    server.kill();
+                    server.port = free_port();
+                }
+                Err(why) => panic!("{why}"),
+            }
+        }
         Some(server)
     }
 
-    fn spawn(&mut self, bin: &Path) {
+    /// Starts the server on `self.port` and waits until it answers as a NATS server does: the
+    /// first bytes of a connection are its `INFO` line (a connection accepted by whatever
+    /// else took the port is not enough).
+    fn spawn(&mut self, bin: &Path) -> Result<(), String> {
         let log = std::fs::File::create(&self.log).expect("cannot create the NATS log");
         let child = Command::new(bin)
             .args(["-js", "-a", "127.0.0.1", "-p"])
@@ -84,23 +103,35 @@ impl NatsServer {
             .unwrap_or_else(|e| panic!("cannot start {}: {e}", bin.display()));
         self.child = Some(child);
         let until = Instant::now() + START_LIMIT;
-        while TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+        loop {
             if let Some(status) = self
                 .child
                 .as_mut()
                 .and_then(|c| c.try_wait().ok().flatten())
             {
-                panic!(
+                return Err(format!(
                     "nats-server exited at start ({status}): {}",
                     std::fs::read_to_string(&self.log).unwrap_or_default()
-                );
+                ));
             }
-            assert!(
-                Instant::now() < until,
-                "nats-server did not listen within 20 s"
-            );
+            if self.answers_info() {
+                return Ok(());
+            }
+            if Instant::now() >= until {
+                return Err("nats-server did not answer within 20 s".into());
+            }
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+
+    /// Whether a connection to the port gets a NATS `INFO` line within a second.
+    fn answers_info(&self) -> bool {
+        let Ok(mut conn) = TcpStream::connect(("127.0.0.1", self.port)) else {
+            return false;
+        };
+        let _ = conn.set_read_timeout(Some(Duration::from_secs(1)));
+        let mut first = [0u8; 4];
+        conn.read_exact(&mut first).is_ok() && &first == b"INFO"
     }
 
     /// The URL clients connect to.
@@ -125,7 +156,9 @@ impl NatsServer {
     pub fn restart(&mut self) {
         self.kill();
         let bin = binary().expect("nats-server vanished");
-        self.spawn(&bin);
+        if let Err(why) = self.spawn(&bin) {
+            panic!("{why}");
+        }
     }
 }
 
