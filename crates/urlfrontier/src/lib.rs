@@ -19,7 +19,8 @@
 //!
 //! - [`proto`]: the API's messages, server and client, generated from
 //!   `proto/urlfrontier.proto` (crawlrank's own copy of the API, same package, names and
-//!   numbers) by `build.rs`, with protox (no `protoc` needed);
+//!   numbers) by `examples/codegen.rs`, with protox (no `protoc` needed), and committed in
+//!   `src/generated/`;
 //! - [`ext_proto`]: crawlrank's extension service, generated from
 //!   `proto/crawlrank_frontier.proto`, reusing [`proto`]'s messages;
 //! - the shared constants: the metadata keys ([`PARENT_KEY`], [`STORMCRAWLER_PATH_KEY`],
@@ -37,31 +38,31 @@ mod ranking;
 
 /// The generated code, one module per protobuf package, nested as the packages are (prost
 /// refers to another package's types by relative paths: the extension's to the API's).
+/// Written by `examples/codegen.rs` from `proto/` and committed (see there why).
 #[allow(missing_docs, clippy::all, clippy::pedantic)]
 mod generated {
     pub mod urlfrontier {
-        tonic::include_proto!("urlfrontier");
+        include!("generated/urlfrontier.rs");
     }
     pub mod crawlrank {
         pub mod frontier {
             pub mod v1 {
-                tonic::include_proto!("crawlrank.frontier.v1");
+                include!("generated/crawlrank.frontier.v1.rs");
             }
         }
         pub mod cluster {
             pub mod v1 {
-                tonic::include_proto!("crawlrank.cluster.v1");
+                include!("generated/crawlrank.cluster.v1.rs");
             }
         }
     }
 }
 
-/// The URLFrontier API (package `urlfrontier`), generated from `proto/urlfrontier.proto` at
-/// build time.
+/// The URLFrontier API (package `urlfrontier`), generated from `proto/urlfrontier.proto`.
 pub use generated::urlfrontier as proto;
 
 /// crawlrank's extension service (`crawlrank.frontier.v1.CrawlrankFrontier`: `ReportPage`,
-/// `GetRanking`), generated from `proto/crawlrank_frontier.proto` at build time; it reuses
+/// `GetRanking`), generated from `proto/crawlrank_frontier.proto`; it reuses
 /// [`proto`]'s messages.
 pub use generated::crawlrank::frontier::v1 as ext_proto;
 
@@ -98,5 +99,51 @@ pub fn normalise_crawl_id(id: &str) -> &str {
         DEFAULT_CRAWL
     } else {
         id
+    }
+}
+
+/// The `.proto` files `src/generated/` is made from, in the order the generator reads them.
+const PROTOS: [&str; 3] = [
+    "proto/urlfrontier.proto",
+    "proto/crawlrank_frontier.proto",
+    "proto/crawlrank_cluster.proto",
+];
+
+/// A digest (64-bit FNV-1a) of the crate's `.proto` files under `crate_root`: the code
+/// generator records it beside the generated code, and a test recomputes it, so a `.proto`
+/// edited without regenerating fails the tests instead of shipping stale code.
+#[doc(hidden)]
+pub fn protos_digest(crate_root: &std::path::Path) -> std::io::Result<u64> {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for name in PROTOS {
+        let path = crate_root.join(name);
+        let bytes = std::fs::read(&path).map_err(|e| {
+            std::io::Error::new(e.kind(), format!("cannot read {}: {e}", path.display()))
+        })?;
+        // The name and length first, so moving text between files changes the digest.
+        let len = (bytes.len() as u64).to_le_bytes();
+        for b in name.bytes().chain(len).chain(bytes) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    Ok(h)
+}
+
+#[cfg(test)]
+mod tests {
+    /// The committed generated code was made from the `.proto` files as they are: after
+    /// editing one, run `cargo run -p crawlrank-urlfrontier --features codegen --example
+    /// codegen`.
+    #[test]
+    fn generated_code_matches_the_protos() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let recorded = include_str!("generated/protos.hash").trim();
+        let now = format!("{:016x}", super::protos_digest(root).unwrap());
+        assert_eq!(
+            recorded, now,
+            "src/generated/ is stale: a .proto changed since it was generated; run \
+             `cargo run -p crawlrank-urlfrontier --features codegen --example codegen`"
+        );
     }
 }
