@@ -33,7 +33,9 @@ use crate::proto::{url_item, UrlInfo, UrlItem};
 use anyhow::{bail, Context, Result};
 use async_nats::jetstream::{self, consumer, stream};
 use crawlrank_frontier::PolicySpec;
-use crawlrank_urlfrontier::cluster_proto::{forwarded, Forwarded};
+use crate::state::{wire_offer, RemoteLink, SplitReport};
+use crawlrank_frontier::Offer;
+use crawlrank_urlfrontier::cluster_proto::{forwarded, Forwarded, Offer as WireOffer};
 use crawlrank_urlfrontier::{normalise_crawl_id, PARENT_KEY};
 use futures_util::StreamExt;
 use prost::Message;
@@ -342,11 +344,12 @@ impl Cluster {
         }
     }
 
-    /// Splits a fetched page's out-links into those this node owns and, for the others, the
-    /// discovered items to hand to their owners (each naming the page as its parent).
-    pub fn split_links(&self, report: &PageReport) -> (Vec<String>, Vec<(usize, Forwarded)>) {
+    /// A fetched page's report as this node (its owner) applies it: the out-links it owns
+    /// stay in the report, the others are listed with their owners, and the pages the other
+    /// nodes have crawled are noted for the batch clock.
+    pub fn split_report(&self, report: &PageReport) -> SplitReport {
         let page = report.page.as_ref().and_then(|p| p.info.as_ref());
-        let (crawl, parent) = page.map_or(("", ""), |i| (i.crawl_id.as_str(), i.url.as_str()));
+        let crawl = page.map_or("", |i| i.crawl_id.as_str());
         let mut local = Vec::new();
         let mut remote = Vec::new();
         let mut seen = HashSet::new();
@@ -355,17 +358,56 @@ impl Cluster {
                 continue;
             }
             match self.nodes.owner_of_url(crawl, "", link) {
-                Some(o) if o != self.nodes.me() => remote.push((
-                    o,
-                    Forwarded {
-                        item: Some(forwarded::Item::Put(discovered_child(link, parent, crawl))),
-                    },
-                )),
+                Some(o) if o != self.nodes.me() => remote.push(RemoteLink {
+                    url: link.clone(),
+                    owner: u32::try_from(o).unwrap_or(u32::MAX),
+                }),
                 // Ours, or not a URL: the local report counts it as invalid.
                 _ => local.push(link.clone()),
             }
         }
-        (local, remote)
+        SplitReport {
+            report: Some(PageReport {
+                page: report.page.clone(),
+                outlinks: local,
+            }),
+            remote,
+            crawled_elsewhere: self.crawled_elsewhere(crawl),
+        }
+    }
+
+    /// Pages of crawl `crawl` the other nodes have crawled, as this node last heard
+    /// (0 until it hears).
+    pub fn crawled_elsewhere(&self, _crawl: &str) -> u64 {
+        0
+    }
+
+    /// Publishes outbox items (number, owner, encoded item) on their owners' subjects, each
+    /// with a message id made of this node and its number (so that JetStream drops a copy
+    /// sent again after a crash, within its duplicate window), and returns the numbers
+    /// JetStream stored.
+    pub async fn publish_outbox(&self, items: &[(u64, u32, Vec<u8>)]) -> Vec<u64> {
+        let me = self.nodes.me();
+        let mut acks = Vec::with_capacity(items.len());
+        for (number, owner, bytes) in items {
+            let message = jetstream::message::PublishMessage::build()
+                .payload(bytes.clone().into())
+                .message_id(format!("crawlrank-outbox-{me}-{number}"));
+            let ack = self
+                .js
+                .send_publish(subject(*owner as usize), message)
+                .await;
+            acks.push((*number, ack));
+        }
+        let mut stored = Vec::new();
+        for (number, ack) in acks {
+            if let Ok(ack) = ack {
+                if ack.await.is_ok() {
+                    stored.push(number);
+                }
+            }
+        }
+        stored
     }
 
     /// Reads this node's subject from the sequence after `applied`, in order, and hands each
@@ -467,7 +509,7 @@ impl Cluster {
                         seq,
                         item: Forwarded::decode(message.payload.as_ref())
                             .ok()
-                            .and_then(|f| f.item)
+                            .and_then(|f| Some((f.item?, f.offer)))
                             .ok_or_else(|| message.payload.to_vec()),
                     });
                 }
@@ -521,8 +563,36 @@ enum Stop {
 pub struct Delivered {
     /// The JetStream stream sequence.
     pub seq: u64,
-    /// The item, or the undecodable payload.
-    pub item: std::result::Result<forwarded::Item, Vec<u8>>,
+    /// The item with the offer it carries (a version 1 message carries none), or the
+    /// undecodable payload.
+    pub item: std::result::Result<(forwarded::Item, Option<WireOffer>), Vec<u8>>,
+}
+
+/// The items a page's report hands to the owners of its out-links held elsewhere: each a
+/// discovered child of the page with what the page passed along (`offer`: `Some(None)` when
+/// the policy passes nothing, `None` when the page was not reported to the frontier now; the
+/// child then enters its owner's frontier as a seed). As (owner, encoded [`Forwarded`]) for
+/// the store's outbox.
+pub fn hand_on(split: &SplitReport, offer: Option<&Option<Offer>>) -> Vec<(u32, Vec<u8>)> {
+    let info = split
+        .report
+        .as_ref()
+        .and_then(|r| r.page.as_ref())
+        .and_then(|p| p.info.as_ref());
+    let (crawl, parent) = info.map_or(("", ""), |i| (i.crawl_id.as_str(), i.url.as_str()));
+    let offer = offer.copied().flatten().map(|o| wire_offer(&o));
+    split
+        .remote
+        .iter()
+        .map(|link| {
+            let item = Forwarded {
+                item: Some(forwarded::Item::Put(discovered_child(&link.url, parent, crawl))),
+                offer,
+                version: 2,
+            };
+            (link.owner, item.encode_to_vec())
+        })
+        .collect()
 }
 
 /// A discovered item of `url` whose parent is `parent`.
