@@ -30,11 +30,11 @@ use crate::ext_proto::PageReport;
 use crate::proto::url_frontier_client::UrlFrontierClient;
 use crate::proto::StringList;
 use crate::proto::{url_item, UrlInfo, UrlItem};
+use crate::state::{wire_offer, RemoteLink, SplitReport};
 use anyhow::{bail, Context, Result};
 use async_nats::jetstream::{self, consumer, stream};
-use crawlrank_frontier::PolicySpec;
-use crate::state::{wire_offer, RemoteLink, SplitReport};
 use crawlrank_frontier::Offer;
+use crawlrank_frontier::PolicySpec;
 use crawlrank_urlfrontier::cluster_proto::{forwarded, Forwarded, Offer as WireOffer};
 use crawlrank_urlfrontier::{normalise_crawl_id, PARENT_KEY};
 use futures_util::StreamExt;
@@ -586,7 +586,9 @@ pub fn hand_on(split: &SplitReport, offer: Option<&Option<Offer>>) -> Vec<(u32, 
         .iter()
         .map(|link| {
             let item = Forwarded {
-                item: Some(forwarded::Item::Put(discovered_child(&link.url, parent, crawl))),
+                item: Some(forwarded::Item::Put(discovered_child(
+                    &link.url, parent, crawl,
+                ))),
                 offer,
                 version: 2,
             };

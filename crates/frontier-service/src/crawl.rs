@@ -1627,9 +1627,7 @@ impl Crawl {
                     crawl
                         .frontier
                         .on_crawled_split(p, &links, usize::try_from(remote)?);
-                    crawl
-                        .trace
-                        .push(Traced::Split(p, links, remote, elsewhere));
+                    crawl.trace.push(Traced::Split(p, links, remote, elsewhere));
                 }
                 4 => {
                     let p = page(next()?)?;

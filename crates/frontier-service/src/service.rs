@@ -173,6 +173,84 @@ pub const OPIC_PAGES: &str = "crawlrank.opic.pages";
 /// See [`OPIC_HELD`].
 pub const OPIC_TOTAL_PAGES: &str = "crawlrank.opic.total_pages";
 
+/// Sends the store's outbox to JetStream, oldest first, whenever a commit fills it (and once
+/// a second in case a wake-up was missed, or JetStream failed), dropping each item JetStream
+/// has stored. Runs until the service is gone; a failure is retried.
+async fn run_outbox(
+    core: std::sync::Weak<Mutex<Core>>,
+    cluster: Arc<Cluster>,
+    ready: Arc<tokio::sync::Notify>,
+) {
+    const BATCH: usize = 512;
+    loop {
+        match send_outbox(&core, &cluster, BATCH).await {
+            Ok(None) => return,
+            // A full batch: there may be more.
+            Ok(Some(n)) if n >= BATCH => continue,
+            Ok(Some(_)) => {}
+            Err(e) => eprintln!(
+                "frontier: sending the outbox to JetStream failed ({e:#}); trying again in 1 s"
+            ),
+        }
+        let _ = tokio::time::timeout(Duration::from_secs(1), ready.notified()).await;
+    }
+}
+
+/// One batch of [`run_outbox`]: how many items JetStream stored (`None`: the service is gone).
+async fn send_outbox(
+    core: &std::sync::Weak<Mutex<Core>>,
+    cluster: &Cluster,
+    limit: usize,
+) -> Result<Option<usize>> {
+    let weak = core.clone();
+    let items = tokio::task::spawn_blocking(move || {
+        weak.upgrade().map(|core| {
+            core.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .store
+                .outbox(limit)
+        })
+    })
+    .await
+    .context("the outbox reader stopped")?;
+    let items = match items {
+        None => return Ok(None),
+        Some(items) => items?,
+    };
+    if items.is_empty() {
+        return Ok(Some(0));
+    }
+    let stored = cluster.publish_outbox(&items).await;
+    if stored.is_empty() {
+        anyhow::bail!("JetStream stored none of {} items", items.len());
+    }
+    let n = stored.len();
+    let weak = core.clone();
+    let done = tokio::task::spawn_blocking(move || {
+        weak.upgrade().map(|core| {
+            core.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .store
+                .outbox_done(&stored)
+        })
+    })
+    .await
+    .context("the outbox writer stopped")?;
+    match done {
+        None => Ok(None),
+        Some(r) => r.map(|()| Some(n)),
+    }
+}
+
+/// Aborts its task when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 /// A cash amount (≥ 0) in units of 1e-15.
 fn to_femto(cash: f64) -> u64 {
     (cash.max(0.0) * 1e15).round() as u64
@@ -451,70 +529,23 @@ impl FrontierService {
         let _ = self.node.set(config.me.clone());
         let applied = self.read_lock().store.applied()?;
         let svc = self.clone();
-        let publisher = self.clone();
-        let outbox = tokio::spawn(async move { publisher.run_outbox().await });
+        // The publisher lives as long as the task returned: aborting that task (a node
+        // stopping) stops it too; and it holds the store only while it reads or writes it, so
+        // that nothing keeps a stopped node's store open.
+        let outbox = AbortOnDrop(tokio::spawn(run_outbox(
+            Arc::downgrade(&self.core),
+            cluster.clone(),
+            self.outbox_ready.clone(),
+        )));
         Ok(tokio::spawn(async move {
-            let consumed = cluster
+            let _outbox = outbox;
+            cluster
                 .run_consumer(applied, |batch| {
                     let svc = svc.clone();
                     async move { svc.apply_forwarded(batch).await }
                 })
-                .await;
-            outbox.abort();
-            consumed
+                .await
         }))
-    }
-
-    /// Sends the store's outbox to JetStream, oldest first, whenever a commit fills it (and
-    /// once a second in case a wake-up was missed, or JetStream failed), dropping each item
-    /// JetStream has stored. Runs until the node stops; a failure is retried.
-    async fn run_outbox(&self) {
-        const BATCH: usize = 512;
-        loop {
-            let cluster = self.cluster().cloned();
-            let sent = match cluster {
-                Some(cluster) => self.send_outbox(&cluster, BATCH).await,
-                None => Ok(0),
-            };
-            match sent {
-                // A full batch: there may be more.
-                Ok(n) if n >= BATCH => continue,
-                Ok(_) => {}
-                Err(e) => eprintln!("frontier: sending the outbox to JetStream failed ({e:#}); trying again in 1 s"),
-            }
-            let _ = tokio::time::timeout(Duration::from_secs(1), self.outbox_ready.notified()).await;
-        }
-    }
-
-    /// One batch of [`FrontierService::run_outbox`]: how many items JetStream stored.
-    async fn send_outbox(&self, cluster: &Cluster, limit: usize) -> Result<usize> {
-        let core = self.core.clone();
-        let items = tokio::task::spawn_blocking(move || {
-            core.lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .store
-                .outbox(limit)
-        })
-        .await
-        .context("the outbox reader stopped")??;
-        if items.is_empty() {
-            return Ok(0);
-        }
-        let stored = cluster.publish_outbox(&items).await;
-        if stored.is_empty() {
-            anyhow::bail!("JetStream stored none of {} items", items.len());
-        }
-        let n = stored.len();
-        let core = self.core.clone();
-        tokio::task::spawn_blocking(move || {
-            core.lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .store
-                .outbox_done(&stored)
-        })
-        .await
-        .context("the outbox writer stopped")??;
-        Ok(n)
     }
 
     /// The cluster this service is a node of, if any.

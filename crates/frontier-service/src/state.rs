@@ -367,7 +367,8 @@ impl FrontierState {
                 (Answer::SplitReport(counts, status, offered), true)
             }
             Call::Offered(o) => {
-                let Some(url_item::Item::Discovered(d)) = o.item.as_ref().and_then(|i| i.item.as_ref())
+                let Some(url_item::Item::Discovered(d)) =
+                    o.item.as_ref().and_then(|i| i.item.as_ref())
                 else {
                     return Err(Status::invalid_argument(
                         "an offered item must be a discovered URL",

@@ -418,7 +418,9 @@ mod tests {
             })),
             max_waiting: 1,
         };
-        store.append(std::slice::from_ref(&call), None, &[]).unwrap();
+        store
+            .append(std::slice::from_ref(&call), None, &[])
+            .unwrap();
         assert_eq!(store.applied().unwrap(), 0);
         let applied = Applied {
             through: 7,
