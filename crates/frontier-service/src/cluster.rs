@@ -49,6 +49,12 @@ use tonic::Status;
 pub const STREAM: &str = "CRAWLRANK_FRONTIER";
 /// The JetStream stream holding the cluster's node list and policy (one message per subject).
 pub const IDENTITY: &str = "CRAWLRANK_CLUSTER";
+/// The JetStream stream of the crawl-wide clock: node `i` publishes the pages of crawl `c` it
+/// has crawled on `crawlrank.clock.<i>.<c as hex>`, one message kept per subject.
+pub const CLOCK: &str = "CRAWLRANK_CLOCK";
+/// How often a node publishes its crawled counts and reads the others'. The count a node
+/// uses for the others is at most about two periods old (docs/algorithms.md §3.11).
+pub const CLOCK_PERIOD: Duration = Duration::from_secs(1);
 /// How long connecting to the NATS server may take before a node gives up at start.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 /// How long a call that fans out, or goes to a queue's owner, waits for a node that cannot be
@@ -142,6 +148,13 @@ pub fn subject(i: usize) -> String {
     format!("crawlrank.frontier.node.{i}")
 }
 
+/// The subject of node `i`'s crawled count of crawl `crawl` (its id in hex: any id is a
+/// valid subject token).
+fn clock_subject(i: usize, crawl: &str) -> String {
+    let hex: String = crawl.bytes().map(|b| format!("{b:02x}")).collect();
+    format!("crawlrank.clock.{i}.{hex}")
+}
+
 /// The durable consumer of node `i`.
 fn consumer_name(i: usize) -> String {
     format!("crawlrank-node-{i}")
@@ -176,6 +189,12 @@ pub struct Cluster {
     /// A gRPC channel to each node (connected on first use), for the calls that fan out or
     /// go to a queue's owner.
     channels: Vec<Channel>,
+    /// The stream [`CLOCK`].
+    clock: stream::Stream,
+    /// Pages of each crawl the other nodes have crawled, as last read from [`CLOCK`].
+    elsewhere: std::sync::Mutex<std::collections::HashMap<String, u64>>,
+    /// What this node last published on [`CLOCK`], per crawl.
+    published: std::sync::Mutex<std::collections::HashMap<String, u64>>,
 }
 
 impl Cluster {
@@ -222,6 +241,16 @@ impl Cluster {
             })
             .await
             .with_context(|| format!("cannot open the JetStream stream {IDENTITY}"))?;
+        let clock = js
+            .get_or_create_stream(stream::Config {
+                name: CLOCK.to_string(),
+                subjects: vec!["crawlrank.clock.>".to_string()],
+                storage: stream::StorageType::File,
+                max_messages_per_subject: 1,
+                ..Default::default()
+            })
+            .await
+            .with_context(|| format!("cannot open the JetStream stream {CLOCK}"))?;
         let list = nodes.list().join(",");
         record_or_check(&js, &identity, "nodes", &list, "node list").await?;
         let policy_text = policy.encode().trim_end().replace('\n', " ");
@@ -241,6 +270,9 @@ impl Cluster {
             js,
             stream,
             channels,
+            clock,
+            elsewhere: Default::default(),
+            published: Default::default(),
         })
     }
 
@@ -376,10 +408,57 @@ impl Cluster {
         }
     }
 
-    /// Pages of crawl `crawl` the other nodes have crawled, as this node last heard
-    /// (0 until it hears).
-    pub fn crawled_elsewhere(&self, _crawl: &str) -> u64 {
-        0
+    /// Pages of crawl `crawl` the other nodes have crawled, as this node last read them
+    /// ([`Cluster::tick_clock`]; 0 until it has).
+    pub fn crawled_elsewhere(&self, crawl: &str) -> u64 {
+        let crawl = crawlrank_urlfrontier::normalise_crawl_id(crawl);
+        let map = self.elsewhere.lock().unwrap_or_else(|p| p.into_inner());
+        map.get(crawl).copied().unwrap_or(0)
+    }
+
+    /// One tick of the crawl-wide clock: publishes the pages of each crawl this node has
+    /// crawled (`mine`, by crawl id) where they changed, and reads every other node's last
+    /// count of the same crawls.
+    pub async fn tick_clock(&self, mine: &[(String, u64)]) -> Result<()> {
+        let me = self.nodes.me();
+        for (crawl, n) in mine {
+            let changed = {
+                let published = self.published.lock().unwrap_or_else(|p| p.into_inner());
+                published.get(crawl) != Some(n)
+            };
+            if changed {
+                self.js
+                    .publish(clock_subject(me, crawl), n.to_string().into())
+                    .await?
+                    .await
+                    .context("cannot publish this node's crawled count")?;
+                self.published
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(crawl.clone(), *n);
+            }
+        }
+        for (crawl, _) in mine {
+            let mut sum = 0;
+            for i in (0..self.nodes.list().len()).filter(|&i| i != me) {
+                // No message yet: that node has crawled nothing of this crawl.
+                if let Ok(m) = self
+                    .clock
+                    .get_last_raw_message_by_subject(&clock_subject(i, crawl))
+                    .await
+                {
+                    sum += std::str::from_utf8(&m.payload)
+                        .ok()
+                        .and_then(|t| t.parse::<u64>().ok())
+                        .unwrap_or(0);
+                }
+            }
+            self.elsewhere
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(crawl.clone(), sum);
+        }
+        Ok(())
     }
 
     /// Publishes outbox items (number, owner, encoded item) on their owners' subjects, each

@@ -1466,6 +1466,11 @@ impl Crawl {
         &self.id
     }
 
+    /// Pages reported crawled to the frontier here.
+    pub fn crawled(&self) -> u64 {
+        self.frontier.crawled()
+    }
+
     /// Pages created, deleted ones included.
     pub fn pages(&self) -> usize {
         self.pages.len()

@@ -242,6 +242,35 @@ async fn send_outbox(
     }
 }
 
+/// The crawl-wide clock ([`Cluster::tick_clock`]) every [`crate::cluster::CLOCK_PERIOD`],
+/// until the service is gone; a failure (the NATS server restarting) is tried again at the
+/// next tick, the last counts read staying in use meanwhile.
+async fn run_clock(core: std::sync::Weak<Mutex<Core>>, cluster: Arc<Cluster>) {
+    let mut said = false;
+    loop {
+        let weak = core.clone();
+        let mine = tokio::task::spawn_blocking(move || {
+            weak.upgrade().map(|core| {
+                core.lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .state
+                    .crawled()
+            })
+        })
+        .await;
+        let Ok(Some(mine)) = mine else { return };
+        match cluster.tick_clock(&mine).await {
+            Ok(()) => said = false,
+            Err(e) if !said => {
+                said = true;
+                eprintln!("frontier: the crawl-wide clock could not be updated ({e:#}); trying again every {:?}", crate::cluster::CLOCK_PERIOD);
+            }
+            Err(_) => {}
+        }
+        tokio::time::sleep(crate::cluster::CLOCK_PERIOD).await;
+    }
+}
+
 /// Aborts its task when dropped.
 struct AbortOnDrop(tokio::task::JoinHandle<()>);
 
@@ -537,8 +566,13 @@ impl FrontierService {
             cluster.clone(),
             self.outbox_ready.clone(),
         )));
+        let clock = AbortOnDrop(tokio::spawn(run_clock(
+            Arc::downgrade(&self.core),
+            cluster.clone(),
+        )));
         Ok(tokio::spawn(async move {
             let _outbox = outbox;
+            let _clock = clock;
             cluster
                 .run_consumer(applied, |batch| {
                     let svc = svc.clone();

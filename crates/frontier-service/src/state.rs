@@ -268,6 +268,14 @@ impl FrontierState {
         Ok(state)
     }
 
+    /// Pages each crawl's frontier was told were crawled here, by crawl id.
+    pub fn crawled(&self) -> Vec<(String, u64)> {
+        self.crawls
+            .iter()
+            .map(|(id, c)| (id.clone(), c.crawled()))
+            .collect()
+    }
+
     /// URLs held, across the crawls (deleted ones included: they keep their place).
     pub fn pages(&self) -> usize {
         self.crawls.values().map(Crawl::pages).sum()

@@ -653,7 +653,7 @@ fn fica_distances_on_three_nodes_are_the_one_services() {
             "only {} pages queued in both crawls",
             both.len()
         );
-        let mut remote_parents = 0;
+        let mut away_from_seed = 0;
         for url in both {
             let (a, b) = (alone[url], spread[url]);
             assert!(
@@ -662,9 +662,9 @@ fn fica_distances_on_three_nodes_are_the_one_services() {
                 -b,
                 -a
             );
-            remote_parents += usize::from(a != 0.0);
+            away_from_seed += usize::from(a != 0.0);
         }
-        assert!(remote_parents > 10, "{remote_parents}");
+        assert!(away_from_seed > 10, "{away_from_seed}");
         for n in nodes.into_iter().chain(one) {
             n.stop().await;
         }
