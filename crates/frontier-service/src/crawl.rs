@@ -2027,10 +2027,10 @@ mod checkpoint_tests {
     /// every answer, count, listing and ranking must be equal, as must the checkpoints.
     #[test]
     fn a_crawl_rebuilt_from_its_checkpoint_behaves_as_the_original() {
-        for (round, policy) in ["fica", "bfs", "opic", "random"]
+        for (round, policy) in ["fica", "bfs", "opic", "random", "ieca"]
             .iter()
             .cycle()
-            .take(16)
+            .take(20)
             .enumerate()
         {
             let spec = crate::service::policy_spec(policy, Some(500), Some(3), 7).unwrap();
@@ -2074,7 +2074,7 @@ mod checkpoint_tests {
                             "{ctx}"
                         );
                     }
-                    45..=49 => {
+                    45..=47 => {
                         let links: Vec<String> = (0..lcg(&mut x, 4))
                             .map(|_| urls[lcg(&mut x, urls.len() as u64) as usize].clone())
                             .collect();
@@ -2082,6 +2082,35 @@ mod checkpoint_tests {
                         assert_eq!(
                             live.report_page(&i, 0, &links, now),
                             copy.report_page(&i, 0, &links, now),
+                            "{ctx}"
+                        );
+                    }
+                    // As a cluster node: a report with links held elsewhere, an offer received.
+                    48 => {
+                        let links: Vec<String> = (0..lcg(&mut x, 4))
+                            .map(|_| urls[lcg(&mut x, urls.len() as u64) as usize].clone())
+                            .collect();
+                        let (remote, elsewhere) = (lcg(&mut x, 4), lcg(&mut x, 50));
+                        let i = info(url, None, 0);
+                        assert_eq!(
+                            live.report_split(&i, 0, &links, remote, elsewhere, now),
+                            copy.report_split(&i, 0, &links, remote, elsewhere, now),
+                            "{ctx}"
+                        );
+                    }
+                    49 => {
+                        let parent = &urls[lcg(&mut x, urls.len() as u64) as usize];
+                        let offer = Offer {
+                            outdegree: 1 + lcg(&mut x, 5),
+                            distance: lcg(&mut x, 100) as f64 / 37.0,
+                            t: lcg(&mut x, 4),
+                            delta: 0.3,
+                            cash: 1.0 / (1 + lcg(&mut x, 9)) as f64,
+                        };
+                        let i = info(url, Some(parent), 0);
+                        assert_eq!(
+                            live.put_offered(&i, &offer, now),
+                            copy.put_offered(&i, &offer, now),
                             "{ctx}"
                         );
                     }
