@@ -18,6 +18,16 @@
 //!   ([`crate::store::Store::append`]), so an item delivered again after a crash is recognised
 //!   and skipped. On start the node purges its subject up to what it has applied and reads
 //!   from the next sequence, so nothing is skipped that was not applied.
+//! - What a page passes along its links ([`Cluster::split_report`], [`hand_on`]): the owner of
+//!   a fetched page reports it with the out-links it owns, the others counted in the page's
+//!   out-degree; the policy's offer for them (FICA's and IECA's distance, OPIC's cash share, a
+//!   back-link) goes with each into the store's outbox in the same transaction, and the
+//!   outbox is published ([`Cluster::publish_outbox`], with a message id JetStream
+//!   deduplicates) after the commit: the offer leaves the page once and is applied once at
+//!   the link's owner (docs/algorithms.md §3.11).
+//! - The crawl-wide clock ([`Cluster::tick_clock`], stream [`CLOCK`]): each node publishes its
+//!   crawled count per crawl every [`CLOCK_PERIOD`] and reads the others', so that the
+//!   policies' batch clock counts the crawl's total.
 //! - Bad messages: a message that does not decode is set aside in the store's dead-letter
 //!   table (in the same transaction that moves the applied sequence past it) and counted;
 //!   it never stops the node.

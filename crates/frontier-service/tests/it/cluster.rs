@@ -670,3 +670,52 @@ fn fica_distances_on_three_nodes_are_the_one_services() {
         }
     });
 }
+
+#[test]
+fn the_batch_clock_counts_the_pages_the_other_nodes_crawled() {
+    // Each node publishes its crawled count per crawl on the clock stream and reads the
+    // others': what one node crawled shows in the others' count, and only in theirs.
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(nats) = nats(tmp.path()) else { return };
+    run_long(async {
+        let addrs: Vec<String> = ["127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3"]
+            .map(String::from)
+            .into();
+        let spec = policy_spec("fica", Some(1000), None, 0).unwrap();
+        let mut nodes = Vec::new();
+        for me in &addrs {
+            let config = ClusterConfig {
+                nats: nats.url(),
+                nodes: addrs.clone(),
+                me: me.clone(),
+            };
+            nodes.push(
+                crawlrank_frontier_service::Cluster::connect(&config, &spec)
+                    .await
+                    .unwrap(),
+            );
+        }
+        let crawls = |a: u64, b: u64| vec![("DEFAULT".to_string(), a), ("other".to_string(), b)];
+        nodes[0].tick_clock(&crawls(5, 0)).await.unwrap();
+        nodes[1].tick_clock(&crawls(7, 2)).await.unwrap();
+        nodes[2].tick_clock(&crawls(0, 0)).await.unwrap();
+        // A second tick reads what the others published after this node's first.
+        for (i, mine) in [crawls(5, 0), crawls(7, 2), crawls(0, 0)]
+            .iter()
+            .enumerate()
+        {
+            nodes[i].tick_clock(mine).await.unwrap();
+        }
+        assert_eq!(nodes[0].crawled_elsewhere(""), 7);
+        assert_eq!(nodes[1].crawled_elsewhere("DEFAULT"), 5);
+        assert_eq!(nodes[2].crawled_elsewhere(""), 12);
+        assert_eq!(nodes[2].crawled_elsewhere("other"), 2);
+        assert_eq!(nodes[1].crawled_elsewhere("other"), 0);
+        assert_eq!(nodes[0].crawled_elsewhere("unknown"), 0);
+        // Counts move on; a node's count is what it published last.
+        nodes[0].tick_clock(&crawls(9, 1)).await.unwrap();
+        nodes[2].tick_clock(&crawls(0, 0)).await.unwrap();
+        assert_eq!(nodes[2].crawled_elsewhere(""), 16);
+        assert_eq!(nodes[2].crawled_elsewhere("other"), 3);
+    });
+}
