@@ -64,7 +64,10 @@ pub struct Applied {
 
 /// The state format this build writes; bump on any change of the tables or of
 /// [`LoggedCall`]'s or [`StateCheckpoint`]'s meaning.
-pub const FORMAT: &str = "crawlrank-frontier-service-state/2";
+pub const FORMAT: &str = "crawlrank-frontier-service-state/3";
+/// The format before a cluster node's outbox, offers and split reports: read as it is (it
+/// holds none of them), and marked [`FORMAT`] at the next compaction.
+const FORMAT_V2: &str = "crawlrank-frontier-service-state/2";
 /// The format before checkpoints: a log of every call, which this build reads as a state
 /// without a checkpoint (and marks [`FORMAT`] at its first compaction, so that an older
 /// build, which would ignore the checkpoint, refuses it).
@@ -163,7 +166,7 @@ impl Store {
             return Ok(None);
         };
         let format = String::from_utf8_lossy(format.value()).into_owned();
-        if format != FORMAT && format != FORMAT_V1 {
+        if ![FORMAT, FORMAT_V2, FORMAT_V1].contains(&format.as_str()) {
             bail!(
                 "{} holds a state of format '{format}', this build reads '{FORMAT}'; it was not modified",
                 self.path.display()
