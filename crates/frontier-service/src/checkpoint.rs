@@ -44,7 +44,10 @@ pub struct CrawlCheckpoint {
     #[prost(message, repeated, tag = "5")]
     pub queues: Vec<QueueCheckpoint>,
     /// The calls made on the frontier, flattened: `0 page` a seed, `1` a pop, `2 page n
-    /// link…` a page reported with its `n` links.
+    /// link…` a page reported with its `n` links; on a cluster node, `3 page n link… remote
+    /// elsewhere` a page reported with its `n` local links, `remote` links other nodes hold
+    /// and `elsewhere` pages crawled by the others, and `4 page outdegree distance t delta
+    /// cash` an offer received along a link (the floats as their IEEE bits).
     #[prost(uint64, repeated, tag = "6")]
     pub trace: Vec<u64>,
     /// The buffer of popped pages, as `pop number, page` pairs.

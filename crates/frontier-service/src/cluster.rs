@@ -18,6 +18,16 @@
 //!   ([`crate::store::Store::append`]), so an item delivered again after a crash is recognised
 //!   and skipped. On start the node purges its subject up to what it has applied and reads
 //!   from the next sequence, so nothing is skipped that was not applied.
+//! - What a page passes along its links ([`Cluster::split_report`], [`hand_on`]): the owner of
+//!   a fetched page reports it with the out-links it owns, the others counted in the page's
+//!   out-degree; the policy's offer for them (FICA's and IECA's distance, OPIC's cash share, a
+//!   back-link) goes with each into the store's outbox in the same transaction, and the
+//!   outbox is published ([`Cluster::publish_outbox`], with a message id JetStream
+//!   deduplicates) after the commit: the offer leaves the page once and is applied once at
+//!   the link's owner (docs/algorithms.md §3.11).
+//! - The crawl-wide clock ([`Cluster::tick_clock`], stream [`CLOCK`]): each node publishes its
+//!   crawled count per crawl every [`CLOCK_PERIOD`] and reads the others', so that the
+//!   policies' batch clock counts the crawl's total.
 //! - Bad messages: a message that does not decode is set aside in the store's dead-letter
 //!   table (in the same transaction that moves the applied sequence past it) and counted;
 //!   it never stops the node.
@@ -30,10 +40,12 @@ use crate::ext_proto::PageReport;
 use crate::proto::url_frontier_client::UrlFrontierClient;
 use crate::proto::StringList;
 use crate::proto::{url_item, UrlInfo, UrlItem};
+use crate::state::{wire_offer, RemoteLink, SplitReport};
 use anyhow::{bail, Context, Result};
 use async_nats::jetstream::{self, consumer, stream};
+use crawlrank_frontier::Offer;
 use crawlrank_frontier::PolicySpec;
-use crawlrank_urlfrontier::cluster_proto::{forwarded, Forwarded};
+use crawlrank_urlfrontier::cluster_proto::{forwarded, Forwarded, Offer as WireOffer};
 use crawlrank_urlfrontier::{normalise_crawl_id, PARENT_KEY};
 use futures_util::StreamExt;
 use prost::Message;
@@ -47,6 +59,12 @@ use tonic::Status;
 pub const STREAM: &str = "CRAWLRANK_FRONTIER";
 /// The JetStream stream holding the cluster's node list and policy (one message per subject).
 pub const IDENTITY: &str = "CRAWLRANK_CLUSTER";
+/// The JetStream stream of the crawl-wide clock: node `i` publishes the pages of crawl `c` it
+/// has crawled on `crawlrank.clock.<i>.<c as hex>`, one message kept per subject.
+pub const CLOCK: &str = "CRAWLRANK_CLOCK";
+/// How often a node publishes its crawled counts and reads the others'. The count a node
+/// uses for the others is at most about two periods old (docs/algorithms.md §3.11).
+pub const CLOCK_PERIOD: Duration = Duration::from_secs(1);
 /// How long connecting to the NATS server may take before a node gives up at start.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 /// How long a call that fans out, or goes to a queue's owner, waits for a node that cannot be
@@ -140,6 +158,13 @@ pub fn subject(i: usize) -> String {
     format!("crawlrank.frontier.node.{i}")
 }
 
+/// The subject of node `i`'s crawled count of crawl `crawl` (its id in hex: any id is a
+/// valid subject token).
+fn clock_subject(i: usize, crawl: &str) -> String {
+    let hex: String = crawl.bytes().map(|b| format!("{b:02x}")).collect();
+    format!("crawlrank.clock.{i}.{hex}")
+}
+
 /// The durable consumer of node `i`.
 fn consumer_name(i: usize) -> String {
     format!("crawlrank-node-{i}")
@@ -174,6 +199,12 @@ pub struct Cluster {
     /// A gRPC channel to each node (connected on first use), for the calls that fan out or
     /// go to a queue's owner.
     channels: Vec<Channel>,
+    /// The stream [`CLOCK`].
+    clock: stream::Stream,
+    /// Pages of each crawl the other nodes have crawled, as last read from [`CLOCK`].
+    elsewhere: std::sync::Mutex<std::collections::HashMap<String, u64>>,
+    /// What this node last published on [`CLOCK`], per crawl.
+    published: std::sync::Mutex<std::collections::HashMap<String, u64>>,
 }
 
 impl Cluster {
@@ -220,6 +251,16 @@ impl Cluster {
             })
             .await
             .with_context(|| format!("cannot open the JetStream stream {IDENTITY}"))?;
+        let clock = js
+            .get_or_create_stream(stream::Config {
+                name: CLOCK.to_string(),
+                subjects: vec!["crawlrank.clock.>".to_string()],
+                storage: stream::StorageType::File,
+                max_messages_per_subject: 1,
+                ..Default::default()
+            })
+            .await
+            .with_context(|| format!("cannot open the JetStream stream {CLOCK}"))?;
         let list = nodes.list().join(",");
         record_or_check(&js, &identity, "nodes", &list, "node list").await?;
         let policy_text = policy.encode().trim_end().replace('\n', " ");
@@ -239,6 +280,9 @@ impl Cluster {
             js,
             stream,
             channels,
+            clock,
+            elsewhere: Default::default(),
+            published: Default::default(),
         })
     }
 
@@ -342,11 +386,12 @@ impl Cluster {
         }
     }
 
-    /// Splits a fetched page's out-links into those this node owns and, for the others, the
-    /// discovered items to hand to their owners (each naming the page as its parent).
-    pub fn split_links(&self, report: &PageReport) -> (Vec<String>, Vec<(usize, Forwarded)>) {
+    /// A fetched page's report as this node (its owner) applies it: the out-links it owns
+    /// stay in the report, the others are listed with their owners, and the pages the other
+    /// nodes have crawled are noted for the batch clock.
+    pub fn split_report(&self, report: &PageReport) -> SplitReport {
         let page = report.page.as_ref().and_then(|p| p.info.as_ref());
-        let (crawl, parent) = page.map_or(("", ""), |i| (i.crawl_id.as_str(), i.url.as_str()));
+        let crawl = page.map_or("", |i| i.crawl_id.as_str());
         let mut local = Vec::new();
         let mut remote = Vec::new();
         let mut seen = HashSet::new();
@@ -355,17 +400,103 @@ impl Cluster {
                 continue;
             }
             match self.nodes.owner_of_url(crawl, "", link) {
-                Some(o) if o != self.nodes.me() => remote.push((
-                    o,
-                    Forwarded {
-                        item: Some(forwarded::Item::Put(discovered_child(link, parent, crawl))),
-                    },
-                )),
+                Some(o) if o != self.nodes.me() => remote.push(RemoteLink {
+                    url: link.clone(),
+                    owner: u32::try_from(o).unwrap_or(u32::MAX),
+                }),
                 // Ours, or not a URL: the local report counts it as invalid.
                 _ => local.push(link.clone()),
             }
         }
-        (local, remote)
+        SplitReport {
+            report: Some(PageReport {
+                page: report.page.clone(),
+                outlinks: local,
+            }),
+            remote,
+            crawled_elsewhere: self.crawled_elsewhere(crawl),
+        }
+    }
+
+    /// Pages of crawl `crawl` the other nodes have crawled, as this node last read them
+    /// ([`Cluster::tick_clock`]; 0 until it has).
+    pub fn crawled_elsewhere(&self, crawl: &str) -> u64 {
+        let crawl = crawlrank_urlfrontier::normalise_crawl_id(crawl);
+        let map = self.elsewhere.lock().unwrap_or_else(|p| p.into_inner());
+        map.get(crawl).copied().unwrap_or(0)
+    }
+
+    /// One tick of the crawl-wide clock: publishes the pages of each crawl this node has
+    /// crawled (`mine`, by crawl id) where they changed, and reads every other node's last
+    /// count of the same crawls.
+    pub async fn tick_clock(&self, mine: &[(String, u64)]) -> Result<()> {
+        let me = self.nodes.me();
+        for (crawl, n) in mine {
+            let changed = {
+                let published = self.published.lock().unwrap_or_else(|p| p.into_inner());
+                published.get(crawl) != Some(n)
+            };
+            if changed {
+                self.js
+                    .publish(clock_subject(me, crawl), n.to_string().into())
+                    .await?
+                    .await
+                    .context("cannot publish this node's crawled count")?;
+                self.published
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(crawl.clone(), *n);
+            }
+        }
+        for (crawl, _) in mine {
+            let mut sum = 0;
+            for i in (0..self.nodes.list().len()).filter(|&i| i != me) {
+                // No message yet: that node has crawled nothing of this crawl.
+                if let Ok(m) = self
+                    .clock
+                    .get_last_raw_message_by_subject(&clock_subject(i, crawl))
+                    .await
+                {
+                    sum += std::str::from_utf8(&m.payload)
+                        .ok()
+                        .and_then(|t| t.parse::<u64>().ok())
+                        .unwrap_or(0);
+                }
+            }
+            self.elsewhere
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(crawl.clone(), sum);
+        }
+        Ok(())
+    }
+
+    /// Publishes outbox items (number, owner, encoded item) on their owners' subjects, each
+    /// with a message id made of this node and its number (so that JetStream drops a copy
+    /// sent again after a crash, within its duplicate window), and returns the numbers
+    /// JetStream stored.
+    pub async fn publish_outbox(&self, items: &[(u64, u32, Vec<u8>)]) -> Vec<u64> {
+        let me = self.nodes.me();
+        let mut acks = Vec::with_capacity(items.len());
+        for (number, owner, bytes) in items {
+            let message = jetstream::message::PublishMessage::build()
+                .payload(bytes.clone().into())
+                .message_id(format!("crawlrank-outbox-{me}-{number}"));
+            let ack = self
+                .js
+                .send_publish(subject(*owner as usize), message)
+                .await;
+            acks.push((*number, ack));
+        }
+        let mut stored = Vec::new();
+        for (number, ack) in acks {
+            if let Ok(ack) = ack {
+                if ack.await.is_ok() {
+                    stored.push(number);
+                }
+            }
+        }
+        stored
     }
 
     /// Reads this node's subject from the sequence after `applied`, in order, and hands each
@@ -467,7 +598,7 @@ impl Cluster {
                         seq,
                         item: Forwarded::decode(message.payload.as_ref())
                             .ok()
-                            .and_then(|f| f.item)
+                            .and_then(|f| Some((f.item?, f.offer)))
                             .ok_or_else(|| message.payload.to_vec()),
                     });
                 }
@@ -521,8 +652,38 @@ enum Stop {
 pub struct Delivered {
     /// The JetStream stream sequence.
     pub seq: u64,
-    /// The item, or the undecodable payload.
-    pub item: std::result::Result<forwarded::Item, Vec<u8>>,
+    /// The item with the offer it carries (a version 1 message carries none), or the
+    /// undecodable payload.
+    pub item: std::result::Result<(forwarded::Item, Option<WireOffer>), Vec<u8>>,
+}
+
+/// The items a page's report hands to the owners of its out-links held elsewhere: each a
+/// discovered child of the page with what the page passed along (`offer`: `Some(None)` when
+/// the policy passes nothing, `None` when the page was not reported to the frontier now; the
+/// child then enters its owner's frontier as a seed). As (owner, encoded [`Forwarded`]) for
+/// the store's outbox.
+pub fn hand_on(split: &SplitReport, offer: Option<&Option<Offer>>) -> Vec<(u32, Vec<u8>)> {
+    let info = split
+        .report
+        .as_ref()
+        .and_then(|r| r.page.as_ref())
+        .and_then(|p| p.info.as_ref());
+    let (crawl, parent) = info.map_or(("", ""), |i| (i.crawl_id.as_str(), i.url.as_str()));
+    let offer = offer.copied().flatten().map(|o| wire_offer(&o));
+    split
+        .remote
+        .iter()
+        .map(|link| {
+            let item = Forwarded {
+                item: Some(forwarded::Item::Put(discovered_child(
+                    &link.url, parent, crawl,
+                ))),
+                offer,
+                version: 2,
+            };
+            (link.owner, item.encode_to_vec())
+        })
+        .collect()
 }
 
 /// A discovered item of `url` whose parent is `parent`.

@@ -29,7 +29,7 @@ use crate::proto::{
     self, ack_message::Status as AckStatus, url_item, DiscoveredUrlItem, KnownUrlItem, StringList,
     UrlInfo, UrlItem,
 };
-use crawlrank_frontier::{Frontier, PageId, PolicySpec};
+use crawlrank_frontier::{CashLedger, Frontier, Offer, PageId, PolicySpec};
 use crawlrank_urlfrontier::{PARENT_KEY, SCORE_KEY, STATE_KEY, STORMCRAWLER_PATH_KEY};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -164,8 +164,10 @@ pub struct Take<'a> {
 }
 
 /// The counts `GetStats` reports.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, PartialEq)]
 pub struct Counts {
+    /// OPIC's cash over the crawl's pages (`None` for another policy), and the pages.
+    pub cash: Option<(CashLedger, u64)>,
     /// URLs not completed.
     pub size: u64,
     /// URLs leased now.
@@ -253,6 +255,11 @@ enum Traced {
     Seed(PageId),
     Pop,
     Crawled(PageId, Box<[PageId]>),
+    /// A page reported by a cluster node with its local links, the number of its links other
+    /// nodes hold, and the pages the other nodes had crawled (the batch clock's count).
+    Split(PageId, Box<[PageId]>, u64, u64),
+    /// An offer received along a link held here from a page another node crawled.
+    Offer(PageId, Offer),
 }
 
 /// What [`Crawl::report_page`] did with a page's out-links.
@@ -310,6 +317,12 @@ pub struct Crawl {
     due: BTreeSet<(u64, PageId)>,
     /// Unheld popped pages across the queues (the sum of `Queue::unheld`'s sizes).
     unheld: usize,
+    /// For the report being applied by [`Crawl::report_split`]: the page's links other nodes
+    /// hold, and the pages the other nodes have crawled.
+    split: Option<(u64, u64)>,
+    /// What that report's page passed along its links held elsewhere: `Some(None)` when the
+    /// page was reported to the frontier and its policy passes nothing along.
+    offered: Option<Option<Offer>>,
 }
 
 /// The queue key of `url` when the client gives none: its host. `None` for a URL that does
@@ -356,6 +369,8 @@ impl Crawl {
             ready_leases: BTreeSet::new(),
             due: BTreeSet::new(),
             unheld: 0,
+            split: None,
+            offered: None,
         })
     }
 
@@ -561,6 +576,53 @@ impl Crawl {
         (counts, status)
     }
 
+    /// [`Crawl::report_page`] on a cluster node: `remote` more out-links of the page are
+    /// held by other nodes and `elsewhere` pages were crawled there (the batch clock counts
+    /// them). Also returns what the page passes along each remote link, if it was reported
+    /// to the frontier now (`Some(None)`: its policy passes nothing along; `None`: the page
+    /// was not waiting for its report, and its links are news for no one's policy).
+    pub fn report_split(
+        &mut self,
+        page: &UrlInfo,
+        refetch: u64,
+        links: &[String],
+        remote: u64,
+        elsewhere: u64,
+        now: u64,
+    ) -> (LinkCounts, AckStatus, Option<Option<Offer>>) {
+        self.split = Some((remote, elsewhere));
+        self.offered = None;
+        let (counts, status) = self.report_page(page, refetch, links, now);
+        self.split = None;
+        (counts, status, self.offered.take())
+    }
+
+    /// A discovered URL a page crawled at another node links to, with what that page passed
+    /// along the link: created unless known, and the offer applied to it either way, as the
+    /// policy applies a crawled page's link of its own (a new URL enters the frontier by the
+    /// offer, not as a seed). Returns the ack (`SKIPPED` for a known URL) and whether
+    /// anything changed.
+    pub fn put_offered(&mut self, info: &UrlInfo, offer: &Offer, now: u64) -> (AckStatus, bool) {
+        let key = match Self::key_of(info) {
+            Ok(k) => k,
+            Err(status) => return (status, false),
+        };
+        let (page, status) = match self.ids.get(&info.url) {
+            Some(&p) => (p, AckStatus::Skipped),
+            None => match self.create(&info.url, key, metadata_of(info), now) {
+                Some(p) => (p, AckStatus::Ok),
+                None => return (AckStatus::Fail, false),
+            },
+        };
+        self.frontier.receive(page, offer);
+        self.trace.push(Traced::Offer(page, *offer));
+        let p = &mut self.pages[page as usize];
+        if p.mark == Mark::Outside {
+            p.mark = Mark::Queued;
+        }
+        (status, true)
+    }
+
     /// Whether a page URL is acceptable (a URL with a host, a key of at most 255 bytes);
     /// the reason when it is not.
     pub fn check_url(info: &UrlInfo) -> Result<(), String> {
@@ -613,6 +675,11 @@ impl Crawl {
                     copy.pop();
                 }
                 Traced::Crawled(p, links) => copy.on_crawled(*p, links),
+                Traced::Split(p, links, remote, elsewhere) => {
+                    copy.set_crawled_elsewhere(*elsewhere);
+                    copy.on_crawled_split(*p, links, *remote as usize);
+                }
+                Traced::Offer(p, offer) => copy.receive(*p, offer),
             }
         }
         while out.len() < limit {
@@ -640,10 +707,29 @@ impl Crawl {
     fn report(&mut self, page: PageId) {
         let mut links = std::mem::take(&mut self.pages[page as usize].links);
         links.retain(|&l| !self.pages[l as usize].deleted);
-        self.frontier.on_crawled(page, &links);
+        match self.split.take() {
+            Some((remote, elsewhere)) => {
+                self.frontier.set_crawled_elsewhere(elsewhere);
+                let offer = self.frontier.on_crawled_split(
+                    page,
+                    &links,
+                    usize::try_from(remote).unwrap_or(usize::MAX),
+                );
+                self.offered = Some(offer);
+                self.trace.push(Traced::Split(
+                    page,
+                    links.as_slice().into(),
+                    remote,
+                    elsewhere,
+                ));
+            }
+            None => {
+                self.frontier.on_crawled(page, &links);
+                self.trace
+                    .push(Traced::Crawled(page, links.as_slice().into()));
+            }
+        }
         self.pages[page as usize].mark = Mark::Reported;
-        self.trace
-            .push(Traced::Crawled(page, links.as_slice().into()));
         for &l in &links {
             let p = &mut self.pages[l as usize];
             if p.mark == Mark::Outside {
@@ -1244,6 +1330,8 @@ impl Crawl {
             None => self.queues.values().for_each(add),
         }
         c.frontier = self.frontier.len() as u64;
+        let pages = u32::try_from(self.pages.len()).unwrap_or(u32::MAX);
+        c.cash = self.frontier.cash(pages).map(|l| (l, u64::from(pages)));
         Some(c)
     }
 
@@ -1378,6 +1466,11 @@ impl Crawl {
         &self.id
     }
 
+    /// Pages reported crawled to the frontier here.
+    pub fn crawled(&self) -> u64 {
+        self.frontier.crawled()
+    }
+
     /// Pages created, deleted ones included.
     pub fn pages(&self) -> usize {
         self.pages.len()
@@ -1395,6 +1488,20 @@ impl Crawl {
                     trace.extend([2, id(*p), links.len() as u64]);
                     trace.extend(links.iter().map(|&l| id(l)));
                 }
+                Traced::Split(p, links, remote, elsewhere) => {
+                    trace.extend([3, id(*p), links.len() as u64]);
+                    trace.extend(links.iter().map(|&l| id(l)));
+                    trace.extend([*remote, *elsewhere]);
+                }
+                Traced::Offer(p, o) => trace.extend([
+                    4,
+                    id(*p),
+                    o.outdegree,
+                    o.distance.to_bits(),
+                    o.t,
+                    o.delta.to_bits(),
+                    o.cash.to_bits(),
+                ]),
             }
         }
         let pages = self
@@ -1513,6 +1620,31 @@ impl Crawl {
                         .collect::<anyhow::Result<Box<[PageId]>>>()?;
                     crawl.frontier.on_crawled(p, &links);
                     crawl.trace.push(Traced::Crawled(p, links));
+                }
+                3 => {
+                    let p = page(next()?)?;
+                    let len = next()?;
+                    let links = (0..len)
+                        .map(|_| page(next()?))
+                        .collect::<anyhow::Result<Box<[PageId]>>>()?;
+                    let (remote, elsewhere) = (next()?, next()?);
+                    crawl.frontier.set_crawled_elsewhere(elsewhere);
+                    crawl
+                        .frontier
+                        .on_crawled_split(p, &links, usize::try_from(remote)?);
+                    crawl.trace.push(Traced::Split(p, links, remote, elsewhere));
+                }
+                4 => {
+                    let p = page(next()?)?;
+                    let offer = Offer {
+                        outdegree: next()?,
+                        distance: f64::from_bits(next()?),
+                        t: next()?,
+                        delta: f64::from_bits(next()?),
+                        cash: f64::from_bits(next()?),
+                    };
+                    crawl.frontier.receive(p, &offer);
+                    crawl.trace.push(Traced::Offer(p, offer));
                 }
                 other => bail!("unknown frontier call {other} in crawl '{}'", c.id),
             }
@@ -1895,10 +2027,10 @@ mod checkpoint_tests {
     /// every answer, count, listing and ranking must be equal, as must the checkpoints.
     #[test]
     fn a_crawl_rebuilt_from_its_checkpoint_behaves_as_the_original() {
-        for (round, policy) in ["fica", "bfs", "opic", "random"]
+        for (round, policy) in ["fica", "bfs", "opic", "random", "ieca"]
             .iter()
             .cycle()
-            .take(16)
+            .take(20)
             .enumerate()
         {
             let spec = crate::service::policy_spec(policy, Some(500), Some(3), 7).unwrap();
@@ -1942,7 +2074,7 @@ mod checkpoint_tests {
                             "{ctx}"
                         );
                     }
-                    45..=49 => {
+                    45..=47 => {
                         let links: Vec<String> = (0..lcg(&mut x, 4))
                             .map(|_| urls[lcg(&mut x, urls.len() as u64) as usize].clone())
                             .collect();
@@ -1950,6 +2082,35 @@ mod checkpoint_tests {
                         assert_eq!(
                             live.report_page(&i, 0, &links, now),
                             copy.report_page(&i, 0, &links, now),
+                            "{ctx}"
+                        );
+                    }
+                    // As a cluster node: a report with links held elsewhere, an offer received.
+                    48 => {
+                        let links: Vec<String> = (0..lcg(&mut x, 4))
+                            .map(|_| urls[lcg(&mut x, urls.len() as u64) as usize].clone())
+                            .collect();
+                        let (remote, elsewhere) = (lcg(&mut x, 4), lcg(&mut x, 50));
+                        let i = info(url, None, 0);
+                        assert_eq!(
+                            live.report_split(&i, 0, &links, remote, elsewhere, now),
+                            copy.report_split(&i, 0, &links, remote, elsewhere, now),
+                            "{ctx}"
+                        );
+                    }
+                    49 => {
+                        let parent = &urls[lcg(&mut x, urls.len() as u64) as usize];
+                        let offer = Offer {
+                            outdegree: 1 + lcg(&mut x, 5),
+                            distance: lcg(&mut x, 100) as f64 / 37.0,
+                            t: lcg(&mut x, 4),
+                            delta: 0.3,
+                            cash: 1.0 / (1 + lcg(&mut x, 9)) as f64,
+                        };
+                        let i = info(url, Some(parent), 0);
+                        assert_eq!(
+                            live.put_offered(&i, &offer, now),
+                            copy.put_offered(&i, &offer, now),
                             "{ctx}"
                         );
                     }

@@ -22,7 +22,7 @@
 //! the calls after it go on. If the memory cannot be rebuilt, every changing call is refused
 //! from then on, saying why, until a restart.
 
-use crate::cluster::{owner_of_item, Cluster, ClusterConfig, Delivered, Transient};
+use crate::cluster::{owner_of_item, Cluster, ClusterConfig, Delivered};
 use crate::crawl::{host_key, Crawl, UrlFilter};
 use crate::ext_proto::PageReport;
 use crate::proto::{
@@ -30,7 +30,7 @@ use crate::proto::{
     BatchAck, DiscoveredBatch, DiscoveredUrlItem, GetParams, UrlInfo, UrlItem,
 };
 use crate::state::check_call;
-use crate::state::{Answer, Call, FrontierState, LoggedCall};
+use crate::state::{Answer, Call, FrontierState, LoggedCall, OfferedItem};
 use crate::store::{Applied, Store};
 use crate::time_source::TimeSource;
 use anyhow::{Context, Result};
@@ -152,6 +152,137 @@ struct Core {
     /// Forwarded messages set aside as undecodable (a cluster node's), read without the
     /// lock by `GetStats`.
     dead_letters: Arc<AtomicU64>,
+    /// Woken when a commit put items into the store's outbox (a cluster node's publisher,
+    /// [`FrontierService::run_outbox`], sends them to JetStream).
+    outbox_ready: Arc<tokio::sync::Notify>,
+}
+
+/// `GetStats` counts of an OPIC crawl (per node, with `local`): the cash the node's pages
+/// hold (the virtual page's included), the cash its pages sent along links other nodes own and
+/// the cash it received along its own, in units of 1e-15; the crawl's pages on the node; and
+/// `n`, the pages the crawl was told to expect (each starts with 1/n). Over the nodes,
+/// `Σ held + Σ sent − Σ received + (n − Σ pages)/n` is the crawl's cash, 1 at any instant, and
+/// `Σ sent − Σ received` is the cash in flight between nodes (docs/algorithms.md §3.11).
+pub const OPIC_HELD: &str = "crawlrank.opic.held_e15";
+/// See [`OPIC_HELD`].
+pub const OPIC_SENT: &str = "crawlrank.opic.sent_e15";
+/// See [`OPIC_HELD`].
+pub const OPIC_RECEIVED: &str = "crawlrank.opic.received_e15";
+/// See [`OPIC_HELD`].
+pub const OPIC_PAGES: &str = "crawlrank.opic.pages";
+/// See [`OPIC_HELD`].
+pub const OPIC_TOTAL_PAGES: &str = "crawlrank.opic.total_pages";
+
+/// Sends the store's outbox to JetStream, oldest first, whenever a commit fills it (and once
+/// a second in case a wake-up was missed, or JetStream failed), dropping each item JetStream
+/// has stored. Runs until the service is gone; a failure is retried.
+async fn run_outbox(
+    core: std::sync::Weak<Mutex<Core>>,
+    cluster: Arc<Cluster>,
+    ready: Arc<tokio::sync::Notify>,
+) {
+    const BATCH: usize = 512;
+    loop {
+        match send_outbox(&core, &cluster, BATCH).await {
+            Ok(None) => return,
+            // A full batch: there may be more.
+            Ok(Some(n)) if n >= BATCH => continue,
+            Ok(Some(_)) => {}
+            Err(e) => eprintln!(
+                "frontier: sending the outbox to JetStream failed ({e:#}); trying again in 1 s"
+            ),
+        }
+        let _ = tokio::time::timeout(Duration::from_secs(1), ready.notified()).await;
+    }
+}
+
+/// One batch of [`run_outbox`]: how many items JetStream stored (`None`: the service is gone).
+async fn send_outbox(
+    core: &std::sync::Weak<Mutex<Core>>,
+    cluster: &Cluster,
+    limit: usize,
+) -> Result<Option<usize>> {
+    let weak = core.clone();
+    let items = tokio::task::spawn_blocking(move || {
+        weak.upgrade().map(|core| {
+            core.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .store
+                .outbox(limit)
+        })
+    })
+    .await
+    .context("the outbox reader stopped")?;
+    let items = match items {
+        None => return Ok(None),
+        Some(items) => items?,
+    };
+    if items.is_empty() {
+        return Ok(Some(0));
+    }
+    let stored = cluster.publish_outbox(&items).await;
+    if stored.is_empty() {
+        anyhow::bail!("JetStream stored none of {} items", items.len());
+    }
+    let n = stored.len();
+    let weak = core.clone();
+    let done = tokio::task::spawn_blocking(move || {
+        weak.upgrade().map(|core| {
+            core.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .store
+                .outbox_done(&stored)
+        })
+    })
+    .await
+    .context("the outbox writer stopped")?;
+    match done {
+        None => Ok(None),
+        Some(r) => r.map(|()| Some(n)),
+    }
+}
+
+/// The crawl-wide clock ([`Cluster::tick_clock`]) every [`crate::cluster::CLOCK_PERIOD`],
+/// until the service is gone; a failure (the NATS server restarting) is tried again at the
+/// next tick, the last counts read staying in use meanwhile.
+async fn run_clock(core: std::sync::Weak<Mutex<Core>>, cluster: Arc<Cluster>) {
+    let mut said = false;
+    loop {
+        let weak = core.clone();
+        let mine = tokio::task::spawn_blocking(move || {
+            weak.upgrade().map(|core| {
+                core.lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .state
+                    .crawled()
+            })
+        })
+        .await;
+        let Ok(Some(mine)) = mine else { return };
+        match cluster.tick_clock(&mine).await {
+            Ok(()) => said = false,
+            Err(e) if !said => {
+                said = true;
+                eprintln!("frontier: the crawl-wide clock could not be updated ({e:#}); trying again every {:?}", crate::cluster::CLOCK_PERIOD);
+            }
+            Err(_) => {}
+        }
+        tokio::time::sleep(crate::cluster::CLOCK_PERIOD).await;
+    }
+}
+
+/// Aborts its task when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// A cash amount (≥ 0) in units of 1e-15.
+fn to_femto(cash: f64) -> u64 {
+    (cash.max(0.0) * 1e15).round() as u64
 }
 
 /// The answers to one request's calls, or why none could be given.
@@ -227,6 +358,7 @@ impl Core {
             return;
         }
         let mut logged = Vec::new();
+        let mut outbox = Vec::new();
         let mut replies = Vec::with_capacity(group.len());
         let mut applied: Option<Applied> = None;
         for p in group {
@@ -238,15 +370,18 @@ impl Core {
             let answers = p
                 .calls
                 .into_iter()
-                .map(|call| self.apply(call, now, max_waiting, &mut logged))
+                .map(|call| self.apply(call, now, max_waiting, &mut logged, &mut outbox))
                 .collect::<Vec<_>>();
             replies.push((p.reply, answers));
         }
         if self.broken.is_none() {
-            match self.store.append(&logged, applied.as_ref()) {
+            match self.store.append(&logged, applied.as_ref(), &outbox) {
                 Ok(()) => {
                     let dead = applied.map_or(0, |a| a.dead.len() as u64);
                     self.dead_letters.fetch_add(dead, Ordering::SeqCst);
+                    if !outbox.is_empty() {
+                        self.outbox_ready.notify_one();
+                    }
                 }
                 Err(e) => self.broken = Some(format!("{e:#}")),
             }
@@ -287,15 +422,17 @@ impl Core {
         self.store.write_checkpoint(&checkpoint)
     }
 
-    /// Applies one call; if it changed something it is added to `logged`. A call that
-    /// panics fails alone: the calls in `logged` are written, and the memory the panicking
-    /// call may have half changed is rebuilt from the log (or the state is marked broken).
+    /// Applies one call; if it changed something it is added to `logged`, and the items it
+    /// hands to other cluster nodes to `outbox`. A call that panics fails alone: the calls in
+    /// `logged` are written (with their outbox items), and the memory the panicking call may
+    /// have half changed is rebuilt from the log (or the state is marked broken).
     fn apply(
         &mut self,
         call: Call,
         now: u64,
         max_waiting: usize,
         logged: &mut Vec<LoggedCall>,
+        outbox: &mut Vec<(u32, Vec<u8>)>,
     ) -> Result<Answer, Status> {
         if let Some(why) = &self.broken {
             return Err(Self::refusal(why));
@@ -304,6 +441,13 @@ impl Core {
         let state = &mut self.state;
         match catch_unwind(AssertUnwindSafe(|| state.apply(&call, now, max_waiting))) {
             Ok(Ok((answer, changed))) => {
+                let answer = match (answer, &call) {
+                    (Answer::SplitReport(counts, status, offer), Call::SplitReport(split)) => {
+                        outbox.extend(crate::cluster::hand_on(split, offer.as_ref()));
+                        Answer::Report(counts, status)
+                    }
+                    (answer, _) => answer,
+                };
                 if changed {
                     logged.push(LoggedCall {
                         now,
@@ -319,7 +463,7 @@ impl Core {
                 let spec = self.state.spec().clone();
                 let rebuilt = self
                     .store
-                    .append(&std::mem::take(logged), None)
+                    .append(&std::mem::take(logged), None, &std::mem::take(outbox))
                     .and_then(|()| load_state(&self.store, spec));
                 match rebuilt {
                     Ok(state) => self.state = state,
@@ -359,6 +503,8 @@ pub struct FrontierService {
     cluster: Arc<OnceLock<Arc<Cluster>>>,
     /// The same counter as [`Core::dead_letters`].
     dead_letters: Arc<AtomicU64>,
+    /// The same as [`Core::outbox_ready`].
+    outbox_ready: Arc<tokio::sync::Notify>,
 }
 
 impl FrontierService {
@@ -371,11 +517,13 @@ impl FrontierService {
         )?;
         let state = load_state(&store, spec)?;
         let dead_letters = Arc::new(AtomicU64::new(store.dead_letters()?));
+        let outbox_ready = Arc::new(tokio::sync::Notify::new());
         let mut core = Core {
             state,
             store,
             broken: None,
             dead_letters: dead_letters.clone(),
+            outbox_ready: outbox_ready.clone(),
         };
         // A long log (one written before compaction existed, or left by a crash before a
         // compaction was due) is compacted now, so the next start is quick.
@@ -390,6 +538,7 @@ impl FrontierService {
             node: Arc::new(OnceLock::new()),
             cluster: Arc::new(OnceLock::new()),
             dead_letters,
+            outbox_ready,
         })
     }
 
@@ -409,7 +558,21 @@ impl FrontierService {
         let _ = self.node.set(config.me.clone());
         let applied = self.read_lock().store.applied()?;
         let svc = self.clone();
+        // The publisher lives as long as the task returned: aborting that task (a node
+        // stopping) stops it too; and it holds the store only while it reads or writes it, so
+        // that nothing keeps a stopped node's store open.
+        let outbox = AbortOnDrop(tokio::spawn(run_outbox(
+            Arc::downgrade(&self.core),
+            cluster.clone(),
+            self.outbox_ready.clone(),
+        )));
+        let clock = AbortOnDrop(tokio::spawn(run_clock(
+            Arc::downgrade(&self.core),
+            cluster.clone(),
+        )));
         Ok(tokio::spawn(async move {
+            let _outbox = outbox;
+            let _clock = clock;
             cluster
                 .run_consumer(applied, |batch| {
                     let svc = svc.clone();
@@ -437,16 +600,15 @@ impl FrontierService {
         for d in batch {
             applied.through = applied.through.max(d.seq);
             match d.item {
-                Ok(forwarded::Item::Put(item)) => calls.push(Call::Put(item)),
-                Ok(forwarded::Item::Report(report)) => {
-                    let (local, remote) = cluster.split_links(&report);
-                    if let Err(e) = cluster.forward(remote).await {
-                        return Err(Transient(format!("{e:#}")).into());
-                    }
-                    calls.push(Call::Report(PageReport {
-                        page: report.page,
-                        outlinks: local,
-                    }));
+                Ok((forwarded::Item::Put(item), None)) => calls.push(Call::Put(item)),
+                Ok((forwarded::Item::Put(item), Some(offer))) => {
+                    calls.push(Call::Offered(OfferedItem {
+                        item: Some(item),
+                        offer: Some(offer),
+                    }))
+                }
+                Ok((forwarded::Item::Report(report), _)) => {
+                    calls.push(Call::SplitReport(cluster.split_report(&report)));
                 }
                 Err(payload) => {
                     eprintln!(
@@ -498,6 +660,8 @@ impl FrontierService {
                         owner,
                         Forwarded {
                             item: Some(forwarded::Item::Put(item)),
+                            offer: None,
+                            version: 2,
                         },
                     ));
                 }
@@ -540,6 +704,8 @@ impl FrontierService {
                     Some(o) if o != me => {
                         let item = Forwarded {
                             item: Some(forwarded::Item::Report(report.clone())),
+                            offer: None,
+                            version: 2,
                         };
                         cluster
                             .forward(vec![(o, item)])
@@ -547,17 +713,11 @@ impl FrontierService {
                             .map_err(|e| Status::unavailable(format!("{e:#}")))?;
                         Ok(Answer::Report(Default::default(), AckStatus::Ok))
                     }
+                    // Ours: reported here with the links we own; what the page passes along the
+                    // others leaves it in the same commit, into the outbox.
                     _ => {
-                        let (local, remote) = cluster.split_links(report);
-                        cluster
-                            .forward(remote)
+                        self.run_one(Call::SplitReport(cluster.split_report(report)))
                             .await
-                            .map_err(|e| Status::unavailable(format!("{e:#}")))?;
-                        self.run_one(Call::Report(PageReport {
-                            page: report.page.clone(),
-                            outlinks: local,
-                        }))
-                        .await
                     }
                 }
             }
@@ -1110,7 +1270,7 @@ impl UrlFrontier for FrontierService {
         let counts = self
             .read(move |state, now| state.counts(&c, &key, now))
             .await?;
-        let extra: HashMap<String, u64> = [
+        let mut extra: HashMap<String, u64> = [
             ("completed", counts.completed),
             ("active_queues", counts.active_queues),
             ("crawlrank.fetched", counts.fetched),
@@ -1120,6 +1280,20 @@ impl UrlFrontier for FrontierService {
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect();
+        if let Some((ledger, pages)) = counts.cash {
+            // OPIC's cash, in units of 1e-15 (the counts are integers; a node's sums are
+            // ≥ 0), and what 1/n is: `crawlrank status` adds the nodes up.
+            let n = self.policy().config.total_pages;
+            for (k, v) in [
+                (OPIC_HELD, to_femto(ledger.held)),
+                (OPIC_SENT, to_femto(ledger.sent)),
+                (OPIC_RECEIVED, to_femto(ledger.received)),
+                (OPIC_PAGES, pages),
+                (OPIC_TOTAL_PAGES, n),
+            ] {
+                extra.insert(k.to_string(), v);
+            }
+        }
         let mut stats = proto::Stats {
             size: counts.size,
             in_process: u32::try_from(counts.in_process).unwrap_or(u32::MAX),
@@ -1405,6 +1579,7 @@ mod tests {
             store,
             broken: None,
             dead_letters: Default::default(),
+            outbox_ready: Default::default(),
         }
     }
 

@@ -22,7 +22,8 @@ use crate::proto::{
     CrawlLimitParams, DeleteCrawlMessage, GetParams, PurgeUrlParams, QueueDelayParams,
     QueueWithinCrawlParams, UrlInfo, UrlItem,
 };
-use crawlrank_frontier::{Frontier, PageId, PolicySpec};
+use crawlrank_frontier::{Frontier, Offer, PageId, PolicySpec};
+use crawlrank_urlfrontier::cluster_proto::Offer as WireOffer;
 use crawlrank_urlfrontier::normalise_crawl_id;
 use std::collections::BTreeMap;
 use tonic::Status;
@@ -74,6 +75,12 @@ pub fn check_call(call: &Call) -> Result<(), Status> {
             ..
         }) => k.info.as_ref(),
         Call::Report(r) => r.page.as_ref().and_then(|k| k.info.as_ref()),
+        Call::SplitReport(SplitReport {
+            report: Some(r), ..
+        }) => r.page.as_ref().and_then(|k| k.info.as_ref()),
+        Call::Offered(OfferedItem {
+            item: Some(item), ..
+        }) => return check_call(&Call::Put(item.clone())),
         _ => None,
     };
     info.map_or(Ok(()), check_metadata)
@@ -114,6 +121,74 @@ pub enum Call {
     /// together. Tag 11 is [`LoggedCall::max_waiting`]'s.
     #[prost(message, tag = "12")]
     Report(PageReport),
+    /// A discovered URL handed to this cluster node by another, with what the page linking
+    /// to it passed along the link there (`crate::cluster`).
+    #[prost(message, tag = "13")]
+    Offered(OfferedItem),
+    /// `ReportPage` of a page this cluster node owns, some of whose out-links other nodes
+    /// own: applied here with the local links, the remote ones counted in its out-degree and
+    /// handed to their owners with the page's offer.
+    #[prost(message, tag = "14")]
+    SplitReport(SplitReport),
+}
+
+/// [`Call::Offered`]'s message.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct OfferedItem {
+    /// The discovered item.
+    #[prost(message, optional, tag = "1")]
+    pub item: Option<UrlItem>,
+    /// What the linking page passed along.
+    #[prost(message, optional, tag = "2")]
+    pub offer: Option<WireOffer>,
+}
+
+/// [`Call::SplitReport`]'s message.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct SplitReport {
+    /// The page with the out-links this node owns.
+    #[prost(message, optional, tag = "1")]
+    pub report: Option<PageReport>,
+    /// The out-links other nodes own.
+    #[prost(message, repeated, tag = "2")]
+    pub remote: Vec<RemoteLink>,
+    /// Pages of the crawl the other nodes had crawled when this was applied, as this node
+    /// knew it: the batch clock's count (`crate::cluster`'s crawl-wide clock).
+    #[prost(uint64, tag = "3")]
+    pub crawled_elsewhere: u64,
+}
+
+/// An out-link another node owns.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct RemoteLink {
+    /// The URL.
+    #[prost(string, tag = "1")]
+    pub url: String,
+    /// Its owner's index in the sorted node list.
+    #[prost(uint32, tag = "2")]
+    pub owner: u32,
+}
+
+/// A [`WireOffer`] as the frontier's [`Offer`].
+pub fn offer_of(w: &WireOffer) -> Offer {
+    Offer {
+        outdegree: w.outdegree,
+        distance: w.distance,
+        t: w.t,
+        delta: w.delta,
+        cash: w.cash,
+    }
+}
+
+/// The frontier's [`Offer`] as its wire form.
+pub fn wire_offer(o: &Offer) -> WireOffer {
+    WireOffer {
+        outdegree: o.outdegree,
+        distance: o.distance,
+        t: o.t,
+        delta: o.delta,
+        cash: o.cash,
+    }
 }
 
 /// A call with what else its result depended on: the log's record.
@@ -123,7 +198,7 @@ pub struct LoggedCall {
     #[prost(uint64, tag = "1")]
     pub now: u64,
     /// The call.
-    #[prost(oneof = "Call", tags = "2, 3, 4, 5, 6, 7, 8, 9, 10, 12")]
+    #[prost(oneof = "Call", tags = "2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14")]
     pub call: Option<Call>,
     /// The bound on popped, unserved pages it ran with (`GetURLs` only).
     #[prost(uint64, tag = "11")]
@@ -143,6 +218,9 @@ pub enum Answer {
     /// only when the crawl cannot hold more URLs; the links were applied and the call is
     /// logged all the same, so the log and the memory agree).
     Report(LinkCounts, AckStatus),
+    /// [`Call::SplitReport`]'s: as [`Answer::Report`], with what the page passed along its
+    /// links other nodes own (see [`Crawl::report_split`]).
+    SplitReport(LinkCounts, AckStatus, Option<Option<Offer>>),
     /// Nothing to say.
     Done,
 }
@@ -188,6 +266,14 @@ impl FrontierState {
             state.crawls.insert(crawl.id().to_string(), crawl);
         }
         Ok(state)
+    }
+
+    /// Pages each crawl's frontier was told were crawled here, by crawl id.
+    pub fn crawled(&self) -> Vec<(String, u64)> {
+        self.crawls
+            .iter()
+            .map(|(id, c)| (id.clone(), c.crawled()))
+            .collect()
     }
 
     /// URLs held, across the crawls (deleted ones included: they keep their place).
@@ -281,6 +367,32 @@ impl FrontierState {
                 let (counts, status) = self.report(r, now)?;
                 (Answer::Report(counts, status), true)
             }
+            Call::SplitReport(split) => {
+                let report = split.report.clone().unwrap_or_default();
+                let remote = split.remote.len() as u64;
+                let (counts, status, offered) =
+                    self.report_with(&report, now, Some((remote, split.crawled_elsewhere)))?;
+                (Answer::SplitReport(counts, status, offered), true)
+            }
+            Call::Offered(o) => {
+                let Some(url_item::Item::Discovered(d)) =
+                    o.item.as_ref().and_then(|i| i.item.as_ref())
+                else {
+                    return Err(Status::invalid_argument(
+                        "an offered item must be a discovered URL",
+                    ));
+                };
+                let (Some(info), Some(offer)) = (d.info.as_ref(), o.offer.as_ref()) else {
+                    return Ok((Answer::Ack(AckStatus::Skipped), false));
+                };
+                let crawl = self.crawl_or_new(&info.crawl_id)?;
+                let (status, changed) = crawl.put_offered(info, &offer_of(offer), now);
+                if !changed && crawl.is_pristine() {
+                    let id = crawl.id().to_string();
+                    self.crawls.remove(&id);
+                }
+                (Answer::Ack(status), changed)
+            }
             Call::Active(a) => {
                 self.active = a.state;
                 (Answer::Done, true)
@@ -299,6 +411,18 @@ impl FrontierState {
     /// `ReportPage`: checked whole before anything changes, so a refused report changes
     /// nothing (and is not logged).
     fn report(&mut self, r: &PageReport, now: u64) -> Result<(LinkCounts, AckStatus), Status> {
+        let (counts, status, _) = self.report_with(r, now, None)?;
+        Ok((counts, status))
+    }
+
+    /// [`FrontierState::report`], on a cluster node with `split`: the page's out-links other
+    /// nodes own and the pages they crawled ([`Crawl::report_split`]).
+    fn report_with(
+        &mut self,
+        r: &PageReport,
+        now: u64,
+        split: Option<(u64, u64)>,
+    ) -> Result<(LinkCounts, AckStatus, Option<Option<Offer>>), Status> {
         let (info, refetch) = r
             .page
             .as_ref()
@@ -318,7 +442,15 @@ impl FrontierState {
                 normalise_crawl_id(&info.crawl_id)
             ))
         })?;
-        Ok(crawl.report_page(info, refetch, &r.outlinks, now))
+        Ok(match split {
+            Some((remote, elsewhere)) => {
+                crawl.report_split(info, refetch, &r.outlinks, remote, elsewhere, now)
+            }
+            None => {
+                let (counts, status) = crawl.report_page(info, refetch, &r.outlinks, now);
+                (counts, status, None)
+            }
+        })
     }
 
     fn put(&mut self, item: &UrlItem, now: u64) -> Result<(AckStatus, bool), Status> {

@@ -13,6 +13,13 @@
 //!
 //! - `dead_letters`: JetStream sequence → payload of each message of a cluster node's subject
 //!   that did not decode (set aside and counted, never applied; crate::cluster).
+//! - `outbox`: number → owner (u32, little-endian) and encoded `Forwarded` of each item a
+//!   cluster node's applied calls hand to another node (the out-links of a page it reported,
+//!   each with what the page passed along it), written in the same transaction as the calls
+//!   and deleted once JetStream has stored it: what leaves a page (OPIC's cash) is thus never
+//!   lost between the node's commit and JetStream, and is sent again after a crash until
+//!   JetStream has it (its message id, the number, lets JetStream drop a copy). The next
+//!   number is kept in `meta` (`cluster.outbox_next`), so numbers are never reused.
 //!
 //! A cluster node also keeps in `meta` (`cluster.applied`) the JetStream sequence of the last
 //! forwarded item it applied, written in the same transaction as the calls that applied it, so
@@ -39,6 +46,9 @@ const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 const CALLS: TableDefinition<u64, &[u8]> = TableDefinition::new("calls");
 const CHECKPOINT: TableDefinition<&str, &[u8]> = TableDefinition::new("checkpoint");
 const DEAD_LETTERS: TableDefinition<u64, &[u8]> = TableDefinition::new("dead_letters");
+const OUTBOX: TableDefinition<u64, &[u8]> = TableDefinition::new("outbox");
+/// The `meta` key of the next outbox number.
+const OUTBOX_NEXT_KEY: &str = "cluster.outbox_next";
 /// The `meta` key of the last JetStream sequence applied.
 const APPLIED_KEY: &str = "cluster.applied";
 
@@ -54,7 +64,10 @@ pub struct Applied {
 
 /// The state format this build writes; bump on any change of the tables or of
 /// [`LoggedCall`]'s or [`StateCheckpoint`]'s meaning.
-pub const FORMAT: &str = "crawlrank-frontier-service-state/2";
+pub const FORMAT: &str = "crawlrank-frontier-service-state/3";
+/// The format before a cluster node's outbox, offers and split reports: read as it is (it
+/// holds none of them), and marked [`FORMAT`] at the next compaction.
+const FORMAT_V2: &str = "crawlrank-frontier-service-state/2";
 /// The format before checkpoints: a log of every call, which this build reads as a state
 /// without a checkpoint (and marks [`FORMAT`] at its first compaction, so that an older
 /// build, which would ignore the checkpoint, refuses it).
@@ -75,6 +88,8 @@ pub struct Store {
     next_call: u64,
     /// The first call the log holds (the checkpoint covers those before).
     first_call: u64,
+    /// The next outbox number.
+    next_outbox: u64,
 }
 
 impl Store {
@@ -109,6 +124,7 @@ impl Store {
             path,
             next_call: 0,
             first_call: 0,
+            next_outbox: 0,
         };
         let stored = if exists { store.read_meta()? } else { None };
         let spec = match (stored, spec) {
@@ -130,6 +146,7 @@ impl Store {
         };
         store.first_call = store.read_through()?;
         store.next_call = store.count_calls()?.max(store.first_call);
+        store.next_outbox = store.read_u64(OUTBOX_NEXT_KEY)?;
         Ok((store, spec))
     }
 
@@ -149,7 +166,7 @@ impl Store {
             return Ok(None);
         };
         let format = String::from_utf8_lossy(format.value()).into_owned();
-        if format != FORMAT && format != FORMAT_V1 {
+        if ![FORMAT, FORMAT_V2, FORMAT_V1].contains(&format.as_str()) {
             bail!(
                 "{} holds a state of format '{format}', this build reads '{FORMAT}'; it was not modified",
                 self.path.display()
@@ -265,15 +282,59 @@ impl Store {
 
     /// The JetStream sequence of the last forwarded item applied (0: none).
     pub fn applied(&self) -> Result<u64> {
+        self.read_u64(APPLIED_KEY)
+    }
+
+    /// A little-endian `u64` of `meta` (0 when absent).
+    fn read_u64(&self, key: &str) -> Result<u64> {
         let txn = self.db.begin_read()?;
         let meta = txn.open_table(META)?;
-        let Some(v) = meta.get(APPLIED_KEY)? else {
+        let Some(v) = meta.get(key)? else {
             return Ok(0);
         };
-        let bytes: [u8; 8] = v.value().try_into().with_context(|| {
-            format!("{} holds an unreadable {APPLIED_KEY}", self.path.display())
-        })?;
+        let bytes: [u8; 8] = v
+            .value()
+            .try_into()
+            .with_context(|| format!("{} holds an unreadable {key}", self.path.display()))?;
         Ok(u64::from_le_bytes(bytes))
+    }
+
+    /// The oldest items of the outbox, at most `limit`: (number, owner, encoded item).
+    pub fn outbox(&self, limit: usize) -> Result<Vec<(u64, u32, Vec<u8>)>> {
+        let read = || -> Result<Vec<(u64, u32, Vec<u8>)>> {
+            let txn = self.db.begin_read()?;
+            let table = match txn.open_table(OUTBOX) {
+                Ok(t) => t,
+                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+                Err(e) => return Err(e.into()),
+            };
+            let mut out = Vec::new();
+            for row in table.iter()?.take(limit) {
+                let (k, v) = row?;
+                let v = v.value();
+                anyhow::ensure!(v.len() >= 4, "outbox item {} is cut", k.value());
+                let owner = u32::from_le_bytes(v[..4].try_into().expect("4 bytes"));
+                out.push((k.value(), owner, v[4..].to_vec()));
+            }
+            Ok(out)
+        };
+        read().with_context(|| format!("cannot read the outbox of {}", self.path.display()))
+    }
+
+    /// Drops outbox items JetStream has stored.
+    pub fn outbox_done(&mut self, numbers: &[u64]) -> Result<()> {
+        let write = || -> Result<()> {
+            let txn = self.db.begin_write()?;
+            {
+                let mut table = txn.open_table(OUTBOX)?;
+                for n in numbers {
+                    table.remove(*n)?;
+                }
+            }
+            txn.commit()?;
+            Ok(())
+        };
+        write().with_context(|| format!("cannot update the outbox of {}", self.path.display()))
     }
 
     /// How many forwarded messages were set aside as undecodable.
@@ -287,9 +348,15 @@ impl Store {
     }
 
     /// Appends calls to the log in one durable transaction, with what a cluster node applied
-    /// from JetStream by them, if anything.
-    pub fn append(&mut self, calls: &[LoggedCall], applied: Option<&Applied>) -> Result<()> {
-        if calls.is_empty() && applied.is_none() {
+    /// from JetStream by them, if anything, and the items they hand to other nodes (owner,
+    /// encoded item) into the outbox.
+    pub fn append(
+        &mut self,
+        calls: &[LoggedCall],
+        applied: Option<&Applied>,
+        outbox: &[(u32, Vec<u8>)],
+    ) -> Result<()> {
+        if calls.is_empty() && applied.is_none() && outbox.is_empty() {
             return Ok(());
         }
         let write = || -> Result<()> {
@@ -298,6 +365,17 @@ impl Store {
                 let mut table = txn.open_table(CALLS)?;
                 for (i, call) in calls.iter().enumerate() {
                     table.insert(self.next_call + i as u64, call.encode_to_vec().as_slice())?;
+                }
+                if !outbox.is_empty() {
+                    let mut table = txn.open_table(OUTBOX)?;
+                    for (i, (owner, item)) in outbox.iter().enumerate() {
+                        let mut row = owner.to_le_bytes().to_vec();
+                        row.extend_from_slice(item);
+                        table.insert(self.next_outbox + i as u64, row.as_slice())?;
+                    }
+                    let next = self.next_outbox + outbox.len() as u64;
+                    txn.open_table(META)?
+                        .insert(OUTBOX_NEXT_KEY, next.to_le_bytes().as_slice())?;
                 }
                 if let Some(applied) = applied {
                     let mut meta = txn.open_table(META)?;
@@ -316,6 +394,7 @@ impl Store {
         write()
             .with_context(|| format!("cannot append to the call log of {}", self.path.display()))?;
         self.next_call += calls.len() as u64;
+        self.next_outbox += outbox.len() as u64;
         Ok(())
     }
 }
@@ -342,13 +421,15 @@ mod tests {
             })),
             max_waiting: 1,
         };
-        store.append(std::slice::from_ref(&call), None).unwrap();
+        store
+            .append(std::slice::from_ref(&call), None, &[])
+            .unwrap();
         assert_eq!(store.applied().unwrap(), 0);
         let applied = Applied {
             through: 7,
             dead: vec![(5, vec![0xff])],
         };
-        store.append(&[call], Some(&applied)).unwrap();
+        store.append(&[call], Some(&applied), &[]).unwrap();
         // Nothing but the sequence moves (items that were all skipped) is committed too.
         store
             .append(
@@ -357,14 +438,24 @@ mod tests {
                     through: 9,
                     dead: Vec::new(),
                 }),
+                &[(2, vec![1, 2, 3])],
             )
             .unwrap();
         drop(store);
-        let (store, _) = Store::open(dir.path(), None, &spec).unwrap();
+        let (mut store, _) = Store::open(dir.path(), None, &spec).unwrap();
         assert_eq!(
             (store.applied().unwrap(), store.dead_letters().unwrap()),
             (9, 1)
         );
         assert_eq!(store.load().unwrap().1.len(), 2);
+        // The outbox item survived the restart; once sent and dropped, its number is never
+        // given again (JetStream drops a message whose id it has seen).
+        assert_eq!(store.outbox(10).unwrap(), vec![(0, 2, vec![1, 2, 3])]);
+        store.outbox_done(&[0]).unwrap();
+        drop(store);
+        let (mut store, _) = Store::open(dir.path(), None, &spec).unwrap();
+        assert!(store.outbox(10).unwrap().is_empty());
+        store.append(&[], None, &[(1, vec![4])]).unwrap();
+        assert_eq!(store.outbox(10).unwrap(), vec![(1, 1, vec![4])]);
     }
 }

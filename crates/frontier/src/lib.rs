@@ -44,6 +44,7 @@
 
 mod drive;
 mod heap;
+mod offer;
 mod page_heap;
 mod pages;
 pub mod policies;
@@ -53,6 +54,7 @@ mod spill;
 
 pub use drive::{crawl_order, drive};
 pub use heap::IndexedHeap;
+pub use offer::{CashLedger, Offer};
 pub use page_heap::PageHeap;
 pub use pages::PageTable;
 pub use policies::{default_batch, Impacts, PolicyConfig, PolicyKind, PolicySpec};
@@ -121,6 +123,36 @@ pub trait Policy: Send {
     /// `page` was crawled and has these out-links (its outdegree `O(p)` is their number), in
     /// the order the crawler saw them. New pages are already recorded in `pages`.
     fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, clock: &BatchClock);
+    /// [`crawled`](Self::crawled) when `remote` more out-links of the page are held by other
+    /// frontiers (nodes of a cluster, `offer.rs`): they count in `O(p)`, and the policy
+    /// returns what it passes along each of them, for [`receive`](Self::receive) where they
+    /// are held. `None` (the default, which ignores `remote`): the policy passes nothing
+    /// along a link that another frontier could apply, and those links enter there as seeds.
+    fn crawled_split(
+        &mut self,
+        page: PageId,
+        links: &[Link],
+        _remote: usize,
+        pages: &PageTable,
+        clock: &BatchClock,
+    ) -> Option<Offer> {
+        self.crawled(page, links, pages, clock);
+        None
+    }
+    /// Applies an [`Offer`] a page held by another frontier passed along its link to
+    /// `link.page` (already recorded in `pages` when new), as [`crawled`](Self::crawled)
+    /// would have applied it to a link of its own. The default, for policies whose
+    /// [`crawled_split`](Self::crawled_split) returns `None`: a new page enters as a seed.
+    fn receive(&mut self, link: Link, _offer: &Offer, pages: &PageTable) {
+        if link.target == Target::New {
+            self.push_seed(link.page, pages);
+        }
+    }
+    /// OPIC's cash over the pages `0..pages` ([`CashLedger`]); `None` for policies that hold
+    /// no cash.
+    fn cash(&self, _pages: u32) -> Option<CashLedger> {
+        None
+    }
     /// The search log says `page` has `impact` (docs/algorithms.md §6): the crawler reports it
     /// when it discovers the page, before the page can be crawled. Only the impact-aware
     /// policies keep it.
@@ -176,6 +208,11 @@ pub struct Frontier {
     /// The links of the page being reported, classified; kept to reuse its allocation.
     links: Vec<Link>,
     crawled: u64,
+    /// Pages other frontiers of the same crawl have crawled, as last told
+    /// ([`set_crawled_elsewhere`](Frontier::set_crawled_elsewhere)): the batch clock counts them.
+    elsewhere: u64,
+    /// The batch clock's `t` at the last crawled page: a boundary is where `t` moves on.
+    last_t: u64,
     batch: u64,
     peak: usize,
     /// Where split reorders run: inline, or on a thread of the frontier's own.
@@ -190,6 +227,8 @@ impl Frontier {
             policy,
             links: Vec::new(),
             crawled: 0,
+            elsewhere: 0,
+            last_t: 0,
             batch: batch.max(1),
             peak: 0,
             reorders: reorder::Reorders::default(),
@@ -264,13 +303,33 @@ impl Frontier {
     /// the policy. Every `K` pages the policy reorders the frontier (a reorder still running
     /// from the last boundary is waited for first).
     pub fn on_crawled(&mut self, page: PageId, links: &[PageId]) {
+        self.on_crawled_split(page, links, 0);
+    }
+
+    /// [`on_crawled`](Self::on_crawled) for a page of which `remote` more out-links are held
+    /// by other frontiers (nodes of a cluster): they count in the page's out-degree, and what
+    /// the policy passes along each of them is returned, to be handed to
+    /// [`receive`](Self::receive) where they are held (`None`: the policy passes nothing
+    /// along; they enter there as seeds, [`Policy::crawled_split`]).
+    pub fn on_crawled_split(
+        &mut self,
+        page: PageId,
+        links: &[PageId],
+        remote: usize,
+    ) -> Option<Offer> {
         self.reorders.count_crawled();
         self.crawled += 1;
+        let total = self.crawled + self.elsewhere;
+        let t = total / self.batch;
+        // One frontier: `t` moves on exactly at the multiples of K. With the pages crawled
+        // elsewhere counted, the total may jump past one; the boundary is still taken once.
+        let boundary = t > self.last_t;
+        self.last_t = self.last_t.max(t);
         let clock = BatchClock {
-            crawled: self.crawled,
+            crawled: total,
             batch: self.batch,
-            t: self.crawled / self.batch,
-            boundary: self.crawled.is_multiple_of(self.batch),
+            t,
+            boundary,
         };
         let pages = &mut self.pages;
         self.links.clear();
@@ -279,7 +338,9 @@ impl Frontier {
             page: u,
             target: pages.classify(u),
         }));
-        self.policy.crawled(page, &self.links, &self.pages, &clock);
+        let offer = self
+            .policy
+            .crawled_split(page, &self.links, remote, &self.pages, &clock);
         self.peak = self.peak.max(self.policy.len());
         if clock.boundary {
             self.settle();
@@ -287,6 +348,37 @@ impl Frontier {
                 self.reorders.start(job, self.policy.as_mut(), &self.pages);
             }
         }
+        offer
+    }
+
+    /// Applies what a page crawled by another frontier passed along its link to `page`
+    /// ([`on_crawled_split`](Self::on_crawled_split)'s offer): a page not seen yet is recorded
+    /// (its discovery comes now) and queued by the offer, not as a seed.
+    pub fn receive(&mut self, page: PageId, offer: &Offer) {
+        let link = Link {
+            page,
+            target: self.pages.classify(page),
+        };
+        self.policy.receive(link, offer, &self.pages);
+        self.peak = self.peak.max(self.policy.len());
+    }
+
+    /// Tells the frontier how many pages of the same crawl other frontiers (the other nodes
+    /// of a cluster) have crawled: the batch clock (`t = crawled div K`, the batch policies'
+    /// reorders) counts the crawl's total from the next crawled page on. It must come from
+    /// the caller's log to be replayed the same; 0 for a frontier of its own.
+    pub fn set_crawled_elsewhere(&mut self, pages: u64) {
+        self.elsewhere = pages;
+    }
+
+    /// Pages other frontiers have crawled, as last told.
+    pub fn crawled_elsewhere(&self) -> u64 {
+        self.elsewhere
+    }
+
+    /// OPIC's cash over the pages `0..pages` ([`CashLedger`]); `None` for another policy.
+    pub fn cash(&self, pages: u32) -> Option<CashLedger> {
+        self.policy.cash(pages)
     }
 
     /// Reports the impact of `page` from the search log (docs/algorithms.md §6), for the

@@ -34,7 +34,8 @@ pub fn run(args: Args) -> Result<()> {
 }
 
 /// One line per node and their total: URLs not done, leased, fetched, done for good, queues
-/// and the JetStream messages set aside.
+/// and the JetStream messages set aside; for an OPIC crawl, its total cash over the nodes
+/// and how much of it is in flight between them.
 fn frontier(url: &str, crawl: &str) -> Result<()> {
     let nodes = crawlrank_urlfrontier::fetch_node_stats(url, crawl, Duration::from_secs(30))?;
     let count =
@@ -65,5 +66,48 @@ fn frontier(url: &str, crawl: &str) -> Result<()> {
         let cells: Vec<String> = total.iter().map(u64::to_string).collect();
         println!("total\t{}", cells.join("\t"));
     }
+    if let Some(cash) = opic_cash(nodes.iter().map(|(_, s)| s)) {
+        println!(
+            "opic cash: {:.12} (in flight between nodes: {:.12})",
+            cash.total, cash.in_flight
+        );
+    }
     Ok(())
+}
+
+/// OPIC's cash over the nodes.
+struct Cash {
+    /// Every page's, the virtual page's and the cash in flight: 1 at any instant.
+    total: f64,
+    /// Sent along links to other nodes and not yet applied there.
+    in_flight: f64,
+}
+
+/// OPIC's cash from the nodes' counts (crawlrank_frontier_service's `OPIC_HELD` and the
+/// others, in units of 1e-15): `Σ held + Σ sent − Σ received + (n − Σ pages)/n`, the last
+/// term the `1/n` of each page no node knows yet. `None` when no node reports it (another
+/// policy).
+fn opic_cash<'a>(
+    nodes: impl Iterator<Item = &'a crawlrank_urlfrontier::proto::Stats>,
+) -> Option<Cash> {
+    use crawlrank_frontier_service::{
+        OPIC_HELD, OPIC_PAGES, OPIC_RECEIVED, OPIC_SENT, OPIC_TOTAL_PAGES,
+    };
+    let (mut held, mut sent, mut received, mut pages, mut n) = (0i128, 0i128, 0i128, 0u64, 0u64);
+    for s in nodes {
+        let c = |k: &str| s.counts.get(k).copied();
+        n = n.max(c(OPIC_TOTAL_PAGES).unwrap_or(0));
+        held += i128::from(c(OPIC_HELD).unwrap_or(0));
+        sent += i128::from(c(OPIC_SENT).unwrap_or(0));
+        received += i128::from(c(OPIC_RECEIVED).unwrap_or(0));
+        pages += c(OPIC_PAGES).unwrap_or(0);
+    }
+    if n == 0 {
+        return None;
+    }
+    let unknown = n.saturating_sub(pages) as f64 / n as f64;
+    Some(Cash {
+        total: (held + sent - received) as f64 / 1e15 + unknown,
+        in_flight: (sent - received) as f64 / 1e15,
+    })
 }

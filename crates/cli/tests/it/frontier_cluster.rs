@@ -3,6 +3,7 @@
 //! --frontier` workers as processes, crawling the local test web (hundreds of pages on
 //! dozens of hosts). One node is killed with SIGKILL mid-crawl and restarted on its state;
 //! then the NATS server is killed and restarted on its store directory: the crawl completes,
+//! OPIC's cash over the nodes still sums to 1,
 //! every page is fetched (nothing discovered is lost), never two requests at once to one
 //! host, and a page is fetched twice only if it was in flight at a kill. Skipped with a
 //! message without `nats-server` (a failure on CI).
@@ -208,6 +209,19 @@ fn a_cluster_crawl_survives_a_killed_node_and_a_killed_nats_server() {
         total.get(1..4),
         Some(&["0", "0", &pages.to_string()][..]),
         "{said}"
+    );
+    // OPIC's cash over the nodes is still 1, through the killed node and the killed NATS
+    // server (the cash a page hands to another node's links leaves it in the commit that
+    // reports it, and arrives there exactly once).
+    let cash: f64 = said
+        .lines()
+        .find_map(|l| l.strip_prefix("opic cash: "))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no OPIC cash in {said}"));
+    assert!(
+        (cash - 1.0).abs() < 1e-9,
+        "OPIC's cash sums to {cash}: {said}"
     );
     for n in nodes.into_iter().flatten() {
         n.kill9();

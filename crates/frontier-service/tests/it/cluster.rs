@@ -5,6 +5,9 @@
 //! node), fetch the same pages as one service; items put to the wrong node are served by
 //! their owner; a restarted node goes on from its state; a message that does not decode is
 //! set aside and counted; a node whose list or policy differs from the cluster's is refused.
+//! What a crawled page passes along its links travels to their owners: OPIC's cash sums to 1
+//! over the nodes at any instant and after a node restarts mid-crawl, and FICA's distances on
+//! three nodes are the one service's.
 
 use crate::common::{self, discovered, get, params, put, Client, ExtClient};
 use crawlrank_frontier_service::{
@@ -41,6 +44,19 @@ impl Web {
         let links = (0..pages)
             .map(|_| (0..1 + next(5)).map(|_| next(pages)).collect())
             .collect();
+        Self { links }
+    }
+
+    /// A random tree: page `i > 0` is linked from one page before it.
+    fn tree(pages: usize) -> Self {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut links = vec![Vec::new(); pages];
+        for child in 1..pages {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            links[(x % child as u64) as usize].push(child);
+        }
         Self { links }
     }
 
@@ -113,8 +129,17 @@ async fn start_node(
     policy: &str,
     nats: Option<(&str, &[String])>,
 ) -> Node {
+    start_node_with(listener, config(dir, clock, policy), nats).await
+}
+
+/// Starts a node on `listener` with `config`, in the cluster of `nodes` on `nats`.
+async fn start_node_with(
+    listener: tokio::net::TcpListener,
+    config: ServiceConfig,
+    nats: Option<(&str, &[String])>,
+) -> Node {
     let addr = listener.local_addr().unwrap().to_string();
-    let service = FrontierService::open(config(dir, clock, policy)).unwrap();
+    let service = FrontierService::open(config).unwrap();
     let applying = match nats {
         Some((url, nodes)) => Some(
             service
@@ -468,5 +493,229 @@ fn a_node_with_another_node_list_or_policy_is_refused_naming_both() {
         for n in nodes {
             n.stop().await;
         }
+    });
+}
+
+/// A service config for policy `policy` expecting `expected` pages (OPIC's `n`; K = R/72).
+fn config_expecting(dir: &Path, clock: &TimeSource, policy: &str, expected: u64) -> ServiceConfig {
+    ServiceConfig {
+        policy: Some(policy_spec(policy, Some(expected), None, 0).unwrap()),
+        ..config(dir, clock, policy)
+    }
+}
+
+/// OPIC's cash over the nodes, from each node's own counts: (total, in flight between nodes).
+async fn opic_cash(nodes: &mut [Node]) -> (f64, f64) {
+    let (mut held, mut sent, mut received, mut pages, mut n) = (0i128, 0i128, 0i128, 0u64, 0u64);
+    for node in nodes.iter_mut() {
+        let stats = node
+            .client
+            .get_stats(QueueWithinCrawlParams {
+                local: true,
+                ..Default::default()
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        let c = |k: &str| stats.counts.get(k).copied().unwrap_or(0);
+        held += i128::from(c("crawlrank.opic.held_e15"));
+        sent += i128::from(c("crawlrank.opic.sent_e15"));
+        received += i128::from(c("crawlrank.opic.received_e15"));
+        pages += c("crawlrank.opic.pages");
+        n = n.max(c("crawlrank.opic.total_pages"));
+    }
+    assert!(n > 0, "no node reports OPIC's cash");
+    let unknown = n.saturating_sub(pages) as f64 / n as f64;
+    (
+        (held + sent - received) as f64 / 1e15 + unknown,
+        (sent - received) as f64 / 1e15,
+    )
+}
+
+#[test]
+fn opic_cash_sums_to_one_over_three_nodes_and_after_a_node_restarts_mid_crawl() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(nats) = nats(tmp.path()) else { return };
+    let web = Web::new(300);
+    let reachable = web.reachable();
+    // OPIC's n is the pages the crawl will know: every page then starts with 1/n.
+    let n = reachable.len() as u64;
+    run_long(async {
+        let clock = TimeSource::manual(common::T0);
+        let (ls, addrs) = listeners(3).await;
+        let dirs: Vec<PathBuf> = (0..3)
+            .map(|i| tmp.path().join(format!("node{i}")))
+            .collect();
+        let mut nodes = Vec::new();
+        for (l, dir) in ls.into_iter().zip(&dirs) {
+            let config = config_expecting(dir, &clock, "opic", n);
+            nodes.push(start_node_with(l, config, Some((&nats.url(), &addrs))).await);
+        }
+        let mut fetched = crawl(&mut nodes, &web, &clock, reachable.len() / 2).await;
+        let (total, in_flight) = opic_cash(&mut nodes).await;
+        assert!(
+            (total - 1.0).abs() < 1e-9,
+            "mid-crawl: the cash sums to {total}"
+        );
+        assert!(in_flight >= -1e-9, "{in_flight}");
+
+        // Node 1 stops and starts again on its state; the crawl goes on.
+        let stopped = nodes.remove(1);
+        let addr = stopped.addr.clone();
+        stopped.stop().await;
+        let listener = tokio::net::TcpListener::bind(&addr).await.unwrap();
+        let config = config_expecting(&dirs[1], &clock, "opic", n);
+        nodes.insert(
+            1,
+            start_node_with(listener, config, Some((&nats.url(), &addrs))).await,
+        );
+        let (total, _) = opic_cash(&mut nodes).await;
+        assert!(
+            (total - 1.0).abs() < 1e-9,
+            "after the restart: the cash sums to {total}"
+        );
+        fetched.extend(crawl(&mut nodes, &web, &clock, reachable.len() - fetched.len()).await);
+
+        let set: BTreeSet<String> = fetched.iter().cloned().collect();
+        assert_eq!(set.len(), fetched.len(), "a page was served twice");
+        assert_eq!(set, reachable, "a discovered page was lost");
+        // The last offers reach their owners; then no cash is in flight and the total is 1.
+        let until = Instant::now() + Duration::from_secs(10);
+        loop {
+            let (total, in_flight) = opic_cash(&mut nodes).await;
+            assert!((total - 1.0).abs() < 1e-9, "the cash sums to {total}");
+            if in_flight.abs() < 1e-12 {
+                break;
+            }
+            assert!(
+                Instant::now() < until,
+                "{in_flight} of cash stays in flight"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        for node in nodes {
+            node.stop().await;
+        }
+    });
+}
+
+/// Every page's ranking score (−distance for FICA) on `nodes`, among those not yet fetched.
+async fn scores(nodes: &mut [Node]) -> std::collections::BTreeMap<String, f64> {
+    let mut out = std::collections::BTreeMap::new();
+    for node in nodes.iter_mut() {
+        let mut stream = node
+            .ext
+            .get_ranking(crawlrank_urlfrontier::ext_proto::RankingParams {
+                crawl_id: String::new(),
+                limit: 100_000,
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        while let Some(r) = stream.message().await.unwrap() {
+            out.insert(r.url, r.score.unwrap());
+        }
+    }
+    out
+}
+
+#[test]
+fn fica_distances_on_three_nodes_are_the_one_services() {
+    // On a tree crawled within one batch (t = 0), a page's distance is log O(its parent)
+    // whatever the order: the pages queued in both crawls must have the same distance.
+    // Without the parents' offers, a link handed to another node would enter there as a
+    // seed, at distance 0.
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(nats) = nats(tmp.path()) else { return };
+    let web = Web::tree(400);
+    run_long(async {
+        let clock = TimeSource::manual(common::T0);
+        let expected = 100_000;
+        let (ls, _) = listeners(1).await;
+        let config = config_expecting(&tmp.path().join("one"), &clock, "fica", expected);
+        let mut one = vec![start_node_with(ls.into_iter().next().unwrap(), config, None).await];
+        crawl(&mut one, &web, &clock, 120).await;
+        let alone = scores(&mut one).await;
+        let (ls, addrs) = listeners(3).await;
+        let mut nodes = Vec::new();
+        for (i, l) in ls.into_iter().enumerate() {
+            let dir = tmp.path().join(format!("node{i}"));
+            let config = config_expecting(&dir, &clock, "fica", expected);
+            nodes.push(start_node_with(l, config, Some((&nats.url(), &addrs))).await);
+        }
+        crawl(&mut nodes, &web, &clock, 120).await;
+        // Let the last offers arrive.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let spread = scores(&mut nodes).await;
+        let both: Vec<&String> = alone.keys().filter(|u| spread.contains_key(*u)).collect();
+        assert!(
+            both.len() > 20,
+            "only {} pages queued in both crawls",
+            both.len()
+        );
+        let mut away_from_seed = 0;
+        for url in both {
+            let (a, b) = (alone[url], spread[url]);
+            assert!(
+                (a - b).abs() < 1e-12,
+                "{url}: distance {} on three nodes, {} on one service",
+                -b,
+                -a
+            );
+            away_from_seed += usize::from(a != 0.0);
+        }
+        assert!(away_from_seed > 10, "{away_from_seed}");
+        for n in nodes.into_iter().chain(one) {
+            n.stop().await;
+        }
+    });
+}
+
+#[test]
+fn the_batch_clock_counts_the_pages_the_other_nodes_crawled() {
+    // Each node publishes its crawled count per crawl on the clock stream and reads the
+    // others': what one node crawled shows in the others' count, and only in theirs.
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(nats) = nats(tmp.path()) else { return };
+    run_long(async {
+        let addrs: Vec<String> = ["127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3"]
+            .map(String::from)
+            .into();
+        let spec = policy_spec("fica", Some(1000), None, 0).unwrap();
+        let mut nodes = Vec::new();
+        for me in &addrs {
+            let config = ClusterConfig {
+                nats: nats.url(),
+                nodes: addrs.clone(),
+                me: me.clone(),
+            };
+            nodes.push(
+                crawlrank_frontier_service::Cluster::connect(&config, &spec)
+                    .await
+                    .unwrap(),
+            );
+        }
+        let crawls = |a: u64, b: u64| vec![("DEFAULT".to_string(), a), ("other".to_string(), b)];
+        nodes[0].tick_clock(&crawls(5, 0)).await.unwrap();
+        nodes[1].tick_clock(&crawls(7, 2)).await.unwrap();
+        nodes[2].tick_clock(&crawls(0, 0)).await.unwrap();
+        // A second tick reads what the others published after this node's first.
+        for (i, mine) in [crawls(5, 0), crawls(7, 2), crawls(0, 0)]
+            .iter()
+            .enumerate()
+        {
+            nodes[i].tick_clock(mine).await.unwrap();
+        }
+        assert_eq!(nodes[0].crawled_elsewhere(""), 7);
+        assert_eq!(nodes[1].crawled_elsewhere("DEFAULT"), 5);
+        assert_eq!(nodes[2].crawled_elsewhere(""), 12);
+        assert_eq!(nodes[2].crawled_elsewhere("other"), 2);
+        assert_eq!(nodes[1].crawled_elsewhere("other"), 0);
+        assert_eq!(nodes[0].crawled_elsewhere("unknown"), 0);
+        // Counts move on; a node's count is what it published last.
+        nodes[0].tick_clock(&crawls(9, 1)).await.unwrap();
+        nodes[2].tick_clock(&crawls(0, 0)).await.unwrap();
+        assert_eq!(nodes[2].crawled_elsewhere(""), 16);
+        assert_eq!(nodes[2].crawled_elsewhere("other"), 3);
     });
 }

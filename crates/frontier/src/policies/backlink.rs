@@ -4,7 +4,7 @@
 //! Both count a page's in-links *from crawled pages*: the only in-links a crawler can know.
 
 use super::PolicyConfig;
-use crate::{BatchClock, Link, PageHeap, PageId, PageTable, Policy, SpillStatus, Target};
+use crate::{BatchClock, Link, Offer, PageHeap, PageId, PageTable, Policy, SpillStatus, Target};
 use std::collections::VecDeque;
 
 /// In-links from crawled pages, per page (grows with the id space).
@@ -48,6 +48,18 @@ pub struct Backlink {
     counts: Counts,
 }
 
+impl Backlink {
+    /// One more back-link of a pending page; a new one joins the end of the queue.
+    fn backlink(&mut self, l: Link) {
+        if l.is_pending() {
+            if l.target == Target::New {
+                self.queue.push_back(l.page);
+            }
+            self.counts.bump(l.page);
+        }
+    }
+}
+
 impl Policy for Backlink {
     fn name(&self) -> &'static str {
         "backlink"
@@ -59,12 +71,26 @@ impl Policy for Backlink {
         self.queue.pop_front()
     }
     fn crawled(&mut self, _: PageId, links: &[Link], _: &PageTable, _: &BatchClock) {
-        for l in links.iter().filter(|l| l.is_pending()) {
-            if l.target == Target::New {
-                self.queue.push_back(l.page);
-            }
-            self.counts.bump(l.page);
+        for &l in links {
+            self.backlink(l);
         }
+    }
+    fn crawled_split(
+        &mut self,
+        page: PageId,
+        links: &[Link],
+        remote: usize,
+        pages: &PageTable,
+        clock: &BatchClock,
+    ) -> Option<Offer> {
+        self.crawled(page, links, pages, clock);
+        Some(Offer {
+            outdegree: (links.len() + remote) as u64,
+            ..Offer::default()
+        })
+    }
+    fn receive(&mut self, link: Link, _: &Offer, _: &PageTable) {
+        self.backlink(link);
     }
     fn reorder(&mut self, pages: &PageTable, _: &BatchClock) {
         // Keys are computed once per page, packed into one integer (count descending, then
@@ -101,6 +127,17 @@ pub struct InDegree {
     counts: Counts,
 }
 
+impl InDegree {
+    /// One more back-link of a pending page, requeued by its new count.
+    fn backlink(&mut self, l: Link, pages: &PageTable) {
+        if l.is_pending() {
+            let c = self.counts.bump(l.page);
+            self.heap
+                .push_or_update(l.page, -(c as f64), pages.seq(l.page));
+        }
+    }
+}
+
 impl Policy for InDegree {
     fn name(&self) -> &'static str {
         "indegree"
@@ -112,11 +149,26 @@ impl Policy for InDegree {
         self.heap.pop().map(|(p, _)| p)
     }
     fn crawled(&mut self, _: PageId, links: &[Link], pages: &PageTable, _: &BatchClock) {
-        for l in links.iter().filter(|l| l.is_pending()) {
-            let c = self.counts.bump(l.page);
-            self.heap
-                .push_or_update(l.page, -(c as f64), pages.seq(l.page));
+        for &l in links {
+            self.backlink(l, pages);
         }
+    }
+    fn crawled_split(
+        &mut self,
+        page: PageId,
+        links: &[Link],
+        remote: usize,
+        pages: &PageTable,
+        clock: &BatchClock,
+    ) -> Option<Offer> {
+        self.crawled(page, links, pages, clock);
+        Some(Offer {
+            outdegree: (links.len() + remote) as u64,
+            ..Offer::default()
+        })
+    }
+    fn receive(&mut self, link: Link, _: &Offer, pages: &PageTable) {
+        self.backlink(link, pages);
     }
     fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {
         pages.is_known(page).then(|| self.counts.get(page) as f64)

@@ -14,7 +14,7 @@
 use super::backlink::Counts;
 use super::log10;
 use super::PolicyConfig;
-use crate::{BatchClock, Link, PageHeap, PageId, PageTable, Policy, SpillStatus};
+use crate::{BatchClock, Link, Offer, PageHeap, PageId, PageTable, Policy, SpillStatus};
 
 /// A per-page `f64` that grows with the id space, filled with `fill`.
 #[derive(Debug)]
@@ -47,8 +47,8 @@ impl PageValues {
 
 /// FICA's eq. 3: the distance a page at `d_p` with `outdegree` out-links hands its children,
 /// `α·log O(p) + (1−α)·d_p` with the learning rate `α = exp(−β·t)` (eq. 4).
-fn log_distance(beta: f64, clock: &BatchClock, outdegree: usize, d_p: f64) -> f64 {
-    let alpha = (-beta * clock.t as f64).exp();
+fn log_distance(beta: f64, t: u64, outdegree: u64, d_p: f64) -> f64 {
+    let alpha = (-beta * t as f64).exp();
     alpha * log10(outdegree as f64) + (1.0 - alpha) * d_p
 }
 
@@ -91,6 +91,14 @@ impl Fica {
     pub fn distance(&self, page: PageId) -> f64 {
         self.dist.get(page)
     }
+
+    /// `D[u] = min(D[u], d)`, queued at its new distance when it falls.
+    fn offer(&mut self, u: PageId, d: f64, pages: &PageTable) {
+        if d < self.dist.get(u) {
+            self.dist.set(u, d);
+            self.heap.push_or_update(u, d, pages.seq(u));
+        }
+    }
 }
 
 impl Policy for Fica {
@@ -105,16 +113,35 @@ impl Policy for Fica {
         self.heap.pop().map(|(p, _)| p)
     }
     fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, clock: &BatchClock) {
-        if links.is_empty() {
-            return;
+        self.crawled_split(page, links, 0, pages, clock);
+    }
+    fn crawled_split(
+        &mut self,
+        page: PageId,
+        links: &[Link],
+        remote: usize,
+        pages: &PageTable,
+        clock: &BatchClock,
+    ) -> Option<Offer> {
+        let offer = Offer {
+            outdegree: (links.len() + remote) as u64,
+            distance: self.dist.get(page),
+            t: clock.t,
+            ..Offer::default()
+        };
+        if offer.outdegree == 0 {
+            return None;
         }
-        let d = log_distance(self.beta, clock, links.len(), self.dist.get(page));
+        let d = log_distance(self.beta, offer.t, offer.outdegree, offer.distance);
         for l in links.iter().filter(|l| l.is_pending()) {
-            let u = l.page;
-            if d < self.dist.get(u) {
-                self.dist.set(u, d);
-                self.heap.push_or_update(u, d, pages.seq(u));
-            }
+            self.offer(l.page, d, pages);
+        }
+        Some(offer)
+    }
+    fn receive(&mut self, link: Link, offer: &Offer, pages: &PageTable) {
+        if link.is_pending() {
+            let d = log_distance(self.beta, offer.t, offer.outdegree, offer.distance);
+            self.offer(link.page, d, pages);
         }
     }
     fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {
@@ -207,6 +234,18 @@ impl FicaPlus {
     }
 }
 
+impl FicaPlus {
+    /// One more back-link of `u`, and `D[u] = min(D[u], d)`; queued at its new priority.
+    fn offer(&mut self, u: PageId, d: f64, pages: &PageTable) {
+        self.backlinks.bump(u);
+        if d < self.dist.get(u) {
+            self.dist.set(u, d);
+        }
+        let prio = self.priority(u);
+        self.heap.push_or_update(u, prio, pages.seq(u));
+    }
+}
+
 impl Policy for FicaPlus {
     fn name(&self) -> &'static str {
         "fica-plus"
@@ -222,6 +261,16 @@ impl Policy for FicaPlus {
         Some(p)
     }
     fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, clock: &BatchClock) {
+        self.crawled_split(page, links, 0, pages, clock);
+    }
+    fn crawled_split(
+        &mut self,
+        page: PageId,
+        links: &[Link],
+        remote: usize,
+        pages: &PageTable,
+        clock: &BatchClock,
+    ) -> Option<Offer> {
         if self.balance.tick(clock) {
             // δ weighs every queued page's two terms anew.
             let (dist, backlinks, delta) = (&self.dist, &self.backlinks, self.balance.delta);
@@ -229,18 +278,25 @@ impl Policy for FicaPlus {
                 (1.0 - delta) * dist.get(u) - delta * log10(1.0 + backlinks.get(u) as f64)
             });
         }
-        if links.is_empty() {
-            return;
+        let offer = Offer {
+            outdegree: (links.len() + remote) as u64,
+            distance: self.dist.get(page),
+            t: clock.t,
+            ..Offer::default()
+        };
+        if offer.outdegree == 0 {
+            return None;
         }
-        let d = log_distance(self.beta, clock, links.len(), self.dist.get(page));
+        let d = log_distance(self.beta, offer.t, offer.outdegree, offer.distance);
         for l in links.iter().filter(|l| l.is_pending()) {
-            let u = l.page;
-            self.backlinks.bump(u);
-            if d < self.dist.get(u) {
-                self.dist.set(u, d);
-            }
-            let prio = self.priority(u);
-            self.heap.push_or_update(u, prio, pages.seq(u));
+            self.offer(l.page, d, pages);
+        }
+        Some(offer)
+    }
+    fn receive(&mut self, link: Link, offer: &Offer, pages: &PageTable) {
+        if link.is_pending() {
+            let d = log_distance(self.beta, offer.t, offer.outdegree, offer.distance);
+            self.offer(link.page, d, pages);
         }
     }
     fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {

@@ -15,7 +15,7 @@
 use super::fica::{Balance, PageValues};
 use super::log10;
 use super::PolicyConfig;
-use crate::{BatchClock, Link, PageHeap, PageId, PageTable, Policy, SpillStatus, Target};
+use crate::{BatchClock, Link, Offer, PageHeap, PageId, PageTable, Policy, SpillStatus, Target};
 
 /// The distance seeds start with (IECA Alg. 1: "a small number, like 0.3").
 pub const SEED_DISTANCE: f64 = 0.3;
@@ -82,6 +82,25 @@ impl Ieca {
     pub fn distance(&self, page: PageId) -> f64 {
         self.dist.get(page)
     }
+
+    /// The pending child `link.page` of a page crawled with `offer` (its distance, out-degree,
+    /// `t` and δ): a new child at `(1−δ)·d_p + log O(p)`, a queued one replaced by eq. 8's
+    /// update.
+    fn offer(&mut self, link: Link, offer: &Offer, pages: &PageTable) {
+        let (delta, dp) = (offer.delta, offer.distance);
+        let alpha = (-self.beta * offer.t as f64).exp();
+        let weight = log10(offer.outdegree as f64);
+        let u = link.page;
+        let du = if link.target == Target::New {
+            (1.0 - delta) * dp + weight
+        } else {
+            let old = self.dist.get(u);
+            (1.0 - delta) * ((1.0 - alpha) * old + alpha * (weight + (1.0 - delta) * dp))
+                - delta * log_pc_coefficient(old, dp)
+        };
+        self.dist.set(u, du);
+        self.heap.push_or_update(u, du, pages.seq(u));
+    }
 }
 
 impl Policy for Ieca {
@@ -97,25 +116,35 @@ impl Policy for Ieca {
         self.heap.pop().map(|(p, _)| p)
     }
     fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, clock: &BatchClock) {
+        self.crawled_split(page, links, 0, pages, clock);
+    }
+    fn crawled_split(
+        &mut self,
+        page: PageId,
+        links: &[Link],
+        remote: usize,
+        pages: &PageTable,
+        clock: &BatchClock,
+    ) -> Option<Offer> {
         self.balance.tick(clock);
-        if links.is_empty() {
-            return;
+        let offer = Offer {
+            outdegree: (links.len() + remote) as u64,
+            distance: self.dist.get(page),
+            t: clock.t,
+            delta: self.balance.delta,
+            ..Offer::default()
+        };
+        if offer.outdegree == 0 {
+            return None;
         }
-        let delta = self.balance.delta;
-        let alpha = (-self.beta * clock.t as f64).exp();
-        let dp = self.dist.get(page);
-        let weight = log10(links.len() as f64);
-        for l in links.iter().filter(|l| l.is_pending()) {
-            let u = l.page;
-            let du = if l.target == Target::New {
-                (1.0 - delta) * dp + weight
-            } else {
-                let old = self.dist.get(u);
-                (1.0 - delta) * ((1.0 - alpha) * old + alpha * (weight + (1.0 - delta) * dp))
-                    - delta * log_pc_coefficient(old, dp)
-            };
-            self.dist.set(u, du);
-            self.heap.push_or_update(u, du, pages.seq(u));
+        for &l in links.iter().filter(|l| l.is_pending()) {
+            self.offer(l, &offer, pages);
+        }
+        Some(offer)
+    }
+    fn receive(&mut self, link: Link, offer: &Offer, pages: &PageTable) {
+        if link.is_pending() {
+            self.offer(link, offer, pages);
         }
     }
     fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {

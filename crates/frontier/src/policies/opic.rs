@@ -12,7 +12,9 @@
 //! that let cash leak away.
 
 use super::PolicyConfig;
-use crate::{BatchClock, Link, PageHeap, PageId, PageTable, Policy, SpillStatus};
+use crate::{
+    BatchClock, CashLedger, Link, Offer, PageHeap, PageId, PageTable, Policy, SpillStatus,
+};
 
 /// `opic`'s constructor (registry): `n` is `total_pages`.
 pub fn opic(c: &PolicyConfig) -> Box<dyn Policy> {
@@ -30,6 +32,9 @@ pub struct Opic {
     cash: Vec<f64>,
     history: Vec<f64>,
     virtual_cash: f64,
+    /// Cash sent along links held by other frontiers, and received from them (`offer.rs`).
+    sent: f64,
+    received: f64,
 }
 
 impl Opic {
@@ -41,6 +46,8 @@ impl Opic {
             cash: Vec::new(),
             history: Vec::new(),
             virtual_cash: 0.0,
+            sent: 0.0,
+            received: 0.0,
         }
     }
 
@@ -70,6 +77,17 @@ impl Opic {
     pub fn virtual_cash(&self) -> f64 {
         self.virtual_cash
     }
+
+    /// `share` more cash for `u`, requeued at its new cash if it waits.
+    fn pay(&mut self, link: Link, share: f64, pages: &PageTable) {
+        let u = link.page;
+        self.grow(u);
+        self.cash[u as usize] += share;
+        if link.is_pending() {
+            self.heap
+                .push_or_update(u, -self.cash[u as usize], pages.seq(u));
+        }
+    }
 }
 
 impl Policy for Opic {
@@ -84,24 +102,48 @@ impl Policy for Opic {
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.heap.pop().map(|(p, _)| p)
     }
-    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, _: &BatchClock) {
+    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, clock: &BatchClock) {
+        self.crawled_split(page, links, 0, pages, clock);
+    }
+    fn crawled_split(
+        &mut self,
+        page: PageId,
+        links: &[Link],
+        remote: usize,
+        pages: &PageTable,
+        _: &BatchClock,
+    ) -> Option<Offer> {
         self.grow(page);
         let c = std::mem::take(&mut self.cash[page as usize]);
         self.history[page as usize] += c;
-        if links.is_empty() {
+        let outdegree = links.len() + remote;
+        if outdegree == 0 {
             self.virtual_cash += c;
-            return;
+            return None;
         }
-        let share = c / links.len() as f64;
-        for l in links {
-            let u = l.page;
-            self.grow(u);
-            self.cash[u as usize] += share;
-            if l.is_pending() {
-                self.heap
-                    .push_or_update(u, -self.cash[u as usize], pages.seq(u));
-            }
+        let share = c / outdegree as f64;
+        for &l in links {
+            self.pay(l, share, pages);
         }
+        // What the remote links get leaves here now; it is theirs once received.
+        self.sent += share * remote as f64;
+        Some(Offer {
+            outdegree: outdegree as u64,
+            cash: share,
+            ..Offer::default()
+        })
+    }
+    fn receive(&mut self, link: Link, offer: &Offer, pages: &PageTable) {
+        self.received += offer.cash;
+        self.pay(link, offer.cash, pages);
+    }
+    fn cash(&self, pages: u32) -> Option<CashLedger> {
+        let held = (0..pages).map(|p| self.cash(p)).sum::<f64>() + self.virtual_cash;
+        Some(CashLedger {
+            held,
+            sent: self.sent,
+            received: self.received,
+        })
     }
     fn score(&self, page: PageId, _: &PageTable) -> Option<f64> {
         Some(self.history(page) + self.cash(page))

@@ -1,8 +1,10 @@
-//! The frontier's tests: every policy's order on hand graphs, and the frontier's cold part spilled
-//! to disk and read back.
+//! The frontier's tests: every policy's order on hand graphs, a crawl split between frontiers
+//! that pass offers along their links, and the frontier's cold part spilled to disk and read
+//! back.
 //!
 //! One test binary for the crate, a module per area (each was a binary of its own: one link
 //! instead of 2).
 
+mod offers;
 mod policies;
 mod spill;
