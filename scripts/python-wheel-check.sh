@@ -7,8 +7,12 @@
 #
 # Cheap by reusing the test build: run after `cargo test --workspace` (or its `--no-run`), it
 # builds with the dev profile into the same target directory, so cargo finds the dependencies
-# already built and compiles only the extension crate itself. The virtual environment sees the
-# system's NumPy and SciPy (--system-site-packages) and installs nothing from the network.
+# already built — all but PyO3's own six crates (pyo3-build-config's build script watches the
+# PYO3_PYTHON and PYO3_ENVIRONMENT_SIGNATURE variables, which maturin sets and `cargo test`
+# does not) — and compiles those and the extension crate: about 45 s of CPU, one core most of
+# the time (the chain is sequential). The next `cargo test` compiles the same seven again, for
+# the same reason, so CI runs this after the tests. The virtual environment sees the system's
+# NumPy and SciPy (--system-site-packages) and installs nothing from the network.
 #
 # Usage: scripts/python-wheel-check.sh            (needs maturin and python3 with NumPy and SciPy)
 # Prints the time each step took; exits non-zero when a step fails.
