@@ -42,6 +42,34 @@ pub struct Known {
     cached: Option<CscArrays>,
 }
 
+/// Sorts arcs packed as `target << 32 | source` by target, stably (least significant digit
+/// first, 11 bits a pass, as many passes as node ids of `n` nodes have bits): a batch's arcs
+/// in a few linear passes, where a comparison sort costs a logarithmic factor more.
+fn radix_sort_by_target(arcs: &mut Vec<u64>, n: usize) {
+    const BITS: u32 = 11;
+    let id_bits = usize::BITS - n.saturating_sub(1).leading_zeros();
+    let mut scratch = vec![0u64; arcs.len()];
+    let mut shift = 0;
+    while shift < id_bits {
+        let digit = |a: u64| ((a >> (32 + shift)) & ((1 << BITS) - 1)) as usize;
+        let mut start = [0usize; 1 << BITS];
+        for &a in arcs.iter() {
+            start[digit(a)] += 1;
+        }
+        let mut total = 0;
+        for s in start.iter_mut() {
+            (*s, total) = (total, total + *s);
+        }
+        for &a in arcs.iter() {
+            let slot = &mut start[digit(a)];
+            scratch[*slot] = a;
+            *slot += 1;
+        }
+        std::mem::swap(arcs, &mut scratch);
+        shift += BITS;
+    }
+}
+
 /// A known graph's CSC arrays, owned by NumPy: `(indptr, indices)`.
 type CscArrays = (Py<PyArray1<i32>>, Py<PyArray1<i32>>);
 
@@ -72,33 +100,52 @@ impl Known {
         };
         // The new arcs as (target, source), sorted: each column's new sources in node order.
         // Only these are sorted (a batch's arcs, at a reorder); the rest is copied or merged.
-        let mut arcs: Vec<(u32, i32)> = Vec::with_capacity(self.offsets[rows] - self.offsets[from]);
-        for i in from..rows {
-            let source = self.crawled[i] as i32;
-            arcs.extend(self.row(i).iter().map(|&t| (t, source)));
+        // Each arc packed as `target << 32 | source`, ordered by target, then source: the
+        // pages taken in node order, then a stable radix sort of their arcs by target.
+        let mut pages: Vec<usize> = (from..rows).collect();
+        pages.sort_unstable_by_key(|&i| self.crawled[i]);
+        let mut arcs: Vec<u64> = Vec::with_capacity(self.offsets[rows] - self.offsets[from]);
+        for i in pages {
+            let source = u64::from(self.crawled[i]);
+            arcs.extend(self.row(i).iter().map(|&t| u64::from(t) << 32 | source));
         }
-        arcs.sort_unstable();
+        radix_sort_by_target(&mut arcs, n);
+        let target = |a: u64| (a >> 32) as usize;
+        let source = |a: u64| a as u32 as i32;
+        let groups = || arcs.chunk_by(|&a, &b| a >> 32 == b >> 32);
+        // Columns before a gaining column keep their old pointers, shifted by what was added
+        // before them.
         let mut indptr = Vec::with_capacity(n + 1);
         indptr.push(0i32);
-        let mut added = 0usize;
-        for v in 0..n {
-            while arcs.get(added).is_some_and(|&(t, _)| t as usize == v) {
-                added += 1;
-            }
-            indptr.push(old_ptr[v + 1] + added as i32);
+        let mut added = 0i32;
+        let mut next = 0usize; // the first column whose pointer is not written yet
+        for group in groups() {
+            let v = target(group[0]);
+            indptr.extend(old_ptr[next + 1..=v].iter().map(|&p| p + added));
+            added += group.len() as i32;
+            indptr.push(old_ptr[v + 1] + added);
+            next = v + 1;
         }
+        indptr.extend(old_ptr[next + 1..=n].iter().map(|&p| p + added));
         // Old runs of columns that gained nothing are copied as one block; a column that
         // gained sources gets its old and new ones merged, so that every column stays sorted
         // (SciPy's canonical format: nothing it does has to sort the shared arrays in place).
         let mut indices = Vec::with_capacity(old_ind.len() + arcs.len());
         let mut block = 0usize; // first column whose old run is not copied yet
-        for group in arcs.chunk_by(|a, b| a.0 == b.0) {
-            let v = group[0].0 as usize;
+        for group in groups() {
+            let v = target(group[0]);
             indices.extend_from_slice(&old_ind[old_ptr[block] as usize..old_ptr[v] as usize]);
             let old = &old_ind[old_ptr[v] as usize..old_ptr[v + 1] as usize];
             let mut copied = 0usize;
-            for &(_, s) in group {
-                let before = copied + old[copied..].partition_point(|&o| o <= s);
+            for &a in group {
+                let s = source(a);
+                // A forward scan, not a binary search: the run is copied right after, and
+                // scanning it in order is what the caches prefetch.
+                let before = copied
+                    + old[copied..]
+                        .iter()
+                        .position(|&o| o > s)
+                        .unwrap_or(old.len() - copied);
                 indices.extend_from_slice(&old[copied..before]);
                 indices.push(s);
                 copied = before;
