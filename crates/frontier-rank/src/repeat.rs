@@ -140,6 +140,48 @@ pub fn write_repeat_table(runs: &[Evaluation], out: &mut dyn Write) -> Result<()
     Ok(())
 }
 
+/// One row of a repeated experiment's statistics (`summary-stats.csv`): a method's measure at
+/// one `x`, over the runs where it is defined.
+#[derive(Debug, Clone)]
+pub struct Stat {
+    /// The method's name.
+    pub method: String,
+    /// `impact_relative` or `pagerank_ratio`.
+    pub measure: &'static str,
+    /// `x`, in per mille of the test frontier.
+    pub permille: u32,
+    /// The pages selected at `x` over the runs: `"8"` or `"7–9"`.
+    pub k: String,
+    /// n, mean, standard deviation and 95% interval of the measure.
+    pub interval: Interval,
+}
+
+/// Every method's statistics on both measures at every `x` of [`PERMILLES`] where the measure
+/// is defined in at least one run (the rows of `summary-stats.csv`).
+pub fn stats(runs: &[Evaluation]) -> Vec<Stat> {
+    let Some(first) = runs.first() else {
+        return Vec::new();
+    };
+    let mut rows = Vec::new();
+    for (m, method) in first.methods.iter().enumerate() {
+        for measure in MEASURES {
+            for permille in PERMILLES {
+                let Some(interval) = interval(&values(runs, m, measure, permille)) else {
+                    continue;
+                };
+                rows.push(Stat {
+                    method: method.method.name().to_string(),
+                    measure,
+                    permille,
+                    k: k_range(runs, permille),
+                    interval,
+                });
+            }
+        }
+    }
+    rows
+}
+
 /// One paired comparison of two methods on one measure at one `x`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Paired {
@@ -276,26 +318,21 @@ pub fn write_repeat_outputs(
             w,
             "graph,impact_column,method,x_percent,k,measure,n,mean,sd,ci95_low,ci95_high"
         )?;
-        for (m, method) in first.methods.iter().enumerate() {
-            for measure in MEASURES {
-                for p in PERMILLES {
-                    let Some(i) = interval(&values(runs, m, measure, p)) else {
-                        continue;
-                    };
-                    writeln!(
-                        w,
-                        "{graph},{column},{},{},{},{measure},{},{},{},{},{}",
-                        method.method.name(),
-                        p as f64 / 10.0,
-                        k_range(runs, p),
-                        i.n,
-                        i.mean,
-                        i.sd,
-                        i.low(),
-                        i.high()
-                    )?;
-                }
-            }
+        for r in self::stats(runs) {
+            let i = &r.interval;
+            writeln!(
+                w,
+                "{graph},{column},{},{},{},{},{},{},{},{},{}",
+                r.method,
+                r.permille as f64 / 10.0,
+                r.k,
+                r.measure,
+                i.n,
+                i.mean,
+                i.sd,
+                i.low(),
+                i.high()
+            )?;
         }
         Ok(())
     })?;

@@ -2,8 +2,13 @@
 //! its counters (`crawlrank status`), its link graph as a [`Graph`] (`crawlrank export`), its
 //! URLs, its crawl order and its current ranking. Each call reads the state afresh; while a
 //! crawl runs and holds the state, the ranking comes from the snapshot it keeps refreshing.
+//!
+//! Exporting the link graph sorts and compresses every arc, so `graph()` keeps its export in
+//! the cache with the crawl's counters beside it, and exports again only when the crawl has
+//! moved on since (read from the state, not from file times: merely opening the state's
+//! database rewrites its file).
 
-use crate::graph::{load, Graph};
+use crate::graph::{load, Graph, GraphData};
 use crate::to_py;
 use anyhow::Context;
 use crawlrank_crawler::{crawl_order, export_graph, export_ranking, status};
@@ -12,12 +17,47 @@ use pyo3::exceptions::PyFileNotFoundError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// A crawl's state directory, opened read-only.
 #[pyclass(module = "crawlrank._crawlrank", frozen)]
 pub struct Crawl {
     dir: PathBuf,
+    /// The graph last returned by `graph()`, with the [`crawl_key`] it was exported at.
+    graph: Mutex<Option<(String, Arc<GraphData>)>>,
+}
+
+/// What changes whenever the crawl's link graph can: the URLs discovered (its nodes), the
+/// pages popped and crawled (a crawled page's links are its arcs) and every counter of the
+/// crawl. Equal keys of one state directory mean the same graph.
+fn crawl_key(state: &Path) -> anyhow::Result<String> {
+    let s = status(state)?;
+    let mut key = format!(
+        "discovered {} popped {} crawled {}",
+        s.discovered, s.popped, s.crawled
+    );
+    for (name, value) in s.stats.fields() {
+        key.push_str(&format!(" {name} {value}"));
+    }
+    Ok(key)
+}
+
+/// The crawl's link graph: the export in the cache when it was made at `key`, else a new one
+/// (the graph, then the key beside it, so an interrupted export is never taken for current).
+fn exported_graph(state: &Path, key: &str) -> anyhow::Result<GraphData> {
+    let dir = export_dir(state)?;
+    let base = dir.join("graph");
+    let key_file = dir.join("graph.key");
+    if std::fs::read_to_string(&key_file).is_ok_and(|k| k == key) {
+        if let Ok(data) = load(&base, None) {
+            return Ok(data);
+        }
+    }
+    let _ = std::fs::remove_file(&key_file);
+    export_graph(state, &base)?;
+    std::fs::write(&key_file, key)
+        .with_context(|| format!("cannot write {}", key_file.display()))?;
+    load(&base, None)
 }
 
 /// A folder of the cache for this state's exports (the same state, the same folder).
@@ -49,7 +89,10 @@ impl Crawl {
                 state_dir.display()
             )));
         }
-        Ok(Self { dir: state_dir })
+        Ok(Self {
+            dir: state_dir,
+            graph: Mutex::new(None),
+        })
     }
 
     /// The state directory.
@@ -86,17 +129,23 @@ impl Crawl {
 
     /// The crawl's link graph (`crawlrank export --out`): every discovered URL a node (ids in
     /// discovery order), the out-links of the crawled pages its arcs; `Graph.urls()` names them.
+    /// Exported into the cache once, and again only when the crawl has changed since.
     fn graph(&self, py: Python<'_>) -> PyResult<Graph> {
         let data = py
             .allow_threads(|| -> anyhow::Result<_> {
-                let base = export_dir(&self.dir)?.join("graph");
-                export_graph(&self.dir, &base)?;
-                load(&base, None)
+                let key = crawl_key(&self.dir)?;
+                let mut cached = self.graph.lock().expect("cached graph");
+                if let Some((k, data)) = &*cached {
+                    if *k == key {
+                        return Ok(data.clone());
+                    }
+                }
+                let data = Arc::new(exported_graph(&self.dir, &key)?);
+                *cached = Some((key, data.clone()));
+                Ok(data)
             })
             .map_err(to_py)?;
-        Ok(Graph {
-            data: Arc::new(data),
-        })
+        Ok(Graph { data })
     }
 
     /// The URL of every discovered page, by id (the link graph's node order).

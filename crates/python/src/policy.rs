@@ -7,6 +7,12 @@
 //! built-in `backlink` does with its counts. The view hands the policy NumPy arrays and a SciPy
 //! matrix of the known graph, built only when asked for.
 //!
+//! The known graph is handed over as a CSC matrix (columns by link target), because the
+//! commonest question asked of it — back-link counts, its column sums — is then one pass over
+//! runs of its arrays. The arrays are kept from reorder to reorder: each reorder merges in only
+//! the arcs found since, into new arrays moved into NumPy without a copy (earlier views keep
+//! theirs), so a reorder costs one pass over the known arcs, not a sort of them.
+//!
 //! A policy that raises, or returns scores that cannot order the frontier (a wrong length,
 //! NaN, something that is not numbers), stops the crawl at once: its `pop` returns nothing, and
 //! the simulator raises the stored exception instead of measuring a half crawl.
@@ -16,7 +22,6 @@ use crate::PolicyError;
 use crawlrank_frontier::{BatchClock, Link, PageId, PageTable, Policy, Target};
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
@@ -29,12 +34,44 @@ pub struct Known {
     links: Vec<PageId>,
     /// Ones for the matrices' `data`, shared read-only by every view (grown when short).
     ones: Option<Py<PyArray1<f64>>>,
-    /// The CSR arrays (rows by node) of the first `cached_rows` crawled pages: each reorder
-    /// merges in the pages crawled since the last one instead of sorting every row again.
+    /// The CSC arrays (columns by link target, each column's sources in node order) of the
+    /// first `cached_rows` crawled pages, as handed to Python: read-only NumPy arrays that the
+    /// views share without a copy. Each reorder merges in the arcs found since the last one
+    /// instead of sorting every arc again.
     cached_rows: usize,
-    cached_indptr: Vec<i32>,
-    cached_indices: Vec<i32>,
+    cached: Option<CscArrays>,
 }
+
+/// Sorts arcs packed as `target << 32 | source` by target, stably (least significant digit
+/// first, 11 bits a pass, as many passes as node ids of `n` nodes have bits): a batch's arcs
+/// in a few linear passes, where a comparison sort costs a logarithmic factor more.
+fn radix_sort_by_target(arcs: &mut Vec<u64>, n: usize) {
+    const BITS: u32 = 11;
+    let id_bits = usize::BITS - n.saturating_sub(1).leading_zeros();
+    let mut scratch = vec![0u64; arcs.len()];
+    let mut shift = 0;
+    while shift < id_bits {
+        let digit = |a: u64| ((a >> (32 + shift)) & ((1 << BITS) - 1)) as usize;
+        let mut start = [0usize; 1 << BITS];
+        for &a in arcs.iter() {
+            start[digit(a)] += 1;
+        }
+        let mut total = 0;
+        for s in start.iter_mut() {
+            (*s, total) = (total, total + *s);
+        }
+        for &a in arcs.iter() {
+            let slot = &mut start[digit(a)];
+            scratch[*slot] = a;
+            *slot += 1;
+        }
+        std::mem::swap(arcs, &mut scratch);
+        shift += BITS;
+    }
+}
+
+/// A known graph's CSC arrays, owned by NumPy: `(indptr, indices)`.
+type CscArrays = (Py<PyArray1<i32>>, Py<PyArray1<i32>>);
 
 impl Known {
     /// The links of the `i`-th crawled page.
@@ -42,68 +79,117 @@ impl Known {
         &self.links[self.offsets[i]..self.offsets[i + 1]]
     }
 
-    /// CSR arrays over `n` nodes of the first `rows` crawled pages, from scratch: a counting
-    /// sort of their link lists (each page is crawled once, so each row is one list).
-    fn build(&self, n: usize, rows: usize) -> (Vec<i32>, Vec<i32>) {
-        let mut indptr = vec![0i32; n + 1];
-        for i in 0..rows {
-            indptr[self.crawled[i] as usize + 1] = self.row(i).len() as i32;
-        }
-        for v in 0..n {
-            indptr[v + 1] += indptr[v];
-        }
-        let mut indices = vec![0i32; self.offsets[rows]];
-        for i in 0..rows {
-            let start = indptr[self.crawled[i] as usize] as usize;
-            let src = self.row(i);
-            for (d, &s) in indices[start..start + src.len()].iter_mut().zip(src) {
-                *d = s as i32;
+    /// CSC arrays over `n` nodes of the arcs of crawled pages `from..rows`, merged into `old`
+    /// (those of the pages before `from`; `None` when `from` is 0): each column's sources in
+    /// node order, so merging batch by batch gives exactly the arrays of one build from
+    /// scratch.
+    fn merge(
+        &self,
+        n: usize,
+        old: Option<(&[i32], &[i32])>,
+        from: usize,
+        rows: usize,
+    ) -> (Vec<i32>, Vec<i32>) {
+        let zeros;
+        let (old_ptr, old_ind) = match old {
+            Some(o) => o,
+            None => {
+                zeros = vec![0i32; n + 1];
+                (&zeros[..], &[][..])
             }
+        };
+        // The new arcs as (target, source), sorted: each column's new sources in node order.
+        // Only these are sorted (a batch's arcs, at a reorder); the rest is copied or merged.
+        // Each arc packed as `target << 32 | source`, ordered by target, then source: the
+        // pages taken in node order, then a stable radix sort of their arcs by target.
+        let mut pages: Vec<usize> = (from..rows).collect();
+        pages.sort_unstable_by_key(|&i| self.crawled[i]);
+        let mut arcs: Vec<u64> = Vec::with_capacity(self.offsets[rows] - self.offsets[from]);
+        for i in pages {
+            let source = u64::from(self.crawled[i]);
+            arcs.extend(self.row(i).iter().map(|&t| u64::from(t) << 32 | source));
         }
+        radix_sort_by_target(&mut arcs, n);
+        let target = |a: u64| (a >> 32) as usize;
+        let source = |a: u64| a as u32 as i32;
+        let groups = || arcs.chunk_by(|&a, &b| a >> 32 == b >> 32);
+        // Columns before a gaining column keep their old pointers, shifted by what was added
+        // before them.
+        let mut indptr = Vec::with_capacity(n + 1);
+        indptr.push(0i32);
+        let mut added = 0i32;
+        let mut next = 0usize; // the first column whose pointer is not written yet
+        for group in groups() {
+            let v = target(group[0]);
+            indptr.extend(old_ptr[next + 1..=v].iter().map(|&p| p + added));
+            added += group.len() as i32;
+            indptr.push(old_ptr[v + 1] + added);
+            next = v + 1;
+        }
+        indptr.extend(old_ptr[next + 1..=n].iter().map(|&p| p + added));
+        // Old runs of columns that gained nothing are copied as one block; a column that
+        // gained sources gets its old and new ones merged, so that every column stays sorted
+        // (SciPy's canonical format: nothing it does has to sort the shared arrays in place).
+        let mut indices = Vec::with_capacity(old_ind.len() + arcs.len());
+        let mut block = 0usize; // first column whose old run is not copied yet
+        for group in groups() {
+            let v = target(group[0]);
+            indices.extend_from_slice(&old_ind[old_ptr[block] as usize..old_ptr[v] as usize]);
+            let old = &old_ind[old_ptr[v] as usize..old_ptr[v + 1] as usize];
+            let mut copied = 0usize;
+            for &a in group {
+                let s = source(a);
+                // A forward scan, not a binary search: the run is copied right after, and
+                // scanning it in order is what the caches prefetch.
+                let before = copied
+                    + old[copied..]
+                        .iter()
+                        .position(|&o| o > s)
+                        .unwrap_or(old.len() - copied);
+                indices.extend_from_slice(&old[copied..before]);
+                indices.push(s);
+                copied = before;
+            }
+            indices.extend_from_slice(&old[copied..]);
+            block = v + 1;
+        }
+        indices.extend_from_slice(&old_ind[old_ptr[block] as usize..old_ptr[n] as usize]);
+        debug_assert_eq!(indices.len(), indptr[n] as usize);
         (indptr, indices)
     }
 
-    /// Brings the cached CSR arrays up to the first `rows` crawled pages: the new rows, in
-    /// node order, are spliced between the cached rows' runs, which move as whole blocks.
-    fn extend_cache(&mut self, n: usize, rows: usize) {
-        if self.cached_indptr.len() != n + 1 {
-            self.cached_indptr = vec![0; n + 1];
-            self.cached_indices.clear();
-            self.cached_rows = 0;
+    /// The CSC arrays over `n` nodes of the first `rows` crawled pages, for a view: the cached
+    /// ones brought up to `rows` (and cached again), or, for a view older than the cache, built
+    /// from scratch.
+    fn csc(&mut self, py: Python<'_>, n: usize, rows: usize) -> PyResult<CscArrays> {
+        let fits = |c: &CscArrays| c.0.bind(py).len() == n + 1;
+        let cache_usable = self.cached.as_ref().is_some_and(fits) && rows >= self.cached_rows;
+        if cache_usable && rows == self.cached_rows {
+            let (p, i) = self.cached.as_ref().expect("checked");
+            return Ok((p.clone_ref(py), i.clone_ref(py)));
         }
-        if rows == self.cached_rows {
-            return;
+        let (indptr, indices) = if cache_usable {
+            let (p, i) = self.cached.as_ref().expect("checked");
+            let (p, i) = (p.bind(py).readonly(), i.bind(py).readonly());
+            self.merge(
+                n,
+                Some((p.as_slice()?, i.as_slice()?)),
+                self.cached_rows,
+                rows,
+            )
+        } else {
+            self.merge(n, None, 0, rows)
+        };
+        // Moved into NumPy, not copied; read-only, since every view shares them.
+        let (indptr, indices) = (indptr.into_pyarray(py), indices.into_pyarray(py));
+        read_only(&indptr)?;
+        read_only(&indices)?;
+        let arrays = (indptr.unbind(), indices.unbind());
+        if self.cached.is_none() || rows >= self.cached_rows {
+            self.cached = Some((arrays.0.clone_ref(py), arrays.1.clone_ref(py)));
+            self.cached_rows = rows;
         }
-        let mut new: Vec<(PageId, usize)> = (self.cached_rows..rows)
-            .map(|i| (self.crawled[i], i))
-            .collect();
-        new.sort_unstable();
-        let old_ptr = &self.cached_indptr;
-        let old = &self.cached_indices;
-        let mut indices = Vec::with_capacity(self.offsets[rows]);
-        let mut indptr = Vec::with_capacity(n + 1);
-        let mut from = 0usize; // the next cached node whose run is not yet copied
-        indptr.push(0i32);
-        for &(p, i) in &new {
-            let p = p as usize;
-            // Cached rows of nodes from..p keep their runs, shifted by what was inserted.
-            let shift = indices.len() as i32 - old_ptr[from];
-            indices.extend_from_slice(&old[old_ptr[from] as usize..old_ptr[p] as usize]);
-            indptr.extend(old_ptr[from + 1..=p].iter().map(|&o| o + shift));
-            // Node p had no row (it is crawled once): its row is the new one.
-            indices.extend(self.row(i).iter().map(|&s| s as i32));
-            indptr.push(indices.len() as i32);
-            from = p + 1;
-        }
-        let shift = indices.len() as i32 - old_ptr[from.min(n)];
-        if from < n {
-            indices.extend_from_slice(&old[old_ptr[from] as usize..]);
-            indptr.extend(old_ptr[from + 1..=n].iter().map(|&o| o + shift));
-        }
-        debug_assert_eq!(indptr.len(), n + 1);
-        self.cached_indptr = indptr;
-        self.cached_indices = indices;
-        self.cached_rows = rows;
+        Ok(arrays)
     }
 }
 
@@ -392,8 +478,10 @@ impl PolicyView {
     }
 
     /// The known graph: the out-links of every crawled page, as an `n × n`
-    /// `scipy.sparse.csr_array` of ones over node ids (row `u` holds `u`'s out-links when `u`
-    /// was crawled, and is empty otherwise). Built on first use.
+    /// `scipy.sparse.csc_array` of ones over node ids (row `u` holds `u`'s out-links when `u`
+    /// was crawled, and is empty otherwise; column `v` lists the crawled pages linking to `v`,
+    /// in node order). Built on first use, from arrays kept between reorders and shared,
+    /// read-only, by every view; its column sums are read from its `indptr`.
     #[getter]
     fn known(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         if let Some(m) = &*self.known_matrix.lock().expect("known matrix") {
@@ -458,13 +546,7 @@ impl PolicyView {
                 "the known graph has 2^31 arcs or more: too many for a view",
             ));
         }
-        let (indptr, indices) = if rows >= known.cached_rows {
-            known.extend_cache(n, rows);
-            (known.cached_indptr.clone(), known.cached_indices.clone())
-        } else {
-            known.build(n, rows)
-        };
-        let np = py.import("numpy")?;
+        let (indptr, indices) = known.csc(py, n, rows)?;
         let grow = match &known.ones {
             Some(o) => o.bind(py).len() < nnz,
             None => true,
@@ -475,23 +557,15 @@ impl PolicyView {
             known.ones = Some(ones.unbind());
         }
         let ones = known.ones.as_ref().expect("set above").bind(py);
-        drop(np);
         let data = ones.get_item(pyo3::types::PySlice::new(py, 0, nnz as isize, 1))?;
         drop(known);
-        let sparse = py.import("scipy.sparse")?;
-        let kwargs = PyDict::new(py);
-        kwargs.set_item("shape", (n, n))?;
-        kwargs.set_item("copy", false)?;
-        let parts = PyTuple::new(
-            py,
-            [
-                data,
-                indices.into_pyarray(py).into_any(),
-                indptr.into_pyarray(py).into_any(),
-            ],
-        )?;
-        Ok(sparse
-            .call_method("csr_array", (parts,), Some(&kwargs))?
+        // A `scipy.sparse.csc_array` (crawlrank/_known.py) over the arrays, not copied.
+        Ok(py
+            .import("crawlrank._known")?
+            .call_method1(
+                "known_graph",
+                (data, indices.into_bound(py), indptr.into_bound(py), n),
+            )?
             .unbind())
     }
 }

@@ -3,7 +3,11 @@
 
 use crate::graph::Graph;
 use crate::to_py;
-use crawlrank_frontier_rank::{bfs_downloaded, evaluate_with, Config, Method, OmegaChoice};
+use anyhow::Context;
+use crawlrank_frontier_rank::repeat;
+use crawlrank_frontier_rank::{
+    bfs_downloaded, evaluate_with, Config, Evaluation, Method, OmegaChoice,
+};
 use crawlrank_rank::HitsConfig;
 use crawlrank_seeds::{
     extract_seeds, prepare, random_seeds, top_pagerank_seeds, CoreRule, Pruning, SeedsConfig,
@@ -110,12 +114,94 @@ fn parse_methods(methods: &Bound<'_, PyAny>) -> PyResult<Vec<Method>> {
     Method::parse_list(&names.join(",")).map_err(value_error)
 }
 
-/// The RW paper's offline experiment (`crawlrank frontier-rank`, one split): rank the frontier
-/// of a downloaded set by each method and measure the impact gathered.
+/// The rng seeds of a repeated experiment, as `crawlrank frontier-rank --repeat N` and
+/// `--rng-seeds LIST` choose them: `rng_seed`, `rng_seed + 1`, … or the list; `None` for one run.
+fn rng_seed_list(
+    repeat: Option<usize>,
+    list: Option<Vec<u64>>,
+    start: u64,
+) -> PyResult<Option<Vec<u64>>> {
+    Ok(Some(match (repeat, list) {
+        (None, None) => return Ok(None),
+        (Some(_), Some(_)) => {
+            return Err(PyValueError::new_err(
+                "give either repeat or rng_seeds, not both",
+            ))
+        }
+        (Some(0), None) => return Err(PyValueError::new_err("repeat must be at least 1")),
+        (Some(n), None) => (0..n as u64)
+            .map(|i| {
+                start.checked_add(i).ok_or_else(|| {
+                    PyValueError::new_err(format!(
+                        "rng_seed {start} + {i} overflows a 64-bit rng seed"
+                    ))
+                })
+            })
+            .collect::<PyResult<Vec<_>>>()?,
+        (None, Some(list)) => {
+            if list.is_empty() {
+                return Err(PyValueError::new_err(
+                    "rng_seeds needs at least one rng seed",
+                ));
+            }
+            for (i, s) in list.iter().enumerate() {
+                if list[..i].contains(s) {
+                    return Err(PyValueError::new_err(format!(
+                        "rng_seeds lists rng seed {s} twice: the two runs would be the same"
+                    )));
+                }
+            }
+            list
+        }
+    }))
+}
+
+/// One run's results as a dict (the numbers of a single `crawlrank frontier-rank`).
+fn evaluation_dict<'py>(
+    py: Python<'py>,
+    graph: &Graph,
+    ev: &Evaluation,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("rng_seed", ev.config.rng_seed)?;
+    d.set_item("downloaded", ev.downloaded)?;
+    d.set_item("known_arcs", ev.known_arcs)?;
+    d.set_item("frontier", graph.data.ids_of(&ev.frontier).into_pyarray(py))?;
+    d.set_item("truth", ev.truth.clone().into_pyarray(py))?;
+    d.set_item("is_test", ev.is_test.clone())?;
+    d.set_item("omega", ev.omega)?;
+    let list = PyList::empty(py);
+    for m in &ev.methods {
+        let r = PyDict::new(py);
+        r.set_item("method", m.method.name())?;
+        r.set_item("scores", m.scores.clone().into_pyarray(py))?;
+        r.set_item("seconds", m.seconds)?;
+        r.set_item(
+            "permille",
+            m.curve.iter().map(|p| p.permille).collect::<Vec<_>>(),
+        )?;
+        r.set_item("pages", m.curve.iter().map(|p| p.pages).collect::<Vec<_>>())?;
+        r.set_item(
+            "impact",
+            m.curve.iter().map(|p| p.impact).collect::<Vec<_>>(),
+        )?;
+        r.set_item(
+            "pagerank",
+            m.curve.iter().map(|p| p.pagerank).collect::<Vec<_>>(),
+        )?;
+        list.append(r)?;
+    }
+    d.set_item("methods", list)?;
+    Ok(d)
+}
+
+/// The RW paper's offline experiment (`crawlrank frontier-rank`): rank the frontier of a
+/// downloaded set by each method and measure the impact gathered — one split, or with `repeat`
+/// / `rng_seeds` one run per rng seed and the statistics over them (`--repeat`, `--rng-seeds`).
 #[pyfunction]
 #[pyo3(signature = (graph, impact, methods=None,
     downloaded=None, downloaded_fraction=None, n_seeds=10, rng_seed=42, impact_column="1",
-    omega=0.8))]
+    omega=0.8, repeat=None, rng_seeds=None, baseline=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn frontier_rank<'py>(
     py: Python<'py>,
@@ -128,6 +214,9 @@ pub fn frontier_rank<'py>(
     rng_seed: u64,
     impact_column: &str,
     omega: f64,
+    repeat: Option<usize>,
+    rng_seeds: Option<Vec<u64>>,
+    baseline: Option<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let data = graph.data.clone();
     let n = data.csr.num_nodes();
@@ -135,6 +224,21 @@ pub fn frontier_rank<'py>(
         parse_methods(&methods)?
     } else {
         Method::parse_list("random,indegree,pagerank,rw,rw-eg").map_err(value_error)?
+    };
+    let runs = rng_seed_list(repeat, rng_seeds, rng_seed)?;
+    let baseline = match (baseline, &runs) {
+        (None, _) => None,
+        (Some(_), None) => {
+            return Err(PyValueError::new_err(
+                "baseline compares methods over runs: it needs repeat=N or rng_seeds=[...]",
+            ))
+        }
+        (Some(b), Some(_)) => {
+            let m = Method::parse(&b).map_err(value_error)?;
+            Some(methods.iter().position(|&x| x == m).ok_or_else(|| {
+                PyValueError::new_err(format!("baseline {b} is not among the methods"))
+            })?)
+        }
     };
     // The impact column, and (from a table) its other columns, which `learned` also walks
     // (as `crawlrank frontier-rank` does).
@@ -164,16 +268,15 @@ pub fn frontier_rank<'py>(
             impact.len()
         )));
     }
-    let downloaded: Vec<u32> = match (downloaded, downloaded_fraction) {
-        (Some(ids), None) => ids
-            .iter()
-            .map(|&id| data.node(id).map(|v| v as u32))
-            .collect::<PyResult<_>>()?,
-        (None, Some(x)) if x > 0.0 && x < 1.0 => {
-            let seeds = random_seeds(n, n_seeds, rng_seed);
-            let count = ((x * n as f64).round() as usize).max(1);
-            bfs_downloaded(&data.csr, &seeds, count)
-        }
+    // D for an rng seed: the given pages (the same for every run), or a BFS from random seeds
+    // drawn with it.
+    let given: Option<Vec<u32>> = match (downloaded, downloaded_fraction) {
+        (Some(ids), None) => Some(
+            ids.iter()
+                .map(|&id| data.node(id).map(|v| v as u32))
+                .collect::<PyResult<_>>()?,
+        ),
+        (None, Some(x)) if x > 0.0 && x < 1.0 => None,
         (None, Some(x)) => {
             return Err(PyValueError::new_err(format!(
                 "downloaded_fraction must be in (0, 1), not {x}"
@@ -185,55 +288,89 @@ pub fn frontier_rank<'py>(
             ))
         }
     };
+    let downloaded_for = |rng_seed: u64| -> Vec<u32> {
+        match (&given, downloaded_fraction) {
+            (Some(pages), _) => pages.clone(),
+            (None, x) => {
+                let x = x.expect("checked above");
+                let seeds = random_seeds(n, n_seeds, rng_seed);
+                let count = ((x * n as f64).round() as usize).max(1);
+                bfs_downloaded(&data.csr, &seeds, count)
+            }
+        }
+    };
     let config = Config {
         methods,
         omega: OmegaChoice::Fixed(omega),
         rng_seed,
         ..Config::default()
     };
-    let ev = py
-        .allow_threads(|| -> anyhow::Result<_> {
+    let seeds = runs.clone().unwrap_or_else(|| vec![rng_seed]);
+    let evaluations = py
+        .allow_threads(|| -> anyhow::Result<Vec<Evaluation>> {
             let pr = crawlrank_sim::reference_pagerank(&data.bv, &data.csr)?;
             let others: Vec<&[f64]> = others.iter().map(Vec::as_slice).collect();
-            evaluate_with(
-                &data.csr,
-                &downloaded,
-                &impact,
-                &others,
-                Some(&pr),
-                &config,
-                &mut |_| {},
-            )
+            let mut evaluations = Vec::with_capacity(seeds.len());
+            for &rng_seed in &seeds {
+                let config = Config {
+                    rng_seed,
+                    ..config.clone()
+                };
+                let e = evaluate_with(
+                    &data.csr,
+                    &downloaded_for(rng_seed),
+                    &impact,
+                    &others,
+                    Some(&pr),
+                    &config,
+                    &mut |_| {},
+                )
+                .with_context(|| format!("the run with rng seed {rng_seed}"))?;
+                evaluations.push(e);
+            }
+            Ok(evaluations)
         })
         .map_err(to_py)?;
+    if runs.is_none() {
+        return evaluation_dict(py, graph, &evaluations[0]);
+    }
     let d = PyDict::new(py);
-    d.set_item("downloaded", ev.downloaded)?;
-    d.set_item("known_arcs", ev.known_arcs)?;
-    d.set_item("frontier", data.ids_of(&ev.frontier).into_pyarray(py))?;
-    d.set_item("truth", ev.truth.clone().into_pyarray(py))?;
-    d.set_item("is_test", ev.is_test.clone())?;
-    d.set_item("omega", ev.omega)?;
+    d.set_item("rng_seeds", seeds)?;
     let list = PyList::empty(py);
-    for m in &ev.methods {
+    for e in &evaluations {
+        list.append(evaluation_dict(py, graph, e)?)?;
+    }
+    d.set_item("runs", list)?;
+    let list = PyList::empty(py);
+    for s in repeat::stats(&evaluations) {
         let r = PyDict::new(py);
-        r.set_item("method", m.method.name())?;
-        r.set_item("scores", m.scores.clone().into_pyarray(py))?;
-        r.set_item("seconds", m.seconds)?;
-        r.set_item(
-            "permille",
-            m.curve.iter().map(|p| p.permille).collect::<Vec<_>>(),
-        )?;
-        r.set_item("pages", m.curve.iter().map(|p| p.pages).collect::<Vec<_>>())?;
-        r.set_item(
-            "impact",
-            m.curve.iter().map(|p| p.impact).collect::<Vec<_>>(),
-        )?;
-        r.set_item(
-            "pagerank",
-            m.curve.iter().map(|p| p.pagerank).collect::<Vec<_>>(),
-        )?;
+        let i = &s.interval;
+        r.set_item("method", s.method)?;
+        r.set_item("x_percent", f64::from(s.permille) / 10.0)?;
+        r.set_item("k", s.k)?;
+        r.set_item("measure", s.measure)?;
+        r.set_item("n", i.n)?;
+        r.set_item("mean", i.mean)?;
+        r.set_item("sd", i.sd)?;
+        r.set_item("ci95_low", i.low())?;
+        r.set_item("ci95_high", i.high())?;
         list.append(r)?;
     }
-    d.set_item("methods", list)?;
+    d.set_item("stats", list)?;
+    let list = PyList::empty(py);
+    for p in repeat::paired(&evaluations, baseline) {
+        let r = PyDict::new(py);
+        r.set_item("measure", p.measure)?;
+        r.set_item("x_percent", f64::from(p.permille) / 10.0)?;
+        r.set_item("method_a", p.a)?;
+        r.set_item("method_b", p.b)?;
+        r.set_item("runs", p.wins.runs())?;
+        r.set_item("a_wins", p.wins.a_wins)?;
+        r.set_item("b_wins", p.wins.b_wins)?;
+        r.set_item("ties", p.wins.ties)?;
+        r.set_item("wilcoxon_p", p.wins.p)?;
+        list.append(r)?;
+    }
+    d.set_item("paired", list)?;
     Ok(d)
 }

@@ -54,6 +54,75 @@ def test_frontier_rank_matches_the_cli(cli, web, tmp_path):
         ]
 
 
+def read_csv(path):
+    lines = path.read_text().splitlines()
+    header = lines[0].split(",")
+    return [dict(zip(header, line.split(","))) for line in lines[1:]]
+
+
+@pytest.mark.parametrize("repeats", [("--repeat", 3), ("--rng-seeds", "5,9", "--baseline", "rw")])
+def test_frontier_rank_repeats_match_the_cli(cli, web, tmp_path, repeats):
+    impacts = tmp_path / "impacts.tsv"
+    cli("impacts", "--graph", web, "--profile", "web", "--out", impacts)
+    out = tmp_path / "fr"
+    methods = "random,indegree,rw,rw-eg"
+    cli("frontier-rank", "--graph", web, "--downloaded-fraction", 0.3, "--impact", impacts,
+        "--method", methods, "--out", out, *repeats)
+    g = crawlrank.Graph.load(web)
+    if repeats[0] == "--repeat":
+        kwargs = {"repeat": 3}
+    else:
+        kwargs = {"rng_seeds": [5, 9], "baseline": "rw"}
+    ours = crawlrank.frontier_rank(g, impacts, methods=methods, downloaded_fraction=0.3, **kwargs)
+    summary = json.loads((out / "summary.json").read_text())
+    assert ours["rng_seeds"] == summary["rng_seeds"]
+    assert [r["rng_seed"] for r in ours["runs"]] == summary["rng_seeds"]
+    for run, theirs in zip(ours["runs"], summary["runs"]):
+        assert run["downloaded"] == theirs["downloaded"]
+        for m, t in zip(run["methods"], theirs["methods"]):
+            assert [p["impact_relative"] for p in t["curve"]] == [
+                None if np.isnan(x) else x for x in m["impact"]
+            ], m["method"]
+    stats = read_csv(out / "summary-stats.csv")
+    assert len(ours["stats"]) == len(stats) > 0
+    for mine, row in zip(ours["stats"], stats):
+        assert mine["method"] == row["method"] and mine["measure"] == row["measure"]
+        assert mine["x_percent"] == float(row["x_percent"]) and mine["k"] == row["k"]
+        for key in ("n", "mean", "sd", "ci95_low", "ci95_high"):
+            assert mine[key] == float(row[key]), (mine, row, key)
+    paired = read_csv(out / "paired.csv")
+    assert len(ours["paired"]) == len(paired) > 0
+    for mine, row in zip(ours["paired"], paired):
+        assert (mine["method_a"], mine["method_b"], mine["measure"]) == (
+            row["method_a"], row["method_b"], row["measure"])
+        assert mine["x_percent"] == float(row["x_percent"])
+        for key in ("runs", "a_wins", "b_wins", "ties", "wilcoxon_p"):
+            assert mine[key] == float(row[key]) or np.isnan(mine[key]) and row[key] == "NaN", (mine, row, key)
+    # Each run is the single run with its rng seed.
+    single = crawlrank.frontier_rank(g, impacts, methods=methods, downloaded_fraction=0.3,
+                                     rng_seed=ours["rng_seeds"][-1])
+    last = ours["runs"][-1]
+    assert np.array_equal(single["frontier"], last["frontier"])
+    for a, b in zip(single["methods"], last["methods"]):
+        assert np.array_equal(a["scores"], b["scores"]), a["method"]
+
+
+def test_frontier_rank_repeats_bad_input(web):
+    g = crawlrank.Graph.load(web)
+    impact = np.ones(g.num_nodes)
+    run = lambda **kw: crawlrank.frontier_rank(g, impact, methods="random", downloaded_fraction=0.3, **kw)
+    with pytest.raises(ValueError, match="repeat must be at least 1"):
+        run(repeat=0)
+    with pytest.raises(ValueError, match="either repeat or rng_seeds"):
+        run(repeat=2, rng_seeds=[1, 2])
+    with pytest.raises(ValueError, match="twice"):
+        run(rng_seeds=[1, 1])
+    with pytest.raises(ValueError, match="needs repeat"):
+        run(baseline="random")
+    with pytest.raises(ValueError, match="not among the methods"):
+        run(repeat=2, baseline="rw")
+
+
 @pytest.fixture(scope="module")
 def crawl_state(cli, tmp_path_factory):
     """A finished FICA crawl of a five-page test web served on loopback."""
@@ -97,6 +166,47 @@ def test_crawl_state(cli, crawl_state, tmp_path):
     assert list(scores) == [float(s) for s, _ in lines]
     order = c.order()
     assert order[0] == "http://h0.crawlrank.test/p0.html" and len(order) == 5
+
+
+def test_crawl_graph_is_exported_again_only_when_the_crawl_moved_on(cli, tmp_path, scratch_cache):
+    arcs = tmp_path / "five.txt"
+    arcs.write_text("0 1\n0 2\n1 2\n2 0\n2 3\n3 4\n")
+    server = subprocess.Popen(
+        [str(cli_path()), "serve", "--graph", str(arcs), "--addr", "127.0.0.1:0"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )
+    try:
+        addr = server.stdout.readline().split("http://")[1].split()[0]
+        seeds = tmp_path / "seeds.txt"
+        seeds.write_text("http://h0.crawlrank.test/p0.html\n")
+        state = tmp_path / "state"
+        fetch = ["--proxy", f"http://{addr}", "--delay", 0]
+        cli("crawl", "--seeds", seeds, "--state", state, "--policy", "fica", "--max-pages", 2, *fetch)
+        exports = scratch_cache / "crawl-exports"
+        before = set(exports.glob("*/graph.graph"))
+        c = crawlrank.Crawl.open(state)
+        first = c.graph()
+        (made,) = set(exports.glob("*/graph.graph")) - before
+        stamp = lambda: (made.stat().st_ino, made.stat().st_mtime_ns)
+        exported = stamp()
+        c.status()
+        # Unchanged crawl: the same export, from this object and from a new one.
+        again = c.graph()
+        assert stamp() == exported
+        assert crawlrank.Crawl.open(state).graph().num_arcs == first.num_arcs == again.num_arcs
+        assert stamp() == exported
+        # The crawl goes on: exported again, with the new pages' links.
+        cli("crawl", "--state", state, "--policy", "fica", *fetch)
+        later = c.graph()
+        assert stamp() != exported
+        assert later.num_nodes == 5 and later.num_arcs == 6 > first.num_arcs
+        pairs = tmp_path / "arcs.tsv"
+        cli("export", "--state", state, "--arcs", pairs)
+        assert len(pairs.read_text().splitlines()) == 6
+        assert crawlrank.Crawl.open(state).graph().num_arcs == 6
+    finally:
+        server.kill()
+        server.wait()
 
 
 def test_crawl_missing_state(tmp_path):

@@ -57,7 +57,7 @@ class BatchPolicy:
     Subclass it (or write any class with a ``reorder`` method): ``reorder(view)`` gets a
     :class:`PolicyView` — ``view.crawled`` (crawled pages in crawl order), ``view.frontier``
     (pages found and not crawled, in order of discovery), ``view.known`` (the out-links of
-    the crawled pages as a ``scipy.sparse.csr_array``) and ``view.new_arcs`` (the arcs found
+    the crawled pages as a ``scipy.sparse.csc_array``) and ``view.new_arcs`` (the arcs found
     since the previous reorder, ``(sources, targets)``) — and returns one number per frontier
     page. The frontier is crawled by score, highest first, ties in order of discovery; pages
     found until the next reorder are appended in discovery order, as the built-in batch

@@ -96,6 +96,9 @@ def frontier_rank(
     rng_seed: int = 42,
     impact_column: str = "1",
     omega: float = 0.8,
+    repeat: Optional[int] = None,
+    rng_seeds: Optional[Sequence[int]] = None,
+    baseline: Optional[str] = None,
 ) -> Dict[str, Any]: ...
 def simulate(
     graph: Graph,
