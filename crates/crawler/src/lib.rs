@@ -33,8 +33,9 @@
 //! goes to the caller's callback.
 //!
 //! Entry points, all at the crate root:
-//! - crawling: [`crawl`] with a [`CrawlConfig`] (and its [`FetchConfig`], [`UrlRules`],
-//!   [`ScopeConfig`], [`HopLimits`], [`UrlLimits`]), reporting [`Progress`] while it runs and
+//! - crawling: [`crawl`] with a [`CrawlConfig`] (and its parts: [`PolicySettings`],
+//!   [`Politeness`], [`CrawlLimits`] with [`UrlLimits`] and [`HopLimits`], [`Resources`],
+//!   [`FetchConfig`] with its [`UrlRules`], [`ScopeConfig`]), reporting [`Progress`] while it runs and
 //!   a [`CrawlReport`] (with its [`StopReason`], [`Stats`] and [`SeenCounts`]) at the end;
 //!   [`StopSignals`] turns Ctrl-C / SIGTERM into the stop flag;
 //! - reading a crawl state, running or not: [`export_graph`] / [`export_links`] (the link
@@ -74,8 +75,8 @@ macro_rules! internal_modules {
 internal_modules!(seen, store, urls);
 
 pub use engine::{
-    crawl, CrawlConfig, CrawlReport, Progress, StopReason, WarcDamage, WarcRecovery,
-    DEFAULT_FRONTIER_HOT,
+    crawl, CrawlConfig, CrawlLimits, CrawlReport, PolicySettings, Politeness, Progress, Resources,
+    StopReason, WarcDamage, WarcRecovery, DEFAULT_FRONTIER_HOT,
 };
 pub use export::{
     crawl_log, crawl_order, discovered_urls, export_graph, export_links, export_ranking,
