@@ -1586,7 +1586,7 @@ impl Engine {
             self.sched.push(t.host, t.seq, waiting, now);
             return Ok(());
         }
-        self.count_answer(f.bytes, f.timed_out, &f.warc)?;
+        self.count_answer(f.body.bytes, f.retry.timed_out, &f.warc)?;
         let retry_at = match self.note_refusal(t.host, &f, now) {
             Some(r) if r.give_up => {
                 self.stats.retry_after_too_long += 1;
@@ -1594,7 +1594,7 @@ impl Engine {
             }
             // A refused page waits as long as its host: Retry-After or the back-off.
             Some(r) => Some(now + r.wait),
-            None if f.retryable => Some(now + self.backoff(t.attempts)),
+            None if f.retry.retryable => Some(now + self.backoff(t.attempts)),
             None => None,
         };
         if let Some(at) = retry_at {
@@ -1610,8 +1610,8 @@ impl Engine {
         self.stats.count_outcome(outcome, f.failure);
         self.count_page_details(&f);
         let meta = PageMeta {
-            noindex: f.noindex,
-            canonical: f.canonical,
+            noindex: f.directives.noindex,
+            canonical: f.directives.canonical,
         };
         self.keep_marks(t.page, meta);
         // A page that turned out to be a sitemap has no out-links: its entries enter the
@@ -1654,7 +1654,7 @@ impl Engine {
         let wall = std::time::SystemTime::now();
         if f.status == 429 || f.status == 503 {
             self.stats.rate_limited += 1;
-            let asked = match f.retry_after {
+            let asked = match f.retry.after {
                 Some(RetryAfter::Wait(d)) => Some(d),
                 Some(RetryAfter::Invalid) => {
                     self.stats.retry_after_invalid += 1;
@@ -1684,19 +1684,20 @@ impl Engine {
 
     /// Counts what a finished page's parse found besides its outcome.
     fn count_page_details(&mut self, f: &PageFetch) {
-        self.stats.nofollow_pages += u64::from(f.nofollow_page);
-        self.stats.nofollow_links += u64::from(f.nofollow_links);
-        self.stats.invalid_links += u64::from(f.invalid_links);
-        self.stats.trap_links += u64::from(f.trap_links);
-        self.stats.pathological_links += u64::from(f.pathological_links);
-        self.stats.links_over_cap += u64::from(f.links_over_cap);
-        self.stats.parse_errors += u64::from(f.parse_error);
-        self.stats.archived_truncated += u64::from(f.truncated && !f.warc.is_empty());
-        self.stats.truncated_pages += u64::from(f.truncated && f.outcome == Some(Outcome::Html));
+        self.stats.nofollow_pages += u64::from(f.directives.nofollow);
+        self.stats.nofollow_links += u64::from(f.dropped.nofollow);
+        self.stats.invalid_links += u64::from(f.dropped.invalid);
+        self.stats.trap_links += u64::from(f.dropped.traps);
+        self.stats.pathological_links += u64::from(f.dropped.pathological);
+        self.stats.links_over_cap += u64::from(f.dropped.over_cap);
+        self.stats.parse_errors += u64::from(f.body.parse_error);
+        self.stats.archived_truncated += u64::from(f.body.truncated && !f.warc.is_empty());
+        self.stats.truncated_pages +=
+            u64::from(f.body.truncated && f.outcome == Some(Outcome::Html));
         if f.outcome == Some(Outcome::Sitemap) {
             self.stats.sitemaps_read += 1;
-            self.stats.sitemap_dropped += u64::from(f.sitemap_dropped);
-            self.stats.sitemap_errors += u64::from(f.sitemap_error);
+            self.stats.sitemap_dropped += u64::from(f.sitemap.dropped);
+            self.stats.sitemap_errors += u64::from(f.sitemap.error);
         }
     }
 
