@@ -21,6 +21,7 @@
 //! | `stats` | counters ([`Stats`]) |
 //! | `top` | the best-scored pages of the frontier and of the crawled pages, for a live view |
 //! | `signals` | receiving Ctrl-C / SIGTERM for a front end (which decides what they do) |
+//! | `dashboard_view` | with the feature `dashboard`: [`Progress`] and [`Status`] in the live dashboard's own view (`dashboard_numbers`) |
 //!
 //! All modules are private: the crate's API is the entry points below, re-exported at its root.
 //!
@@ -43,11 +44,15 @@
 //!   [`status`] ([`Status`]), [`crawl_order`], [`discovered_urls`], [`crawl_log`]
 //!   ([`LoggedCall`]), [`page_marks`] ([`PageMeta`]), and the running crawl's snapshot files
 //!   [`RANKING_SNAPSHOT`] and [`PAGE_MARKS_SNAPSHOT`];
+//! - with the feature `dashboard`: `Progress::dashboard_numbers` and
+//!   `Status::dashboard_numbers`, a crawl in the live dashboard's own view;
 //! - the defaults of the crawl's options, for a front end's help: [`DEFAULT_FRONTIER_HOT`],
 //!   [`DEFAULT_SEEN_CACHE`], [`MAX_URLS`], [`DEFAULT_MAX_REDIRECTS`].
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "dashboard")]
+mod dashboard_view;
 mod engine;
 mod export;
 mod hops;

@@ -145,7 +145,7 @@ pub fn run(args: Args) -> Result<()> {
             log.record(p);
         }
         if let Some((dash, _)) = &dashboard {
-            dash.record(&super::dashboard::numbers_of_progress(p));
+            dash.record(&p.dashboard_numbers());
         }
         pb.set_position(p.pages_this_run);
         pb.set_message(String::new());

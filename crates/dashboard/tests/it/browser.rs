@@ -218,9 +218,7 @@ fn the_page_shows_a_running_crawl_and_its_numbers_move() {
     let crawler = {
         let (stop, dash) = (stop.clone(), dash.clone());
         std::thread::spawn(move || {
-            let report = crawl(&cfg, &stop, &mut |p| {
-                dash.record(&crate::common::numbers(p))
-            });
+            let report = crawl(&cfg, &stop, &mut |p| dash.record(&p.dashboard_numbers()));
             dash.set_running(false);
             report
         })
