@@ -1158,9 +1158,19 @@ fn child_crawl_entry() {
     };
     let mut it = args.split('\t');
     let (state, proxy, seed) = (it.next().unwrap(), it.next().unwrap(), it.next().unwrap());
-    let c = CrawlConfig {
+    run(&kill_9_config(
+        state.as_ref(),
+        proxy,
+        vec![seed.to_string()],
+    ));
+}
+
+/// The crawl [`kill_9_and_resume`] kills and resumes: FICA, 4 at a time, with a seen-set cache
+/// of 16 URLs and 8 frontier entries in memory, so that a resume reads most from the state.
+fn kill_9_config(state: &Path, proxy: &str, seeds: Vec<String>) -> CrawlConfig {
+    CrawlConfig {
         state_dir: state.into(),
-        seeds: vec![seed.to_string()],
+        seeds,
         fetch: crawlrank_crawler::FetchConfig {
             proxy: Some(proxy.into()),
             ..Default::default()
@@ -1173,8 +1183,7 @@ fn child_crawl_entry() {
             ..Resources::default()
         },
         ..CrawlConfig::default()
-    };
-    run(&c);
+    }
 }
 
 #[test]
@@ -1230,22 +1239,7 @@ fn kill_9_and_resume() {
         child.wait().unwrap();
     }
     // Finish in this process.
-    let c = CrawlConfig {
-        state_dir: dir.path().into(),
-        fetch: crawlrank_crawler::FetchConfig {
-            proxy: Some(web.proxy_url()),
-            ..Default::default()
-        },
-        policy: PolicyKind::Fica.into(),
-        resources: Resources {
-            concurrency: 4,
-            seen_cache: 16,
-            frontier_hot: 8,
-            ..Resources::default()
-        },
-        ..CrawlConfig::default()
-    };
-    let report = run(&c);
+    let report = run(&kill_9_config(dir.path(), &web.proxy_url(), Vec::new()));
     assert_eq!(report.stop, StopReason::Exhausted);
     assert!(report.seen.disk_reads > 0, "{:?}", report.seen);
     let fetches = page_fetches(&web.log());

@@ -406,6 +406,19 @@ async fn wait_for_urls(client: &mut Client) -> Vec<String> {
     }
 }
 
+/// Why a new service in `dir` with `policy` may not join the cluster as `join` says (it must
+/// not be allowed to).
+async fn refused_join(
+    dir: &Path,
+    clock: &TimeSource,
+    policy: &str,
+    join: &ClusterConfig,
+) -> String {
+    let service = FrontierService::open(config(dir, clock, policy)).unwrap();
+    let err = service.join_cluster(join).await.unwrap_err();
+    format!("{err:#}")
+}
+
 #[test]
 fn a_node_with_another_node_list_or_policy_is_refused_naming_both() {
     let tmp = tempfile::tempdir().unwrap();
@@ -416,16 +429,12 @@ fn a_node_with_another_node_list_or_policy_is_refused_naming_both() {
         let (ls, more) = listeners(1).await;
         let mut three = addrs.clone();
         three.push(more[0].clone());
-        let service = FrontierService::open(config(&tmp.path().join("x"), &clock, "fica")).unwrap();
-        let err = service
-            .join_cluster(&ClusterConfig {
-                nats: nats.url(),
-                nodes: three.clone(),
-                me: more[0].clone(),
-            })
-            .await
-            .unwrap_err();
-        let msg = format!("{err:#}");
+        let join = ClusterConfig {
+            nats: nats.url(),
+            nodes: three.clone(),
+            me: more[0].clone(),
+        };
+        let msg = refused_join(&tmp.path().join("x"), &clock, "fica", &join).await;
         let mut sorted = three.clone();
         sorted.sort();
         let mut recorded = addrs.clone();
@@ -435,30 +444,22 @@ fn a_node_with_another_node_list_or_policy_is_refused_naming_both() {
             "{msg}"
         );
         drop(ls);
-        let service = FrontierService::open(config(&tmp.path().join("y"), &clock, "bfs")).unwrap();
-        let err = service
-            .join_cluster(&ClusterConfig {
-                nats: nats.url(),
-                nodes: addrs.clone(),
-                me: addrs[0].clone(),
-            })
-            .await
-            .unwrap_err();
-        let msg = format!("{err:#}");
+        let join = ClusterConfig {
+            nats: nats.url(),
+            nodes: addrs.clone(),
+            me: addrs[0].clone(),
+        };
+        let msg = refused_join(&tmp.path().join("y"), &clock, "bfs", &join).await;
         assert!(msg.contains("bfs") && msg.contains("fica"), "{msg}");
         // An unreachable NATS server: a clear error within seconds.
         let started = Instant::now();
         let port = crawlrank_testkit::free_port();
-        let service = FrontierService::open(config(&tmp.path().join("z"), &clock, "fica")).unwrap();
-        let err = service
-            .join_cluster(&ClusterConfig {
-                nats: format!("nats://127.0.0.1:{port}"),
-                nodes: addrs.clone(),
-                me: addrs[0].clone(),
-            })
-            .await
-            .unwrap_err();
-        let msg = format!("{err:#}");
+        let join = ClusterConfig {
+            nats: format!("nats://127.0.0.1:{port}"),
+            nodes: addrs.clone(),
+            me: addrs[0].clone(),
+        };
+        let msg = refused_join(&tmp.path().join("z"), &clock, "fica", &join).await;
         assert!(msg.contains("cannot reach the NATS server"), "{msg}");
         assert!(
             started.elapsed() < Duration::from_secs(6),
