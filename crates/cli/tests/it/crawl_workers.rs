@@ -10,6 +10,7 @@ use crate::common;
 
 use common::serve::Serve;
 use common::workers::{fetch_counts, fetched_twice, ring_web, wait_fetched, Worker};
+use crawlrank_graph::Csr;
 use crawlrank_testweb::{max_in_flight_per_host, TestWeb, TestWebConfig};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -36,17 +37,22 @@ fn finish(w: Worker, within: Duration) -> String {
     stdout
 }
 
-#[test]
-fn a_worker_killed_mid_crawl_loses_nothing_and_pages_are_fetched_once() {
-    let (g, web) = ring_web(
+/// A ring of 300 pages with chords, each page served after 30 ms: slow enough that the crawl
+/// lasts seconds and a worker has requests in flight.
+fn slow_ring() -> (Csr, TestWeb) {
+    ring_web(
         300,
         &[(2, 0), (3, 1), (6, 5)],
         TestWebConfig {
-            // Slow enough that the crawl lasts seconds and a worker has requests in flight.
             latency: Duration::from_millis(30),
             ..TestWebConfig::default()
         },
-    );
+    )
+}
+
+#[test]
+fn a_worker_killed_mid_crawl_loses_nothing_and_pages_are_fetched_once() {
+    let (g, web) = slow_ring();
     let dir = tempfile::tempdir().unwrap();
     let serve = Serve::start(
         &dir.path().join("frontier"),
@@ -111,14 +117,7 @@ fn a_worker_killed_mid_crawl_loses_nothing_and_pages_are_fetched_once() {
 
 #[test]
 fn workers_wait_for_a_killed_service_and_finish_the_crawl_when_it_is_back() {
-    let (g, web) = ring_web(
-        300,
-        &[(2, 0), (3, 1), (6, 5)],
-        TestWebConfig {
-            latency: Duration::from_millis(30),
-            ..TestWebConfig::default()
-        },
-    );
+    let (g, web) = slow_ring();
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("frontier");
     let options = ["--policy", "fica", "--expected-pages", "300"];

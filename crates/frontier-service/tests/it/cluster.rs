@@ -219,18 +219,21 @@ fn nats(dir: &Path) -> Option<NatsServer> {
     NatsServer::start(&dir.join("nats"))
 }
 
+/// The counters of the node `client` talks to, its own only.
+async fn local_stats(client: &mut Client) -> crawlrank_urlfrontier::proto::Stats {
+    client
+        .get_stats(QueueWithinCrawlParams {
+            local: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+}
+
 /// Runs a cluster test body under a 120 s limit.
 fn run_long<F: std::future::Future<Output = ()>>(body: F) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        tokio::time::timeout(Duration::from_secs(120), body)
-            .await
-            .expect("the test took more than 120 s");
-    });
+    common::run_within(Duration::from_secs(120), body);
 }
 
 #[test]
@@ -280,15 +283,7 @@ fn three_nodes_fetch_what_one_service_fetches_each_page_once() {
                 .values;
             assert_eq!(listed, sorted.list());
             let me = sorted.list().iter().position(|a| *a == node.addr).unwrap();
-            let stats = node
-                .client
-                .get_stats(QueueWithinCrawlParams {
-                    local: true,
-                    ..Default::default()
-                })
-                .await
-                .unwrap()
-                .into_inner();
+            let stats = local_stats(&mut node.client).await;
             assert!(stats.counts["crawlrank.fetched"] > 0, "{stats:?}");
             let queues = node
                 .client
@@ -377,15 +372,7 @@ fn an_item_put_to_the_wrong_node_is_served_by_its_owner_and_a_restarted_node_goe
         clock.advance(2);
         let served = wait_for_urls(&mut back.client).await;
         assert_eq!(served, [third]);
-        let stats = back
-            .client
-            .get_stats(QueueWithinCrawlParams {
-                local: true,
-                ..Default::default()
-            })
-            .await
-            .unwrap()
-            .into_inner();
+        let stats = local_stats(&mut back.client).await;
         assert_eq!(stats.counts["crawlrank.dead_letters"], 1, "{stats:?}");
         back.stop().await;
         for n in nodes {
