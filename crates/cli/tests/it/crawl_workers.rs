@@ -9,7 +9,7 @@
 use crate::common;
 
 use common::serve::Serve;
-use common::workers::{fetch_counts, fetched_twice, ring_web, wait_fetched, Worker};
+use common::workers::{fetch_counts, fetched_twice, ring_web, seeds_file, wait_fetched, Worker};
 use crawlrank_graph::Csr;
 use crawlrank_testweb::{max_in_flight_per_host, TestWeb, TestWebConfig};
 use std::path::Path;
@@ -59,8 +59,7 @@ fn a_worker_killed_mid_crawl_loses_nothing_and_pages_are_fetched_once() {
         &["--policy", "fica", "--expected-pages", "300"],
     );
     let frontier = format!("http://{}", serve.addr);
-    let seeds = dir.path().join("seeds.txt");
-    std::fs::write(&seeds, web.seed_urls(&[0]).join("\n")).unwrap();
+    let seeds = seeds_file(dir.path(), &web);
     let lease = 3;
     let start = |name: &str| {
         worker(
@@ -124,8 +123,7 @@ fn workers_wait_for_a_killed_service_and_finish_the_crawl_when_it_is_back() {
     let serve = Serve::start(&state, &options);
     let addr = serve.addr.clone();
     let frontier = format!("http://{addr}");
-    let seeds = dir.path().join("seeds.txt");
-    std::fs::write(&seeds, web.seed_urls(&[0]).join("\n")).unwrap();
+    let seeds = seeds_file(dir.path(), &web);
     let start = |name: &str| {
         worker(
             &frontier,

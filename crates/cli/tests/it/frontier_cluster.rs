@@ -71,8 +71,7 @@ fn a_cluster_crawl_survives_a_killed_node_and_a_killed_nats_server() {
         )
     };
     let mut nodes: Vec<Option<Serve>> = (0..3).map(|i| Some(node(i))).collect();
-    let seeds = dir.path().join("seeds.txt");
-    std::fs::write(&seeds, web.seed_urls(&[0]).join("\n")).unwrap();
+    let seeds = workers::seeds_file(dir.path(), &web);
     let start = |i: usize, name: &str| {
         worker(
             &format!("http://{}", addrs[i]),

@@ -4,5 +4,7 @@
 //! One test binary for the crate, a module per area (each was a binary of its own: one link
 //! instead of 2).
 
+mod common;
+
 mod policies;
 mod spill;

@@ -5,7 +5,7 @@
 use crawlrank_graph::Csr;
 use crawlrank_testweb::{LogEntry, TestWeb, TestWebConfig};
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -82,6 +82,13 @@ pub fn ring_web(pages: u32, chords: &[(u32, u32)], config: TestWebConfig) -> (Cs
     )
     .unwrap();
     (g, web)
+}
+
+/// A seeds file in `dir` naming `web`'s first page.
+pub fn seeds_file(dir: &Path, web: &TestWeb) -> PathBuf {
+    let seeds = dir.join("seeds.txt");
+    std::fs::write(&seeds, web.seed_urls(&[0]).join("\n")).unwrap();
+    seeds
 }
 
 /// How often each page of the test web was fetched, from its request log.
