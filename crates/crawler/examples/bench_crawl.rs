@@ -9,7 +9,9 @@
 //! tunnels through the same kind of server, its CA trusted), to show what TLS costs. Run by
 //! `scripts/bench-crawl.sh`.
 
-use crawlrank_crawler::{crawl, CrawlConfig};
+use crawlrank_crawler::{
+    crawl, CrawlConfig, CrawlLimits, PolicySettings, Politeness, Resources, UrlLimits,
+};
 use crawlrank_graph::Csr;
 use crawlrank_rng::XorShift64;
 use crawlrank_testweb::{TestWeb, TestWebConfig};
@@ -115,17 +117,32 @@ fn main() -> anyhow::Result<()> {
     let mut c = CrawlConfig {
         state_dir: dir.path().join("state"),
         seeds: web.seed_urls(&[0]),
-        policy: crawlrank_frontier::PolicyKind::Fica,
-        concurrency: conc,
-        delay: Duration::ZERO,
-        expected_pages: Some(u64::from(pages)),
-        // The test web's hosts all share one registrable domain (crawlrank.test).
-        max_hosts_per_domain: u64::MAX,
-        max_urls_per_domain: u64::MAX,
-        // CRAWLRANK_BENCH_IDLE: the idle connections kept (default: the concurrency).
-        max_idle_connections: std::env::var("CRAWLRANK_BENCH_IDLE")
-            .ok()
-            .and_then(|v| v.parse().ok()),
+        policy: PolicySettings {
+            kind: crawlrank_frontier::PolicyKind::Fica,
+            expected_pages: Some(u64::from(pages)),
+            ..PolicySettings::default()
+        },
+        politeness: Politeness {
+            delay: Duration::ZERO,
+            ..Politeness::default()
+        },
+        resources: Resources {
+            concurrency: conc,
+            // CRAWLRANK_BENCH_IDLE: the idle connections kept (default: the concurrency).
+            max_idle_connections: std::env::var("CRAWLRANK_BENCH_IDLE")
+                .ok()
+                .and_then(|v| v.parse().ok()),
+            ..Resources::default()
+        },
+        limits: CrawlLimits {
+            urls: UrlLimits {
+                // The test web's hosts all share one registrable domain (crawlrank.test).
+                max_hosts_per_domain: u64::MAX,
+                max_per_domain: u64::MAX,
+                ..UrlLimits::DEFAULT
+            },
+            ..CrawlLimits::default()
+        },
         ..CrawlConfig::default()
     };
     c.fetch.proxy = Some(web.proxy_url());

@@ -20,7 +20,7 @@ use crate::hops::{BeyondLimit, HopLimits, Hops};
 use crate::in_flight::{Done, InFlight, PageTicket};
 use crate::politeness::{Scheduler, Waiting};
 use crate::ranking::{
-    merge_marks, SnapshotClock, SnapshotJob, PAGE_MARKS_SNAPSHOT, RANKING_SNAPSHOT,
+    merge_marks, SnapshotJob, SnapshotSchedule, PAGE_MARKS_SNAPSHOT, RANKING_SNAPSHOT,
 };
 use crate::resume;
 use crate::robots_table::{AfterFetch, HostRobots, RobotsTable};
@@ -51,28 +51,60 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Everything a crawl run is told.
+/// Everything a crawl run is told: where and from which seeds, and its parts — the policy
+/// ([`PolicySettings`]), the politeness towards each host ([`Politeness`]), the bounds on what
+/// it takes in ([`CrawlLimits`]), the machine's resources it may use ([`Resources`]) and how
+/// each request is made ([`FetchConfig`]). Each part has its own `Default`, the library's.
 #[derive(Debug, Clone)]
 pub struct CrawlConfig {
     /// The state directory (created on the first run, resumed after).
     pub state_dir: PathBuf,
     /// Seed URLs (a resumed crawl may add new ones; known ones are ignored).
     pub seeds: Vec<String>,
-    /// The ordering policy. A resumed crawl must name the same one.
-    pub policy: PolicyKind,
     /// Stop after this many fetched pages (answered by a server, any status) in total, over
     /// all runs; pages given up (robots.txt, failures) do not count.
     pub max_pages: Option<u64>,
-    /// Requests in flight at most (one connection each).
-    pub concurrency: usize,
-    /// Idle kept-alive connections at most; default: what the open-file limit leaves room
-    /// for, up to [`DEFAULT_MAX_IDLE_CONNECTIONS`] ([`CrawlConfig::idle_connections`]). Open
-    /// sockets stay at most `concurrency` + this ([`CrawlConfig::fd_budget`]).
-    pub max_idle_connections: Option<usize>,
-    /// Least delay between two requests to one host (`--delay`).
-    pub delay: Duration,
-    /// Cap on robots.txt's Crawl-delay.
-    pub max_crawl_delay: Duration,
+    /// The ordering policy and what it is given.
+    pub policy: PolicySettings,
+    /// How the crawl treats each host: delays, retries, back-off.
+    pub politeness: Politeness,
+    /// The bounds on the URLs the crawl takes in (spider-trap caps, hops, redirects).
+    pub limits: CrawlLimits,
+    /// What the crawl may use of the machine: connections, memory, threads, disk.
+    pub resources: Resources,
+    /// How each request is made: user agent, timeouts, body cap, proxy, CAs, URL rules, WARC.
+    pub fetch: FetchConfig,
+    /// Which discovered URLs may enter the frontier (`--scope`, `--include`, `--exclude`).
+    pub scope: ScopeConfig,
+    /// Report this many best-scored pages of the frontier and of the crawled pages in
+    /// [`Progress`] (a live dashboard's tables); 0, the default, computes nothing. Found by
+    /// one pass over the pages' scores at most once a second (`crate::top`).
+    pub report_top: usize,
+}
+
+impl Default for CrawlConfig {
+    fn default() -> Self {
+        Self {
+            state_dir: PathBuf::from("crawl-state"),
+            seeds: Vec::new(),
+            max_pages: None,
+            policy: PolicySettings::default(),
+            politeness: Politeness::default(),
+            limits: CrawlLimits::default(),
+            resources: Resources::default(),
+            fetch: FetchConfig::default(),
+            scope: ScopeConfig::default(),
+            report_top: 0,
+        }
+    }
+}
+
+/// The ordering policy of a crawl and what it is given; [`CrawlConfig::policy_spec`] turns
+/// it into the frontier's [`PolicySpec`], which the state keeps.
+#[derive(Debug, Clone)]
+pub struct PolicySettings {
+    /// The ordering policy. A resumed crawl must name the same one.
+    pub kind: PolicyKind,
     /// `R` for IECA and FICA+ (and K's default); default `max_pages`, else 100,000.
     pub expected_pages: Option<u64>,
     /// K; default `ceil(expected_pages / 72)`.
@@ -81,20 +113,87 @@ pub struct CrawlConfig {
     pub total_pages: Option<u64>,
     /// Seed of the `random` policy's generator.
     pub rng_seed: u64,
+    /// The search log of `rw`, `rw-eg` and `learned` (`--impact FILE`), which need one; the
+    /// other policies take none.
+    pub impacts: Option<Arc<SearchLog>>,
+    /// `rw-eg`'s and `learned`'s ω (`--omega`).
+    pub omega: f64,
+    /// The walks' γ (`--gamma`).
+    pub gamma: f64,
+}
+
+impl Default for PolicySettings {
+    fn default() -> Self {
+        Self {
+            kind: PolicyKind::Fica,
+            expected_pages: None,
+            batch: None,
+            total_pages: None,
+            rng_seed: 0,
+            impacts: None,
+            omega: PolicyConfig::OMEGA,
+            gamma: PolicyConfig::GAMMA,
+        }
+    }
+}
+
+impl From<PolicyKind> for PolicySettings {
+    /// The policy `kind` with the default settings.
+    fn from(kind: PolicyKind) -> Self {
+        Self {
+            kind,
+            ..Self::default()
+        }
+    }
+}
+
+/// How a crawl treats each host: the least delay between its requests, the retries of a
+/// failed one and how long a host may make it wait.
+#[derive(Debug, Clone)]
+pub struct Politeness {
+    /// Least delay between two requests to one host (`--delay`).
+    pub delay: Duration,
+    /// Cap on robots.txt's Crawl-delay.
+    pub max_crawl_delay: Duration,
     /// Further tries of a 5xx / timeout / connection failure.
     pub max_retries: u32,
     /// First retry's delay; doubled at each further try.
     pub retry_backoff: Duration,
-    /// Most URLs discovered per host (a spider-trap cap).
-    pub max_pages_per_host: u64,
-    /// Most hosts per registrable domain (`--max-hosts-per-domain`): a wildcard-DNS site
-    /// names a new host with every link.
-    pub max_hosts_per_domain: u64,
-    /// Most URLs discovered per registrable domain (`--max-urls-per-domain`).
-    pub max_urls_per_domain: u64,
-    /// Most URLs discovered in all (`--max-urls`), at most [`crate::urls::MAX_URLS`] (the
-    /// width of the page ids).
-    pub max_urls: u64,
+    /// `--max-retry-after`: a longer `Retry-After` gives its URL up (crawlrank_fetch::backoff).
+    pub max_retry_after: Duration,
+}
+
+impl Default for Politeness {
+    fn default() -> Self {
+        Self {
+            delay: Duration::ZERO,
+            max_crawl_delay: Duration::from_secs(30),
+            max_retries: 2,
+            retry_backoff: Duration::from_secs(1),
+            max_retry_after: crawlrank_fetch::backoff::DEFAULT_MAX_RETRY_AFTER,
+        }
+    }
+}
+
+/// The bounds on the URLs a crawl takes in (docs/crawler.md, A hostile web).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CrawlLimits {
+    /// New ids per host, per registrable domain and in all (`--max-pages-per-host`,
+    /// `--max-hosts-per-domain`, `--max-urls-per-domain`, `--max-urls`).
+    pub urls: UrlLimits,
+    /// `--max-hops` and `--max-redirects` (crate::hops).
+    pub hops: HopLimits,
+}
+
+/// What a crawl may use of the machine (docs/crawler.md, Resources).
+#[derive(Debug, Clone)]
+pub struct Resources {
+    /// Requests in flight at most (one connection each).
+    pub concurrency: usize,
+    /// Idle kept-alive connections at most; default: what the open-file limit leaves room
+    /// for, up to [`DEFAULT_MAX_IDLE_CONNECTIONS`] ([`Resources::idle_connections`]). Open
+    /// sockets stay at most `concurrency` + this ([`Resources::fd_budget`]).
+    pub max_idle_connections: Option<usize>,
     /// Most popped pages waiting for their host; default `max(256, 8 × concurrency)`.
     pub max_waiting: Option<usize>,
     /// Most URL keys the seen-set caches in memory (crate::seen); the others are read from
@@ -104,73 +203,30 @@ pub struct CrawlConfig {
     /// in `STATE/spill` (crawlrank_frontier::SpillingHeap), the order unchanged. 0 keeps them
     /// all in memory. Default [`DEFAULT_FRONTIER_HOT`].
     pub frontier_hot: usize,
+    /// Tokio worker threads.
+    pub io_threads: usize,
     /// WARC files rotate past this size.
     pub warc_max_size: u64,
     /// After a stop request, wait this long for the requests in flight.
     pub stop_grace: Duration,
-    /// Tokio worker threads.
-    pub io_threads: usize,
-    /// How each request is made: user agent, timeouts, body cap, proxy, CAs, URL rules, WARC.
-    pub fetch: FetchConfig,
-    /// The search log of `rw`, `rw-eg` and `learned` (`--impact FILE`), which need one; the
-    /// other policies take none.
-    pub impacts: Option<Arc<SearchLog>>,
-    /// Which discovered URLs may enter the frontier (`--scope`, `--include`, `--exclude`).
-    pub scope: ScopeConfig,
-    /// `rw-eg`'s and `learned`'s ω (`--omega`).
-    pub omega: f64,
-    /// The walks' γ (`--gamma`).
-    pub gamma: f64,
-    /// Report this many best-scored pages of the frontier and of the crawled pages in
-    /// [`Progress`] (a live dashboard's tables); 0, the default, computes nothing. Found by
-    /// one pass over the pages' scores at most once a second (`crate::top`).
-    pub report_top: usize,
-    /// `--max-hops` and `--max-redirects` (crate::hops).
-    pub hop_limits: HopLimits,
-    /// `--max-retry-after`: a longer `Retry-After` gives its URL up (crawlrank_fetch::backoff).
-    pub max_retry_after: Duration,
 }
 
-impl Default for CrawlConfig {
+impl Default for Resources {
     fn default() -> Self {
         Self {
-            state_dir: PathBuf::from("crawl-state"),
-            seeds: Vec::new(),
-            policy: PolicyKind::Fica,
-            max_pages: None,
             concurrency: 16,
             max_idle_connections: None,
-            delay: Duration::ZERO,
-            max_crawl_delay: Duration::from_secs(30),
-            expected_pages: None,
-            batch: None,
-            total_pages: None,
-            rng_seed: 0,
-            max_retries: 2,
-            retry_backoff: Duration::from_secs(1),
-            max_pages_per_host: UrlLimits::DEFAULT.max_per_host,
-            max_hosts_per_domain: UrlLimits::DEFAULT.max_hosts_per_domain,
-            max_urls_per_domain: UrlLimits::DEFAULT.max_per_domain,
-            max_urls: UrlLimits::DEFAULT.max_urls,
             max_waiting: None,
             seen_cache: SEEN_CACHE_ENTRIES,
             frontier_hot: DEFAULT_FRONTIER_HOT,
+            io_threads: 2,
             warc_max_size: 1 << 30,
             stop_grace: Duration::from_secs(5),
-            io_threads: 2,
-            fetch: FetchConfig::default(),
-            impacts: None,
-            scope: ScopeConfig::default(),
-            omega: PolicyConfig::OMEGA,
-            gamma: PolicyConfig::GAMMA,
-            report_top: 0,
-            hop_limits: HopLimits::default(),
-            max_retry_after: crawlrank_fetch::backoff::DEFAULT_MAX_RETRY_AFTER,
         }
     }
 }
 
-impl CrawlConfig {
+impl Resources {
     /// Idle kept-alive connections at most, under an open-file limit of `open_files`:
     /// `max_idle_connections`; else the room the limit leaves beside `concurrency`
     /// connections in flight and [`fds::RESERVED_FDS`], at most
@@ -191,22 +247,25 @@ impl CrawlConfig {
     pub fn fd_budget(&self, open_files: u64) -> FdBudget {
         FdBudget::new(self.concurrency, self.idle_connections(open_files))
     }
+}
 
+impl CrawlConfig {
     /// The policy and frontier configuration of a new crawl: `R` is `--expected-pages`, else
     /// `--max-pages`, else 100,000; `n` is `--total-pages`, else `R`; `K` is `--batch`, else
     /// its default for `R`.
     pub fn policy_spec(&self) -> PolicySpec {
-        let expected = self.expected_pages.or(self.max_pages).unwrap_or(100_000);
-        let defaults = PolicyConfig::for_crawl(expected, self.total_pages.unwrap_or(expected));
+        let p = &self.policy;
+        let expected = p.expected_pages.or(self.max_pages).unwrap_or(100_000);
+        let defaults = PolicyConfig::for_crawl(expected, p.total_pages.unwrap_or(expected));
         PolicySpec {
-            kind: self.policy,
+            kind: p.kind,
             config: PolicyConfig {
-                batch: self.batch.unwrap_or(defaults.batch),
-                rng_seed: self.rng_seed,
-                impact: self.impacts.as_ref().map(|_| Impacts::new(Vec::new())),
-                impact_digest: self.impacts.as_ref().map(|l| l.digest),
-                omega: self.omega,
-                gamma: self.gamma,
+                batch: p.batch.unwrap_or(defaults.batch),
+                rng_seed: p.rng_seed,
+                impact: p.impacts.as_ref().map(|_| Impacts::new(Vec::new())),
+                impact_digest: p.impacts.as_ref().map(|l| l.digest),
+                omega: p.omega,
+                gamma: p.gamma,
                 ..defaults
             },
         }
@@ -348,28 +407,52 @@ struct Engine {
     /// Hosts slowed down by their 429/503 answers.
     backoffs: Backoffs<OriginId>,
     in_flight: InFlight,
-    warc: Option<WarcWriter>,
+    /// The WARC output and what repairing it left to do.
+    archive: Archive,
+    /// The ranking snapshots of the running crawl.
+    snapshots: Snapshots,
+    /// How far the crawl has got.
+    counts: Counts,
+    /// Stop popping while this many pages wait for their host.
+    max_waiting: usize,
+    /// The last [`CrawlConfig::report_top`] lists.
+    top: crate::top::TopLists,
+}
+
+/// How far a crawl has got: pops and finished pages over all runs, pages finished in this
+/// run, and the next pop's sequence number.
+#[derive(Debug, Default)]
+struct Counts {
+    /// Pages popped over all runs.
+    popped: u64,
+    /// Pages finished over all runs.
+    crawled: u64,
+    /// Pages finished in this run.
+    pages_this_run: u64,
+    /// The next pop sequence number (a page's place in its host's queue).
+    pop_seq: u64,
+}
+
+/// The crawl's WARC output: its writer (none when WARC is off), the pages whose records a
+/// damaged file lost, and what opening it found.
+struct Archive {
+    writer: Option<WarcWriter>,
     /// Pages crawled whose WARC records a damaged file lost: fetched again for the archive
     /// only (the frontier and the log never hear of it), then taken off (crawlrank_fetch::warc).
     refetch: BTreeSet<PageId>,
     /// What opening the WARC output found and repaired, for the report.
-    warc_recovery: WarcRecovery,
-    snapshots: SnapshotClock,
+    recovery: WarcRecovery,
+}
+
+/// The ranking snapshots of a running crawl: when the next is due, the one being written,
+/// and the wait after one failed for want of file descriptors.
+struct Snapshots {
+    schedule: SnapshotSchedule,
     /// The ranking snapshot being written, if any.
-    snapshot_job: Option<SnapshotJob>,
-    /// Pops and finished pages over all runs, pages finished in this run.
-    popped: u64,
-    crawled: u64,
-    pages_this_run: u64,
-    /// The next pop sequence number (a page's place in its host's queue).
-    pop_seq: u64,
-    /// Stop popping while this many pages wait for their host.
-    max_waiting: usize,
+    job: Option<SnapshotJob>,
     /// No snapshot is tried before this time (after one failed for want of file
     /// descriptors).
-    snapshot_not_before: Instant,
-    /// The last [`CrawlConfig::report_top`] lists.
-    top: crate::top::TopLists,
+    not_before: Instant,
 }
 
 /// How often the progress callback is called.
@@ -405,15 +488,15 @@ pub fn crawl(
     stop: &AtomicBool,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<CrawlReport> {
-    if cfg.concurrency == 0 {
+    if cfg.resources.concurrency == 0 {
         bail!("--concurrency must be at least 1");
     }
     let limit = fds::raise_open_file_limit()
         .map_err(|e| anyhow::anyhow!("cannot read the open-file limit (RLIMIT_NOFILE): {e}"))?;
-    let budget = cfg.fd_budget(limit.soft);
-    fds::check_open_file_limit(budget, limit, cfg.concurrency)?;
+    let budget = cfg.resources.fd_budget(limit.soft);
+    fds::check_open_file_limit(budget, limit, cfg.resources.concurrency)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(cfg.io_threads.max(1))
+        .worker_threads(cfg.resources.io_threads.max(1))
         .enable_all()
         .build()
         .context("cannot start the I/O runtime")?;
@@ -431,7 +514,7 @@ pub fn crawl(
 pub const DEFAULT_FRONTIER_HOT: usize = 1 << 22;
 
 /// The scratch directory of the frontier's cold part, inside the state (see
-/// [`CrawlConfig::frontier_hot`]).
+/// [`Resources::frontier_hot`]).
 pub fn spill_dir(state_dir: &Path) -> PathBuf {
     state_dir.join("spill")
 }
@@ -450,8 +533,8 @@ fn with_spill(mut spec: PolicySpec, cfg: &CrawlConfig) -> Result<PolicySpec> {
             )
         })?;
     }
-    if cfg.frontier_hot > 0 {
-        spec.config.spill = Some(SpillConfig::new(dir, cfg.frontier_hot));
+    if cfg.resources.frontier_hot > 0 {
+        spec.config.spill = Some(SpillConfig::new(dir, cfg.resources.frontier_hot));
     }
     Ok(spec)
 }
@@ -463,7 +546,7 @@ fn with_spill(mut spec: PolicySpec, cfg: &CrawlConfig) -> Result<PolicySpec> {
 /// discovers the page.
 fn frontier_config(cfg: &CrawlConfig, store: &Store, loaded: &Loaded) -> Result<PolicySpec> {
     let wanted = cfg.policy_spec();
-    let log = cfg.impacts.as_deref();
+    let log = cfg.policy.impacts.as_deref();
     if let Some(c) = &loaded.config {
         if c.kind != wanted.kind {
             bail!(
@@ -552,13 +635,7 @@ fn load_urls(
 ) -> Result<UrlTable<SeenReader>> {
     store.ensure_seen_index(loaded.urls)?;
     let reader = store.seen_reader()?;
-    let limits = UrlLimits {
-        max_urls: cfg.max_urls,
-        max_per_host: cfg.max_pages_per_host,
-        max_hosts_per_domain: cfg.max_hosts_per_domain,
-        max_per_domain: cfg.max_urls_per_domain,
-    };
-    let mut table = UrlTable::new(limits, reader, cfg.seen_cache);
+    let mut table = UrlTable::new(cfg.limits.urls, reader, cfg.resources.seen_cache);
     for row in store.urls()? {
         let (id, url) = row?;
         table
@@ -617,7 +694,8 @@ fn open_warc(
         return Ok((None, Default::default()));
     }
     let dir = cfg.state_dir.join("warc");
-    let (w, recovery) = WarcWriter::resume(&dir, at, cfg.warc_max_size, &cfg.fetch.user_agent)?;
+    let (w, recovery) =
+        WarcWriter::resume(&dir, at, cfg.resources.warc_max_size, &cfg.fetch.user_agent)?;
     Ok((Some(w), recovery))
 }
 
@@ -709,7 +787,13 @@ impl Engine {
                 lost_pages: lost.len() as u64,
             });
         }
-        let in_flight = InFlight::new(&cfg.fetch, guard, rt, cfg.concurrency, idle_connections)?;
+        let in_flight = InFlight::new(
+            &cfg.fetch,
+            guard,
+            rt,
+            cfg.resources.concurrency,
+            idle_connections,
+        )?;
         let robots_agent = cfg.fetch.robots_agent();
         let pauses = store.host_pauses()?;
         let mut sitemaps = SitemapQueue::default();
@@ -739,22 +823,30 @@ impl Engine {
             scope,
             seed_hosts,
             sitemaps,
-            robots: RobotsTable::new(robots_agent, cfg.max_retries),
-            sched: Scheduler::new(cfg.delay),
+            robots: RobotsTable::new(robots_agent, cfg.politeness.max_retries),
+            sched: Scheduler::new(cfg.politeness.delay),
             hops,
-            backoffs: Backoffs::new(cfg.max_retry_after),
+            backoffs: Backoffs::new(cfg.politeness.max_retry_after),
             in_flight,
-            warc,
-            refetch,
-            warc_recovery,
-            snapshots: SnapshotClock::new(config.config.batch, replayed.crawled),
-            snapshot_job: None,
-            popped: replayed.popped,
-            crawled: replayed.crawled,
-            pages_this_run: 0,
-            pop_seq: 0,
-            max_waiting: cfg.max_waiting.unwrap_or((8 * cfg.concurrency).max(256)),
-            snapshot_not_before: Instant::now(),
+            archive: Archive {
+                writer: warc,
+                refetch,
+                recovery: warc_recovery,
+            },
+            snapshots: Snapshots {
+                schedule: SnapshotSchedule::new(config.config.batch, replayed.crawled),
+                job: None,
+                not_before: Instant::now(),
+            },
+            counts: Counts {
+                popped: replayed.popped,
+                crawled: replayed.crawled,
+                ..Counts::default()
+            },
+            max_waiting: cfg
+                .resources
+                .max_waiting
+                .unwrap_or((8 * cfg.resources.concurrency).max(256)),
             top: Default::default(),
         };
         // Hosts paused when the last run ended stay paused for the time they asked.
@@ -772,7 +864,7 @@ impl Engine {
         for p in replayed.pending {
             e.schedule(p, now)?;
         }
-        for p in e.refetch.clone() {
+        for p in e.archive.refetch.clone() {
             e.schedule(p, now)?;
         }
         e.seed()?;
@@ -786,8 +878,8 @@ impl Engine {
             .urls
             .origin_of(p)
             .with_context(|| format!("page {p} has no URL in the state"))?;
-        let seq = self.pop_seq;
-        self.pop_seq += 1;
+        let seq = self.counts.pop_seq;
+        self.counts.pop_seq += 1;
         let waiting = Waiting {
             page: p,
             attempts: 0,
@@ -832,7 +924,7 @@ impl Engine {
         Ok(match self.urls.intern(&url, force)? {
             Interned::Known(id) => Some(id),
             Interned::New(id) => {
-                if let Some(log) = &self.cfg.impacts {
+                if let Some(log) = &self.cfg.policy.impacts {
                     if let Some(v) = log.impact(crate::urls::fingerprint(&url)) {
                         self.frontier.set_impact(id, v);
                         self.writes.impacts.push((id, v));
@@ -899,7 +991,7 @@ impl Engine {
             self.frontier.seed(&new);
             self.log(Event::Seed(new));
         }
-        if self.popped == 0 && self.frontier.is_empty() {
+        if self.counts.popped == 0 && self.frontier.is_empty() {
             bail!("no seeds: give at least one URL to start from");
         }
         self.commit_waiting()
@@ -912,7 +1004,7 @@ impl Engine {
     /// the crawl); any other failure (a full disk) is an error, the state left as it was at
     /// the last commit.
     fn commit(&mut self) -> Result<bool> {
-        if let Some(w) = &mut self.warc {
+        if let Some(w) = &mut self.archive.writer {
             let finished = self
                 .writes
                 .events
@@ -950,7 +1042,7 @@ impl Engine {
     /// records of each commit's pages are in one file; the next commit records it, with the
     /// first event whose page may be archived there (what a damaged file is checked against).
     fn rotate_warc(&mut self) -> Result<()> {
-        if let Some(w) = &mut self.warc {
+        if let Some(w) = &mut self.archive.writer {
             if w.rotate_if_full()? {
                 self.writes.warc = Some(w.position());
                 self.writes.warc_first_event = Some(self.store.next_event());
@@ -984,24 +1076,24 @@ impl Engine {
     }
 
     /// Collects the ranking snapshot's thread if it is done (with `wait`, waits for it). A
-    /// success moves the snapshot clock; a failure for want of file descriptors is counted,
+    /// success moves the snapshot schedule; a failure for want of file descriptors is counted,
     /// the next snapshot tried [`FD_RETRY`] later, and returned; another failure ends the
     /// crawl.
     fn collect_snapshot(&mut self, wait: bool) -> Result<Option<anyhow::Error>> {
-        let Some(job) = self.snapshot_job.take_if(|j| wait || j.is_finished()) else {
+        let Some(job) = self.snapshots.job.take_if(|j| wait || j.is_finished()) else {
             return Ok(None);
         };
         let (res, crawled, started) = job.join();
         match res {
             Ok(()) => {
-                self.snapshots.written(crawled, started);
+                self.snapshots.schedule.written(crawled, started);
                 release_free_memory();
                 Ok(None)
             }
             Err(e) if fds::is_exhaustion_anyhow(&e) => {
                 let now = Instant::now();
                 self.fd_shortage(now);
-                self.snapshot_not_before = now + FD_RETRY;
+                self.snapshots.not_before = now + FD_RETRY;
                 Ok(Some(e))
             }
             Err(e) => Err(e),
@@ -1011,9 +1103,9 @@ impl Engine {
     /// Starts a ranking snapshot when one is due and none is being written.
     fn snapshot_if_due(&mut self) -> Result<()> {
         self.collect_snapshot(false)?;
-        if self.snapshot_job.is_none()
-            && self.snapshots.due(self.crawled)
-            && Instant::now() >= self.snapshot_not_before
+        if self.snapshots.job.is_none()
+            && self.snapshots.schedule.due(self.counts.crawled)
+            && Instant::now() >= self.snapshots.not_before
             && !self.frontier.reorder_pending()
         {
             self.start_snapshot()?;
@@ -1053,12 +1145,12 @@ impl Engine {
         // The marks are read from the state by the snapshot's thread, with this step's not
         // committed yet: the crawl keeps none of them.
         let marks = merge_marks(self.store.marks()?, self.writes.pages.clone());
-        self.snapshot_job = Some(SnapshotJob::spawn(
+        self.snapshots.job = Some(SnapshotJob::spawn(
             dir.join(RANKING_SNAPSHOT),
             dir.join(PAGE_MARKS_SNAPSHOT),
             scores,
             marks,
-            self.crawled,
+            self.counts.crawled,
             url_of,
         ));
         Ok(())
@@ -1077,7 +1169,7 @@ impl Engine {
     /// place: a crawl stops with exactly `--max-pages` fetched pages when the web has them.
     fn max_pages_reached(&self) -> bool {
         self.cfg.max_pages.is_some_and(|m| {
-            let outstanding = self.popped.saturating_sub(self.stats.pages_done());
+            let outstanding = self.counts.popped.saturating_sub(self.stats.pages_done());
             self.stats.pages_answered() + outstanding >= m
         })
     }
@@ -1101,7 +1193,7 @@ impl Engine {
             // the delay, at the cost of idling through it; a longer hold (a back-off,
             // Retry-After) does not stall it. Above one slot, answers arrive out of pop order
             // anyway, and popping ahead keeps the slots busy.
-            if self.cfg.concurrency == 1 && self.sched.waits_only_for_delay(now) {
+            if self.cfg.resources.concurrency == 1 && self.sched.waits_only_for_delay(now) {
                 break;
             }
             // While a reorder runs, popping would wait for it: requests in flight or pages
@@ -1113,7 +1205,7 @@ impl Engine {
             }
             let Some(p) = self.frontier.pop() else { break };
             self.writes.events.push(Event::Popped(p));
-            self.popped += 1;
+            self.counts.popped += 1;
             self.schedule(p, now)?;
         }
         Ok(())
@@ -1125,8 +1217,8 @@ impl Engine {
         let crawl_delay = rules
             .crawl_delay()
             .unwrap_or_default()
-            .min(self.cfg.max_crawl_delay);
-        let delay = self.cfg.delay.max(crawl_delay);
+            .min(self.cfg.politeness.max_crawl_delay);
+        let delay = self.cfg.politeness.delay.max(crawl_delay);
         self.sched.set_delay(host, delay, Instant::now());
     }
 
@@ -1200,7 +1292,7 @@ impl Engine {
     /// takes it off that list — `archived`: its records were written — and returns `true`:
     /// the crawl already counted and logged it once.
     fn refetch_done(&mut self, page: PageId, archived: bool) -> bool {
-        if !self.refetch.remove(&page) {
+        if !self.archive.refetch.remove(&page) {
             return false;
         }
         if archived {
@@ -1209,7 +1301,7 @@ impl Engine {
             self.stats.warc_refetch_failed += 1;
         }
         self.stats_dirty = true;
-        self.writes.warc_refetch = Some(self.refetch.iter().copied().collect());
+        self.writes.warc_refetch = Some(self.archive.refetch.iter().copied().collect());
         true
     }
 
@@ -1222,8 +1314,8 @@ impl Engine {
             status,
             links,
         });
-        self.crawled += 1;
-        self.pages_this_run += 1;
+        self.counts.crawled += 1;
+        self.counts.pages_this_run += 1;
         self.stats_dirty = true;
     }
 
@@ -1237,7 +1329,7 @@ impl Engine {
 
     /// The delay before a retry after `attempt` failed tries: doubled at each.
     fn backoff(&self, attempt: u32) -> Duration {
-        self.cfg.retry_backoff * 2u32.saturating_pow(attempt)
+        self.cfg.politeness.retry_backoff * 2u32.saturating_pow(attempt)
     }
 
     /// Acts on a finished fetch, then gives its host's client back: its connection stays
@@ -1395,7 +1487,7 @@ impl Engine {
         self.stats.requests += 1;
         self.stats.bytes += bytes;
         self.stats.timeouts += u64::from(timed_out);
-        if let Some(w) = &mut self.warc {
+        if let Some(w) = &mut self.archive.writer {
             w.append(warc)?;
         }
         Ok(())
@@ -1416,7 +1508,7 @@ impl Engine {
         self.count_answer(f.bytes, f.timed_out, &f.warc)?;
         if f.retryable {
             let attempts = self.sitemaps.failed(host);
-            if attempts <= self.cfg.max_retries {
+            if attempts <= self.cfg.politeness.max_retries {
                 self.stats.retries += 1;
                 let backoff = self.backoff(attempts - 1);
                 self.sched.hold(host, now + backoff, now);
@@ -1494,7 +1586,7 @@ impl Engine {
             self.sched.push(t.host, t.seq, waiting, now);
             return Ok(());
         }
-        self.count_answer(f.bytes, f.timed_out, &f.warc)?;
+        self.count_answer(f.body.bytes, f.retry.timed_out, &f.warc)?;
         let retry_at = match self.note_refusal(t.host, &f, now) {
             Some(r) if r.give_up => {
                 self.stats.retry_after_too_long += 1;
@@ -1502,24 +1594,24 @@ impl Engine {
             }
             // A refused page waits as long as its host: Retry-After or the back-off.
             Some(r) => Some(now + r.wait),
-            None if f.retryable => Some(now + self.backoff(t.attempts)),
+            None if f.retry.retryable => Some(now + self.backoff(t.attempts)),
             None => None,
         };
         if let Some(at) = retry_at {
-            if t.attempts < self.cfg.max_retries {
+            if t.attempts < self.cfg.politeness.max_retries {
                 self.retry(t, at, now);
                 return Ok(());
             }
         }
-        if self.refetch_done(t.page, self.warc.is_some() && !f.warc.is_empty()) {
+        if self.refetch_done(t.page, self.archive.writer.is_some() && !f.warc.is_empty()) {
             return Ok(());
         }
         let outcome = f.outcome.unwrap_or(Outcome::FetchError);
         self.stats.count_outcome(outcome, f.failure);
         self.count_page_details(&f);
         let meta = PageMeta {
-            noindex: f.noindex,
-            canonical: f.canonical,
+            noindex: f.directives.noindex,
+            canonical: f.directives.canonical,
         };
         self.keep_marks(t.page, meta);
         // A page that turned out to be a sitemap has no out-links: its entries enter the
@@ -1528,7 +1620,7 @@ impl Engine {
             self.finish_page(t.page, outcome, f.status, Vec::new());
             return self.give_entries(f.links);
         }
-        let beyond = (self.cfg.hop_limits)
+        let beyond = (self.cfg.limits.hops)
             .exceeded(self.hops.of_links(t.page, outcome == Outcome::Redirect));
         let mut links = Vec::with_capacity(f.links.len());
         for u in f.links {
@@ -1562,7 +1654,7 @@ impl Engine {
         let wall = std::time::SystemTime::now();
         if f.status == 429 || f.status == 503 {
             self.stats.rate_limited += 1;
-            let asked = match f.retry_after {
+            let asked = match f.retry.after {
                 Some(RetryAfter::Wait(d)) => Some(d),
                 Some(RetryAfter::Invalid) => {
                     self.stats.retry_after_invalid += 1;
@@ -1592,19 +1684,20 @@ impl Engine {
 
     /// Counts what a finished page's parse found besides its outcome.
     fn count_page_details(&mut self, f: &PageFetch) {
-        self.stats.nofollow_pages += u64::from(f.nofollow_page);
-        self.stats.nofollow_links += u64::from(f.nofollow_links);
-        self.stats.invalid_links += u64::from(f.invalid_links);
-        self.stats.trap_links += u64::from(f.trap_links);
-        self.stats.pathological_links += u64::from(f.pathological_links);
-        self.stats.links_over_cap += u64::from(f.links_over_cap);
-        self.stats.parse_errors += u64::from(f.parse_error);
-        self.stats.archived_truncated += u64::from(f.truncated && !f.warc.is_empty());
-        self.stats.truncated_pages += u64::from(f.truncated && f.outcome == Some(Outcome::Html));
+        self.stats.nofollow_pages += u64::from(f.directives.nofollow);
+        self.stats.nofollow_links += u64::from(f.dropped.nofollow);
+        self.stats.invalid_links += u64::from(f.dropped.invalid);
+        self.stats.trap_links += u64::from(f.dropped.traps);
+        self.stats.pathological_links += u64::from(f.dropped.pathological);
+        self.stats.links_over_cap += u64::from(f.dropped.over_cap);
+        self.stats.parse_errors += u64::from(f.body.parse_error);
+        self.stats.archived_truncated += u64::from(f.body.truncated && !f.warc.is_empty());
+        self.stats.truncated_pages +=
+            u64::from(f.body.truncated && f.outcome == Some(Outcome::Html));
         if f.outcome == Some(Outcome::Sitemap) {
             self.stats.sitemaps_read += 1;
-            self.stats.sitemap_dropped += u64::from(f.sitemap_dropped);
-            self.stats.sitemap_errors += u64::from(f.sitemap_error);
+            self.stats.sitemap_dropped += u64::from(f.sitemap.dropped);
+            self.stats.sitemap_errors += u64::from(f.sitemap.error);
         }
     }
 
@@ -1641,9 +1734,9 @@ impl Engine {
         self.refresh_top();
         let secs = start.elapsed().as_secs_f64().max(1e-9);
         Progress {
-            pages_this_run: self.pages_this_run,
-            pages_per_sec: self.pages_this_run as f64 / secs,
-            pages_total: self.crawled,
+            pages_this_run: self.counts.pages_this_run,
+            pages_per_sec: self.counts.pages_this_run as f64 / secs,
+            pages_total: self.counts.crawled,
             frontier: self.frontier.len(),
             waiting: self.sched.waiting(),
             in_flight: self.in_flight.len(),
@@ -1677,7 +1770,7 @@ impl Engine {
             }
         }
         stopping
-            .is_some_and(|t| t.elapsed() >= self.cfg.stop_grace)
+            .is_some_and(|t| t.elapsed() >= self.cfg.resources.stop_grace)
             .then_some(StopReason::Interrupted)
     }
 
@@ -1751,15 +1844,15 @@ impl Engine {
 
     fn report(&self, stop: StopReason, start: Instant) -> CrawlReport {
         CrawlReport {
-            warc_recovery: self.warc_recovery.clone(),
+            warc_recovery: self.archive.recovery.clone(),
             stop,
             stats: self.stats.clone(),
-            pages_this_run: self.pages_this_run,
+            pages_this_run: self.counts.pages_this_run,
             elapsed: start.elapsed(),
             discovered: self.urls.len(),
-            crawled: self.crawled,
+            crawled: self.counts.crawled,
             frontier: self.frontier.len(),
-            pending: (self.popped - self.crawled) as usize,
+            pending: (self.counts.popped - self.counts.crawled) as usize,
             hosts: self.urls.hosts(),
             seen: self.urls.seen_counts(),
             spill: self.frontier.spill_status(),
@@ -1774,9 +1867,9 @@ mod tests {
 
     #[test]
     fn the_idle_cap_fills_the_open_file_limit_up_to_its_default() {
-        let c = CrawlConfig {
+        let c = Resources {
             concurrency: 32,
-            ..CrawlConfig::default()
+            ..Resources::default()
         };
         // The room beside 32 in flight and 64 reserved: 256 - 96.
         assert_eq!(c.idle_connections(256), 160);
@@ -1787,7 +1880,7 @@ mod tests {
         assert_eq!(c.idle_connections(100), 32);
         assert!(c.fd_budget(100).total() > 100);
         // Asked for: as asked, whatever the limit.
-        let asked = CrawlConfig {
+        let asked = Resources {
             max_idle_connections: Some(7),
             ..c
         };

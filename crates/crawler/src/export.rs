@@ -580,7 +580,7 @@ mod tests {
         let rank = dir.path().join("rank.tsv");
         let resume = crate::engine::CrawlConfig {
             state_dir: dir.path().to_path_buf(),
-            policy: PolicyKind::Bfs,
+            policy: PolicyKind::Bfs.into(),
             ..Default::default()
         };
         for err in [

@@ -27,7 +27,7 @@ use crate::urls::OriginId;
 use anyhow::{bail, Result};
 use crawlrank_fetch::addresses::AddressGuard;
 use crawlrank_fetch::connections::Connections;
-use crawlrank_fetch::fetch::{self, FetchConfig, PageFetch, RobotsFetch, SitemapFetch};
+use crawlrank_fetch::fetch::{self, FetchConfig, PageFetch, RetryHint, RobotsFetch, SitemapFetch};
 use crawlrank_fetch::http::{Connection, Connector};
 use crawlrank_frontier::PageId;
 use std::future::Future;
@@ -117,7 +117,7 @@ fn page_panicked(ticket: PageTicket) -> Done {
         ticket,
         fetch: Box::new(PageFetch {
             outcome: Some(crawlrank_fetch::page::Outcome::FetchError),
-            retryable: false,
+            retry: RetryHint::default(),
             failure: Some(crawlrank_fetch::page::TransportFailure::Other),
             ..PageFetch::default()
         }),
@@ -435,7 +435,7 @@ mod tests {
             fetch.outcome,
             Some(crawlrank_fetch::page::Outcome::FetchError)
         );
-        assert!(!fetch.retryable);
+        assert!(!fetch.retry.retryable);
         assert!(kept.0.is_none());
         assert!(
             in_flight.is_empty() && in_flight.has_room(),

@@ -21,6 +21,7 @@
 //! | `stats` | counters ([`Stats`]) |
 //! | `top` | the best-scored pages of the frontier and of the crawled pages, for a live view |
 //! | `signals` | receiving Ctrl-C / SIGTERM for a front end (which decides what they do) |
+//! | `dashboard_view` | with the feature `dashboard`: [`Progress`] and [`Status`] in the live dashboard's own view (`dashboard_numbers`) |
 //!
 //! All modules are private: the crate's API is the entry points below, re-exported at its root.
 //!
@@ -33,8 +34,9 @@
 //! goes to the caller's callback.
 //!
 //! Entry points, all at the crate root:
-//! - crawling: [`crawl`] with a [`CrawlConfig`] (and its [`FetchConfig`], [`UrlRules`],
-//!   [`ScopeConfig`], [`HopLimits`], [`UrlLimits`]), reporting [`Progress`] while it runs and
+//! - crawling: [`crawl`] with a [`CrawlConfig`] (and its parts: [`PolicySettings`],
+//!   [`Politeness`], [`CrawlLimits`] with [`UrlLimits`] and [`HopLimits`], [`Resources`],
+//!   [`FetchConfig`] with its [`UrlRules`], [`ScopeConfig`]), reporting [`Progress`] while it runs and
 //!   a [`CrawlReport`] (with its [`StopReason`], [`Stats`] and [`SeenCounts`]) at the end;
 //!   [`StopSignals`] turns Ctrl-C / SIGTERM into the stop flag;
 //! - reading a crawl state, running or not: [`export_graph`] / [`export_links`] (the link
@@ -42,11 +44,15 @@
 //!   [`status`] ([`Status`]), [`crawl_order`], [`discovered_urls`], [`crawl_log`]
 //!   ([`LoggedCall`]), [`page_marks`] ([`PageMeta`]), and the running crawl's snapshot files
 //!   [`RANKING_SNAPSHOT`] and [`PAGE_MARKS_SNAPSHOT`];
+//! - with the feature `dashboard`: `Progress::dashboard_numbers` and
+//!   `Status::dashboard_numbers`, a crawl in the live dashboard's own view;
 //! - the defaults of the crawl's options, for a front end's help: [`DEFAULT_FRONTIER_HOT`],
 //!   [`DEFAULT_SEEN_CACHE`], [`MAX_URLS`], [`DEFAULT_MAX_REDIRECTS`].
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "dashboard")]
+mod dashboard_view;
 mod engine;
 mod export;
 mod hops;
@@ -74,8 +80,8 @@ macro_rules! internal_modules {
 internal_modules!(seen, store, urls);
 
 pub use engine::{
-    crawl, CrawlConfig, CrawlReport, Progress, StopReason, WarcDamage, WarcRecovery,
-    DEFAULT_FRONTIER_HOT,
+    crawl, CrawlConfig, CrawlLimits, CrawlReport, PolicySettings, Politeness, Progress, Resources,
+    StopReason, WarcDamage, WarcRecovery, DEFAULT_FRONTIER_HOT,
 };
 pub use export::{
     crawl_log, crawl_order, discovered_urls, export_graph, export_links, export_ranking,

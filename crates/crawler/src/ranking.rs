@@ -34,7 +34,7 @@ pub const SNAPSHOT_INTERVAL: Duration = Duration::from_secs(30);
 /// one than [`SNAPSHOT_SHARE`] times what it took, so that a snapshot, which sorts and
 /// writes every URL, takes at most a twentieth of a big crawl's time however big it grows.
 #[derive(Debug, Clone)]
-pub struct SnapshotClock {
+pub struct SnapshotSchedule {
     every: u64,
     /// Pages crawled at the last snapshot, when it was written and how long it took.
     last: u64,
@@ -45,8 +45,8 @@ pub struct SnapshotClock {
 /// A snapshot waits at least this many times its own duration after the last one.
 pub const SNAPSHOT_SHARE: u32 = 19;
 
-impl SnapshotClock {
-    /// A clock for snapshots every `every` pages, `crawled` pages having been crawled.
+impl SnapshotSchedule {
+    /// A schedule of snapshots every `every` pages, `crawled` pages having been crawled.
     pub fn new(every: u64, crawled: u64) -> Self {
         Self {
             every: every.max(1),
@@ -121,7 +121,7 @@ impl SnapshotJob {
     }
 
     /// Waits for the thread; its result, with the pages crawled when the scores were taken
-    /// and when it started (for [`SnapshotClock::written`]).
+    /// and when it started (for [`SnapshotSchedule::written`]).
     pub fn join(self) -> (Result<()>, u64, Instant) {
         let res = match self.thread.join() {
             Ok(res) => res,

@@ -107,44 +107,80 @@ pub struct PageFetch {
     pub links: Vec<String>,
     /// Compressed WARC records to append.
     pub warc: Vec<u8>,
+    /// Why no HTTP answer came, when none did.
+    pub failure: Option<TransportFailure>,
+    /// Whether and when to try again.
+    pub retry: RetryHint,
+    /// What was read of the body.
+    pub body: BodyRead,
+    /// What the page says of itself: robots directives and its canonical URL.
+    pub directives: PageDirectives,
+    /// The links found but not kept in [`links`](Self::links).
+    pub dropped: DroppedLinks,
+    /// For a sitemap: what reading it left out.
+    pub sitemap: SitemapRead,
+}
+
+/// Whether a page's fetch is worth another try, and when.
+#[derive(Debug, Default)]
+pub struct RetryHint {
     /// A 5xx, a timeout or a connection failure: worth another try later.
     pub retryable: bool,
     /// The request timed out.
     pub timed_out: bool,
+    /// The response's `Retry-After` header, if it had one (crate::backoff).
+    pub after: Option<crate::backoff::RetryAfter>,
+}
+
+/// What was read of a page's body.
+#[derive(Debug, Default)]
+pub struct BodyRead {
     /// Body bytes received (0 when the body was not read or was abandoned over the cap).
     pub bytes: u64,
-    /// Meta robots or `X-Robots-Tag` said `nofollow` (then `links` is empty).
-    pub nofollow_page: bool,
-    /// `<a rel=nofollow>` links skipped.
-    pub nofollow_links: u32,
-    /// Links dropped as malformed or not http(s) (a redirect's bad `Location` included).
-    pub invalid_links: u32,
-    /// Links dropped by the trap rules.
-    pub trap_links: u32,
-    /// Links dropped by the pathological-path rule (a redirect's target included).
-    pub pathological_links: u32,
-    /// Distinct links dropped past [`UrlRules::max_links_per_page`].
-    pub links_over_cap: u32,
-    /// The HTML parser gave up; the links found before are kept.
-    pub parse_error: bool,
-    /// Meta robots or `X-Robots-Tag` said `noindex`.
-    pub noindex: bool,
-    /// `<link rel=canonical>`, normalised, when it names another URL.
-    pub canonical: Option<String>,
-    /// Why no HTTP answer came, when none did.
-    pub failure: Option<TransportFailure>,
-    /// For a sitemap: entries dropped by its limits or on another host.
-    pub sitemap_dropped: u32,
-    /// For a sitemap: its XML or gzip was broken or too large.
-    pub sitemap_error: bool,
     /// The body was cut at the size cap (`max_body`): a non-HTML body archived cut
     /// (`--archive all`), or an HTML page parsed (and archived) from its first `max_body`
     /// bytes. Its WARC record, if any, says `WARC-Truncated: length`.
     pub truncated: bool,
     /// The whole response was read (so its connection may carry another request).
     pub read_to_end: bool,
-    /// The response's `Retry-After` header, if it had one (crate::backoff).
-    pub retry_after: Option<crate::backoff::RetryAfter>,
+    /// The HTML parser gave up; the links found before are kept.
+    pub parse_error: bool,
+}
+
+/// What an HTML page says of itself, in its meta robots, its `X-Robots-Tag` header and its
+/// `<link rel=canonical>`.
+#[derive(Debug, Default)]
+pub struct PageDirectives {
+    /// Meta robots or `X-Robots-Tag` said `nofollow` (then the page's links are empty).
+    pub nofollow: bool,
+    /// Meta robots or `X-Robots-Tag` said `noindex`.
+    pub noindex: bool,
+    /// `<link rel=canonical>`, normalised, when it names another URL.
+    pub canonical: Option<String>,
+}
+
+/// The links of a page (or a redirect's target) that were not kept, by why.
+#[derive(Debug, Default)]
+pub struct DroppedLinks {
+    /// `<a rel=nofollow>` links skipped.
+    pub nofollow: u32,
+    /// Links dropped as malformed or not http(s) (a redirect's bad `Location` included).
+    pub invalid: u32,
+    /// Links dropped by the trap rules.
+    pub traps: u32,
+    /// Links dropped by the pathological-path rule (a redirect's target included).
+    pub pathological: u32,
+    /// Distinct links dropped past [`UrlRules::max_links_per_page`].
+    pub over_cap: u32,
+}
+
+/// What reading a sitemap fetched as a page left out.
+#[derive(Debug, Default)]
+pub struct SitemapRead {
+    /// Entries dropped by its limits or on another host.
+    pub dropped: u32,
+    /// Its XML or gzip was broken or too large.
+    pub error: bool,
 }
 
 /// Classifies a request error by walking its `source()` chain.
@@ -387,9 +423,9 @@ async fn archive_only(
             return f;
         }
     };
-    out.bytes = body.len() as u64;
-    out.read_to_end = !truncated;
-    out.truncated = truncated;
+    out.body.bytes = body.len() as u64;
+    out.body.read_to_end = !truncated;
+    out.body.truncated = truncated;
     let (url, request, head) = (
         url.to_string(),
         request_head(parsed, &cfg.user_agent),
@@ -444,8 +480,11 @@ impl PageFetch {
     pub fn timed_out() -> Self {
         PageFetch {
             outcome: Some(Outcome::FetchError),
-            retryable: true,
-            timed_out: true,
+            retry: RetryHint {
+                retryable: true,
+                timed_out: true,
+                after: None,
+            },
             failure: Some(TransportFailure::Other),
             ..PageFetch::default()
         }
@@ -456,8 +495,11 @@ fn transport_failure(e: &HttpError) -> PageFetch {
     let failure = classify(e);
     PageFetch {
         outcome: Some(Outcome::FetchError),
-        retryable: failure.retryable(),
-        timed_out: e.is_timeout(),
+        retry: RetryHint {
+            retryable: failure.retryable(),
+            timed_out: e.is_timeout(),
+            after: None,
+        },
         failure: Some(failure),
         ..PageFetch::default()
     }
@@ -472,7 +514,7 @@ pub async fn fetch_page(
     url: &str,
 ) -> PageFetch {
     let fetch = fetch_page_on(connector, conn, cfg, url).await;
-    if fetch.read_to_end {
+    if fetch.body.read_to_end {
         keep_if_reusable(conn).await;
     } else {
         close(conn).await;
@@ -501,10 +543,13 @@ async fn fetch_page_on(
     let head = response_head(&resp);
     let mut out = PageFetch {
         status,
-        retry_after: resp
-            .headers()
-            .get(hyper::header::RETRY_AFTER)
-            .map(|v| crate::backoff::parse_retry_after(v.as_bytes(), SystemTime::now())),
+        retry: RetryHint {
+            after: resp
+                .headers()
+                .get(hyper::header::RETRY_AFTER)
+                .map(|v| crate::backoff::parse_retry_after(v.as_bytes(), SystemTime::now())),
+            ..RetryHint::default()
+        },
         ..PageFetch::default()
     };
     let content_type = resp
@@ -528,14 +573,14 @@ async fn fetch_page_on(
             .map(|l| crate::links::resolve(&parsed, l, &cfg.url_rules));
         match target {
             Some(Ok(t)) => out.links.push(t),
-            Some(Err(crate::links::UrlRefusal::Trap)) => out.trap_links += 1,
-            Some(Err(crate::links::UrlRefusal::Pathological)) => out.pathological_links += 1,
-            _ => out.invalid_links += 1,
+            Some(Err(crate::links::UrlRefusal::Trap)) => out.dropped.traps += 1,
+            Some(Err(crate::links::UrlRefusal::Pathological)) => out.dropped.pathological += 1,
+            _ => out.dropped.invalid += 1,
         }
         out.outcome = Some(Outcome::Redirect);
     } else if !resp.status().is_success() {
         out.outcome = Some(Outcome::HttpError);
-        out.retryable = resp.status().is_server_error() || status == 429;
+        out.retry.retryable = resp.status().is_server_error() || status == 429;
     } else if !is_html(content_type.as_deref()) {
         out.outcome = Some(Outcome::NotHtml);
         if !(cfg.sitemaps && crate::sitemap::looks_like_sitemap(&parsed, content_type.as_deref())) {
@@ -562,7 +607,7 @@ async fn fetch_page_on(
         Ok(None) => {
             out.outcome = Some(Outcome::TooLarge);
             out.links.clear();
-            out.retryable = false;
+            out.retry.retryable = false;
             return out;
         }
         Err(e) => {
@@ -571,9 +616,9 @@ async fn fetch_page_on(
             return f;
         }
     };
-    out.bytes = body.len() as u64;
-    out.read_to_end = !truncated;
-    out.truncated = truncated;
+    out.body.bytes = body.len() as u64;
+    out.body.read_to_end = !truncated;
+    out.body.truncated = truncated;
     let sitemap = out.outcome == Some(Outcome::NotHtml);
     let cfg2 = Arc::clone(cfg);
     let url2 = url.to_string();
@@ -599,33 +644,35 @@ async fn fetch_page_on(
     let Ok((links, sitemap, records)) = done else {
         // The parse task panicked (a bug in a dependency): count it as a parse failure.
         out.outcome = Some(out.outcome.unwrap_or(Outcome::Html));
-        out.parse_error = true;
+        out.body.parse_error = true;
         return out;
     };
     out.warc = records;
     if let Some(s) = sitemap.filter(|s| s.is_sitemap) {
         out.outcome = Some(Outcome::Sitemap);
         out.links = s.links;
-        out.invalid_links = s.invalid;
-        out.sitemap_dropped = s.dropped;
-        out.sitemap_error = s.error.is_some();
+        out.dropped.invalid = s.invalid;
+        out.sitemap.dropped = s.dropped;
+        out.sitemap.error = s.error.is_some();
     }
     if let Some(p) = links {
         out.outcome = Some(Outcome::Html);
-        out.nofollow_page = p.nofollow || x_robots_nofollow;
+        out.directives.nofollow = p.nofollow || x_robots_nofollow;
         out.links = if x_robots_nofollow {
             Vec::new()
         } else {
             p.links
         };
-        out.nofollow_links = p.nofollow_links;
-        out.invalid_links = p.invalid;
-        out.trap_links = p.traps;
-        out.pathological_links = p.pathological;
-        out.links_over_cap = p.over_cap;
-        out.parse_error = p.parse_error;
-        out.noindex = p.noindex || x_robots_noindex;
-        out.canonical = p.canonical;
+        out.dropped = DroppedLinks {
+            nofollow: p.nofollow_links,
+            invalid: p.invalid,
+            traps: p.traps,
+            pathological: p.pathological,
+            over_cap: p.over_cap,
+        };
+        out.body.parse_error = p.parse_error;
+        out.directives.noindex = p.noindex || x_robots_noindex;
+        out.directives.canonical = p.canonical;
     }
     out
 }

@@ -837,7 +837,7 @@ async fn fetch_one(shared: Arc<Shared>, frontier: FrontierClient, leased: UrlInf
     let fetch = loop {
         let f = shared.fetcher.page(&mut conn, &leased.url).await;
         if let Some(r) =
-            note_refusal(&shared, &frontier, &leased.key, f.status, f.retry_after).await?
+            note_refusal(&shared, &frontier, &leased.key, f.status, f.retry.after).await?
         {
             done.rate_limited += 1;
             if r.give_up {
@@ -864,7 +864,7 @@ async fn fetch_one(shared: Arc<Shared>, frontier: FrontierClient, leased: UrlInf
             done.retries += 1;
             continue;
         }
-        if f.retryable && attempt < cfg.max_retries {
+        if f.retry.retryable && attempt < cfg.max_retries {
             tokio::time::sleep(backoff(cfg, attempt)).await;
             attempt += 1;
             done.retries += 1;

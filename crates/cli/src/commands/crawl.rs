@@ -3,7 +3,10 @@
 use super::crawl_args::{read_seeds, Args};
 use super::crawl_stop::stop_on_signals;
 use anyhow::{ensure, Context, Result};
-use crawlrank_crawler::{CrawlConfig, CrawlReport, Progress, ScopeKind, SearchLog, StopReason};
+use crawlrank_crawler::{
+    CrawlConfig, CrawlLimits, CrawlReport, HopLimits, PolicySettings, Politeness, Progress,
+    Resources, ScopeKind, SearchLog, StopReason, UrlLimits,
+};
 use crawlrank_frontier::PolicyKind;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -142,7 +145,7 @@ pub fn run(args: Args) -> Result<()> {
             log.record(p);
         }
         if let Some((dash, _)) = &dashboard {
-            dash.record(&super::dashboard::numbers_of_progress(p));
+            dash.record(&p.dashboard_numbers());
         }
         pb.set_position(p.pages_this_run);
         pb.set_message(String::new());
@@ -213,35 +216,48 @@ fn crawl_config(args: &Args) -> Result<CrawlConfig> {
         None => None,
     };
     let mut c = CrawlConfig {
-        impacts,
-        scope: args.scope_config(),
-        omega: args.omega,
-        gamma: args.gamma,
         state_dir: args.state.clone(),
         seeds: match &args.seeds {
             Some(p) => read_seeds(p)?,
             None => Vec::new(),
         },
-        policy,
         max_pages: args.max_pages,
-        concurrency: args.concurrency,
-        max_idle_connections: args.max_idle_connections,
-        delay: Duration::from_millis(args.delay),
-        expected_pages: args.expected_pages,
-        batch: args.batch,
-        rng_seed: args.rng_seed,
-        max_retries: args.max_retries,
-        max_pages_per_host: args.max_pages_per_host,
-        max_hosts_per_domain: args.max_hosts_per_domain,
-        max_urls_per_domain: args.max_urls_per_domain,
-        max_urls: args.max_urls,
-        seen_cache: args.seen_cache,
-        frontier_hot: args.frontier_hot,
-        hop_limits: crawlrank_crawler::HopLimits {
-            max_hops: args.max_hops,
-            max_redirects: args.max_redirects,
+        policy: PolicySettings {
+            kind: policy,
+            expected_pages: args.expected_pages,
+            batch: args.batch,
+            rng_seed: args.rng_seed,
+            impacts,
+            omega: args.omega,
+            gamma: args.gamma,
+            ..PolicySettings::default()
         },
-        max_retry_after: Duration::from_secs(args.max_retry_after),
+        politeness: Politeness {
+            delay: Duration::from_millis(args.delay),
+            max_retries: args.max_retries,
+            max_retry_after: Duration::from_secs(args.max_retry_after),
+            ..Politeness::default()
+        },
+        limits: CrawlLimits {
+            urls: UrlLimits {
+                max_urls: args.max_urls,
+                max_per_host: args.max_pages_per_host,
+                max_hosts_per_domain: args.max_hosts_per_domain,
+                max_per_domain: args.max_urls_per_domain,
+            },
+            hops: HopLimits {
+                max_hops: args.max_hops,
+                max_redirects: args.max_redirects,
+            },
+        },
+        resources: Resources {
+            concurrency: args.concurrency,
+            max_idle_connections: args.max_idle_connections,
+            seen_cache: args.seen_cache,
+            frontier_hot: args.frontier_hot,
+            ..Resources::default()
+        },
+        scope: args.scope_config(),
         ..CrawlConfig::default()
     };
     c.fetch = args.fetch_config();

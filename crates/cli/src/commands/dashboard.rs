@@ -1,16 +1,15 @@
 //! `crawlrank dashboard --state DIR`: serves the dashboard of a crawl read from its state
 //! directory (finished, stopped or running), refreshed every few seconds, until Ctrl-C; and
-//! the helpers `crawl --dashboard ADDR` shares with it (the address, the server's start, and
-//! the crawl's numbers copied into the dashboard's own view: [`numbers_of_progress`],
-//! [`numbers_of_status`]).
+//! the helpers `crawl --dashboard ADDR` shares with it (the address, the server's start). The
+//! crawl's numbers are put in the dashboard's own view by the crawler's `dashboard_numbers`.
 //!
 //! A running crawl holds its state (the store is opened by one process at a time), so while
 //! one runs only its ranking snapshot (`ranking.tsv`, rewritten every K pages) can be read
 //! here: the page says so, and the live numbers are on that crawl's own `--dashboard`.
 
 use anyhow::{Context, Result};
-use crawlrank_crawler::{Progress, Stats, Status, RANKING_SNAPSHOT};
-use crawlrank_dashboard::{Access, CrawlNumbers, DashboardHandle, DashboardState, ScoredUrl};
+use crawlrank_crawler::RANKING_SNAPSHOT;
+use crawlrank_dashboard::{Access, DashboardHandle, DashboardState};
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -34,51 +33,6 @@ pub struct Args {
     /// Seconds between two reads of the state.
     #[arg(long, value_name = "SECS", default_value_t = 5)]
     pub refresh: u64,
-}
-
-/// A running crawl's progress as the dashboard shows it.
-pub fn numbers_of_progress(p: &Progress) -> CrawlNumbers {
-    let scored = |list: &[(Arc<str>, f64)]| -> Vec<ScoredUrl> {
-        list.iter()
-            .map(|(url, score)| ScoredUrl {
-                url: url.to_string(),
-                score: *score,
-            })
-            .collect()
-    };
-    CrawlNumbers {
-        pages_total: p.pages_total,
-        pages_per_sec: p.pages_per_sec,
-        frontier: p.frontier as u64,
-        waiting: p.waiting as u64,
-        in_flight: p.in_flight as u64,
-        hosts: p.hosts as u64,
-        hosts_active: p.hosts_active as u64,
-        discovered: p.discovered as u64,
-        errors: p.errors,
-        counters: counters(&p.stats),
-        frontier_top: scored(&p.frontier_top),
-        ranking_top: scored(&p.ranking_top),
-    }
-}
-
-/// A stopped crawl's status, read from its state, as the dashboard shows it (nothing in
-/// flight, no rate).
-pub fn numbers_of_status(st: &Status) -> CrawlNumbers {
-    CrawlNumbers {
-        pages_total: st.crawled,
-        frontier: st.frontier,
-        hosts: st.hosts as u64,
-        discovered: st.discovered as u64,
-        errors: st.stats.errors(),
-        counters: counters(&st.stats),
-        ..CrawlNumbers::default()
-    }
-}
-
-/// Every counter of the crawl, with its help line.
-fn counters(stats: &Stats) -> Vec<crawlrank_dashboard::Counter> {
-    CrawlNumbers::counters_from(stats.fields(), &Stats::descriptions())
 }
 
 /// The socket address of `addr` (`127.0.0.1:7070`, `[::1]:0`, `localhost:7070`).
@@ -109,7 +63,7 @@ fn refresh(dash: &DashboardState, dir: &Path) -> Result<()> {
     let snapshot = dir.join(RANKING_SNAPSHOT);
     match crawlrank_crawler::status(dir) {
         Ok(st) => {
-            dash.record(&numbers_of_status(&st));
+            dash.record(&st.dashboard_numbers());
             dash.set_running(false);
             dash.set_note(None);
         }

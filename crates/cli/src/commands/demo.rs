@@ -8,7 +8,7 @@
 
 use crate::output;
 use anyhow::{Context, Result};
-use crawlrank_crawler::{CrawlConfig, FetchConfig};
+use crawlrank_crawler::{CrawlConfig, FetchConfig, PolicySettings, Politeness, Resources};
 use crawlrank_frontier::PolicyKind;
 use crawlrank_graph::{is_bvgraph, BvWebGraph, Cache, Csr, GraphStats};
 use crawlrank_sim::{Experiment, SeedChoice, SimConfig, SimPolicy};
@@ -172,15 +172,24 @@ fn demo_crawl(
     let config = CrawlConfig {
         state_dir: state_dir.to_path_buf(),
         seeds: web.seed_urls(seeds),
-        policy: PolicyKind::Fica,
         max_pages: Some(pages),
-        concurrency: 32,
-        delay: Duration::ZERO,
-        expected_pages: Some(n),
-        total_pages: Some(n),
         fetch: FetchConfig {
             proxy: Some(web.proxy_url()),
             ..FetchConfig::default()
+        },
+        policy: PolicySettings {
+            kind: PolicyKind::Fica,
+            expected_pages: Some(n),
+            total_pages: Some(n),
+            ..PolicySettings::default()
+        },
+        politeness: Politeness {
+            delay: Duration::ZERO,
+            ..Politeness::default()
+        },
+        resources: Resources {
+            concurrency: 32,
+            ..Resources::default()
         },
         ..CrawlConfig::default()
     };

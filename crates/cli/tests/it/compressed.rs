@@ -4,6 +4,7 @@
 //! through its checkpoints, and refuses bad clusters with clear errors, never a hang.
 
 use crate::common::{fails, ok, ok_with_stderr, Env};
+use crawlrank_testkit::free_port;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -299,13 +300,12 @@ fn a_killed_process_then_a_rerun_with_checkpoints_ends_with_the_same_vector() {
     assert_same_vector(&one, &scores(&out));
 }
 
-/// A loopback port nobody listens on (bound, then released).
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+/// A hostfile of two processes on loopback at `ports`.
+fn hostfile(env: &Env, name: &str, ports: [u16; 2]) -> std::path::PathBuf {
+    env.write(
+        name,
+        &format!("127.0.0.1:{}\n127.0.0.1:{}\n", ports[0], ports[1]),
+    )
 }
 
 #[test]
@@ -315,30 +315,28 @@ fn bad_clusters_fail_clearly_and_never_hang() {
     let g2 = generated(&env, "two", 3000, 2);
 
     // A peer that never comes: a clear error within the timeout.
-    let hosts = env.write(
-        "hosts-unreachable",
-        &format!("127.0.0.1:{}\n127.0.0.1:{}\n", free_port(), free_port()),
-    );
+    // Process `i` of the hostfile `hosts` on g1, waiting 2 s for its peer.
+    let rank_process = |hosts: &Path, i: &str| {
+        env.run(&[
+            "rank",
+            "--graph",
+            &g1,
+            "--hostfile",
+            hosts.to_str().unwrap(),
+            "--process",
+            i,
+            "--connect-timeout",
+            "2",
+        ])
+    };
+    let hosts = hostfile(&env, "hosts-unreachable", [free_port(), free_port()]);
     let start = Instant::now();
-    let o = env.run(&[
-        "rank",
-        "--graph",
-        &g1,
-        "--hostfile",
-        hosts.to_str().unwrap(),
-        "--process",
-        "1",
-        "--connect-timeout",
-        "2",
-    ]);
+    let o = rank_process(&hosts, "1");
     fails(&o, &["cannot reach process 0"]);
     assert!(start.elapsed() < Duration::from_secs(30));
 
     // Two processes on different graphs: both refuse.
-    let hosts = env.write(
-        "hosts-two",
-        &format!("127.0.0.1:{}\n127.0.0.1:{}\n", free_port(), free_port()),
-    );
+    let hosts = hostfile(&env, "hosts-two", [free_port(), free_port()]);
     let spawn = |graph: &str, i: &str| {
         Command::new(env!("CARGO_BIN_EXE_crawlrank"))
             .args(["--cache", env.cache.path().to_str().unwrap()])
@@ -359,25 +357,12 @@ fn bad_clusters_fail_clearly_and_never_hang() {
 
     // A port in use.
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let hosts = env.write(
+    let hosts = hostfile(
+        &env,
         "hosts-taken",
-        &format!(
-            "127.0.0.1:{}\n127.0.0.1:{}\n",
-            taken.local_addr().unwrap().port(),
-            free_port()
-        ),
+        [taken.local_addr().unwrap().port(), free_port()],
     );
-    let o = env.run(&[
-        "rank",
-        "--graph",
-        &g1,
-        "--hostfile",
-        hosts.to_str().unwrap(),
-        "--process",
-        "0",
-        "--connect-timeout",
-        "2",
-    ]);
+    let o = rank_process(&hosts, "0");
     fails(&o, &["cannot listen on"]);
     drop(taken);
 

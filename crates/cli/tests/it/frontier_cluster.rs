@@ -11,80 +11,27 @@
 use crate::common;
 
 use common::serve::Serve;
+use common::workers::{self, Worker};
 use crawlrank_testkit::{free_port, NatsServer};
 use crawlrank_testweb::{max_in_flight_per_host, TestWeb, TestWebConfig};
-use std::collections::HashMap;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// A worker process, SIGKILLed when dropped.
-struct Worker(Child);
-
-impl Drop for Worker {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
+/// A worker of the cluster's crawl through the node at `frontier`.
 fn worker(frontier: &str, web: &TestWeb, seeds: &Path, state: &Path) -> Worker {
-    let child = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
-        .args(["crawl", "--frontier", frontier, "--seeds"])
-        .arg(seeds)
-        .arg("--state")
-        .arg(state)
-        .args(["--proxy", &web.proxy_url(), "--delay", "0"])
-        .args(["--concurrency", "2", "--lease", "3", "--idle-exit", "30"])
-        .args(["--timeout", "5"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("cannot start a worker");
-    Worker(child)
+    Worker::start(
+        frontier,
+        web,
+        seeds,
+        state,
+        &["--lease", "3", "--idle-exit", "30"],
+    )
 }
 
-/// Waits (at most `within`) for the worker to end; returns whether it succeeded and what it
-/// said.
-fn finish(mut w: Worker, within: Duration) -> (bool, String) {
-    let deadline = Instant::now() + within;
-    while w.0.try_wait().unwrap().is_none() {
-        assert!(
-            Instant::now() < deadline,
-            "the worker did not end within {within:?}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let child = std::mem::replace(
-        &mut w.0,
-        Command::new("true").spawn().expect("cannot run true"),
-    );
-    let out = child.wait_with_output().unwrap();
-    let said = format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), said)
-}
-
-fn fetched(web: &TestWeb) -> usize {
-    let mut pages: Vec<u32> = web.log().iter().filter_map(|e| e.node).collect();
-    pages.sort_unstable();
-    pages.dedup();
-    pages.len()
-}
-
+/// Waits (at most 90 s) until `n` distinct pages of `web` were fetched.
 fn wait_fetched(web: &TestWeb, n: usize) {
-    let deadline = Instant::now() + Duration::from_secs(90);
-    while fetched(web) < n {
-        assert!(
-            Instant::now() < deadline,
-            "{n} pages not fetched within 90 s"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    workers::wait_fetched(web, n, Duration::from_secs(90));
 }
 
 #[test]
@@ -94,18 +41,15 @@ fn a_cluster_crawl_survives_a_killed_node_and_a_killed_nats_server() {
         return;
     };
     let pages = 600;
-    let g = crawlrank_testkit::ring_with_chords(pages, &[(2, 0), (3, 1), (7, 5)]).csr();
-    let web = TestWeb::start_blocking(
-        Arc::new(g.clone()),
-        None,
-        "127.0.0.1:0".parse().unwrap(),
+    let (g, web) = workers::ring_web(
+        pages,
+        &[(2, 0), (3, 1), (7, 5)],
         TestWebConfig {
             latency: Duration::from_millis(10),
             pages_per_host: 20,
             ..TestWebConfig::default()
         },
-    )
-    .unwrap();
+    );
     let addrs: Vec<String> = (0..3)
         .map(|_| format!("127.0.0.1:{}", free_port()))
         .collect();
@@ -128,8 +72,7 @@ fn a_cluster_crawl_survives_a_killed_node_and_a_killed_nats_server() {
         )
     };
     let mut nodes: Vec<Option<Serve>> = (0..3).map(|i| Some(node(i))).collect();
-    let seeds = dir.path().join("seeds.txt");
-    std::fs::write(&seeds, web.seed_urls(&[0]).join("\n")).unwrap();
+    let seeds = workers::seeds_file(dir.path(), &web);
     let start = |i: usize, name: &str| {
         worker(
             &format!("http://{}", addrs[i]),
@@ -154,7 +97,8 @@ fn a_cluster_crawl_survives_a_killed_node_and_a_killed_nats_server() {
 
     let mut outs = Vec::new();
     for w in workers {
-        let (ok, out) = finish(w, Duration::from_secs(120));
+        let (ok, stdout, stderr) = w.finish(Duration::from_secs(120));
+        let out = format!("{stdout}\n{stderr}");
         assert!(ok, "a worker failed: {out}");
         outs.push(out);
     }
@@ -164,20 +108,11 @@ fn a_cluster_crawl_survives_a_killed_node_and_a_killed_nats_server() {
         "{outs:?}"
     );
     let log = web.log();
-    let mut fetches: HashMap<u32, usize> = HashMap::new();
-    for e in &log {
-        if let Some(v) = e.node {
-            *fetches.entry(v).or_default() += 1;
-        }
-    }
+    let fetches = workers::fetch_counts(&log);
     assert_eq!(fetches.len(), g.num_nodes(), "every page was fetched");
     // Only requests in flight when the node was killed, whose reports waited out its restart
     // past their leases, may be repeated.
-    let twice: Vec<u32> = fetches
-        .iter()
-        .filter(|(_, &n)| n > 1)
-        .map(|(&v, _)| v)
-        .collect();
+    let twice = workers::fetched_twice(&fetches);
     assert!(
         twice.len() <= 2,
         "fetched more than once: {twice:?} ({killed_at:?})"

@@ -72,6 +72,16 @@ async fn get(client: &mut Client, params: GetParams) -> Vec<String> {
     out
 }
 
+/// The URLs the service knows, in every crawl.
+async fn count(client: &mut Client) -> u64 {
+    client
+        .count_ur_ls(CountUrlParams::default())
+        .await
+        .unwrap()
+        .into_inner()
+        .value
+}
+
 fn now_secs() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -135,12 +145,7 @@ fn a_killed_service_restarts_with_everything_it_answered() {
     let serve = Serve::start(&state, &[]);
     rt.block_on(async {
         let mut c = serve.client().await;
-        let count = c
-            .count_ur_ls(CountUrlParams::default())
-            .await
-            .unwrap()
-            .into_inner()
-            .value;
+        let count = count(&mut c).await;
         assert_eq!(count, 6, "every discovered URL survives the kill");
         let active = c.get_active(Local::default()).await.unwrap().into_inner();
         assert!(!active.state, "the active flag survives the kill");
@@ -262,12 +267,7 @@ fn every_acknowledged_put_survives_a_kill_between_group_commits() {
     let serve = Serve::start(&state, &[]);
     rt.block_on(async {
         let mut c = serve.client().await;
-        let count = c
-            .count_ur_ls(CountUrlParams::default())
-            .await
-            .unwrap()
-            .into_inner()
-            .value;
+        let count = count(&mut c).await;
         assert!(
             count >= acked.len() as u64,
             "{count} URLs after the restart, {} were acknowledged",

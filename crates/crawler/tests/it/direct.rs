@@ -5,7 +5,7 @@
 //! pages that say `noindex` or name a canonical URL, which the test web's graph pages never
 //! do.
 
-use crawlrank_crawler::{crawl, CrawlConfig, StopReason};
+use crawlrank_crawler::{crawl, CrawlConfig, Politeness, Resources, StopReason};
 use crawlrank_testkit::{DnsAnswer, DnsServer};
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -115,10 +115,16 @@ fn config(state: &std::path::Path, seed: String) -> CrawlConfig {
     let mut c = CrawlConfig {
         state_dir: state.to_path_buf(),
         seeds: vec![seed],
-        policy: crawlrank_frontier::PolicyKind::Bfs,
-        concurrency: 2,
-        max_retries: 2,
-        retry_backoff: Duration::from_millis(20),
+        policy: crawlrank_frontier::PolicyKind::Bfs.into(),
+        politeness: Politeness {
+            max_retries: 2,
+            retry_backoff: Duration::from_millis(20),
+            ..Politeness::default()
+        },
+        resources: Resources {
+            concurrency: 2,
+            ..Resources::default()
+        },
         ..CrawlConfig::default()
     };
     c.fetch.timeout = Duration::from_secs(5);
@@ -414,9 +420,9 @@ fn the_crawl_keeps_no_page_marks_in_memory() {
         let site = site(marked);
         let dir = tempfile::tempdir().unwrap();
         let mut c = config(dir.path(), site.url("/"));
-        c.concurrency = 1;
+        c.resources.concurrency = 1;
         // A snapshot every 50 pages: the engine copied the marks for each.
-        c.batch = Some(50);
+        c.policy.batch = Some(50);
         let (report, peak) = crawlrank_testkit::thread_heap::peak_during(|| {
             crawl(&c, &AtomicBool::new(false), &mut |_| {}).unwrap()
         });
@@ -476,7 +482,7 @@ fn names_resolve_through_the_crawls_resolver_cached_timed_out_and_given_up() {
     let mut c = config(dir.path(), format!("http://site.test:{}/", site.port));
     c.fetch.dns.servers = vec![dns.addr()];
     c.fetch.dns.timeout = Duration::from_millis(300);
-    c.max_retries = 10;
+    c.politeness.max_retries = 10;
     let report = crawl(&c, &AtomicBool::new(false), &mut |_| {}).unwrap();
     assert_eq!(report.stop, StopReason::Exhausted);
     let s = &report.stats;

@@ -4,7 +4,7 @@
 //! what was crawled. Over HTTPS too: the test web then serves its pages through TLS tunnels
 //! with certificates from a CA it makes at start-up, which the crawler must be told to trust.
 
-use crawlrank_crawler::{crawl, CrawlConfig, StopReason};
+use crawlrank_crawler::{crawl, CrawlConfig, PolicySettings, Politeness, Resources, StopReason};
 use crawlrank_frontier::PolicyKind;
 use crawlrank_graph::Csr;
 use crawlrank_sim::{simulate, Reference, SimConfig, SimPolicy};
@@ -65,15 +65,21 @@ fn base_config(web: &TestWeb, state: &Path, seeds: Vec<String>, policy: &str) ->
     let mut c = CrawlConfig {
         state_dir: state.to_path_buf(),
         seeds,
-        policy: PolicyKind::parse(policy).unwrap(),
-        concurrency: 1,
-        retry_backoff: Duration::from_millis(20),
-        // A seen-set cache of 16 URLs: the test webs' links are looked up in the state on
-        // disk, as a crawl of 10^8 URLs does (crate::seen).
-        seen_cache: 16,
-        // And a frontier of 8 entries in memory, the rest spilled to disk (the order is the
-        // same: crawl_order_is_the_simulators_for_every_policy).
-        frontier_hot: 8,
+        policy: PolicyKind::parse(policy).unwrap().into(),
+        politeness: Politeness {
+            retry_backoff: Duration::from_millis(20),
+            ..Politeness::default()
+        },
+        resources: Resources {
+            concurrency: 1,
+            // A seen-set cache of 16 URLs: the test webs' links are looked up in the state on
+            // disk, as a crawl of 10^8 URLs does (crate::seen).
+            seen_cache: 16,
+            // And a frontier of 8 entries in memory, the rest spilled to disk (the order is the
+            // same: crawl_order_is_the_simulators_for_every_policy).
+            frontier_hot: 8,
+            ..Resources::default()
+        },
         ..CrawlConfig::default()
     };
     c.fetch.proxy = Some(web.proxy_url());
@@ -163,9 +169,9 @@ fn crawl_order_is_the_simulators_for_every_policy() {
 
         let dir = tempfile::tempdir().unwrap();
         let mut c = base_config(&web, dir.path(), web.seed_urls(&seeds), policy);
-        c.batch = Some(batch);
-        c.expected_pages = Some(r);
-        c.total_pages = Some(g.num_nodes() as u64);
+        c.policy.batch = Some(batch);
+        c.policy.expected_pages = Some(r);
+        c.policy.total_pages = Some(g.num_nodes() as u64);
         web.clear_log();
         let report = run(&c);
         assert_eq!(report.stop, StopReason::Exhausted);
@@ -212,7 +218,7 @@ fn the_frontier_spills_to_the_state_and_cleans_up() {
     let dir2 = tempfile::tempdir().unwrap();
     let mut c = base_config(&web, dir2.path(), web.seed_urls(&[0]), "fica");
     c.max_pages = Some(200);
-    c.frontier_hot = 0;
+    c.resources.frontier_hot = 0;
     assert_eq!(run(&c).spill, None);
     web.shutdown_blocking();
 }
@@ -254,10 +260,10 @@ fn impact_aware_crawls_are_the_simulators_and_resume() {
     let batch = 1 + r / 40;
     let config = |dir: &Path, policy: &str| {
         let mut c = base_config(&web, dir, web.seed_urls(&seeds), policy);
-        c.batch = Some(batch);
-        c.expected_pages = Some(r);
-        c.total_pages = Some(g.num_nodes() as u64);
-        c.impacts = Some(log.clone());
+        c.policy.batch = Some(batch);
+        c.policy.expected_pages = Some(r);
+        c.policy.total_pages = Some(g.num_nodes() as u64);
+        c.policy.impacts = Some(log.clone());
         c
     };
     let order_of = |dir: &Path| -> Vec<u32> {
@@ -307,7 +313,7 @@ fn impact_aware_crawls_are_the_simulators_and_resume() {
     // Resuming without the log, or with another one, is refused; so is a log for a policy
     // that reads none, and an impact-aware policy without a log.
     let mut c = config(dir.path(), "rw-eg");
-    c.impacts = None;
+    c.policy.impacts = None;
     let e = crawl(&c, &AtomicBool::new(false), &mut |_| {})
         .unwrap_err()
         .to_string();
@@ -320,7 +326,7 @@ fn impact_aware_crawls_are_the_simulators_and_resume() {
     }
     let other_path = logs.path().join("other.tsv");
     std::fs::write(&other_path, text).unwrap();
-    c.impacts = Some(Arc::new(
+    c.policy.impacts = Some(Arc::new(
         crawlrank_crawler::SearchLog::read(&other_path, None).unwrap(),
     ));
     let e = crawl(&c, &AtomicBool::new(false), &mut |_| {})
@@ -337,7 +343,7 @@ fn impact_aware_crawls_are_the_simulators_and_resume() {
     .to_string();
     assert!(e.contains("--impact is read by"), "{e}");
     let mut c = config(fresh.path(), if LEARNED { "learned" } else { "rw" });
-    c.impacts = None;
+    c.policy.impacts = None;
     let e = crawl(&c, &AtomicBool::new(false), &mut |_| {})
         .unwrap_err()
         .to_string();
@@ -521,7 +527,7 @@ fn bad_sitemaps_are_counted_and_add_no_wrong_page() {
         let mut c = base_config(&web, state, vec![seed], "bfs");
         c.fetch.sitemaps = true;
         c.max_pages = max_pages;
-        c.delay = delay;
+        c.politeness.delay = delay;
         web.clear_log();
         let report = run(&c);
         let log = web.log();
@@ -673,10 +679,10 @@ fn the_warc_of_a_mixed_crawl_passes_warcio() {
     );
     let dir = tempfile::tempdir().unwrap();
     let mut c = base_config(&web, dir.path(), web.seed_urls(&[0]), "bfs");
-    c.concurrency = 4;
-    c.max_retries = 1;
+    c.resources.concurrency = 4;
+    c.politeness.max_retries = 1;
     c.fetch.max_body = 256 << 10;
-    c.max_pages_per_host = 60;
+    c.limits.urls.max_per_host = 60;
     c.fetch.url_rules.max_path_depth = 5;
     let report = run(&c);
     let st = &report.stats;
@@ -759,8 +765,8 @@ fn the_page_budget_counts_fetched_pages_only() {
     );
     let dir = tempfile::tempdir().unwrap();
     let mut c = base_config(&web, dir.path(), web.seed_urls(&[0]), "bfs");
-    c.concurrency = 8;
-    c.max_retries = 0;
+    c.resources.concurrency = 8;
+    c.politeness.max_retries = 0;
     for budget in [100, 160] {
         c.max_pages = Some(budget);
         let report = run(&c);
@@ -795,7 +801,7 @@ fn an_oversize_robots_txt_is_read_up_to_its_cap_not_dropped() {
     );
     let dir = tempfile::tempdir().unwrap();
     let mut c = base_config(&web, dir.path(), web.seed_urls(&[0]), "bfs");
-    c.concurrency = 4;
+    c.resources.concurrency = 4;
     let report = run(&c);
     assert_eq!(report.stop, StopReason::Exhausted);
     let log = web.log();
@@ -819,7 +825,7 @@ fn robots_and_politeness_are_honoured() {
     let web = start_web(&g, cfg);
     let dir = tempfile::tempdir().unwrap();
     let mut c = base_config(&web, dir.path(), web.seed_urls(&[0, 2, 3]), "fica");
-    c.concurrency = 16;
+    c.resources.concurrency = 16;
     let report = run(&c);
     assert_eq!(report.stop, StopReason::Exhausted);
     let log = web.log();
@@ -850,8 +856,8 @@ fn robots_and_politeness_are_honoured() {
     );
     let dir = tempfile::tempdir().unwrap();
     let mut c = base_config(&web2, dir.path(), web2.seed_urls(&[0]), "bfs");
-    c.concurrency = 8;
-    c.delay = Duration::from_millis(40);
+    c.resources.concurrency = 8;
+    c.politeness.delay = Duration::from_millis(40);
     c.max_pages = Some(40);
     run(&c);
     for (host, gap) in min_gap_per_host(&web2.log()) {
@@ -876,11 +882,11 @@ fn faults_and_traps_do_not_stop_the_crawl() {
     let web = start_web(&g, cfg);
     let dir = tempfile::tempdir().unwrap();
     let mut c = base_config(&web, dir.path(), web.seed_urls(&[0]), "opic");
-    c.concurrency = 8;
-    c.max_retries = 6;
+    c.resources.concurrency = 8;
+    c.politeness.max_retries = 6;
     c.fetch.timeout = Duration::from_millis(1500);
     c.fetch.max_body = 1 << 20;
-    c.max_pages_per_host = 150;
+    c.limits.urls.max_per_host = 150;
     c.fetch.url_rules.max_path_depth = 8;
     let report = run(&c);
     assert_eq!(report.stop, StopReason::Exhausted);
@@ -1003,7 +1009,7 @@ fn outputs_warc_graph_and_ranking() {
     let web = start_web(&g, TestWebConfig::default());
     let dir = tempfile::tempdir().unwrap();
     let mut c = base_config(&web, dir.path(), web.seed_urls(&[0]), "fica");
-    c.concurrency = 4;
+    c.resources.concurrency = 4;
     let report = run(&c);
     let r = reachable(&g, &[0]);
     assert_eq!(report.stats.pages_html as usize, r);
@@ -1069,8 +1075,8 @@ fn stop_and_resume_fetch_every_page_once() {
     );
     let dir = tempfile::tempdir().unwrap();
     let mut c = base_config(&web, dir.path(), web.seed_urls(&[0]), "ieca");
-    c.concurrency = 4;
-    c.stop_grace = Duration::from_millis(0);
+    c.resources.concurrency = 4;
+    c.resources.stop_grace = Duration::from_millis(0);
     let stop = Arc::new(AtomicBool::new(false));
     let s2 = stop.clone();
     let t = std::thread::spawn(move || {
@@ -1087,9 +1093,12 @@ fn stop_and_resume_fetch_every_page_once() {
     let r = reachable(&g, &[0]);
     assert_eq!(fetches.len(), r);
     let dups: usize = fetches.values().map(|&n| n - 1).sum();
-    assert!(dups <= c.concurrency, "{dups} pages fetched twice");
+    assert!(
+        dups <= c.resources.concurrency,
+        "{dups} pages fetched twice"
+    );
     // A different policy on the same state is refused.
-    c.policy = PolicyKind::Bfs;
+    c.policy.kind = PolicyKind::Bfs;
     let err = crawl(&c, &AtomicBool::new(false), &mut |_| {})
         .err()
         .unwrap();
@@ -1109,7 +1118,7 @@ fn robots_txt_is_fetched_once_across_runs() {
     );
     let dir = tempfile::tempdir().unwrap();
     let mut c = base_config(&web, dir.path(), web.seed_urls(&[0]), "bfs");
-    c.concurrency = 4;
+    c.resources.concurrency = 4;
     c.max_pages = Some(40);
     let first = run(&c);
     assert_eq!(first.stop, StopReason::MaxPages);
@@ -1149,20 +1158,32 @@ fn child_crawl_entry() {
     };
     let mut it = args.split('\t');
     let (state, proxy, seed) = (it.next().unwrap(), it.next().unwrap(), it.next().unwrap());
-    let c = CrawlConfig {
+    run(&kill_9_config(
+        state.as_ref(),
+        proxy,
+        vec![seed.to_string()],
+    ));
+}
+
+/// The crawl [`kill_9_and_resume`] kills and resumes: FICA, 4 at a time, with a seen-set cache
+/// of 16 URLs and 8 frontier entries in memory, so that a resume reads most from the state.
+fn kill_9_config(state: &Path, proxy: &str, seeds: Vec<String>) -> CrawlConfig {
+    CrawlConfig {
         state_dir: state.into(),
-        seeds: vec![seed.to_string()],
-        policy: PolicyKind::Fica,
-        concurrency: 4,
-        seen_cache: 16,
-        frontier_hot: 8,
+        seeds,
         fetch: crawlrank_crawler::FetchConfig {
             proxy: Some(proxy.into()),
             ..Default::default()
         },
+        policy: PolicyKind::Fica.into(),
+        resources: Resources {
+            concurrency: 4,
+            seen_cache: 16,
+            frontier_hot: 8,
+            ..Resources::default()
+        },
         ..CrawlConfig::default()
-    };
-    run(&c);
+    }
 }
 
 #[test]
@@ -1218,19 +1239,7 @@ fn kill_9_and_resume() {
         child.wait().unwrap();
     }
     // Finish in this process.
-    let c = CrawlConfig {
-        state_dir: dir.path().into(),
-        policy: PolicyKind::Fica,
-        concurrency: 4,
-        seen_cache: 16,
-        frontier_hot: 8,
-        fetch: crawlrank_crawler::FetchConfig {
-            proxy: Some(web.proxy_url()),
-            ..Default::default()
-        },
-        ..CrawlConfig::default()
-    };
-    let report = run(&c);
+    let report = run(&kill_9_config(dir.path(), &web.proxy_url(), Vec::new()));
     assert_eq!(report.stop, StopReason::Exhausted);
     assert!(report.seen.disk_reads > 0, "{:?}", report.seen);
     let fetches = page_fetches(&web.log());
@@ -1286,13 +1295,19 @@ fn child_low_limit_entry() {
     let c = CrawlConfig {
         state_dir: state.into(),
         seeds: vec![seed.to_string()],
-        policy: PolicyKind::Fica,
-        concurrency: v[5].parse().unwrap(),
-        // A ranking snapshot every 100 pages: some fall in the hog's second.
-        batch: Some(100),
         fetch: crawlrank_crawler::FetchConfig {
             proxy: Some(proxy.into()),
             ..Default::default()
+        },
+        policy: PolicySettings {
+            kind: PolicyKind::Fica,
+            // A ranking snapshot every 100 pages: some fall in the hog's second.
+            batch: Some(100),
+            ..PolicySettings::default()
+        },
+        resources: Resources {
+            concurrency: v[5].parse().unwrap(),
+            ..Resources::default()
         },
         ..CrawlConfig::default()
     };
@@ -1378,9 +1393,9 @@ fn crawl_with_a_low_open_file_limit() {
     );
     assert_eq!(web.num_hosts(), 2_500);
     let concurrency = 32;
-    let budget = CrawlConfig {
+    let budget = Resources {
         concurrency,
-        ..CrawlConfig::default()
+        ..Resources::default()
     }
     .fd_budget(256);
     let (bound, files) = (budget.sockets() as usize, budget.total() as usize);
@@ -1503,9 +1518,9 @@ fn crawls_https_in_policy_order_when_the_ca_is_trusted() {
 
     let state = dir.path().join("state");
     let mut c = base_config(&web, &state, web.seed_urls(&[0]), "fica");
-    c.batch = Some(1);
-    c.expected_pages = Some(n);
-    c.total_pages = Some(n);
+    c.policy.batch = Some(1);
+    c.policy.expected_pages = Some(n);
+    c.policy.total_pages = Some(n);
     c.fetch.ca_certs = vec![ca];
     let report = crawl(&c, &AtomicBool::new(false), &mut |_| {}).unwrap();
     assert_eq!(report.stop, StopReason::Exhausted);
@@ -1596,7 +1611,7 @@ fn bounds_hosts_and_urls_are_capped_per_registrable_domain() {
     );
     let dir = tempfile::tempdir().unwrap();
     let mut c = base_config(&web, dir.path(), web.seed_urls(&[0]), "bfs");
-    c.max_hosts_per_domain = 5;
+    c.limits.urls.max_hosts_per_domain = 5;
     let report = run(&c);
     assert!(reachable(&g, &[0]) > 50);
     let log = web.log();
@@ -1613,7 +1628,7 @@ fn bounds_hosts_and_urls_are_capped_per_registrable_domain() {
     let web = start_web(&g, TestWebConfig::default());
     let dir = tempfile::tempdir().unwrap();
     let mut c = base_config(&web, dir.path(), web.seed_urls(&[0]), "bfs");
-    c.max_urls_per_domain = 12;
+    c.limits.urls.max_per_domain = 12;
     let report = run(&c);
     assert_eq!(report.discovered, 12);
     assert_eq!(page_fetches(&web.log()).len(), 12);
@@ -1632,7 +1647,7 @@ fn bounds_page_ids_stop_at_max_urls() {
     let dir = tempfile::tempdir().unwrap();
     let seeds = web.seed_urls(&[0]);
     let mut c = base_config(&web, dir.path(), seeds.clone(), "bfs");
-    c.max_urls = 20;
+    c.limits.urls.max_urls = 20;
     c.max_pages = Some(10);
     let first = run(&c);
     assert_eq!(first.discovered, 20);

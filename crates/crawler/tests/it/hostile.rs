@@ -5,7 +5,7 @@
 
 use crawlrank_crawler::CrawlReport;
 use crawlrank_crawler::HopLimits;
-use crawlrank_crawler::{crawl, CrawlConfig, StopReason};
+use crawlrank_crawler::{crawl, CrawlConfig, PolicySettings, Politeness, Resources, StopReason};
 use crawlrank_frontier::PolicyKind;
 use crawlrank_graph::Csr;
 use crawlrank_testweb::{LogEntry, TestWeb, TestWebConfig};
@@ -31,11 +31,17 @@ fn config(web: &TestWeb, state: &Path, seeds: &[&str]) -> CrawlConfig {
     let mut c = CrawlConfig {
         state_dir: state.to_path_buf(),
         seeds: seeds.iter().map(|s| s.to_string()).collect(),
-        policy: PolicyKind::Fica,
-        concurrency: 4,
-        max_retries: 3,
-        retry_backoff: Duration::from_millis(20),
-        max_retry_after: Duration::from_secs(5),
+        policy: PolicyKind::Fica.into(),
+        politeness: Politeness {
+            max_retries: 3,
+            retry_backoff: Duration::from_millis(20),
+            max_retry_after: Duration::from_secs(5),
+            ..Politeness::default()
+        },
+        resources: Resources {
+            concurrency: 4,
+            ..Resources::default()
+        },
         ..CrawlConfig::default()
     };
     c.fetch.proxy = Some(web.proxy_url());
@@ -179,9 +185,15 @@ fn child_rate_limited_crawl() {
     let mut c = CrawlConfig {
         state_dir: state.into(),
         seeds: vec![url("retry-after", "/"), url("backoff", "/")],
-        policy: PolicyKind::Fica,
-        concurrency: 2,
-        max_retry_after: Duration::from_secs(60),
+        policy: PolicyKind::Fica.into(),
+        politeness: Politeness {
+            max_retry_after: Duration::from_secs(60),
+            ..Politeness::default()
+        },
+        resources: Resources {
+            concurrency: 2,
+            ..Resources::default()
+        },
         ..CrawlConfig::default()
     };
     c.fetch.proxy = Some(proxy.into());
@@ -235,7 +247,7 @@ fn retry_after_and_back_off_survive_kill_9() {
     let backed_off = refusals("backoff")[1].clone();
     // Resume at once, in this process: the host still waits its Retry-After.
     let mut c = config(&web, &state, &[]);
-    c.max_retry_after = Duration::from_secs(60);
+    c.politeness.max_retry_after = Duration::from_secs(60);
     let report = run(&c);
     assert_eq!(report.stop, StopReason::Exhausted);
     let log = web.log();
@@ -282,7 +294,7 @@ fn redirect_chains_and_repeating_paths_are_cut() {
     ];
     let seeds: Vec<&str> = seeds.iter().map(String::as_str).collect();
     let mut c = config(&web, dir.path(), &seeds);
-    c.hop_limits = HopLimits {
+    c.limits.hops = HopLimits {
         max_hops: None,
         max_redirects: 5,
     };
@@ -320,7 +332,7 @@ fn redirect_chains_and_repeating_paths_are_cut() {
     let dir = tempfile::tempdir().unwrap();
     let seed = format!("{traps}/calendar?day=0");
     let mut c = config(&web, dir.path(), &[seed.as_str()]);
-    c.hop_limits.max_hops = Some(3);
+    c.limits.hops.max_hops = Some(3);
     web.clear_log();
     let report = run(&c);
     let log = web.log();
@@ -349,7 +361,7 @@ fn robots_txt_by_rfc_9309() {
     let seeds: Vec<String> = names.iter().map(|h| url(h, "/")).collect();
     let seeds: Vec<&str> = seeds.iter().map(String::as_str).collect();
     let mut c = config(&web, dir.path(), &seeds);
-    c.delay = Duration::from_millis(100);
+    c.politeness.delay = Duration::from_millis(100);
     let report = run(&c);
     assert_eq!(report.stop, StopReason::Exhausted);
     let log = web.log();
@@ -364,7 +376,7 @@ fn robots_txt_by_rfc_9309() {
             );
             let gap = w[1].arrival.saturating_duration_since(w[0].arrival);
             assert!(
-                gap >= c.delay,
+                gap >= c.politeness.delay,
                 "{name}: {} {gap:?} after {}",
                 w[1].path,
                 w[0].path
@@ -493,13 +505,19 @@ mod durable {
         let mut c = CrawlConfig {
             state_dir: state.to_path_buf(),
             seeds: vec![seed.to_string()],
-            policy: PolicyKind::Fica,
-            concurrency: 1,
-            batch: Some(16),
-            seen_cache: 16,
-            frontier_hot: 8,
-            warc_max_size: 16 << 10,
-            stop_grace: Duration::ZERO,
+            policy: PolicySettings {
+                kind: PolicyKind::Fica,
+                batch: Some(16),
+                ..PolicySettings::default()
+            },
+            resources: Resources {
+                concurrency: 1,
+                seen_cache: 16,
+                frontier_hot: 8,
+                warc_max_size: 16 << 10,
+                stop_grace: Duration::ZERO,
+                ..Resources::default()
+            },
             ..CrawlConfig::default()
         };
         c.fetch.proxy = Some(proxy.to_string());
@@ -708,7 +726,7 @@ mod durable {
         let (proxy, seed) = (web.proxy_url(), web.url(0).to_string());
         let dir = tempfile::tempdir().unwrap();
         let mut c = durable_config(dir.path(), &proxy, &seed);
-        c.warc_max_size = 1 << 20;
+        c.resources.warc_max_size = 1 << 20;
         c.max_pages = Some(80);
         let first = run(&c);
         assert_eq!(first.stop, StopReason::MaxPages);
@@ -766,7 +784,7 @@ fn a_wildcard_dns_host_farm_is_bounded_per_registrable_domain() {
     let dir = tempfile::tempdir().unwrap();
     let mut c = config(&web, dir.path(), &[FARM_SEED]);
     c.max_pages = Some(400);
-    c.max_hosts_per_domain = 40;
+    c.limits.urls.max_hosts_per_domain = 40;
     let report = run(&c);
     assert_eq!(report.stop, StopReason::Exhausted, "{}", report.stats);
     let pages = 40 * (1 + FARM_PAGES as usize);
@@ -778,7 +796,7 @@ fn a_wildcard_dns_host_farm_is_bounded_per_registrable_domain() {
     let dir = tempfile::tempdir().unwrap();
     let mut c = config(&web, dir.path(), &[FARM_SEED]);
     c.max_pages = Some(400);
-    c.max_urls_per_domain = 25;
+    c.limits.urls.max_per_domain = 25;
     let report = run(&c);
     assert_eq!(report.stop, StopReason::Exhausted, "{}", report.stats);
     assert_eq!(report.discovered, 25);

@@ -11,30 +11,33 @@ use std::sync::Arc;
 
 fn fed_state() -> DashboardState {
     let st = DashboardState::new("live crawl of test-state");
-    st.record(&common::numbers(&Progress {
-        pages_this_run: 12,
-        pages_per_sec: 3.5,
-        pages_total: 40,
-        frontier: 17,
-        waiting: 2,
-        in_flight: 3,
-        hosts: 5,
-        hosts_active: 4,
-        discovered: 60,
-        errors: 6,
-        stats: Stats {
-            requests: 45,
-            pages_html: 34,
-            http_errors: 5,
-            dns_errors: 1,
-            fetch_errors: 1,
-            bytes: 123_456,
-            ..Stats::default()
-        },
-        frontier_top: vec![(Arc::from("http://a.test/x?<script>"), 2.5)],
-        ranking_top: vec![(Arc::from("http://a.test/"), 9.0)],
-        ..Progress::default()
-    }));
+    st.record(
+        &Progress {
+            pages_this_run: 12,
+            pages_per_sec: 3.5,
+            pages_total: 40,
+            frontier: 17,
+            waiting: 2,
+            in_flight: 3,
+            hosts: 5,
+            hosts_active: 4,
+            discovered: 60,
+            errors: 6,
+            stats: Stats {
+                requests: 45,
+                pages_html: 34,
+                http_errors: 5,
+                dns_errors: 1,
+                fetch_errors: 1,
+                bytes: 123_456,
+                ..Stats::default()
+            },
+            frontier_top: vec![(Arc::from("http://a.test/x?<script>"), 2.5)],
+            ranking_top: vec![(Arc::from("http://a.test/"), 9.0)],
+            ..Progress::default()
+        }
+        .dashboard_numbers(),
+    );
     st
 }
 

@@ -6,7 +6,7 @@
 //! Without them the test fails with a clear message when `CI=true`, and skips with one
 //! otherwise. With `CRAWLRANK_SCREENSHOT=1` it also writes `docs/img/dashboard.png`.
 
-use crawlrank_crawler::{crawl, CrawlConfig};
+use crawlrank_crawler::{crawl, CrawlConfig, Resources};
 use crawlrank_dashboard::{serve, Access, DashboardState};
 use crawlrank_frontier::PolicyKind;
 use crawlrank_graph::Csr;
@@ -195,9 +195,12 @@ fn the_page_shows_a_running_crawl_and_its_numbers_move() {
     let mut cfg = CrawlConfig {
         state_dir: state_dir.path().join("state"),
         seeds: web.seed_urls(&[0]),
-        policy: PolicyKind::parse("backlink").unwrap(),
-        concurrency: 4,
         report_top: 20,
+        policy: PolicyKind::parse("backlink").unwrap().into(),
+        resources: Resources {
+            concurrency: 4,
+            ..Resources::default()
+        },
         ..CrawlConfig::default()
     };
     cfg.fetch.proxy = Some(web.proxy_url());
@@ -215,9 +218,7 @@ fn the_page_shows_a_running_crawl_and_its_numbers_move() {
     let crawler = {
         let (stop, dash) = (stop.clone(), dash.clone());
         std::thread::spawn(move || {
-            let report = crawl(&cfg, &stop, &mut |p| {
-                dash.record(&crate::common::numbers(p))
-            });
+            let report = crawl(&cfg, &stop, &mut |p| dash.record(&p.dashboard_numbers()));
             dash.set_running(false);
             report
         })

@@ -244,18 +244,21 @@ fn nats(dir: &Path) -> Option<NatsServer> {
     NatsServer::start(&dir.join("nats"))
 }
 
+/// The counters of the node `client` talks to, its own only.
+async fn local_stats(client: &mut Client) -> crawlrank_urlfrontier::proto::Stats {
+    client
+        .get_stats(QueueWithinCrawlParams {
+            local: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+}
+
 /// Runs a cluster test body under a 120 s limit.
 fn run_long<F: std::future::Future<Output = ()>>(body: F) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        tokio::time::timeout(Duration::from_secs(120), body)
-            .await
-            .expect("the test took more than 120 s");
-    });
+    common::run_within(Duration::from_secs(120), body);
 }
 
 #[test]
@@ -305,15 +308,7 @@ fn three_nodes_fetch_what_one_service_fetches_each_page_once() {
                 .values;
             assert_eq!(listed, sorted.list());
             let me = sorted.list().iter().position(|a| *a == node.addr).unwrap();
-            let stats = node
-                .client
-                .get_stats(QueueWithinCrawlParams {
-                    local: true,
-                    ..Default::default()
-                })
-                .await
-                .unwrap()
-                .into_inner();
+            let stats = local_stats(&mut node.client).await;
             assert!(stats.counts["crawlrank.fetched"] > 0, "{stats:?}");
             let queues = node
                 .client
@@ -402,15 +397,7 @@ fn an_item_put_to_the_wrong_node_is_served_by_its_owner_and_a_restarted_node_goe
         clock.advance(2);
         let served = wait_for_urls(&mut back.client).await;
         assert_eq!(served, [third]);
-        let stats = back
-            .client
-            .get_stats(QueueWithinCrawlParams {
-                local: true,
-                ..Default::default()
-            })
-            .await
-            .unwrap()
-            .into_inner();
+        let stats = local_stats(&mut back.client).await;
         assert_eq!(stats.counts["crawlrank.dead_letters"], 1, "{stats:?}");
         back.stop().await;
         for n in nodes {
@@ -431,6 +418,19 @@ async fn wait_for_urls(client: &mut Client) -> Vec<String> {
     }
 }
 
+/// Why a new service in `dir` with `policy` may not join the cluster as `join` says (it must
+/// not be allowed to).
+async fn refused_join(
+    dir: &Path,
+    clock: &TimeSource,
+    policy: &str,
+    join: &ClusterConfig,
+) -> String {
+    let service = FrontierService::open(config(dir, clock, policy)).unwrap();
+    let err = service.join_cluster(join).await.unwrap_err();
+    format!("{err:#}")
+}
+
 #[test]
 fn a_node_with_another_node_list_or_policy_is_refused_naming_both() {
     let tmp = tempfile::tempdir().unwrap();
@@ -441,16 +441,12 @@ fn a_node_with_another_node_list_or_policy_is_refused_naming_both() {
         let (ls, more) = listeners(1).await;
         let mut three = addrs.clone();
         three.push(more[0].clone());
-        let service = FrontierService::open(config(&tmp.path().join("x"), &clock, "fica")).unwrap();
-        let err = service
-            .join_cluster(&ClusterConfig {
-                nats: nats.url(),
-                nodes: three.clone(),
-                me: more[0].clone(),
-            })
-            .await
-            .unwrap_err();
-        let msg = format!("{err:#}");
+        let join = ClusterConfig {
+            nats: nats.url(),
+            nodes: three.clone(),
+            me: more[0].clone(),
+        };
+        let msg = refused_join(&tmp.path().join("x"), &clock, "fica", &join).await;
         let mut sorted = three.clone();
         sorted.sort();
         let mut recorded = addrs.clone();
@@ -460,30 +456,22 @@ fn a_node_with_another_node_list_or_policy_is_refused_naming_both() {
             "{msg}"
         );
         drop(ls);
-        let service = FrontierService::open(config(&tmp.path().join("y"), &clock, "bfs")).unwrap();
-        let err = service
-            .join_cluster(&ClusterConfig {
-                nats: nats.url(),
-                nodes: addrs.clone(),
-                me: addrs[0].clone(),
-            })
-            .await
-            .unwrap_err();
-        let msg = format!("{err:#}");
+        let join = ClusterConfig {
+            nats: nats.url(),
+            nodes: addrs.clone(),
+            me: addrs[0].clone(),
+        };
+        let msg = refused_join(&tmp.path().join("y"), &clock, "bfs", &join).await;
         assert!(msg.contains("bfs") && msg.contains("fica"), "{msg}");
         // An unreachable NATS server: a clear error within seconds.
         let started = Instant::now();
         let port = crawlrank_testkit::free_port();
-        let service = FrontierService::open(config(&tmp.path().join("z"), &clock, "fica")).unwrap();
-        let err = service
-            .join_cluster(&ClusterConfig {
-                nats: format!("nats://127.0.0.1:{port}"),
-                nodes: addrs.clone(),
-                me: addrs[0].clone(),
-            })
-            .await
-            .unwrap_err();
-        let msg = format!("{err:#}");
+        let join = ClusterConfig {
+            nats: format!("nats://127.0.0.1:{port}"),
+            nodes: addrs.clone(),
+            me: addrs[0].clone(),
+        };
+        let msg = refused_join(&tmp.path().join("z"), &clock, "fica", &join).await;
         assert!(msg.contains("cannot reach the NATS server"), "{msg}");
         assert!(
             started.elapsed() < Duration::from_secs(6),

@@ -5,6 +5,7 @@
 //! One test binary for the crate, a module per area (each was a binary of its own: one link
 //! instead of 2).
 
+mod common;
 mod offers;
 mod policies;
 mod spill;

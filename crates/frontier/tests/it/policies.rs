@@ -1,6 +1,7 @@
 //! Every policy on hand graphs whose crawl order can be worked out by hand, and properties
 //! every policy must have on random graphs.
 
+use crate::common::{config, random_graph};
 use crawlrank_frontier::policies::ieca::log_pc_coefficient;
 use crawlrank_frontier::policies::opic::Opic;
 use crawlrank_frontier::{
@@ -9,23 +10,6 @@ use crawlrank_frontier::{
 };
 use crawlrank_graph::Csr;
 use crawlrank_testkit as testkit;
-
-fn config(batch: u64, n: u64) -> PolicyConfig {
-    PolicyConfig {
-        batch,
-        expected_pages: n,
-        total_pages: n,
-        rng_seed: 7,
-        // A synthetic search log for rw and rw-eg (the other policies ignore it): every
-        // fifth page has an impact.
-        impact: Some(Impacts::new(
-            (0..n)
-                .map(|v| if v % 5 == 0 { (v % 7) as f64 } else { 0.0 })
-                .collect(),
-        )),
-        ..PolicyConfig::default()
-    }
-}
 
 fn run(kind: PolicyKind, g: &Csr, seeds: &[PageId], batch: u64) -> Vec<PageId> {
     let c = config(batch, g.num_nodes() as u64);
@@ -193,22 +177,6 @@ fn batch_pagerank_follows_pagerank() {
     );
     let o = run(PolicyKind::PartialPagerank, &g, &[0], 1);
     assert_eq!(o[..3], [0, 1, 5]);
-}
-
-/// A deterministic random graph with `n` nodes and about `n·d` arcs.
-fn random_graph(n: usize, d: usize, seed: u64) -> Csr {
-    let mut rng = crawlrank_rng::XorShift64::new(seed | 1);
-    let mut next = || rng.next_u64();
-    let mut arcs = Vec::new();
-    for v in 0..n {
-        let k = (next() % (2 * d as u64 + 1)) as usize;
-        for _ in 0..k {
-            // Skewed targets, so in-degrees differ.
-            let t = (next() % n as u64) * (next() % n as u64) / n as u64;
-            arcs.push((v as u32, t as u32));
-        }
-    }
-    Csr::from_arcs(n, &arcs)
 }
 
 #[test]

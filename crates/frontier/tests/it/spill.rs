@@ -2,23 +2,9 @@
 //! order: every policy, with a tiny hot part so that it spills, refills and compacts all the
 //! time, crawls random graphs exactly as it does in memory.
 
-use crawlrank_frontier::{Frontier, Impacts, PageId, PolicyConfig, PolicyKind, SpillConfig};
+use crate::common::{config, random_graph};
+use crawlrank_frontier::{Frontier, PageId, PolicyConfig, PolicyKind, SpillConfig};
 use crawlrank_graph::Csr;
-
-/// A deterministic random graph with `n` nodes and about `n·d` arcs, skewed in-degrees.
-fn random_graph(n: usize, d: usize, seed: u64) -> Csr {
-    let mut rng = crawlrank_rng::XorShift64::new(seed | 1);
-    let mut next = || rng.next_u64();
-    let mut arcs = Vec::new();
-    for v in 0..n {
-        let k = (next() % (2 * d as u64 + 1)) as usize;
-        for _ in 0..k {
-            let t = (next() % n as u64) * (next() % n as u64) / n as u64;
-            arcs.push((v as u32, t as u32));
-        }
-    }
-    Csr::from_arcs(n, &arcs)
-}
 
 /// The crawl order, and the most cold entries the frontier held at once.
 fn crawl(
@@ -62,18 +48,7 @@ fn every_policy_crawls_in_the_same_order_when_its_queue_spills() {
                 if kind == PolicyKind::Learned && batch < 10 {
                     continue; // a forest fit every few pages is slow and spills nothing
                 }
-                let in_memory = PolicyConfig {
-                    batch,
-                    expected_pages: n as u64,
-                    total_pages: n as u64,
-                    rng_seed: 7,
-                    impact: Some(Impacts::new(
-                        (0..n)
-                            .map(|v| if v % 5 == 0 { (v % 7) as f64 } else { 0.0 })
-                            .collect(),
-                    )),
-                    ..PolicyConfig::default()
-                };
+                let in_memory = config(batch, n as u64);
                 let spilling = PolicyConfig {
                     spill: Some(SpillConfig {
                         dir: parent.path().to_path_buf(),

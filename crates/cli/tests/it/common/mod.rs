@@ -3,6 +3,7 @@
 #![allow(dead_code)] // not every helper is used by a test today
 
 pub mod serve;
+pub mod workers;
 
 use crawlrank_testkit as testkit;
 use std::ffi::OsStr;

@@ -220,34 +220,3 @@ fn the_parser_rejects_what_prometheus_rejects() {
         assert!(parse_prometheus(bad).is_err(), "{bad:?} should not parse");
     }
 }
-
-/// A crawl's progress as the dashboard shows it, copied field by field as the `crawlrank`
-/// command copies it (`crates/cli/src/commands/dashboard.rs`).
-pub fn numbers(p: &crawlrank_crawler::Progress) -> crawlrank_dashboard::CrawlNumbers {
-    use crawlrank_dashboard::{CrawlNumbers, ScoredUrl};
-    let scored = |list: &[(std::sync::Arc<str>, f64)]| -> Vec<ScoredUrl> {
-        list.iter()
-            .map(|(url, score)| ScoredUrl {
-                url: url.to_string(),
-                score: *score,
-            })
-            .collect()
-    };
-    CrawlNumbers {
-        pages_total: p.pages_total,
-        pages_per_sec: p.pages_per_sec,
-        frontier: p.frontier as u64,
-        waiting: p.waiting as u64,
-        in_flight: p.in_flight as u64,
-        hosts: p.hosts as u64,
-        hosts_active: p.hosts_active as u64,
-        discovered: p.discovered as u64,
-        errors: p.errors,
-        counters: CrawlNumbers::counters_from(
-            p.stats.fields(),
-            &crawlrank_crawler::Stats::descriptions(),
-        ),
-        frontier_top: scored(&p.frontier_top),
-        ranking_top: scored(&p.ranking_top),
-    }
-}

@@ -27,15 +27,20 @@ pub const T0: u64 = 1_735_689_600;
 
 /// Runs a test body on a runtime of its own, failing it after 60 s.
 pub fn run<F: Future<Output = ()>>(body: F) {
+    run_within(Duration::from_secs(60), body);
+}
+
+/// Runs a test body on a runtime of its own, failing it after `limit`.
+pub fn run_within<F: Future<Output = ()>>(limit: Duration, body: F) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .unwrap();
     runtime.block_on(async {
-        tokio::time::timeout(Duration::from_secs(60), body)
+        tokio::time::timeout(limit, body)
             .await
-            .expect("the test took more than 60 s");
+            .unwrap_or_else(|_| panic!("the test took more than {limit:?}"));
     });
 }
 
