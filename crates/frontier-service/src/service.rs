@@ -1318,7 +1318,12 @@ impl UrlFrontier for FrontierService {
                 stats.in_process = stats.in_process.saturating_add(more.in_process);
                 stats.number_of_queues += more.number_of_queues;
                 for (k, v) in more.counts {
-                    *stats.counts.entry(k).or_default() += v;
+                    // Every node holds the crawl's one `n`: a setting, not a count to add up.
+                    if k == OPIC_TOTAL_PAGES {
+                        stats.counts.entry(k).or_insert(v);
+                    } else {
+                        *stats.counts.entry(k).or_default() += v;
+                    }
                 }
             }
         }

@@ -581,6 +581,19 @@ fn opic_cash_sums_to_one_over_three_nodes_and_after_a_node_restarts_mid_crawl() 
             );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+        // A fanned-out GetStats adds the nodes' counts up but keeps the crawl's one `n`.
+        let all = nodes[0]
+            .client
+            .get_stats(QueueWithinCrawlParams::default())
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(
+            all.counts.get("crawlrank.opic.total_pages").copied(),
+            Some(n),
+            "{:?}",
+            all.counts
+        );
         for node in nodes {
             node.stop().await;
         }
