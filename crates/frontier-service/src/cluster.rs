@@ -606,10 +606,7 @@ impl Cluster {
             }
             if let Some(last) = delivered.last().map(|d| d.seq) {
                 if let Err(e) = apply(delivered).await {
-                    return match e.downcast::<Transient>() {
-                        Ok(t) => Stop::Nats(t.into()),
-                        Err(e) => Stop::Apply(e),
-                    };
+                    return Stop::Apply(e);
                 }
                 *applied = last;
             }
@@ -625,19 +622,6 @@ impl Cluster {
         }
     }
 }
-
-/// A failure of JetStream while applying (handing on a report's out-links): the items are
-/// read again once it is back, not a reason to stop the node.
-#[derive(Debug)]
-pub struct Transient(pub String);
-
-impl std::fmt::Display for Transient {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Transient {}
 
 /// Why [`Cluster::consume`] stopped.
 enum Stop {
