@@ -276,10 +276,10 @@ pub fn frontier_rank<'py>(
                 .map(|&id| data.node(id).map(|v| v as u32))
                 .collect::<PyResult<_>>()?,
         ),
-        (None, Some(x)) if x > 0.0 && x < 1.0 => None,
+        (None, Some(x)) if x > 0.0 && x <= 1.0 => None,
         (None, Some(x)) => {
             return Err(PyValueError::new_err(format!(
-                "downloaded_fraction must be in (0, 1), not {x}"
+                "downloaded_fraction must be in (0, 1], as the CLI's --downloaded-fraction, not {x}"
             )))
         }
         _ => {

@@ -121,6 +121,10 @@ def test_frontier_rank_repeats_bad_input(web):
         run(baseline="random")
     with pytest.raises(ValueError, match="not among the methods"):
         run(repeat=2, baseline="rw")
+    # The fraction's range is the CLI's --downloaded-fraction's, (0, 1].
+    for bad in (0.0, -0.5, 1.5, float("nan")):
+        with pytest.raises(ValueError, match=r"must be in \(0, 1\]"):
+            crawlrank.frontier_rank(g, impact, methods="random", downloaded_fraction=bad)
 
 
 @pytest.fixture(scope="module")
