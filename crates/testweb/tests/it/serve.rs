@@ -39,6 +39,30 @@ fn proxy_client(web: &TestWeb) -> reqwest::Client {
         .unwrap()
 }
 
+/// The length of the body a GET of `url` through `c` returns, which must arrive whole: for the
+/// tests that only size or count what the server sent.
+pub(crate) async fn body_len(c: &reqwest::Client, url: impl reqwest::IntoUrl) -> usize {
+    c.get(url)
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap()
+        .len()
+}
+
+/// A test web over `graph(n)` that holds every answer for `latency`, on the current runtime.
+async fn start_slow(n: u32, latency: Duration) -> TestWeb {
+    let cfg = TestWebConfig {
+        latency,
+        ..Default::default()
+    };
+    TestWeb::start(graph(n), None, any_port(), cfg)
+        .await
+        .unwrap()
+}
+
 fn direct_client() -> reqwest::Client {
     reqwest::Client::builder()
         .no_proxy()
@@ -326,13 +350,7 @@ async fn error_rate_is_deterministic_and_retries_succeed() {
 async fn latency_is_asynchronous() {
     // A single-threaded runtime: 8 concurrent requests only finish in ~1 latency if the
     // server sleeps without blocking.
-    let cfg = TestWebConfig {
-        latency: Duration::from_millis(200),
-        ..Default::default()
-    };
-    let web = TestWeb::start(graph(16), None, any_port(), cfg)
-        .await
-        .unwrap();
+    let web = start_slow(16, Duration::from_millis(200)).await;
     let c = proxy_client(&web);
     let t = Instant::now();
     let futs: Vec<_> = (0..8).map(|v| c.get(web.url(v)).send()).collect();
@@ -361,23 +379,9 @@ async fn log_records_every_request() {
     let t0 = Instant::now();
     let mut sizes = Vec::new();
     for v in [3u32, 4, 11, 3] {
-        let body = c
-            .get(web.url(v))
-            .send()
-            .await
-            .unwrap()
-            .bytes()
-            .await
-            .unwrap();
-        sizes.push(body.len() as u64);
+        sizes.push(body_len(&c, web.url(v)).await as u64);
     }
-    c.get("http://h1.crawlrank.test/missing")
-        .send()
-        .await
-        .unwrap()
-        .bytes()
-        .await
-        .unwrap();
+    body_len(&c, "http://h1.crawlrank.test/missing").await;
     let log = web.log();
     assert_eq!(log.len(), 5);
     for (e, (v, size)) in log.iter().zip([3u32, 4, 11, 3].iter().zip(&sizes)) {
@@ -410,13 +414,7 @@ async fn log_records_every_request() {
     web.clear_log();
     assert!(web.log().is_empty());
     // Concurrent requests to one host overlap in the log.
-    let cfg = TestWebConfig {
-        latency: Duration::from_millis(100),
-        ..Default::default()
-    };
-    let slow = TestWeb::start(graph(8), None, any_port(), cfg)
-        .await
-        .unwrap();
+    let slow = start_slow(8, Duration::from_millis(100)).await;
     let c = proxy_client(&slow);
     let (a, b) = tokio::join!(c.get(slow.url(1)).send(), c.get(slow.url(2)).send());
     a.unwrap();
