@@ -160,12 +160,8 @@ pub(super) fn import_id_urls(input: &Path, urls_file: &Path, ctx: &Ctx) -> Resul
     ctx.progress.phase(ImportPhase::Scan, r.total_bytes());
     let mut table: Vec<(u64, u64, Box<str>)> = Vec::new();
     let mut seen_data = false;
-    while r.advance()? {
-        ctx.progress.tick(ImportPhase::Scan, &r);
+    while ctx.progress.next_data_line(ImportPhase::Scan, &mut r)? {
         let line = r.current();
-        if is_skippable(line) {
-            continue;
-        }
         let first = !seen_data;
         seen_data = true;
         let trimmed = line.trim_ascii();

@@ -400,6 +400,23 @@ impl Progress<'_> {
         });
     }
 
+    /// Advances `r` to its next line of data, passing over blank and comment lines and
+    /// reporting progress as [`tick`](Self::tick) does for every line read; `false` at the end
+    /// of the input. The scans of line-based inputs share it so that they all skip alike.
+    pub(crate) fn next_data_line(
+        &self,
+        phase: ImportPhase,
+        r: &mut lines::LineReader,
+    ) -> Result<bool> {
+        while r.advance()? {
+            self.tick(phase, r);
+            if !lines::is_skippable(r.current()) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// Reports every 65,536 lines.
     #[inline]
     pub(crate) fn tick(&self, phase: ImportPhase, r: &lines::LineReader) {
