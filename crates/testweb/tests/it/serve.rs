@@ -52,6 +52,11 @@ pub(crate) async fn body_len(c: &reqwest::Client, url: impl reqwest::IntoUrl) ->
         .len()
 }
 
+/// The text a GET of `url` through `c` returns, which must arrive whole.
+async fn body_text(c: &reqwest::Client, url: impl reqwest::IntoUrl) -> String {
+    c.get(url).send().await.unwrap().text().await.unwrap()
+}
+
 /// A test web over `graph(n)` that holds every answer for `latency`, on the current runtime.
 async fn start_slow(n: u32, latency: Duration) -> TestWeb {
     let cfg = TestWebConfig {
@@ -257,12 +262,8 @@ async fn robots_404_and_methods() {
     let web = TestWeb::start(graph(10), None, any_port(), TestWebConfig::default())
         .await
         .unwrap();
-    let r = proxy_client(&web)
-        .get("http://h0.crawlrank.test/robots.txt")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.text().await.unwrap(), "User-agent: *\nDisallow:\n");
+    let robots = body_text(&proxy_client(&web), "http://h0.crawlrank.test/robots.txt").await;
+    assert_eq!(robots, "User-agent: *\nDisallow:\n");
     web.shutdown().await;
 }
 
@@ -574,25 +575,11 @@ async fn traps_behave_as_documented() {
     let index = web.traps_url().unwrap();
     assert_eq!(index, "http://traps.crawlrank.test/");
     // Node 0 links to the index after its successors; node 1 does not.
-    let html = c
-        .get(web.url(0))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = body_text(&c, web.url(0)).await;
     let l = links(&html, web.url(0));
     assert_eq!(l.last().unwrap(), &index);
     assert_eq!(l.len(), web.graph().successors(0).len() + 1);
-    let html = c
-        .get(web.url(1))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = body_text(&c, web.url(1)).await;
     assert_eq!(
         links(&html, web.url(1)).len(),
         web.graph().successors(1).len()
@@ -713,12 +700,11 @@ async fn traps_behave_as_documented() {
     let web2 = TestWeb::start(graph(3), None, any_port(), cfg)
         .await
         .unwrap();
-    let robots = proxy_client(&web2)
-        .get("http://traps.crawlrank.test/robots.txt")
-        .send()
-        .await
-        .unwrap();
-    let robots = robots.text().await.unwrap();
+    let robots = body_text(
+        &proxy_client(&web2),
+        "http://traps.crawlrank.test/robots.txt",
+    )
+    .await;
     assert_eq!(
         robots,
         "User-agent: *\nDisallow: /disallowed/\nCrawl-delay: 1\n"
