@@ -553,10 +553,7 @@ pub(super) fn import_gml(input: &Path, ctx: &Ctx) -> Result<ImportReport> {
         ctx.write_staged(".urls", |w| crate::urls::write_urls_to(w, &urls))?;
         report.urls_written = true;
     }
-    if !keep && !known.is_identity() {
-        ctx.write_staged(".ids", |w| known.write_ids(w))?;
-        report.ids_written = true;
-    }
+    ctx.write_ids_if_renumbered(&known, &mut report)?;
     Ok(report)
 }
 

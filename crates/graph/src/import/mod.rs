@@ -492,6 +492,21 @@ impl Ctx<'_> {
         })
     }
 
+    /// Writes `.ids` beside the graph when its nodes were renumbered (the original ids not
+    /// kept, and not `0..n` already), and says so in `report`: the importers that read node ids
+    /// share it so that they agree on when the file exists.
+    pub(crate) fn write_ids_if_renumbered(
+        &self,
+        known: &ids::NodeIds,
+        report: &mut ImportReport,
+    ) -> Result<()> {
+        if !self.opts.keep_ids && !known.is_identity() {
+            self.write_staged(".ids", |w| known.write_ids(w))?;
+            report.ids_written = true;
+        }
+        Ok(())
+    }
+
     /// Writes a staged companion file (`.urls`, `.ids`) through `fill`.
     pub(crate) fn write_staged(
         &self,
