@@ -160,9 +160,7 @@ impl Reorders {
 
 #[cfg(test)]
 mod tests {
-    use crate::{
-        BatchClock, Frontier, Link, PageId, PageTable, Policy, ReorderJob, ReorderOutput, Target,
-    };
+    use crate::{BatchClock, Frontier, Link, PageId, PageTable, Policy, ReorderJob, ReorderOutput};
     use std::collections::VecDeque;
     use std::sync::mpsc::{channel, Receiver, Sender};
     use std::sync::{Arc, Mutex};
@@ -187,8 +185,7 @@ mod tests {
             self.queue.pop_front()
         }
         fn crawled(&mut self, _: PageId, links: &[Link], _: &PageTable, _: &BatchClock) {
-            let new = links.iter().filter(|l| l.target == Target::New);
-            self.queue.extend(new.map(|l| l.page));
+            self.queue.extend(Link::new_pages(links));
         }
         fn begin_reorder(&mut self, _: &PageTable, _: &BatchClock) -> Option<ReorderJob> {
             let snapshot: Vec<PageId> = self.queue.iter().copied().collect();
