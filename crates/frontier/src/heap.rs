@@ -144,10 +144,16 @@ pub(crate) fn sift_up(heap: &mut [Entry], pos: &mut [u32], mut i: usize) {
         if !e.before(&heap[parent]) {
             break;
         }
-        heap[i] = heap[parent];
-        pos[heap[i].page as usize] = i as u32;
+        place(heap, pos, i, heap[parent]);
         i = parent;
     }
+    place(heap, pos, i, e);
+}
+
+/// Puts `e` at `heap[i]` and records that slot in `pos`: every move a sift makes, so that the
+/// two never disagree.
+#[inline]
+fn place(heap: &mut [Entry], pos: &mut [u32], i: usize, e: Entry) {
     heap[i] = e;
     pos[e.page as usize] = i as u32;
 }
@@ -171,12 +177,10 @@ pub(crate) fn sift_down(heap: &mut [Entry], pos: &mut [u32], mut i: usize) {
         if !heap[c].before(&e) {
             break;
         }
-        heap[i] = heap[c];
-        pos[heap[i].page as usize] = i as u32;
+        place(heap, pos, i, heap[c]);
         i = c;
     }
-    heap[i] = e;
-    pos[e.page as usize] = i as u32;
+    place(heap, pos, i, e);
 }
 
 #[cfg(test)]

@@ -109,6 +109,15 @@ impl Link {
     pub fn is_pending(&self) -> bool {
         self.target != Target::Popped
     }
+
+    /// The pages first seen through `links` (those marked [`Target::New`]), in link order:
+    /// what a queue-based policy appends to its queue when a page is crawled.
+    pub fn new_pages(links: &[Link]) -> impl Iterator<Item = PageId> + '_ {
+        links
+            .iter()
+            .filter(|l| l.target == Target::New)
+            .map(|l| l.page)
+    }
 }
 
 /// A crawl ordering. Implementations live in [`policies`]; [`Frontier`] drives them and owns

@@ -160,9 +160,7 @@ impl Reorders {
 
 #[cfg(test)]
 mod tests {
-    use crate::{
-        BatchClock, Frontier, Link, PageId, PageTable, Policy, ReorderJob, ReorderOutput, Target,
-    };
+    use crate::{BatchClock, Frontier, Link, PageId, PageTable, Policy, ReorderJob, ReorderOutput};
     use std::collections::VecDeque;
     use std::sync::mpsc::{channel, Receiver, Sender};
     use std::sync::{Arc, Mutex};
@@ -187,8 +185,7 @@ mod tests {
             self.queue.pop_front()
         }
         fn crawled(&mut self, _: PageId, links: &[Link], _: &PageTable, _: &BatchClock) {
-            let new = links.iter().filter(|l| l.target == Target::New);
-            self.queue.extend(new.map(|l| l.page));
+            self.queue.extend(Link::new_pages(links));
         }
         fn begin_reorder(&mut self, _: &PageTable, _: &BatchClock) -> Option<ReorderJob> {
             let snapshot: Vec<PageId> = self.queue.iter().copied().collect();
@@ -222,9 +219,9 @@ mod tests {
         (Frontier::new(Box::new(policy), 2), go)
     }
 
-    /// The crawl of `drive`'s order over a little tree, with the reorders inline.
-    fn inline_order() -> Vec<PageId> {
-        let (mut f, go) = frontier();
+    /// Crawls a little tree (seeds 0, 1, 2, each with two children) to the end on `f`, with
+    /// enough gate openings queued on `go` for every reorder it starts; the crawl order.
+    fn crawl_tree(f: &mut Frontier, go: &Sender<()>) -> Vec<PageId> {
         for _ in 0..10 {
             go.send(()).unwrap();
         }
@@ -236,6 +233,12 @@ mod tests {
             f.on_crawled(p, &links);
         }
         order
+    }
+
+    /// The crawl of `drive`'s order over a little tree, with the reorders inline.
+    fn inline_order() -> Vec<PageId> {
+        let (mut f, go) = frontier();
+        crawl_tree(&mut f, &go)
     }
 
     /// Feeds `f` the calls of a crawl with three pages in flight at the first boundary (K = 2),
@@ -295,16 +298,7 @@ mod tests {
         let want = inline_order();
         let (mut f, go) = frontier();
         f.set_background_reorders(true).unwrap();
-        for _ in 0..10 {
-            go.send(()).unwrap();
-        }
-        f.seed(&[0, 1, 2]);
-        let mut order = Vec::new();
-        while let Some(p) = f.pop() {
-            order.push(p);
-            let links: Vec<PageId> = if p < 3 { vec![10 + p, 20 + p] } else { vec![] };
-            f.on_crawled(p, &links);
-        }
+        let order = crawl_tree(&mut f, &go);
         assert_eq!(order, want);
         assert!(f.reorder_stats().background > 0);
     }

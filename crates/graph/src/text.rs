@@ -12,6 +12,25 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::rc::Rc;
 
+/// Reads the next line of `reader` into `buf` (cleared first) without its line ending, `\n`
+/// or `\r\n`, so that files written on Windows read as Unix ones; the bytes read, ending
+/// included (0 at the end of the input). The line readers of this crate share it so that they
+/// all cut lines the same way.
+pub(crate) fn read_line(
+    reader: &mut (impl BufRead + ?Sized),
+    buf: &mut Vec<u8>,
+) -> std::io::Result<usize> {
+    buf.clear();
+    let n = reader.read_until(b'\n', buf)?;
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+        if buf.last() == Some(&b'\r') {
+            buf.pop();
+        }
+    }
+    Ok(n)
+}
+
 /// A text file read line by line, plain or gzip-compressed.
 pub struct Lines {
     path: Rc<Path>,
@@ -47,21 +66,12 @@ impl Lines {
     /// The next line without its terminator (`\n` or `\r\n`), with where it is (its number
     /// counts from 1); `None` at the end.
     pub fn next_line(&mut self) -> Result<Option<(At, &str)>> {
-        self.buf.clear();
-        let n = self
-            .reader
-            .read_until(b'\n', &mut self.buf)
+        let n = read_line(&mut self.reader, &mut self.buf)
             .with_context(|| format!("{}:{}: cannot read", self.path.display(), self.line + 1))?;
         if n == 0 {
             return Ok(None);
         }
         self.line += 1;
-        if self.buf.last() == Some(&b'\n') {
-            self.buf.pop();
-            if self.buf.last() == Some(&b'\r') {
-                self.buf.pop();
-            }
-        }
         match std::str::from_utf8(&self.buf) {
             Ok(s) => Ok(Some((
                 At {

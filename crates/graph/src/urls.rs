@@ -23,6 +23,7 @@
 //! [`normalize_parsed`], so a URL has one spelling everywhere.
 
 use crate::basename::with_ext;
+use crate::text::read_line;
 use anyhow::{bail, Context, Result};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
@@ -203,21 +204,12 @@ impl UrlReader {
 
     /// The next URL, or `None` at the end of the file.
     pub fn next_url(&mut self) -> Result<Option<&str>> {
-        self.buf.clear();
-        let n = self
-            .inner
-            .read_until(b'\n', &mut self.buf)
+        let n = read_line(&mut self.inner, &mut self.buf)
             .with_context(|| format!("cannot read {}", self.path.display()))?;
         if n == 0 {
             return Ok(None);
         }
         self.line += 1;
-        if self.buf.last() == Some(&b'\n') {
-            self.buf.pop();
-            if self.buf.last() == Some(&b'\r') {
-                self.buf.pop();
-            }
-        }
         match std::str::from_utf8(&self.buf) {
             Ok(s) => Ok(Some(s)),
             Err(_) => bail!(

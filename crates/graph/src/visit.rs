@@ -134,26 +134,28 @@ pub fn strongly_connected_components<G: Successors>(graph: &G, mut on_component:
         if index[root] != UNSEEN {
             continue;
         }
-        index[root] = next_index;
-        low[root] = next_index;
-        next_index += 1;
-        stack.push(root as u32);
-        on_stack[root] = true;
-        calls.push((root as u32, 0));
-        push_list(&mut lists, root);
-        while let Some(&mut (v, ref mut pos)) = calls.last_mut() {
+        // The node to enter next (a root, then each unseen successor): one place numbers a
+        // node and opens its call.
+        let mut enter = Some(root);
+        loop {
+            if let Some(w) = enter.take() {
+                index[w] = next_index;
+                low[w] = next_index;
+                next_index += 1;
+                stack.push(w as u32);
+                on_stack[w] = true;
+                calls.push((w as u32, 0));
+                push_list(&mut lists, w);
+            }
+            let Some(&mut (v, ref mut pos)) = calls.last_mut() else {
+                break;
+            };
             let succ = lists.last().expect("one list per call");
             if (*pos as usize) < succ.len() {
                 let w = succ[*pos as usize] as usize;
                 *pos += 1;
                 if index[w] == UNSEEN {
-                    index[w] = next_index;
-                    low[w] = next_index;
-                    next_index += 1;
-                    stack.push(w as u32);
-                    on_stack[w] = true;
-                    calls.push((w as u32, 0));
-                    push_list(&mut lists, w);
+                    enter = Some(w);
                 } else if on_stack[w] {
                     low[v as usize] = low[v as usize].min(index[w]);
                 }

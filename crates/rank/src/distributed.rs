@@ -221,13 +221,7 @@ where
         "--process {me} is not in the hostfile's {processes} processes (0..{})",
         processes - 1
     );
-    ensure!(
-        transpose.node_count() == n && transpose.arc_count() == graph.arc_count(),
-        "the transpose has {} pages and {} arcs, the graph {n} and {}",
-        transpose.node_count(),
-        transpose.arc_count(),
-        graph.arc_count()
-    );
+    crate::ensure_transpose_fits(&*graph, &*transpose)?;
     ensure!(n > 0, "the graph is empty");
     let pr = &config.pagerank;
     ensure!(

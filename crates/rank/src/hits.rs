@@ -93,13 +93,7 @@ pub fn hits_masked<G: SequentialSuccessors, T: SequentialSuccessors>(
     mut hubs: Vec<f64>,
 ) -> Result<HitsResult> {
     let n = graph.node_count();
-    ensure!(
-        transpose.node_count() == n && transpose.arc_count() == graph.arc_count(),
-        "the transpose has {} pages and {} arcs but the graph {n} and {}",
-        transpose.node_count(),
-        transpose.arc_count(),
-        graph.arc_count()
-    );
+    crate::ensure_transpose_fits(graph, transpose)?;
     ensure!(
         hubs.len() == n,
         "the starting hub vector has {} entries for {n} pages",

@@ -37,3 +37,21 @@ pub use pagerank::{
 };
 pub use rw::{random_walk, RwConfig, RwResult};
 pub use top::{ranking, top_k, top_k_among};
+
+/// Checks that `transpose` has as many pages and arcs as `graph`, as its transpose must: a graph
+/// paired with the wrong transpose file is refused with both sizes instead of ranked into a
+/// plausible wrong answer. Every ranking that walks arcs backwards checks this first.
+pub(crate) fn ensure_transpose_fits(
+    graph: &impl crawlrank_graph::access::GraphSize,
+    transpose: &impl crawlrank_graph::access::GraphSize,
+) -> anyhow::Result<()> {
+    let n = graph.node_count();
+    anyhow::ensure!(
+        transpose.node_count() == n && transpose.arc_count() == graph.arc_count(),
+        "the transpose has {} pages and {} arcs but the graph {n} and {}",
+        transpose.node_count(),
+        transpose.arc_count(),
+        graph.arc_count()
+    );
+    Ok(())
+}

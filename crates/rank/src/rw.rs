@@ -188,13 +188,7 @@ pub fn random_walk(
 
 fn check(graph: &Csr, transpose: &Csr, impact: &[f64], config: &RwConfig) -> Result<()> {
     let n = graph.num_nodes();
-    ensure!(
-        transpose.num_nodes() == n && transpose.num_arcs() == graph.num_arcs(),
-        "the transpose has {} pages and {} arcs but the graph {n} and {}",
-        transpose.num_nodes(),
-        transpose.num_arcs(),
-        graph.num_arcs()
-    );
+    crate::ensure_transpose_fits(graph, transpose)?;
     ensure!(impact.len() == n, "{} impacts for {n} pages", impact.len());
     if let Some(bad) = impact.iter().position(|v| !v.is_finite() || *v < 0.0) {
         anyhow::bail!(

@@ -7,16 +7,26 @@ use crawlrank_rng::Xoshiro256StarStar;
 /// draw order, from a xoshiro256** generator seeded with `rng_seed`: the same on every machine.
 pub fn random_seeds(nodes: usize, n: usize, rng_seed: u64) -> Vec<u32> {
     let mut rng = Xoshiro256StarStar::new(rng_seed);
-    let want = n.min(nodes);
+    distinct_pages(nodes, n.min(nodes), |k| rng.below(k))
+}
+
+/// `want` distinct pages of a graph of `nodes` pages (`want <= nodes`), in draw order, drawn
+/// with `below(k)` (uniform in `0..k`) and redrawn on a repeat: the random samples of the
+/// baseline and of the evaluation, each with its own generator.
+pub(crate) fn distinct_pages(
+    nodes: usize,
+    want: usize,
+    mut below: impl FnMut(u64) -> u64,
+) -> Vec<u32> {
     let mut chosen = std::collections::HashSet::with_capacity(want);
-    let mut seeds = Vec::with_capacity(want);
-    while seeds.len() < want {
-        let p = rng.below(nodes as u64) as u32;
+    let mut pages = Vec::with_capacity(want);
+    while pages.len() < want {
+        let p = below(nodes as u64) as u32;
         if chosen.insert(p) {
-            seeds.push(p);
+            pages.push(p);
         }
     }
-    seeds
+    pages
 }
 
 /// The `n` pages of highest `pagerank`, best first (ties: smaller id first).

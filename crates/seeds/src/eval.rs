@@ -19,7 +19,7 @@
 //! The many-source measures (one BFS per core, one per sampled source) run on rayon's threads,
 //! each thread with one `Bfs` of its own: 8 bytes per page of the graph per thread.
 
-use crate::baseline::random_seeds;
+use crate::baseline::{distinct_pages, random_seeds};
 use anyhow::{ensure, Result};
 use crawlrank_graph::visit::Bfs;
 use crawlrank_graph::Csr;
@@ -218,15 +218,7 @@ pub fn average_distance(graph: &Csr, samples: usize, rng_seed: u64) -> AverageDi
         (0..n as u32).collect()
     } else {
         let mut rng = SplitMix64::new(rng_seed);
-        let mut chosen = HashSet::with_capacity(samples);
-        let mut sources = Vec::with_capacity(samples);
-        while sources.len() < samples {
-            let p = rng.below(n as u64) as u32;
-            if chosen.insert(p) {
-                sources.push(p);
-            }
-        }
-        sources
+        distinct_pages(n, samples, |k| rng.below(k))
     };
     // (sum of distances, pairs, longest) per source.
     let per_source = with_bfs(graph, &sources, |bfs, &s| {

@@ -52,6 +52,19 @@ fn log_distance(beta: f64, t: u64, outdegree: u64, d_p: f64) -> f64 {
     alpha * log10(outdegree as f64) + (1.0 - alpha) * d_p
 }
 
+/// The distance-carrying [`Offer`] of a crawled page at `distance` with `outdegree` out-links
+/// (local and remote), shared by FICA, FICA+ and IECA; `None` for a page without out-links,
+/// which hands its children nothing.
+pub(crate) fn distance_offer(outdegree: usize, distance: f64, clock: &BatchClock) -> Option<Offer> {
+    let offer = Offer {
+        outdegree: outdegree as u64,
+        distance,
+        t: clock.t,
+        ..Offer::default()
+    };
+    (offer.outdegree != 0).then_some(offer)
+}
+
 /// `fica`'s constructor (registry).
 pub fn fica(c: &PolicyConfig) -> Box<dyn Policy> {
     Box::new(Fica {
@@ -123,15 +136,7 @@ impl Policy for Fica {
         pages: &PageTable,
         clock: &BatchClock,
     ) -> Option<Offer> {
-        let offer = Offer {
-            outdegree: (links.len() + remote) as u64,
-            distance: self.dist.get(page),
-            t: clock.t,
-            ..Offer::default()
-        };
-        if offer.outdegree == 0 {
-            return None;
-        }
+        let offer = distance_offer(links.len() + remote, self.dist.get(page), clock)?;
         let d = log_distance(self.beta, offer.t, offer.outdegree, offer.distance);
         for l in links.iter().filter(|l| l.is_pending()) {
             self.offer(l.page, d, pages);
@@ -278,15 +283,7 @@ impl Policy for FicaPlus {
                 (1.0 - delta) * dist.get(u) - delta * log10(1.0 + backlinks.get(u) as f64)
             });
         }
-        let offer = Offer {
-            outdegree: (links.len() + remote) as u64,
-            distance: self.dist.get(page),
-            t: clock.t,
-            ..Offer::default()
-        };
-        if offer.outdegree == 0 {
-            return None;
-        }
+        let offer = distance_offer(links.len() + remote, self.dist.get(page), clock)?;
         let d = log_distance(self.beta, offer.t, offer.outdegree, offer.distance);
         for l in links.iter().filter(|l| l.is_pending()) {
             self.offer(l.page, d, pages);

@@ -12,7 +12,7 @@
 //!   with `f(dj, di) = dj/di` for equal signs, `(dj − di)/|di|` otherwise (eq. 8), and the
 //!   `log f` term taken as 0 where `di = 0`, `f ≤ 0` or the value is not finite.
 
-use super::fica::{Balance, PageValues};
+use super::fica::{distance_offer, Balance, PageValues};
 use super::log10;
 use super::PolicyConfig;
 use crate::{BatchClock, Link, Offer, PageHeap, PageId, PageTable, Policy, SpillStatus, Target};
@@ -128,15 +128,9 @@ impl Policy for Ieca {
     ) -> Option<Offer> {
         self.balance.tick(clock);
         let offer = Offer {
-            outdegree: (links.len() + remote) as u64,
-            distance: self.dist.get(page),
-            t: clock.t,
             delta: self.balance.delta,
-            ..Offer::default()
+            ..distance_offer(links.len() + remote, self.dist.get(page), clock)?
         };
-        if offer.outdegree == 0 {
-            return None;
-        }
         for &l in links.iter().filter(|l| l.is_pending()) {
             self.offer(l, &offer, pages);
         }

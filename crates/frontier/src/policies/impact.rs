@@ -9,7 +9,7 @@
 
 use super::known::{sort_by_score, KnownGraph};
 use super::PolicyConfig;
-use crate::{Link, PageId, PageTable, Target};
+use crate::{Link, PageId, PageTable};
 use crawlrank_graph::Csr;
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -93,12 +93,7 @@ impl ImpactQueue {
     /// impact is known from now on. Returns its sequence number and impact.
     pub fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable) -> (usize, f64) {
         self.known.record(page, links, pages);
-        self.queue.extend(
-            links
-                .iter()
-                .filter(|l| l.target == Target::New)
-                .map(|l| l.page),
-        );
+        self.queue.extend(Link::new_pages(links));
         self.grow(pages.num_known());
         let ps = pages.seq(page) as usize;
         let impact = self.impact.of(page);

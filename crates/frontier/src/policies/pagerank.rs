@@ -15,7 +15,7 @@
 
 use super::known::{sort_by_score, KnownGraph};
 use super::PolicyConfig;
-use crate::{BatchClock, Link, PageHeap, PageId, PageTable, Policy, SpillStatus, Target};
+use crate::{BatchClock, Link, PageHeap, PageId, PageTable, Policy, SpillStatus};
 use crawlrank_rank::pagerank::{pagerank_from, PageRankConfig};
 use std::collections::VecDeque;
 
@@ -122,12 +122,7 @@ impl Policy for KnownGraphPageRank {
     fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, _: &BatchClock) {
         self.known.record(page, links, pages);
         if !self.partial {
-            self.queue.extend(
-                links
-                    .iter()
-                    .filter(|l| l.target == Target::New)
-                    .map(|l| l.page),
-            );
+            self.queue.extend(Link::new_pages(links));
         }
         self.grow(pages.num_known());
         let ps = pages.seq(page) as usize;

@@ -1,7 +1,7 @@
 //! `bfs` (FICA Alg. 2 with no reordering) and `random` (the RW paper's baseline).
 
 use super::PolicyConfig;
-use crate::{BatchClock, Link, PageId, PageTable, Policy, Target};
+use crate::{BatchClock, Link, PageId, PageTable, Policy};
 use crawlrank_rng::Xoshiro256StarStar;
 use std::collections::VecDeque;
 
@@ -32,8 +32,7 @@ impl Policy for Bfs {
         self.queue.pop_front()
     }
     fn crawled(&mut self, _: PageId, links: &[Link], _: &PageTable, _: &BatchClock) {
-        let new = links.iter().filter(|l| l.target == Target::New);
-        self.queue.extend(new.map(|l| l.page));
+        self.queue.extend(Link::new_pages(links));
     }
     /// Earlier discovered is more important: `−(discovery sequence)`.
     fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {
@@ -77,8 +76,7 @@ impl Policy for RandomOrder {
         Some(self.pool.swap_remove(i))
     }
     fn crawled(&mut self, _: PageId, links: &[Link], _: &PageTable, _: &BatchClock) {
-        let new = links.iter().filter(|l| l.target == Target::New);
-        self.pool.extend(new.map(|l| l.page));
+        self.pool.extend(Link::new_pages(links));
     }
     fn score(&self, _: PageId, _: &PageTable) -> Option<f64> {
         None

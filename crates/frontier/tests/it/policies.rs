@@ -297,8 +297,7 @@ fn every_policy_sees_each_link_marked_as_the_frontier_found_it() {
         }
         fn crawled(&mut self, page: PageId, links: &[Link], _: &PageTable, _: &BatchClock) {
             self.seen.lock().unwrap().push((page, links.to_vec()));
-            let new = links.iter().filter(|l| l.target == Target::New);
-            self.queue.extend(new.map(|l| l.page));
+            self.queue.extend(Link::new_pages(links));
         }
         fn score(&self, _: PageId, _: &PageTable) -> Option<f64> {
             None

@@ -2,7 +2,7 @@
 
 use super::ids::{IdCollector, NodeIds};
 use super::lines::{
-    fields, id_error_message, is_skippable, is_word, line_error, parse_id, show, LineReader,
+    fields, id_error_message, is_skippable, is_word, parse_id, show, sort_unique_ids, LineReader,
 };
 use super::{count_duplicate_urls, Ctx, ImportPhase, ImportReport};
 use anyhow::{bail, Context, Result};
@@ -160,12 +160,8 @@ pub(super) fn import_id_urls(input: &Path, urls_file: &Path, ctx: &Ctx) -> Resul
     ctx.progress.phase(ImportPhase::Scan, r.total_bytes());
     let mut table: Vec<(u64, u64, Box<str>)> = Vec::new();
     let mut seen_data = false;
-    while r.advance()? {
-        ctx.progress.tick(ImportPhase::Scan, &r);
+    while ctx.progress.next_data_line(ImportPhase::Scan, &mut r)? {
         let line = r.current();
-        if is_skippable(line) {
-            continue;
-        }
         let first = !seen_data;
         seen_data = true;
         let trimmed = line.trim_ascii();
@@ -205,15 +201,9 @@ pub(super) fn import_id_urls(input: &Path, urls_file: &Path, ctx: &Ctx) -> Resul
             urls_file.display()
         );
     }
-    table.sort_unstable_by_key(|e| e.0);
-    if let Some(w) = table.windows(2).find(|w| w[0].0 == w[1].0) {
-        let (a, b) = (w[0].1.min(w[1].1), w[0].1.max(w[1].1));
-        return Err(line_error(
-            urls_file,
-            b,
-            format!("id {} already has a URL (line {a})", w[0].0),
-        ));
-    }
+    sort_unique_ids(&mut table, urls_file, |id, a| {
+        format!("id {id} already has a URL (line {a})")
+    })?;
     let known = NodeIds::from_sorted_unique(table.iter().map(|e| e.0).collect());
     let max = table.last().map(|e| e.0).unwrap_or(0);
     let urls: Vec<Box<str>> = if ctx.opts.keep_ids && !known.is_identity() {
@@ -255,9 +245,6 @@ pub(super) fn import_id_urls(input: &Path, urls_file: &Path, ctx: &Ctx) -> Resul
     report.lines = lines.get();
     ctx.write_staged(".urls", |w| crate::urls::write_urls_to(w, &urls))?;
     report.urls_written = true;
-    if !keep && !known.is_identity() {
-        ctx.write_staged(".ids", |w| known.write_ids(w))?;
-        report.ids_written = true;
-    }
+    ctx.write_ids_if_renumbered(&known, &mut report)?;
     Ok(report)
 }

@@ -6,7 +6,7 @@
 //! is O(nodes) even for files listing edges before nodes.
 
 use super::ids::{NodeIds, MAX_NODES};
-use super::lines::line_error;
+use super::lines::{line_error, sort_unique_ids};
 use super::{count_duplicate_urls, Ctx, ImportPhase, ImportProgress, ImportReport};
 use anyhow::{bail, Context, Result};
 use std::io::BufRead;
@@ -463,15 +463,9 @@ pub(super) fn import_gml(input: &Path, ctx: &Ctx) -> Result<ImportReport> {
             if edges > 0 { " (but has edges)" } else { "" }
         );
     }
-    nodes.sort_unstable_by_key(|n| n.0);
-    if let Some(w) = nodes.windows(2).find(|w| w[0].0 == w[1].0) {
-        let (a, b) = (w[0].1.min(w[1].1), w[0].1.max(w[1].1));
-        return Err(line_error(
-            input,
-            b,
-            format!("node id {} is already declared (line {a})", w[0].0),
-        ));
-    }
+    sort_unique_ids(&mut nodes, input, |id, a| {
+        format!("node id {id} is already declared (line {a})")
+    })?;
     let known = NodeIds::from_sorted_unique(nodes.iter().map(|n| n.0).collect());
     let keep = ctx.opts.keep_ids;
     let max = nodes.last().map_or(0, |n| n.0);
@@ -559,10 +553,7 @@ pub(super) fn import_gml(input: &Path, ctx: &Ctx) -> Result<ImportReport> {
         ctx.write_staged(".urls", |w| crate::urls::write_urls_to(w, &urls))?;
         report.urls_written = true;
     }
-    if !keep && !known.is_identity() {
-        ctx.write_staged(".ids", |w| known.write_ids(w))?;
-        report.ids_written = true;
-    }
+    ctx.write_ids_if_renumbered(&known, &mut report)?;
     Ok(report)
 }
 

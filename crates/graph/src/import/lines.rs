@@ -98,6 +98,22 @@ pub(crate) fn line_error(path: &Path, line: u64, msg: impl Display) -> anyhow::E
     anyhow::anyhow!("{}: line {line}: {msg}", path.display())
 }
 
+/// Sorts a node table of `(id, line, value)` entries by id and fails on an id given twice, at
+/// the later of its two lines, with `duplicate(id, earlier line)` as the message: the importers
+/// that read a node table (id-URL tables, GML) share it so that they report a repeated id alike.
+pub(crate) fn sort_unique_ids<T>(
+    entries: &mut [(u64, u64, T)],
+    path: &Path,
+    duplicate: impl FnOnce(u64, u64) -> String,
+) -> Result<()> {
+    entries.sort_unstable_by_key(|e| e.0);
+    if let Some(w) = entries.windows(2).find(|w| w[0].0 == w[1].0) {
+        let (a, b) = (w[0].1.min(w[1].1), w[0].1.max(w[1].1));
+        return Err(line_error(path, b, duplicate(w[0].0, a)));
+    }
+    Ok(())
+}
+
 /// Whether a line carries no data: blank, or a comment starting with `#` or `%` (after
 /// optional blanks).
 #[inline]

@@ -400,6 +400,23 @@ impl Progress<'_> {
         });
     }
 
+    /// Advances `r` to its next line of data, passing over blank and comment lines and
+    /// reporting progress as [`tick`](Self::tick) does for every line read; `false` at the end
+    /// of the input. The scans of line-based inputs share it so that they all skip alike.
+    pub(crate) fn next_data_line(
+        &self,
+        phase: ImportPhase,
+        r: &mut lines::LineReader,
+    ) -> Result<bool> {
+        while r.advance()? {
+            self.tick(phase, r);
+            if !lines::is_skippable(r.current()) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// Reports every 65,536 lines.
     #[inline]
     pub(crate) fn tick(&self, phase: ImportPhase, r: &lines::LineReader) {
@@ -473,6 +490,21 @@ impl Ctx<'_> {
             self_loops,
             graph_bytes,
         })
+    }
+
+    /// Writes `.ids` beside the graph when its nodes were renumbered (the original ids not
+    /// kept, and not `0..n` already), and says so in `report`: the importers that read node ids
+    /// share it so that they agree on when the file exists.
+    pub(crate) fn write_ids_if_renumbered(
+        &self,
+        known: &ids::NodeIds,
+        report: &mut ImportReport,
+    ) -> Result<()> {
+        if !self.opts.keep_ids && !known.is_identity() {
+            self.write_staged(".ids", |w| known.write_ids(w))?;
+            report.ids_written = true;
+        }
+        Ok(())
     }
 
     /// Writes a staged companion file (`.urls`, `.ids`) through `fill`.

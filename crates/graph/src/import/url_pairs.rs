@@ -6,7 +6,7 @@
 //! the final ids to the external sort: URLs are parsed only once.
 
 use super::ids::MAX_NODES;
-use super::lines::{fields, is_skippable, show, LineReader};
+use super::lines::{fields, show, LineReader};
 use super::{Ctx, ImportPhase, ImportProgress, ImportReport};
 use anyhow::{bail, Context, Result};
 use std::collections::HashMap;
@@ -76,12 +76,8 @@ pub(super) fn import_url_pairs(input: &Path, ctx: &Ctx) -> Result<ImportReport> 
     let mut urls = Interner::new();
     let mut seen_data = false;
     let mut arcs = 0u64;
-    while r.advance()? {
-        ctx.progress.tick(ImportPhase::Scan, &r);
+    while ctx.progress.next_data_line(ImportPhase::Scan, &mut r)? {
         let line = r.current();
-        if is_skippable(line) {
-            continue;
-        }
         let first = !seen_data;
         seen_data = true;
         let mut it = fields(line);

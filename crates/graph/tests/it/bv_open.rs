@@ -17,6 +17,14 @@ fn write(dir: &Path, name: &str, g: &Csr) -> PathBuf {
     base
 }
 
+/// A cache in a fresh temporary folder, for a test of its own; the folder goes when the returned
+/// guard is dropped, so keep it as long as the cache.
+fn temp_cache() -> (tempfile::TempDir, Cache) {
+    let cache_dir = tempfile::tempdir().unwrap();
+    let cache = Cache::new(cache_dir.path());
+    (cache_dir, cache)
+}
+
 /// The five-page example with a sixth page: 6 nodes, 11 arcs.
 fn sample() -> Csr {
     five_pages()
@@ -31,8 +39,7 @@ fn cnr2000_opens_without_writing_beside_it() {
         return;
     };
     let base = data.join("cnr-2000/cnr-2000");
-    let cache_dir = tempfile::tempdir().unwrap();
-    let cache = Cache::new(cache_dir.path());
+    let (cache_dir, cache) = temp_cache();
     let g = BvWebGraph::open(&base, &cache).unwrap();
     assert_eq!(g.num_nodes(), 325_557);
     assert_eq!(g.num_arcs(), 3_216_152);
@@ -71,8 +78,7 @@ fn cnr2000_opens_without_writing_beside_it() {
 #[test]
 fn our_graphs_round_trip_and_transpose_into_the_cache() {
     let dir = tempfile::tempdir().unwrap();
-    let cache_dir = tempfile::tempdir().unwrap();
-    let cache = Cache::new(cache_dir.path());
+    let (cache_dir, cache) = temp_cache();
     let g = sample();
     let base = write(dir.path(), "sample", &g);
     let opened = BvWebGraph::open(&with_ext(&base, "graph"), &cache).unwrap();
@@ -101,8 +107,7 @@ fn our_graphs_round_trip_and_transpose_into_the_cache() {
 #[test]
 fn basenames_with_dots_work() {
     let dir = tempfile::tempdir().unwrap();
-    let cache_dir = tempfile::tempdir().unwrap();
-    let cache = Cache::new(cache_dir.path());
+    let (_cache_dir, cache) = temp_cache();
     let g = sample();
     let base = write(dir.path(), "web.v1", &g);
     assert!(dir.path().join("web.v1.graph").is_file());
@@ -188,8 +193,7 @@ fn bad_properties_are_an_error() {
 fn the_verified_mark_vouches_for_every_file_it_checked() {
     let dir = tempfile::tempdir().unwrap();
     let base = write(dir.path(), "g", &sample());
-    let cache_dir = tempfile::tempdir().unwrap();
-    let cache = Cache::new(cache_dir.path());
+    let (_cache_dir, cache) = temp_cache();
     assert_eq!(BvWebGraph::open(&base, &cache).unwrap().num_arcs(), 11);
     // The same .graph, another .properties: checked again (and refused), not loaded on the
     // strength of the first check.

@@ -217,11 +217,7 @@ pub fn write_outputs(e: &Evaluation, dir: &Path, ids: &PageIds) -> Result<Vec<Pa
     };
     let pr = curves(&|s| s.mean_pagerank * nodes);
     save_svg(&out("mean-pagerank.svg"), |root| {
-        let top = pr
-            .iter()
-            .flat_map(|c| &c.1)
-            .map(|p| p.1)
-            .fold(0.0, f64::max);
+        let top = highest(&pr, 0.0);
         let mut chart = chart(root, &format!("Mean PageRank per depth — {title}"))
             .build_cartesian_2d(0f64..max_depth, 0f64..(top * 1.1).max(1e-9))?;
         chart
@@ -235,11 +231,7 @@ pub fn write_outputs(e: &Evaluation, dir: &Path, ids: &PageIds) -> Result<Vec<Pa
     })?;
     let pages = curves(&|s| s.pages as f64);
     save_svg(&out("pages-per-depth.svg"), |root| {
-        let top = pages
-            .iter()
-            .flat_map(|c| &c.1)
-            .map(|p| p.1)
-            .fold(1.0, f64::max);
+        let top = highest(&pages, 1.0);
         let mut chart = chart(root, &format!("Pages per depth — {title}"))
             .build_cartesian_2d(0f64..max_depth, (0.8f64..top * 1.5).log_scale())?;
         chart
@@ -413,6 +405,16 @@ fn summary_json(e: &Evaluation, ids: &PageIds) -> Value {
             "max": c.max,
         })),
     })
+}
+
+/// The highest value over all `curves`, and at least `floor`: the top of a chart's y axis, so
+/// that every line fits (and an all-zero chart still has an axis).
+fn highest(curves: &[(String, Vec<(f64, f64)>)], floor: f64) -> f64 {
+    curves
+        .iter()
+        .flat_map(|c| &c.1)
+        .map(|p| p.1)
+        .fold(floor, f64::max)
 }
 
 #[cfg(test)]

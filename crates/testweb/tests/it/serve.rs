@@ -39,6 +39,35 @@ fn proxy_client(web: &TestWeb) -> reqwest::Client {
         .unwrap()
 }
 
+/// The length of the body a GET of `url` through `c` returns, which must arrive whole: for the
+/// tests that only size or count what the server sent.
+pub(crate) async fn body_len(c: &reqwest::Client, url: impl reqwest::IntoUrl) -> usize {
+    c.get(url)
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap()
+        .len()
+}
+
+/// The text a GET of `url` through `c` returns, which must arrive whole.
+async fn body_text(c: &reqwest::Client, url: impl reqwest::IntoUrl) -> String {
+    c.get(url).send().await.unwrap().text().await.unwrap()
+}
+
+/// A test web over `graph(n)` that holds every answer for `latency`, on the current runtime.
+async fn start_slow(n: u32, latency: Duration) -> TestWeb {
+    let cfg = TestWebConfig {
+        latency,
+        ..Default::default()
+    };
+    TestWeb::start(graph(n), None, any_port(), cfg)
+        .await
+        .unwrap()
+}
+
 fn direct_client() -> reqwest::Client {
     reqwest::Client::builder()
         .no_proxy()
@@ -233,12 +262,8 @@ async fn robots_404_and_methods() {
     let web = TestWeb::start(graph(10), None, any_port(), TestWebConfig::default())
         .await
         .unwrap();
-    let r = proxy_client(&web)
-        .get("http://h0.crawlrank.test/robots.txt")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.text().await.unwrap(), "User-agent: *\nDisallow:\n");
+    let robots = body_text(&proxy_client(&web), "http://h0.crawlrank.test/robots.txt").await;
+    assert_eq!(robots, "User-agent: *\nDisallow:\n");
     web.shutdown().await;
 }
 
@@ -326,13 +351,7 @@ async fn error_rate_is_deterministic_and_retries_succeed() {
 async fn latency_is_asynchronous() {
     // A single-threaded runtime: 8 concurrent requests only finish in ~1 latency if the
     // server sleeps without blocking.
-    let cfg = TestWebConfig {
-        latency: Duration::from_millis(200),
-        ..Default::default()
-    };
-    let web = TestWeb::start(graph(16), None, any_port(), cfg)
-        .await
-        .unwrap();
+    let web = start_slow(16, Duration::from_millis(200)).await;
     let c = proxy_client(&web);
     let t = Instant::now();
     let futs: Vec<_> = (0..8).map(|v| c.get(web.url(v)).send()).collect();
@@ -361,23 +380,9 @@ async fn log_records_every_request() {
     let t0 = Instant::now();
     let mut sizes = Vec::new();
     for v in [3u32, 4, 11, 3] {
-        let body = c
-            .get(web.url(v))
-            .send()
-            .await
-            .unwrap()
-            .bytes()
-            .await
-            .unwrap();
-        sizes.push(body.len() as u64);
+        sizes.push(body_len(&c, web.url(v)).await as u64);
     }
-    c.get("http://h1.crawlrank.test/missing")
-        .send()
-        .await
-        .unwrap()
-        .bytes()
-        .await
-        .unwrap();
+    body_len(&c, "http://h1.crawlrank.test/missing").await;
     let log = web.log();
     assert_eq!(log.len(), 5);
     for (e, (v, size)) in log.iter().zip([3u32, 4, 11, 3].iter().zip(&sizes)) {
@@ -410,13 +415,7 @@ async fn log_records_every_request() {
     web.clear_log();
     assert!(web.log().is_empty());
     // Concurrent requests to one host overlap in the log.
-    let cfg = TestWebConfig {
-        latency: Duration::from_millis(100),
-        ..Default::default()
-    };
-    let slow = TestWeb::start(graph(8), None, any_port(), cfg)
-        .await
-        .unwrap();
+    let slow = start_slow(8, Duration::from_millis(100)).await;
     let c = proxy_client(&slow);
     let (a, b) = tokio::join!(c.get(slow.url(1)).send(), c.get(slow.url(2)).send());
     a.unwrap();
@@ -576,25 +575,11 @@ async fn traps_behave_as_documented() {
     let index = web.traps_url().unwrap();
     assert_eq!(index, "http://traps.crawlrank.test/");
     // Node 0 links to the index after its successors; node 1 does not.
-    let html = c
-        .get(web.url(0))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = body_text(&c, web.url(0)).await;
     let l = links(&html, web.url(0));
     assert_eq!(l.last().unwrap(), &index);
     assert_eq!(l.len(), web.graph().successors(0).len() + 1);
-    let html = c
-        .get(web.url(1))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = body_text(&c, web.url(1)).await;
     assert_eq!(
         links(&html, web.url(1)).len(),
         web.graph().successors(1).len()
@@ -715,12 +700,11 @@ async fn traps_behave_as_documented() {
     let web2 = TestWeb::start(graph(3), None, any_port(), cfg)
         .await
         .unwrap();
-    let robots = proxy_client(&web2)
-        .get("http://traps.crawlrank.test/robots.txt")
-        .send()
-        .await
-        .unwrap();
-    let robots = robots.text().await.unwrap();
+    let robots = body_text(
+        &proxy_client(&web2),
+        "http://traps.crawlrank.test/robots.txt",
+    )
+    .await;
     assert_eq!(
         robots,
         "User-agent: *\nDisallow: /disallowed/\nCrawl-delay: 1\n"

@@ -5,6 +5,7 @@
 //! runtime (`start_blocking`) while 64 keep-alive clients fetch pages through the proxy.
 //! Run: `cargo test -p crawlrank-testweb --release --test it throughput:: -- --ignored --nocapture`.
 
+use crate::serve::body_len;
 use crawlrank_graph::Csr;
 use crawlrank_testweb::{TestWeb, TestWebConfig};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -48,15 +49,7 @@ fn pages_per_second() {
                 tokio::spawn(async move {
                     let mut k = i as usize * 1543;
                     while t0.elapsed() < Duration::from_secs_f64(secs) {
-                        let body = client
-                            .get(&urls[k % urls.len()])
-                            .send()
-                            .await
-                            .unwrap()
-                            .bytes()
-                            .await
-                            .unwrap();
-                        assert!(body.len() > 100);
+                        assert!(body_len(&client, &urls[k % urls.len()]).await > 100);
                         done.fetch_add(1, Ordering::Relaxed);
                         k += 1;
                     }
