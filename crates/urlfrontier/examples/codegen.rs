@@ -23,14 +23,9 @@ use std::path::Path;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     std::env::set_current_dir(root)?;
-    let protos = [
-        "proto/urlfrontier.proto",
-        "proto/crawlrank_frontier.proto",
-        "proto/crawlrank_cluster.proto",
-    ];
     let out = root.join("src/generated");
     std::fs::create_dir_all(&out)?;
-    let descriptors = protox::compile(protos, ["proto"])?;
+    let descriptors = protox::compile(crawlrank_urlfrontier::PROTOS, ["proto"])?;
     tonic_prost_build::configure()
         .build_server(true)
         .build_client(true)

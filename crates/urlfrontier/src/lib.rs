@@ -102,8 +102,10 @@ pub fn normalise_crawl_id(id: &str) -> &str {
     }
 }
 
-/// The `.proto` files `src/generated/` is made from, in the order the generator reads them.
-const PROTOS: [&str; 3] = [
+/// The `.proto` files `src/generated/` is made from, relative to the crate, in the order the
+/// generator (`examples/codegen.rs`) compiles and [`protos_digest`] reads them.
+#[doc(hidden)]
+pub const PROTOS: [&str; 3] = [
     "proto/urlfrontier.proto",
     "proto/crawlrank_frontier.proto",
     "proto/crawlrank_cluster.proto",
