@@ -34,7 +34,7 @@ pub type ReorderOutput = Box<dyn Any + Send>;
 pub struct ReorderStats {
     /// Reorders run on the frontier's thread.
     pub background: u64,
-    /// Their jobs' time, summed.
+    /// Their jobs' time, each from its hand-over to the thread to its end, summed.
     pub busy: Duration,
     /// The time the caller waited for them (in `pop`, at the next boundary, in `settle`):
     /// `busy − waited` is the time it did other work meanwhile.
@@ -47,7 +47,9 @@ type Outcome = (std::thread::Result<ReorderOutput>, Duration);
 
 /// The frontier's thread: jobs in, outputs (or panics) with their time out.
 struct Worker {
-    jobs: Sender<ReorderJob>,
+    /// Each job with the instant it was handed over: its time counts from there, so that
+    /// the time the caller went on meanwhile (`busy − waited`) is never more than it was.
+    jobs: Sender<(ReorderJob, Instant)>,
     done: Receiver<Outcome>,
 }
 
@@ -71,16 +73,15 @@ impl Reorders {
         if self.worker.is_some() {
             return Ok(());
         }
-        let (jobs, inbox) = channel::<ReorderJob>();
+        let (jobs, inbox) = channel::<(ReorderJob, Instant)>();
         let (outbox, done) = channel::<Outcome>();
         std::thread::Builder::new()
             .name("crawlrank-reorder".into())
             .spawn(move || {
-                for job in inbox {
-                    let started = Instant::now();
+                for (job, handed_over) in inbox {
                     // Caught here and raised again where the output is collected.
                     let out = catch_unwind(AssertUnwindSafe(job));
-                    if outbox.send((out, started.elapsed())).is_err() {
+                    if outbox.send((out, handed_over.elapsed())).is_err() {
                         break;
                     }
                 }
@@ -94,14 +95,14 @@ impl Reorders {
     pub(crate) fn start(&mut self, job: ReorderJob, policy: &mut dyn Policy, pages: &PageTable) {
         debug_assert!(!self.pending);
         let job = match &self.worker {
-            Some(w) => match w.jobs.send(job) {
+            Some(w) => match w.jobs.send((job, Instant::now())) {
                 Ok(()) => {
                     self.pending = true;
                     self.stats.background += 1;
                     return;
                 }
                 // The thread is gone (it cannot be: it catches its jobs' panics): inline.
-                Err(e) => e.0,
+                Err(e) => e.0 .0,
             },
             None => job,
         };
