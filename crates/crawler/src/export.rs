@@ -29,10 +29,10 @@ use std::path::{Path, PathBuf};
 use webgraph::graphs::par_sorted_graph::ParSortedGraph;
 use webgraph::utils::MemoryUsage;
 
-/// The state of `dir`, opened without creating it; its events are then read from the store
-/// as a stream.
+/// The state of `dir`, opened for reading only (it is left as it is); its events are then
+/// read from the store as a stream.
 fn load(dir: &Path) -> Result<(Store, Loaded)> {
-    Store::open(dir, false)
+    Store::open_read_only(dir)
 }
 
 fn config(dir: &Path, loaded: &Loaded) -> Result<PolicySpec> {

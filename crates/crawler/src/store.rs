@@ -47,7 +47,10 @@ use crate::seen::{SeenDisk, SeenKey};
 use crawlrank_fetch::warc::WarcPosition;
 use anyhow::{bail, ensure, Context, Result};
 use crawlrank_frontier::{PageId, PolicySpec};
-use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
+use redb::{
+    Database, ReadOnlyDatabase, ReadTransaction, ReadableDatabase, ReadableTable,
+    ReadableTableMetadata, TableDefinition,
+};
 use std::path::{Path, PathBuf};
 
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
@@ -327,9 +330,38 @@ pub const STORE_CACHE_BYTES: usize = 128 << 20;
 
 /// An open state directory.
 pub struct Store {
-    db: Database,
+    db: Db,
     path: PathBuf,
     next_event: u64,
+}
+
+/// The database of a [`Store`]: opened for a crawl, which writes, or only for reading
+/// ([`Store::open_read_only`]), which leaves the file as it is, byte for byte: opening a
+/// redb file for writing rewrites its header even when nothing is committed.
+enum Db {
+    ReadWrite(Database),
+    ReadOnly(ReadOnlyDatabase),
+}
+
+impl Db {
+    fn begin_read(&self) -> std::result::Result<ReadTransaction, redb::TransactionError> {
+        match self {
+            Db::ReadWrite(db) => db.begin_read(),
+            Db::ReadOnly(db) => db.begin_read(),
+        }
+    }
+
+    /// The database, for a write transaction; an error naming `path` when it was opened
+    /// read-only (a bug in the caller, reported rather than a panic).
+    fn writable(&self, path: &Path) -> Result<&Database> {
+        match self {
+            Db::ReadWrite(db) => Ok(db),
+            Db::ReadOnly(_) => bail!(
+                "the crawl state {} was opened read-only and cannot be written",
+                path.display()
+            ),
+        }
+    }
 }
 
 /// The database file inside a state directory.
@@ -497,13 +529,14 @@ impl Store {
         }
         .map_err(|e| open_error(&path, e))?;
         let mut store = Self {
-            db,
+            db: Db::ReadWrite(db),
             path,
             next_event: 0,
         };
         if !exists {
             let txn = store
                 .db
+                .writable(&store.path)?
                 .begin_write()
                 .context("cannot start a transaction")?;
             {
@@ -518,6 +551,32 @@ impl Store {
             txn.commit()
                 .with_context(|| format!("cannot initialise {}", store.path.display()))?;
         }
+        let loaded = store.load().with_context(|| unreadable(&store.path))?;
+        Ok((store, loaded))
+    }
+
+    /// Opens the state in `dir` for reading only (exports, status, rankings, Python's
+    /// `Crawl`): the file is left untouched, its size and modification time included. A state
+    /// a killed crawl left needs redb's repair before it can be read; that one is opened as
+    /// [`open`](Self::open) opens it, which repairs it as a resumed crawl would (the repair
+    /// changes no committed data).
+    pub fn open_read_only(dir: &Path) -> Result<(Self, Loaded)> {
+        let path = db_path(dir);
+        if !path.is_file() {
+            return Self::open(dir, false);
+        }
+        let mut builder = Database::builder();
+        builder.set_cache_size(STORE_CACHE_BYTES);
+        let db = match builder.open_read_only(&path) {
+            Ok(db) => db,
+            Err(redb::DatabaseError::RepairAborted) => return Self::open(dir, false),
+            Err(e) => return Err(open_error(&path, e)),
+        };
+        let mut store = Self {
+            db: Db::ReadOnly(db),
+            path,
+            next_event: 0,
+        };
         let loaded = store.load().with_context(|| unreadable(&store.path))?;
         Ok((store, loaded))
     }
@@ -629,7 +688,7 @@ impl Store {
             return Ok(false);
         }
         let rebuild = || -> Result<()> {
-            let txn = self.db.begin_write()?;
+            let txn = self.db.writable(&self.path)?.begin_write()?;
             {
                 txn.delete_table(SEEN)?;
                 let mut seen = txn.open_table(SEEN)?;
@@ -819,7 +878,7 @@ impl Store {
 
     /// Records [`seed_hosts`](Self::seed_hosts) (the whole list, replacing the last one).
     pub fn set_seed_hosts(&self, hosts: &[String]) -> Result<()> {
-        let txn = self.db.begin_write()?;
+        let txn = self.db.writable(&self.path)?.begin_write()?;
         txn.open_table(META)?
             .insert(SEED_HOSTS, hosts.join("\n").as_bytes())?;
         txn.commit().with_context(|| {
@@ -832,7 +891,7 @@ impl Store {
 
     /// Records the frontier configuration (once, when the crawl starts).
     pub fn set_config(&self, c: &PolicySpec) -> Result<()> {
-        let txn = self.db.begin_write()?;
+        let txn = self.db.writable(&self.path)?.begin_write()?;
         txn.open_table(META)?
             .insert("config", c.encode().as_bytes())?;
         txn.commit().context("cannot write the crawl configuration")
@@ -844,7 +903,7 @@ impl Store {
             return Ok(());
         }
         let res = (|| -> Result<()> {
-            let txn = self.db.begin_write()?;
+            let txn = self.db.writable(&self.path)?.begin_write()?;
             {
                 let mut urls = txn.open_table(URLS)?;
                 let mut seen = txn.open_table(SEEN)?;
@@ -1028,6 +1087,37 @@ mod tests {
         assert_eq!(l.urls, 1000);
     }
 
+    /// Reading a state (exports, status, Python) leaves its file as it is, byte for byte and
+    /// with its modification time, and a write through a read-only store is an error.
+    #[test]
+    fn a_read_only_open_leaves_the_file_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut s, _) = Store::open(dir.path(), true).unwrap();
+        s.commit(&StepWrites {
+            new_urls: (0..100).map(|i| (i, format!("http://h.test/p{i}"))).collect(),
+            ..StepWrites::default()
+        })
+        .unwrap();
+        drop(s);
+        let path = db_path(dir.path());
+        let stamp = || {
+            let m = std::fs::metadata(&path).unwrap();
+            (std::fs::read(&path).unwrap(), m.modified().unwrap())
+        };
+        let before = stamp();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let (s, l) = Store::open_read_only(dir.path()).unwrap();
+        assert_eq!(l.urls, 100);
+        assert_eq!(s.url(42).unwrap().as_deref(), Some("http://h.test/p42"));
+        let err = s.set_seed_hosts(&["h.test".to_string()]).unwrap_err();
+        assert!(format!("{err:#}").contains("opened read-only"), "{err:#}");
+        drop(s);
+        assert!(stamp() == before, "a read-only open changed {}", path.display());
+        // A read-write open, for contrast, rewrites the header: the check above can fail.
+        drop(Store::open(dir.path(), false).unwrap());
+        assert!(stamp() != before, "a read-write open left the file as it was");
+    }
+
     /// The seen-set's table is written with the URLs, and rebuilt when a state lacks it (an
     /// older build's) or lacks some of its rows (URLs an older build added).
     #[test]
@@ -1050,12 +1140,12 @@ mod tests {
         };
         check(&s, 500);
         // What an older build leaves: no table, then URLs without rows.
-        let txn = s.db.begin_write().unwrap();
+        let txn = s.db.writable(&s.path).unwrap().begin_write().unwrap();
         txn.delete_table(SEEN).unwrap();
         txn.commit().unwrap();
         assert!(s.ensure_seen_index(500).unwrap());
         check(&s, 500);
-        let txn = s.db.begin_write().unwrap();
+        let txn = s.db.writable(&s.path).unwrap().begin_write().unwrap();
         {
             let mut urls = txn.open_table(URLS).unwrap();
             urls.insert(500, url(500).as_str()).unwrap();

@@ -188,6 +188,9 @@ def test_crawl_graph_is_exported_again_only_when_the_crawl_moved_on(cli, tmp_pat
         cli("crawl", "--seeds", seeds, "--state", state, "--policy", "fica", "--max-pages", 2, *fetch)
         exports = scratch_cache / "crawl-exports"
         before = set(exports.glob("*/graph.graph"))
+        db = state / "crawl.redb"
+        untouched = lambda: (db.read_bytes(), db.stat().st_mtime_ns)
+        stored = untouched()
         c = crawlrank.Crawl.open(state)
         first = c.graph()
         (made,) = set(exports.glob("*/graph.graph")) - before
@@ -199,6 +202,8 @@ def test_crawl_graph_is_exported_again_only_when_the_crawl_moved_on(cli, tmp_pat
         assert stamp() == exported
         assert crawlrank.Crawl.open(state).graph().num_arcs == first.num_arcs == again.num_arcs
         assert stamp() == exported
+        # Read-only: the state's file is as the crawl left it, byte for byte, mtime included.
+        assert untouched() == stored
         # The crawl goes on: exported again, with the new pages' links.
         cli("crawl", "--state", state, "--policy", "fica", *fetch)
         later = c.graph()
