@@ -11,7 +11,9 @@
 //! commonest question asked of it — back-link counts, its column sums — is then one pass over
 //! runs of its arrays. The arrays are kept from reorder to reorder: each reorder merges in only
 //! the arcs found since, into new arrays moved into NumPy without a copy (earlier views keep
-//! theirs), so a reorder costs one pass over the known arcs, not a sort of them.
+//! theirs), so a reorder costs one pass over the known arcs, not a sort of them. The column
+//! pointers come from in-link counts kept up to date, and the merge of the index arrays waits
+//! until something reads them: column sums (back-link counts) never do.
 //!
 //! A policy that raises, or returns scores that cannot order the frontier (a wrong length,
 //! NaN, something that is not numbers), stops the crawl at once: its `pop` returns nothing, and
@@ -40,6 +42,11 @@ pub struct Known {
     /// instead of sorting every arc again.
     cached_rows: usize,
     cached: Option<CscArrays>,
+    /// In-links from the first `indegree_rows` crawled pages, one count per node: a view's
+    /// `indptr` is their prefix sums, built without the index arrays, which are merged only
+    /// when something reads them.
+    indegree_rows: usize,
+    indegree: Vec<i32>,
 }
 
 /// Sorts arcs packed as `target << 32 | source` by target, stably (least significant digit
@@ -156,6 +163,37 @@ impl Known {
         indices.extend_from_slice(&old_ind[old_ptr[block] as usize..old_ptr[n] as usize]);
         debug_assert_eq!(indices.len(), indptr[n] as usize);
         (indptr, indices)
+    }
+
+    /// The CSC `indptr` over `n` nodes of the first `rows` crawled pages: the prefix sums of
+    /// their in-link counts, which are kept up to date from the arcs found since the last
+    /// call (one pass over those and one over the nodes, not over every arc). A view older
+    /// than the counts (none that the frontier makes) counts from scratch.
+    fn indptr(&mut self, n: usize, rows: usize) -> Vec<i32> {
+        let mut scratch = Vec::new();
+        let (counts, from) = if self.indegree.len() == n && rows >= self.indegree_rows {
+            (&mut self.indegree, self.indegree_rows)
+        } else if rows >= self.indegree_rows {
+            self.indegree = vec![0; n];
+            (&mut self.indegree, 0)
+        } else {
+            scratch = vec![0; n];
+            (&mut scratch, 0)
+        };
+        for &t in &self.links[self.offsets[from]..self.offsets[rows]] {
+            counts[t as usize] += 1;
+        }
+        let mut indptr = Vec::with_capacity(n + 1);
+        indptr.push(0i32);
+        let mut total = 0i32;
+        indptr.extend(counts.iter().map(|&c| {
+            total += c;
+            total
+        }));
+        if scratch.is_empty() {
+            self.indegree_rows = rows;
+        }
+        indptr
     }
 
     /// The CSC arrays over `n` nodes of the first `rows` crawled pages, for a view: the cached
@@ -480,16 +518,28 @@ impl PolicyView {
     /// The known graph: the out-links of every crawled page, as an `n × n`
     /// `scipy.sparse.csc_array` of ones over node ids (row `u` holds `u`'s out-links when `u`
     /// was crawled, and is empty otherwise; column `v` lists the crawled pages linking to `v`,
-    /// in node order). Built on first use, from arrays kept between reorders and shared,
-    /// read-only, by every view; its column sums are read from its `indptr`.
+    /// in node order). Built on first use; its `indptr` comes first, from in-link counts
+    /// kept between reorders, and its `indices` when something first reads them, merged into
+    /// arrays kept between reorders and shared, read-only, by every view. Its column sums are
+    /// read from its `indptr`, so a policy that asks only for them never waits for the merge.
     #[getter]
-    fn known(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        if let Some(m) = &*self.known_matrix.lock().expect("known matrix") {
+    fn known(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let view = slf.get();
+        if let Some(m) = &*view.known_matrix.lock().expect("known matrix") {
             return Ok(m.clone_ref(py));
         }
-        let m = self.build_known(py)?;
-        *self.known_matrix.lock().expect("known matrix") = Some(m.clone_ref(py));
+        let m = view.build_known(py, slf.getattr("_known_indices")?)?;
+        *view.known_matrix.lock().expect("known matrix") = Some(m.clone_ref(py));
         Ok(m)
+    }
+
+    /// The known graph's `indices` (read-only `int32`), for the matrix [`known`] returned:
+    /// merged when the matrix first needs them.
+    fn _known_indices(&self, py: Python<'_>) -> PyResult<Py<PyArray1<i32>>> {
+        let mut known = self.known_graph.lock().expect("known graph");
+        let (_, indices) = known.csc(py, self.num_nodes, self.known_rows)?;
+        Ok(indices)
     }
 
     /// The arcs found since the previous reorder (the out-links of the pages crawled since,
@@ -536,7 +586,7 @@ impl PolicyView {
 }
 
 impl PolicyView {
-    fn build_known(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+    fn build_known(&self, py: Python<'_>, indices_of: Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let n = self.num_nodes;
         let rows = self.known_rows;
         let mut known = self.known_graph.lock().expect("known graph");
@@ -546,7 +596,8 @@ impl PolicyView {
                 "the known graph has 2^31 arcs or more: too many for a view",
             ));
         }
-        let (indptr, indices) = known.csc(py, n, rows)?;
+        let indptr = known.indptr(n, rows).into_pyarray(py);
+        read_only(&indptr)?;
         let grow = match &known.ones {
             Some(o) => o.bind(py).len() < nnz,
             None => true,
@@ -562,10 +613,7 @@ impl PolicyView {
         // A `scipy.sparse.csc_array` (crawlrank/_known.py) over the arrays, not copied.
         Ok(py
             .import("crawlrank._known")?
-            .call_method1(
-                "known_graph",
-                (data, indices.into_bound(py), indptr.into_bound(py), n),
-            )?
+            .call_method1("known_graph", (data, indptr, n, indices_of))?
             .unbind())
     }
 }
