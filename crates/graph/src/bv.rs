@@ -224,7 +224,21 @@ impl BvWebGraph {
             dotless_name(&self.basename)?
         ));
         if !is_bvgraph(&built) {
-            write_transpose(&self.graph, &built)?;
+            // Processes sharing the cache (a `--hostfile` run's, several commands at once)
+            // take turns: the first builds, the others wait and find it built. Without the
+            // lock each would sort the whole graph again and replace the others' files.
+            let lock_path = with_ext(&built, "lock");
+            let lock = std::fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&lock_path)
+                .with_context(|| format!("cannot create {}", lock_path.display()))?;
+            lock.lock()
+                .with_context(|| format!("cannot lock {}", lock_path.display()))?;
+            if !is_bvgraph(&built) {
+                write_transpose(&self.graph, &built)?;
+            }
         }
         Ok(built)
     }

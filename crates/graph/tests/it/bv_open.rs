@@ -104,6 +104,63 @@ fn our_graphs_round_trip_and_transpose_into_the_cache() {
     );
 }
 
+/// Several processes or threads wanting the same missing transpose at once build it once:
+/// the others wait for it and use its files, never replacing them with a build of their own.
+#[test]
+fn a_transpose_wanted_at_once_is_built_once() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    let (_cache_dir, cache) = temp_cache();
+    // Large enough (10^6 arcs) that a build takes longer than the callers take to start.
+    let g = modular_chords(
+        100_000,
+        &[
+            (1, 1),
+            (7, 3),
+            (13, 5),
+            (31, 7),
+            (97, 11),
+            (3, 2),
+            (5, 4),
+            (11, 6),
+            (17, 8),
+            (19, 9),
+        ],
+    )
+    .csr();
+    let base = write(dir.path(), "shared", &g);
+    let start = std::sync::Barrier::new(4);
+    let seen: Vec<(PathBuf, u64)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..4)
+            .map(|_| {
+                s.spawn(|| {
+                    let opened = BvWebGraph::open(&base, &cache).unwrap();
+                    start.wait();
+                    let tb = opened.transpose_basename().unwrap();
+                    let inode = std::fs::metadata(with_ext(&tb, "graph")).unwrap().ino();
+                    (tb, inode)
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    let last = std::fs::metadata(with_ext(&seen[0].0, "graph"))
+        .unwrap()
+        .ino();
+    for (tb, inode) in &seen {
+        assert_eq!(tb, &seen[0].0);
+        assert_eq!(
+            *inode, last,
+            "a later build replaced the transpose a caller was given"
+        );
+    }
+    let opened = BvWebGraph::open(&base, &cache).unwrap();
+    assert_eq!(
+        opened.open_transpose(&cache).unwrap().to_csr().unwrap(),
+        g.transpose()
+    );
+}
+
 #[test]
 fn basenames_with_dots_work() {
     let dir = tempfile::tempdir().unwrap();
