@@ -224,6 +224,7 @@ async fn send_outbox(
     if stored.is_empty() {
         anyhow::bail!("JetStream stored none of {} items", items.len());
     }
+    crate::failpoint::hit("after-outbox-ack");
     let n = stored.len();
     let weak = core.clone();
     let done = tokio::task::spawn_blocking(move || {
@@ -381,6 +382,7 @@ impl Core {
                     let dead = applied.map_or(0, |a| a.dead.len() as u64);
                     self.dead_letters.fetch_add(dead, Ordering::SeqCst);
                     if !outbox.is_empty() {
+                        crate::failpoint::hit("after-outbox-commit");
                         self.outbox_ready.notify_one();
                     }
                 }

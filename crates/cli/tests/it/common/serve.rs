@@ -35,10 +35,22 @@ impl Serve {
     /// Starts the service on `state` at `addr` (a cluster node's fixed address, or a restart at the address of a killed one), and waits
     /// (at most 60 s) for the line that says where it listens.
     pub fn start_at(state: &Path, addr: &str, extra: &[&str]) -> Serve {
+        Self::start_at_with_env(state, addr, extra, &[])
+    }
+
+    /// [`Serve::start_at`] with variables `env` added to the environment (a crash point:
+    /// `CRAWLRANK_FAILPOINT`).
+    pub fn start_at_with_env(
+        state: &Path,
+        addr: &str,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Serve {
         let mut child = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
             .args(["frontier", "serve", "--addr", addr, "--state"])
             .arg(state)
             .args(extra)
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
@@ -70,6 +82,23 @@ impl Serve {
             }
         };
         Serve { child, addr }
+    }
+
+    /// Waits (at most `within`) for the process to end by itself (a crash point); its exit
+    /// status.
+    pub fn wait_exit(mut self, within: Duration) -> std::process::ExitStatus {
+        let deadline = Instant::now() + within;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("cannot wait for the service") {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the service at {} did not end within {within:?}",
+                self.addr
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// SIGKILL (`Child::kill` sends SIGKILL on Unix), and wait for the end.
