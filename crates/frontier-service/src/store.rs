@@ -607,6 +607,56 @@ mod tests {
     use super::*;
     use crate::state::Call;
 
+    /// A format 3 store's outbox rows (owner and item) get their numbers per owner when it is
+    /// opened, in outbox order, and the numbers go on from there.
+    #[test]
+    fn a_format_3_outbox_is_numbered_per_owner_at_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = crate::policy_spec("bfs", Some(10), None, 0).unwrap();
+        let (store, _) = Store::open(dir.path(), None, &spec).unwrap();
+        {
+            let txn = store.db.begin_write().unwrap();
+            {
+                let mut meta = txn.open_table(META).unwrap();
+                meta.insert("format", FORMAT_V3.as_bytes()).unwrap();
+                meta.remove(INCARNATION_KEY).unwrap();
+                meta.insert(OUTBOX_NEXT_KEY, 3u64.to_le_bytes().as_slice())
+                    .unwrap();
+                let mut outbox = txn.open_table(OUTBOX).unwrap();
+                for (n, owner, item) in [(0u64, 1u32, 7u8), (1, 2, 8), (2, 1, 9)] {
+                    let mut row = owner.to_le_bytes().to_vec();
+                    row.push(item);
+                    outbox.insert(n, row.as_slice()).unwrap();
+                }
+            }
+            txn.commit().unwrap();
+        }
+        drop(store);
+        let (mut store, _) = Store::open(dir.path(), None, &spec).unwrap();
+        let got: Vec<(u64, u32, u64, Vec<u8>)> = store
+            .outbox(10)
+            .unwrap()
+            .into_iter()
+            .map(|i| (i.number, i.owner, i.to_owner, i.item))
+            .collect();
+        assert_eq!(
+            got,
+            [(0, 1, 0, vec![7]), (1, 2, 0, vec![8]), (2, 1, 1, vec![9])]
+        );
+        assert_ne!(store.incarnation(), 0);
+        store.append(&[], None, &[(1, vec![10])]).unwrap();
+        let last = store.outbox(10).unwrap().pop().unwrap();
+        assert_eq!((last.number, last.owner, last.to_owner), (3, 1, 2));
+        drop(store);
+        let db = Database::open(db_path(dir.path())).unwrap();
+        let txn = db.begin_read().unwrap();
+        let meta = txn.open_table(META).unwrap();
+        assert_eq!(
+            meta.get("format").unwrap().unwrap().value(),
+            FORMAT.as_bytes()
+        );
+    }
+
     /// Copies are recognised in any order, and only the numbers above a gap are kept.
     #[test]
     fn what_was_received_is_a_few_numbers_whatever_the_order() {
