@@ -39,7 +39,9 @@ impl Serve {
     }
 
     /// [`Serve::start_at`] with variables `env` added to the environment (a crash point:
-    /// `CRAWLRANK_FAILPOINT`).
+    /// `CRAWLRANK_FAILPOINT`). A process that reaches its crash point before it listens (a
+    /// node publishing its outbox as it starts) is returned as it ends, for
+    /// [`Serve::wait_exit`].
     pub fn start_at_with_env(
         state: &Path,
         addr: &str,
@@ -74,6 +76,7 @@ impl Serve {
             let left = deadline.saturating_duration_since(Instant::now());
             match rx.recv_timeout(left) {
                 Ok(Ok(addr)) => break addr,
+                Ok(Err(line)) if line.contains("CRAWLRANK_FAILPOINT=") => break addr.to_string(),
                 Ok(Err(line)) => said.push(line),
                 Err(_) => {
                     let _ = child.kill();
