@@ -62,7 +62,8 @@ enum Command {
     Convert(commands::convert::Args),
     /// Show where a crawl stands.
     Status(commands::status::Args),
-    /// Serve the dashboard (web page, /api/status, Prometheus /metrics) of a crawl state until Ctrl-C.
+    /// Serve the dashboard (web page, /api/status, Prometheus /metrics) of a crawl state, or of a
+    /// frontier service's crawl over all its nodes, until Ctrl-C.
     Dashboard(commands::dashboard::Args),
     /// Serve crawlrank's policy-ordered, persistent frontier over the URLFrontier gRPC API.
     Frontier(commands::frontier::Args),

@@ -22,9 +22,11 @@
 //!   a fetched page reports it with the out-links it owns, the others counted in the page's
 //!   out-degree; the policy's offer for them (FICA's and IECA's distance, OPIC's cash share, a
 //!   back-link) goes with each into the store's outbox in the same transaction, and the
-//!   outbox is published ([`Cluster::publish_outbox`], with a message id JetStream
-//!   deduplicates) after the commit: the offer leaves the page once and is applied once at
-//!   the link's owner (docs/algorithms.md §3.11).
+//!   outbox is published ([`Cluster::publish_outbox`]) after the commit, each item marked
+//!   with its [`Origin`] (this node, its store's incarnation, its number to its owner), which
+//!   the owner records with the change ([`crate::store::Received`]): the offer leaves the page
+//!   once and is applied once at the link's owner however late a copy sent again after a
+//!   crash comes, past JetStream's duplicate window too (docs/algorithms.md §3.11).
 //! - The crawl-wide clock ([`Cluster::tick_clock`], stream [`CLOCK`]): each node publishes its
 //!   crawled count per crawl every [`CLOCK_PERIOD`] and reads the others', so that the
 //!   policies' batch clock counts the crawl's total.
@@ -41,11 +43,12 @@ use crate::proto::url_frontier_client::UrlFrontierClient;
 use crate::proto::StringList;
 use crate::proto::{url_item, UrlInfo, UrlItem};
 use crate::state::{wire_offer, RemoteLink, SplitReport};
+use crate::store::OutboxItem;
 use anyhow::{bail, Context, Result};
 use async_nats::jetstream::{self, consumer, stream};
 use crawlrank_frontier::Offer;
 use crawlrank_frontier::PolicySpec;
-use crawlrank_urlfrontier::cluster_proto::{forwarded, Forwarded, Offer as WireOffer};
+use crawlrank_urlfrontier::cluster_proto::{forwarded, Forwarded, Offer as WireOffer, Origin};
 use crawlrank_urlfrontier::{normalise_crawl_id, PARENT_KEY};
 use futures_util::StreamExt;
 use prost::Message;
@@ -471,22 +474,41 @@ impl Cluster {
         Ok(())
     }
 
-    /// Publishes outbox items (number, owner, encoded item) on their owners' subjects, each
-    /// with a message id made of this node and its number (so that JetStream drops a copy
-    /// sent again after a crash, within its duplicate window), and returns the numbers
-    /// JetStream stored.
-    pub async fn publish_outbox(&self, items: &[(u64, u32, Vec<u8>)]) -> Vec<u64> {
+    /// Publishes outbox items of this node's store `incarnation` on their owners' subjects,
+    /// each marked with its [`Origin`] (this node, the incarnation, its number to its owner:
+    /// the owner applies it once however late a copy comes) and a message id made of the
+    /// same (so that JetStream drops a copy sent again within its duplicate window), and
+    /// returns the outbox numbers JetStream stored. The publishes are pipelined: an item may
+    /// be stored while an earlier one failed and is sent again later, which the owner's
+    /// record of what it applied allows ([`crate::store::Received`]).
+    pub async fn publish_outbox(&self, incarnation: u64, items: &[OutboxItem]) -> Vec<u64> {
         let me = self.nodes.me();
         let mut acks = Vec::with_capacity(items.len());
-        for (number, owner, bytes) in items {
+        for item in items {
+            let origin = Origin {
+                node: u32::try_from(me).unwrap_or(u32::MAX),
+                incarnation,
+                number: item.to_owner,
+            };
+            // An item that does not decode is sent as it is: its owner sets it aside.
+            let payload = match Forwarded::decode(item.item.as_slice()) {
+                Ok(mut f) => {
+                    f.origin = Some(origin);
+                    f.encode_to_vec()
+                }
+                Err(_) => item.item.clone(),
+            };
             let message = jetstream::message::PublishMessage::build()
-                .payload(bytes.clone().into())
-                .message_id(format!("crawlrank-outbox-{me}-{number}"));
+                .payload(payload.into())
+                .message_id(format!(
+                    "crawlrank-outbox-{me}-{incarnation:x}-{}-{}",
+                    item.owner, item.to_owner
+                ));
             let ack = self
                 .js
-                .send_publish(subject(*owner as usize), message)
+                .send_publish(subject(item.owner as usize), message)
                 .await;
-            acks.push((*number, ack));
+            acks.push((item.number, ack));
         }
         let mut stored = Vec::new();
         for (number, ack) in acks {
@@ -598,7 +620,7 @@ impl Cluster {
                         seq,
                         item: Forwarded::decode(message.payload.as_ref())
                             .ok()
-                            .and_then(|f| Some((f.item?, f.offer)))
+                            .and_then(|f| Some((f.item?, f.offer, f.origin)))
                             .ok_or_else(|| message.payload.to_vec()),
                     });
                 }
@@ -636,9 +658,9 @@ enum Stop {
 pub struct Delivered {
     /// The JetStream stream sequence.
     pub seq: u64,
-    /// The item with the offer it carries (a version 1 message carries none), or the
-    /// undecodable payload.
-    pub item: std::result::Result<(forwarded::Item, Option<WireOffer>), Vec<u8>>,
+    /// The item with the offer it carries (a version 1 message carries none) and, for an
+    /// outbox item, where it comes from; or the undecodable payload.
+    pub item: std::result::Result<(forwarded::Item, Option<WireOffer>, Option<Origin>), Vec<u8>>,
 }
 
 /// The items a page's report hands to the owners of its out-links held elsewhere: each a
@@ -664,6 +686,8 @@ pub fn hand_on(split: &SplitReport, offer: Option<&Option<Offer>>) -> Vec<(u32, 
                 ))),
                 offer,
                 version: 2,
+                // Set as it is published (its number to its owner is the store's).
+                origin: None,
             };
             (link.owner, item.encode_to_vec())
         })

@@ -36,6 +36,7 @@ mod checkpoint;
 mod cluster;
 mod crawl;
 mod extension;
+mod failpoint;
 mod server;
 mod service;
 mod state;

@@ -205,25 +205,26 @@ async fn send_outbox(
     let weak = core.clone();
     let items = tokio::task::spawn_blocking(move || {
         weak.upgrade().map(|core| {
-            core.lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .store
+            let core = core.lock().unwrap_or_else(|p| p.into_inner());
+            core.store
                 .outbox(limit)
+                .map(|items| (core.store.incarnation(), items))
         })
     })
     .await
     .context("the outbox reader stopped")?;
-    let items = match items {
+    let (incarnation, items) = match items {
         None => return Ok(None),
         Some(items) => items?,
     };
     if items.is_empty() {
         return Ok(Some(0));
     }
-    let stored = cluster.publish_outbox(&items).await;
+    let stored = cluster.publish_outbox(incarnation, &items).await;
     if stored.is_empty() {
         anyhow::bail!("JetStream stored none of {} items", items.len());
     }
+    crate::failpoint::hit("after-outbox-ack");
     let n = stored.len();
     let weak = core.clone();
     let done = tokio::task::spawn_blocking(move || {
@@ -366,6 +367,7 @@ impl Core {
                 let into = applied.get_or_insert_with(Applied::default);
                 into.through = into.through.max(a.through);
                 into.dead.extend(a.dead);
+                into.received.extend(a.received);
             }
             let answers = p
                 .calls
@@ -380,6 +382,7 @@ impl Core {
                     let dead = applied.map_or(0, |a| a.dead.len() as u64);
                     self.dead_letters.fetch_add(dead, Ordering::SeqCst);
                     if !outbox.is_empty() {
+                        crate::failpoint::hit("after-outbox-commit");
                         self.outbox_ready.notify_one();
                     }
                 }
@@ -597,17 +600,30 @@ impl FrontierService {
             .clone();
         let mut calls = Vec::with_capacity(batch.len());
         let mut applied = Applied::default();
+        // What is applied of each sender's outbox items, this batch's included: a copy of one
+        // applied before (sent again after a crash, however late) is skipped. Only this task
+        // applies forwarded items, one batch at a time, so the store's record is current.
+        let mut received = std::collections::HashMap::new();
         for d in batch {
             applied.through = applied.through.max(d.seq);
+            if let Ok((_, _, Some(origin))) = &d.item {
+                let key = (origin.node, origin.incarnation);
+                let r = received
+                    .entry(key)
+                    .or_insert_with(|| self.read_lock().store.received(key.0, key.1));
+                if !r.take(origin.number) {
+                    continue;
+                }
+            }
             match d.item {
-                Ok((forwarded::Item::Put(item), None)) => calls.push(Call::Put(item)),
-                Ok((forwarded::Item::Put(item), Some(offer))) => {
+                Ok((forwarded::Item::Put(item), None, _)) => calls.push(Call::Put(item)),
+                Ok((forwarded::Item::Put(item), Some(offer), _)) => {
                     calls.push(Call::Offered(OfferedItem {
                         item: Some(item),
                         offer: Some(offer),
                     }))
                 }
-                Ok((forwarded::Item::Report(report), _)) => {
+                Ok((forwarded::Item::Report(report), _, _)) => {
                     calls.push(Call::SplitReport(cluster.split_report(&report)));
                 }
                 Err(payload) => {
@@ -620,6 +636,7 @@ impl FrontierService {
                 }
             }
         }
+        applied.received = received.into_iter().collect();
         self.run_with(calls, Some(applied))
             .await
             .map_err(|s| anyhow::anyhow!("{}", s.message()))
@@ -662,6 +679,7 @@ impl FrontierService {
                             item: Some(forwarded::Item::Put(item)),
                             offer: None,
                             version: 2,
+                            origin: None,
                         },
                     ));
                 }
@@ -706,6 +724,7 @@ impl FrontierService {
                             item: Some(forwarded::Item::Report(report.clone())),
                             offer: None,
                             version: 2,
+                            origin: None,
                         };
                         cluster
                             .forward(vec![(o, item)])

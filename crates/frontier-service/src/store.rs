@@ -13,13 +13,22 @@
 //!
 //! - `dead_letters`: JetStream sequence → payload of each message of a cluster node's subject
 //!   that did not decode (set aside and counted, never applied; crate::cluster).
-//! - `outbox`: number → owner (u32, little-endian) and encoded `Forwarded` of each item a
-//!   cluster node's applied calls hand to another node (the out-links of a page it reported,
-//!   each with what the page passed along it), written in the same transaction as the calls
-//!   and deleted once JetStream has stored it: what leaves a page (OPIC's cash) is thus never
-//!   lost between the node's commit and JetStream, and is sent again after a crash until
-//!   JetStream has it (its message id, the number, lets JetStream drop a copy). The next
-//!   number is kept in `meta` (`cluster.outbox_next`), so numbers are never reused.
+//! - `outbox`: number → owner (u32, little-endian), the item's number among those sent to
+//!   that owner (u64, little-endian) and encoded `Forwarded` of each item a cluster node's
+//!   applied calls hand to another node (the out-links of a page it reported, each with what
+//!   the page passed along it), written in the same transaction as the calls and deleted once
+//!   JetStream has stored it: what leaves a page (OPIC's cash) is thus never lost between the
+//!   node's commit and JetStream, and is sent again after a crash until JetStream has it. The
+//!   next number is kept in `meta` (`cluster.outbox_next`), so numbers are never reused.
+//! - `sent`: owner (u32) → the next number of an item to that owner: the numbers each owner
+//!   gets from this store run 0, 1, 2, … without gaps ([`Received`] relies on it).
+//! - `received`: (sending node, its store's incarnation) → [`Received`], what this node
+//!   applied of that sender's items, written in the same transaction as the calls applying
+//!   them: a copy sent again, however late (past JetStream's duplicate window), is skipped.
+//!
+//! `meta` also holds `cluster.incarnation`, a random number drawn when the store is created:
+//! it tells a node's items from those an earlier store of the same node sent (their numbers
+//! start again at 0).
 //!
 //! A cluster node also keeps in `meta` (`cluster.applied`) the JetStream sequence of the last
 //! forwarded item it applied, written in the same transaction as the calls that applied it, so
@@ -47,24 +56,92 @@ const CALLS: TableDefinition<u64, &[u8]> = TableDefinition::new("calls");
 const CHECKPOINT: TableDefinition<&str, &[u8]> = TableDefinition::new("checkpoint");
 const DEAD_LETTERS: TableDefinition<u64, &[u8]> = TableDefinition::new("dead_letters");
 const OUTBOX: TableDefinition<u64, &[u8]> = TableDefinition::new("outbox");
+const SENT: TableDefinition<u32, u64> = TableDefinition::new("sent");
+const RECEIVED: TableDefinition<(u32, u64), &[u8]> = TableDefinition::new("received");
+/// The `meta` key of this store's incarnation.
+const INCARNATION_KEY: &str = "cluster.incarnation";
 /// The `meta` key of the next outbox number.
 const OUTBOX_NEXT_KEY: &str = "cluster.outbox_next";
 /// The `meta` key of the last JetStream sequence applied.
 const APPLIED_KEY: &str = "cluster.applied";
 
 /// What a cluster node applied from JetStream in one transaction: the sequence of the last
-/// item, and the messages that did not decode (sequence, payload).
+/// item, the messages that did not decode (sequence, payload), and what it now has applied
+/// of each sender whose items it applied.
 #[derive(Debug, Default)]
 pub struct Applied {
     /// The last sequence applied.
     pub through: u64,
     /// Undecodable messages, set aside.
     pub dead: Vec<(u64, Vec<u8>)>,
+    /// (sending node, its incarnation) → what is applied of its items, after this batch.
+    pub received: Vec<((u32, u64), Received)>,
+}
+
+/// The numbers a node applied of the outbox items one sender (a node's store incarnation)
+/// sent it: every number below `next`, and those in `above`. The sender numbers the items it
+/// sends each node 0, 1, 2, … without gaps, so `above` holds only numbers that came before an
+/// earlier one (a publish that failed and was sent again after later ones were stored): it
+/// stays small whatever the order of the copies, and no assumption on that order is needed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Received {
+    next: u64,
+    above: std::collections::BTreeSet<u64>,
+}
+
+impl Received {
+    /// Records item `number` as applied: false when it already was (a copy, to skip).
+    pub fn take(&mut self, number: u64) -> bool {
+        if number < self.next || !self.above.insert(number) {
+            return false;
+        }
+        while self.above.remove(&self.next) {
+            self.next += 1;
+        }
+        true
+    }
+
+    /// `next`, then each of `above`, little-endian.
+    fn encode(&self) -> Vec<u8> {
+        std::iter::once(self.next)
+            .chain(self.above.iter().copied())
+            .flat_map(u64::to_le_bytes)
+            .collect()
+    }
+
+    fn decode(bytes: &[u8]) -> Option<Self> {
+        if bytes.is_empty() || !bytes.len().is_multiple_of(8) {
+            return None;
+        }
+        let mut words = bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        Some(Self {
+            next: words.next()?,
+            above: words.collect(),
+        })
+    }
+}
+
+/// An item of the outbox.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutboxItem {
+    /// Its number in this store's outbox.
+    pub number: u64,
+    /// The node it goes to (an index in the sorted node list).
+    pub owner: u32,
+    /// Its number among the items this store sends `owner` (see [`Received`]).
+    pub to_owner: u64,
+    /// The encoded `Forwarded`.
+    pub item: Vec<u8>,
 }
 
 /// The state format this build writes; bump on any change of the tables or of
 /// [`LoggedCall`]'s or [`StateCheckpoint`]'s meaning.
-pub const FORMAT: &str = "crawlrank-frontier-service-state/3";
+pub const FORMAT: &str = "crawlrank-frontier-service-state/4";
+/// The format before the outbox's numbers per owner: its outbox rows (owner and item) are
+/// given them when it is opened, and it is then marked [`FORMAT`].
+const FORMAT_V3: &str = "crawlrank-frontier-service-state/3";
 /// The format before a cluster node's outbox, offers and split reports: read as it is (it
 /// holds none of them), and marked [`FORMAT`] at the next compaction.
 const FORMAT_V2: &str = "crawlrank-frontier-service-state/2";
@@ -90,6 +167,12 @@ pub struct Store {
     first_call: u64,
     /// The next outbox number.
     next_outbox: u64,
+    /// The next number of an item to each owner (absent: 0).
+    next_to: std::collections::HashMap<u32, u64>,
+    /// What this node applied of each sender's items, as committed.
+    received: std::collections::HashMap<(u32, u64), Received>,
+    /// This store's incarnation.
+    incarnation: u64,
 }
 
 impl Store {
@@ -125,6 +208,9 @@ impl Store {
             next_call: 0,
             first_call: 0,
             next_outbox: 0,
+            next_to: Default::default(),
+            received: Default::default(),
+            incarnation: 0,
         };
         let stored = if exists { store.read_meta()? } else { None };
         let spec = match (stored, spec) {
@@ -147,12 +233,92 @@ impl Store {
         store.first_call = store.read_through()?;
         store.next_call = store.count_calls()?.max(store.first_call);
         store.next_outbox = store.read_u64(OUTBOX_NEXT_KEY)?;
+        store.open_cluster_tables()?;
         Ok((store, spec))
     }
 
     /// The database file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// This store's incarnation: the `origin` of the items its outbox sends.
+    pub fn incarnation(&self) -> u64 {
+        self.incarnation
+    }
+
+    /// What this node applied of the items sender `node`'s store `incarnation` sent it.
+    pub fn received(&self, node: u32, incarnation: u64) -> Received {
+        self.received
+            .get(&(node, incarnation))
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Reads (or, on a new store, draws) the incarnation, the numbers per owner and what was
+    /// received; a format 3 store's outbox rows are given their numbers per owner (in outbox
+    /// order, as they were sent) and the store marked [`FORMAT`].
+    fn open_cluster_tables(&mut self) -> Result<()> {
+        let mut open = || -> Result<()> {
+            let txn = self.db.begin_write()?;
+            {
+                let mut meta = txn.open_table(META)?;
+                let incarnation = match meta.get(INCARNATION_KEY)? {
+                    Some(v) => Some(u64::from_le_bytes(
+                        v.value()
+                            .try_into()
+                            .context("the incarnation is unreadable")?,
+                    )),
+                    None => None,
+                };
+                self.incarnation = match incarnation {
+                    Some(i) => i,
+                    None => {
+                        let i = draw_incarnation();
+                        meta.insert(INCARNATION_KEY, i.to_le_bytes().as_slice())?;
+                        i
+                    }
+                };
+                let v3 = meta
+                    .get("format")?
+                    .is_some_and(|f| f.value() == FORMAT_V3.as_bytes());
+                let mut sent = txn.open_table(SENT)?;
+                if v3 {
+                    let mut outbox = txn.open_table(OUTBOX)?;
+                    let rows: Vec<(u64, Vec<u8>)> = outbox
+                        .iter()?
+                        .map(|r| r.map(|(k, v)| (k.value(), v.value().to_vec())))
+                        .collect::<std::result::Result<_, _>>()?;
+                    for (number, row) in rows {
+                        anyhow::ensure!(row.len() >= 4, "outbox item {number} is cut");
+                        let owner = u32::from_le_bytes(row[..4].try_into().expect("4 bytes"));
+                        let to_owner = sent.get(owner)?.map_or(0, |v| v.value());
+                        sent.insert(owner, to_owner + 1)?;
+                        let mut new = row[..4].to_vec();
+                        new.extend_from_slice(&to_owner.to_le_bytes());
+                        new.extend_from_slice(&row[4..]);
+                        outbox.insert(number, new.as_slice())?;
+                    }
+                    meta.insert("format", FORMAT.as_bytes())?;
+                }
+                for row in sent.iter()? {
+                    let (k, v) = row?;
+                    self.next_to.insert(k.value(), v.value());
+                }
+                let received = txn.open_table(RECEIVED)?;
+                for row in received.iter()? {
+                    let (k, v) = row?;
+                    let r = Received::decode(v.value()).with_context(|| {
+                        format!("what was received from {:?} is unreadable", k.value())
+                    })?;
+                    self.received.insert(k.value(), r);
+                }
+            }
+            txn.commit()?;
+            Ok(())
+        };
+        let path = self.path.display().to_string();
+        open().with_context(|| format!("cannot read the cluster tables of {path}"))
     }
 
     fn read_meta(&self) -> Result<Option<PolicySpec>> {
@@ -166,7 +332,7 @@ impl Store {
             return Ok(None);
         };
         let format = String::from_utf8_lossy(format.value()).into_owned();
-        if ![FORMAT, FORMAT_V2, FORMAT_V1].contains(&format.as_str()) {
+        if ![FORMAT, FORMAT_V3, FORMAT_V2, FORMAT_V1].contains(&format.as_str()) {
             bail!(
                 "{} holds a state of format '{format}', this build reads '{FORMAT}'; it was not modified",
                 self.path.display()
@@ -299,9 +465,9 @@ impl Store {
         Ok(u64::from_le_bytes(bytes))
     }
 
-    /// The oldest items of the outbox, at most `limit`: (number, owner, encoded item).
-    pub fn outbox(&self, limit: usize) -> Result<Vec<(u64, u32, Vec<u8>)>> {
-        let read = || -> Result<Vec<(u64, u32, Vec<u8>)>> {
+    /// The oldest items of the outbox, at most `limit`.
+    pub fn outbox(&self, limit: usize) -> Result<Vec<OutboxItem>> {
+        let read = || -> Result<Vec<OutboxItem>> {
             let txn = self.db.begin_read()?;
             let table = match txn.open_table(OUTBOX) {
                 Ok(t) => t,
@@ -312,9 +478,13 @@ impl Store {
             for row in table.iter()?.take(limit) {
                 let (k, v) = row?;
                 let v = v.value();
-                anyhow::ensure!(v.len() >= 4, "outbox item {} is cut", k.value());
-                let owner = u32::from_le_bytes(v[..4].try_into().expect("4 bytes"));
-                out.push((k.value(), owner, v[4..].to_vec()));
+                anyhow::ensure!(v.len() >= 12, "outbox item {} is cut", k.value());
+                out.push(OutboxItem {
+                    number: k.value(),
+                    owner: u32::from_le_bytes(v[..4].try_into().expect("4 bytes")),
+                    to_owner: u64::from_le_bytes(v[4..12].try_into().expect("8 bytes")),
+                    item: v[12..].to_vec(),
+                });
             }
             Ok(out)
         };
@@ -349,7 +519,7 @@ impl Store {
 
     /// Appends calls to the log in one durable transaction, with what a cluster node applied
     /// from JetStream by them, if anything, and the items they hand to other nodes (owner,
-    /// encoded item) into the outbox.
+    /// encoded item) into the outbox, each numbered among those to its owner.
     pub fn append(
         &mut self,
         calls: &[LoggedCall],
@@ -359,7 +529,8 @@ impl Store {
         if calls.is_empty() && applied.is_none() && outbox.is_empty() {
             return Ok(());
         }
-        let write = || -> Result<()> {
+        let mut next_to = self.next_to.clone();
+        let mut write = || -> Result<()> {
             let txn = self.db.begin_write()?;
             {
                 let mut table = txn.open_table(CALLS)?;
@@ -369,13 +540,20 @@ impl Store {
                 if !outbox.is_empty() {
                     let mut table = txn.open_table(OUTBOX)?;
                     for (i, (owner, item)) in outbox.iter().enumerate() {
+                        let to_owner = next_to.entry(*owner).or_insert(0);
                         let mut row = owner.to_le_bytes().to_vec();
+                        row.extend_from_slice(&to_owner.to_le_bytes());
                         row.extend_from_slice(item);
                         table.insert(self.next_outbox + i as u64, row.as_slice())?;
+                        *to_owner += 1;
                     }
                     let next = self.next_outbox + outbox.len() as u64;
                     txn.open_table(META)?
                         .insert(OUTBOX_NEXT_KEY, next.to_le_bytes().as_slice())?;
+                    let mut sent = txn.open_table(SENT)?;
+                    for (owner, _) in outbox {
+                        sent.insert(*owner, next_to[owner])?;
+                    }
                 }
                 if let Some(applied) = applied {
                     let mut meta = txn.open_table(META)?;
@@ -384,6 +562,12 @@ impl Store {
                         let mut dead = txn.open_table(DEAD_LETTERS)?;
                         for (seq, payload) in &applied.dead {
                             dead.insert(*seq, payload.as_slice())?;
+                        }
+                    }
+                    if !applied.received.is_empty() {
+                        let mut received = txn.open_table(RECEIVED)?;
+                        for (origin, r) in &applied.received {
+                            received.insert(*origin, r.encode().as_slice())?;
                         }
                     }
                 }
@@ -395,14 +579,102 @@ impl Store {
             .with_context(|| format!("cannot append to the call log of {}", self.path.display()))?;
         self.next_call += calls.len() as u64;
         self.next_outbox += outbox.len() as u64;
+        self.next_to = next_to;
+        if let Some(applied) = applied {
+            for (origin, r) in &applied.received {
+                self.received.insert(*origin, r.clone());
+            }
+        }
         Ok(())
     }
+}
+
+/// A new store's incarnation: random (the process's hash keys, the time and the process id),
+/// never 0.
+fn draw_incarnation() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    h.write_u128(now);
+    h.write_u32(std::process::id());
+    h.finish().max(1)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::state::Call;
+
+    /// A format 3 store's outbox rows (owner and item) get their numbers per owner when it is
+    /// opened, in outbox order, and the numbers go on from there.
+    #[test]
+    fn a_format_3_outbox_is_numbered_per_owner_at_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = crate::policy_spec("bfs", Some(10), None, 0).unwrap();
+        let (store, _) = Store::open(dir.path(), None, &spec).unwrap();
+        {
+            let txn = store.db.begin_write().unwrap();
+            {
+                let mut meta = txn.open_table(META).unwrap();
+                meta.insert("format", FORMAT_V3.as_bytes()).unwrap();
+                meta.remove(INCARNATION_KEY).unwrap();
+                meta.insert(OUTBOX_NEXT_KEY, 3u64.to_le_bytes().as_slice())
+                    .unwrap();
+                let mut outbox = txn.open_table(OUTBOX).unwrap();
+                for (n, owner, item) in [(0u64, 1u32, 7u8), (1, 2, 8), (2, 1, 9)] {
+                    let mut row = owner.to_le_bytes().to_vec();
+                    row.push(item);
+                    outbox.insert(n, row.as_slice()).unwrap();
+                }
+            }
+            txn.commit().unwrap();
+        }
+        drop(store);
+        let (mut store, _) = Store::open(dir.path(), None, &spec).unwrap();
+        let got: Vec<(u64, u32, u64, Vec<u8>)> = store
+            .outbox(10)
+            .unwrap()
+            .into_iter()
+            .map(|i| (i.number, i.owner, i.to_owner, i.item))
+            .collect();
+        assert_eq!(
+            got,
+            [(0, 1, 0, vec![7]), (1, 2, 0, vec![8]), (2, 1, 1, vec![9])]
+        );
+        assert_ne!(store.incarnation(), 0);
+        store.append(&[], None, &[(1, vec![10])]).unwrap();
+        let last = store.outbox(10).unwrap().pop().unwrap();
+        assert_eq!((last.number, last.owner, last.to_owner), (3, 1, 2));
+        drop(store);
+        let db = Database::open(db_path(dir.path())).unwrap();
+        let txn = db.begin_read().unwrap();
+        let meta = txn.open_table(META).unwrap();
+        assert_eq!(
+            meta.get("format").unwrap().unwrap().value(),
+            FORMAT.as_bytes()
+        );
+    }
+
+    /// Copies are recognised in any order, and only the numbers above a gap are kept.
+    #[test]
+    fn what_was_received_is_a_few_numbers_whatever_the_order() {
+        let mut r = Received::default();
+        for n in [0, 1, 4, 3, 6] {
+            assert!(r.take(n), "{n}");
+        }
+        for n in [0, 1, 3, 4, 6] {
+            assert!(!r.take(n), "{n} again");
+        }
+        assert_eq!((r.next, r.above.len()), (2, 3));
+        assert!(r.take(2));
+        assert_eq!((r.next, r.above.len()), (5, 1));
+        assert!(r.take(5));
+        assert_eq!((r.next, r.above.len()), (7, 0));
+        assert_eq!(Received::decode(&r.encode()), Some(r));
+        assert_eq!(Received::decode(&[1, 2, 3]), None);
+    }
 
     #[test]
     fn the_applied_sequence_and_dead_letters_are_committed_with_the_calls() {
@@ -425,9 +697,12 @@ mod tests {
             .append(std::slice::from_ref(&call), None, &[])
             .unwrap();
         assert_eq!(store.applied().unwrap(), 0);
+        let mut from = Received::default();
+        assert!(from.take(0) && from.take(2) && !from.take(0) && !from.take(2));
         let applied = Applied {
             through: 7,
             dead: vec![(5, vec![0xff])],
+            received: vec![((1, 99), from.clone())],
         };
         store.append(&[call], Some(&applied), &[]).unwrap();
         // Nothing but the sequence moves (items that were all skipped) is committed too.
@@ -436,7 +711,7 @@ mod tests {
                 &[],
                 Some(&Applied {
                     through: 9,
-                    dead: Vec::new(),
+                    ..Default::default()
                 }),
                 &[(2, vec![1, 2, 3])],
             )
@@ -448,14 +723,35 @@ mod tests {
             (9, 1)
         );
         assert_eq!(store.load().unwrap().1.len(), 2);
+        assert_eq!(store.received(1, 99), from);
+        assert_eq!(store.received(1, 98), Received::default());
         // The outbox item survived the restart; once sent and dropped, its number is never
         // given again (JetStream drops a message whose id it has seen).
-        assert_eq!(store.outbox(10).unwrap(), vec![(0, 2, vec![1, 2, 3])]);
+        let item = |number, owner, to_owner, item: &[u8]| OutboxItem {
+            number,
+            owner,
+            to_owner,
+            item: item.to_vec(),
+        };
+        assert_eq!(store.outbox(10).unwrap(), vec![item(0, 2, 0, &[1, 2, 3])]);
+        let incarnation = store.incarnation();
+        assert_ne!(incarnation, 0);
         store.outbox_done(&[0]).unwrap();
         drop(store);
         let (mut store, _) = Store::open(dir.path(), None, &spec).unwrap();
         assert!(store.outbox(10).unwrap().is_empty());
-        store.append(&[], None, &[(1, vec![4])]).unwrap();
-        assert_eq!(store.outbox(10).unwrap(), vec![(1, 1, vec![4])]);
+        assert_eq!(store.incarnation(), incarnation);
+        store
+            .append(&[], None, &[(1, vec![4]), (2, vec![5]), (1, vec![6])])
+            .unwrap();
+        // Numbered per owner, on from before the restart.
+        assert_eq!(
+            store.outbox(10).unwrap(),
+            vec![
+                item(1, 1, 0, &[4]),
+                item(2, 2, 1, &[5]),
+                item(3, 1, 1, &[6])
+            ]
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! `crawlrank status --state DIR`: where a crawl stands, from its state directory.
 //! `crawlrank status --frontier URL`: where a frontier service's crawl stands, every node of a
-//! cluster counted (docs/scaling.md).
+//! cluster counted (docs/scaling.md). [`frontier_summary`] reads those numbers for the
+//! dashboard of a frontier too (`crawlrank dashboard --frontier URL`), so both show the same.
 
 use anyhow::Result;
 use std::path::PathBuf;
@@ -33,20 +34,41 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
-/// One line per node and their total: URLs not done, leased, fetched, done for good, queues
-/// and the JetStream messages set aside; for an OPIC crawl, its total cash over the nodes
-/// and how much of it is in flight between them.
-fn frontier(url: &str, crawl: &str) -> Result<()> {
+/// The columns of [`FrontierSummary`]'s rows, with what each counts (one line).
+pub const FRONTIER_COLUMNS: [(&str, &str); 6] = [
+    (
+        "urls_left",
+        "URLs of the crawl not done yet (queued or leased).",
+    ),
+    ("in_process", "URLs leased to a worker now."),
+    ("fetched", "Pages reported fetched."),
+    ("completed", "URLs done for good."),
+    ("queues", "Queues (hosts) of the crawl."),
+    (
+        "dead_letters",
+        "Messages between cluster nodes that did not decode, set aside.",
+    ),
+];
+
+/// Where a frontier service's crawl stands: a row of [`FRONTIER_COLUMNS`] per node (one for a
+/// service that is no node of a cluster), their sum, and OPIC's cash over the nodes.
+pub struct FrontierSummary {
+    /// Each node's address and row.
+    pub nodes: Vec<(String, [u64; 6])>,
+    /// The sum of the rows.
+    pub total: [u64; 6],
+    /// For an OPIC crawl.
+    pub cash: Option<Cash>,
+}
+
+/// Reads [`FrontierSummary`] of crawl `crawl` from the service at `url`: every node `ListNodes`
+/// names, each asked for its own counts.
+pub fn frontier_summary(url: &str, crawl: &str) -> Result<FrontierSummary> {
     let nodes = crawlrank_urlfrontier::fetch_node_stats(url, crawl, Duration::from_secs(30))?;
     let count =
         |s: &crawlrank_urlfrontier::proto::Stats, k: &str| s.counts.get(k).copied().unwrap_or(0);
-    println!(
-        "frontier: {url} ({} node{})",
-        nodes.len(),
-        if nodes.len() == 1 { "" } else { "s" }
-    );
-    println!("node\turls_left\tin_process\tfetched\tcompleted\tqueues\tdead_letters");
     let mut total = [0u64; 6];
+    let mut rows = Vec::with_capacity(nodes.len());
     for (node, s) in &nodes {
         let row = [
             s.size,
@@ -59,28 +81,61 @@ fn frontier(url: &str, crawl: &str) -> Result<()> {
         for (t, v) in total.iter_mut().zip(row) {
             *t += v;
         }
-        let cells: Vec<String> = row.iter().map(u64::to_string).collect();
-        println!("{node}\t{}", cells.join("\t"));
+        rows.push((node.clone(), row));
     }
-    if nodes.len() > 1 {
-        let cells: Vec<String> = total.iter().map(u64::to_string).collect();
-        println!("total\t{}", cells.join("\t"));
+    Ok(FrontierSummary {
+        cash: opic_cash(nodes.iter().map(|(_, s)| s)),
+        nodes: rows,
+        total,
+    })
+}
+
+/// One line per node and their total: URLs not done, leased, fetched, done for good, queues
+/// and the JetStream messages set aside; for an OPIC crawl, its total cash over the nodes
+/// and how much of it is in flight between them.
+fn frontier(url: &str, crawl: &str) -> Result<()> {
+    let summary = frontier_summary(url, crawl)?;
+    let n = summary.nodes.len();
+    println!(
+        "frontier: {url} ({n} node{})",
+        if n == 1 { "" } else { "s" }
+    );
+    let names: Vec<&str> = FRONTIER_COLUMNS.iter().map(|(name, _)| *name).collect();
+    println!("node\t{}", names.join("\t"));
+    let line = |row: &[u64; 6]| {
+        row.iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join("\t")
+    };
+    for (node, row) in &summary.nodes {
+        println!("{node}\t{}", line(row));
     }
-    if let Some(cash) = opic_cash(nodes.iter().map(|(_, s)| s)) {
-        println!(
-            "opic cash: {:.12} (in flight between nodes: {:.12})",
-            cash.total, cash.in_flight
-        );
+    if n > 1 {
+        println!("total\t{}", line(&summary.total));
+    }
+    if let Some(cash) = &summary.cash {
+        println!("{}", cash.line());
     }
     Ok(())
 }
 
 /// OPIC's cash over the nodes.
-struct Cash {
+pub struct Cash {
     /// Every page's, the virtual page's and the cash in flight: 1 at any instant.
-    total: f64,
+    pub total: f64,
     /// Sent along links to other nodes and not yet applied there.
-    in_flight: f64,
+    pub in_flight: f64,
+}
+
+impl Cash {
+    /// As `crawlrank status` prints it.
+    pub fn line(&self) -> String {
+        format!(
+            "opic cash: {:.12} (in flight between nodes: {:.12})",
+            self.total, self.in_flight
+        )
+    }
 }
 
 /// OPIC's cash from the nodes' counts (crawlrank_frontier_service's `OPIC_HELD` and the

@@ -1,7 +1,8 @@
 //! End-to-end tests of the dashboard from the command line: `crawl --dashboard ADDR` serves
 //! `/metrics` and `/api/status` while it crawls a local test web (`crawlrank serve`), a port
 //! in use is a clear error that leaves the crawl's state as it was, and `crawlrank dashboard
-//! --state DIR` serves a finished crawl. (The page itself is tested in a real browser by
+//! --state DIR` serves a finished crawl. (`crawlrank dashboard --frontier URL` over a cluster is
+//! tested with the cluster, in frontier_cluster.rs.) (The page itself is tested in a real browser by
 //! crates/dashboard/tests/it/browser.rs.)
 
 use crate::common;
@@ -16,7 +17,7 @@ use std::time::{Duration, Instant};
 const SECS_30: Duration = Duration::from_secs(30);
 
 /// A child `crawlrank` process, killed when dropped.
-struct Running(Child);
+pub(crate) struct Running(Child);
 
 impl Drop for Running {
     fn drop(&mut self) {
@@ -27,7 +28,7 @@ impl Drop for Running {
 
 /// Starts `crawlrank args` and returns it with the address after `http://` on the first
 /// line that starts with `prefix`, read from its stdout when `on_stdout`, else its stderr.
-fn start<S: AsRef<OsStr> + std::fmt::Debug>(
+pub(crate) fn start<S: AsRef<OsStr> + std::fmt::Debug>(
     env: &Env,
     args: &[S],
     prefix: &str,
@@ -89,7 +90,7 @@ fn get(addr: &str, path: &str) -> String {
 }
 
 /// `/api/status` of the dashboard at `addr`.
-fn api_status(addr: &str) -> serde_json::Value {
+pub(crate) fn api_status(addr: &str) -> serde_json::Value {
     serde_json::from_str(&get(addr, "/api/status")).unwrap()
 }
 

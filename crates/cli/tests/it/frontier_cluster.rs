@@ -5,8 +5,13 @@
 //! then the NATS server is killed and restarted on its store directory: the crawl completes,
 //! OPIC's cash over the nodes still sums to 1,
 //! every page is fetched (nothing discovered is lost), never two requests at once to one
-//! host, and a page is fetched twice only if it was in flight at a kill. Skipped with a
-//! message without `nats-server` (a failure on CI).
+//! host, and a page is fetched twice only if it was in flight at a kill. A node is also
+//! stopped at the two instants a signal would hit only by chance (`CRAWLRANK_FAILPOINT`):
+//! between a report's commit and the publish of what it hands on, and between JetStream's
+//! ack and the outbox's delete, past JetStream's duplicate window. `crawlrank dashboard
+//! --frontier` over two nodes shows what `crawlrank status --frontier` counts over them and
+//! the top of the frontier merged from both. Skipped with a message without `nats-server` (a
+//! failure on CI).
 
 use crate::common;
 
@@ -209,4 +214,310 @@ fn cluster_serve_refuses_bad_input_clearly() {
         "{:?}",
         started.elapsed()
     );
+}
+
+/// OPIC's total cash over the nodes and the part in flight, as `crawlrank status --frontier`
+/// prints them (asking `node`).
+fn status_cash(node: &str) -> (f64, f64, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
+        .args(["status", "--frontier", &format!("http://{node}")])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = said
+        .lines()
+        .find_map(|l| l.strip_prefix("opic cash: "))
+        .unwrap_or_else(|| panic!("no OPIC cash in {said}"));
+    let numbers: Vec<f64> = line
+        .split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    assert_eq!(numbers.len(), 2, "{said}");
+    (numbers[0], numbers[1], said)
+}
+
+/// Sets the duplicate window of the cluster's stream of handed-on items to `window`, so that
+/// a test need not wait out JetStream's default (2 minutes) to send a copy past it.
+fn set_duplicate_window(nats: &str, window: Duration) {
+    tokio::runtime::Runtime::new().unwrap().block_on(async {
+        tokio::time::timeout(Duration::from_secs(10), async {
+            let js = async_nats::jetstream::new(async_nats::connect(nats).await.unwrap());
+            let mut stream = js.get_stream("CRAWLRANK_FRONTIER").await.unwrap();
+            let mut config = stream.info().await.unwrap().config.clone();
+            config.duplicate_window = window;
+            js.update_stream(config).await.unwrap();
+        })
+        .await
+        .expect("updating the stream took more than 10 s")
+    });
+}
+
+#[test]
+fn a_node_crashing_between_commit_and_publish_or_ack_and_delete_hands_on_exactly_once() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let Some(nats) = NatsServer::start(&dir.path().join("nats")) else {
+        return;
+    };
+    let pages = 200;
+    let (g, web) = workers::ring_web(
+        pages,
+        &[(2, 0), (3, 1), (7, 5)],
+        TestWebConfig {
+            latency: Duration::from_millis(5),
+            pages_per_host: 10,
+            ..TestWebConfig::default()
+        },
+    );
+    let addrs: Vec<String> = (0..2)
+        .map(|_| format!("127.0.0.1:{}", free_port()))
+        .collect();
+    let list = addrs.join(",");
+    let nats_url = nats.url();
+    let expected = pages.to_string();
+    let node = |i: usize, failpoint: Option<&str>| {
+        let env: Vec<(&str, &str)> = failpoint
+            .map(|f| ("CRAWLRANK_FAILPOINT", f))
+            .into_iter()
+            .collect();
+        Serve::start_at_with_env(
+            &dir.path().join(format!("node{i}")),
+            &addrs[i],
+            &[
+                "--nats",
+                &nats_url,
+                "--nodes",
+                &list,
+                "--policy",
+                "opic",
+                "--expected-pages",
+                &expected,
+            ],
+            &env,
+        )
+    };
+    // Node 0 stops at its first commit that hands an out-link on to node 1.
+    let crashing = node(0, Some("after-outbox-commit"));
+    let other = node(1, None);
+    let seeds = workers::seeds_file(dir.path(), &web);
+    let workers: Vec<Worker> = (0..2)
+        .map(|i| {
+            worker(
+                &format!("http://{}", addrs[i]),
+                &web,
+                &seeds,
+                &dir.path().join(format!("w{i}")),
+            )
+        })
+        .collect();
+    let status = crashing.wait_exit(Duration::from_secs(60));
+    assert_eq!(status.signal(), Some(6), "not the crash point: {status:?}");
+
+    // Back on its state, it publishes the committed item first; JetStream acknowledges it and
+    // the node stops before it deletes the item from its outbox.
+    let crashing = node(0, Some("after-outbox-ack"));
+    let status = crashing.wait_exit(Duration::from_secs(60));
+    assert_eq!(status.signal(), Some(6), "not the crash point: {status:?}");
+    // Back once the copy it will send again is past JetStream's duplicate window: only the
+    // receiving node can tell it is a copy.
+    set_duplicate_window(&nats_url, Duration::from_millis(500));
+    std::thread::sleep(Duration::from_millis(1500));
+    let back = node(0, None);
+
+    let mut outs = Vec::new();
+    for w in workers {
+        let (ok, stdout, stderr) = w.finish(Duration::from_secs(120));
+        let out = format!("{stdout}\n{stderr}");
+        assert!(ok, "a worker failed: {out}");
+        outs.push(out);
+    }
+    let fetches = workers::fetch_counts(&web.log());
+    assert_eq!(fetches.len(), g.num_nodes(), "every page was fetched");
+    // What the crawl handed on arrives once: the total is 1, and the cash in flight (sent
+    // less received) comes down to 0, never below (a copy applied twice is cash received
+    // twice).
+    let until = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (total, in_flight, said) = status_cash(&addrs[1]);
+        assert!(
+            (total - 1.0).abs() < 1e-9,
+            "OPIC's cash sums to {total}: {said}"
+        );
+        assert!(
+            in_flight > -1e-12,
+            "more cash was received than sent (a copy applied twice): {said}"
+        );
+        if in_flight.abs() < 1e-12 {
+            assert!(said.contains("(2 nodes)"), "{said}");
+            break;
+        }
+        assert!(
+            Instant::now() < until,
+            "{in_flight} of cash stays in flight: {said}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    back.kill9();
+    other.kill9();
+    web.shutdown_blocking();
+}
+
+/// The `total` row of `crawlrank status --frontier` (asking `node`): its six numbers.
+fn status_total(node: &str) -> Vec<u64> {
+    let (_, _, said) = status_cash(node);
+    said.lines()
+        .find_map(|l| l.strip_prefix("total\t"))
+        .unwrap_or_else(|| panic!("no total in {said}"))
+        .split('\t')
+        .map(|v| v.parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn the_dashboard_of_a_cluster_counts_every_node_and_merges_their_rankings() {
+    use crate::dashboard::{api_status, start};
+    let dir = tempfile::tempdir().unwrap();
+    let Some(nats) = NatsServer::start(&dir.path().join("nats")) else {
+        return;
+    };
+    let pages = 200;
+    let (_, web) = workers::ring_web(
+        pages,
+        &[(2, 0), (3, 1), (7, 5)],
+        TestWebConfig {
+            pages_per_host: 10,
+            ..TestWebConfig::default()
+        },
+    );
+    let addrs: Vec<String> = (0..2)
+        .map(|_| format!("127.0.0.1:{}", free_port()))
+        .collect();
+    let list = addrs.join(",");
+    let nats_url = nats.url();
+    let expected = pages.to_string();
+    let nodes: Vec<Serve> = (0..2)
+        .map(|i| {
+            Serve::start_at(
+                &dir.path().join(format!("node{i}")),
+                &addrs[i],
+                &[
+                    "--nats",
+                    &nats_url,
+                    "--nodes",
+                    &list,
+                    "--policy",
+                    "opic",
+                    "--expected-pages",
+                    &expected,
+                ],
+            )
+        })
+        .collect();
+    // Part of the crawl, so that both nodes hold queued pages.
+    let seeds = workers::seeds_file(dir.path(), &web);
+    let w = Worker::start(
+        &format!("http://{}", addrs[0]),
+        &web,
+        &seeds,
+        &dir.path().join("w"),
+        &["--max-pages", "60", "--idle-exit", "10"],
+    );
+    let (ok, stdout, stderr) = w.finish(Duration::from_secs(60));
+    assert!(ok, "the worker failed: {stdout}{stderr}");
+    // Settled: what the pages handed on has reached its nodes.
+    let until = Instant::now() + Duration::from_secs(20);
+    while status_cash(&addrs[0]).1.abs() > 1e-12 {
+        assert!(Instant::now() < until, "cash stays in flight");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    let env = common::Env::new();
+    let frontier = format!("http://{}", addrs[1]);
+    let args = [
+        "dashboard",
+        "--frontier",
+        &frontier,
+        "--addr",
+        "127.0.0.1:0",
+        "--refresh",
+        "1",
+    ];
+    let (_dashboard, at) = start(&env, &args, "dashboard: ", false);
+    let doc = api_status(&at);
+    let total = status_total(&addrs[0]);
+    let latest = &doc["latest"];
+    let [left, in_process, fetched, ..] = total[..] else {
+        panic!("{total:?}")
+    };
+    assert!(left > 0 && fetched >= 60, "{total:?}");
+    assert_eq!(latest["frontier"], left, "{doc}");
+    assert_eq!(latest["in_flight"], in_process, "{doc}");
+    assert_eq!(latest["pages_total"], fetched, "{doc}");
+    let counters: Vec<(String, u64)> = doc["counters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap().to_string(),
+                c["value"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let names = [
+        "urls_left",
+        "in_process",
+        "fetched",
+        "completed",
+        "queues",
+        "dead_letters",
+    ];
+    let want: Vec<(String, u64)> = names
+        .iter()
+        .map(|n| n.to_string())
+        .zip(total.iter().copied())
+        .collect();
+    assert_eq!(counters, want, "{doc}");
+    assert!(
+        doc["note"].as_str().unwrap().starts_with("2 nodes"),
+        "{doc}"
+    );
+    // The top of the frontier is `crawlrank frontier ranking`'s, merged over both nodes: the
+    // same URLs, best first, from both.
+    let out = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
+        .args(["frontier", "ranking", "--addr", &frontier, "--limit", "20"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ranking: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').nth(1).unwrap().to_string())
+        .collect();
+    let top: Vec<String> = doc["frontier_top"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["url"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(top, ranking, "{doc}");
+    let cluster = crawlrank_frontier_service::Nodes::new(&addrs, &addrs[0]).unwrap();
+    let owners: std::collections::BTreeSet<usize> = top
+        .iter()
+        .map(|u| cluster.owner_of_url("", "", u).unwrap())
+        .collect();
+    assert_eq!(owners.len(), 2, "the top comes from one node only: {top:?}");
+    for n in nodes {
+        n.kill9();
+    }
+    web.shutdown_blocking();
 }

@@ -7,7 +7,8 @@
 //! set aside and counted; a node whose list or policy differs from the cluster's is refused.
 //! What a crawled page passes along its links travels to their owners: OPIC's cash sums to 1
 //! over the nodes at any instant and after a node restarts mid-crawl, and FICA's distances on
-//! three nodes are the one service's.
+//! three nodes are the one service's. An outbox item sent again after JetStream's duplicate
+//! window is applied once.
 
 use crate::common::{self, discovered, get, params, put, Client, ExtClient};
 use crawlrank_frontier_service::{
@@ -15,6 +16,7 @@ use crawlrank_frontier_service::{
     TimeSource,
 };
 use crawlrank_testkit::NatsServer;
+use crawlrank_urlfrontier::cluster_proto::{forwarded, Forwarded, Offer as WireOffer, Origin};
 use crawlrank_urlfrontier::ext_proto::crawlrank_frontier_client::CrawlrankFrontierClient;
 use crawlrank_urlfrontier::ext_proto::PageReport;
 use crawlrank_urlfrontier::proto::ack_message::Status as AckStatus;
@@ -721,5 +723,105 @@ fn the_batch_clock_counts_the_pages_the_other_nodes_crawled() {
         nodes[2].tick_clock(&crawls(0, 0)).await.unwrap();
         assert_eq!(nodes[2].crawled_elsewhere(""), 16);
         assert_eq!(nodes[2].crawled_elsewhere("other"), 3);
+    });
+}
+
+/// The `received` count of OPIC's cash (units of 1e-15) on the node `client` talks to.
+async fn received_e15(client: &mut Client) -> u64 {
+    let stats = local_stats(client).await;
+    stats
+        .counts
+        .get("crawlrank.opic.received_e15")
+        .copied()
+        .unwrap_or(0)
+}
+
+/// A node down longer than JetStream's duplicate window sends an outbox item again under a
+/// message id JetStream has forgotten (here: another id): the owner recognises the item by its
+/// origin and number and applies it once, so the OPIC cash it carries is received once. An
+/// item of another store incarnation of the same node, numbered alike, is another item.
+#[test]
+fn an_outbox_item_sent_again_past_the_duplicate_window_is_applied_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(nats) = nats(tmp.path()) else { return };
+    run_long(async {
+        let clock = TimeSource::manual(common::T0);
+        let (ls, addrs) = listeners(2).await;
+        let mut nodes = Vec::new();
+        for (i, l) in ls.into_iter().enumerate() {
+            let dir = tmp.path().join(format!("node{i}"));
+            let config = config_expecting(&dir, &clock, "opic", 10);
+            nodes.push(start_node_with(l, config, Some((&nats.url(), &addrs))).await);
+        }
+        let sorted = Nodes::new(&addrs, &addrs[0]).unwrap();
+        let url = (0..HOSTS)
+            .map(Web::url)
+            .find(|u| sorted.owner_of_url("", "", u) == Some(1))
+            .unwrap();
+        let receiver = nodes
+            .iter()
+            .position(|n| n.addr == sorted.list()[1])
+            .unwrap();
+        // What node 0's outbox sends node 1: `cash` along a link to `url`.
+        let item = |incarnation, number, cash| Forwarded {
+            item: Some(forwarded::Item::Put(discovered(&url))),
+            offer: Some(WireOffer {
+                outdegree: 4,
+                cash,
+                ..Default::default()
+            }),
+            version: 2,
+            origin: Some(Origin {
+                node: 0,
+                incarnation,
+                number,
+            }),
+        };
+        let js = async_nats::jetstream::new(async_nats::connect(nats.url()).await.unwrap());
+        let publish = |id: &'static str, f: Forwarded| {
+            let js = js.clone();
+            async move {
+                let message = async_nats::jetstream::message::PublishMessage::build()
+                    .payload(prost::Message::encode_to_vec(&f).into())
+                    .message_id(id);
+                js.send_publish("crawlrank.frontier.node.1", message)
+                    .await
+                    .unwrap()
+                    .await
+                    .unwrap();
+            }
+        };
+        let wait_for = |want: u64, client: Client| async move {
+            let mut client = client;
+            let until = Instant::now() + Duration::from_secs(10);
+            loop {
+                let got = received_e15(&mut client).await;
+                if got >= want || Instant::now() > until {
+                    return got;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        };
+        let client = nodes[receiver].client.clone();
+        publish("first copy", item(42, 0, 0.25)).await;
+        assert_eq!(
+            wait_for(250_000_000_000_000, client.clone()).await,
+            250_000_000_000_000
+        );
+        // The same item again, as a node sends it after a crash between JetStream's ack and
+        // its outbox's delete, past the duplicate window; then another store's item 0, which
+        // the receiver applies after the copy (it reads its subject in order).
+        publish("copy past the window", item(42, 0, 0.25)).await;
+        publish("another incarnation", item(43, 0, 0.125)).await;
+        let got = wait_for(375_000_000_000_000, client).await;
+        assert_eq!(
+            got, 375_000_000_000_000,
+            "the copy's cash was applied again"
+        );
+        let stats = local_stats(&mut nodes[receiver].client).await;
+        assert_eq!(stats.counts["crawlrank.dead_letters"], 0, "{stats:?}");
+        for n in nodes {
+            n.stop().await;
+        }
     });
 }

@@ -11,6 +11,11 @@ pub struct Forwarded {
     /// 2 for this format (0: version 1).
     #[prost(uint32, tag = "4")]
     pub version: u32,
+    /// Where an item a node's outbox hands on comes from (absent on an item a client put to a
+    /// node that does not own it): the receiver applies each (node, incarnation, number) once,
+    /// however late a copy comes.
+    #[prost(message, optional, tag = "5")]
+    pub origin: ::core::option::Option<Origin>,
     #[prost(oneof = "forwarded::Item", tags = "1, 2")]
     pub item: ::core::option::Option<forwarded::Item>,
 }
@@ -26,6 +31,20 @@ pub mod forwarded {
         #[prost(message, tag = "2")]
         Report(super::super::super::frontier::v1::PageReport),
     }
+}
+/// An outbox item's identity: the sending node, its store's incarnation (a random number drawn
+/// when the store is created, so that a node started on a new store does not reuse an old
+/// store's numbers) and the item's number among those this incarnation sent to the receiving
+/// node (0, 1, 2, … without gaps, which lets the receiver remember what it applied in a few
+/// numbers whatever order the copies come in).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct Origin {
+    #[prost(uint32, tag = "1")]
+    pub node: u32,
+    #[prost(uint64, tag = "2")]
+    pub incarnation: u64,
+    #[prost(uint64, tag = "3")]
+    pub number: u64,
 }
 /// A crawled page's state as its policy passes it to each out-link (crawlrank_frontier::Offer).
 #[derive(Clone, Copy, PartialEq, ::prost::Message)]

@@ -35,10 +35,24 @@ impl Serve {
     /// Starts the service on `state` at `addr` (a cluster node's fixed address, or a restart at the address of a killed one), and waits
     /// (at most 60 s) for the line that says where it listens.
     pub fn start_at(state: &Path, addr: &str, extra: &[&str]) -> Serve {
+        Self::start_at_with_env(state, addr, extra, &[])
+    }
+
+    /// [`Serve::start_at`] with variables `env` added to the environment (a crash point:
+    /// `CRAWLRANK_FAILPOINT`). A process that reaches its crash point before it listens (a
+    /// node publishing its outbox as it starts) is returned as it ends, for
+    /// [`Serve::wait_exit`].
+    pub fn start_at_with_env(
+        state: &Path,
+        addr: &str,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Serve {
         let mut child = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
             .args(["frontier", "serve", "--addr", addr, "--state"])
             .arg(state)
             .args(extra)
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
@@ -62,6 +76,7 @@ impl Serve {
             let left = deadline.saturating_duration_since(Instant::now());
             match rx.recv_timeout(left) {
                 Ok(Ok(addr)) => break addr,
+                Ok(Err(line)) if line.contains("CRAWLRANK_FAILPOINT=") => break addr.to_string(),
                 Ok(Err(line)) => said.push(line),
                 Err(_) => {
                     let _ = child.kill();
@@ -70,6 +85,23 @@ impl Serve {
             }
         };
         Serve { child, addr }
+    }
+
+    /// Waits (at most `within`) for the process to end by itself (a crash point); its exit
+    /// status.
+    pub fn wait_exit(mut self, within: Duration) -> std::process::ExitStatus {
+        let deadline = Instant::now() + within;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("cannot wait for the service") {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the service at {} did not end within {within:?}",
+                self.addr
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// SIGKILL (`Child::kill` sends SIGKILL on Unix), and wait for the end.
