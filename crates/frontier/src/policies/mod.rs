@@ -9,6 +9,20 @@
 //! The simulator's reference line `omniscient`, which needs the whole graph, is not a policy a
 //! crawl can run and lives in the simulator crate.
 
+/// The [`Policy`](crate::Policy) methods of a policy whose frontier is the
+/// [`PageHeap`](crate::PageHeap) in its field `heap`: the frontier's length and the heap's spill
+/// state.
+macro_rules! heap_frontier {
+    () => {
+        fn len(&self) -> usize {
+            self.heap.len()
+        }
+        fn spill_status(&self) -> Option<crate::SpillStatus> {
+            self.heap.spill_status()
+        }
+    };
+}
+
 pub mod backlink;
 pub mod fica;
 pub mod ieca;
