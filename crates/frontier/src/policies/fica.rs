@@ -75,20 +75,33 @@ pub(crate) fn distance_offer(crawled: &Crawled<'_>, distance: f64) -> Option<Off
     (offer.outdegree != 0).then_some(offer)
 }
 
-/// What FICA and FICA+ do with a page crawled at `distance`: `apply` hands each pending local
-/// child the page's [`log_distance`]; the page's offer, for its remote children, is returned.
-fn pass_distance(
-    crawled: &Crawled<'_>,
-    distance: f64,
-    beta: f64,
-    mut apply: impl FnMut(PageId, f64),
-) -> Option<Offer> {
-    let offer = distance_offer(crawled, distance)?;
-    let d = log_distance(beta, &offer);
-    for l in crawled.pending() {
-        apply(l.page, d);
+/// FICA's step, shared by `fica` and `fica-plus`: a crawled page hands each pending child its
+/// [`log_distance`], here or, through its offer, where the child is held. The two policies
+/// differ in what a child makes of the distance ([`take`](Self::take)).
+trait LogDistance {
+    /// `D[page]`, and the learning-rate decay β.
+    fn distance_and_beta(&self, page: PageId) -> (f64, f64);
+    /// The pending page `u` is handed distance `d` by one of its parents.
+    fn take(&mut self, u: PageId, d: f64, pages: &PageTable);
+
+    /// [`Policy::crawled_split`]: the page's offer, its distance applied to its local children.
+    fn pass(&mut self, crawled: &Crawled<'_>, pages: &PageTable) -> Option<Offer> {
+        let (distance, beta) = self.distance_and_beta(crawled.page);
+        let offer = distance_offer(crawled, distance)?;
+        let d = log_distance(beta, &offer);
+        for l in crawled.pending() {
+            self.take(l.page, d, pages);
+        }
+        Some(offer)
     }
-    Some(offer)
+
+    /// [`Policy::receive`]: what a parent held elsewhere passed along its link.
+    fn take_offer(&mut self, link: Link, offer: &Offer, pages: &PageTable) {
+        if link.is_pending() {
+            let (_, beta) = self.distance_and_beta(link.page);
+            self.take(link.page, log_distance(beta, offer), pages);
+        }
+    }
 }
 
 /// FICA+'s priority `(1−δ)·m(u) − δ·log(1 + b(u))` of a page at distance `m` with `b`
@@ -132,9 +145,14 @@ impl Fica {
     pub fn distance(&self, page: PageId) -> f64 {
         self.dist.get(page)
     }
+}
 
+impl LogDistance for Fica {
+    fn distance_and_beta(&self, page: PageId) -> (f64, f64) {
+        (self.dist.get(page), self.beta)
+    }
     /// `D[u] = min(D[u], d)`, queued at its new distance when it falls.
-    fn offer(&mut self, u: PageId, d: f64, pages: &PageTable) {
+    fn take(&mut self, u: PageId, d: f64, pages: &PageTable) {
         if self.dist.lower(u, d) {
             self.heap.push_or_update(u, d, pages.seq(u));
         }
@@ -147,27 +165,19 @@ impl Policy for Fica {
     }
     fn push_seed(&mut self, page: PageId, pages: &PageTable) {
         // A new page's distance is ∞: a seed's falls to 0.
-        self.offer(page, 0.0, pages);
+        self.take(page, 0.0, pages);
     }
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.heap.pop().map(|(p, _)| p)
     }
     fn crawled_split(&mut self, crawled: &Crawled<'_>, pages: &PageTable) -> Option<Offer> {
-        let (distance, beta) = (self.dist.get(crawled.page), self.beta);
-        pass_distance(crawled, distance, beta, |u, d| self.offer(u, d, pages))
+        self.pass(crawled, pages)
     }
     fn receive(&mut self, link: Link, offer: &Offer, pages: &PageTable) {
-        if link.is_pending() {
-            self.offer(link.page, log_distance(self.beta, offer), pages);
-        }
+        self.take_offer(link, offer, pages);
     }
-    fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {
-        pages.is_known(page).then(|| -self.dist.get(page))
-    }
+    distance_scores!();
     heap_frontier!();
-    fn final_scores(&mut self, order: &[PageId], _: &PageTable) -> Vec<f64> {
-        order.iter().map(|&p| -self.dist.get(p)).collect()
-    }
 }
 
 /// IECA's balance δ (docs/algorithms.md §3): by default 0.35 until the first reorder, then
@@ -240,9 +250,12 @@ impl FicaPlus {
     }
 }
 
-impl FicaPlus {
+impl LogDistance for FicaPlus {
+    fn distance_and_beta(&self, page: PageId) -> (f64, f64) {
+        (self.dist.get(page), self.beta)
+    }
     /// One more back-link of `u`, and `D[u] = min(D[u], d)`; queued at its new priority.
-    fn offer(&mut self, u: PageId, d: f64, pages: &PageTable) {
+    fn take(&mut self, u: PageId, d: f64, pages: &PageTable) {
         self.backlinks.bump(u);
         self.dist.lower(u, d);
         let prio = self.priority(u);
@@ -271,13 +284,10 @@ impl Policy for FicaPlus {
             self.heap
                 .rekey_all(|u| trade_off(delta, dist.get(u), backlinks.get(u)));
         }
-        let (distance, beta) = (self.dist.get(crawled.page), self.beta);
-        pass_distance(crawled, distance, beta, |u, d| self.offer(u, d, pages))
+        self.pass(crawled, pages)
     }
     fn receive(&mut self, link: Link, offer: &Offer, pages: &PageTable) {
-        if link.is_pending() {
-            self.offer(link.page, log_distance(self.beta, offer), pages);
-        }
+        self.take_offer(link, offer, pages);
     }
     fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {
         if !pages.is_known(page) {

@@ -123,11 +123,6 @@ impl Policy for Ieca {
             self.offer(link, offer, pages);
         }
     }
-    fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {
-        pages.is_known(page).then(|| -self.dist.get(page))
-    }
+    distance_scores!();
     heap_frontier!();
-    fn final_scores(&mut self, order: &[PageId], _: &PageTable) -> Vec<f64> {
-        order.iter().map(|&p| -self.dist.get(p)).collect()
-    }
 }

@@ -23,6 +23,20 @@ macro_rules! heap_frontier {
     };
 }
 
+/// The [`Policy`](crate::Policy) scores of a policy that crawls the smallest distance `D` (its
+/// field `dist`, a `PageValues`) first: a known page's score, and a crawled page's final
+/// score, is `−D`.
+macro_rules! distance_scores {
+    () => {
+        fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {
+            pages.is_known(page).then(|| -self.dist.get(page))
+        }
+        fn final_scores(&mut self, order: &[PageId], _: &PageTable) -> Vec<f64> {
+            order.iter().map(|&p| -self.dist.get(p)).collect()
+        }
+    };
+}
+
 pub mod backlink;
 pub mod fica;
 pub mod ieca;
