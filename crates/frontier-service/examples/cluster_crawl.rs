@@ -13,6 +13,8 @@
 //! to the next node in turn (ReportPage; most often not the page's owner). Needs `nats-server`
 //! (Debian's package). docs/performance.md records the results.
 
+mod common;
+
 use anyhow::{Context, Result};
 use crawlrank_frontier_service::{
     policy_spec, spawn, ClusterConfig, FrontierService, RunningServer, ServiceConfig, TimeSource,
@@ -250,10 +252,7 @@ fn main() -> Result<()> {
     let pr = web.pagerank();
     let total: f64 = reachable.iter().map(|&p| pr[p]).sum();
     let dir = tempfile::tempdir()?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
+    let runtime = common::runtime()?;
     println!(
         "{pages} pages on {hosts} hosts, {} reachable from page 0, {:.0}% of links within their host",
         reachable.len(),

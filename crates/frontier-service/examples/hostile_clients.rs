@@ -14,28 +14,21 @@
 //! process's peak memory; then once more after `FrontierService::compact` put the whole state
 //! in the checkpoint. docs/performance.md records the results.
 
+mod common;
+
 use anyhow::{bail, Context, Result};
-use crawlrank_frontier_service::{spawn, FrontierService, ServiceConfig};
+use common::{discovered, runtime, serve};
+use crawlrank_frontier_service::{FrontierService, ServiceConfig};
 use crawlrank_urlfrontier::proto::{
-    url_frontier_client::UrlFrontierClient, url_item, CountUrlParams, DiscoveredUrlItem,
-    QueueDelayParams, QueueWithinCrawlParams, UrlInfo, UrlItem,
+    url_frontier_client::UrlFrontierClient, CountUrlParams, QueueDelayParams,
+    QueueWithinCrawlParams, UrlItem,
 };
+use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tokio::task::JoinHandle;
 use tonic::transport::Channel;
-
-fn discovered(url: String) -> UrlItem {
-    UrlItem {
-        item: Some(url_item::Item::Discovered(DiscoveredUrlItem {
-            info: Some(UrlInfo {
-                url,
-                ..Default::default()
-            }),
-        })),
-        ..Default::default()
-    }
-}
 
 /// The process's peak resident memory, in MiB (Linux; 0 elsewhere).
 fn peak_rss_mib() -> u64 {
@@ -49,6 +42,30 @@ fn peak_rss_mib() -> u64 {
         .map_or(0, |kib| kib / 1024)
 }
 
+/// Spawns a task that makes `call` on a clone of `client` every 5 ms until `stop`; its answer
+/// is the longest call, in seconds.
+fn probe<F, Fut>(
+    stop: &Arc<AtomicBool>,
+    client: &UrlFrontierClient<Channel>,
+    call: F,
+) -> JoinHandle<Result<f64>>
+where
+    F: Fn(UrlFrontierClient<Channel>) -> Fut + Send + 'static,
+    Fut: Future<Output = Result<()>> + Send,
+{
+    let (stop, client) = (stop.clone(), client.clone());
+    tokio::spawn(async move {
+        let mut longest = 0f64;
+        while !stop.load(Ordering::SeqCst) {
+            let t = Instant::now();
+            call(client.clone()).await?;
+            longest = longest.max(t.elapsed().as_secs_f64());
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        Ok(longest)
+    })
+}
+
 /// Runs `CountURLs` with a `len`-byte filter (ignoring case) while `other` calls `GetStats`
 /// and `SetDelay`, each in a loop of its own; returns the count's answer, its time, and the
 /// longest wait of each of the other calls.
@@ -59,38 +76,19 @@ async fn hostile_count(
 ) -> Result<(String, f64, f64, f64)> {
     let stop = Arc::new(AtomicBool::new(false));
     // Two probes, each on its own: a reader and a writer, each recording its longest wait.
-    let reader = {
-        let (stop, mut other) = (stop.clone(), other.clone());
-        tokio::spawn(async move {
-            let mut longest = 0f64;
-            while !stop.load(Ordering::SeqCst) {
-                let t = Instant::now();
-                other.get_stats(QueueWithinCrawlParams::default()).await?;
-                longest = longest.max(t.elapsed().as_secs_f64());
-                tokio::time::sleep(Duration::from_millis(5)).await;
-            }
-            anyhow::Ok(longest)
-        })
-    };
-    let writer = {
-        let (stop, mut other) = (stop.clone(), other.clone());
-        tokio::spawn(async move {
-            let mut longest = 0f64;
-            while !stop.load(Ordering::SeqCst) {
-                let t = Instant::now();
-                other
-                    .set_delay(QueueDelayParams {
-                        key: "h0.test".into(),
-                        delay_requestable: 1,
-                        ..Default::default()
-                    })
-                    .await?;
-                longest = longest.max(t.elapsed().as_secs_f64());
-                tokio::time::sleep(Duration::from_millis(5)).await;
-            }
-            anyhow::Ok(longest)
-        })
-    };
+    let reader = probe(&stop, other, |mut other| async move {
+        other.get_stats(QueueWithinCrawlParams::default()).await?;
+        Ok(())
+    });
+    let writer = probe(&stop, other, |mut other| async move {
+        let delay = QueueDelayParams {
+            key: "h0.test".into(),
+            delay_requestable: 1,
+            ..Default::default()
+        };
+        other.set_delay(delay).await?;
+        Ok(())
+    });
     // Let the probes make a few calls first.
     tokio::time::sleep(Duration::from_millis(50)).await;
     let t = Instant::now();
@@ -135,19 +133,9 @@ fn main() -> Result<()> {
     let dir = tempfile::tempdir()?;
     println!("{urls} URLs on {hosts} hosts, policy fica");
     {
-        let server_rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()?;
-        let client_rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()?;
+        let (server_rt, client_rt) = (runtime()?, runtime()?);
         let service = FrontierService::open(ServiceConfig::new(dir.path()))?;
-        let server = server_rt.block_on(async {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-            spawn(service, listener)
-        })?;
+        let server = serve(&server_rt, service)?;
         let addr = format!("http://{}", server.addr());
         client_rt.block_on(async {
             let mut client = UrlFrontierClient::connect(addr.clone()).await?;

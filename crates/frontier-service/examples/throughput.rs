@@ -16,32 +16,18 @@
 //! cores as a service and its crawlers on one machine would. docs/performance.md records the
 //! results.
 
+mod common;
+
 use anyhow::{ensure, Context, Result};
-use crawlrank_frontier_service::{spawn, FrontierService, ServiceConfig};
+use common::{discovered, info, runtime, serve};
+use crawlrank_frontier_service::{FrontierService, ServiceConfig};
 use crawlrank_urlfrontier::proto::{
-    get_params, url_frontier_client::UrlFrontierClient, url_item, DiscoveredUrlItem, GetParams,
-    KnownUrlItem, UrlInfo, UrlItem,
+    get_params, url_frontier_client::UrlFrontierClient, url_item, GetParams, KnownUrlItem, UrlItem,
 };
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tonic::transport::Channel;
-
-fn info(url: String) -> UrlInfo {
-    UrlInfo {
-        url,
-        ..Default::default()
-    }
-}
-
-fn discovered(url: String) -> UrlItem {
-    UrlItem {
-        item: Some(url_item::Item::Discovered(DiscoveredUrlItem {
-            info: Some(info(url)),
-        })),
-        ..Default::default()
-    }
-}
 
 fn known(url: String) -> UrlItem {
     UrlItem {
@@ -144,14 +130,7 @@ fn main() -> Result<()> {
     println!("{urls} URLs on {hosts} hosts, policy fica, commit window {commit_ms} ms");
     println!("| clients | PutURLs discovered, URLs/s | GetURLs + known updates, URLs/s |");
     println!("|---:|---:|---:|");
-    let server_rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
-    let client_rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
+    let (server_rt, client_rt) = (runtime()?, runtime()?);
     for clients in counts {
         ensure!(clients > 0, "a client count is at least 1");
         let dir = tempfile::tempdir()?;
@@ -159,10 +138,7 @@ fn main() -> Result<()> {
             commit_interval: Duration::from_millis(commit_ms),
             ..ServiceConfig::new(dir.path())
         })?;
-        let server = server_rt.block_on(async {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-            spawn(service, listener)
-        })?;
+        let server = serve(&server_rt, service)?;
         let addr = format!("http://{}", server.addr());
         let row = client_rt.block_on(async {
             let mut conns = Vec::new();

@@ -81,14 +81,7 @@ impl IndexedHeap {
             self.pos[page as usize] = i as u32;
             self.sift_up(i);
         } else {
-            let i = p as usize;
-            let old = self.heap[i].key;
-            self.heap[i].key = key;
-            if key < old {
-                self.sift_up(i);
-            } else if key > old {
-                self.sift_down(i);
-            }
+            rekey_at(&mut self.heap, &mut self.pos, p as usize, key);
         }
     }
 
@@ -99,14 +92,7 @@ impl IndexedHeap {
 
     /// Removes and returns the page with the smallest key.
     pub fn pop(&mut self) -> Option<(PageId, f64)> {
-        let top = *self.heap.first()?;
-        let last = self.heap.pop().expect("non-empty");
-        self.pos[top.page as usize] = ABSENT;
-        if !self.heap.is_empty() {
-            self.heap[0] = last;
-            self.pos[last.page as usize] = 0;
-            self.sift_down(0);
-        }
+        let top = pop_root(&mut self.heap, &mut self.pos, ABSENT)?;
         Some((top.page, top.key))
     }
 
@@ -131,6 +117,34 @@ impl IndexedHeap {
 
     fn sift_down(&mut self, i: usize) {
         sift_down(&mut self.heap, &mut self.pos, i);
+    }
+}
+
+/// Removes and returns the first entry of `heap`, marking its page `absent` in `pos`; the last
+/// entry takes its place and sifts down. The one pop of both heaps that order [`Entry`]s.
+#[inline]
+pub(crate) fn pop_root(heap: &mut Vec<Entry>, pos: &mut [u32], absent: u32) -> Option<Entry> {
+    let top = *heap.first()?;
+    let last = heap.pop().expect("non-empty");
+    pos[top.page as usize] = absent;
+    if !heap.is_empty() {
+        heap[0] = last;
+        pos[last.page as usize] = 0;
+        sift_down(heap, pos, 0);
+    }
+    Some(top)
+}
+
+/// Gives `heap[i]` the key `key` and moves it up or down to its place (both heaps' update of
+/// a queued page).
+#[inline]
+pub(crate) fn rekey_at(heap: &mut [Entry], pos: &mut [u32], i: usize, key: f64) {
+    let old = heap[i].key;
+    heap[i].key = key;
+    if key < old {
+        sift_up(heap, pos, i);
+    } else if key > old {
+        sift_down(heap, pos, i);
     }
 }
 

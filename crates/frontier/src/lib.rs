@@ -120,6 +120,32 @@ impl Link {
     }
 }
 
+/// A crawled page as [`Policy::crawled_split`] is told of it.
+#[derive(Debug, Clone, Copy)]
+pub struct Crawled<'a> {
+    /// The crawled page.
+    pub page: PageId,
+    /// Its out-links this frontier holds, in the order the crawler saw them, each marked as
+    /// the frontier found it (new pages are already recorded).
+    pub links: &'a [Link],
+    /// How many more out-links of the page other frontiers hold (0 for a frontier of its own).
+    pub remote: usize,
+    /// The batch clock after this page.
+    pub clock: BatchClock,
+}
+
+impl Crawled<'_> {
+    /// `O(p)`: the page's out-links, local and remote.
+    pub fn outdegree(&self) -> usize {
+        self.links.len() + self.remote
+    }
+
+    /// The local links to pages still waiting to be crawled ([`Link::is_pending`]).
+    pub fn pending(&self) -> impl Iterator<Item = Link> + '_ {
+        self.links.iter().copied().filter(Link::is_pending)
+    }
+}
+
 /// A crawl ordering. Implementations live in [`policies`]; [`Frontier`] drives them and owns
 /// the page bookkeeping they read ([`PageTable`]).
 pub trait Policy: Send {
@@ -131,21 +157,27 @@ pub trait Policy: Send {
     fn pop(&mut self, pages: &PageTable) -> Option<PageId>;
     /// `page` was crawled and has these out-links (its outdegree `O(p)` is their number), in
     /// the order the crawler saw them. New pages are already recorded in `pages`.
-    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, clock: &BatchClock);
-    /// [`crawled`](Self::crawled) when `remote` more out-links of the page are held by other
-    /// frontiers (nodes of a cluster, `offer.rs`): they count in `O(p)`, and the policy
-    /// returns what it passes along each of them, for [`receive`](Self::receive) where they
-    /// are held. `None` (the default, which ignores `remote`): the policy passes nothing
-    /// along a link that another frontier could apply, and those links enter there as seeds.
-    fn crawled_split(
-        &mut self,
-        page: PageId,
-        links: &[Link],
-        _remote: usize,
-        pages: &PageTable,
-        clock: &BatchClock,
-    ) -> Option<Offer> {
-        self.crawled(page, links, pages, clock);
+    ///
+    /// A policy implements this or [`crawled_split`](Self::crawled_split), whichever says its
+    /// logic: each one's default calls the other (implementing neither recurses without end).
+    /// This default is `crawled_split` with no remote links, its offer dropped.
+    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, clock: &BatchClock) {
+        let crawled = Crawled {
+            page,
+            links,
+            remote: 0,
+            clock: *clock,
+        };
+        self.crawled_split(&crawled, pages);
+    }
+    /// [`crawled`](Self::crawled) when [`Crawled::remote`] more out-links of the page are held
+    /// by other frontiers (nodes of a cluster, `offer.rs`): they count in `O(p)`, and the
+    /// policy returns what it passes along each of them, for [`receive`](Self::receive) where
+    /// they are held. The default, for a policy that implements `crawled` instead, ignores
+    /// `remote` and returns `None`: the policy passes nothing along a link that another
+    /// frontier could apply, and those links enter there as seeds.
+    fn crawled_split(&mut self, crawled: &Crawled<'_>, pages: &PageTable) -> Option<Offer> {
+        self.crawled(crawled.page, crawled.links, pages, &crawled.clock);
         None
     }
     /// Applies an [`Offer`] a page held by another frontier passed along its link to
@@ -347,9 +379,13 @@ impl Frontier {
             page: u,
             target: pages.classify(u),
         }));
-        let offer = self
-            .policy
-            .crawled_split(page, &self.links, remote, &self.pages, &clock);
+        let crawled = Crawled {
+            page,
+            links: &self.links,
+            remote,
+            clock,
+        };
+        let offer = self.policy.crawled_split(&crawled, &self.pages);
         self.peak = self.peak.max(self.policy.len());
         if clock.boundary {
             self.settle();

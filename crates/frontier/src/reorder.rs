@@ -161,17 +161,17 @@ impl Reorders {
 
 #[cfg(test)]
 mod tests {
+    use crate::policies::simple::Bfs;
     use crate::{BatchClock, Frontier, Link, PageId, PageTable, Policy, ReorderJob, ReorderOutput};
-    use std::collections::VecDeque;
     use std::sync::mpsc::{channel, Receiver, Sender};
     use std::sync::{Arc, Mutex};
     use std::time::Duration;
 
-    /// A FIFO whose reorder reverses the queue, in a job that waits for the test's go: a
-    /// reorder as long as the test wants. Pages found while it runs queue behind the reversed
+    /// A FIFO (`bfs`) whose reorder reverses the queue, in a job that waits for the test's go:
+    /// a reorder as long as the test wants. Pages found while it runs queue behind the reversed
     /// ones, as they would after an inline reorder.
     struct Gated {
-        queue: VecDeque<PageId>,
+        fifo: Bfs,
         gate: Arc<Mutex<Receiver<()>>>,
     }
 
@@ -179,17 +179,9 @@ mod tests {
         fn name(&self) -> &'static str {
             "gated"
         }
-        fn push_seed(&mut self, page: PageId, _: &PageTable) {
-            self.queue.push_back(page);
-        }
-        fn pop(&mut self, _: &PageTable) -> Option<PageId> {
-            self.queue.pop_front()
-        }
-        fn crawled(&mut self, _: PageId, links: &[Link], _: &PageTable, _: &BatchClock) {
-            self.queue.extend(Link::new_pages(links));
-        }
+        // The reorder is what this policy is for; the rest is `bfs`'s.
         fn begin_reorder(&mut self, _: &PageTable, _: &BatchClock) -> Option<ReorderJob> {
-            let snapshot: Vec<PageId> = self.queue.iter().copied().collect();
+            let snapshot: Vec<PageId> = self.fifo.queue.iter().copied().collect();
             let gate = self.gate.clone();
             Some(Box::new(move || {
                 gate.lock().unwrap().recv().unwrap();
@@ -199,22 +191,31 @@ mod tests {
         }
         fn finish_reorder(&mut self, output: ReorderOutput, _: &PageTable) {
             let reversed = output.downcast::<Vec<PageId>>().unwrap();
-            for (slot, p) in self.queue.iter_mut().zip(reversed.iter()) {
+            for (slot, p) in self.fifo.queue.iter_mut().zip(reversed.iter()) {
                 *slot = *p;
             }
+        }
+        fn push_seed(&mut self, page: PageId, pages: &PageTable) {
+            self.fifo.push_seed(page, pages);
+        }
+        fn pop(&mut self, pages: &PageTable) -> Option<PageId> {
+            self.fifo.pop(pages)
+        }
+        fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, clock: &BatchClock) {
+            self.fifo.crawled(page, links, pages, clock);
         }
         fn score(&self, _: PageId, _: &PageTable) -> Option<f64> {
             None
         }
         fn len(&self) -> usize {
-            self.queue.len()
+            self.fifo.len()
         }
     }
 
     fn frontier() -> (Frontier, Sender<()>) {
         let (go, gate) = channel();
         let policy = Gated {
-            queue: VecDeque::new(),
+            fifo: Bfs::default(),
             gate: Arc::new(Mutex::new(gate)),
         };
         (Frontier::new(Box::new(policy), 2), go)

@@ -532,13 +532,7 @@ impl SpillingHeap {
         } else if p & COLD == 0 {
             let i = p as usize;
             if goes_hot {
-                let old = self.hot[i].key;
-                self.hot[i].key = key;
-                if key < old {
-                    self.sift_up(i);
-                } else if key > old {
-                    self.sift_down(i);
-                }
+                crate::heap::rekey_at(&mut self.hot, &mut self.pos, i, key);
             } else {
                 self.hot_remove(i);
                 self.cold_len += 1;
@@ -564,14 +558,8 @@ impl SpillingHeap {
             }
             self.refill();
         }
-        let top = self.hot[0];
-        let last = self.hot.pop().expect("non-empty");
-        self.pos[top.page as usize] = ABSENT;
-        if !self.hot.is_empty() {
-            self.hot[0] = last;
-            self.pos[last.page as usize] = 0;
-            self.sift_down(0);
-        }
+        let top = crate::heap::pop_root(&mut self.hot, &mut self.pos, ABSENT)
+            .expect("the hot part holds entries after a refill");
         Some((top.page, top.key))
     }
 

@@ -767,6 +767,35 @@ async fn report_page(
     .await
 }
 
+/// The metadata of a page's report: its outcome and HTTP status (0: no response).
+fn report_metadata(outcome: &str, status: u16) -> Vec<(String, String)> {
+    vec![
+        (OUTCOME_KEY.to_string(), outcome.to_string()),
+        (HTTP_STATUS_KEY.to_string(), status.to_string()),
+    ]
+}
+
+/// Reports `leased` as given up without a fetch (`outcome`, status 0, no links): a URL the
+/// worker cannot or may not fetch.
+async fn give_up(
+    frontier: &FrontierClient,
+    limit: Duration,
+    leased: &UrlInfo,
+    outcome: &str,
+    mut done: Done,
+) -> Result<Done> {
+    done.given_up = true;
+    report_page(
+        frontier,
+        limit,
+        leased,
+        report_metadata(outcome, 0),
+        Vec::new(),
+    )
+    .await?;
+    Ok(done)
+}
+
 /// Fetches one leased URL (robots.txt first when its host's is not known) and reports it.
 async fn fetch_one(shared: Arc<Shared>, frontier: FrontierClient, leased: UrlInfo) -> Result<Done> {
     let cfg = &shared.cfg;
@@ -774,24 +803,11 @@ async fn fetch_one(shared: Arc<Shared>, frontier: FrontierClient, leased: UrlInf
     let lease_end = Instant::now() + Duration::from_secs(cfg.lease_secs.into());
     let mut done = Done::default();
     let mut conn = HostConnection::default();
-    let report = |outcome: &str, status: u16| {
-        vec![
-            (OUTCOME_KEY.to_string(), outcome.to_string()),
-            (HTTP_STATUS_KEY.to_string(), status.to_string()),
-        ]
-    };
+    let limit = cfg.frontier_retry;
     let Some(origin) = origin_key(&leased.url) else {
         // The service accepted it, the crawler cannot fetch it (not http(s)…): given up.
-        done.given_up = true;
-        report_page(
-            &frontier,
-            cfg.frontier_retry,
-            &leased,
-            report(Outcome::FetchError.name(), 0),
-            Vec::new(),
-        )
-        .await?;
-        return Ok(done);
+        let outcome = Outcome::FetchError.name();
+        return give_up(&frontier, limit, &leased, outcome, done).await;
     };
     let rules = robots_rules(
         &shared,
@@ -803,29 +819,12 @@ async fn fetch_one(shared: Arc<Shared>, frontier: FrontierClient, leased: UrlInf
     )
     .await?;
     let Some(rules) = rules else {
-        done.given_up = true;
-        report_page(
-            &frontier,
-            cfg.frontier_retry,
-            &leased,
-            report("robots-unreachable", 0),
-            Vec::new(),
-        )
-        .await?;
-        return Ok(done);
+        return give_up(&frontier, limit, &leased, "robots-unreachable", done).await;
     };
     if !rules.allowed(&leased.url) {
-        done.given_up = true;
         done.robots_disallowed = true;
-        report_page(
-            &frontier,
-            cfg.frontier_retry,
-            &leased,
-            report(Outcome::RobotsDisallowed.name(), 0),
-            Vec::new(),
-        )
-        .await?;
-        return Ok(done);
+        let outcome = Outcome::RobotsDisallowed.name();
+        return give_up(&frontier, limit, &leased, outcome, done).await;
     }
     let refused_before = shared
         .refused
@@ -898,9 +897,9 @@ async fn fetch_one(shared: Arc<Shared>, frontier: FrontierClient, leased: UrlInf
     done.links = links.len() as u64;
     done.discovered = report_page(
         &frontier,
-        cfg.frontier_retry,
+        limit,
         &leased,
-        report(outcome.name(), fetch.status),
+        report_metadata(outcome.name(), fetch.status),
         links,
     )
     .await?;

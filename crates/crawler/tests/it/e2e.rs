@@ -4,6 +4,7 @@
 //! what was crawled. Over HTTPS too: the test web then serves its pages through TLS tunnels
 //! with certificates from a CA it makes at start-up, which the crawler must be told to trust.
 
+use crate::common;
 use crawlrank_crawler::{crawl, CrawlConfig, PolicySettings, Politeness, Resources, StopReason};
 use crawlrank_frontier::PolicyKind;
 use crawlrank_graph::Csr;
@@ -52,13 +53,7 @@ fn reachable(g: &Csr, seeds: &[u32]) -> usize {
 }
 
 fn start_web(g: &Csr, cfg: TestWebConfig) -> TestWeb {
-    TestWeb::start_blocking(
-        Arc::new(g.clone()),
-        None,
-        "127.0.0.1:0".parse().unwrap(),
-        cfg,
-    )
-    .unwrap()
+    common::start_web(g.clone(), cfg)
 }
 
 fn base_config(web: &TestWeb, state: &Path, seeds: Vec<String>, policy: &str) -> CrawlConfig {
@@ -1210,17 +1205,12 @@ fn kill_9_and_resume() {
     let r = reachable(&g, &[0]);
     let mut kills = 0;
     for target in [30, 400, 1000, 1600] {
-        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-            .args([
-                "--exact",
-                "e2e::child_crawl_entry",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env("CRAWLRANK_TEST_CHILD", &args)
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = common::spawn_test(
+            "e2e::child_crawl_entry",
+            "CRAWLRANK_TEST_CHILD",
+            &args,
+            std::process::Stdio::null(),
+        );
         let deadline = std::time::Instant::now() + Duration::from_secs(60);
         loop {
             let done = web.log().iter().filter(|e| e.node.is_some()).count();
@@ -1262,20 +1252,9 @@ fn kill_9_and_resume() {
     web.shutdown_blocking();
 }
 
-/// A web of `n` pages that all hang together: a ring (so every page is reachable from 0)
-/// plus three pseudo-random links per page.
+/// A web of `n` pages that all hang together: a ring plus three pseudo-random links per page.
 fn ring_web(n: u32) -> Csr {
-    let mut rng = crawlrank_rng::XorShift64::new(0x5eed_f00d);
-    let mut arcs = Vec::new();
-    for v in 0..n {
-        arcs.push((v, (v + 1) % n));
-        for _ in 0..3 {
-            arcs.push((v, (rng.next_u64() % u64::from(n)) as u32));
-        }
-    }
-    arcs.sort_unstable();
-    arcs.dedup();
-    Csr::from_arcs(n as usize, &arcs)
+    common::ring_graph(n, 3, 0x5eed_f00d)
 }
 
 /// Runs a crawl in this process, under an open-file limit set low with `setrlimit` (soft and
@@ -1338,17 +1317,12 @@ fn child_low_limit_entry() {
 /// What a [`child_low_limit_entry`] run printed, and the most sockets and connections to
 /// `port` this process saw it hold (sampling its `/proc/PID` every 2 ms).
 fn run_low_limit_child(args: &str, port: u16) -> (String, (usize, usize)) {
-    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "e2e::child_low_limit_entry",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env("CRAWLRANK_TEST_LOW_FD", args)
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = common::spawn_test(
+        "e2e::child_low_limit_entry",
+        "CRAWLRANK_TEST_LOW_FD",
+        args,
+        std::process::Stdio::piped(),
+    );
     let proc = format!("/proc/{}", child.id());
     let mut seen = (0, 0);
     let deadline = std::time::Instant::now() + Duration::from_secs(240);

@@ -3,6 +3,7 @@
 //! across hosts, endless repeating paths and the hop limit. Everything runs on loopback, the
 //! checks read the test web's request log (the server's clock).
 
+use crate::common::{self, ring_graph, start_web};
 use crawlrank_crawler::CrawlReport;
 use crawlrank_crawler::HopLimits;
 use crawlrank_crawler::{crawl, CrawlConfig, PolicySettings, Politeness, Resources, StopReason};
@@ -11,7 +12,6 @@ use crawlrank_graph::Csr;
 use crawlrank_testweb::{LogEntry, TestWeb, TestWebConfig};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// A test web of two graph pages whose trap catalogue (and trap hosts) is on.
@@ -24,7 +24,7 @@ fn trap_web(retry_after_secs: u64) -> TestWeb {
         huge_bytes: 200_000,
         ..TestWebConfig::default()
     };
-    TestWeb::start_blocking(Arc::new(g), None, "127.0.0.1:0".parse().unwrap(), cfg).unwrap()
+    start_web(g, cfg)
 }
 
 fn config(web: &TestWeb, state: &Path, seeds: &[&str]) -> CrawlConfig {
@@ -206,20 +206,12 @@ fn retry_after_and_back_off_survive_kill_9() {
     let web = trap_web(secs);
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state");
-    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "hostile::child_rate_limited_crawl",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(
-            "CRAWLRANK_TEST_RATE_CHILD",
-            format!("{}\t{}", state.display(), web.proxy_url()),
-        )
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = common::spawn_test(
+        "hostile::child_rate_limited_crawl",
+        "CRAWLRANK_TEST_RATE_CHILD",
+        format!("{}\t{}", state.display(), web.proxy_url()),
+        std::process::Stdio::null(),
+    );
     // Wait for the first refusal of `retry-after` (4 s asked) and the second of `backoff` (a
     // back-off of 2 s), give the crawler a moment to commit them, then SIGKILL.
     let refusals = |name: &str| {
@@ -480,22 +472,11 @@ mod durable {
 
     /// `n` pages in a ring (all reachable from 0) plus two pseudo-random links each.
     fn ring_web(n: u32) -> TestWeb {
-        let mut rng = crawlrank_rng::XorShift64::new(0xd0ab1e);
-        let mut arcs = Vec::new();
-        for v in 0..n {
-            arcs.push((v, (v + 1) % n));
-            for _ in 0..2 {
-                arcs.push((v, (rng.next_u64() % u64::from(n)) as u32));
-            }
-        }
-        arcs.sort_unstable();
-        arcs.dedup();
-        let g = Csr::from_arcs(n as usize, &arcs);
         let cfg = TestWebConfig {
             latency: Duration::from_millis(1),
             ..TestWebConfig::default()
         };
-        TestWeb::start_blocking(Arc::new(g), None, "127.0.0.1:0".parse().unwrap(), cfg).unwrap()
+        start_web(ring_graph(n, 2, 0xd0ab1e), cfg)
     }
 
     /// A crawl at one request slot (so in the policy's order), with a ranking snapshot every
@@ -640,17 +621,12 @@ mod durable {
         let mut kills = 0;
         let mut pages_at_kill = Vec::new();
         for target in targets {
-            let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-                .args([
-                    "--exact",
-                    "hostile::durable::durable_child_entry",
-                    "--nocapture",
-                    "--test-threads=1",
-                ])
-                .env("CRAWLRANK_TEST_DURABLE_CHILD", &args)
-                .stdout(std::process::Stdio::null())
-                .spawn()
-                .unwrap();
+            let mut child = common::spawn_test(
+                "hostile::durable::durable_child_entry",
+                "CRAWLRANK_TEST_DURABLE_CHILD",
+                &args,
+                std::process::Stdio::null(),
+            );
             let deadline = Instant::now() + Duration::from_secs(30);
             let pages = || {
                 web.log()[fetched_before..]

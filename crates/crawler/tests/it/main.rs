@@ -5,6 +5,7 @@
 //! One test binary for the crate, a module per area (each was a binary of its own: one link
 //! instead of 3).
 
+mod common;
 mod direct;
 mod e2e;
 mod hostile;

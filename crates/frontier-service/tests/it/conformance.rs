@@ -15,17 +15,9 @@ use common::*;
 use crawlrank_urlfrontier::ext_proto::PageReport;
 use crawlrank_urlfrontier::proto::{
     ack_message::Status as AckStatus, url_item, CountUrlParams, DeleteCrawlMessage, KnownUrlItem,
-    ListUrlParams, Local, Pagination, QueueWithinCrawlParams, StringList, UrlItem,
-    UrlStatusRequest,
+    ListUrlParams, Local, StringList, UrlItem, UrlStatusRequest,
 };
 use crawlrank_urlfrontier::DEFAULT_CRAWL;
-
-fn queue(key: &str) -> QueueWithinCrawlParams {
-    QueueWithinCrawlParams {
-        key: key.to_string(),
-        ..Default::default()
-    }
-}
 
 /// `NeverRefetched`: a known URL with no refetch date is never served.
 #[test]
@@ -90,13 +82,7 @@ fn updates_in_process_counts_and_lease_expiry() {
         )
         .await;
         assert_eq!(acks, vec![AckStatus::Ok, AckStatus::Skipped], "two acks");
-        let queues = r
-            .client
-            .list_queues(Pagination::default())
-            .await
-            .unwrap()
-            .into_inner();
-        assert_eq!(queues.values, vec!["key1.com"]);
+        assert_eq!(queue_keys(&mut r.client).await, vec!["key1.com"]);
         let p = params_for_key("key1.com", 1, 2);
         assert_eq!(
             get(&mut r.client, p.clone()).await,
@@ -112,13 +98,7 @@ fn updates_in_process_counts_and_lease_expiry() {
             (1, 0),
             "the lease ended"
         );
-        let deleted = r
-            .client
-            .delete_queue(queue("key1.com"))
-            .await
-            .unwrap()
-            .into_inner();
-        assert_eq!(deleted.value, 1);
+        assert_eq!(delete_queue(&mut r.client, "key1.com").await, 1);
         let s = stats(&mut r.client, "", "key1.com").await;
         assert_eq!(s.number_of_queues, 0);
         r.server.shutdown().await.unwrap();
@@ -137,13 +117,7 @@ fn queue_names() {
         .await;
         let s = stats(&mut r.client, "", "gac.icann.org").await;
         assert_eq!(s.size, 1);
-        let deleted = r
-            .client
-            .delete_queue(queue("gac.icann.org"))
-            .await
-            .unwrap()
-            .into_inner();
-        assert_eq!(deleted.value, 1);
+        assert_eq!(delete_queue(&mut r.client, "gac.icann.org").await, 1);
         r.server.shutdown().await.unwrap();
     });
 }

@@ -8,7 +8,7 @@ use crate::common;
 use common::*;
 use crawlrank_frontier_service::MAX_OUTLINKS;
 use crawlrank_urlfrontier::ext_proto::{PageReport, RankedUrl, RankingParams};
-use crawlrank_urlfrontier::proto::{url_item, KnownUrlItem, UrlStatusRequest};
+use crawlrank_urlfrontier::proto::KnownUrlItem;
 use crawlrank_urlfrontier::{
     fetch_ranking, write_ranking_tsv, MAX_RANKING_LIMIT, RANKING_HEADER, SCORE_KEY, STATE_KEY,
 };
@@ -110,19 +110,7 @@ fn report_page_makes_children_and_the_ranking_is_the_serving_order() {
         assert_eq!(s.counts["crawlrank.frontier"], 4);
         assert_eq!(s.counts["completed"], 2);
         // The score is the one GetURLStatus shows, and the page's state is known-done.
-        let item = r
-            .client
-            .get_url_status(UrlStatusRequest {
-                url: "http://x.example/1".to_string(),
-                ..Default::default()
-            })
-            .await
-            .unwrap()
-            .into_inner();
-        let Some(url_item::Item::Discovered(d)) = item.item else {
-            panic!("x was never fetched")
-        };
-        let meta = d.info.unwrap().metadata;
+        let meta = discovered_metadata(&mut r.client, "http://x.example/1").await;
         assert_eq!(
             meta[SCORE_KEY].values[0],
             ranked[0].score.unwrap().to_string()

@@ -4,16 +4,20 @@
 
 use crate::common;
 
-use common::{config, get, params, run, start, start_fresh, stats, Client, Running, T0};
+use common::{
+    block_queue, config, delete_queue, discovered_metadata, get, params, queue_keys, run,
+    set_active, set_crawl_limit, set_delay, start, start_fresh, stats, url_status, Client, Running,
+    T0,
+};
 // The acks' ids too: several tests check which item an ack answers.
 use common::put_with_ids as put;
 use crawlrank_frontier::{Frontier, PageId};
 use crawlrank_frontier_service::{policy_spec, FrontierService, TimeSource};
 use crawlrank_urlfrontier::proto::{
-    ack_message::Status as AckStatus, get_params, url_item, Active, AnyCrawlId, BlockQueueParams,
-    CountUrlParams, CrawlLimitParams, DeleteCrawlMessage, DiscoveredBatch, DiscoveredUrlItem,
-    GetParams, KnownUrlItem, ListUrlParams, Local, Pagination, PurgeUrlParams, QueueDelayParams,
-    QueueWithinCrawlParams, StringList, UrlInfo, UrlItem, UrlStatusRequest,
+    ack_message::Status as AckStatus, get_params, url_item, AnyCrawlId, BlockQueueParams,
+    CountUrlParams, DeleteCrawlMessage, DiscoveredBatch, DiscoveredUrlItem, GetParams,
+    KnownUrlItem, ListUrlParams, Local, PurgeUrlParams, QueueDelayParams, QueueWithinCrawlParams,
+    StringList, UrlInfo, UrlItem,
 };
 use crawlrank_urlfrontier::{DEFAULT_CRAWL, SCORE_KEY, STATE_KEY, STORMCRAWLER_PATH_KEY};
 
@@ -143,19 +147,7 @@ fn get_urls_follows_the_policy_across_queues_and_honours_leases() {
         clock.advance(1);
         assert_eq!(get(&mut r.client, params(1, 30)).await, vec![A2]);
         // The score is visible.
-        let item = r
-            .client
-            .get_url_status(UrlStatusRequest {
-                url: A2.to_string(),
-                ..Default::default()
-            })
-            .await
-            .unwrap()
-            .into_inner();
-        let Some(url_item::Item::Discovered(d)) = item.item else {
-            panic!("A2 was never fetched: a discovered item")
-        };
-        let meta = d.info.unwrap().metadata;
+        let meta = discovered_metadata(&mut r.client, A2).await;
         let score: f64 = meta[SCORE_KEY].values[0].parse().unwrap();
         assert!(
             (score + 2f64.log10()).abs() < 1e-12,
@@ -297,35 +289,15 @@ fn block_delay_and_limit_hold_a_queue() {
         .await;
         assert_eq!(get(&mut r.client, params(1, 60)).await, vec![A1, B]);
         put(&mut r.client, vec![known(A1, 0), known(B, 0)]).await;
-        r.client
-            .block_queue_until(BlockQueueParams {
-                key: "a.example".to_string(),
-                time: T0 + 100,
-                ..Default::default()
-            })
-            .await
-            .unwrap();
-        r.client
-            .set_delay(QueueDelayParams {
-                key: "b.example".to_string(),
-                delay_requestable: 10,
-                ..Default::default()
-            })
-            .await
-            .unwrap();
+        block_queue(&mut r.client, "a.example", T0 + 100).await;
+        set_delay(&mut r.client, "b.example", 10).await;
         clock.advance(2);
         assert!(
             get(&mut r.client, params(1, 60)).await.is_empty(),
             "blocked, and delayed"
         );
-        let queues = r
-            .client
-            .list_queues(Pagination::default())
-            .await
-            .unwrap()
-            .into_inner();
         assert_eq!(
-            queues.values,
+            queue_keys(&mut r.client).await,
             vec!["b.example"],
             "a blocked queue is inactive"
         );
@@ -338,12 +310,7 @@ fn block_delay_and_limit_hold_a_queue() {
         // A crawl limit of 1 on a queue that has fetched one page: it serves no more.
         put(&mut r.client, vec![discovered("http://a.example/3", None)]).await;
         put(&mut r.client, vec![known(A2, 0)]).await;
-        r.client
-            .set_crawl_limit(CrawlLimitParams {
-                key: "a.example".to_string(),
-                limit: 2,
-                ..Default::default()
-            })
+        set_crawl_limit(&mut r.client, "a.example", 2)
             .await
             .unwrap();
         clock.advance(5);
@@ -351,25 +318,14 @@ fn block_delay_and_limit_hold_a_queue() {
             get(&mut r.client, params(1, 60)).await.is_empty(),
             "limit reached"
         );
-        r.client
-            .set_crawl_limit(CrawlLimitParams {
-                key: "a.example".to_string(),
-                limit: 0,
-                ..Default::default()
-            })
+        set_crawl_limit(&mut r.client, "a.example", 0)
             .await
             .unwrap();
         assert_eq!(
             get(&mut r.client, params(1, 60)).await,
             vec!["http://a.example/3"]
         );
-        let unknown = r
-            .client
-            .set_crawl_limit(CrawlLimitParams {
-                key: "nowhere.example".to_string(),
-                limit: 3,
-                ..Default::default()
-            })
+        let unknown = set_crawl_limit(&mut r.client, "nowhere.example", 3)
             .await
             .unwrap_err();
         assert_eq!(unknown.code(), tonic::Code::NotFound);
@@ -469,42 +425,17 @@ fn stats_listings_deletions_and_refetch_dates() {
             ]
         );
         // B waits for its parent A's update (deferred), then is served.
-        let status = r
-            .client
-            .get_url_status(UrlStatusRequest {
-                url: B.to_string(),
-                ..Default::default()
-            })
-            .await
-            .unwrap()
-            .into_inner();
-        let Some(url_item::Item::Discovered(d)) = status.item else {
-            panic!("B is discovered")
-        };
-        assert_eq!(d.info.unwrap().metadata[STATE_KEY].values, vec!["deferred"]);
+        let meta = discovered_metadata(&mut r.client, B).await;
+        assert_eq!(meta[STATE_KEY].values, vec!["deferred"]);
         put(&mut r.client, vec![known(A, T0 + 86_400)]).await;
         clock.advance(1);
         assert_eq!(get(&mut r.client, params(0, 30)).await, vec![B]);
-        let missing = r
-            .client
-            .get_url_status(UrlStatusRequest {
-                url: "http://nowhere.example/".to_string(),
-                ..Default::default()
-            })
+        let missing = url_status(&mut r.client, "http://nowhere.example/")
             .await
             .unwrap_err();
         assert_eq!(missing.code(), tonic::Code::NotFound);
         // DeleteQueue answers its active URLs; PurgeURLs the URLs older than N days.
-        let deleted = r
-            .client
-            .delete_queue(QueueWithinCrawlParams {
-                key: "k.example".to_string(),
-                ..Default::default()
-            })
-            .await
-            .unwrap()
-            .into_inner();
-        assert_eq!(deleted.value, 3);
+        assert_eq!(delete_queue(&mut r.client, "k.example").await, 3);
         let s = stats(&mut r.client, "", "").await;
         assert_eq!((s.number_of_queues, s.size), (2, 3));
         clock.advance(3 * 86_400);
@@ -554,29 +485,9 @@ fn the_state_survives_a_restart() {
             ],
         )
         .await;
-        r.client
-            .block_queue_until(BlockQueueParams {
-                key: "c.example".to_string(),
-                time: T0 + 50,
-                ..Default::default()
-            })
-            .await
-            .unwrap();
-        r.client
-            .set_delay(QueueDelayParams {
-                key: "b.example".to_string(),
-                delay_requestable: 20,
-                ..Default::default()
-            })
-            .await
-            .unwrap();
-        r.client
-            .set_active(Active {
-                state: false,
-                local: false,
-            })
-            .await
-            .unwrap();
+        block_queue(&mut r.client, "c.example", T0 + 50).await;
+        set_delay(&mut r.client, "b.example", 20).await;
+        set_active(&mut r.client, false).await;
         r.server.shutdown().await.unwrap();
         drop(r.client);
 
@@ -596,13 +507,7 @@ fn the_state_survives_a_restart() {
             .into_inner();
         assert!(!active.state, "the active flag survives");
         assert!(get(&mut client, params(1, 100)).await.is_empty());
-        client
-            .set_active(Active {
-                state: true,
-                local: false,
-            })
-            .await
-            .unwrap();
+        set_active(&mut client, true).await;
         clock.advance(10);
         // a: A leased for 100 s; b: delay 20 s; c: blocked until T0 + 50.
         assert!(get(&mut client, params(1, 100)).await.is_empty());
@@ -715,14 +620,7 @@ mod bounds {
                 ]
             );
             for url in [A1, A2] {
-                let err = r
-                    .client
-                    .get_url_status(UrlStatusRequest {
-                        url: url.to_string(),
-                        ..Default::default()
-                    })
-                    .await
-                    .unwrap_err();
+                let err = url_status(&mut r.client, url).await.unwrap_err();
                 assert_eq!(err.code(), tonic::Code::NotFound, "{url} was not kept");
             }
             // ReportPage, a call of its own: INVALID_ARGUMENT, naming the limit.

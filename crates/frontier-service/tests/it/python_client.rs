@@ -11,6 +11,8 @@
 //! Needs `python3` with `grpcio` and `grpcio-tools` (`.ci/run` installs them): without them
 //! the test fails when `CI=true` and skips with a message otherwise.
 
+use crate::common;
+
 use crawlrank_frontier_service::{
     policy_spec, spawn, ClusterConfig, FrontierService, ServiceConfig,
 };
@@ -180,11 +182,7 @@ fn a_python_client_of_a_cluster_agrees_on_owners_and_gets_a_url_put_elsewhere() 
     let stubs = stubs();
     let script = stubs.path().join("cluster.py");
     std::fs::write(&script, CLUSTER_SCRIPT).unwrap();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = common::runtime();
     let servers = runtime.block_on(async {
         let mut listeners = Vec::new();
         for _ in 0..3 {
@@ -239,11 +237,7 @@ fn a_python_grpcio_client_works_end_to_end() {
     std::fs::write(&script, SCRIPT).unwrap();
 
     let state = tempfile::tempdir().unwrap();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = common::runtime();
     let server = runtime.block_on(async {
         let config = ServiceConfig {
             policy: Some(policy_spec("bfs", None, None, 0).unwrap()),

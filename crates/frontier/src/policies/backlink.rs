@@ -4,7 +4,7 @@
 //! Both count a page's in-links *from crawled pages*: the only in-links a crawler can know.
 
 use super::PolicyConfig;
-use crate::{BatchClock, Link, Offer, PageHeap, PageId, PageTable, Policy, SpillStatus, Target};
+use crate::{BatchClock, Crawled, Link, Offer, PageHeap, PageId, PageTable, Policy, Target};
 use std::collections::VecDeque;
 
 /// In-links from crawled pages, per page (grows with the id space).
@@ -25,6 +25,15 @@ impl Counts {
     pub(crate) fn get(&self, page: PageId) -> u32 {
         self.0.get(page as usize).copied().unwrap_or(0)
     }
+}
+
+/// What a back-link counting policy passes along each out-link: the link itself is the
+/// back-link; the offer carries only the page's out-degree.
+fn backlink_offer(crawled: &Crawled<'_>) -> Option<Offer> {
+    Some(Offer {
+        outdegree: crawled.outdegree() as u64,
+        ..Offer::default()
+    })
 }
 
 /// `backlink`'s constructor (registry).
@@ -70,24 +79,11 @@ impl Policy for Backlink {
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.queue.pop_front()
     }
-    fn crawled(&mut self, _: PageId, links: &[Link], _: &PageTable, _: &BatchClock) {
-        for &l in links {
+    fn crawled_split(&mut self, crawled: &Crawled<'_>, _: &PageTable) -> Option<Offer> {
+        for &l in crawled.links {
             self.backlink(l);
         }
-    }
-    fn crawled_split(
-        &mut self,
-        page: PageId,
-        links: &[Link],
-        remote: usize,
-        pages: &PageTable,
-        clock: &BatchClock,
-    ) -> Option<Offer> {
-        self.crawled(page, links, pages, clock);
-        Some(Offer {
-            outdegree: (links.len() + remote) as u64,
-            ..Offer::default()
-        })
+        backlink_offer(crawled)
     }
     fn receive(&mut self, link: Link, _: &Offer, _: &PageTable) {
         self.backlink(link);
@@ -148,24 +144,11 @@ impl Policy for InDegree {
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.heap.pop().map(|(p, _)| p)
     }
-    fn crawled(&mut self, _: PageId, links: &[Link], pages: &PageTable, _: &BatchClock) {
-        for &l in links {
+    fn crawled_split(&mut self, crawled: &Crawled<'_>, pages: &PageTable) -> Option<Offer> {
+        for &l in crawled.links {
             self.backlink(l, pages);
         }
-    }
-    fn crawled_split(
-        &mut self,
-        page: PageId,
-        links: &[Link],
-        remote: usize,
-        pages: &PageTable,
-        clock: &BatchClock,
-    ) -> Option<Offer> {
-        self.crawled(page, links, pages, clock);
-        Some(Offer {
-            outdegree: (links.len() + remote) as u64,
-            ..Offer::default()
-        })
+        backlink_offer(crawled)
     }
     fn receive(&mut self, link: Link, _: &Offer, pages: &PageTable) {
         self.backlink(link, pages);
@@ -173,12 +156,7 @@ impl Policy for InDegree {
     fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {
         pages.is_known(page).then(|| self.counts.get(page) as f64)
     }
-    fn len(&self) -> usize {
-        self.heap.len()
-    }
-    fn spill_status(&self) -> Option<SpillStatus> {
-        self.heap.spill_status()
-    }
+    heap_frontier!();
     fn final_scores(&mut self, order: &[PageId], _: &PageTable) -> Vec<f64> {
         order.iter().map(|&p| self.counts.get(p) as f64).collect()
     }

@@ -14,7 +14,7 @@
 use super::backlink::Counts;
 use super::log10;
 use super::PolicyConfig;
-use crate::{BatchClock, Link, Offer, PageHeap, PageId, PageTable, Policy, SpillStatus};
+use crate::{BatchClock, Crawled, Link, Offer, PageHeap, PageId, PageTable, Policy};
 
 /// A per-page `f64` that grows with the id space, filled with `fill`.
 #[derive(Debug)]
@@ -43,26 +43,71 @@ impl PageValues {
         }
         self.values[i] = v;
     }
+    /// `values[page] = min(values[page], v)`; whether it fell.
+    #[inline]
+    pub(crate) fn lower(&mut self, page: PageId, v: f64) -> bool {
+        let fell = v < self.get(page);
+        if fell {
+            self.set(page, v);
+        }
+        fell
+    }
 }
 
-/// FICA's eq. 3: the distance a page at `d_p` with `outdegree` out-links hands its children,
-/// `α·log O(p) + (1−α)·d_p` with the learning rate `α = exp(−β·t)` (eq. 4).
-fn log_distance(beta: f64, t: u64, outdegree: u64, d_p: f64) -> f64 {
-    let alpha = (-beta * t as f64).exp();
-    alpha * log10(outdegree as f64) + (1.0 - alpha) * d_p
+/// FICA's eq. 3: the distance a page crawled with `offer` (at `d_p`, with `O(p)` out-links, at
+/// time `t`) hands its children, `α·log O(p) + (1−α)·d_p` with the learning rate
+/// `α = exp(−β·t)` (eq. 4).
+fn log_distance(beta: f64, offer: &Offer) -> f64 {
+    let alpha = (-beta * offer.t as f64).exp();
+    alpha * log10(offer.outdegree as f64) + (1.0 - alpha) * offer.distance
 }
 
-/// The distance-carrying [`Offer`] of a crawled page at `distance` with `outdegree` out-links
-/// (local and remote), shared by FICA, FICA+ and IECA; `None` for a page without out-links,
-/// which hands its children nothing.
-pub(crate) fn distance_offer(outdegree: usize, distance: f64, clock: &BatchClock) -> Option<Offer> {
+/// The distance-carrying [`Offer`] of a page crawled at `distance`, shared by FICA, FICA+ and
+/// IECA; `None` for a page without out-links (local or remote), which hands its children
+/// nothing.
+pub(crate) fn distance_offer(crawled: &Crawled<'_>, distance: f64) -> Option<Offer> {
     let offer = Offer {
-        outdegree: outdegree as u64,
+        outdegree: crawled.outdegree() as u64,
         distance,
-        t: clock.t,
+        t: crawled.clock.t,
         ..Offer::default()
     };
     (offer.outdegree != 0).then_some(offer)
+}
+
+/// FICA's step, shared by `fica` and `fica-plus`: a crawled page hands each pending child its
+/// [`log_distance`], here or, through its offer, where the child is held. The two policies
+/// differ in what a child makes of the distance ([`take`](Self::take)).
+trait LogDistance {
+    /// `D[page]`, and the learning-rate decay β.
+    fn distance_and_beta(&self, page: PageId) -> (f64, f64);
+    /// The pending page `u` is handed distance `d` by one of its parents.
+    fn take(&mut self, u: PageId, d: f64, pages: &PageTable);
+
+    /// [`Policy::crawled_split`]: the page's offer, its distance applied to its local children.
+    fn pass(&mut self, crawled: &Crawled<'_>, pages: &PageTable) -> Option<Offer> {
+        let (distance, beta) = self.distance_and_beta(crawled.page);
+        let offer = distance_offer(crawled, distance)?;
+        let d = log_distance(beta, &offer);
+        for l in crawled.pending() {
+            self.take(l.page, d, pages);
+        }
+        Some(offer)
+    }
+
+    /// [`Policy::receive`]: what a parent held elsewhere passed along its link.
+    fn take_offer(&mut self, link: Link, offer: &Offer, pages: &PageTable) {
+        if link.is_pending() {
+            let (_, beta) = self.distance_and_beta(link.page);
+            self.take(link.page, log_distance(beta, offer), pages);
+        }
+    }
+}
+
+/// FICA+'s priority `(1−δ)·m(u) − δ·log(1 + b(u))` of a page at distance `m` with `b`
+/// back-links (smaller first).
+fn trade_off(delta: f64, m: f64, b: u32) -> f64 {
+    (1.0 - delta) * m - delta * log10(1.0 + b as f64)
 }
 
 /// `fica`'s constructor (registry).
@@ -75,11 +120,7 @@ pub fn fica(c: &PolicyConfig) -> Box<dyn Policy> {
 
 /// `fica-plus`'s constructor (registry).
 pub fn fica_plus(c: &PolicyConfig) -> Box<dyn Policy> {
-    Box::new(FicaPlus {
-        heap: PageHeap::new(c.spill.as_ref()),
-        balance: Balance::new(c),
-        ..FicaPlus::new(c.beta, c.expected_pages)
-    })
+    Box::new(FicaPlus::new(c))
 }
 
 /// `fica`: logarithmic distance, smallest first.
@@ -104,11 +145,15 @@ impl Fica {
     pub fn distance(&self, page: PageId) -> f64 {
         self.dist.get(page)
     }
+}
 
+impl LogDistance for Fica {
+    fn distance_and_beta(&self, page: PageId) -> (f64, f64) {
+        (self.dist.get(page), self.beta)
+    }
     /// `D[u] = min(D[u], d)`, queued at its new distance when it falls.
-    fn offer(&mut self, u: PageId, d: f64, pages: &PageTable) {
-        if d < self.dist.get(u) {
-            self.dist.set(u, d);
+    fn take(&mut self, u: PageId, d: f64, pages: &PageTable) {
+        if self.dist.lower(u, d) {
             self.heap.push_or_update(u, d, pages.seq(u));
         }
     }
@@ -119,48 +164,20 @@ impl Policy for Fica {
         "fica"
     }
     fn push_seed(&mut self, page: PageId, pages: &PageTable) {
-        self.dist.set(page, 0.0);
-        self.heap.push_or_update(page, 0.0, pages.seq(page));
+        // A new page's distance is ∞: a seed's falls to 0.
+        self.take(page, 0.0, pages);
     }
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.heap.pop().map(|(p, _)| p)
     }
-    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, clock: &BatchClock) {
-        self.crawled_split(page, links, 0, pages, clock);
-    }
-    fn crawled_split(
-        &mut self,
-        page: PageId,
-        links: &[Link],
-        remote: usize,
-        pages: &PageTable,
-        clock: &BatchClock,
-    ) -> Option<Offer> {
-        let offer = distance_offer(links.len() + remote, self.dist.get(page), clock)?;
-        let d = log_distance(self.beta, offer.t, offer.outdegree, offer.distance);
-        for l in links.iter().filter(|l| l.is_pending()) {
-            self.offer(l.page, d, pages);
-        }
-        Some(offer)
+    fn crawled_split(&mut self, crawled: &Crawled<'_>, pages: &PageTable) -> Option<Offer> {
+        self.pass(crawled, pages)
     }
     fn receive(&mut self, link: Link, offer: &Offer, pages: &PageTable) {
-        if link.is_pending() {
-            let d = log_distance(self.beta, offer.t, offer.outdegree, offer.distance);
-            self.offer(link.page, d, pages);
-        }
+        self.take_offer(link, offer, pages);
     }
-    fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {
-        pages.is_known(page).then(|| -self.dist.get(page))
-    }
-    fn len(&self) -> usize {
-        self.heap.len()
-    }
-    fn spill_status(&self) -> Option<SpillStatus> {
-        self.heap.spill_status()
-    }
-    fn final_scores(&mut self, order: &[PageId], _: &PageTable) -> Vec<f64> {
-        order.iter().map(|&p| -self.dist.get(p)).collect()
-    }
+    distance_scores!();
+    heap_frontier!();
 }
 
 /// IECA's balance δ (docs/algorithms.md §3): by default 0.35 until the first reorder, then
@@ -175,18 +192,13 @@ pub(crate) struct Balance {
 }
 
 impl Balance {
-    /// The schedule `config` sets.
+    /// The schedule `config` sets: `δ = initial − slope·min(1, crawled/expected)`.
     pub(crate) fn new(c: &PolicyConfig) -> Self {
-        Self::schedule(c.delta_initial, c.delta_slope, c.expected_pages)
-    }
-
-    /// `δ = initial − slope·min(1, crawled/expected)`.
-    pub(crate) fn schedule(initial: f64, slope: f64, expected: u64) -> Self {
         Self {
-            delta: initial,
-            initial,
-            slope,
-            expected: expected.max(1),
+            delta: c.delta_initial,
+            initial: c.delta_initial,
+            slope: c.delta_slope,
+            expected: c.expected_pages.max(1),
         }
     }
 
@@ -216,36 +228,36 @@ pub struct FicaPlus {
 }
 
 impl FicaPlus {
-    /// An empty `fica-plus` frontier with learning-rate decay `beta`; δ falls with
-    /// `crawled / expected_pages`.
-    pub fn new(beta: f64, expected_pages: u64) -> Self {
+    /// An empty `fica-plus` frontier as `c` configures it: learning-rate decay
+    /// [`beta`](PolicyConfig::beta), δ's schedule, the heap's [`spill`](PolicyConfig::spill).
+    pub fn new(c: &PolicyConfig) -> Self {
         Self {
-            heap: PageHeap::default(),
+            heap: PageHeap::new(c.spill.as_ref()),
             dist: PageValues::new(f64::INFINITY),
             backlinks: Counts::default(),
             popped: PageValues::new(f64::INFINITY),
-            balance: Balance::schedule(
-                PolicyConfig::DELTA_INITIAL,
-                PolicyConfig::DELTA_SLOPE,
-                expected_pages,
-            ),
-            beta,
+            balance: Balance::new(c),
+            beta: c.beta,
         }
     }
 
     fn priority(&self, page: PageId) -> f64 {
-        let delta = self.balance.delta;
-        (1.0 - delta) * self.dist.get(page) - delta * log10(1.0 + self.backlinks.get(page) as f64)
+        trade_off(
+            self.balance.delta,
+            self.dist.get(page),
+            self.backlinks.get(page),
+        )
     }
 }
 
-impl FicaPlus {
+impl LogDistance for FicaPlus {
+    fn distance_and_beta(&self, page: PageId) -> (f64, f64) {
+        (self.dist.get(page), self.beta)
+    }
     /// One more back-link of `u`, and `D[u] = min(D[u], d)`; queued at its new priority.
-    fn offer(&mut self, u: PageId, d: f64, pages: &PageTable) {
+    fn take(&mut self, u: PageId, d: f64, pages: &PageTable) {
         self.backlinks.bump(u);
-        if d < self.dist.get(u) {
-            self.dist.set(u, d);
-        }
+        self.dist.lower(u, d);
         let prio = self.priority(u);
         self.heap.push_or_update(u, prio, pages.seq(u));
     }
@@ -265,36 +277,17 @@ impl Policy for FicaPlus {
         self.popped.set(p, key);
         Some(p)
     }
-    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, clock: &BatchClock) {
-        self.crawled_split(page, links, 0, pages, clock);
-    }
-    fn crawled_split(
-        &mut self,
-        page: PageId,
-        links: &[Link],
-        remote: usize,
-        pages: &PageTable,
-        clock: &BatchClock,
-    ) -> Option<Offer> {
-        if self.balance.tick(clock) {
+    fn crawled_split(&mut self, crawled: &Crawled<'_>, pages: &PageTable) -> Option<Offer> {
+        if self.balance.tick(&crawled.clock) {
             // δ weighs every queued page's two terms anew.
             let (dist, backlinks, delta) = (&self.dist, &self.backlinks, self.balance.delta);
-            self.heap.rekey_all(|u| {
-                (1.0 - delta) * dist.get(u) - delta * log10(1.0 + backlinks.get(u) as f64)
-            });
+            self.heap
+                .rekey_all(|u| trade_off(delta, dist.get(u), backlinks.get(u)));
         }
-        let offer = distance_offer(links.len() + remote, self.dist.get(page), clock)?;
-        let d = log_distance(self.beta, offer.t, offer.outdegree, offer.distance);
-        for l in links.iter().filter(|l| l.is_pending()) {
-            self.offer(l.page, d, pages);
-        }
-        Some(offer)
+        self.pass(crawled, pages)
     }
     fn receive(&mut self, link: Link, offer: &Offer, pages: &PageTable) {
-        if link.is_pending() {
-            let d = log_distance(self.beta, offer.t, offer.outdegree, offer.distance);
-            self.offer(link.page, d, pages);
-        }
+        self.take_offer(link, offer, pages);
     }
     fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {
         if !pages.is_known(page) {
@@ -306,12 +299,7 @@ impl Policy for FicaPlus {
             -self.priority(page)
         })
     }
-    fn len(&self) -> usize {
-        self.heap.len()
-    }
-    fn spill_status(&self) -> Option<SpillStatus> {
-        self.heap.spill_status()
-    }
+    heap_frontier!();
     fn final_scores(&mut self, order: &[PageId], _: &PageTable) -> Vec<f64> {
         order.iter().map(|&p| -self.popped.get(p)).collect()
     }

@@ -15,18 +15,14 @@
 use super::fica::{distance_offer, Balance, PageValues};
 use super::log10;
 use super::PolicyConfig;
-use crate::{BatchClock, Link, Offer, PageHeap, PageId, PageTable, Policy, SpillStatus, Target};
+use crate::{Crawled, Link, Offer, PageHeap, PageId, PageTable, Policy, Target};
 
 /// The distance seeds start with (IECA Alg. 1: "a small number, like 0.3").
 pub const SEED_DISTANCE: f64 = 0.3;
 
 /// `ieca`'s constructor (registry): β and δ's schedule from `c`.
 pub fn ieca(c: &PolicyConfig) -> Box<dyn Policy> {
-    Box::new(Ieca {
-        heap: PageHeap::new(c.spill.as_ref()),
-        balance: Balance::new(c),
-        ..Ieca::new(c.beta, c.expected_pages)
-    })
+    Box::new(Ieca::new(c))
 }
 
 /// `ieca`: smallest IECA distance first.
@@ -58,18 +54,14 @@ pub fn log_pc_coefficient(dj: f64, di: f64) -> f64 {
 }
 
 impl Ieca {
-    /// An empty `ieca` frontier with learning-rate decay `beta`; δ falls with
-    /// `crawled / expected_pages`.
-    pub fn new(beta: f64, expected_pages: u64) -> Self {
+    /// An empty `ieca` frontier as `c` configures it: learning-rate decay
+    /// [`beta`](PolicyConfig::beta), δ's schedule, the heap's [`spill`](PolicyConfig::spill).
+    pub fn new(c: &PolicyConfig) -> Self {
         Self {
-            heap: PageHeap::default(),
+            heap: PageHeap::new(c.spill.as_ref()),
             dist: PageValues::new(f64::INFINITY),
-            balance: Balance::schedule(
-                PolicyConfig::DELTA_INITIAL,
-                PolicyConfig::DELTA_SLOPE,
-                expected_pages,
-            ),
-            beta,
+            balance: Balance::new(c),
+            beta: c.beta,
         }
     }
 
@@ -115,23 +107,13 @@ impl Policy for Ieca {
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.heap.pop().map(|(p, _)| p)
     }
-    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, clock: &BatchClock) {
-        self.crawled_split(page, links, 0, pages, clock);
-    }
-    fn crawled_split(
-        &mut self,
-        page: PageId,
-        links: &[Link],
-        remote: usize,
-        pages: &PageTable,
-        clock: &BatchClock,
-    ) -> Option<Offer> {
-        self.balance.tick(clock);
+    fn crawled_split(&mut self, crawled: &Crawled<'_>, pages: &PageTable) -> Option<Offer> {
+        self.balance.tick(&crawled.clock);
         let offer = Offer {
             delta: self.balance.delta,
-            ..distance_offer(links.len() + remote, self.dist.get(page), clock)?
+            ..distance_offer(crawled, self.dist.get(crawled.page))?
         };
-        for &l in links.iter().filter(|l| l.is_pending()) {
+        for l in crawled.pending() {
             self.offer(l, &offer, pages);
         }
         Some(offer)
@@ -141,16 +123,6 @@ impl Policy for Ieca {
             self.offer(link, offer, pages);
         }
     }
-    fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {
-        pages.is_known(page).then(|| -self.dist.get(page))
-    }
-    fn len(&self) -> usize {
-        self.heap.len()
-    }
-    fn spill_status(&self) -> Option<SpillStatus> {
-        self.heap.spill_status()
-    }
-    fn final_scores(&mut self, order: &[PageId], _: &PageTable) -> Vec<f64> {
-        order.iter().map(|&p| -self.dist.get(p)).collect()
-    }
+    distance_scores!();
+    heap_frontier!();
 }

@@ -9,6 +9,34 @@
 //! The simulator's reference line `omniscient`, which needs the whole graph, is not a policy a
 //! crawl can run and lives in the simulator crate.
 
+/// The [`Policy`](crate::Policy) methods of a policy whose frontier is the
+/// [`PageHeap`](crate::PageHeap) in its field `heap`: the frontier's length and the heap's spill
+/// state.
+macro_rules! heap_frontier {
+    () => {
+        fn len(&self) -> usize {
+            self.heap.len()
+        }
+        fn spill_status(&self) -> Option<crate::SpillStatus> {
+            self.heap.spill_status()
+        }
+    };
+}
+
+/// The [`Policy`](crate::Policy) scores of a policy that crawls the smallest distance `D` (its
+/// field `dist`, a `PageValues`) first: a known page's score, and a crawled page's final
+/// score, is `−D`.
+macro_rules! distance_scores {
+    () => {
+        fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {
+            pages.is_known(page).then(|| -self.dist.get(page))
+        }
+        fn final_scores(&mut self, order: &[PageId], _: &PageTable) -> Vec<f64> {
+            order.iter().map(|&p| -self.dist.get(p)).collect()
+        }
+    };
+}
+
 pub mod backlink;
 pub mod fica;
 pub mod ieca;

@@ -12,9 +12,7 @@
 //! that let cash leak away.
 
 use super::PolicyConfig;
-use crate::{
-    BatchClock, CashLedger, Link, Offer, PageHeap, PageId, PageTable, Policy, SpillStatus,
-};
+use crate::{CashLedger, Crawled, Link, Offer, PageHeap, PageId, PageTable, Policy};
 
 /// `opic`'s constructor (registry): `n` is `total_pages`.
 pub fn opic(c: &PolicyConfig) -> Box<dyn Policy> {
@@ -102,31 +100,22 @@ impl Policy for Opic {
     fn pop(&mut self, _: &PageTable) -> Option<PageId> {
         self.heap.pop().map(|(p, _)| p)
     }
-    fn crawled(&mut self, page: PageId, links: &[Link], pages: &PageTable, clock: &BatchClock) {
-        self.crawled_split(page, links, 0, pages, clock);
-    }
-    fn crawled_split(
-        &mut self,
-        page: PageId,
-        links: &[Link],
-        remote: usize,
-        pages: &PageTable,
-        _: &BatchClock,
-    ) -> Option<Offer> {
+    fn crawled_split(&mut self, crawled: &Crawled<'_>, pages: &PageTable) -> Option<Offer> {
+        let page = crawled.page;
         self.grow(page);
         let c = std::mem::take(&mut self.cash[page as usize]);
         self.history[page as usize] += c;
-        let outdegree = links.len() + remote;
+        let outdegree = crawled.outdegree();
         if outdegree == 0 {
             self.virtual_cash += c;
             return None;
         }
         let share = c / outdegree as f64;
-        for &l in links {
+        for &l in crawled.links {
             self.pay(l, share, pages);
         }
         // What the remote links get leaves here now; it is theirs once received.
-        self.sent += share * remote as f64;
+        self.sent += share * crawled.remote as f64;
         Some(Offer {
             outdegree: outdegree as u64,
             cash: share,
@@ -148,12 +137,7 @@ impl Policy for Opic {
     fn score(&self, page: PageId, _: &PageTable) -> Option<f64> {
         Some(self.history(page) + self.cash(page))
     }
-    fn len(&self) -> usize {
-        self.heap.len()
-    }
-    fn spill_status(&self) -> Option<SpillStatus> {
-        self.heap.spill_status()
-    }
+    heap_frontier!();
     fn final_scores(&mut self, order: &[PageId], _: &PageTable) -> Vec<f64> {
         order
             .iter()

@@ -18,7 +18,7 @@ pub fn random(c: &PolicyConfig) -> Box<dyn Policy> {
 /// Breadth-first: pages in first-discovery order.
 #[derive(Debug, Default)]
 pub struct Bfs {
-    queue: VecDeque<PageId>,
+    pub(crate) queue: VecDeque<PageId>,
 }
 
 impl Policy for Bfs {

@@ -5,8 +5,8 @@ use crate::common::{config, random_graph};
 use crawlrank_frontier::policies::ieca::log_pc_coefficient;
 use crawlrank_frontier::policies::opic::Opic;
 use crawlrank_frontier::{
-    crawl_order, BatchClock, Frontier, Impacts, Link, PageId, PageTable, Policy, PolicyConfig,
-    PolicyKind, Target,
+    crawl_order, BatchClock, Crawled, Frontier, Impacts, Link, Offer, PageId, PageTable, Policy,
+    PolicyConfig, PolicyKind, Target,
 };
 use crawlrank_graph::Csr;
 use crawlrank_testkit as testkit;
@@ -279,36 +279,39 @@ fn unknown_policies_are_listed_and_the_simulators_reference_is_not_a_policy() {
 fn every_policy_sees_each_link_marked_as_the_frontier_found_it() {
     /// Each crawled page with the links the policy was handed.
     type Handed = std::sync::Arc<std::sync::Mutex<Vec<(PageId, Vec<Link>)>>>;
-    // A policy that records what it is handed.
-    #[derive(Default)]
+    // A policy that records what it is handed and leaves the order to `inner`.
     struct Recorder {
-        queue: std::collections::VecDeque<PageId>,
+        inner: Box<dyn Policy>,
         seen: Handed,
     }
     impl Policy for Recorder {
         fn name(&self) -> &'static str {
-            "recorder"
+            self.inner.name()
         }
-        fn push_seed(&mut self, page: PageId, _: &PageTable) {
-            self.queue.push_back(page);
+        fn push_seed(&mut self, page: PageId, pages: &PageTable) {
+            self.inner.push_seed(page, pages);
         }
-        fn pop(&mut self, _: &PageTable) -> Option<PageId> {
-            self.queue.pop_front()
+        fn pop(&mut self, pages: &PageTable) -> Option<PageId> {
+            self.inner.pop(pages)
         }
-        fn crawled(&mut self, page: PageId, links: &[Link], _: &PageTable, _: &BatchClock) {
-            self.seen.lock().unwrap().push((page, links.to_vec()));
-            self.queue.extend(Link::new_pages(links));
+        fn crawled_split(&mut self, crawled: &Crawled<'_>, pages: &PageTable) -> Option<Offer> {
+            let handed = (crawled.page, crawled.links.to_vec());
+            self.seen.lock().unwrap().push(handed);
+            self.inner.crawled_split(crawled, pages)
         }
-        fn score(&self, _: PageId, _: &PageTable) -> Option<f64> {
-            None
+        fn score(&self, page: PageId, pages: &PageTable) -> Option<f64> {
+            self.inner.score(page, pages)
         }
         fn len(&self) -> usize {
-            self.queue.len()
+            self.inner.len()
         }
     }
     // 0 → 1, 2 ; 1 → 0, 1, 2, 3: the self-loop and the link back are to popped pages.
     let g = Csr::from_arcs(4, &[(0, 1), (0, 2), (1, 0), (1, 1), (1, 2), (1, 3)]);
-    let recorder = Recorder::default();
+    let recorder = Recorder {
+        inner: PolicyKind::Bfs.build(&PolicyConfig::default()).unwrap(),
+        seen: Handed::default(),
+    };
     let seen = recorder.seen.clone();
     let mut f = Frontier::new(Box::new(recorder), 1);
     assert_eq!(crawl_order(&g, &mut f, &[0]), vec![0, 1, 2, 3]);

@@ -10,10 +10,12 @@ use crawlrank_frontier_service::{
 use crawlrank_urlfrontier::ext_proto::crawlrank_frontier_client::CrawlrankFrontierClient;
 use crawlrank_urlfrontier::proto::{
     ack_message::Status as AckStatus, get_params, url_frontier_client::UrlFrontierClient, url_item,
-    DiscoveredUrlItem, GetParams, KnownUrlItem, QueueWithinCrawlParams, Stats, StringList, UrlInfo,
-    UrlItem,
+    Active, BlockQueueParams, CrawlLimitParams, DiscoveredUrlItem, GetParams, KnownUrlItem,
+    Pagination, QueueDelayParams, QueueWithinCrawlParams, Stats, StringList, UrlInfo, UrlItem,
+    UrlStatusRequest,
 };
 use crawlrank_urlfrontier::PARENT_KEY;
+use std::collections::HashMap;
 use std::future::Future;
 use std::path::Path;
 use std::time::Duration;
@@ -30,14 +32,18 @@ pub fn run<F: Future<Output = ()>>(body: F) {
     run_within(Duration::from_secs(60), body);
 }
 
-/// Runs a test body on a runtime of its own, failing it after `limit`.
-pub fn run_within<F: Future<Output = ()>>(limit: Duration, body: F) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+/// A runtime of 2 threads for a test's service and clients.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-        .unwrap();
-    runtime.block_on(async {
+        .unwrap()
+}
+
+/// Runs a test body on a runtime of its own, failing it after `limit`.
+pub fn run_within<F: Future<Output = ()>>(limit: Duration, body: F) {
+    runtime().block_on(async {
         tokio::time::timeout(limit, body)
             .await
             .unwrap_or_else(|_| panic!("the test took more than {limit:?}"));
@@ -179,6 +185,84 @@ pub async fn stats(client: &mut Client, crawl: &str, key: &str) -> Stats {
         .await
         .unwrap()
         .into_inner()
+}
+
+/// GetURLStatus of `url` in the default crawl (its queue found from the URL).
+pub async fn url_status(client: &mut Client, url: &str) -> Result<UrlItem, tonic::Status> {
+    let request = UrlStatusRequest {
+        url: url.to_string(),
+        ..Default::default()
+    };
+    client.get_url_status(request).await.map(|r| r.into_inner())
+}
+
+/// The metadata of `url` in the default crawl, which must be known and never fetched (a
+/// discovered item; the test fails otherwise).
+pub async fn discovered_metadata(client: &mut Client, url: &str) -> HashMap<String, StringList> {
+    match url_status(client, url).await.unwrap().item {
+        Some(url_item::Item::Discovered(d)) => d.info.unwrap().metadata,
+        other => panic!("{url} is not a discovered item: {other:?}"),
+    }
+}
+
+/// DeleteQueue of queue `key` in the default crawl: the URLs it removed.
+pub async fn delete_queue(client: &mut Client, key: &str) -> u64 {
+    let queue = QueueWithinCrawlParams {
+        key: key.to_string(),
+        ..Default::default()
+    };
+    client.delete_queue(queue).await.unwrap().into_inner().value
+}
+
+/// BlockQueueUntil: queue `key` of the default crawl serves nothing before `time`.
+pub async fn block_queue(client: &mut Client, key: &str, time: u64) {
+    let block = BlockQueueParams {
+        key: key.to_string(),
+        time,
+        ..Default::default()
+    };
+    client.block_queue_until(block).await.unwrap();
+}
+
+/// SetDelay: queue `key` of the default crawl (`""`: the crawl's default) waits `secs`
+/// between two URLs served.
+pub async fn set_delay(client: &mut Client, key: &str, secs: u32) {
+    let delay = QueueDelayParams {
+        key: key.to_string(),
+        delay_requestable: secs,
+        ..Default::default()
+    };
+    client.set_delay(delay).await.unwrap();
+}
+
+/// SetCrawlLimit: queue `key` of the default crawl serves `limit` URLs at most (0: no
+/// limit).
+pub async fn set_crawl_limit(
+    client: &mut Client,
+    key: &str,
+    limit: u32,
+) -> Result<(), tonic::Status> {
+    let params = CrawlLimitParams {
+        key: key.to_string(),
+        limit,
+        ..Default::default()
+    };
+    client.set_crawl_limit(params).await.map(|_| ())
+}
+
+/// SetActive: whether the service serves URLs at all.
+pub async fn set_active(client: &mut Client, state: bool) {
+    let active = Active {
+        state,
+        local: false,
+    };
+    client.set_active(active).await.unwrap();
+}
+
+/// ListQueues of the default crawl, first page: the active queues' keys.
+pub async fn queue_keys(client: &mut Client) -> Vec<String> {
+    let list = client.list_queues(Pagination::default()).await.unwrap();
+    list.into_inner().values
 }
 
 /// The setup of most tests: a service on a fresh state directory (policy `policy`), its
