@@ -25,6 +25,7 @@
 set -euo pipefail
 export LC_ALL=C
 cd "$(dirname "$0")/.."
+. scripts/common.sh
 ROOT=$PWD
 
 PAGES="${1:-${PAGES:-10000000}}"
@@ -93,12 +94,7 @@ cleanup() {
     [[ -n "$SERVE_PID" ]] && stop_pid "$SERVE_PID" TERM 5
     exit "$rc"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-now() { echo "$EPOCHREALTIME"; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+trap_cleanup
 
 echo "== bench-crawl-scale: web of $PAGES pages on $HOSTS hosts (seed $SEED), crawl $CRAWL_PAGES pages," \
     "concurrency $CONC, policy $POLICY${LOW_NOFILE:+, under ulimit -n $NOFILE}"

@@ -11,16 +11,14 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+. scripts/common.sh
 out=${1:-}
 shift || true
 sizes=${*:-"1000000 10000000 100000000"}
 threads=${THREADS:-$(nproc)}
 seed=${SEED:-0}
 
-if [[ ! -x /usr/bin/time ]]; then
-    echo "GNU time is missing: installing it (apt-get install time)" >&2
-    apt-get update -qq && apt-get install -y -qq time >/dev/null
-fi
+need_gnu_time
 if [[ -z "$out" ]]; then
     out=$(mktemp -d)
     [[ "${KEEP:-0}" == 1 ]] || trap 'rm -rf "$out"' EXIT

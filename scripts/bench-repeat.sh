@@ -12,6 +12,7 @@
 # with apt-get when /usr/bin/time is missing. Writes nothing into the data.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/common.sh
 root=$(pwd)
 data=${DATA:-$root/../shared/data}
 n=${N:-10}
@@ -23,16 +24,11 @@ if [ ! -f "$cnr.graph" ]; then
     echo "cnr-2000 not found at $cnr.graph (set DATA)" >&2
     exit 1
 fi
-if [ ! -x /usr/bin/time ]; then
-    apt-get update -qq && apt-get install -y -qq time >/dev/null
-fi
-if [ -z "${BIN:-}" ]; then
-    cargo build --release -q -p crawlrank-cli
-    BIN=$root/target/release/crawlrank
-fi
+need_gnu_time
+release_bin
 mkdir -p "$bench"
 export CRAWLRANK_CACHE="$bench/cache"
-echo "# $(date -u +%FT%TZ) $(nproc) cores, $(free -g | awk '/Mem/{print $2}') GiB; $(rustc --version); $BIN"
+machine_line "; $BIN"
 
 # One run to fill the PageRank cache, so that neither side pays for computing it.
 "$BIN" simulate --graph "$cnr" --policy bfs --seeds "$seeds" >/dev/null 2>&1

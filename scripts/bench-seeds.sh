@@ -8,10 +8,12 @@
 #
 # Environment: CRAWLRANK_SHARED_DATA (default ../shared/data beside the checkout), BENCH_DIR
 # (default /tmp/crawlrank-bench-seeds), WEB_PAGES (default 10000000), COUNT (default 100),
-# EXTRA (more `seeds` options, e.g. "--hits-tolerance 1e-9"). Installs GNU time with apt-get when
+# EXTRA (more `seeds` options, e.g. "--hits-tolerance 1e-9"), BIN (a crawlrank binary to time;
+# default: build and use target/release/crawlrank). Installs GNU time with apt-get when
 # /usr/bin/time is missing. Writes nothing into the data.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/common.sh
 root=$(pwd)
 what=${1:-all}
 data=${CRAWLRANK_SHARED_DATA:-$root/../shared/data}
@@ -21,18 +23,15 @@ count=${COUNT:-100}
 extra=${EXTRA:-}
 mkdir -p "$bench"
 export CRAWLRANK_CACHE="$bench/cache"
-if [ ! -x /usr/bin/time ]; then
-    apt-get update -qq && apt-get install -y -qq time >/dev/null
-fi
-cargo build --release -q
-bin=$root/target/release/crawlrank
-echo "# $(date -u +%FT%TZ) $(nproc) cores, $(free -g | awk '/Mem/{print $2}') GiB; $(rustc --version)"
+need_gnu_time
+release_bin
+machine_line
 
 # Runs `seeds` on $1 (label $2) and summarises its log: rounds, seconds, per round, split.
 run() {
     local graph=$1 label=$2 log="$bench/$2.log"
     # shellcheck disable=SC2086
-    /usr/bin/time -f "wall %e s, peak RSS %M KiB" "$bin" seeds --graph "$graph" --count "$count" \
+    /usr/bin/time -f "wall %e s, peak RSS %M KiB" "$BIN" seeds --graph "$graph" --count "$count" \
         --out "$bench/$label.seeds" $extra 2>"$log" >/dev/null
     local hits core
     hits=$(grep -o 'HITS [0-9]* iterations [0-9.]*[mµ]*s' "$log" | awk '{
@@ -56,6 +55,6 @@ if [ "$what" = cnr ] || [ "$what" = all ]; then
 fi
 if [ "$what" = web ] || [ "$what" = all ]; then
     web=$bench/web-$web_pages
-    [ -f "$web.graph" ] || "$bin" generate --pages "$web_pages" --seed 1 --out "$web" >/dev/null
+    [ -f "$web.graph" ] || "$BIN" generate --pages "$web_pages" --seed 1 --out "$web" >/dev/null
     run "$web" "web-$web_pages"
 fi

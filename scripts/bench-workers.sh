@@ -18,6 +18,7 @@
 set -euo pipefail
 export LC_ALL=C
 cd "$(dirname "$0")/.."
+. scripts/common.sh
 ROOT=$PWD
 
 PAGES="${1:-200000}"
@@ -59,12 +60,7 @@ cleanup() {
     done
     exit "$rc"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-now() { echo "$EPOCHREALTIME"; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
+trap_cleanup
 
 cargo build --release --quiet -p crawlrank-cli
 TARGET_DIR=$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
@@ -137,7 +133,7 @@ t=$(now)
 pid=$!
 PIDS+=("$pid")
 wait_all "$pid"
-secs=$(since "$t")
+secs=$(since "$t" 2)
 ROWS+=("| \`crawlrank crawl\` (its own frontier) | 1 × $CONC | $TOTAL | $secs | $(awk -v n="$TOTAL" -v s="$secs" 'BEGIN { printf "%.0f", n / s }') |")
 
 for workers in 1 2; do
@@ -157,7 +153,7 @@ for workers in 1 2; do
         PIDS+=($!)
     done
     wait_all "${pids[@]}"
-    secs=$(since "$t")
+    secs=$(since "$t" 2)
     fetched=0
     for ((w = 0; w < workers; w++)); do
         n=$(sed -n 's/.*; \([0-9]*\) pages fetched in .*/\1/p' "$OUT/worker-$workers-$w.log")

@@ -13,6 +13,7 @@
 # (default target/release/crawlrank, built here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/common.sh
 DATA=${DATA:-../shared/data}
 WORK=${WORK:-target/rw-results}
 OUT=${OUT:-docs/results/rw}
@@ -21,10 +22,7 @@ FRACTION=${FRACTION:-0.3}
 METHODS=${METHODS:-all}
 BOOTSTRAP=${BOOTSTRAP:-20}
 REPEAT=${REPEAT:-10}
-if [ -z "${BIN:-}" ]; then
-    BIN=target/release/crawlrank
-    cargo build --release --quiet
-fi
+release_bin
 mkdir -p "$WORK" "$OUT"
 
 wikispeedia() {

@@ -13,16 +13,14 @@
 # target/release/crawlrank, built here); KEEP_SEEDS=1 reuses a graph's seeds.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/common.sh
 DATA=${DATA:-../shared/data}
 WORK=${WORK:-target/seeds-results}
 OUT=${OUT:-docs/results/seeds}
 GRAPHS=${GRAPHS:-"cnr hollins wikispeedia web-1e7"}
 COUNT=${COUNT:-10}
 REPEAT=${REPEAT:-10}
-if [ -z "${BIN:-}" ]; then
-    BIN=target/release/crawlrank
-    cargo build --release --quiet
-fi
+release_bin
 mkdir -p "$WORK" "$OUT"
 
 graph_of() {

@@ -44,15 +44,21 @@ def runs(folder, prefix):
     return out
 
 
-def depths(folder):
-    evals = runs(folder, "eval")
-    table = {}
-    for e in evals:
-        with open(e / "summary.csv") as f:
+def grouped(folder, prefix, name, key, value):
+    """The rows of `name` in every `prefix`-r<S> run, `value(row)` grouped by `key(row)` in the
+    order the keys first appear, and the number of runs."""
+    folders = runs(folder, prefix)
+    groups = {}
+    for run in folders:
+        with open(run / name) as f:
             for row in csv.DictReader(f):
-                d = int(row["depth"])
-                table.setdefault(d, []).append(row)
-    print(f"BFS by depth: community seeds (one set) against {len(evals)} random seed sets "
+                groups.setdefault(key(row), []).append(value(row))
+    return groups, len(folders)
+
+
+def depths(folder):
+    table, n = grouped(folder, "eval", "summary.csv", lambda row: int(row["depth"]), lambda row: row)
+    print(f"BFS by depth: community seeds (one set) against {n} random seed sets "
           "(mean ± 95% CI; community ahead in how many sets)\n")
     print("| depth | community: pages | random: pages | ahead | community: mean PR | random: mean PR | ahead |")
     print("|---|---|---|---|---|---|---|")
@@ -74,16 +80,12 @@ def depths(folder):
 
 
 def policies(folder):
-    sims = runs(folder, "simulate")
-    diff = {}
-    for s in sims:
-        with open(s / "comparison.csv") as f:
-            for row in csv.DictReader(f):
-                key = (row["policy"], int(row["percent"]))
-                diff.setdefault(key, []).append(float(row["file_mass"]) - float(row["random_mass"]))
+    diff, n = grouped(folder, "simulate", "comparison.csv",
+                      lambda row: (row["policy"], int(row["percent"])),
+                      lambda row: float(row["file_mass"]) - float(row["random_mass"]))
     names = list(dict.fromkeys(p for p, _ in diff))
     points = [1, 5, 10, 25]
-    print(f"PageRank mass crawled, community seeds minus random seeds, over {len(sims)} random seed "
+    print(f"PageRank mass crawled, community seeds minus random seeds, over {n} random seed "
           "sets (mean ± 95% CI; community ahead in how many sets)\n")
     print("| policy | " + " | ".join(f"mass@{p}%" for p in points) + " |")
     print("|---|" + "---|" * len(points))

@@ -265,63 +265,25 @@ impl std::error::Error for LookupError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::HashMap;
-    use std::sync::{Arc, Mutex};
-
-    /// Queries a [`server`] received, by name.
-    type Asked = Arc<Mutex<HashMap<String, u32>>>;
+    use crawlrank_testkit::{DnsAnswer, DnsServer};
+    use std::sync::Arc;
 
     /// A tiny DNS server on loopback UDP, answering by name: `ok.test` A 127.0.0.1 with a TTL
     /// of 300 s, `zero.test` A 127.0.0.2 with a TTL of 0, `nx.test` NXDOMAIN, `fail.test`
-    /// SERVFAIL, `slow.test` never; AAAA questions get an empty answer. Counts the queries.
-    fn server() -> (SocketAddr, Asked) {
-        let sock = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
-        let addr = sock.local_addr().unwrap();
-        let asked: Asked = Arc::default();
-        let log = asked.clone();
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 1500];
-            loop {
-                let Ok((n, from)) = sock.recv_from(&mut buf) else {
-                    return;
-                };
-                let q = &buf[..n];
-                // The question: labels from byte 12, then type and class.
-                let mut i = 12;
-                let mut labels = Vec::new();
-                while i < q.len() && q[i] != 0 {
-                    let len = q[i] as usize;
-                    labels.push(String::from_utf8_lossy(&q[i + 1..i + 1 + len]).to_lowercase());
-                    i += 1 + len;
-                }
-                let qtype = u16::from_be_bytes([q[i + 1], q[i + 2]]);
-                let question = &q[12..i + 5];
-                let name = labels.join(".");
-                *log.lock().unwrap().entry(name.clone()).or_insert(0) += 1;
-                let (rcode, answer): (u8, Option<([u8; 4], u32)>) = match name.as_str() {
-                    "slow.test" => continue,
-                    "nx.test" => (3, None),
-                    "fail.test" => (2, None),
-                    "ok.test" if qtype == 1 => (0, Some(([127, 0, 0, 1], 300))),
-                    "zero.test" if qtype == 1 => (0, Some(([127, 0, 0, 2], 0))),
-                    "ok.test" | "zero.test" => (0, None),
-                    _ => (3, None),
-                };
-                let mut r = Vec::new();
-                r.extend_from_slice(&q[..2]);
-                r.extend_from_slice(&[0x81, 0x80 | rcode, 0, 1, 0, u8::from(answer.is_some())]);
-                r.extend_from_slice(&[0, 0, 0, 0]);
-                r.extend_from_slice(question);
-                if let Some((ip, ttl)) = answer {
-                    r.extend_from_slice(&[0xc0, 12, 0, 1, 0, 1]);
-                    r.extend_from_slice(&ttl.to_be_bytes());
-                    r.extend_from_slice(&[0, 4]);
-                    r.extend_from_slice(&ip);
-                }
-                let _ = sock.send_to(&r, from);
-            }
-        });
-        (addr, asked)
+    /// SERVFAIL, `slow.test` never (and any other name NXDOMAIN); AAAA questions get an empty
+    /// answer. Counts the queries.
+    fn server() -> (SocketAddr, DnsServer) {
+        let server = DnsServer::start(
+            &[
+                ("ok.test", DnsAnswer::A(Ipv4Addr::new(127, 0, 0, 1))),
+                ("zero.test", DnsAnswer::ATtl(Ipv4Addr::new(127, 0, 0, 2), 0)),
+                ("nx.test", DnsAnswer::NxDomain),
+                ("fail.test", DnsAnswer::ServFail),
+                ("slow.test", DnsAnswer::Silent),
+            ],
+            DnsAnswer::NxDomain,
+        );
+        (server.addr(), server)
     }
 
     fn dns(server: SocketAddr, timeout: Duration) -> Dns {
@@ -332,8 +294,9 @@ mod tests {
         })
     }
 
-    fn count(asked: &Asked, name: &str) -> u32 {
-        asked.lock().unwrap().get(name).copied().unwrap_or(0)
+    /// How many queries `server` got for `name`.
+    fn count(server: &DnsServer, name: &str) -> u32 {
+        server.asked().get(name).copied().unwrap_or(0)
     }
 
     #[tokio::test]

@@ -596,18 +596,13 @@ mod tests {
         // Through a proxy (nothing listens on port 9): an IP literal is refused before the
         // proxy is asked, a name is the proxy's business.
         let proxied = Connector::new(Some("http://127.0.0.1:9"), &[], timeout, 2, guard).unwrap();
-        let err = proxied
-            .connect(&url("http://10.0.0.1/".into()))
-            .await
-            .err()
-            .unwrap();
-        assert_eq!(err.kind, ErrorKind::PrivateAddress);
-        let err = proxied
-            .connect(&url("http://intranet.test/".into()))
-            .await
-            .err()
-            .unwrap();
-        assert_eq!(err.kind, ErrorKind::Connect);
+        for (target, kind) in [
+            ("http://10.0.0.1/", ErrorKind::PrivateAddress),
+            ("http://intranet.test/", ErrorKind::Connect),
+        ] {
+            let err = proxied.connect(&url(target.into())).await.err().unwrap();
+            assert_eq!(err.kind, kind, "{target}");
+        }
     }
 
     #[test]

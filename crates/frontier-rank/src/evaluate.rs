@@ -173,6 +173,20 @@ pub fn evaluate(
     )
 }
 
+/// Checks that `impact` has one value for each of the `n` pages, each finite and non-negative.
+fn check_impacts(impact: &[f64], n: usize) -> Result<()> {
+    ensure!(
+        impact.len() == n,
+        "{} impacts for a graph of {n} pages",
+        impact.len()
+    );
+    ensure!(
+        impact.iter().all(|v| v.is_finite() && *v >= 0.0),
+        "impacts must be finite and non-negative"
+    );
+    Ok(())
+}
+
 /// [`evaluate`] with other impact types (the other columns of the impact table, one value per
 /// page of `full`): `learned` gets RW, RW-EG and RW-virtual features from each of them too, over
 /// the downloaded pages' values only (frontier pages' values are never read).
@@ -186,26 +200,9 @@ pub fn evaluate_with(
     progress: &mut dyn FnMut(Step),
 ) -> Result<Evaluation> {
     let n = full.num_nodes();
-    for other in other_impacts {
-        ensure!(
-            other.len() == n,
-            "{} impacts for a graph of {n} pages",
-            other.len()
-        );
-        ensure!(
-            other.iter().all(|v| v.is_finite() && *v >= 0.0),
-            "impacts must be finite and non-negative"
-        );
+    for values in other_impacts.iter().chain([&impact]) {
+        check_impacts(values, n)?;
     }
-    ensure!(
-        impact.len() == n,
-        "{} impacts for a graph of {n} pages",
-        impact.len()
-    );
-    ensure!(
-        impact.iter().all(|v| v.is_finite() && *v >= 0.0),
-        "impacts must be finite and non-negative"
-    );
     if let Some(pr) = full_pagerank {
         ensure!(pr.len() == n, "{} PageRank values for {n} pages", pr.len());
     }
@@ -466,6 +463,14 @@ mod tests {
         (Csr::from_arcs(440, &arcs), (0..40).collect(), impact)
     }
 
+    /// The default configuration with `learned` as its only method.
+    fn learned_only() -> Config {
+        Config {
+            methods: vec![Method::Learned],
+            ..Config::default()
+        }
+    }
+
     fn learned(e: &Evaluation) -> &MethodResult {
         e.methods
             .iter()
@@ -505,10 +510,7 @@ mod tests {
     #[test]
     fn learned_on_a_capped_sample_of_the_training_part_still_learns() {
         let (g, d, impact) = indegree_world();
-        let config = Config {
-            methods: vec![Method::Learned],
-            ..Config::default()
-        };
+        let config = learned_only();
         let full = evaluate(&g, &d, &impact, None, &config, &mut |_| {}).unwrap();
         let train = full.frontier.len() - full.test_len();
         let capped = Config {
@@ -527,10 +529,7 @@ mod tests {
     #[test]
     fn learned_never_sees_test_impacts_nor_frontier_values_of_other_columns() {
         let (g, d, impact) = indegree_world();
-        let config = Config {
-            methods: vec![Method::Learned],
-            ..Config::default()
-        };
+        let config = learned_only();
         let e = evaluate(&g, &d, &impact, None, &config, &mut |_| {}).unwrap();
         // Absurd impacts on every test page: the same predictions (only the measures move).
         let mut absurd = impact.clone();

@@ -26,6 +26,18 @@ pub struct KnownGraph {
 }
 
 impl KnownGraph {
+    /// A known graph given in compact ids already (page `i` is `i`): the first `downloaded`
+    /// pages of `graph` are `D`, the rest `F`. For tests of the methods and measures.
+    #[cfg(test)]
+    pub(crate) fn compact(graph: Csr, downloaded: usize) -> Self {
+        KnownGraph {
+            pages: (0..graph.num_nodes() as u32).collect(),
+            downloaded,
+            transpose: graph.transpose(),
+            graph,
+        }
+    }
+
     /// Builds `D` (the given pages of `full`, repeats ignored), `F` and the known graph. An empty
     /// `D`, a page id outside `full`, or an empty `F` (`D` links only to itself) is an error.
     pub fn new(full: &Csr, downloaded: &[u32]) -> Result<Self> {

@@ -268,13 +268,7 @@ mod tests {
         // D = {0, 1, 2}, F = {3, 4, 5, 6}. 0 has impact, 1 and 2 do not.
         // 0 → 3, 0 → 4; 1 → 4, 1 → 5; 2 → 0, 2 → 6; 1 → 0.
         let arcs = [(0, 3), (0, 4), (1, 4), (1, 5), (2, 0), (2, 6), (1, 0)];
-        let graph = Csr::from_arcs(7, &arcs);
-        let known = KnownGraph {
-            pages: (0..7).collect(),
-            downloaded: 3,
-            transpose: graph.transpose(),
-            graph,
-        };
+        let known = KnownGraph::compact(Csr::from_arcs(7, &arcs), 3);
         let observed = [2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
         let truth = [0.0, 0.0, 0.0, 1.0, 10.0, 100.0, 1000.0];
         let r = frontier_ratios(&known, &observed, &truth);

@@ -283,13 +283,7 @@ mod tests {
             arcs.push((0, 2 + i));
             arcs.push((1, 12 + i));
         }
-        let graph = Csr::from_arcs(22, &arcs);
-        let known = KnownGraph {
-            pages: (0..22).collect(),
-            downloaded: 2,
-            transpose: graph.transpose(),
-            graph,
-        };
+        let known = KnownGraph::compact(Csr::from_arcs(22, &arcs), 2);
         let mut observed = vec![0.0; 22];
         observed[0] = 100.0;
         let truth: Vec<f64> = (0..22)

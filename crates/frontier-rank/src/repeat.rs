@@ -374,13 +374,17 @@ pub fn write_repeat_outputs(
         })
         .collect();
     let path = dir.join("impact.svg");
-    let title = format!(
-        "{}: impact '{}' relative to the ideal, test frontier — {} runs, mean and 95% CI",
-        labels.short_graph(),
-        labels.impact_column,
-        runs.len()
-    );
-    impact_chart(title, labels).save(&path, &series)?;
+    // A chart's title: the graph, what it shows, and over how many runs.
+    let title = |what: String| {
+        format!(
+            "{}: {what} — {} runs, mean and 95% CI",
+            labels.short_graph(),
+            runs.len()
+        )
+    };
+    let column = labels.impact_column;
+    let what = format!("impact '{column}' relative to the ideal, test frontier");
+    impact_chart(title(what), labels).save(&path, &series)?;
     written.push(path);
     if first.tuning.is_some() {
         let omegas: Vec<f64> = first.tuning.iter().flatten().map(|(w, _)| *w).collect();
@@ -393,13 +397,9 @@ pub fn write_repeat_outputs(
             Some((w, i.mean, i.low(), i.high()))
         });
         let path = dir.join("omega.svg");
-        let title = format!(
-            "{}: RW-EG on the training frontier, impact '{}', mean over x = 1..10% — {} runs, mean and 95% CI",
-            labels.short_graph(),
-            labels.impact_column,
-            runs.len()
-        );
-        omega_chart(title).save(&path, &[Series::band("rw-eg", points)])?;
+        let what =
+            format!("RW-EG on the training frontier, impact '{column}', mean over x = 1..10%");
+        omega_chart(title(what)).save(&path, &[Series::band("rw-eg", points)])?;
         written.push(path);
     }
     Ok(written)

@@ -59,16 +59,23 @@ pub trait Transpose {
     fn transposed(&self) -> Result<Self::Transposed>;
 }
 
-impl GraphSize for Csr {
-    #[inline]
-    fn node_count(&self) -> usize {
-        self.num_nodes()
-    }
-    #[inline]
-    fn arc_count(&self) -> u64 {
-        self.num_arcs()
-    }
+/// Implements [`GraphSize`] for graph types whose own `num_nodes` and `num_arcs` say it.
+macro_rules! graph_size_from_own_counts {
+    ($($graph:ty),+) => {$(
+        impl GraphSize for $graph {
+            #[inline]
+            fn node_count(&self) -> usize {
+                self.num_nodes()
+            }
+            #[inline]
+            fn arc_count(&self) -> u64 {
+                self.num_arcs()
+            }
+        }
+    )+};
 }
+
+graph_size_from_own_counts!(Csr, BvWebGraph);
 
 impl Successors for Csr {
     #[inline]
@@ -94,17 +101,6 @@ impl Transpose for Csr {
     type Transposed = Csr;
     fn transposed(&self) -> Result<Csr> {
         Ok(self.transpose())
-    }
-}
-
-impl GraphSize for BvWebGraph {
-    #[inline]
-    fn node_count(&self) -> usize {
-        self.num_nodes()
-    }
-    #[inline]
-    fn arc_count(&self) -> u64 {
-        self.num_arcs()
     }
 }
 

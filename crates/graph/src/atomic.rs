@@ -70,6 +70,7 @@ pub fn sync_file(path: &Path) -> Result<()> {
 /// A set of files sharing one basename (`X.graph`, `X.offsets`, `X.properties`, `X.urls`, …)
 /// written in a private staging directory and moved next to the final basename on
 /// [`commit`](Self::commit). Dropping it without committing removes everything staged.
+#[derive(Debug)]
 pub struct StagedBasename {
     staging: tempfile::TempDir,
     name: String,

@@ -58,6 +58,7 @@ pub mod output;
 pub mod page_ids;
 pub mod source;
 pub mod stats;
+pub mod table;
 pub mod testdata;
 pub mod text;
 pub mod urls;

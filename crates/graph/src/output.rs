@@ -53,19 +53,11 @@ pub struct Compressed {
 }
 
 /// A BVGraph being written at a basename (see the [module documentation](self)).
+#[derive(Debug)]
 pub struct GraphWriter {
     target: PathBuf,
     staged: StagedBasename,
     ef: bool,
-}
-
-impl std::fmt::Debug for GraphWriter {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GraphWriter")
-            .field("target", &self.target)
-            .field("ef", &self.ef)
-            .finish()
-    }
 }
 
 impl GraphWriter {

@@ -288,33 +288,44 @@ mod tests {
 
     #[test]
     fn normalisation() {
-        let n = |s| normalize_url(s).unwrap();
-        assert_eq!(n("HTTP://WWW.Example.com:80/"), "http://www.example.com/");
-        assert_eq!(
-            n("https://example.com:443/x?b=1&a=2#frag"),
-            "https://example.com/x?b=1&a=2"
-        );
-        assert_eq!(n("http://example.com:8080"), "http://example.com:8080/");
-        assert_eq!(
-            n("http://example.com/a/b/../../c/./d"),
-            "http://example.com/c/d"
-        );
-        assert_eq!(n("  http://example.com/x  "), "http://example.com/x");
-        assert_eq!(n("http://münchen.de/"), "http://xn--mnchen-3ya.de/");
-        assert_eq!(n("http://[::1]:8080/a"), "http://[::1]:8080/a");
-        assert!(normalize_url("mailto:a@b.c").is_err());
-        assert!(normalize_url("file:///tmp/x").is_err());
-        assert!(normalize_url("/relative/path").is_err());
-        assert!(normalize_url("http://a b/").is_err());
-        let h = |s| normalize_url_or_host(s).unwrap();
-        assert_eq!(h("Foo.COM"), "http://foo.com/");
-        assert_eq!(
-            h("12thharmonic.com/wordpress"),
-            "http://12thharmonic.com/wordpress"
-        );
-        assert_eq!(h("https://Foo.com/x#y"), "https://foo.com/x");
-        assert!(normalize_url_or_host("localhost").is_err());
-        assert!(normalize_url_or_host("not a host.com").is_err());
+        for (url, want) in [
+            ("HTTP://WWW.Example.com:80/", "http://www.example.com/"),
+            (
+                "https://example.com:443/x?b=1&a=2#frag",
+                "https://example.com/x?b=1&a=2",
+            ),
+            ("http://example.com:8080", "http://example.com:8080/"),
+            (
+                "http://example.com/a/b/../../c/./d",
+                "http://example.com/c/d",
+            ),
+            ("  http://example.com/x  ", "http://example.com/x"),
+            ("http://münchen.de/", "http://xn--mnchen-3ya.de/"),
+            ("http://[::1]:8080/a", "http://[::1]:8080/a"),
+        ] {
+            assert_eq!(normalize_url(url).unwrap(), want, "{url}");
+        }
+        for url in [
+            "mailto:a@b.c",
+            "file:///tmp/x",
+            "/relative/path",
+            "http://a b/",
+        ] {
+            assert!(normalize_url(url).is_err(), "{url}");
+        }
+        for (url, want) in [
+            ("Foo.COM", "http://foo.com/"),
+            (
+                "12thharmonic.com/wordpress",
+                "http://12thharmonic.com/wordpress",
+            ),
+            ("https://Foo.com/x#y", "https://foo.com/x"),
+        ] {
+            assert_eq!(normalize_url_or_host(url).unwrap(), want, "{url}");
+        }
+        for host in ["localhost", "not a host.com"] {
+            assert!(normalize_url_or_host(host).is_err(), "{host}");
+        }
     }
 
     #[test]

@@ -352,17 +352,16 @@ pub fn simulate<'py>(
             results.push(PolicyResult { run, measures });
         }
         let summary = Summary {
-            graph: data.path.display().to_string(),
-            nodes: data.csr.num_nodes() as u64,
-            arcs: data.csr.num_arcs(),
-            seeds: seeds.len(),
-            seed_source,
-            rng_seed: config.rng_seed,
-            reachable: reference.reachable,
-            results,
-            percents: config.percents.clone(),
-            parameters: config.parameters(),
             impact_column: impact_name.clone(),
+            ..Summary::new(
+                data.path.display().to_string(),
+                &data.csr,
+                seeds.len(),
+                seed_source,
+                &reference,
+                &config,
+                results,
+            )
         };
         if let Some(dir) = &out {
             write_outputs(&summary, dir, save_orders, &data.ids)
@@ -431,27 +430,6 @@ pub fn plot(
     title: &str,
     y_label: &str,
 ) -> PyResult<()> {
-    use crawlrank_plot::{Corner, LineChart, Series, YAxis};
-    let chart = LineChart {
-        title: title.to_string(),
-        x_desc: "% of reachable pages crawled".into(),
-        y_desc: y_label.to_string(),
-        x: 0.0..100.0,
-        y: YAxis::Fixed(0.0, 1.0),
-        legend: Corner::LowerRight,
-        markers: false,
-    };
-    let lines: Vec<Series> = series
-        .iter()
-        .map(|(name, ys)| {
-            let step = 100.0 / ys.len().max(1) as f64;
-            let points = ys
-                .iter()
-                .enumerate()
-                .map(|(j, &y)| ((j + 1) as f64 * step, y));
-            Series::line(name.as_str(), points.collect())
-        })
-        .collect();
-    py.allow_threads(|| chart.save(&path, &lines))
+    py.allow_threads(|| crawlrank_sim::report::plot(&path, title, y_label, &series))
         .map_err(to_py)
 }

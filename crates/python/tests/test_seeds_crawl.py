@@ -1,6 +1,7 @@
 """Seeds, frontier ranking and crawl states against `crawlrank seeds`, `frontier-rank`,
 `export` and `status`."""
 
+import contextlib
 import json
 import subprocess
 
@@ -127,10 +128,10 @@ def test_frontier_rank_repeats_bad_input(web):
             crawlrank.frontier_rank(g, impact, methods="random", downloaded_fraction=bad)
 
 
-@pytest.fixture(scope="module")
-def crawl_state(cli, tmp_path_factory):
-    """A finished FICA crawl of a five-page test web served on loopback."""
-    tmp = tmp_path_factory.mktemp("crawl")
+@contextlib.contextmanager
+def five_page_web(tmp):
+    """A five-page test web (`crawlrank serve`) on loopback while the block runs, its graph in
+    `tmp`: yields a seeds file of its first page and the `crawl` options that fetch from it."""
     arcs = tmp / "five.txt"
     arcs.write_text("0 1\n0 2\n1 2\n2 0\n2 3\n3 4\n")
     server = subprocess.Popen(
@@ -138,16 +139,22 @@ def crawl_state(cli, tmp_path_factory):
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )
     try:
-        first = server.stdout.readline()
-        addr = first.split("http://")[1].split()[0]
+        addr = server.stdout.readline().split("http://")[1].split()[0]
         seeds = tmp / "seeds.txt"
         seeds.write_text("http://h0.crawlrank.test/p0.html\n")
-        state = tmp / "state"
-        cli("crawl", "--seeds", seeds, "--state", state, "--policy", "fica",
-            "--proxy", f"http://{addr}", "--delay", 0)
+        yield seeds, ["--proxy", f"http://{addr}", "--delay", 0]
     finally:
         server.kill()
         server.wait()
+
+
+@pytest.fixture(scope="module")
+def crawl_state(cli, tmp_path_factory):
+    """A finished FICA crawl of a five-page test web served on loopback."""
+    tmp = tmp_path_factory.mktemp("crawl")
+    with five_page_web(tmp) as (seeds, fetch):
+        state = tmp / "state"
+        cli("crawl", "--seeds", seeds, "--state", state, "--policy", "fica", *fetch)
     return state
 
 
@@ -173,18 +180,8 @@ def test_crawl_state(cli, crawl_state, tmp_path):
 
 
 def test_crawl_graph_is_exported_again_only_when_the_crawl_moved_on(cli, tmp_path, scratch_cache):
-    arcs = tmp_path / "five.txt"
-    arcs.write_text("0 1\n0 2\n1 2\n2 0\n2 3\n3 4\n")
-    server = subprocess.Popen(
-        [str(cli_path()), "serve", "--graph", str(arcs), "--addr", "127.0.0.1:0"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-    )
-    try:
-        addr = server.stdout.readline().split("http://")[1].split()[0]
-        seeds = tmp_path / "seeds.txt"
-        seeds.write_text("http://h0.crawlrank.test/p0.html\n")
+    with five_page_web(tmp_path) as (seeds, fetch):
         state = tmp_path / "state"
-        fetch = ["--proxy", f"http://{addr}", "--delay", 0]
         cli("crawl", "--seeds", seeds, "--state", state, "--policy", "fica", "--max-pages", 2, *fetch)
         exports = scratch_cache / "crawl-exports"
         before = set(exports.glob("*/graph.graph"))
@@ -213,9 +210,6 @@ def test_crawl_graph_is_exported_again_only_when_the_crawl_moved_on(cli, tmp_pat
         cli("export", "--state", state, "--arcs", pairs)
         assert len(pairs.read_text().splitlines()) == 6
         assert crawlrank.Crawl.open(state).graph().num_arcs == 6
-    finally:
-        server.kill()
-        server.wait()
 
 
 def test_crawl_missing_state(tmp_path):

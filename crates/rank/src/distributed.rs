@@ -28,7 +28,7 @@
 //! last two), and a run started again with the same directory resumes from the latest
 //! iteration every process saved, instead of from scratch.
 
-use crate::pagerank::{check_distribution, finish, Sweep, BLOCK};
+use crate::pagerank::{check_distribution, converged, finish, Sweep, BLOCK};
 use crate::{PageRankConfig, PageRankResult};
 use anyhow::{bail, ensure, Context, Result};
 use crawlrank_graph::access::SequentialSuccessors;
@@ -551,10 +551,7 @@ where
         }
         l1_change = block_change.iter().sum();
         iterations += 1;
-        if !l1_change.is_finite() {
-            bail!("PageRank diverged after {iterations} iterations (non-finite L1 change)");
-        }
-        if l1_change < pr.threshold {
+        if converged(l1_change, iterations, pr.threshold)? {
             break;
         }
         if let Some(ck) = &config.checkpoints {

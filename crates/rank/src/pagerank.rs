@@ -293,10 +293,7 @@ impl<'a, T: SequentialSuccessors> PageRank<'a, T> {
             }
             l1_change = block_change.iter().sum();
             iterations += 1;
-            if !l1_change.is_finite() {
-                bail!("PageRank diverged after {iterations} iterations (non-finite L1 change)");
-            }
-            if l1_change < config.threshold {
+            if converged(l1_change, iterations, config.threshold)? {
                 break;
             }
         }
@@ -442,6 +439,16 @@ pub(crate) fn check_distribution(v: &[f64], n: usize) -> Result<()> {
 }
 
 /// `v` rescaled to sum 1, after checking it has `n` finite non-negative entries, not all 0.
+/// Whether PageRank has converged after `iterations` sweeps, the last with the L1 change
+/// `l1_change`: below `threshold`. A change that is not finite is an error (the scores
+/// diverged), never a plausible wrong answer.
+pub(crate) fn converged(l1_change: f64, iterations: usize, threshold: f64) -> Result<bool> {
+    if !l1_change.is_finite() {
+        bail!("PageRank diverged after {iterations} iterations (non-finite L1 change)");
+    }
+    Ok(l1_change < threshold)
+}
+
 fn normalised(v: &[f64], n: usize) -> Result<Vec<f64>> {
     let sum = checked_sum(v, n)?;
     ensure!(sum > 0.0, "all its entries are 0");

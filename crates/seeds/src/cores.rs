@@ -186,7 +186,7 @@ impl CoreBuilder {
                 seed: None,
             },
         };
-        g.add_authority(best_authority);
+        g.add(best_authority, AUTH);
         match rule {
             CoreRule::CoverDensity {
                 min_density,
@@ -210,28 +210,28 @@ impl CoreBuilder {
     }
 }
 
-impl Growing<'_> {
+impl<'a> Growing<'a> {
     fn grow_by_density(&mut self, min_density: f64, max_hubs: usize) {
         if max_hubs == 0 {
             return;
         }
         match self.next_hub() {
-            Some(h) => self.add_hub(h),
+            Some(h) => self.add(h, HUB),
             None => return,
         }
         while self.core.hubs.len() < max_hubs {
             let mut kept = false;
             if let Some(h) = self.next_hub() {
-                let gained = self.arcs_into_authorities(h);
+                let gained = self.arcs_to_core(h, HUB);
                 if self.density_holds(gained, 1, 0, min_density) {
-                    self.add_hub(h);
+                    self.add(h, HUB);
                     kept = true;
                 }
             }
             if let Some(a) = self.next_authority() {
-                let gained = self.arcs_from_hubs(a);
+                let gained = self.arcs_to_core(a, AUTH);
                 if self.density_holds(gained, 0, 1, min_density) {
-                    self.add_authority(a);
+                    self.add(a, AUTH);
                     kept = true;
                 }
             }
@@ -245,22 +245,18 @@ impl Growing<'_> {
         while self.core.hubs.len() + self.core.authorities.len() < size {
             let mut added = false;
             for _ in 0..new_members {
-                match self.next_hub() {
-                    Some(h) => {
-                        self.add_hub(h);
-                        added = true;
-                    }
-                    None => break,
-                }
+                let Some(h) = self.next_hub() else {
+                    break;
+                };
+                self.add(h, HUB);
+                added = true;
             }
             for _ in 0..new_members {
-                match self.next_authority() {
-                    Some(a) => {
-                        self.add_authority(a);
-                        added = true;
-                    }
-                    None => break,
-                }
+                let Some(a) = self.next_authority() else {
+                    break;
+                };
+                self.add(a, AUTH);
+                added = true;
             }
             if !added {
                 break;
@@ -290,73 +286,90 @@ impl Growing<'_> {
         self.b.flags[page as usize]
     }
 
-    fn add_hub(&mut self, h: u32) {
-        self.core.arcs += self.arcs_into_authorities(h);
-        self.core.hubs.push(h);
-        self.touch(h, HUB);
-        for &a in self.graph.successors(h as usize) {
-            if !self.removed[a as usize] && self.flag(a) & (HUB | AUTH | AUTH_CANDIDATE) == 0 {
-                self.touch(a, AUTH_CANDIDATE);
-                self.b.auth_heap.push(Candidate {
-                    score: self.authorities[a as usize],
-                    key: self.global[a as usize],
-                    page: a,
-                });
+    /// The links of a hub (`HUB`: its successors) or of an authority (`AUTH`: its
+    /// predecessors), the role of the pages at their other ends, and the flag of those pages'
+    /// candidates.
+    fn links(&self, role: u8) -> (&'a Csr, u8, u8) {
+        if role == HUB {
+            (self.graph, AUTH, AUTH_CANDIDATE)
+        } else {
+            (self.transpose, HUB, HUB_CANDIDATE)
+        }
+    }
+
+    /// The arcs `page` would bring into the core as a hub (`HUB`: arcs into its authorities)
+    /// or as an authority (`AUTH`: arcs from its hubs).
+    fn arcs_to_core(&self, page: u32, role: u8) -> u64 {
+        let (links, other, _) = self.links(role);
+        links
+            .successors(page as usize)
+            .iter()
+            .filter(|&&q| self.flag(q) & other != 0)
+            .count() as u64
+    }
+
+    /// Adds `page` to the core as a hub (`HUB`) or an authority (`AUTH`), and offers the pages
+    /// at the other ends of its links as candidates of the other side.
+    fn add(&mut self, page: u32, role: u8) {
+        self.core.arcs += self.arcs_to_core(page, role);
+        if role == HUB {
+            self.core.hubs.push(page);
+        } else {
+            self.core.authorities.push(page);
+        }
+        self.touch(page, role);
+        let (links, _, candidate) = self.links(role);
+        for &q in links.successors(page as usize) {
+            self.offer(q, candidate);
+        }
+    }
+
+    /// The heap of the hub candidates (`HUB_CANDIDATE`) or of the authority candidates
+    /// (`AUTH_CANDIDATE`), and the scores they are ranked by.
+    fn side(&mut self, candidate: u8) -> (&mut BinaryHeap<Candidate>, &'a [f64]) {
+        if candidate == HUB_CANDIDATE {
+            (&mut self.b.hub_heap, self.hubs)
+        } else {
+            (&mut self.b.auth_heap, self.authorities)
+        }
+    }
+
+    /// Makes `page` a candidate of the side `candidate` (`HUB_CANDIDATE` or
+    /// `AUTH_CANDIDATE`) unless it is removed, in the core, or that side's candidate already.
+    fn offer(&mut self, page: u32, candidate: u8) {
+        let p = page as usize;
+        if self.removed[p] || self.flag(page) & (HUB | AUTH | candidate) != 0 {
+            return;
+        }
+        self.touch(page, candidate);
+        let key = self.global[p];
+        let (heap, scores) = self.side(candidate);
+        heap.push(Candidate {
+            score: scores[p],
+            key,
+            page,
+        });
+    }
+
+    /// The best candidate of the side `candidate` not yet in the core (each is handed out
+    /// once).
+    fn next(&mut self, candidate: u8) -> Option<u32> {
+        loop {
+            let (heap, _) = self.side(candidate);
+            let page = heap.pop()?.page;
+            if self.flag(page) & (HUB | AUTH) == 0 {
+                return Some(page);
             }
         }
     }
 
-    fn add_authority(&mut self, a: u32) {
-        self.core.arcs += self.arcs_from_hubs(a);
-        self.core.authorities.push(a);
-        self.touch(a, AUTH);
-        for &h in self.transpose.successors(a as usize) {
-            if !self.removed[h as usize] && self.flag(h) & (HUB | AUTH | HUB_CANDIDATE) == 0 {
-                self.touch(h, HUB_CANDIDATE);
-                self.b.hub_heap.push(Candidate {
-                    score: self.hubs[h as usize],
-                    key: self.global[h as usize],
-                    page: h,
-                });
-            }
-        }
-    }
-
-    /// The best hub candidate not yet in the core (each is handed out once).
+    /// The best hub candidate not yet in the core.
     fn next_hub(&mut self) -> Option<u32> {
-        while let Some(c) = self.b.hub_heap.pop() {
-            if self.flag(c.page) & (HUB | AUTH) == 0 {
-                return Some(c.page);
-            }
-        }
-        None
+        self.next(HUB_CANDIDATE)
     }
 
-    /// The best authority candidate not yet in the core (each is handed out once).
+    /// The best authority candidate not yet in the core.
     fn next_authority(&mut self) -> Option<u32> {
-        while let Some(c) = self.b.auth_heap.pop() {
-            if self.flag(c.page) & (HUB | AUTH) == 0 {
-                return Some(c.page);
-            }
-        }
-        None
-    }
-
-    /// Arcs from `h` into the core's authorities.
-    fn arcs_into_authorities(&self, h: u32) -> u64 {
-        self.graph
-            .successors(h as usize)
-            .iter()
-            .filter(|&&a| self.flag(a) & AUTH != 0)
-            .count() as u64
-    }
-
-    /// Arcs from the core's hubs into `a`.
-    fn arcs_from_hubs(&self, a: u32) -> u64 {
-        self.transpose
-            .successors(a as usize)
-            .iter()
-            .filter(|&&h| self.flag(h) & HUB != 0)
-            .count() as u64
+        self.next(AUTH_CANDIDATE)
     }
 }

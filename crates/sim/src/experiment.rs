@@ -99,17 +99,13 @@ pub fn run_with_pagerank<G: SimGraph>(
         progress(ExperimentEvent::PolicyDone(&run));
         results.push(PolicyResult { run, measures });
     }
-    Ok(Summary {
-        graph: graph.basename().display().to_string(),
-        nodes: csr.node_count() as u64,
-        arcs: csr.arc_count(),
-        seeds: seeds.len(),
+    Ok(Summary::new(
+        graph.basename().display().to_string(),
+        csr,
+        seeds.len(),
         seed_source,
-        rng_seed: config.rng_seed,
-        reachable: reference.reachable,
+        &reference,
+        config,
         results,
-        percents: config.percents.clone(),
-        parameters: config.parameters(),
-        impact_column: None,
-    })
+    ))
 }

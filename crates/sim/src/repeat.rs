@@ -14,12 +14,13 @@ use crate::graph::SimGraph;
 use crate::measures::Measures;
 use crate::reference::reference_pagerank;
 use crate::report::{
-    curves, plot_bands, summary_json, write_aligned, write_tidy_csv, Band, Summary,
+    charts, curves, file_name, summary_json, write_orders, write_tidy_csv, Band, Summary,
 };
 use crate::seeds::SeedChoice;
 use anyhow::{bail, ensure, Context, Result};
 use crawlrank_graph::atomic::write_file;
 use crawlrank_graph::csv::csv_field;
+use crawlrank_graph::table::write_aligned;
 use crawlrank_graph::{BvWebGraph, PageIds};
 use crawlrank_stats::{Interval, Wins};
 use rayon::prelude::*;
@@ -383,21 +384,12 @@ pub fn write_repeat_outputs(
             let sub = dir.join(format!("rng-{}", s.rng_seed));
             std::fs::create_dir_all(&sub)
                 .with_context(|| format!("cannot create {}", sub.display()))?;
-            for r in &s.results {
-                write_file(&sub.join(format!("{}.order", r.run.policy)), |w| {
-                    for id in ids.ids_of(&r.run.order) {
-                        writeln!(w, "{id}")?;
-                    }
-                    Ok(())
-                })?;
-            }
+            write_orders(s, &sub, ids)?;
         }
     }
-    let name = Path::new(graph)
-        .file_name()
-        .map_or(graph.clone(), |n| n.to_string_lossy().into_owned());
     let title = format!(
-        "{name} — {} seed sets of {} seeds, mean and 95% CI",
+        "{} — {} seed sets of {} seeds, mean and 95% CI",
+        file_name(graph),
         runs.len(),
         first.seeds
     );
@@ -415,29 +407,13 @@ pub fn write_repeat_outputs(
             })
             .collect()
     };
-    plot_bands(
-        &dir.join("throughput.svg"),
-        &format!("Hot pages found: {title}"),
-        "fraction of hot pages crawled (throughput)",
-        &bands("throughput"),
-    )?;
-    plot_bands(
-        &dir.join("mass.svg"),
-        &format!("PageRank mass: {title}"),
-        "fraction of PageRank mass crawled",
-        &bands("mass"),
-    )?;
-    let impact = bands("impact");
-    if !impact.is_empty() {
-        plot_bands(
-            &dir.join("impact.svg"),
-            &format!(
-                "Impact '{}' crawled: {title}",
-                first.impact_column.as_deref().unwrap_or("?")
-            ),
-            "impact crawled relative to the ideal order",
-            &impact,
-        )?;
+    for chart in charts(first.impact_column.as_deref()) {
+        let bands = bands(chart.measure);
+        // Impact is drawn only when the crawls were measured by it.
+        if chart.measure == "impact" && bands.is_empty() {
+            continue;
+        }
+        chart.draw_bands(dir, &title, &bands)?;
     }
     Ok(())
 }

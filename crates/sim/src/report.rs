@@ -5,10 +5,13 @@
 //! complete.
 
 use crate::measures::Measures;
-use crate::run::PolicyRun;
+use crate::reference::Reference;
+use crate::run::{PolicyRun, SimConfig};
 use anyhow::{Context, Result};
+use crawlrank_graph::access::GraphSize;
 use crawlrank_graph::atomic::write_file;
 use crawlrank_graph::csv::csv_field;
+use crawlrank_graph::table::write_aligned;
 use crawlrank_graph::PageIds;
 use crawlrank_plot::{Corner, LineChart, Series, YAxis};
 use std::io::Write;
@@ -52,6 +55,35 @@ pub struct Summary {
     /// The impact column the crawls were measured by (`simulate --impact`), named in
     /// `summary.json` and the impact plot's title.
     pub impact_column: Option<String>,
+}
+
+impl Summary {
+    /// The summary of `results`: crawls of `graph` (`csr`, its decoded form) from `seeds`
+    /// seeds chosen as `seed_source` says, under `config`, measured against `reference`; no
+    /// impact column is named (set [`Summary::impact_column`] for one).
+    pub fn new(
+        graph: String,
+        csr: &impl GraphSize,
+        seeds: usize,
+        seed_source: String,
+        reference: &Reference,
+        config: &SimConfig,
+        results: Vec<PolicyResult>,
+    ) -> Self {
+        Summary {
+            graph,
+            nodes: csr.node_count() as u64,
+            arcs: csr.arc_count(),
+            seeds,
+            seed_source,
+            rng_seed: config.rng_seed,
+            reachable: reference.reachable,
+            results,
+            percents: config.percents.clone(),
+            parameters: config.parameters(),
+            impact_column: None,
+        }
+    }
 }
 
 /// Whether the crawls were also measured by impact (`simulate --impact`).
@@ -116,38 +148,6 @@ pub fn write_table(s: &Summary, w: &mut impl Write) -> std::io::Result<()> {
     write_aligned(&rows, w)
 }
 
-/// Writes `rows` as a table: the first column left-aligned, the others right-aligned, two
-/// spaces apart, widths in characters (cells may hold "±"), a rule under the header row.
-pub(crate) fn write_aligned(rows: &[Vec<String>], w: &mut impl Write) -> std::io::Result<()> {
-    let widths: Vec<usize> = (0..rows[0].len())
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
-    for (i, row) in rows.iter().enumerate() {
-        let cells: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .enumerate()
-            .map(|(c, (cell, &width))| {
-                let pad = " ".repeat(width - cell.chars().count());
-                if c == 0 {
-                    format!("{cell}{pad}")
-                } else {
-                    format!("{pad}{cell}")
-                }
-            })
-            .collect();
-        writeln!(w, "{}", cells.join("  "))?;
-        if i == 0 {
-            writeln!(
-                w,
-                "{}",
-                "-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1))
-            )?;
-        }
-    }
-    Ok(())
-}
-
 /// Writes `summary.json`, `summary.csv`, `throughput.svg`, `mass.svg`, with impacts
 /// `impact.svg` (and `impact` rows in the tidy `summary.csv`: [`write_tidy_csv`]), and, with `save_orders`,
 /// `<policy>.order` into `dir`: the crawled pages in crawl order, one id per line, each page
@@ -164,57 +164,108 @@ pub fn write_outputs(s: &Summary, dir: &Path, save_orders: bool, ids: &PageIds) 
         Ok(write_tidy_csv(std::slice::from_ref(s), w)?)
     })?;
     if save_orders {
-        for r in &s.results {
-            write_file(&dir.join(format!("{}.order", r.run.policy)), |w| {
-                for id in ids.ids_of(&r.run.order) {
-                    writeln!(w, "{id}")?;
-                }
-                Ok(())
-            })?;
-        }
+        write_orders(s, dir, ids)?;
     }
-    let curves = |f: fn(&Measures) -> &Vec<f64>| -> Vec<(String, Vec<f64>)> {
-        s.results
-            .iter()
-            .map(|r| (r.run.policy.name().to_string(), f(&r.measures).clone()))
-            .collect()
-    };
-    let name = Path::new(&s.graph)
-        .file_name()
-        .map_or(s.graph.clone(), |n| n.to_string_lossy().into_owned());
-    let title = format!("{name} — {} seeds, R = {}", s.seeds, s.reachable);
-    plot(
-        &dir.join("throughput.svg"),
-        &format!("Hot pages found: {title}"),
-        "fraction of hot pages crawled (throughput)",
-        &curves(|m| &m.throughput),
-    )?;
-    plot(
-        &dir.join("mass.svg"),
-        &format!("PageRank mass: {title}"),
-        "fraction of PageRank mass crawled",
-        &curves(|m| &m.mass),
-    )?;
-    if impact {
+    let title = format!(
+        "{} — {} seeds, R = {}",
+        file_name(&s.graph),
+        s.seeds,
+        s.reachable
+    );
+    for chart in charts(s.impact_column.as_deref()) {
+        if chart.measure == "impact" && !impact {
+            continue;
+        }
         let series: Vec<(String, Vec<f64>)> = s
             .results
             .iter()
             .filter_map(|r| {
-                let c = r.measures.impact.clone()?;
-                Some((r.run.policy.name().to_string(), c))
+                let (_, c) = curves(&r.measures)
+                    .into_iter()
+                    .find(|(m, _)| *m == chart.measure)?;
+                Some((r.run.policy.name().to_string(), c.to_vec()))
             })
             .collect();
-        plot(
-            &dir.join("impact.svg"),
-            &format!(
-                "Impact '{}' crawled: {title}",
-                s.impact_column.as_deref().unwrap_or("?")
-            ),
-            "impact crawled relative to the ideal order",
-            &series,
-        )?;
+        chart.draw_lines(dir, &title, &series)?;
     }
     Ok(())
+}
+
+/// Writes each policy's crawl order into `dir` as `POLICY.order`: one page a line, by the
+/// graph's own ids (`ids`).
+pub(crate) fn write_orders(s: &Summary, dir: &Path, ids: &PageIds) -> Result<()> {
+    for r in &s.results {
+        write_file(&dir.join(format!("{}.order", r.run.policy)), |w| {
+            for id in ids.ids_of(&r.run.order) {
+                writeln!(w, "{id}")?;
+            }
+            Ok(())
+        })?;
+    }
+    Ok(())
+}
+
+/// The last part of the graph's basename `graph`, for the charts' titles.
+pub(crate) fn file_name(graph: &str) -> String {
+    Path::new(graph)
+        .file_name()
+        .map_or(graph.to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+/// One of a simulation's charts (of one run, or the bands of repeated runs).
+pub(crate) struct Chart {
+    /// The measure drawn, as [`curves`] names it.
+    pub measure: &'static str,
+    /// The SVG file's name.
+    pub file: &'static str,
+    /// The title's head, before the setting.
+    pub head: String,
+    /// The y axis's label.
+    pub y_label: &'static str,
+}
+
+impl Chart {
+    /// Draws `series` (one curve each) into `dir`, titled `head: setting`.
+    pub(crate) fn draw_lines(
+        &self,
+        dir: &Path,
+        setting: &str,
+        series: &[(String, Vec<f64>)],
+    ) -> Result<()> {
+        let title = format!("{}: {setting}", self.head);
+        plot(&dir.join(self.file), &title, self.y_label, series)
+    }
+
+    /// Draws `bands` (a mean over its interval each) into `dir`, titled `head: setting`.
+    pub(crate) fn draw_bands(&self, dir: &Path, setting: &str, bands: &[Band]) -> Result<()> {
+        let title = format!("{}: {setting}", self.head);
+        plot_bands(&dir.join(self.file), &title, self.y_label, bands)
+    }
+}
+
+/// The charts of a simulation: throughput, PageRank mass and impact (measured by
+/// `impact_column`; drawn only when the crawls were measured by impact).
+pub(crate) fn charts(impact_column: Option<&str>) -> [Chart; 3] {
+    [
+        Chart {
+            measure: "throughput",
+            file: "throughput.svg",
+            head: "Hot pages found".into(),
+            y_label: "fraction of hot pages crawled (throughput)",
+        },
+        Chart {
+            measure: "mass",
+            file: "mass.svg",
+            head: "PageRank mass".into(),
+            y_label: "fraction of PageRank mass crawled",
+        },
+        Chart {
+            measure: "impact",
+            file: "impact.svg",
+            head: format!("Impact '{}' crawled", impact_column.unwrap_or("?")),
+            y_label: "impact crawled relative to the ideal order",
+        },
+    ]
 }
 
 pub(crate) fn summary_json(s: &Summary) -> serde_json::Value {
@@ -285,12 +336,17 @@ fn percent_chart(title: &str, y_label: &str) -> LineChart {
     }
 }
 
-/// One curve per policy over `% of reachable pages crawled`, y in [0, 1].
-fn plot(path: &Path, title: &str, y_label: &str, series: &[(String, Vec<f64>)]) -> Result<()> {
+/// One curve per named series over `% of reachable pages crawled`, its values evenly spaced
+/// up to 100% (a simulation's curves: one per percent), y in [0, 1]; written to `path` as SVG.
+pub fn plot(path: &Path, title: &str, y_label: &str, series: &[(String, Vec<f64>)]) -> Result<()> {
     let lines: Vec<Series> = series
         .iter()
         .map(|(name, ys)| {
-            let points = ys.iter().enumerate().map(|(j, &y)| ((j + 1) as f64, y));
+            let step = 100.0 / ys.len().max(1) as f64;
+            let points = ys
+                .iter()
+                .enumerate()
+                .map(|(j, &y)| ((j + 1) as f64 * step, y));
             Series::line(name.as_str(), points.collect())
         })
         .collect();

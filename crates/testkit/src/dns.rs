@@ -5,15 +5,15 @@
 //!
 //! Here because the crawler's tests and the command line's tests both need one, and a DNS
 //! message written by hand is easy to get subtly wrong twice. It understands just enough of
-//! RFC 1035: one question per query, no compression in it, no EDNS; the answers have a fixed
-//! TTL of [`TTL_SECS`].
+//! RFC 1035: one question per query, no compression in it, no EDNS; an address is answered
+//! with a TTL of [`TTL_SECS`] unless the test gives its own.
 
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
 use std::sync::{Arc, Mutex};
 
-/// The TTL of every address answered (300 s).
-pub const TTL_SECS: u16 = 300;
+/// The TTL of an address answered with [`DnsAnswer::A`] (300 s).
+pub const TTL_SECS: u32 = 300;
 
 /// How the server answers the queries for a name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,8 +21,12 @@ pub enum DnsAnswer {
     /// An `A` question gets this IPv4 address (TTL [`TTL_SECS`]); any other question type
     /// (e.g. `AAAA`) an empty answer.
     A(Ipv4Addr),
+    /// As [`DnsAnswer::A`], with this TTL in seconds (0: a resolver must not keep it).
+    ATtl(Ipv4Addr, u32),
     /// NXDOMAIN: the name does not exist.
     NxDomain,
+    /// SERVFAIL: the server failed to answer.
+    ServFail,
     /// Never answered: the resolver times out.
     Silent,
 }
@@ -60,7 +64,9 @@ impl DnsServer {
                 let (rcode, address) = match table.get(&name).copied().unwrap_or(otherwise) {
                     DnsAnswer::Silent => continue,
                     DnsAnswer::NxDomain => (3, None),
-                    DnsAnswer::A(ip) => (0, Some(ip).filter(|_| qtype == 1)),
+                    DnsAnswer::ServFail => (2, None),
+                    DnsAnswer::A(ip) => (0, Some((ip, TTL_SECS)).filter(|_| qtype == 1)),
+                    DnsAnswer::ATtl(ip, ttl) => (0, Some((ip, ttl)).filter(|_| qtype == 1)),
                 };
                 // The id, then QR, RD and RA set, the rcode, one question, 0 or 1 answer.
                 let mut r = q[..2].to_vec();
@@ -78,10 +84,10 @@ impl DnsServer {
                 ]);
                 // The question as asked: the name, its type and class.
                 r.extend_from_slice(&q[12..i + 5]);
-                if let Some(ip) = address {
+                if let Some((ip, ttl)) = address {
                     // A pointer to the question's name, type A, class IN, the TTL, 4 bytes.
-                    r.extend_from_slice(&[0xc0, 12, 0, 1, 0, 1, 0, 0]);
-                    r.extend_from_slice(&TTL_SECS.to_be_bytes());
+                    r.extend_from_slice(&[0xc0, 12, 0, 1, 0, 1]);
+                    r.extend_from_slice(&ttl.to_be_bytes());
                     r.extend_from_slice(&[0, 4]);
                     r.extend_from_slice(&ip.octets());
                 }

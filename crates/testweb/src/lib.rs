@@ -142,7 +142,13 @@ impl TestWeb {
         cfg: TestWebConfig,
     ) -> Result<TestWeb> {
         Ok(TestWeb {
-            inner: server::Handle::start(graph, urls, addr, cfg).await?,
+            inner: server::Handle::start(server::Spec {
+                graph,
+                urls,
+                addr,
+                cfg,
+            })
+            .await?,
         })
     }
 
@@ -156,7 +162,12 @@ impl TestWeb {
         cfg: TestWebConfig,
     ) -> Result<TestWeb> {
         Ok(TestWeb {
-            inner: server::Handle::start_blocking(graph, urls, addr, cfg)?,
+            inner: server::Handle::start_blocking(server::Spec {
+                graph,
+                urls,
+                addr,
+                cfg,
+            })?,
         })
     }
 

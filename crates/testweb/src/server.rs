@@ -70,6 +70,15 @@ pub(crate) struct Shared {
     stop_rx: watch::Receiver<bool>,
 }
 
+/// What a [`crate::TestWeb`] is started with: the graph, one URL per node when given, the
+/// address to listen on and the configuration.
+pub(crate) struct Spec {
+    pub graph: Arc<Csr>,
+    pub urls: Option<Vec<String>>,
+    pub addr: SocketAddr,
+    pub cfg: TestWebConfig,
+}
+
 /// The server side of a [`crate::TestWeb`].
 pub(crate) struct Handle {
     pub shared: Arc<Shared>,
@@ -79,14 +88,9 @@ pub(crate) struct Handle {
 }
 
 impl Handle {
-    pub async fn start(
-        graph: Arc<Csr>,
-        urls: Option<Vec<String>>,
-        addr: SocketAddr,
-        cfg: TestWebConfig,
-    ) -> Result<Handle> {
+    pub async fn start(spec: Spec) -> Result<Handle> {
         let (stop, stop_rx) = watch::channel(false);
-        let (shared, listener, addr) = prepare(graph, urls, addr, cfg, stop_rx.clone()).await?;
+        let (shared, listener, addr) = prepare(spec, stop_rx.clone()).await?;
         tokio::spawn(accept_loop(listener, shared.clone(), stop_rx));
         Ok(Handle {
             shared,
@@ -96,12 +100,7 @@ impl Handle {
         })
     }
 
-    pub fn start_blocking(
-        graph: Arc<Csr>,
-        urls: Option<Vec<String>>,
-        addr: SocketAddr,
-        cfg: TestWebConfig,
-    ) -> Result<Handle> {
+    pub fn start_blocking(spec: Spec) -> Result<Handle> {
         let (tx, rx) = std::sync::mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("crawlrank-testweb".into())
@@ -120,7 +119,7 @@ impl Handle {
                 };
                 rt.block_on(async move {
                     let (stop, stop_rx) = watch::channel(false);
-                    match prepare(graph, urls, addr, cfg, stop_rx.clone()).await {
+                    match prepare(spec, stop_rx.clone()).await {
                         Ok((shared, listener, addr)) => {
                             let _ = tx.send(Ok((shared.clone(), addr, stop)));
                             accept_loop(listener, shared, stop_rx).await;
@@ -178,12 +177,15 @@ impl Drop for Handle {
 
 /// Validates, builds the site and binds: everything that can fail, before anything runs.
 async fn prepare(
-    graph: Arc<Csr>,
-    urls: Option<Vec<String>>,
-    addr: SocketAddr,
-    cfg: TestWebConfig,
+    spec: Spec,
     stop_rx: watch::Receiver<bool>,
 ) -> Result<(Arc<Shared>, TcpListener, SocketAddr)> {
+    let Spec {
+        graph,
+        urls,
+        addr,
+        cfg,
+    } = spec;
     cfg.validate()?;
     if !addr.ip().is_loopback() {
         bail!(

@@ -28,10 +28,6 @@ pub fn fetch_ranking(
     limit: u32,
     timeout: Duration,
 ) -> Result<Vec<RankedUrl>> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start a runtime for the frontier client")?;
     let read = async {
         let nodes = list_nodes(addr).await?;
         if nodes.len() <= 1 {
@@ -50,6 +46,20 @@ pub fn fetch_ranking(
         };
         Ok(merge(each, limit as usize))
     };
+    block_on_within(addr, timeout, read)
+}
+
+/// Runs `read` (calls to the service at `addr`) to its end on a small runtime of its own,
+/// giving up after `timeout`: the blocking side of [`fetch_ranking`] and [`fetch_node_stats`].
+fn block_on_within<T>(
+    addr: &str,
+    timeout: Duration,
+    read: impl std::future::Future<Output = Result<T>>,
+) -> Result<T> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start a runtime for the frontier client")?;
     runtime.block_on(async {
         match tokio::time::timeout(timeout, read).await {
             Ok(result) => result,
@@ -92,10 +102,6 @@ pub fn fetch_node_stats(
     crawl_id: &str,
     timeout: Duration,
 ) -> Result<Vec<(String, Stats)>> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start a runtime for the frontier client")?;
     let read = async {
         let nodes = list_nodes(addr).await?;
         let nodes = if nodes.len() <= 1 {
@@ -121,15 +127,7 @@ pub fn fetch_node_stats(
         }
         Ok(out)
     };
-    runtime.block_on(async {
-        match tokio::time::timeout(timeout, read).await {
-            Ok(result) => result,
-            Err(_) => bail!(
-                "the frontier service at {addr} did not answer within {} s",
-                timeout.as_secs()
-            ),
-        }
-    })
+    block_on_within(addr, timeout, read)
 }
 
 /// The nodes' rankings merged into one of at most `limit`, ranked again from 1.

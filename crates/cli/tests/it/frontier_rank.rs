@@ -7,6 +7,7 @@ use crate::common;
 
 use common::{fails, ok, words, Env};
 use crawlrank_testkit as testkit;
+use std::path::PathBuf;
 
 /// 0 → 1..=20 and 0 → 21; 21 → 22..=41.
 fn star_graph(env: &Env) -> String {
@@ -28,13 +29,34 @@ fn star_impacts() -> String {
     s
 }
 
+/// The star graph, its impacts and the downloaded set `downloaded` (the file's text) written
+/// into `env`, and the output folder: `(graph, impact, downloaded, out)`.
+fn star_files(env: &Env, downloaded: &str) -> (String, PathBuf, PathBuf, PathBuf) {
+    let g = star_graph(env);
+    let imp = env.write("impact.tsv", &star_impacts());
+    let d = env.write("d.txt", downloaded);
+    (g, imp, d, env.path("out"))
+}
+
+/// A ring of 300 pages with chords `v → 7v + 3` and `v → 13v + 5`, as the arc list `ring.txt`.
+fn ring300(env: &Env) -> PathBuf {
+    testkit::ring_with_chords(300, &[(7, 3), (13, 5)]).write_arc_list(env.dir.path(), "ring.txt")
+}
+
+/// The impact table `imp.csv` of [`ring300`]: `header`, then `row(v)` for every `step`-th page.
+fn impact_csv(env: &Env, header: &str, step: usize, row: impl Fn(usize) -> String) -> PathBuf {
+    let mut imp = format!("{header}\n");
+    for v in (0..300).step_by(step) {
+        imp += &row(v);
+        imp.push('\n');
+    }
+    env.write("imp.csv", &imp)
+}
+
 #[test]
 fn a_hand_graph_gives_the_table_and_every_file() {
     let env = Env::new();
-    let g = star_graph(&env);
-    let imp = env.write("impact.tsv", &star_impacts());
-    let d = env.write("d.txt", "# D\n0\n21\n");
-    let out = env.path("out");
+    let (g, imp, d, out) = star_files(&env, "# D\n0\n21\n");
     let args = words("frontier-rank --graph {} --downloaded {} --impact {} --method random,pagerank,rw,rw-eg --omega tune --rng-seed 3 --out {}", &[&g, &d, &imp, &out]);
     let stdout = ok(&env.run(&args));
     assert!(
@@ -116,13 +138,10 @@ fn a_hand_graph_gives_the_table_and_every_file() {
 #[test]
 fn a_bfs_downloaded_set_on_a_ring() {
     let env = Env::new();
-    let g = testkit::ring_with_chords(300, &[(7, 3), (13, 5)])
-        .write_arc_list(env.dir.path(), "ring.txt");
-    let mut imp = String::from("id,clicks,views\n");
-    for v in (0..300).step_by(3) {
-        imp += &format!("{v},{},{}\n", v % 17, (v * 7) % 23);
-    }
-    let imp = env.write("imp.csv", &imp);
+    let g = ring300(&env);
+    let imp = impact_csv(&env, "id,clicks,views", 3, |v| {
+        format!("{v},{},{}", v % 17, (v * 7) % 23)
+    });
     let out = env.path("out");
     let stdout = env.ok("frontier-rank --graph {} --downloaded-fraction 0.3 --seeds 3 --impact {} --impact-column views --out {}", &[&g, &imp, &out]);
     assert!(stdout.contains("D: 90 pages"), "{stdout}");
@@ -150,8 +169,7 @@ fn a_bfs_downloaded_set_on_a_ring() {
 #[test]
 fn learned_on_a_ring_with_two_impact_columns() {
     let env = Env::new();
-    let g = testkit::ring_with_chords(300, &[(7, 3), (13, 5)])
-        .write_arc_list(env.dir.path(), "ring.txt");
+    let g = ring300(&env);
     let table = |absurd_from: Option<&[String]>| {
         let mut imp = String::from("id,clicks,views\n");
         for v in 0..300usize {
@@ -209,10 +227,7 @@ fn learned_on_a_ring_with_two_impact_columns() {
 #[test]
 fn bad_input_is_a_clear_error() {
     let env = Env::new();
-    let g = star_graph(&env);
-    let imp = env.write("impact.tsv", &star_impacts());
-    let d = env.write("d.txt", "0\n21\n");
-    let out = env.path("out");
+    let (g, imp, d, out) = star_files(&env, "0\n21\n");
     let run = |d: &str, imp: &str, extra: &[&str]| {
         let mut args = words(
             "frontier-rank --graph {} --downloaded {} --impact {} --out {}",
@@ -341,13 +356,8 @@ fn urls_name_the_downloaded_pages_the_impacts_and_the_scores() {
 #[test]
 fn repeated_runs_are_the_single_runs_with_intervals_and_paired_tests() {
     let env = Env::new();
-    let g = testkit::ring_with_chords(300, &[(7, 3), (13, 5)])
-        .write_arc_list(env.dir.path(), "ring.txt");
-    let mut imp = String::from("id,clicks\n");
-    for v in (0..300).step_by(2) {
-        imp += &format!("{v},{}\n", 1 + v % 17);
-    }
-    let imp = env.write("imp.csv", &imp);
+    let g = ring300(&env);
+    let imp = impact_csv(&env, "id,clicks", 2, |v| format!("{v},{}", 1 + v % 17));
     let run = |out: &str, extra: &[&str]| {
         let out = env.path(out);
         let mut args = words("frontier-rank --graph {} --downloaded-fraction 0.3 --seeds 3 --impact {} --method random,indegree,rw --out {}", &[&g, &imp, &out]);

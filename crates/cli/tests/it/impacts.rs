@@ -25,15 +25,22 @@ fn tiny(env: &Env) {
     );
 }
 
+/// Writes [`tiny`] and imports `input` (the folder or its links file, relative to the work
+/// directory) as the graph `out`: the basename and what `import` printed.
+fn import_tiny(env: &Env, input: &str, out: &str) -> (std::path::PathBuf, String) {
+    tiny(env);
+    let base = env.path(out);
+    let stdout = env.ok(
+        "import {} --format wikispeedia --out {}",
+        &[&s(&env.path(input)), &s(&base)],
+    );
+    (base, stdout)
+}
+
 #[test]
 fn clickstream_search_referrals_and_clicks_become_an_impact_table() {
     let env = Env::new();
-    tiny(&env);
-    let base = env.path("out/wiki");
-    env.ok(
-        "import {} --format wikispeedia --out {}",
-        &[&s(&env.path("wiki")), &s(&base)],
-    );
+    let (base, _) = import_tiny(&env, "wiki", "out/wiki");
     let stream = env.write(
         "clicks.tsv",
         "prev\tcurr\ttype\tn\nother-search\tB\texternal\t40\nA\tB\tlink\t12\n\
@@ -70,12 +77,7 @@ fn clickstream_search_referrals_and_clicks_become_an_impact_table() {
 #[test]
 fn import_wikispeedia_then_write_impacts() {
     let env = Env::new();
-    tiny(&env);
-    let base = env.path("out/wiki");
-    let stdout = env.ok(
-        "import {} --format wikispeedia --out {}",
-        &[&s(&env.path("wiki")), &s(&base)],
-    );
+    let (base, stdout) = import_tiny(&env, "wiki", "out/wiki");
     assert!(
         stdout.contains("4 nodes (1 without links), 4 arcs"),
         "{stdout}"
@@ -115,12 +117,7 @@ fn import_wikispeedia_then_write_impacts() {
 #[test]
 fn impacts_bad_input() {
     let env = Env::new();
-    tiny(&env);
-    let base = env.path("wiki-graph");
-    env.ok(
-        "import {} --format wikispeedia --out {}",
-        &[&s(&env.path("wiki/links.tsv")), &s(&base)],
-    );
+    let (base, _) = import_tiny(&env, "wiki/links.tsv", "wiki-graph");
     let out = env.path("impacts.tsv");
     env.fails(
         "impacts --graph {} --out {} --profile news",

@@ -5,14 +5,23 @@ use crate::common;
 
 use common::Env;
 use crawlrank_testkit as testkit;
+use std::ffi::OsStr;
+
+/// A command line that must fail: the line, its values and what its error must say.
+type FailingCase<'a> = (&'a str, &'a [&'a dyn AsRef<OsStr>], &'a [&'a str]);
+
+/// A ring of `n` pages with chords `v → 7v + 3` as the arc list `ring.txt`.
+fn ring(env: &Env, n: u32) -> std::path::PathBuf {
+    env.write(
+        "ring.txt",
+        &testkit::ring_with_chords(n, &[(7, 3)]).arc_list(),
+    )
+}
 
 #[test]
 fn simulate_rw_and_rw_eg_with_impacts() {
     let env = Env::new();
-    let graph = env.write(
-        "ring.txt",
-        &testkit::ring_with_chords(200, &[(7, 3)]).arc_list(),
-    );
+    let graph = ring(&env, 200);
     // A search log: every ninth page has an impact (id<TAB>value, with a header).
     let mut table = String::from("id\tclicks\n");
     for v in (0..200).step_by(9) {
@@ -61,53 +70,57 @@ fn simulate_rw_and_rw_eg_with_impacts() {
 #[test]
 fn rw_without_impacts_and_bad_impact_options_are_clear_errors() {
     let env = Env::new();
-    let graph = env.write(
-        "ring.txt",
-        &testkit::ring_with_chords(50, &[(7, 3)]).arc_list(),
-    );
+    let graph = ring(&env, 50);
     let g = graph.to_str().unwrap();
     let impact = env.write("impact.tsv", "0\t1\n5\t2\n");
     let i = impact.to_str().unwrap();
-    env.fails(
-        "simulate --graph {} --policy bfs,rw",
-        &[&g],
-        &["rw", "--impact"],
-    );
-    env.fails(
-        "simulate --graph {} --policy rw-eg",
-        &[&g],
-        &["rw-eg", "--impact"],
-    );
-    env.fails(
-        "simulate --graph {} --policy rw --impact {} --impact-column 2",
-        &[&g, &i],
-        &["--impact-column 2", "1 impact column"],
-    );
-    env.fails(
-        "simulate --graph {} --policy rw-eg --impact {} --omega 1.5",
-        &[&g, &i],
-        &["omega", "1.5"],
-    );
     let negative = env.write("negative.tsv", "0\t1\n5\t-2\n");
-    env.fails(
-        "simulate --graph {} --policy rw --impact {}",
-        &[&g, &negative],
-        &["negative.tsv:2"],
-    );
-    // A crawl with an impact-aware policy needs a search log, and only those policies read one;
-    // neither mistake leaves a state behind.
     let state = env.path("state");
     let state = state.to_str().unwrap();
-    env.fails(
-        "crawl --state {} --policy rw-eg",
-        &[&state],
-        &["rw-eg", "--impact FILE"],
-    );
-    env.fails(
-        "crawl --state {} --policy fica --impact {}",
-        &[&state, &i],
-        &["--impact is read by", "fica"],
-    );
+    let cases: [FailingCase; 7] = [
+        (
+            "simulate --graph {} --policy bfs,rw",
+            &[&g],
+            &["rw", "--impact"],
+        ),
+        (
+            "simulate --graph {} --policy rw-eg",
+            &[&g],
+            &["rw-eg", "--impact"],
+        ),
+        (
+            "simulate --graph {} --policy rw --impact {} --impact-column 2",
+            &[&g, &i],
+            &["--impact-column 2", "1 impact column"],
+        ),
+        (
+            "simulate --graph {} --policy rw-eg --impact {} --omega 1.5",
+            &[&g, &i],
+            &["omega", "1.5"],
+        ),
+        (
+            "simulate --graph {} --policy rw --impact {}",
+            &[&g, &negative],
+            &["negative.tsv:2"],
+        ),
+        // A crawl with an impact-aware policy needs a search log, and only those policies read
+        // one; neither mistake leaves a state behind.
+        (
+            "crawl --state {} --policy rw-eg",
+            &[&state],
+            &["rw-eg", "--impact FILE"],
+        ),
+        (
+            "crawl --state {} --policy fica --impact {}",
+            &[&state, &i],
+            &["--impact is read by", "fica"],
+        ),
+    ];
+    for (line, values, needles) in cases {
+        // Names the case in the output of a failing test.
+        eprintln!("checking: {line}");
+        env.fails(line, values, needles);
+    }
     assert!(!env.path("state").exists());
     // Without --impact, `all` runs every policy that does not need impacts.
     let stdout = env.ok("simulate --graph {} --seeds 2", &[&g]);

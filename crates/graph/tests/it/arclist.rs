@@ -1,46 +1,12 @@
 //! Graphs as text arc lists (`crawlrank convert`): import → convert round trips with ids and
 //! with URLs, the real cnr-2000, and the errors of inputs that cannot be converted.
 
+use crate::env::{shared_input, Env};
 use crawlrank_graph::arclist::{convert, ArcsWritten};
 use crawlrank_graph::bv::with_ext;
 use crawlrank_graph::import::{import, ImportFormat, ImportOptions};
-use crawlrank_graph::testdata::shared_data_or_skip;
-use crawlrank_graph::{BvWebGraph, Cache};
-use std::path::{Path, PathBuf};
-
-struct Env {
-    dir: tempfile::TempDir,
-    cache: Cache,
-}
-
-impl Env {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let cache = Cache::new(dir.path().join("cache"));
-        Self { dir, cache }
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
-    }
-
-    fn write(&self, name: &str, text: &str) -> PathBuf {
-        let p = self.path(name);
-        std::fs::write(&p, text).unwrap();
-        p
-    }
-
-    /// Entries of the work directory, but the cache.
-    fn entries(&self) -> Vec<String> {
-        let mut v: Vec<String> = std::fs::read_dir(self.dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|n| n != "cache")
-            .collect();
-        v.sort();
-        v
-    }
-}
+use crawlrank_testkit::write_file;
+use std::path::Path;
 
 fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap()
@@ -52,27 +18,31 @@ const ARCS: &str = "0\t1\n0\t4\n1\t2\n2\t0\n2\t2\n3\t0\n3\t2\n4\t3\n";
 #[test]
 fn an_imported_arc_list_converts_back_to_the_same_arcs() {
     let env = Env::new();
-    let input = env.write("g.tsv", ARCS);
-    let base = env.path("g");
+    let input = write_file(&env.out_dir(), "g.tsv", ARCS);
+    let base = env.out("g");
     import(&input, &base, &ImportOptions::default()).unwrap();
-    let out = env.path("back.tsv");
+    let out = env.out("back.tsv");
     let w = convert(&base, &env.cache, false, &out).unwrap();
     assert_eq!(w, ArcsWritten { nodes: 5, arcs: 8 });
     assert_eq!(read(&out), ARCS);
 
     // The arc list itself as --graph (imported on the fly into the cache) gives the same.
-    let out2 = env.path("back2.tsv");
+    let out2 = env.out("back2.tsv");
     convert(&input, &env.cache, false, &out2).unwrap();
     assert_eq!(read(&out2), ARCS);
 
     // Unsorted, duplicated, space-separated input: the graph's arcs, sorted, each once.
-    let messy = env.write("messy.txt", "4 3\n0 4\n0 1\n3 2\n3 0\n2 2\n2 0\n1 2\n0 1\n");
-    let out3 = env.path("back3.tsv");
+    let messy = write_file(
+        &env.out_dir(),
+        "messy.txt",
+        "4 3\n0 4\n0 1\n3 2\n3 0\n2 2\n2 0\n1 2\n0 1\n",
+    );
+    let out3 = env.out("back3.tsv");
     assert_eq!(convert(&messy, &env.cache, false, &out3).unwrap().arcs, 8);
     assert_eq!(read(&out3), ARCS);
     // Nothing but the outputs beside the inputs.
     assert_eq!(
-        env.entries(),
+        env.out_entries(),
         [
             "back.tsv",
             "back2.tsv",
@@ -94,23 +64,23 @@ fn imported_url_pairs_convert_back_to_the_same_url_pairs() {
                  http://a.test/\thttp://c.test/\n\
                  http://b.test/x\thttp://a.test/\n\
                  http://c.test/\thttp://c.test/\n";
-    let input = env.write("pairs.tsv", pairs);
-    let base = env.path("web");
+    let input = write_file(&env.out_dir(), "pairs.tsv", pairs);
+    let base = env.out("web");
     let opts = ImportOptions::with_format(ImportFormat::UrlPairs);
     import(&input, &base, &opts).unwrap();
-    let out = env.path("back.tsv");
+    let out = env.out("back.tsv");
     assert_eq!(convert(&base, &env.cache, true, &out).unwrap().arcs, 4);
     assert_eq!(read(&out), pairs);
     // And the URL pairs import again into the same graph.
-    let again = env.path("again");
+    let again = env.out("again");
     import(&out, &again, &opts).unwrap();
     assert_eq!(
         read(&with_ext(&again, "urls")),
         read(&with_ext(&base, "urls"))
     );
-    let ids = env.path("ids.tsv");
+    let ids = env.out("ids.tsv");
     convert(&base, &env.cache, false, &ids).unwrap();
-    let ids_again = env.path("ids-again.tsv");
+    let ids_again = env.out("ids-again.tsv");
     convert(&again, &env.cache, false, &ids_again).unwrap();
     assert_eq!(read(&ids), "0\t1\n0\t2\n1\t0\n2\t2\n");
     assert_eq!(read(&ids), read(&ids_again));
@@ -119,8 +89,8 @@ fn imported_url_pairs_convert_back_to_the_same_url_pairs() {
 #[test]
 fn what_cannot_be_converted_is_a_clear_error_and_writes_nothing() {
     let env = Env::new();
-    let input = env.write("g.tsv", ARCS);
-    let out = env.path("out.tsv");
+    let input = write_file(&env.out_dir(), "g.tsv", ARCS);
+    let out = env.out("out.tsv");
     let err = |graph: &Path, urls: bool| {
         let e = convert(graph, &env.cache, urls, &out).unwrap_err();
         assert!(!out.exists());
@@ -129,7 +99,7 @@ fn what_cannot_be_converted_is_a_clear_error_and_writes_nothing() {
     // URLs asked of an arc list, and of a BVGraph without .urls: the graph is named.
     let e = err(&input, true);
     assert!(e.contains("g.tsv is an arc list, which has no URLs"), "{e}");
-    let base = env.path("g");
+    let base = env.out("g");
     import(&input, &base, &ImportOptions::default()).unwrap();
     let e = err(&base, true);
     assert!(
@@ -152,32 +122,28 @@ fn what_cannot_be_converted_is_a_clear_error_and_writes_nothing() {
     let e = err(&base, true);
     assert!(e.contains("has 1 lines but the graph has 5 nodes"), "{e}");
     // Neither a graph nor a file; a text that is not an arc list; an unwritable output.
-    let e = err(&env.path("none"), false);
+    let e = err(&env.out("none"), false);
     assert!(e.contains("is neither a BVGraph basename"), "{e}");
-    let bad = env.write("bad.txt", "0 1\n1 x\n");
+    let bad = write_file(&env.out_dir(), "bad.txt", "0 1\n1 x\n");
     let e = err(&bad, false);
     assert!(e.contains("bad.txt") && e.contains("line 2"), "{e}");
     let e = format!(
         "{:#}",
-        convert(&base, &env.cache, false, &env.path("g.tsv/x")).unwrap_err()
+        convert(&base, &env.cache, false, &env.out("g.tsv/x")).unwrap_err()
     );
     assert!(e.contains("g.tsv/x"), "{e}");
 }
 
 #[test]
 fn cnr2000_converts_arc_for_arc() {
-    let Some(data) = shared_data_or_skip("cnr-2000/cnr-2000.graph") else {
+    let Some((graph, env)) = shared_input("cnr-2000/cnr-2000.graph") else {
         return;
     };
-    let env = Env::new();
-    let base = data.join("cnr-2000/cnr-2000");
-    let out = env.path("cnr.tsv");
+    let base = graph.with_extension("");
+    let out = env.out("cnr.tsv");
     let w = convert(&base, &env.cache, false, &out).unwrap();
     assert_eq!((w.nodes, w.arcs), (325_557, 3_216_152));
-    let csr = BvWebGraph::open(&base, &env.cache)
-        .unwrap()
-        .to_csr()
-        .unwrap();
+    let csr = env.open(&base);
     let mut expected = String::new();
     for (s, d) in csr.arcs() {
         expected.push_str(&format!("{s}\t{d}\n"));

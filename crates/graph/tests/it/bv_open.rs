@@ -25,6 +25,15 @@ fn temp_cache() -> (tempfile::TempDir, Cache) {
     (cache_dir, cache)
 }
 
+/// Replaces `from` by `to` in the `.properties` of the graph at `base`, and returns the file's
+/// text as it was.
+fn edit_properties(base: &Path, from: &str, to: &str) -> String {
+    let path = with_ext(base, "properties");
+    let props = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, props.replace(from, to)).unwrap();
+    props
+}
+
 /// The five-page example with a sixth page: 6 nodes, 11 arcs.
 fn sample() -> Csr {
     five_pages()
@@ -234,15 +243,17 @@ fn corrupt_bytes_are_an_error_not_a_panic() {
 fn bad_properties_are_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let base = write(dir.path(), "g", &sample());
-    let pf = with_ext(&base, "properties");
-    let props = std::fs::read_to_string(&pf).unwrap();
-    std::fs::write(&pf, props.replace("arcs=11", "arcs=12")).unwrap();
+    edit_properties(&base, "arcs=11", "arcs=12");
     assert!(
         open_err(&base).contains("declare 12"),
         "{}",
         open_err(&base)
     );
-    std::fs::write(&pf, "this is not a properties file\n").unwrap();
+    std::fs::write(
+        with_ext(&base, "properties"),
+        "this is not a properties file\n",
+    )
+    .unwrap();
     assert!(open_err(&base).contains("properties"));
 }
 
@@ -254,13 +265,11 @@ fn the_verified_mark_vouches_for_every_file_it_checked() {
     assert_eq!(BvWebGraph::open(&base, &cache).unwrap().num_arcs(), 11);
     // The same .graph, another .properties: checked again (and refused), not loaded on the
     // strength of the first check.
-    let pf = with_ext(&base, "properties");
-    let props = std::fs::read_to_string(&pf).unwrap();
-    std::fs::write(&pf, props.replace("arcs=11", "arcs=12")).unwrap();
+    let props = edit_properties(&base, "arcs=11", "arcs=12");
     let err = format!("{:#}", BvWebGraph::open(&base, &cache).unwrap_err());
     assert!(err.contains("declare 12"), "{err}");
     // Put back: it opens again.
-    std::fs::write(&pf, &props).unwrap();
+    std::fs::write(with_ext(&base, "properties"), &props).unwrap();
     assert_eq!(BvWebGraph::open(&base, &cache).unwrap().num_arcs(), 11);
     // An .offsets that appears after the check is checked too.
     let of = with_ext(&base, "offsets");
@@ -274,10 +283,8 @@ fn the_verified_mark_vouches_for_every_file_it_checked() {
 fn a_node_count_the_bitstream_cannot_hold_is_refused_before_allocating() {
     let dir = tempfile::tempdir().unwrap();
     let base = write(dir.path(), "g", &sample());
-    let pf = with_ext(&base, "properties");
-    let props = std::fs::read_to_string(&pf).unwrap();
     // 4·10^9 nodes would be 32 GB of offsets for a bitstream of a few bytes.
-    std::fs::write(&pf, props.replace("nodes=6", "nodes=4000000000")).unwrap();
+    edit_properties(&base, "nodes=6", "nodes=4000000000");
     let msg = open_err(&base);
     assert!(msg.contains("declare 4000000000 nodes"), "{msg}");
 }

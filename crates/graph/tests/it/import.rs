@@ -1,51 +1,16 @@
 //! `crawlrank import`: arc lists, URL pairs, id→URL tables and GML to BVGraphs, round trips,
 //! the real datasets, and every way an input can be wrong.
 
-use crawlrank_graph::bv::{with_ext, BvWebGraph};
+use crate::env::{shared_input, Env};
+use crawlrank_graph::bv::with_ext;
 use crawlrank_graph::hosts::{is_plausible_host, registrable_domain, Hosts, INVALID_HOST};
 use crawlrank_graph::import::{
     detect_format, import, import_with_progress, read_ids, ImportFormat, ImportOptions, ImportPhase,
 };
-use crawlrank_graph::testdata::shared_data_or_skip;
 use crawlrank_graph::urls::{normalize_url, read_urls, urls_path};
-use crawlrank_graph::{Cache, Csr};
-use crawlrank_testkit::{file_names, write_file};
+use crawlrank_graph::Csr;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-
-struct Env {
-    dir: tempfile::TempDir,
-    cache: Cache,
-}
-
-impl Env {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let cache = Cache::new(dir.path().join("cache"));
-        std::fs::create_dir(dir.path().join("out")).unwrap();
-        Self { dir, cache }
-    }
-
-    fn input(&self, name: &str, text: &str) -> PathBuf {
-        write_file(self.dir.path(), name, text)
-    }
-
-    fn out(&self, name: &str) -> PathBuf {
-        self.dir.path().join("out").join(name)
-    }
-
-    fn open(&self, base: &Path) -> Csr {
-        BvWebGraph::open(base, &self.cache)
-            .unwrap()
-            .to_csr()
-            .unwrap()
-    }
-
-    /// Entries of the output directory, sorted.
-    fn out_entries(&self) -> Vec<String> {
-        file_names(&self.dir.path().join("out"))
-    }
-}
+use std::path::Path;
 
 fn opts(format: ImportFormat) -> ImportOptions {
     ImportOptions::with_format(format)
@@ -337,12 +302,10 @@ fn gml_directed_and_undirected() {
 
 #[test]
 fn hollins() {
-    let Some(data) = shared_data_or_skip("hollins/hollins-edges.dat") else {
+    let Some((edges, env)) = shared_input("hollins/hollins-edges.dat") else {
         return;
     };
-    let env = Env::new();
-    let edges = data.join("hollins/hollins-edges.dat");
-    let table = data.join("hollins/hollins-urls.dat");
+    let table = edges.with_file_name("hollins-urls.dat");
     let base = env.out("hollins");
     let r = import(&edges, &base, &opts(ImportFormat::IdUrls { urls: table })).unwrap();
     assert_eq!((r.nodes, r.arcs), (6_012, 23_875));
@@ -398,11 +361,9 @@ fn hollins() {
 
 #[test]
 fn polblogs() {
-    let Some(data) = shared_data_or_skip("polblogs/polblogs.gml") else {
+    let Some((input, env)) = shared_input("polblogs/polblogs.gml") else {
         return;
     };
-    let env = Env::new();
-    let input = data.join("polblogs/polblogs.gml");
     let base = env.out("polblogs");
     let r = import(&input, &base, &ImportOptions::default()).unwrap();
     eprintln!("polblogs: {r:?}");
@@ -570,7 +531,7 @@ fn bad_inputs_name_the_line_and_leave_no_output() {
     }
     // Missing files.
     let e = import(
-        &env.dir.path().join("nope.txt"),
+        &env.path("nope.txt"),
         &env.out("x"),
         &ImportOptions::default(),
     )
@@ -581,7 +542,7 @@ fn bad_inputs_name_the_line_and_leave_no_output() {
         &input,
         &env.out("x"),
         &opts(ImportFormat::IdUrls {
-            urls: env.dir.path().join("none.txt"),
+            urls: env.path("none.txt"),
         }),
     )
     .unwrap_err();
@@ -636,7 +597,7 @@ fn companion_files_of_an_earlier_import_are_removed() {
 fn gzip_input_and_progress() {
     use std::io::Write;
     let env = Env::new();
-    let path = env.dir.path().join("arcs.txt.gz");
+    let path = env.path("arcs.txt.gz");
     let mut gz = flate2::write::GzEncoder::new(
         std::fs::File::create(&path).unwrap(),
         flate2::Compression::fast(),

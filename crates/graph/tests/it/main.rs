@@ -5,4 +5,5 @@
 
 mod arclist;
 mod bv_open;
+mod env;
 mod import;

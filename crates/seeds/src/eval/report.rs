@@ -14,6 +14,7 @@
 use crate::eval::{CoreDistances, DepthStats, Evaluation};
 use anyhow::{Context, Result};
 use crawlrank_graph::atomic::write_file;
+use crawlrank_graph::table::write_aligned;
 use crawlrank_graph::PageIds;
 use crawlrank_plot::plotters::coord::Shift;
 use crawlrank_plot::plotters::prelude::*;
@@ -64,7 +65,7 @@ pub fn write_table(e: &Evaluation, w: &mut impl Write) -> std::io::Result<()> {
         row.extend(side(e.random_by_depth.get(d)));
         rows.push(row);
     }
-    write_rows(w, &rows)?;
+    write_aligned(&rows, w)?;
     let reached = |r: &[DepthStats]| r.last().map_or(0, |s| s.cumulative_pages);
     writeln!(
         w,
@@ -117,39 +118,7 @@ fn write_cores(w: &mut impl Write, c: &CoreDistances) -> std::io::Result<()> {
         }));
         rows.push(cells);
     }
-    write_rows(w, &rows)
-}
-
-/// Writes `rows` as aligned columns (the first left-aligned), a rule under the header.
-fn write_rows(w: &mut impl Write, rows: &[Vec<String>]) -> std::io::Result<()> {
-    let len = |s: &str| s.chars().count();
-    let widths: Vec<usize> = (0..rows[0].len())
-        .map(|c| rows.iter().map(|r| len(&r[c])).max().unwrap_or(0))
-        .collect();
-    for (i, row) in rows.iter().enumerate() {
-        let cells: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .enumerate()
-            .map(|(c, (cell, &width))| {
-                let pad = " ".repeat(width - len(cell));
-                if c == 0 {
-                    format!("{cell}{pad}")
-                } else {
-                    format!("{pad}{cell}")
-                }
-            })
-            .collect();
-        writeln!(w, "{}", cells.join("  ").trim_end())?;
-        if i == 0 {
-            writeln!(
-                w,
-                "{}",
-                "-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1))
-            )?;
-        }
-    }
-    Ok(())
+    write_aligned(&rows, w)
 }
 
 /// The number of depth rows: the deeper of the two crawls.

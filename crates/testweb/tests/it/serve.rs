@@ -471,30 +471,40 @@ async fn bad_input_is_an_error() {
             .unwrap()
             .to_string()
     };
-    assert!(bad(TestWebConfig {
-        error_rate: 1.5,
-        ..Default::default()
-    })
-    .await
-    .contains("error rate"));
-    assert!(bad(TestWebConfig {
-        error_rate: f64::NAN,
-        ..Default::default()
-    })
-    .await
-    .contains("error rate"));
-    assert!(bad(TestWebConfig {
-        pages_per_host: 0,
-        ..Default::default()
-    })
-    .await
-    .contains("pages per host"));
-    assert!(bad(TestWebConfig {
-        robots: Some("Disallow /x".into()),
-        ..Default::default()
-    })
-    .await
-    .contains("no ':'"));
+    let defaults = TestWebConfig::default;
+    for (cfg, want) in [
+        (
+            TestWebConfig {
+                error_rate: 1.5,
+                ..defaults()
+            },
+            "error rate",
+        ),
+        (
+            TestWebConfig {
+                error_rate: f64::NAN,
+                ..defaults()
+            },
+            "error rate",
+        ),
+        (
+            TestWebConfig {
+                pages_per_host: 0,
+                ..defaults()
+            },
+            "pages per host",
+        ),
+        (
+            TestWebConfig {
+                robots: Some("Disallow /x".into()),
+                ..defaults()
+            },
+            "no ':'",
+        ),
+    ] {
+        let e = bad(cfg).await;
+        assert!(e.contains(want), "expected '{want}' in: {e}");
+    }
     let e = TestWeb::start(
         g.clone(),
         None,
@@ -591,39 +601,25 @@ async fn traps_behave_as_documented() {
     assert!(index_links.contains(&"http://traps.crawlrank.test/r301/19".to_owned()));
     assert!(index_links.contains(&"http://traps.crawlrank.test/grow?s=x".to_owned()));
 
-    let r = get("/r301/19").await.unwrap();
-    assert_eq!(
-        (
-            r.status().as_u16(),
-            r.headers()["location"].to_str().unwrap()
-        ),
-        (301, web.url(19))
-    );
-    let r = get("/r302/10").await.unwrap();
-    assert_eq!(
-        (
-            r.status().as_u16(),
-            r.headers()["location"].to_str().unwrap()
-        ),
-        (302, web.url(10))
-    );
+    for (path, status, page) in [("/r301/19", 301, 19), ("/r302/10", 302, 10)] {
+        let r = get(path).await.unwrap();
+        let location = r.headers()["location"].to_str().unwrap();
+        assert_eq!(
+            (r.status().as_u16(), location),
+            (status, web.url(page)),
+            "{path}"
+        );
+    }
     assert_eq!(get("/r301/20").await.unwrap().status(), 404);
-    assert_eq!(
-        get("/r-relative").await.unwrap().headers()["location"],
-        "/found/relative-redirect"
-    );
-    assert_eq!(
-        get("/redirect-loop/a").await.unwrap().headers()["location"],
-        "/redirect-loop/b"
-    );
-    assert_eq!(
-        get("/redirect-loop/b").await.unwrap().headers()["location"],
-        "/redirect-loop/a"
-    );
-    assert_eq!(
-        get("/chain/2").await.unwrap().headers()["location"],
-        "/chain/1"
-    );
+    for (path, location) in [
+        ("/r-relative", "/found/relative-redirect"),
+        ("/redirect-loop/a", "/redirect-loop/b"),
+        ("/redirect-loop/b", "/redirect-loop/a"),
+        ("/chain/2", "/chain/1"),
+    ] {
+        let r = get(path).await.unwrap();
+        assert_eq!(r.headers()["location"], location, "{path}");
+    }
     assert_eq!(get("/chain/0").await.unwrap().status(), 200);
 
     // Spider traps: always one level deeper / one character longer.

@@ -1,0 +1,41 @@
+# shellcheck shell=bash
+# Helpers the benchmark and results scripts share: each sources this file from the repository root
+# (`. scripts/common.sh`, after its `cd`), so that every script builds the binary, installs GNU
+# time, heads its log and cleans up after itself the same way.
+
+# Installs GNU time (`/usr/bin/time -v` reports the peak RSS) with apt-get when it is missing.
+need_gnu_time() {
+    if [ ! -x /usr/bin/time ]; then
+        echo "GNU time is missing: installing it (apt-get install time)" >&2
+        apt-get update -qq && apt-get install -y -qq time >/dev/null
+    fi
+}
+
+# Sets BIN to the release `crawlrank` binary, built here, unless BIN is already set (a binary
+# the caller wants timed or used instead).
+release_bin() {
+    if [ -z "${BIN:-}" ]; then
+        cargo build --release -q -p crawlrank-cli
+        BIN=$(pwd)/target/release/crawlrank
+    fi
+}
+
+# Prints the line a benchmark's log starts with: when, the machine (cores, memory) and the
+# compiler, then the arguments, if any.
+machine_line() {
+    echo "# $(date -u +%FT%TZ) $(nproc) cores, $(free -g | awk '/Mem/{print $2}') GiB; $(rustc --version)$*"
+}
+
+# Makes the caller's `cleanup` function run however the script ends: on exit, and on Ctrl-C or
+# SIGTERM (exit status 130 or 143), so that what the script started does not outlive it.
+trap_cleanup() {
+    trap cleanup EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+}
+
+# The current time in seconds, for `since`.
+now() { echo "$EPOCHREALTIME"; }
+
+# Seconds elapsed since $1 (a time from `now`), with $2 decimals (default 1).
+since() { awk -v a="$1" -v b="$(now)" -v d="${2:-1}" 'BEGIN { printf "%." d "f", b - a }'; }
