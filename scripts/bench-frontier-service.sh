@@ -7,7 +7,9 @@
 #
 #   scripts/bench-frontier-service.sh [URLS] [HOSTS] [CLIENTS] [COMMIT_MS]
 #       defaults 200000 1000 1,2,4 "0 5"; CLIENTS comma-separated, COMMIT_MS space-separated
-#       milliseconds (0: no window, each call committed at once)
+#       milliseconds (0: no window, each call committed at once). DELAY_S (environment): the
+#       crawl's queue delay set before the cycle (default: the service's 1 s; 0 measures the
+#       service's own work rather than politeness)
 set -euo pipefail
 export LC_ALL=C
 cd "$(dirname "$0")/.."
@@ -33,5 +35,5 @@ echo "   $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, commit $(git rev-pars
 for w in $WINDOWS; do
     echo
     cargo run --release --quiet -p crawlrank-frontier-service --example throughput -- \
-        "$URLS" "$HOSTS" "$CLIENTS" "$w"
+        "$URLS" "$HOSTS" "$CLIENTS" "$w" ${DELAY_S:+"$DELAY_S"}
 done

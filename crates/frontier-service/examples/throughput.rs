@@ -5,12 +5,15 @@
 //! each time. A queue serves at most `max_urls_per_queue` (100) leased URLs at once (the
 //! service's politeness), so the updates are what let a queue serve again.
 //!
-//!   cargo run --release -p crawlrank-frontier-service --example throughput -- [URLS] [HOSTS] [CLIENTS] [COMMIT_MS]
+//!   cargo run --release -p crawlrank-frontier-service --example throughput -- [URLS] [HOSTS] [CLIENTS] [COMMIT_MS] [DELAY_S]
 //!
 //! URLS (default 200,000) are `http://hH.test/pI` on HOSTS hosts (default 1,000), put with no
 //! parent (seeds), split evenly among the clients; CLIENTS is a comma-separated list (default
 //! `1,2,4`); COMMIT_MS is the service's group-commit window in milliseconds (default: the
-//! service's, `--commit-interval`'s default). Every URL must come back from `GetURLs` exactly once (leases of 10 minutes, so
+//! service's, `--commit-interval`'s default); DELAY_S is the crawl's delay between two answers of
+//! a queue, set with `SetDelay` before the cycle (default: none set, the service's 1 s, with which
+//! a queue answers once a second and the cycle measures politeness, about `--max-waiting` URLs a
+//! second; 0 measures the service's own work). Every URL must come back from `GetURLs` exactly once (leases of 10 minutes, so
 //! none is served twice), which the example checks; the whole run gives up after 10 minutes. The service runs in this process on a
 //! runtime of its own (2 threads), the clients on another, so both sides share the machine's
 //! cores as a service and its crawlers on one machine would. docs/performance.md records the
@@ -22,7 +25,8 @@ use anyhow::{ensure, Context, Result};
 use common::{discovered, info, runtime, serve};
 use crawlrank_frontier_service::{FrontierService, ServiceConfig};
 use crawlrank_urlfrontier::proto::{
-    get_params, url_frontier_client::UrlFrontierClient, url_item, GetParams, KnownUrlItem, UrlItem,
+    get_params, url_frontier_client::UrlFrontierClient, url_item, GetParams, KnownUrlItem,
+    QueueDelayParams, UrlItem,
 };
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -127,7 +131,14 @@ fn main() -> Result<()> {
         Ok(crawlrank_frontier_service::DEFAULT_COMMIT_INTERVAL_MS),
         |a| a.parse().context("COMMIT_MS is a number of milliseconds"),
     )?;
-    println!("{urls} URLs on {hosts} hosts, policy fica, commit window {commit_ms} ms");
+    let delay: Option<u32> = args
+        .get(4)
+        .map(|a| a.parse().context("DELAY_S is a number of seconds"))
+        .transpose()?;
+    let delay_note = delay.map_or("the service's default queue delay (1 s)".to_string(), |d| {
+        format!("queue delay {d} s")
+    });
+    println!("{urls} URLs on {hosts} hosts, policy fica, commit window {commit_ms} ms, {delay_note}");
     println!("| clients | PutURLs discovered, URLs/s | GetURLs + known updates, URLs/s |");
     println!("|---:|---:|---:|");
     let (server_rt, client_rt) = (runtime()?, runtime()?);
@@ -154,6 +165,15 @@ fn main() -> Result<()> {
             })
             .await?;
             ensure!(acks.iter().sum::<usize>() == urls, "an ack per URL");
+            if let Some(d) = delay {
+                conns[0]
+                    .clone()
+                    .set_delay(QueueDelayParams {
+                        delay_requestable: d,
+                        ..Default::default()
+                    })
+                    .await?;
+            }
             let done = Arc::new(AtomicUsize::new(0));
             let (got, cycle_s) = timed(&conns, |_, mut c| {
                 let done = done.clone();
