@@ -8,7 +8,7 @@ use crate::measures::{curve, frontier_ratios, FrontierRatios, Point};
 use crate::methods::{rank_order, scores, tune_omega, Method, OMEGAS};
 use crate::split::split;
 use anyhow::{ensure, Result};
-use crawlrank_graph::Csr;
+use crawlrank_graph::access::Successors;
 use crawlrank_rank::RwConfig;
 use std::time::Instant;
 
@@ -154,8 +154,8 @@ impl Evaluation {
 /// values are the observed impact the walks use, frontier pages' the truth the evaluation uses.
 /// `full_pagerank` (the whole graph's PageRank) adds the mean-PageRank ratio. `progress` hears
 /// each [`Step`].
-pub fn evaluate(
-    full: &Csr,
+pub fn evaluate<G: Successors>(
+    full: &G,
     downloaded: &[u32],
     impact: &[f64],
     full_pagerank: Option<&[f64]>,
@@ -190,8 +190,8 @@ fn check_impacts(impact: &[f64], n: usize) -> Result<()> {
 /// [`evaluate`] with other impact types (the other columns of the impact table, one value per
 /// page of `full`): `learned` gets RW, RW-EG and RW-virtual features from each of them too, over
 /// the downloaded pages' values only (frontier pages' values are never read).
-pub fn evaluate_with(
-    full: &Csr,
+pub fn evaluate_with<G: Successors>(
+    full: &G,
     downloaded: &[u32],
     impact: &[f64],
     other_impacts: &[&[f64]],
@@ -199,7 +199,7 @@ pub fn evaluate_with(
     config: &Config,
     progress: &mut dyn FnMut(Step),
 ) -> Result<Evaluation> {
-    let n = full.num_nodes();
+    let n = full.node_count();
     for values in other_impacts.iter().chain([&impact]) {
         check_impacts(values, n)?;
     }
@@ -385,6 +385,7 @@ pub fn evaluate_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crawlrank_graph::Csr;
 
     /// 0 → 1..=20 (0 has impact), 21 → 22..=41 (no impact), 0 → 21.
     fn star() -> (Csr, Vec<f64>) {

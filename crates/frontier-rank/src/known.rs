@@ -7,6 +7,7 @@
 //! "ties to the smaller original id" is "ties to the smaller compact id" within `F`.
 
 use anyhow::{ensure, Result};
+use crawlrank_graph::access::Successors;
 use crawlrank_graph::visit::Bfs;
 use crawlrank_graph::Csr;
 use std::ops::ControlFlow;
@@ -40,8 +41,9 @@ impl KnownGraph {
 
     /// Builds `D` (the given pages of `full`, repeats ignored), `F` and the known graph. An empty
     /// `D`, a page id outside `full`, or an empty `F` (`D` links only to itself) is an error.
-    pub fn new(full: &Csr, downloaded: &[u32]) -> Result<Self> {
-        let n = full.num_nodes();
+    pub fn new<G: Successors>(full: &G, downloaded: &[u32]) -> Result<Self> {
+        let n = full.node_count();
+        let mut buf = Vec::new();
         ensure!(!downloaded.is_empty(), "the downloaded set D is empty");
         if let Some(&bad) = downloaded.iter().find(|&&p| p as usize >= n) {
             anyhow::bail!("downloaded page {bad} is not in the graph ({n} pages)");
@@ -56,7 +58,7 @@ impl KnownGraph {
         }
         let mut f: Vec<u32> = Vec::new();
         for &p in &d {
-            for &q in full.successors(p as usize) {
+            for &q in full.successors_in(p as usize, &mut buf) {
                 if compact[q as usize] == NONE {
                     compact[q as usize] = u32::MAX - 1; // seen, numbered below
                     f.push(q);
@@ -75,7 +77,7 @@ impl KnownGraph {
         let mut lists: Vec<Vec<u32>> = Vec::with_capacity(d.len() + f.len());
         for &p in &d {
             let mut l: Vec<u32> = full
-                .successors(p as usize)
+                .successors_in(p as usize, &mut buf)
                 .iter()
                 .map(|&q| compact[q as usize])
                 .collect();
@@ -129,12 +131,12 @@ impl KnownGraph {
 
 /// The first `count` pages (or all it reaches, if fewer) of a breadth-first search of `full`
 /// from `seeds`: the downloaded set of a BFS crawl stopped after `count` pages.
-pub fn bfs_downloaded(full: &Csr, seeds: &[u32], count: usize) -> Vec<u32> {
+pub fn bfs_downloaded<G: Successors>(full: &G, seeds: &[u32], count: usize) -> Vec<u32> {
     let mut out = Vec::with_capacity(count);
     if count == 0 {
         return out;
     }
-    Bfs::new(full.num_nodes()).visit_until(full, seeds, |v, _| {
+    Bfs::new(full.node_count()).visit_until(full, seeds, |v, _| {
         out.push(v);
         if out.len() >= count {
             ControlFlow::Break(())

@@ -138,7 +138,9 @@ fn main() -> Result<()> {
     let delay_note = delay.map_or("the service's default queue delay (1 s)".to_string(), |d| {
         format!("queue delay {d} s")
     });
-    println!("{urls} URLs on {hosts} hosts, policy fica, commit window {commit_ms} ms, {delay_note}");
+    println!(
+        "{urls} URLs on {hosts} hosts, policy fica, commit window {commit_ms} ms, {delay_note}"
+    );
     println!("| clients | PutURLs discovered, URLs/s | GetURLs + known updates, URLs/s |");
     println!("|---:|---:|---:|");
     let (server_rt, client_rt) = (runtime()?, runtime()?);

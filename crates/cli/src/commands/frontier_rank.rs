@@ -9,9 +9,11 @@ use crawlrank_frontier_rank::repeat::{
 };
 use crawlrank_frontier_rank::report::{write_outputs, write_table, Labels};
 use crawlrank_frontier_rank::{bfs_downloaded, evaluate_with, Config, Method, Model, OmegaChoice};
-use crawlrank_graph::{open_graph, Cache};
+use crawlrank_graph::access::{SequentialSuccessors, Successors, Transpose};
+use crawlrank_graph::{open_graph, BvWebGraph, Cache, InMemory};
 use crawlrank_impact::{column_index, read_impact_table, Pages};
 use crawlrank_rank::RwConfig;
+use crawlrank_sim::reference::has_reference_pagerank;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -21,6 +23,11 @@ pub struct Args {
     /// The graph: a BVGraph basename or an arc-list file.
     #[arg(long)]
     pub graph: PathBuf,
+    /// Where the graph is held: `always` decodes it into memory (4 bytes an arc, fastest),
+    /// `never` reads the memory-mapped compressed graph (a few bits an arc), `auto` decodes
+    /// it when it takes at most half of the memory available. The results are the same.
+    #[arg(long, value_name = "auto|always|never", default_value = "auto")]
+    pub in_memory: InMemory,
     /// The downloaded set D, one page per line: `id` (the graph's own ids: those of an
     /// imported arc list, else 0..n), `id<TAB>url` or a URL (`#` comments).
     #[arg(long, value_name = "FILE")]
@@ -157,12 +164,54 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         }
     };
     let graph = open_graph(&args.graph, cache)?;
-    let n = graph.num_nodes();
     let pages = Pages::from_graph(&graph)?;
     let table = read_impact_table(&args.impact, &pages)?;
     eprintln!("{}", table.report);
     let column = column_index(&args.impact, &table.columns, &args.impact_column)?;
-    let csr = graph.to_csr()?;
+    // The transpose is needed only to compute the graph's PageRank, once per graph.
+    let directions = if has_reference_pagerank(&graph) { 1 } else { 2 };
+    let decision = args.in_memory.decide(&graph, directions);
+    eprintln!("{}: {}", graph.basename().display(), decision.reason);
+    let setup = Setup {
+        methods,
+        rng_seeds,
+        baseline,
+        pages,
+        table,
+        column,
+    };
+    if decision.csr {
+        let csr = graph.to_csr()?;
+        rank_on(&args, &graph, &csr, setup)
+    } else {
+        rank_on(&args, &graph, &graph, setup)
+    }
+}
+
+/// What `run` prepared before choosing where the graph is held.
+struct Setup {
+    methods: Vec<Method>,
+    rng_seeds: Option<Vec<u64>>,
+    baseline: Option<usize>,
+    pages: Pages,
+    table: crawlrank_impact::ImpactTable,
+    column: usize,
+}
+
+/// The evaluation on `csr`: the graph decoded, or the compressed graph itself.
+fn rank_on<G>(args: &Args, graph: &BvWebGraph, csr: &G, setup: Setup) -> Result<()>
+where
+    G: Successors + SequentialSuccessors + Transpose,
+{
+    let Setup {
+        methods,
+        rng_seeds,
+        baseline,
+        pages,
+        table,
+        column,
+    } = setup;
+    let n = graph.num_nodes();
     let mut provenance = Provenance::new(&args.graph)?;
     provenance.set(
         "impact",
@@ -172,7 +221,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     // random seeds drawn with it.
     let from_file = match &args.downloaded {
         Some(file) => Some(
-            crawlrank_sim::read_seeds(file, &graph)
+            crawlrank_sim::read_seeds(file, graph)
                 .with_context(|| format!("cannot read the downloaded set {}", file.display()))?,
         ),
         None => None,
@@ -183,7 +232,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
             (None, Some(x)) => {
                 let seeds = crawlrank_seeds::random_seeds(n, args.seeds, rng_seed);
                 let count = ((x * n as f64).round() as usize).max(1);
-                (bfs_downloaded(&csr, &seeds, count), Some(seeds))
+                (bfs_downloaded(csr, &seeds, count), Some(seeds))
             }
             (None, None) => unreachable!("clap requires one of them"),
         }
@@ -199,11 +248,11 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     eprintln!(
         "{}: {n} pages, {} arcs; impact column '{}'",
         args.graph.display(),
-        csr.num_arcs(),
+        csr.arc_count(),
         table.columns[column]
     );
     let started = Instant::now();
-    let pagerank = crawlrank_sim::reference_pagerank(&graph, &csr)?;
+    let pagerank = crawlrank_sim::reference_pagerank(graph, csr)?;
     eprintln!("  PageRank of the graph {:.2?}", started.elapsed());
     let config = Config {
         methods,
@@ -252,7 +301,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         };
         let offset = evaluations.len() * walks;
         let e = evaluate_with(
-            &csr,
+            csr,
             &downloaded,
             &table.values[column],
             &others,

@@ -98,6 +98,81 @@ fn compressed_simulation_equals_in_memory_on_cnr_2000() {
     assert_same_simulation(&env, g.to_str().unwrap(), "100");
 }
 
+/// `frontier-rank` on the compressed graph: the same scores, table and summary as on the CSR,
+/// for every method, with the downloaded set drawn by a BFS from random seeds.
+#[test]
+fn compressed_frontier_rankings_equal_in_memory_ones() {
+    let env = Env::new();
+    let g = generated(&env, "web", 3000, 8);
+    let mut imp = String::from("id,clicks\n");
+    for v in (0..3000).step_by(2) {
+        imp += &format!("{v},{}\n", (v * 7) % 31);
+    }
+    let imp = env.write("imp.csv", &imp);
+    let mut outs = Vec::new();
+    for mode in ["always", "never"] {
+        let cache = tempfile::tempdir().unwrap();
+        let out = env.path(&format!("fr-{mode}"));
+        let o = crate::common::crawlrank(
+            cache.path(),
+            &[
+                "frontier-rank",
+                "--graph",
+                &g,
+                "--downloaded-fraction",
+                "0.2",
+                "--seeds",
+                "3",
+                "--impact",
+                imp.to_str().unwrap(),
+                "--in-memory",
+                mode,
+                "--out",
+                out.to_str().unwrap(),
+            ],
+        );
+        let (stdout, stderr) = ok_with_stderr(&o);
+        assert!(
+            stderr.contains(&format!("--in-memory {mode}")),
+            "the command says which path it took: {stderr}"
+        );
+        let read = |name: &str| std::fs::read_to_string(out.join(name)).unwrap();
+        // The table without its timings (each method row's last column) and the line naming
+        // the folder.
+        let methods = [
+            "random",
+            "indegree",
+            "pagerank",
+            "rw",
+            "rw-eg",
+            "rw-virtual",
+            "learned",
+        ];
+        let table: Vec<String> = stdout
+            .lines()
+            .filter(|l| !l.starts_with("wrote "))
+            .map(|l| {
+                let mut words: Vec<&str> = l.split_whitespace().collect();
+                if methods.contains(&words[0]) {
+                    words.pop();
+                }
+                words.join(" ")
+            })
+            .collect();
+        outs.push((table, read("scores.tsv"), read("summary.csv")));
+    }
+    assert!(outs[0].1.lines().count() > 100, "a frontier to rank");
+    assert_eq!(outs[0].0, outs[1].0, "the table differs between the paths");
+    assert!(
+        outs[0].1 == outs[1].1,
+        "scores.tsv differs between the paths"
+    );
+    assert!(
+        outs[0].2 == outs[1].2,
+        "summary.csv differs between the paths"
+    );
+}
+
 #[test]
 fn compressed_rankings_and_statistics_equal_in_memory_ones() {
     let env = Env::new();
