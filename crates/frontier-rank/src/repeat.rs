@@ -182,20 +182,9 @@ pub fn stats(runs: &[Evaluation]) -> Vec<Stat> {
     rows
 }
 
-/// One paired comparison of two methods on one measure at one `x`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Paired {
-    /// `impact_relative` or `pagerank_ratio`.
-    pub measure: &'static str,
-    /// `x`, in per mille of the test frontier.
-    pub permille: u32,
-    /// The first method.
-    pub a: String,
-    /// The second method.
-    pub b: String,
-    /// Runs won by each, ties, and the p-value.
-    pub wins: Wins,
-}
+/// One paired comparison of two methods on one measure at one `x` (`at`, in per mille of the
+/// test frontier).
+pub type Paired = crawlrank_stats::Paired<u32>;
 
 /// Every pair of methods (with `baseline`, the index of a method, only each method against
 /// it), on both measures at every `x` of [`PERMILLES`].
@@ -219,7 +208,7 @@ pub fn paired(runs: &[Evaluation], baseline: Option<usize>) -> Vec<Paired> {
                 );
                 rows.push(Paired {
                     measure,
-                    permille,
+                    at: permille,
                     a: name(a),
                     b: name(b),
                     wins,
@@ -235,7 +224,7 @@ pub fn paired(runs: &[Evaluation], baseline: Option<usize>) -> Vec<Paired> {
 pub fn write_paired_headline(rows: &[Paired], permille: u32, out: &mut dyn Write) -> Result<()> {
     let at: Vec<&Paired> = rows
         .iter()
-        .filter(|r| r.measure == "impact_relative" && r.permille == permille)
+        .filter(|r| r.measure == "impact_relative" && r.at == permille)
         .collect();
     if at.is_empty() {
         return Ok(());
@@ -319,20 +308,9 @@ pub fn write_repeat_outputs(
             "graph,impact_column,method,x_percent,k,measure,n,mean,sd,ci95_low,ci95_high"
         )?;
         for r in self::stats(runs) {
-            let i = &r.interval;
-            writeln!(
-                w,
-                "{graph},{column},{},{},{},{},{},{},{},{},{}",
-                r.method,
-                r.permille as f64 / 10.0,
-                r.k,
-                r.measure,
-                i.n,
-                i.mean,
-                i.sd,
-                i.low(),
-                i.high()
-            )?;
+            let (method, k, measure) = (&r.method, &r.k, r.measure);
+            let (x, cells) = (r.permille as f64 / 10.0, r.interval.csv_cells());
+            writeln!(w, "{graph},{column},{method},{x},{k},{measure},{cells}")?;
         }
         Ok(())
     })?;
@@ -344,19 +322,8 @@ pub fn write_repeat_outputs(
             "graph,impact_column,measure,x_percent,method_a,method_b,runs,a_wins,b_wins,ties,wilcoxon_p"
         )?;
         for r in rows {
-            writeln!(
-                w,
-                "{graph},{column},{},{},{},{},{},{},{},{},{}",
-                r.measure,
-                r.permille as f64 / 10.0,
-                r.a,
-                r.b,
-                r.wins.runs(),
-                r.wins.a_wins,
-                r.wins.b_wins,
-                r.wins.ties,
-                r.wins.p
-            )?;
+            let x = r.at as f64 / 10.0;
+            writeln!(w, "{graph},{column},{},{x},{}", r.measure, r.csv_cells())?;
         }
         Ok(())
     })?;

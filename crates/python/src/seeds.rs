@@ -361,7 +361,7 @@ pub fn frontier_rank<'py>(
     for p in repeat::paired(&evaluations, baseline) {
         let r = PyDict::new(py);
         r.set_item("measure", p.measure)?;
-        r.set_item("x_percent", f64::from(p.permille) / 10.0)?;
+        r.set_item("x_percent", f64::from(p.at) / 10.0)?;
         r.set_item("method_a", p.a)?;
         r.set_item("method_b", p.b)?;
         r.set_item("runs", p.wins.runs())?;

@@ -125,20 +125,9 @@ fn values(runs: &[Summary], p: usize, measure: &str, percent: Option<usize>) -> 
         .collect()
 }
 
-/// One paired comparison of two policies on one measure at one checkpoint.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Paired {
-    /// `throughput`, `mass`, `impact` or `tau_b`.
-    pub measure: &'static str,
-    /// The checkpoint, % crawled (`None` for τ_b).
-    pub percent: Option<usize>,
-    /// The first policy.
-    pub a: String,
-    /// The second policy.
-    pub b: String,
-    /// Seed sets where each scored higher, ties, and the Wilcoxon p-value of `a − b`.
-    pub wins: Wins,
-}
+/// One paired comparison of two policies on one measure (`throughput`, `mass`, `impact` or
+/// `tau_b`) at one checkpoint (`at`: % crawled, `None` for τ_b), paired by seed set.
+pub type Paired = crawlrank_stats::Paired<Option<usize>>;
 
 /// Every pair of policies (with `baseline`, the index of a policy, only each policy against
 /// it), on throughput, mass, impact (when measured) at every percent and on τ_b.
@@ -165,7 +154,7 @@ pub fn paired(runs: &[Summary], baseline: Option<usize>) -> Vec<Paired> {
             };
             rows.push(Paired {
                 measure,
-                percent,
+                at: percent,
                 a: name(a),
                 b: name(b),
                 wins: Wins::of(&va, &vb),
@@ -253,7 +242,7 @@ pub fn write_paired_headline(
     )?;
     for r in rows
         .iter()
-        .filter(|r| r.measure == "throughput" && r.percent == Some(HEADLINE_PERCENT))
+        .filter(|r| r.measure == "throughput" && r.at == Some(HEADLINE_PERCENT))
     {
         writeln!(
             w,
@@ -344,15 +333,7 @@ pub fn write_repeat_outputs(
                 };
                 let i = Interval::of(&v);
                 let pc = percent.map_or(String::new(), |p| p.to_string());
-                writeln!(
-                    w,
-                    "{csv_name},{name},{pc},{measure},{},{},{},{},{}",
-                    i.n,
-                    i.mean,
-                    i.sd,
-                    i.low(),
-                    i.high()
-                )?;
+                writeln!(w, "{csv_name},{name},{pc},{measure},{}", i.csv_cells())?;
             }
         }
         Ok(())
@@ -363,19 +344,8 @@ pub fn write_repeat_outputs(
             "graph,measure,percent,policy_a,policy_b,seed_sets,a_wins,b_wins,ties,wilcoxon_p"
         )?;
         for r in rows {
-            let pc = r.percent.map_or(String::new(), |p| p.to_string());
-            writeln!(
-                w,
-                "{csv_name},{},{pc},{},{},{},{},{},{},{}",
-                r.measure,
-                r.a,
-                r.b,
-                r.wins.runs(),
-                r.wins.a_wins,
-                r.wins.b_wins,
-                r.wins.ties,
-                r.wins.p
-            )?;
+            let pc = r.at.map_or(String::new(), |p| p.to_string());
+            writeln!(w, "{csv_name},{},{pc},{}", r.measure, r.csv_cells())?;
         }
         Ok(())
     })?;

@@ -53,6 +53,13 @@ impl Interval {
     pub fn high(&self) -> f64 {
         self.mean + self.half_width
     }
+
+    /// The cells `summary-stats.csv` ends its rows with, comma-separated: `n`, the mean, the
+    /// sd and the interval's low and high ends.
+    pub fn csv_cells(&self) -> String {
+        let (n, mean, sd) = (self.n, self.mean, self.sd);
+        format!("{n},{mean},{sd},{},{}", self.low(), self.high())
+    }
 }
 
 /// Two measures paired by run (seed set or split): how often each is higher, and the
@@ -90,6 +97,42 @@ impl Wins {
     /// The runs compared.
     pub fn runs(&self) -> usize {
         self.a_wins + self.b_wins + self.ties
+    }
+}
+
+/// One paired comparison of two methods (or policies) on one measure at one point `at` of
+/// their curves, as a repeated experiment reports it in its `paired.csv`. What `at` is depends
+/// on the experiment: the offline frontier ranking's `x` in per mille of the test frontier,
+/// the simulator's checkpoint in % crawled (`None` for τ_b).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Paired<X> {
+    /// The measure compared.
+    pub measure: &'static str,
+    /// Where on the curves.
+    pub at: X,
+    /// The first method.
+    pub a: String,
+    /// The second method.
+    pub b: String,
+    /// Runs won by each, ties, and the Wilcoxon p-value of `a − b`.
+    pub wins: Wins,
+}
+
+impl<X> Paired<X> {
+    /// The cells every `paired.csv` ends its row with, comma-separated: `a`, `b`, the runs
+    /// compared, the wins of each, the ties and the p-value (method names hold no comma).
+    pub fn csv_cells(&self) -> String {
+        let w = &self.wins;
+        format!(
+            "{},{},{},{},{},{},{}",
+            self.a,
+            self.b,
+            w.runs(),
+            w.a_wins,
+            w.b_wins,
+            w.ties,
+            w.p
+        )
     }
 }
 
@@ -283,6 +326,24 @@ mod tests {
         close(wilcoxon_p(&[1.0, -1.0, 2.0, -2.0]), 1.0, 1e-15);
         // Zeros only: every pair tied.
         assert_eq!(wilcoxon_p(&[0.0; 12]), 1.0);
+    }
+
+    #[test]
+    fn an_interval_row_ends_with_n_mean_sd_and_the_ends() {
+        let i = Interval::of(&[2.0]);
+        assert_eq!(i.csv_cells(), "1,2,0,2,2");
+    }
+
+    #[test]
+    fn a_paired_row_ends_with_the_names_counts_and_p() {
+        let row = Paired {
+            measure: "mass",
+            at: Some(10),
+            a: "fica".into(),
+            b: "bfs".into(),
+            wins: Wins::of(&[0.5, 0.4, 0.3], &[0.4, 0.4, 0.2]),
+        };
+        assert_eq!(row.csv_cells(), "fica,bfs,3,2,0,1,0.5");
     }
 
     #[test]

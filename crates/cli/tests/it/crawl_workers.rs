@@ -12,21 +12,37 @@ use common::serve::Serve;
 use common::workers::{fetch_counts, fetched_twice, ring_web, seeds_file, wait_fetched, Worker};
 use crawlrank_graph::Csr;
 use crawlrank_testweb::{max_in_flight_per_host, TestWeb, TestWebConfig};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// A worker of the crawl at `frontier` whose lease is `lease` seconds, with `extra` options.
-fn worker(
-    frontier: &str,
-    web: &TestWeb,
-    seeds: &Path,
-    state: &Path,
-    lease: &str,
-    extra: &[&str],
-) -> Worker {
-    let mut options = vec!["--lease", lease, "--idle-exit", "20"];
-    options.extend_from_slice(extra);
-    Worker::start(frontier, web, seeds, state, &options)
+/// The crawl the workers of a test share: the frontier service's URL, the test web, the
+/// seeds file and the scratch folder their states go in.
+struct Crawl<'a> {
+    frontier: String,
+    web: &'a TestWeb,
+    seeds: PathBuf,
+    dir: &'a Path,
+}
+
+impl<'a> Crawl<'a> {
+    /// The crawl of `web` through the service at `addr`, its seeds file written in `dir`.
+    fn new(dir: &'a Path, web: &'a TestWeb, addr: &str) -> Self {
+        Crawl {
+            frontier: format!("http://{addr}"),
+            web,
+            seeds: seeds_file(dir, web),
+            dir,
+        }
+    }
+
+    /// Starts worker `name` (its state in `dir/name`) whose lease is `lease` seconds, with
+    /// `extra` options.
+    fn worker(&self, name: &str, lease: &str, extra: &[&str]) -> Worker {
+        let mut options = vec!["--lease", lease, "--idle-exit", "20"];
+        options.extend_from_slice(extra);
+        let state = self.dir.join(name);
+        Worker::start(&self.frontier, self.web, &self.seeds, &state, &options)
+    }
 }
 
 /// Waits (at most `within`) for the worker to end; returns its stdout, panicking with its
@@ -58,19 +74,9 @@ fn a_worker_killed_mid_crawl_loses_nothing_and_pages_are_fetched_once() {
         &dir.path().join("frontier"),
         &["--policy", "fica", "--expected-pages", "300"],
     );
-    let frontier = format!("http://{}", serve.addr);
-    let seeds = seeds_file(dir.path(), &web);
+    let crawl = Crawl::new(dir.path(), &web, &serve.addr);
     let lease = 3;
-    let start = |name: &str| {
-        worker(
-            &frontier,
-            &web,
-            &seeds,
-            &dir.path().join(name),
-            &lease.to_string(),
-            &[],
-        )
-    };
+    let start = |name: &str| crawl.worker(name, &lease.to_string(), &[]);
     let doomed = start("a");
     let survivor = start("b");
     // Kill the first once a third of the web was fetched.
@@ -122,18 +128,8 @@ fn workers_wait_for_a_killed_service_and_finish_the_crawl_when_it_is_back() {
     let options = ["--policy", "fica", "--expected-pages", "300"];
     let serve = Serve::start(&state, &options);
     let addr = serve.addr.clone();
-    let frontier = format!("http://{addr}");
-    let seeds = seeds_file(dir.path(), &web);
-    let start = |name: &str| {
-        worker(
-            &frontier,
-            &web,
-            &seeds,
-            &dir.path().join(name),
-            "60",
-            &["--frontier-retry", "30"],
-        )
-    };
+    let crawl = Crawl::new(dir.path(), &web, &addr);
+    let start = |name: &str| crawl.worker(name, "60", &["--frontier-retry", "30"]);
     let a = start("a");
     let b = start("b");
     wait_fetched(&web, 60, Duration::from_secs(60));

@@ -15,23 +15,18 @@
 
 use crate::common;
 
+use common::cluster::{finish_all, stdout_of, Cluster};
 use common::serve::Serve;
 use common::workers::{self, Worker};
-use crawlrank_testkit::{free_port, NatsServer};
+use crawlrank_testkit::free_port;
 use crawlrank_testweb::{max_in_flight_per_host, TestWeb, TestWebConfig};
-use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// A worker of the cluster's crawl through the node at `frontier`.
-fn worker(frontier: &str, web: &TestWeb, seeds: &Path, state: &Path) -> Worker {
-    Worker::start(
-        frontier,
-        web,
-        seeds,
-        state,
-        &["--lease", "3", "--idle-exit", "30"],
-    )
+/// A worker of the cluster's crawl through node `i`, its state in `w{i}`.
+fn worker(cluster: &Cluster, i: usize) -> Worker {
+    let options = ["--lease", "3", "--idle-exit", "30"];
+    cluster.worker(i, &format!("w{i}"), &options)
 }
 
 /// Waits (at most 90 s) until `n` distinct pages of `web` were fetched.
@@ -41,80 +36,43 @@ fn wait_fetched(web: &TestWeb, n: usize) {
 
 #[test]
 fn a_cluster_crawl_survives_a_killed_node_and_a_killed_nats_server() {
-    let dir = tempfile::tempdir().unwrap();
-    let Some(mut nats) = NatsServer::start(&dir.path().join("nats")) else {
+    let pages = 600;
+    let web = TestWebConfig {
+        latency: Duration::from_millis(10),
+        pages_per_host: 20,
+        ..TestWebConfig::default()
+    };
+    let Some(mut cluster) = Cluster::start(3, pages, web) else {
         return;
     };
-    let pages = 600;
-    let (g, web) = workers::ring_web(
-        pages,
-        &[(2, 0), (3, 1), (7, 5)],
-        TestWebConfig {
-            latency: Duration::from_millis(10),
-            pages_per_host: 20,
-            ..TestWebConfig::default()
-        },
-    );
-    let addrs: Vec<String> = (0..3)
-        .map(|_| format!("127.0.0.1:{}", free_port()))
-        .collect();
-    let list = addrs.join(",");
-    let nats_url = nats.url();
-    let node = |i: usize| {
-        Serve::start_at(
-            &dir.path().join(format!("node{i}")),
-            &addrs[i],
-            &[
-                "--nats",
-                &nats_url,
-                "--nodes",
-                &list,
-                "--policy",
-                "opic",
-                "--expected-pages",
-                "600",
-            ],
-        )
-    };
-    let mut nodes: Vec<Option<Serve>> = (0..3).map(|i| Some(node(i))).collect();
-    let seeds = workers::seeds_file(dir.path(), &web);
-    let start = |i: usize, name: &str| {
-        worker(
-            &format!("http://{}", addrs[i]),
-            &web,
-            &seeds,
-            &dir.path().join(name),
-        )
-    };
-    let workers: Vec<Worker> = (0..3).map(|i| start(i, &format!("w{i}"))).collect();
+    let mut nodes: Vec<Option<Serve>> = (0..3).map(|i| Some(cluster.node(i, &[]))).collect();
+    let workers: Vec<Worker> = (0..3).map(|i| worker(&cluster, i)).collect();
 
     // A node dies mid-crawl and comes back on its state; the workers (each leasing from
     // every node) wait for it (--frontier-retry) and go on.
-    wait_fetched(&web, pages as usize / 4);
+    wait_fetched(&cluster.web, pages as usize / 4);
     let killed_at = Instant::now();
     nodes[1].take().unwrap().kill9();
     std::thread::sleep(Duration::from_secs(1));
-    nodes[1] = Some(node(1));
+    nodes[1] = Some(cluster.node(1, &[]));
 
     // The NATS server dies and comes back on its store.
-    wait_fetched(&web, pages as usize / 2);
-    nats.restart();
+    wait_fetched(&cluster.web, pages as usize / 2);
+    cluster.nats.restart();
 
-    let mut outs = Vec::new();
-    for w in workers {
-        let (ok, stdout, stderr) = w.finish(Duration::from_secs(120));
-        let out = format!("{stdout}\n{stderr}");
-        assert!(ok, "a worker failed: {out}");
-        outs.push(out);
-    }
+    let outs = finish_all(workers);
     assert!(
         outs.iter()
             .any(|o| o.contains("every URL of the crawl is done")),
         "{outs:?}"
     );
-    let log = web.log();
+    let log = cluster.web.log();
     let fetches = workers::fetch_counts(&log);
-    assert_eq!(fetches.len(), g.num_nodes(), "every page was fetched");
+    assert_eq!(
+        fetches.len(),
+        cluster.graph.num_nodes(),
+        "every page was fetched"
+    );
     // Only requests in flight when the node was killed, whose reports waited out its restart
     // past their leases, may be repeated.
     let twice = workers::fetched_twice(&fetches);
@@ -128,16 +86,7 @@ fn a_cluster_crawl_survives_a_killed_node_and_a_killed_nats_server() {
     );
     // The status command counts every node: nothing left, every page fetched once by the
     // cluster (a page fetched twice is reported twice to the same node, counted once).
-    let out = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
-        .args(["status", "--frontier", &format!("http://{}", addrs[0])])
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{said}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let said = stdout_of(&["status", "--frontier", &cluster.url(0)]);
     assert!(said.contains("(3 nodes)"), "{said}");
     let total: Vec<&str> = said
         .lines()
@@ -166,7 +115,7 @@ fn a_cluster_crawl_survives_a_killed_node_and_a_killed_nats_server() {
     for n in nodes.into_iter().flatten() {
         n.kill9();
     }
-    web.shutdown_blocking();
+    cluster.web.shutdown_blocking();
 }
 
 #[test]
@@ -219,16 +168,7 @@ fn cluster_serve_refuses_bad_input_clearly() {
 /// OPIC's total cash over the nodes and the part in flight, as `crawlrank status --frontier`
 /// prints them (asking `node`).
 fn status_cash(node: &str) -> (f64, f64, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
-        .args(["status", "--frontier", &format!("http://{node}")])
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{said}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let said = stdout_of(&["status", "--frontier", &format!("http://{node}")]);
     let line = said
         .lines()
         .find_map(|l| l.strip_prefix("opic cash: "))
@@ -260,90 +200,43 @@ fn set_duplicate_window(nats: &str, window: Duration) {
 #[test]
 fn a_node_crashing_between_commit_and_publish_or_ack_and_delete_hands_on_exactly_once() {
     use std::os::unix::process::ExitStatusExt;
-    let dir = tempfile::tempdir().unwrap();
-    let Some(nats) = NatsServer::start(&dir.path().join("nats")) else {
+    let web = TestWebConfig {
+        latency: Duration::from_millis(5),
+        pages_per_host: 10,
+        ..TestWebConfig::default()
+    };
+    let Some(cluster) = Cluster::start(2, 200, web) else {
         return;
     };
-    let pages = 200;
-    let (g, web) = workers::ring_web(
-        pages,
-        &[(2, 0), (3, 1), (7, 5)],
-        TestWebConfig {
-            latency: Duration::from_millis(5),
-            pages_per_host: 10,
-            ..TestWebConfig::default()
-        },
-    );
-    let addrs: Vec<String> = (0..2)
-        .map(|_| format!("127.0.0.1:{}", free_port()))
-        .collect();
-    let list = addrs.join(",");
-    let nats_url = nats.url();
-    let expected = pages.to_string();
-    let node = |i: usize, failpoint: Option<&str>| {
-        let env: Vec<(&str, &str)> = failpoint
-            .map(|f| ("CRAWLRANK_FAILPOINT", f))
-            .into_iter()
-            .collect();
-        Serve::start_at_with_env(
-            &dir.path().join(format!("node{i}")),
-            &addrs[i],
-            &[
-                "--nats",
-                &nats_url,
-                "--nodes",
-                &list,
-                "--policy",
-                "opic",
-                "--expected-pages",
-                &expected,
-            ],
-            &env,
-        )
-    };
+    let crash_at = |point| [("CRAWLRANK_FAILPOINT", point)];
     // Node 0 stops at its first commit that hands an out-link on to node 1.
-    let crashing = node(0, Some("after-outbox-commit"));
-    let other = node(1, None);
-    let seeds = workers::seeds_file(dir.path(), &web);
-    let workers: Vec<Worker> = (0..2)
-        .map(|i| {
-            worker(
-                &format!("http://{}", addrs[i]),
-                &web,
-                &seeds,
-                &dir.path().join(format!("w{i}")),
-            )
-        })
-        .collect();
+    let crashing = cluster.node(0, &crash_at("after-outbox-commit"));
+    let other = cluster.node(1, &[]);
+    let workers: Vec<Worker> = (0..2).map(|i| worker(&cluster, i)).collect();
     let status = crashing.wait_exit(Duration::from_secs(60));
     assert_eq!(status.signal(), Some(6), "not the crash point: {status:?}");
 
     // Back on its state, it publishes the committed item first; JetStream acknowledges it and
     // the node stops before it deletes the item from its outbox.
-    let crashing = node(0, Some("after-outbox-ack"));
+    let crashing = cluster.node(0, &crash_at("after-outbox-ack"));
     let status = crashing.wait_exit(Duration::from_secs(60));
     assert_eq!(status.signal(), Some(6), "not the crash point: {status:?}");
     // Back once the copy it will send again is past JetStream's duplicate window: only the
     // receiving node can tell it is a copy.
-    set_duplicate_window(&nats_url, Duration::from_millis(500));
+    set_duplicate_window(&cluster.nats.url(), Duration::from_millis(500));
     std::thread::sleep(Duration::from_millis(1500));
-    let back = node(0, None);
+    let back = cluster.node(0, &[]);
 
-    let mut outs = Vec::new();
-    for w in workers {
-        let (ok, stdout, stderr) = w.finish(Duration::from_secs(120));
-        let out = format!("{stdout}\n{stderr}");
-        assert!(ok, "a worker failed: {out}");
-        outs.push(out);
-    }
-    let fetches = workers::fetch_counts(&web.log());
-    assert_eq!(fetches.len(), g.num_nodes(), "every page was fetched");
+    finish_all(workers);
+    let fetches = workers::fetch_counts(&cluster.web.log());
+    let pages = cluster.graph.num_nodes();
+    assert_eq!(fetches.len(), pages, "every page was fetched");
     // What the crawl handed on arrives once: the total is 1, and the cash in flight (sent
     // less received) comes down to 0, never below (a copy applied twice is cash received
     // twice).
     let until = Instant::now() + Duration::from_secs(20);
     loop {
-        let (total, in_flight, said) = status_cash(&addrs[1]);
+        let (total, in_flight, said) = status_cash(&cluster.addrs[1]);
         assert!(
             (total - 1.0).abs() < 1e-9,
             "OPIC's cash sums to {total}: {said}"
@@ -364,7 +257,7 @@ fn a_node_crashing_between_commit_and_publish_or_ack_and_delete_hands_on_exactly
     }
     back.kill9();
     other.kill9();
-    web.shutdown_blocking();
+    cluster.web.shutdown_blocking();
 }
 
 /// The `total` row of `crawlrank status --frontier` (asking `node`): its six numbers.
@@ -381,52 +274,17 @@ fn status_total(node: &str) -> Vec<u64> {
 #[test]
 fn the_dashboard_of_a_cluster_counts_every_node_and_merges_their_rankings() {
     use crate::dashboard::{api_status, start};
-    let dir = tempfile::tempdir().unwrap();
-    let Some(nats) = NatsServer::start(&dir.path().join("nats")) else {
+    let web = TestWebConfig {
+        pages_per_host: 10,
+        ..TestWebConfig::default()
+    };
+    let Some(cluster) = Cluster::start(2, 200, web) else {
         return;
     };
-    let pages = 200;
-    let (_, web) = workers::ring_web(
-        pages,
-        &[(2, 0), (3, 1), (7, 5)],
-        TestWebConfig {
-            pages_per_host: 10,
-            ..TestWebConfig::default()
-        },
-    );
-    let addrs: Vec<String> = (0..2)
-        .map(|_| format!("127.0.0.1:{}", free_port()))
-        .collect();
-    let list = addrs.join(",");
-    let nats_url = nats.url();
-    let expected = pages.to_string();
-    let nodes: Vec<Serve> = (0..2)
-        .map(|i| {
-            Serve::start_at(
-                &dir.path().join(format!("node{i}")),
-                &addrs[i],
-                &[
-                    "--nats",
-                    &nats_url,
-                    "--nodes",
-                    &list,
-                    "--policy",
-                    "opic",
-                    "--expected-pages",
-                    &expected,
-                ],
-            )
-        })
-        .collect();
+    let addrs = &cluster.addrs;
+    let nodes: Vec<Serve> = (0..2).map(|i| cluster.node(i, &[])).collect();
     // Part of the crawl, so that both nodes hold queued pages.
-    let seeds = workers::seeds_file(dir.path(), &web);
-    let w = Worker::start(
-        &format!("http://{}", addrs[0]),
-        &web,
-        &seeds,
-        &dir.path().join("w"),
-        &["--max-pages", "60", "--idle-exit", "10"],
-    );
+    let w = cluster.worker(0, "w", &["--max-pages", "60", "--idle-exit", "10"]);
     let (ok, stdout, stderr) = w.finish(Duration::from_secs(60));
     assert!(ok, "the worker failed: {stdout}{stderr}");
     // Settled: what the pages handed on has reached its nodes.
@@ -437,7 +295,7 @@ fn the_dashboard_of_a_cluster_counts_every_node_and_merges_their_rankings() {
     }
 
     let env = common::Env::new();
-    let frontier = format!("http://{}", addrs[1]);
+    let frontier = cluster.url(1);
     let args = [
         "dashboard",
         "--frontier",
@@ -489,20 +347,12 @@ fn the_dashboard_of_a_cluster_counts_every_node_and_merges_their_rankings() {
     );
     // The top of the frontier is `crawlrank frontier ranking`'s, merged over both nodes: the
     // same URLs, best first, from both.
-    let out = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
-        .args(["frontier", "ranking", "--addr", &frontier, "--limit", "20"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let ranking: Vec<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .skip(1)
-        .map(|l| l.split('\t').nth(1).unwrap().to_string())
-        .collect();
+    let ranking: Vec<String> =
+        stdout_of(&["frontier", "ranking", "--addr", &frontier, "--limit", "20"])
+            .lines()
+            .skip(1)
+            .map(|l| l.split('\t').nth(1).unwrap().to_string())
+            .collect();
     let top: Vec<String> = doc["frontier_top"]
         .as_array()
         .unwrap()
@@ -510,14 +360,14 @@ fn the_dashboard_of_a_cluster_counts_every_node_and_merges_their_rankings() {
         .map(|r| r["url"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(top, ranking, "{doc}");
-    let cluster = crawlrank_frontier_service::Nodes::new(&addrs, &addrs[0]).unwrap();
+    let owner = crawlrank_frontier_service::Nodes::new(addrs, &addrs[0]).unwrap();
     let owners: std::collections::BTreeSet<usize> = top
         .iter()
-        .map(|u| cluster.owner_of_url("", "", u).unwrap())
+        .map(|u| owner.owner_of_url("", "", u).unwrap())
         .collect();
     assert_eq!(owners.len(), 2, "the top comes from one node only: {top:?}");
     for n in nodes {
         n.kill9();
     }
-    web.shutdown_blocking();
+    cluster.web.shutdown_blocking();
 }

@@ -15,15 +15,14 @@ use common::*;
 use crawlrank_urlfrontier::ext_proto::PageReport;
 use crawlrank_urlfrontier::proto::{
     ack_message::Status as AckStatus, url_item, CountUrlParams, DeleteCrawlMessage, KnownUrlItem,
-    ListUrlParams, Local, StringList, UrlItem, UrlStatusRequest,
+    ListUrlParams, StringList, UrlItem, UrlStatusRequest,
 };
 use crawlrank_urlfrontier::DEFAULT_CRAWL;
 
 /// `NeverRefetched`: a known URL with no refetch date is never served.
 #[test]
 fn never_refetched() {
-    run(async {
-        let (_dir, clock, mut r) = start_fresh(None).await;
+    with_fresh(None, async |clock, r| {
         let acks = put(
             &mut r.client,
             vec![known_item(info_in("http://key1.com/", "key1.com", ""), 0)],
@@ -40,15 +39,13 @@ fn never_refetched() {
             get(&mut r.client, p).await.is_empty(),
             "not even a year later"
         );
-        r.server.shutdown().await.unwrap();
     });
 }
 
 /// `RightOrder`: of two known URLs due, the one with the earlier refetch date comes first.
 #[test]
 fn right_order() {
-    run(async {
-        let (_dir, _clock, mut r) = start_fresh(None).await;
+    with_fresh(None, async |_, r| {
         let acks = put(
             &mut r.client,
             vec![
@@ -64,7 +61,6 @@ fn right_order() {
         let got = get(&mut r.client, params_for_key("key1.com", 2, 2)).await;
         assert_eq!(got[0], "http://key1.com/sooner");
         assert_eq!(got, vec!["http://key1.com/sooner", "http://key1.com/later"]);
-        r.server.shutdown().await.unwrap();
     });
 }
 
@@ -73,8 +69,7 @@ fn right_order() {
 /// deletes its URL.
 #[test]
 fn updates_in_process_counts_and_lease_expiry() {
-    run(async {
-        let (_dir, clock, mut r) = start_fresh(None).await;
+    with_fresh(None, async |clock, r| {
         let url = info_in("http://key1.com/", "key1.com", "");
         let acks = put(
             &mut r.client,
@@ -101,15 +96,13 @@ fn updates_in_process_counts_and_lease_expiry() {
         assert_eq!(delete_queue(&mut r.client, "key1.com").await, 1);
         let s = stats(&mut r.client, "", "key1.com").await;
         assert_eq!(s.number_of_queues, 0);
-        r.server.shutdown().await.unwrap();
     });
 }
 
 /// `testQueueNames`: with no key, a URL's queue is its host, even with a query and no path.
 #[test]
 fn queue_names() {
-    run(async {
-        let (_dir, _clock, mut r) = start_fresh(None).await;
+    with_fresh(None, async |_, r| {
         put(
             &mut r.client,
             vec![discovered("http://gac.icann.org?language_id=9")],
@@ -118,7 +111,6 @@ fn queue_names() {
         let s = stats(&mut r.client, "", "gac.icann.org").await;
         assert_eq!(s.size, 1);
         assert_eq!(delete_queue(&mut r.client, "gac.icann.org").await, 1);
-        r.server.shutdown().await.unwrap();
     });
 }
 
@@ -126,10 +118,8 @@ fn queue_names() {
 /// custom one is another; deleting a crawl empties it.
 #[test]
 fn crawl_ids() {
-    run(async {
-        let (_dir, _clock, mut r) = start_fresh(None).await;
-        let crawls = r.client.list_crawls(Local::default()).await.unwrap();
-        assert!(crawls.into_inner().values.is_empty());
+    with_fresh(None, async |_, r| {
+        assert!(list_crawl_ids(&mut r.client).await.is_empty());
         let url = "http://urlfrontier.net/";
         for crawl in ["BESPOKE", "", DEFAULT_CRAWL] {
             put(
@@ -148,14 +138,9 @@ fn crawl_ids() {
             (s.size, s.crawl_id.as_str(), s.number_of_queues),
             (1, "BESPOKE", 1)
         );
-        let mut crawls = r
-            .client
-            .list_crawls(Local::default())
-            .await
-            .unwrap()
-            .into_inner();
-        crawls.values.sort();
-        assert_eq!(crawls.values, vec!["BESPOKE", DEFAULT_CRAWL]);
+        let mut crawls = list_crawl_ids(&mut r.client).await;
+        crawls.sort();
+        assert_eq!(crawls, vec!["BESPOKE", DEFAULT_CRAWL]);
         r.client
             .delete_crawl(DeleteCrawlMessage {
                 value: "BESPOKE".to_string(),
@@ -171,7 +156,6 @@ fn crawl_ids() {
             .unwrap();
         let s = stats(&mut r.client, "", "").await;
         assert_eq!(s.size, 0);
-        r.server.shutdown().await.unwrap();
     });
 }
 
@@ -181,8 +165,7 @@ fn crawl_ids() {
 /// its status again and each crawl its count.
 #[test]
 fn a_dump_restores() {
-    run(async {
-        let (_dir, _clock, mut r) = start_fresh(None).await;
+    with_fresh(None, async |_, r| {
         let mut with_meta = info_in("http://example.com/discovered", "example.com", "");
         with_meta.metadata.insert(
             "key".to_string(),
@@ -203,14 +186,7 @@ fn a_dump_restores() {
         assert_eq!(put(&mut r.client, items).await.len(), 4);
         // Dump: every crawl's URLs.
         let mut dump: Vec<UrlItem> = Vec::new();
-        for crawl in r
-            .client
-            .list_crawls(Local::default())
-            .await
-            .unwrap()
-            .into_inner()
-            .values
-        {
+        for crawl in list_crawl_ids(&mut r.client).await {
             let mut stream = r
                 .client
                 .list_ur_ls(ListUrlParams {
@@ -232,13 +208,10 @@ fn a_dump_restores() {
                 .unwrap();
         }
         assert_eq!(dump.len(), 4);
-        let crawls = r
-            .client
-            .list_crawls(Local::default())
-            .await
-            .unwrap()
-            .into_inner();
-        assert!(crawls.values.is_empty(), "the frontier is empty");
+        assert!(
+            list_crawl_ids(&mut r.client).await.is_empty(),
+            "the frontier is empty"
+        );
         let acks = put(&mut r.client, dump).await;
         assert_eq!(acks, vec![AckStatus::Ok; 4]);
         let status = |url: &str| UrlStatusRequest {
@@ -283,7 +256,6 @@ fn a_dump_restores() {
             .unwrap()
             .into_inner();
         assert_eq!(count.value, 1);
-        r.server.shutdown().await.unwrap();
     });
 }
 
@@ -293,8 +265,7 @@ fn a_dump_restores() {
 /// child of another: FICA serves h/2 first, the reference would serve h/1.
 #[test]
 fn a_queue_serves_in_the_policys_order_not_the_date_order() {
-    run(async {
-        let (_dir, _clock, mut r) = start_fresh(Some("fica")).await;
+    with_fresh(Some("fica"), async |_, r| {
         let (x, y) = ("http://x.example/", "http://y.example/");
         put(&mut r.client, vec![discovered(x), discovered(y)]).await;
         assert_eq!(get(&mut r.client, params(1, 60)).await, vec![x, y]);
@@ -322,6 +293,5 @@ fn a_queue_serves_in_the_policys_order_not_the_date_order() {
             vec!["http://h.example/2"],
             "the policy's order, not the put order"
         );
-        r.server.shutdown().await.unwrap();
     });
 }

@@ -54,8 +54,7 @@ fn urls(ranking: &[RankedUrl]) -> Vec<&str> {
 /// and GetURLs then serves exactly that order.
 #[test]
 fn report_page_makes_children_and_the_ranking_is_the_serving_order() {
-    run(async {
-        let (_dir, _clock, mut r) = start_fresh(Some("fica")).await;
+    with_fresh(Some("fica"), async |_, r| {
         put(&mut r.client, vec![discovered(S), discovered(T)]).await;
         let seeds = ranking(&mut r.ext, "", 0).await;
         assert_eq!(urls(&seeds), vec![S, T]);
@@ -120,7 +119,6 @@ fn report_page_makes_children_and_the_ranking_is_the_serving_order() {
         // GetURLs serves the ranking's order (any number per queue: new queues, no delay).
         let served = get(&mut r.client, params(0, 60)).await;
         assert_eq!(served, want);
-        r.server.shutdown().await.unwrap();
     });
 }
 
@@ -165,8 +163,7 @@ fn a_report_survives_a_restart() {
 /// Bad input gets clear statuses and changes nothing.
 #[test]
 fn bad_reports_and_ranking_requests_get_clear_statuses() {
-    run(async {
-        let (_dir, _clock, mut r) = start_fresh(Some("bfs")).await;
+    with_fresh(Some("bfs"), async |_, r| {
         put(&mut r.client, vec![discovered(S)]).await;
         fn err<T>(res: Result<tonic::Response<T>, tonic::Status>) -> (Code, String) {
             let s = res.err().expect("an error status");
@@ -208,7 +205,6 @@ fn bad_reports_and_ranking_requests_get_clear_statuses() {
         let s = stats(&mut r.client, "", "").await;
         assert_eq!((s.size, s.counts["crawlrank.frontier"]), (1, 1));
         assert_eq!(urls(&ranking(&mut r.ext, "", 0).await), vec![S]);
-        r.server.shutdown().await.unwrap();
     });
 }
 

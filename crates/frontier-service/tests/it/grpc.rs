@@ -5,9 +5,9 @@
 use crate::common;
 
 use common::{
-    block_queue, config, delete_queue, discovered_metadata, get, params, queue_keys, run,
-    set_active, set_crawl_limit, set_delay, start, start_fresh, stats, url_status, Client, Running,
-    T0,
+    block_queue, config, delete_queue, discovered_metadata, get, list_crawl_ids, params,
+    queue_keys, run, set_active, set_crawl_limit, set_delay, start, start_fresh, stats, url_status,
+    with_fresh, Client, Running, T0,
 };
 // The acks' ids too: several tests check which item an ack answers.
 use common::put_with_ids as put;
@@ -82,8 +82,7 @@ const B1: &str = "http://b.example/1";
 /// is closer than a's two), which is what the frontier itself pops.
 #[test]
 fn get_urls_follows_the_policy_across_queues_and_honours_leases() {
-    run(async {
-        let (_dir, clock, mut r) = start_fresh(Some("fica")).await;
+    with_fresh(Some("fica"), async |clock, r| {
         let acks = put(
             &mut r.client,
             vec![discovered(A, None), discovered(B, None)],
@@ -154,14 +153,12 @@ fn get_urls_follows_the_policy_across_queues_and_honours_leases() {
             "FICA's score is −distance: {score}"
         );
         assert_eq!(meta[STATE_KEY].values, vec!["leased"]);
-        r.server.shutdown().await.unwrap();
     });
 }
 
 #[test]
 fn malformed_urls_and_known_duplicates_are_skipped() {
-    run(async {
-        let (_dir, _clock, mut r) = start_fresh(None).await;
+    with_fresh(None, async |_, r| {
         let mut long_key = discovered("http://c.example/", None);
         if let Some(url_item::Item::Discovered(d)) = &mut long_key.item {
             d.info.as_mut().unwrap().key = "k".repeat(300);
@@ -195,16 +192,13 @@ fn malformed_urls_and_known_duplicates_are_skipped() {
         assert_eq!(acks[3].0, "empty");
         let s = stats(&mut r.client, "", "").await;
         assert_eq!((s.size, s.number_of_queues), (1, 1));
-        let crawls = r.client.list_crawls(Local { local: false }).await.unwrap();
-        assert_eq!(crawls.into_inner().values, vec![DEFAULT_CRAWL]);
-        r.server.shutdown().await.unwrap();
+        assert_eq!(list_crawl_ids(&mut r.client).await, vec![DEFAULT_CRAWL]);
     });
 }
 
 #[test]
 fn crawl_ids_are_separate() {
-    run(async {
-        let (_dir, _clock, mut r) = start_fresh(None).await;
+    with_fresh(None, async |_, r| {
         let acks = put(
             &mut r.client,
             vec![
@@ -226,13 +220,10 @@ fn crawl_ids_are_separate() {
             ],
             "'' and DEFAULT are one crawl"
         );
-        let crawls = r
-            .client
-            .list_crawls(Local::default())
-            .await
-            .unwrap()
-            .into_inner();
-        assert_eq!(crawls.values, vec!["BESPOKE", DEFAULT_CRAWL]);
+        assert_eq!(
+            list_crawl_ids(&mut r.client).await,
+            vec!["BESPOKE", DEFAULT_CRAWL]
+        );
         assert_eq!(stats(&mut r.client, "BESPOKE", "").await.size, 2);
         let s = stats(&mut r.client, "", "").await;
         assert_eq!((s.size, s.crawl_id.as_str()), (1, DEFAULT_CRAWL));
@@ -260,23 +251,15 @@ fn crawl_ids_are_separate() {
             .unwrap()
             .into_inner();
         assert_eq!(deleted.value, 2);
-        let crawls = r
-            .client
-            .list_crawls(Local::default())
-            .await
-            .unwrap()
-            .into_inner();
-        assert_eq!(crawls.values, vec![DEFAULT_CRAWL]);
+        assert_eq!(list_crawl_ids(&mut r.client).await, vec![DEFAULT_CRAWL]);
         assert_eq!(stats(&mut r.client, "BESPOKE", "").await.size, 0);
         assert_eq!(stats(&mut r.client, "", "").await.size, 1);
-        r.server.shutdown().await.unwrap();
     });
 }
 
 #[test]
 fn block_delay_and_limit_hold_a_queue() {
-    run(async {
-        let (_dir, clock, mut r) = start_fresh(Some("bfs")).await;
+    with_fresh(Some("bfs"), async |clock, r| {
         put(
             &mut r.client,
             vec![
@@ -330,14 +313,12 @@ fn block_delay_and_limit_hold_a_queue() {
             .unwrap_err();
         assert_eq!(unknown.code(), tonic::Code::NotFound);
         assert!(unknown.message().contains("nowhere.example"), "{unknown}");
-        r.server.shutdown().await.unwrap();
     });
 }
 
 #[test]
 fn stats_listings_deletions_and_refetch_dates() {
-    run(async {
-        let (_dir, clock, mut r) = start_fresh(None).await;
+    with_fresh(None, async |clock, r| {
         // Known URLs never served: one done, two due (sooner first, the reference's RightOrder).
         put(
             &mut r.client,
@@ -456,7 +437,6 @@ fn stats_listings_deletions_and_refetch_dates() {
             .await
             .unwrap_err();
         assert_eq!(err.code(), tonic::Code::Unimplemented);
-        r.server.shutdown().await.unwrap();
     });
 }
 
@@ -534,8 +514,7 @@ fn the_state_survives_a_restart() {
 /// max_queues and max_urls_per_queue; the URLs come in the policy's order (BFS: discovery).
 #[test]
 fn a_long_stream_is_acked_in_order_and_get_urls_keeps_its_limits() {
-    run(async {
-        let (_dir, _clock, mut r) = start_fresh(Some("bfs")).await;
+    with_fresh(Some("bfs"), async |_, r| {
         let urls: Vec<String> = (0..3000)
             .map(|i| format!("http://h{}.example/{}", i % 30, i))
             .collect();
@@ -569,7 +548,6 @@ fn a_long_stream_is_acked_in_order_and_get_urls_keeps_its_limits() {
         assert_eq!(served, expected);
         let s = stats(&mut r.client, "", "").await;
         assert_eq!((s.size, s.in_process, s.number_of_queues), (3000, 10, 30));
-        r.server.shutdown().await.unwrap();
     });
 }
 
@@ -596,8 +574,7 @@ mod bounds {
 
     #[test]
     fn metadata_over_its_limits_is_refused_and_not_kept() {
-        run(async {
-            let (_dir, _clock, mut r) = start_fresh(Some("bfs")).await;
+        with_fresh(Some("bfs"), async |_, r| {
             let at_limit = "x".repeat(MAX_METADATA_BYTES - "big".len());
             let acks = put(
                 &mut r.client,
@@ -649,14 +626,12 @@ mod bounds {
                 2,
                 "the report changed nothing"
             );
-            r.server.shutdown().await.unwrap();
         });
     }
 
     #[test]
     fn a_filter_over_its_limit_is_refused_and_ignore_case_matches() {
-        run(async {
-            let (_dir, _clock, mut r) = start_fresh(Some("bfs")).await;
+        with_fresh(Some("bfs"), async |_, r| {
             put(
                 &mut r.client,
                 vec![
@@ -704,7 +679,6 @@ mod bounds {
                 .await
                 .unwrap_err();
             assert_eq!(err.code(), tonic::Code::InvalidArgument, "{err:?}");
-            r.server.shutdown().await.unwrap();
         });
     }
 

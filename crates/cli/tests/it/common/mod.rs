@@ -2,6 +2,7 @@
 //! to run the binary, and checks for success and for a clean failure.
 #![allow(dead_code)] // not every helper is used by a test today
 
+pub mod cluster;
 pub mod serve;
 pub mod workers;
 

@@ -10,7 +10,7 @@ use crawlrank_frontier_service::{
 use crawlrank_urlfrontier::ext_proto::crawlrank_frontier_client::CrawlrankFrontierClient;
 use crawlrank_urlfrontier::proto::{
     ack_message::Status as AckStatus, get_params, url_frontier_client::UrlFrontierClient, url_item,
-    Active, BlockQueueParams, CrawlLimitParams, DiscoveredUrlItem, GetParams, KnownUrlItem,
+    Active, BlockQueueParams, CrawlLimitParams, DiscoveredUrlItem, GetParams, KnownUrlItem, Local,
     Pagination, QueueDelayParams, QueueWithinCrawlParams, Stats, StringList, UrlInfo, UrlItem,
     UrlStatusRequest,
 };
@@ -273,4 +273,21 @@ pub async fn start_fresh(policy: Option<&str>) -> (tempfile::TempDir, TimeSource
     let clock = TimeSource::manual(T0);
     let running = start(dir.path(), &clock, policy).await;
     (dir, clock, running)
+}
+
+/// Runs `test` on a fresh service (as [`start_fresh`] sets it up) with its manual clock and
+/// the running service, then shuts the service down: the frame of most tests, so that each
+/// says only what it checks.
+pub fn with_fresh(policy: Option<&str>, test: impl AsyncFnOnce(&TimeSource, &mut Running)) {
+    run(async {
+        let (_dir, clock, mut running) = start_fresh(policy).await;
+        test(&clock, &mut running).await;
+        running.server.shutdown().await.unwrap();
+    });
+}
+
+/// ListCrawls over the whole cluster: the crawl ids the service holds.
+pub async fn list_crawl_ids(client: &mut Client) -> Vec<String> {
+    let crawls = client.list_crawls(Local::default()).await.unwrap();
+    crawls.into_inner().values
 }
