@@ -2,6 +2,11 @@
 //! port) over gRPC (HTTP/2, plaintext) on a TCP listener: in a
 //! tokio runtime of the caller's ([`spawn`], used by the tests) or of its own until Ctrl-C
 //! ([`serve_until_ctrl_c`], used by `crawlrank frontier serve`).
+//!
+//! Stopping is one call, [`RunningServer::shutdown`], and it returns only once the node is
+//! wholly stopped — calls answered, background tasks ended, store closed — so that a node can
+//! be started again on the same state directory at once, in the same process (a test, an
+//! embedding program) or another.
 
 use crate::cluster::ClusterConfig;
 use crate::ext_proto::crawlrank_frontier_server::CrawlrankFrontierServer;
@@ -17,6 +22,8 @@ use tokio_stream::wrappers::TcpListenerStream;
 /// A server running on the current tokio runtime.
 pub struct RunningServer {
     addr: SocketAddr,
+    /// What is served, shut down after serving stops.
+    service: FrontierService,
     stop: Option<oneshot::Sender<()>>,
     task: JoinHandle<Result<(), tonic::transport::Error>>,
 }
@@ -27,15 +34,21 @@ impl RunningServer {
         self.addr
     }
 
-    /// Stops accepting, lets the calls in progress finish, and waits for the end.
+    /// Stops accepting, lets the calls in progress finish, then shuts the service down
+    /// ([`FrontierService::shutdown`]: its background tasks end, what is queued is committed,
+    /// the store is closed), and returns once all of that is done: the state directory may
+    /// be opened again at once.
     pub async fn shutdown(mut self) -> Result<()> {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
-        self.task
-            .await
-            .context("the frontier server task failed")?
-            .context("the frontier server failed")
+        let served = match self.task.await {
+            Ok(r) => r.context("the frontier server failed"),
+            Err(e) => Err(anyhow::Error::from(e).context("the frontier server task failed")),
+        };
+        // Even when serving failed: the store must be closed all the same.
+        let stopped = self.service.shutdown().await;
+        served.and(stopped)
     }
 }
 
@@ -49,13 +62,14 @@ pub fn spawn(service: FrontierService, listener: TcpListener) -> Result<RunningS
     let task = tokio::spawn(
         tonic::transport::Server::builder()
             .add_service(UrlFrontierServer::new(service.clone()))
-            .add_service(CrawlrankFrontierServer::new(service))
+            .add_service(CrawlrankFrontierServer::new(service.clone()))
             .serve_with_incoming_shutdown(TcpListenerStream::new(listener), async {
                 let _ = stopped.await;
             }),
     );
     Ok(RunningServer {
         addr,
+        service,
         stop: Some(stop),
         task,
     })
