@@ -1,7 +1,7 @@
 //! Serving a [`FrontierService`] (the URLFrontier service and crawlrank's extension, on one
 //! port) over gRPC (HTTP/2, plaintext) on a TCP listener: in a
 //! tokio runtime of the caller's ([`spawn`], used by the tests) or of its own until Ctrl-C
-//! ([`serve_until_ctrl_c`], used by `crawlrank frontier serve`).
+//! or SIGTERM ([`serve_until_ctrl_c`], used by `crawlrank frontier serve`).
 //!
 //! Stopping is one call, [`RunningServer::shutdown`], and it returns only once the node is
 //! wholly stopped — calls answered, background tasks ended, store closed — so that a node can
@@ -75,7 +75,9 @@ pub fn spawn(service: FrontierService, listener: TcpListener) -> Result<RunningS
     })
 }
 
-/// Binds `addr` and serves `service` there until Ctrl-C, on a runtime of its own, as a node
+/// Binds `addr` and serves `service` there until Ctrl-C (or SIGTERM, on Unix: what a
+/// service manager or `kill` sends), then shuts it down ([`RunningServer::shutdown`]: the
+/// store is closed when this returns), on a runtime of its own, as a node
 /// of `cluster` if one is given (joined before listening; serving stops with an error if the
 /// node can no longer apply what the other nodes hand it); `on_listening` is told the bound
 /// address first.
@@ -97,6 +99,9 @@ pub fn serve_until_ctrl_c(
         let listener = TcpListener::bind(addr)
             .await
             .with_context(|| format!("cannot listen on {addr}"))?;
+        // Listening for SIGTERM before serving: one sent as soon as the address is said
+        // stops the service gracefully too.
+        let stop = stop_signal()?;
         let server = spawn(service, listener)?;
         on_listening(server.addr());
         let failed = async {
@@ -110,8 +115,11 @@ pub fn serve_until_ctrl_c(
             }
         };
         tokio::select! {
-            stop = tokio::signal::ctrl_c() => {
-                stop.context("cannot wait for Ctrl-C")?;
+            stop = stop => {
+                if let Err(e) = stop {
+                    let _ = server.shutdown().await;
+                    return Err(e);
+                }
                 server.shutdown().await
             }
             e = failed => {
@@ -119,5 +127,24 @@ pub fn serve_until_ctrl_c(
                 Err(e)
             }
         }
+    })
+}
+
+/// Ends at Ctrl-C (SIGINT) or, on Unix, SIGTERM. SIGTERM's handler is installed when this is
+/// called, Ctrl-C's when the future is first polled.
+fn stop_signal() -> Result<impl std::future::Future<Output = Result<()>>> {
+    #[cfg(unix)]
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .context("cannot listen for SIGTERM")?;
+    Ok(async move {
+        #[cfg(unix)]
+        tokio::select! {
+            stop = tokio::signal::ctrl_c() => stop.context("cannot wait for Ctrl-C"),
+            _ = term.recv() => Ok(()),
+        }
+        #[cfg(not(unix))]
+        tokio::signal::ctrl_c()
+            .await
+            .context("cannot wait for Ctrl-C")
     })
 }
