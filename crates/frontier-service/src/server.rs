@@ -1,7 +1,12 @@
 //! Serving a [`FrontierService`] (the URLFrontier service and crawlrank's extension, on one
 //! port) over gRPC (HTTP/2, plaintext) on a TCP listener: in a
 //! tokio runtime of the caller's ([`spawn`], used by the tests) or of its own until Ctrl-C
-//! ([`serve_until_ctrl_c`], used by `crawlrank frontier serve`).
+//! or SIGTERM ([`serve_until_ctrl_c`], used by `crawlrank frontier serve`).
+//!
+//! Stopping is one call, [`RunningServer::shutdown`], and it returns only once the node is
+//! wholly stopped — calls answered, background tasks ended, store closed — so that a node can
+//! be started again on the same state directory at once, in the same process (a test, an
+//! embedding program) or another.
 
 use crate::cluster::ClusterConfig;
 use crate::ext_proto::crawlrank_frontier_server::CrawlrankFrontierServer;
@@ -17,6 +22,8 @@ use tokio_stream::wrappers::TcpListenerStream;
 /// A server running on the current tokio runtime.
 pub struct RunningServer {
     addr: SocketAddr,
+    /// What is served, shut down after serving stops.
+    service: FrontierService,
     stop: Option<oneshot::Sender<()>>,
     task: JoinHandle<Result<(), tonic::transport::Error>>,
 }
@@ -27,15 +34,21 @@ impl RunningServer {
         self.addr
     }
 
-    /// Stops accepting, lets the calls in progress finish, and waits for the end.
+    /// Stops accepting, lets the calls in progress finish, then shuts the service down
+    /// ([`FrontierService::shutdown`]: its background tasks end, what is queued is committed,
+    /// the store is closed), and returns once all of that is done: the state directory may
+    /// be opened again at once.
     pub async fn shutdown(mut self) -> Result<()> {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
-        self.task
-            .await
-            .context("the frontier server task failed")?
-            .context("the frontier server failed")
+        let served = match self.task.await {
+            Ok(r) => r.context("the frontier server failed"),
+            Err(e) => Err(anyhow::Error::from(e).context("the frontier server task failed")),
+        };
+        // Even when serving failed: the store must be closed all the same.
+        let stopped = self.service.shutdown().await;
+        served.and(stopped)
     }
 }
 
@@ -49,19 +62,22 @@ pub fn spawn(service: FrontierService, listener: TcpListener) -> Result<RunningS
     let task = tokio::spawn(
         tonic::transport::Server::builder()
             .add_service(UrlFrontierServer::new(service.clone()))
-            .add_service(CrawlrankFrontierServer::new(service))
+            .add_service(CrawlrankFrontierServer::new(service.clone()))
             .serve_with_incoming_shutdown(TcpListenerStream::new(listener), async {
                 let _ = stopped.await;
             }),
     );
     Ok(RunningServer {
         addr,
+        service,
         stop: Some(stop),
         task,
     })
 }
 
-/// Binds `addr` and serves `service` there until Ctrl-C, on a runtime of its own, as a node
+/// Binds `addr` and serves `service` there until Ctrl-C (or SIGTERM, on Unix: what a
+/// service manager or `kill` sends), then shuts it down ([`RunningServer::shutdown`]: the
+/// store is closed when this returns), on a runtime of its own, as a node
 /// of `cluster` if one is given (joined before listening; serving stops with an error if the
 /// node can no longer apply what the other nodes hand it); `on_listening` is told the bound
 /// address first.
@@ -83,6 +99,9 @@ pub fn serve_until_ctrl_c(
         let listener = TcpListener::bind(addr)
             .await
             .with_context(|| format!("cannot listen on {addr}"))?;
+        // Listening for SIGTERM before serving: one sent as soon as the address is said
+        // stops the service gracefully too.
+        let stop = stop_signal()?;
         let server = spawn(service, listener)?;
         on_listening(server.addr());
         let failed = async {
@@ -96,8 +115,11 @@ pub fn serve_until_ctrl_c(
             }
         };
         tokio::select! {
-            stop = tokio::signal::ctrl_c() => {
-                stop.context("cannot wait for Ctrl-C")?;
+            stop = stop => {
+                if let Err(e) = stop {
+                    let _ = server.shutdown().await;
+                    return Err(e);
+                }
                 server.shutdown().await
             }
             e = failed => {
@@ -105,5 +127,24 @@ pub fn serve_until_ctrl_c(
                 Err(e)
             }
         }
+    })
+}
+
+/// Ends at Ctrl-C (SIGINT) or, on Unix, SIGTERM. SIGTERM's handler is installed when this is
+/// called, Ctrl-C's when the future is first polled.
+fn stop_signal() -> Result<impl std::future::Future<Output = Result<()>>> {
+    #[cfg(unix)]
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .context("cannot listen for SIGTERM")?;
+    Ok(async move {
+        #[cfg(unix)]
+        tokio::select! {
+            stop = tokio::signal::ctrl_c() => stop.context("cannot wait for Ctrl-C"),
+            _ = term.recv() => Ok(()),
+        }
+        #[cfg(not(unix))]
+        tokio::signal::ctrl_c()
+            .await
+            .context("cannot wait for Ctrl-C")
     })
 }

@@ -145,9 +145,12 @@ impl ServiceConfig {
 /// The state and its store, behind the service's one lock.
 struct Core {
     state: FrontierState,
-    store: Store,
+    /// `None` once the service is stopped ([`FrontierService::shutdown`]): the store is
+    /// closed, and every call that would read or write it is refused.
+    store: Option<Store>,
     /// Why the store failed, once it did: the memory is then ahead of the log, so every
-    /// changing call is refused until a restart replays the log.
+    /// changing call is refused until a restart replays the log. [`STOPPED`] once the
+    /// service is stopped.
     broken: Option<String>,
     /// Forwarded messages set aside as undecodable (a cluster node's), read without the
     /// lock by `GetStats`.
@@ -206,9 +209,11 @@ async fn send_outbox(
     let items = tokio::task::spawn_blocking(move || {
         weak.upgrade().map(|core| {
             let core = core.lock().unwrap_or_else(|p| p.into_inner());
-            core.store
-                .outbox(limit)
-                .map(|items| (core.store.incarnation(), items))
+            core.store_ref().and_then(|store| {
+                store
+                    .outbox(limit)
+                    .map(|items| (store.incarnation(), items))
+            })
         })
     })
     .await
@@ -231,8 +236,8 @@ async fn send_outbox(
         weak.upgrade().map(|core| {
             core.lock()
                 .unwrap_or_else(|p| p.into_inner())
-                .store
-                .outbox_done(&stored)
+                .store_mut()
+                .and_then(|store| store.outbox_done(&stored))
         })
     })
     .await
@@ -269,15 +274,6 @@ async fn run_clock(core: std::sync::Weak<Mutex<Core>>, cluster: Arc<Cluster>) {
             Err(_) => {}
         }
         tokio::time::sleep(crate::cluster::CLOCK_PERIOD).await;
-    }
-}
-
-/// Aborts its task when dropped.
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
     }
 }
 
@@ -339,12 +335,35 @@ fn load_state(store: &Store, spec: PolicySpec) -> Result<FrontierState> {
 /// when the state holds more URLs (see [`Core::compact_if_due`]).
 pub const COMPACT_AFTER_CALLS: u64 = 100_000;
 
+/// What [`Core::broken`] says once the service is stopped.
+const STOPPED: &str = "the frontier service is stopped";
+
 impl Core {
-    /// The error a changing call gets once the state is broken.
+    /// The error a changing call gets once the state is broken (or the service stopped).
     fn refusal(why: &str) -> Status {
+        if why == STOPPED {
+            return Status::unavailable(STOPPED);
+        }
         Status::unavailable(format!(
             "the frontier state could not be written ({why}); restart the service"
         ))
+    }
+
+    /// The store, unless the service is stopped.
+    fn store_ref(&self) -> Result<&Store> {
+        self.store.as_ref().context(STOPPED)
+    }
+
+    /// The store, unless the service is stopped.
+    fn store_mut(&mut self) -> Result<&mut Store> {
+        self.store.as_mut().context(STOPPED)
+    }
+
+    /// Closes the store (its file is free for another service once this returns) and
+    /// refuses every call from now on.
+    fn close(&mut self) {
+        self.broken = Some(STOPPED.to_string());
+        self.store = None;
     }
 
     /// Applies the calls of several requests, each request's in order and the requests in
@@ -377,7 +396,10 @@ impl Core {
             replies.push((p.reply, answers));
         }
         if self.broken.is_none() {
-            match self.store.append(&logged, applied.as_ref(), &outbox) {
+            match self
+                .store_mut()
+                .and_then(|store| store.append(&logged, applied.as_ref(), &outbox))
+            {
                 Ok(()) => {
                     let dead = applied.map_or(0, |a| a.dead.len() as u64);
                     self.dead_letters.fetch_add(dead, Ordering::SeqCst);
@@ -414,7 +436,8 @@ impl Core {
     /// why it failed.
     fn compact_if_due(&mut self) {
         let due = COMPACT_AFTER_CALLS.max(self.state.pages() as u64);
-        if self.store.calls_since_checkpoint() >= due {
+        let Some(store) = &self.store else { return };
+        if store.calls_since_checkpoint() >= due {
             let _ = self.compact();
         }
     }
@@ -422,7 +445,7 @@ impl Core {
     /// Writes a checkpoint of the state and drops the log's calls it covers.
     fn compact(&mut self) -> Result<()> {
         let checkpoint = self.state.checkpoint();
-        self.store.write_checkpoint(&checkpoint)
+        self.store_mut()?.write_checkpoint(&checkpoint)
     }
 
     /// Applies one call; if it changed something it is added to `logged`, and the items it
@@ -464,10 +487,11 @@ impl Core {
             Err(panic) => {
                 let what = panic_text(&*panic);
                 let spec = self.state.spec().clone();
-                let rebuilt = self
-                    .store
-                    .append(&std::mem::take(logged), None, &std::mem::take(outbox))
-                    .and_then(|()| load_state(&self.store, spec));
+                let (logged, outbox) = (std::mem::take(logged), std::mem::take(outbox));
+                let rebuilt = self.store_mut().and_then(|store| {
+                    store.append(&logged, None, &outbox)?;
+                    load_state(store, spec)
+                });
                 match rebuilt {
                     Ok(state) => self.state = state,
                     Err(e) => {
@@ -508,6 +532,11 @@ pub struct FrontierService {
     dead_letters: Arc<AtomicU64>,
     /// The same as [`Core::outbox_ready`].
     outbox_ready: Arc<tokio::sync::Notify>,
+    /// Set once by [`FrontierService::shutdown`]: the background tasks end when they see it.
+    stop: Arc<tokio::sync::watch::Sender<bool>>,
+    /// The background tasks (a cluster node's consumer, outbox publisher and clock), which
+    /// `shutdown` waits for.
+    tasks: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>>,
 }
 
 impl FrontierService {
@@ -523,7 +552,7 @@ impl FrontierService {
         let outbox_ready = Arc::new(tokio::sync::Notify::new());
         let mut core = Core {
             state,
-            store,
+            store: Some(store),
             broken: None,
             dead_letters: dead_letters.clone(),
             outbox_ready: outbox_ready.clone(),
@@ -542,13 +571,67 @@ impl FrontierService {
             cluster: Arc::new(OnceLock::new()),
             dead_letters,
             outbox_ready,
+            stop: Arc::new(tokio::sync::watch::Sender::new(false)),
+            tasks: Arc::new(Mutex::new(Vec::new())),
         })
+    }
+
+    /// Stops the service: its background tasks (a cluster node's consumer of forwarded items,
+    /// outbox publisher and clock) end and are waited for, the calls queued for a commit are
+    /// committed, and the store is closed — its directory can be opened again, in this
+    /// process or another, as soon as this returns. Every call after it is refused. A task
+    /// stopped between two steps leaves nothing half done: an item read from JetStream and
+    /// not yet committed is read again at the next start, and an outbox item sent but not
+    /// yet dropped is sent again and applied once (docs/frontier-service.md). Serve with
+    /// [`crate::spawn`]: [`crate::RunningServer::shutdown`] stops serving first, then calls
+    /// this.
+    pub async fn shutdown(&self) -> Result<()> {
+        self.stop.send_replace(true);
+        let tasks = std::mem::take(&mut *self.tasks.lock().unwrap_or_else(|p| p.into_inner()));
+        let mut failed = None;
+        for task in tasks {
+            if let Err(e) = task.await {
+                failed.get_or_insert(e);
+            }
+        }
+        let svc = self.clone();
+        tokio::task::spawn_blocking(move || {
+            svc.commit_pending();
+            svc.write_lock().close();
+        })
+        .await
+        .context("closing the frontier store failed")?;
+        match failed {
+            Some(e) => Err(anyhow::anyhow!(
+                "a background task of the frontier service failed: {e}"
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Runs `task` in the background until it ends or the service stops, whichever comes
+    /// first; [`FrontierService::shutdown`] waits for it. `task` may be dropped at any of its
+    /// await points, so it must leave the store consistent at each (every task here writes
+    /// the store only in whole commits).
+    fn spawn_background(&self, task: impl std::future::Future<Output = ()> + Send + 'static) {
+        let mut stop = self.stop.subscribe();
+        let handle = tokio::spawn(async move {
+            tokio::select! {
+                () = task => {}
+                _ = stop.wait_for(|stopped| *stopped) => {}
+            }
+        });
+        let mut tasks = self.tasks.lock().unwrap_or_else(|p| p.into_inner());
+        tasks.retain(|t| !t.is_finished());
+        tasks.push(handle);
     }
 
     /// Makes this service a node of the cluster `config` describes: connects to its NATS
     /// server, checks the node list and the policy against the cluster's, and starts applying
-    /// the items the other nodes hand it. The task returned ends only when applying fails
-    /// (the store could not be written): the node must then stop. Call it before serving.
+    /// the items the other nodes hand it. The task returned ends when applying fails (the
+    /// store could not be written: the node must then stop, with an error) or when the
+    /// service is shut down ([`FrontierService::shutdown`], with `Ok`); aborting it stops
+    /// nothing. Call it before serving.
     pub async fn join_cluster(
         &self,
         config: &ClusterConfig,
@@ -559,29 +642,34 @@ impl FrontierService {
             "this service already is a node of a cluster"
         );
         let _ = self.node.set(config.me.clone());
-        let applied = self.read_lock().store.applied()?;
+        let applied = self.read_lock().store_ref()?.applied()?;
         let svc = self.clone();
-        // The publisher lives as long as the task returned: aborting that task (a node
-        // stopping) stops it too; and it holds the store only while it reads or writes it, so
-        // that nothing keeps a stopped node's store open.
-        let outbox = AbortOnDrop(tokio::spawn(run_outbox(
+        // The background tasks run until the service is shut down, which waits for them:
+        // then nothing holds the store any more and it can be closed.
+        self.spawn_background(run_outbox(
             Arc::downgrade(&self.core),
             cluster.clone(),
             self.outbox_ready.clone(),
-        )));
-        let clock = AbortOnDrop(tokio::spawn(run_clock(
-            Arc::downgrade(&self.core),
-            cluster.clone(),
-        )));
-        Ok(tokio::spawn(async move {
-            let _outbox = outbox;
-            let _clock = clock;
-            cluster
+        ));
+        self.spawn_background(run_clock(Arc::downgrade(&self.core), cluster.clone()));
+        let (result, failed) = tokio::sync::oneshot::channel();
+        self.spawn_background(async move {
+            let applying = cluster
                 .run_consumer(applied, |batch| {
                     let svc = svc.clone();
                     async move { svc.apply_forwarded(batch).await }
                 })
-                .await
+                .await;
+            let _ = result.send(applying);
+        });
+        // The caller's handle only reports how the consumer ended: the consumer is the
+        // service's, which `shutdown` stops and waits for.
+        Ok(tokio::spawn(async move {
+            match failed.await {
+                Ok(applying) => applying,
+                // The consumer was stopped by a shutdown (or panicked, which shutdown reports).
+                Err(_) => Ok(()),
+            }
         }))
     }
 
@@ -608,9 +696,12 @@ impl FrontierService {
             applied.through = applied.through.max(d.seq);
             if let Ok((_, _, Some(origin))) = &d.item {
                 let key = (origin.node, origin.incarnation);
-                let r = received
-                    .entry(key)
-                    .or_insert_with(|| self.read_lock().store.received(key.0, key.1));
+                let r = match received.entry(key) {
+                    std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        e.insert(self.read_lock().store_ref()?.received(key.0, key.1))
+                    }
+                };
                 if !r.take(origin.number) {
                     continue;
                 }
@@ -1600,7 +1691,7 @@ mod tests {
         let (store, spec) = Store::open(dir, None, &spec).unwrap();
         Core {
             state: load_state(&store, spec).unwrap(),
-            store,
+            store: Some(store),
             broken: None,
             dead_letters: Default::default(),
             outbox_ready: Default::default(),

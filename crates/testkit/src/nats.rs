@@ -6,11 +6,18 @@
 //! The server is Debian's `nats-server` package (`.ci/run` installs it). Without it
 //! [`NatsServer::start`] returns `None` after printing why, so the test skips — unless
 //! `CI=true`, where a missing server is a failure.
+//!
+//! Tests of several processes run at once on one machine (and several in one process): a
+//! free port picked by one may be taken by another's server before this one binds it. So a
+//! server is named uniquely and counted as started only once the server answering on its
+//! port says that name; otherwise two tests could share one JetStream and take each other's
+//! items.
 
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// How long a started server may take to accept connections.
@@ -19,6 +26,8 @@ const START_LIMIT: Duration = Duration::from_secs(20);
 /// A running `nats-server -js` on `127.0.0.1:port`.
 pub struct NatsServer {
     child: Option<Child>,
+    /// This server's name (`-n`), unique on the machine, which its `INFO` line says.
+    name: String,
     port: u16,
     store: PathBuf,
     log: PathBuf,
@@ -61,8 +70,14 @@ impl NatsServer {
             return None;
         };
         std::fs::create_dir_all(store).expect("cannot create the NATS store directory");
+        static STARTED: AtomicU64 = AtomicU64::new(0);
         let mut server = Self {
             child: None,
+            name: format!(
+                "crawlrank-test-{}-{}",
+                std::process::id(),
+                STARTED.fetch_add(1, Ordering::Relaxed)
+            ),
             port: free_port(),
             store: store.to_path_buf(),
             log: store.with_extension("log"),
@@ -92,7 +107,7 @@ impl NatsServer {
     fn spawn(&mut self, bin: &Path) -> Result<(), String> {
         let log = std::fs::File::create(&self.log).expect("cannot create the NATS log");
         let child = Command::new(bin)
-            .args(["-js", "-a", "127.0.0.1", "-p"])
+            .args(["-js", "-a", "127.0.0.1", "-n", &self.name, "-p"])
             .arg(self.port.to_string())
             .arg("-sd")
             .arg(&self.store)
@@ -124,14 +139,18 @@ impl NatsServer {
         }
     }
 
-    /// Whether a connection to the port gets a NATS `INFO` line within a second.
+    /// Whether a connection to the port gets, within a second, the `INFO` line of this
+    /// server (its name), not another's that took the port first.
     fn answers_info(&self) -> bool {
-        let Ok(mut conn) = TcpStream::connect(("127.0.0.1", self.port)) else {
+        let Ok(conn) = TcpStream::connect(("127.0.0.1", self.port)) else {
             return false;
         };
         let _ = conn.set_read_timeout(Some(Duration::from_secs(1)));
-        let mut first = [0u8; 4];
-        conn.read_exact(&mut first).is_ok() && &first == b"INFO"
+        let mut line = String::new();
+        let read = std::io::BufReader::new(conn.take(64 * 1024)).read_line(&mut line);
+        read.is_ok()
+            && line.starts_with("INFO")
+            && line.contains(&format!("\"server_name\":\"{}\"", self.name))
     }
 
     /// The URL clients connect to.

@@ -193,7 +193,7 @@ fn serve(args: ServeArgs) -> Result<()> {
             None => String::new(),
         };
         eprintln!(
-            "frontier: URLFrontier API on {bound} (policy {}, state {}{role}); Ctrl-C stops",
+            "frontier: URLFrontier API on {bound} (policy {}, state {}{role}); Ctrl-C or SIGTERM stops",
             policy.kind,
             args.state.display()
         );

@@ -2,8 +2,9 @@
 //! state, it has lost nothing it answered — URLs, delay, block, crawl limit, active flag and
 //! leases — and the leases still run on the wall clock (a leased URL is not served again
 //! before its `delay_requestable` ends, and is after); with a group-commit window, every
-//! `PutURLs` item acknowledged before a SIGKILL is there after the restart. Also
-//! `crawlrank frontier ranking` against the process. Loopback only; every wait is bounded.
+//! `PutURLs` item acknowledged before a SIGKILL is there after the restart. SIGTERM stops
+//! it cleanly (exit status 0) and a restart has what it held. Also `crawlrank frontier
+//! ranking` against the process. Loopback only; every wait is bounded.
 
 use crawlrank_urlfrontier::proto::{
     get_params, url_item, Active, BlockQueueParams, CountUrlParams, CrawlLimitParams,
@@ -97,6 +98,36 @@ const C1: &str = "http://c.example/1";
 const D1: &str = "http://d.example/1";
 /// The lease of the first GetURLs, in seconds.
 const LEASE: u32 = 8;
+
+/// SIGTERM (what a service manager or `kill` sends) stops the service as Ctrl-C does: the
+/// process ends with success, its store closed, and a new one serves what it held.
+#[test]
+fn sigterm_stops_the_service_cleanly_and_a_restart_has_its_urls() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let rt = runtime();
+    let serve = Serve::start(&state, &["--policy", "bfs"]);
+    rt.block_on(async {
+        let mut c = serve.client().await;
+        put(&mut c, &[A1, B1]).await;
+    });
+    let pid = serve.child.id().to_string();
+    assert!(Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let status = serve.wait_exit(Duration::from_secs(10));
+    assert!(
+        status.success(),
+        "SIGTERM did not stop the service cleanly: {status:?}"
+    );
+    let serve = Serve::start(&state, &["--policy", "bfs"]);
+    rt.block_on(async {
+        let mut c = serve.client().await;
+        assert_eq!(count(&mut c).await, 2);
+    });
+}
 
 #[test]
 fn a_killed_service_restarts_with_everything_it_answered() {
