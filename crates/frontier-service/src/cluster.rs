@@ -75,9 +75,11 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 pub const PEER_PATIENCE: Duration = Duration::from_secs(15);
 /// Most forwarded items a node applies in one store transaction.
 const APPLY_BATCH: usize = 512;
-/// How long a JetStream delivery waits for its ack before the server delivers it again (a
-/// batch is applied and committed well within it; a redelivery is recognised anyway).
-const ACK_WAIT: Duration = Duration::from_secs(60);
+/// How long a JetStream delivery waits for its ack before the server delivers it again: a
+/// delivery the node never saw (a pull that broke off or expired as it came) is late by this
+/// much. A batch is applied and committed well within it, and a redelivery of an item
+/// applied already is recognised by its sequence, so a short wait costs nothing.
+const ACK_WAIT: Duration = Duration::from_secs(10);
 
 /// Java's `String.hashCode`: `s[0]*31^(n-1) + … + s[n-1]` over the UTF-16 code units, in
 /// wrapping 32-bit arithmetic.
