@@ -12,8 +12,8 @@
 //! runs of its arrays. The arrays are kept from reorder to reorder: each reorder merges in only
 //! the arcs found since, into new arrays moved into NumPy without a copy (earlier views keep
 //! theirs), so a reorder costs one pass over the known arcs, not a sort of them. The column
-//! pointers come from in-link counts kept up to date, and the merge of the index arrays waits
-//! until something reads them: column sums (back-link counts) never do.
+//! pointers come from in-link counts kept up to date, and each array is built only when
+//! something reads it: column sums (back-link counts) come from the counts and read neither.
 //!
 //! A policy that raises, or returns scores that cannot order the frontier (a wrong length,
 //! NaN, something that is not numbers), stops the crawl at once: its `pop` returns nothing, and
@@ -165,11 +165,11 @@ impl Known {
         (indptr, indices)
     }
 
-    /// The CSC `indptr` over `n` nodes of the first `rows` crawled pages: the prefix sums of
-    /// their in-link counts, which are kept up to date from the arcs found since the last
-    /// call (one pass over those and one over the nodes, not over every arc). A view older
-    /// than the counts (none that the frontier makes) counts from scratch.
-    fn indptr(&mut self, n: usize, rows: usize) -> Vec<i32> {
+    /// `f` of the in-link counts (one per node of `n`) from the first `rows` crawled pages,
+    /// kept up to date from the arcs found since the last call (one pass over those, not over
+    /// every arc). A view older than the counts (none that the frontier makes) counts from
+    /// scratch.
+    fn with_indegree<R>(&mut self, n: usize, rows: usize, f: impl FnOnce(&[i32]) -> R) -> R {
         let mut scratch = Vec::new();
         let (counts, from) = if self.indegree.len() == n && rows >= self.indegree_rows {
             (&mut self.indegree, self.indegree_rows)
@@ -183,17 +183,26 @@ impl Known {
         for &t in &self.links[self.offsets[from]..self.offsets[rows]] {
             counts[t as usize] += 1;
         }
-        let mut indptr = Vec::with_capacity(n + 1);
-        indptr.push(0i32);
-        let mut total = 0i32;
-        indptr.extend(counts.iter().map(|&c| {
-            total += c;
-            total
-        }));
+        let out = f(counts);
         if scratch.is_empty() {
             self.indegree_rows = rows;
         }
-        indptr
+        out
+    }
+
+    /// The CSC `indptr` over `n` nodes of the first `rows` crawled pages: the prefix sums of
+    /// their in-link counts.
+    fn indptr(&mut self, n: usize, rows: usize) -> Vec<i32> {
+        self.with_indegree(n, rows, |counts| {
+            let mut indptr = Vec::with_capacity(n + 1);
+            indptr.push(0i32);
+            let mut total = 0i32;
+            indptr.extend(counts.iter().map(|&c| {
+                total += c;
+                total
+            }));
+            indptr
+        })
     }
 
     /// The CSC arrays over `n` nodes of the first `rows` crawled pages, for a view: the cached
@@ -293,16 +302,13 @@ impl PyBatchPolicy {
 
     fn view(&self, py: Python<'_>, frontier: &[PageId], since: usize) -> PyResult<Py<PolicyView>> {
         let known = self.known.lock().expect("known graph");
-        let crawled: Vec<i64> = known.crawled.iter().map(|&p| i64::from(p)).collect();
         let frontier: Vec<i64> = frontier.iter().map(|&p| i64::from(p)).collect();
-        let crawled = crawled.into_pyarray(py);
         let frontier = frontier.into_pyarray(py);
-        read_only(&crawled)?;
         read_only(&frontier)?;
         Py::new(
             py,
             PolicyView {
-                crawled: crawled.unbind(),
+                crawled: Mutex::new(None),
                 frontier: frontier.unbind(),
                 known_graph: self.known.clone(),
                 known_rows: known.crawled.len(),
@@ -489,7 +495,8 @@ impl Policy for PyBatchPolicy {
 /// What a Python policy sees at a reorder: the crawl so far and the known graph.
 #[pyclass(module = "crawlrank._crawlrank", frozen)]
 pub struct PolicyView {
-    crawled: Py<PyArray1<i64>>,
+    /// Built when first asked for (most policies never do).
+    crawled: Mutex<Option<Py<PyArray1<i64>>>>,
     frontier: Py<PyArray1<i64>>,
     known_graph: Arc<Mutex<Known>>,
     known_rows: usize,
@@ -504,8 +511,21 @@ pub struct PolicyView {
 impl PolicyView {
     /// The crawled pages, in crawl order (node ids, read-only `int64` array).
     #[getter]
-    fn crawled(&self, py: Python<'_>) -> Py<PyArray1<i64>> {
-        self.crawled.clone_ref(py)
+    fn crawled(&self, py: Python<'_>) -> PyResult<Py<PyArray1<i64>>> {
+        let mut cached = self.crawled.lock().expect("crawled pages");
+        if let Some(c) = &*cached {
+            return Ok(c.clone_ref(py));
+        }
+        let known = self.known_graph.lock().expect("known graph");
+        let crawled: Vec<i64> = known.crawled[..self.known_rows]
+            .iter()
+            .map(|&p| i64::from(p))
+            .collect();
+        drop(known);
+        let crawled = crawled.into_pyarray(py);
+        read_only(&crawled)?;
+        *cached = Some(crawled.clone().unbind());
+        Ok(crawled.unbind())
     }
 
     /// The frontier — pages found and not yet crawled — in order of first discovery (node ids,
@@ -529,7 +549,7 @@ impl PolicyView {
         if let Some(m) = &*view.known_matrix.lock().expect("known matrix") {
             return Ok(m.clone_ref(py));
         }
-        let m = view.build_known(py, slf.getattr("_known_indices")?)?;
+        let m = view.build_known(py, slf)?;
         *view.known_matrix.lock().expect("known matrix") = Some(m.clone_ref(py));
         Ok(m)
     }
@@ -540,6 +560,31 @@ impl PolicyView {
         let mut known = self.known_graph.lock().expect("known graph");
         let (_, indices) = known.csc(py, self.num_nodes, self.known_rows)?;
         Ok(indices)
+    }
+
+    /// The known graph's `indptr` (read-only `int32`), for the matrix [`known`] returned:
+    /// the prefix sums of the in-link counts, built when the matrix first needs them.
+    fn _known_indptr<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i32>>> {
+        let indptr = self
+            .known_graph
+            .lock()
+            .expect("known graph")
+            .indptr(self.num_nodes, self.known_rows)
+            .into_pyarray(py);
+        read_only(&indptr)?;
+        Ok(indptr)
+    }
+
+    /// The known graph's column sums (`float64`, a new array each call, as SciPy's): the
+    /// in-link counts from crawled pages, without the matrix's arrays.
+    fn _known_column_sums<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        self.known_graph
+            .lock()
+            .expect("known graph")
+            .with_indegree(self.num_nodes, self.known_rows, |counts| {
+                counts.iter().map(|&c| f64::from(c)).collect::<Vec<f64>>()
+            })
+            .into_pyarray(py)
     }
 
     /// The arcs found since the previous reorder (the out-links of the pages crawled since,
@@ -586,7 +631,7 @@ impl PolicyView {
 }
 
 impl PolicyView {
-    fn build_known(&self, py: Python<'_>, indices_of: Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    fn build_known(&self, py: Python<'_>, slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
         let n = self.num_nodes;
         let rows = self.known_rows;
         let mut known = self.known_graph.lock().expect("known graph");
@@ -596,8 +641,6 @@ impl PolicyView {
                 "the known graph has 2^31 arcs or more: too many for a view",
             ));
         }
-        let indptr = known.indptr(n, rows).into_pyarray(py);
-        read_only(&indptr)?;
         let grow = match &known.ones {
             Some(o) => o.bind(py).len() < nnz,
             None => true,
@@ -610,10 +653,20 @@ impl PolicyView {
         let ones = known.ones.as_ref().expect("set above").bind(py);
         let data = ones.get_item(pyo3::types::PySlice::new(py, 0, nnz as isize, 1))?;
         drop(known);
-        // A `scipy.sparse.csc_array` (crawlrank/_known.py) over the arrays, not copied.
+        // A `scipy.sparse.csc_array` (crawlrank/_known.py) over the arrays, not copied, each
+        // built when first used.
         Ok(py
             .import("crawlrank._known")?
-            .call_method1("known_graph", (data, indptr, n, indices_of))?
+            .call_method1(
+                "known_graph",
+                (
+                    data,
+                    n,
+                    slf.getattr("_known_indptr")?,
+                    slf.getattr("_known_indices")?,
+                    slf.getattr("_known_column_sums")?,
+                ),
+            )?
             .unbind())
     }
 }

@@ -219,7 +219,7 @@ def test_known_graph_of_a_kept_view(web):
 
 
 def test_column_sums_do_not_wait_for_the_index_arrays(web):
-    """Back-link counts (column sums) come from `indptr` alone: the index arrays are merged
+    """Back-link counts (column sums) come from in-link counts: the index arrays are built
     only when something reads them, and are then those of the view's own reorder."""
     g = crawlrank.Graph.load(web)
     views = []
@@ -229,6 +229,7 @@ def test_column_sums_do_not_wait_for_the_index_arrays(web):
             known = view.known
             sums = known.sum(axis=0)
             assert known._crawlrank_indices_of is not None, "column sums built the indices"
+            assert known._crawlrank_indptr_of is not None, "column sums built the indptr"
             assert sums.sum() == known.nnz
             views.append(view)
             return sums[view.frontier]
