@@ -172,45 +172,45 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     let directions = if has_reference_pagerank(&graph) { 1 } else { 2 };
     let decision = args.in_memory.decide(&graph, directions);
     eprintln!("{}: {}", graph.basename().display(), decision.reason);
-    let setup = Setup {
+    let plan = Plan {
         methods,
         rng_seeds,
         baseline,
-        pages,
-        table,
-        column,
     };
+    let impact = (table, column);
     if decision.csr {
         let csr = graph.to_csr()?;
-        rank_on(&args, &graph, &csr, setup)
+        rank_on(&args, &graph, &csr, plan, pages, impact)
     } else {
-        rank_on(&args, &graph, &graph, setup)
+        rank_on(&args, &graph, &graph, plan, pages, impact)
     }
 }
 
-/// What `run` prepared before choosing where the graph is held.
-struct Setup {
+/// What the arguments ask for, checked before the graph is opened.
+struct Plan {
     methods: Vec<Method>,
     rng_seeds: Option<Vec<u64>>,
     baseline: Option<usize>,
-    pages: Pages,
-    table: crawlrank_impact::ImpactTable,
-    column: usize,
 }
 
-/// The evaluation on `csr`: the graph decoded, or the compressed graph itself.
-fn rank_on<G>(args: &Args, graph: &BvWebGraph, csr: &G, setup: Setup) -> Result<()>
+/// The evaluation on `csr`: the graph decoded, or the compressed graph itself; `impact` is
+/// the impact table and the column evaluated.
+fn rank_on<G>(
+    args: &Args,
+    graph: &BvWebGraph,
+    csr: &G,
+    plan: Plan,
+    pages: Pages,
+    (table, column): (crawlrank_impact::ImpactTable, usize),
+) -> Result<()>
 where
     G: Successors + SequentialSuccessors + Transpose,
 {
-    let Setup {
+    let Plan {
         methods,
         rng_seeds,
         baseline,
-        pages,
-        table,
-        column,
-    } = setup;
+    } = plan;
     let n = graph.num_nodes();
     let mut provenance = Provenance::new(&args.graph)?;
     provenance.set(
