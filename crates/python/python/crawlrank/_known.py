@@ -18,6 +18,30 @@ import numpy as np
 import scipy.sparse
 
 
+class _BuiltWhenRead:
+    """An array of the matrix (``indptr``, ``indices``) built when first read, by what
+    ``_crawlrank_<name>_of`` holds; setting it (SciPy does, in its constructor and when it
+    edits a matrix) replaces it, and the matrix is then no longer the crawl's own."""
+
+    def __set_name__(self, owner: Any, name: str) -> None:
+        self.key = f"_crawlrank_{name}"
+        self.builder = f"_crawlrank_{name}_of"
+
+    def __get__(self, matrix: Any, owner: Any = None) -> Any:
+        if matrix is None:
+            return self
+        build = getattr(matrix, self.builder)
+        if build is not None:
+            matrix.__dict__[self.key] = build()
+            setattr(matrix, self.builder, None)
+        return matrix.__dict__[self.key]
+
+    def __set__(self, matrix: Any, value: Any) -> None:
+        matrix.__dict__[self.key] = value
+        setattr(matrix, self.builder, None)
+        matrix._crawlrank_sums_of = None
+
+
 class KnownGraph(scipy.sparse.csc_array):
     """The known graph: an ``n × n`` CSC array of ones, row ``u`` the out-links of crawled page
     ``u``; column ``v`` lists the crawled pages linking to ``v``, in increasing order."""
@@ -29,34 +53,8 @@ class KnownGraph(scipy.sparse.csc_array):
     _crawlrank_indptr_of: Any = None
     _crawlrank_indices_of: Any = None
     _crawlrank_sums_of: Any = None
-
-    @property  # type: ignore[override]
-    def indptr(self) -> Any:
-        build = self._crawlrank_indptr_of
-        if build is not None:
-            self.__dict__["_crawlrank_indptr"] = build()
-            self._crawlrank_indptr_of = None
-        return self.__dict__["_crawlrank_indptr"]
-
-    @indptr.setter
-    def indptr(self, value: Any) -> None:
-        self.__dict__["_crawlrank_indptr"] = value
-        self._crawlrank_indptr_of = None
-        self._crawlrank_sums_of = None
-
-    @property  # type: ignore[override]
-    def indices(self) -> Any:
-        build = self._crawlrank_indices_of
-        if build is not None:
-            self.__dict__["_crawlrank_indices"] = build()
-            self._crawlrank_indices_of = None
-        return self.__dict__["_crawlrank_indices"]
-
-    @indices.setter
-    def indices(self, value: Any) -> None:
-        self.__dict__["_crawlrank_indices"] = value
-        self._crawlrank_indices_of = None
-        self._crawlrank_sums_of = None
+    indptr = _BuiltWhenRead()  # type: ignore[assignment]
+    indices = _BuiltWhenRead()  # type: ignore[assignment]
 
     def sum(self, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
         sums = self._crawlrank_sums_of
