@@ -13,7 +13,6 @@ use crawlrank_graph::access::{SequentialSuccessors, Successors, Transpose};
 use crawlrank_graph::{open_graph, BvWebGraph, Cache, InMemory};
 use crawlrank_impact::{column_index, read_impact_table, Pages};
 use crawlrank_rank::RwConfig;
-use crawlrank_sim::reference::has_reference_pagerank;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -168,17 +167,14 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     let table = read_impact_table(&args.impact, &pages)?;
     eprintln!("{}", table.report);
     let column = column_index(&args.impact, &table.columns, &args.impact_column)?;
-    // The transpose is needed only to compute the graph's PageRank, once per graph.
-    let directions = if has_reference_pagerank(&graph) { 1 } else { 2 };
-    let decision = args.in_memory.decide(&graph, directions);
-    eprintln!("{}: {}", graph.basename().display(), decision.reason);
+    let decode = super::simulate::decode_for_simulation(args.in_memory, &graph);
     let plan = Plan {
         methods,
         rng_seeds,
         baseline,
     };
     let impact = (table, column);
-    if decision.csr {
+    if decode {
         let csr = graph.to_csr()?;
         rank_on(&args, &graph, &csr, plan, pages, impact)
     } else {

@@ -266,10 +266,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         ..PolicyConfig::default()
     }
     .check()?;
-    // The transpose is needed only to compute the reference PageRank, once per graph.
-    let directions = if has_reference_pagerank(&graph) { 1 } else { 2 };
-    let decision = args.in_memory.decide(&graph, directions);
-    eprintln!("{}: {}", graph.basename().display(), decision.reason);
+    let decode = decode_for_simulation(args.in_memory, &graph);
     let prepared = Prepared {
         policies,
         seeds,
@@ -280,12 +277,22 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         provenance,
         ids,
     };
-    if decision.csr {
+    if decode {
         let csr = graph.to_csr()?;
         simulate_on(&args, &graph, &csr, prepared)
     } else {
         simulate_on(&args, &graph, &graph, prepared)
     }
+}
+
+/// Whether to decode `graph` into a CSR (`in_memory`'s choice, said on stderr) for a command
+/// that reads the transpose only to compute the graph's reference PageRank, once per graph
+/// (cached): `simulate` and `frontier-rank`.
+pub(crate) fn decode_for_simulation(in_memory: InMemory, graph: &BvWebGraph) -> bool {
+    let directions = if has_reference_pagerank(graph) { 1 } else { 2 };
+    let decision = in_memory.decide(graph, directions);
+    eprintln!("{}: {}", graph.basename().display(), decision.reason);
+    decision.csr
 }
 
 /// What `run` prepared before choosing where the graph is held.

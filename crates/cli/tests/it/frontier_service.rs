@@ -54,6 +54,16 @@ async fn put(client: &mut Client, urls: &[&str]) {
     assert_eq!(n, urls.len());
 }
 
+/// A `bfs` service on `state` holding the discovered URLs `A1` and `B1`.
+fn serve_a1_b1(rt: &tokio::runtime::Runtime, state: &std::path::Path) -> Serve {
+    let serve = Serve::start(state, &["--policy", "bfs"]);
+    rt.block_on(async {
+        let mut c = serve.client().await;
+        put(&mut c, &[A1, B1]).await;
+    });
+    serve
+}
+
 fn params(key: &str, max_per_queue: u32, lease: u32) -> GetParams {
     GetParams {
         key: key.to_string(),
@@ -106,11 +116,7 @@ fn sigterm_stops_the_service_cleanly_and_a_restart_has_its_urls() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state");
     let rt = runtime();
-    let serve = Serve::start(&state, &["--policy", "bfs"]);
-    rt.block_on(async {
-        let mut c = serve.client().await;
-        put(&mut c, &[A1, B1]).await;
-    });
+    let serve = serve_a1_b1(&rt, &state);
     let pid = serve.child.id().to_string();
     assert!(Command::new("kill")
         .args(["-TERM", &pid])
@@ -326,11 +332,7 @@ fn the_ranking_command_exports_tsv() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state");
     let rt = runtime();
-    let serve = Serve::start(&state, &["--policy", "bfs"]);
-    rt.block_on(async {
-        let mut c = serve.client().await;
-        put(&mut c, &[A1, B1]).await;
-    });
+    let serve = serve_a1_b1(&rt, &state);
     let out = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
         .args(["frontier", "ranking", "--addr", &serve.addr, "--limit", "1"])
         .output()
