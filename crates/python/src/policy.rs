@@ -43,8 +43,7 @@ pub struct Known {
     cached_rows: usize,
     cached: Option<CscArrays>,
     /// In-links from the first `indegree_rows` crawled pages, one count per node: a view's
-    /// `indptr` is their prefix sums, built without the index arrays, which are merged only
-    /// when something reads them.
+    /// column sums, and its `indptr` as their prefix sums, without the index arrays.
     indegree_rows: usize,
     indegree: Vec<i32>,
 }
@@ -538,10 +537,10 @@ impl PolicyView {
     /// The known graph: the out-links of every crawled page, as an `n × n`
     /// `scipy.sparse.csc_array` of ones over node ids (row `u` holds `u`'s out-links when `u`
     /// was crawled, and is empty otherwise; column `v` lists the crawled pages linking to `v`,
-    /// in node order). Built on first use; its `indptr` comes first, from in-link counts
-    /// kept between reorders, and its `indices` when something first reads them, merged into
-    /// arrays kept between reorders and shared, read-only, by every view. Its column sums are
-    /// read from its `indptr`, so a policy that asks only for them never waits for the merge.
+    /// in node order). Built on first use, and each of its arrays when first read: `indptr`
+    /// from in-link counts kept between reorders, `indices` merged into arrays kept between
+    /// reorders and shared, read-only, by every view. Its column sums come from the counts,
+    /// so a policy that asks only for them builds neither array.
     #[getter]
     fn known(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
         let py = slf.py();
@@ -549,7 +548,7 @@ impl PolicyView {
         if let Some(m) = &*view.known_matrix.lock().expect("known matrix") {
             return Ok(m.clone_ref(py));
         }
-        let m = view.build_known(py, slf)?;
+        let m = Self::build_known(slf)?;
         *view.known_matrix.lock().expect("known matrix") = Some(m.clone_ref(py));
         Ok(m)
     }
@@ -631,10 +630,11 @@ impl PolicyView {
 }
 
 impl PolicyView {
-    fn build_known(&self, py: Python<'_>, slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
-        let n = self.num_nodes;
-        let rows = self.known_rows;
-        let mut known = self.known_graph.lock().expect("known graph");
+    fn build_known(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        let (py, this) = (slf.py(), slf.get());
+        let n = this.num_nodes;
+        let rows = this.known_rows;
+        let mut known = this.known_graph.lock().expect("known graph");
         let nnz = known.offsets[rows];
         if nnz >= i32::MAX as usize {
             return Err(PolicyError::new_err(
