@@ -5,20 +5,23 @@
 # name, the metadata) still makes an installable, importable package, which the pytest suite
 # (run on the package laid out by hand) does not see.
 #
-# Cheap by reusing the test build: run after `cargo test --workspace` (or its `--no-run`), it
-# builds with the dev profile into the same target directory, so cargo finds the dependencies
-# already built — all but PyO3's own six crates (pyo3-build-config's build script watches the
-# PYO3_PYTHON and PYO3_ENVIRONMENT_SIGNATURE variables, which maturin sets and `cargo test`
-# does not) — and compiles those and the extension crate: about 45 s of CPU, one core most of
-# the time (the chain is sequential). The next `cargo test` compiles the same seven again, for
-# the same reason, so CI runs this after the tests. The virtual environment sees the system's
+# Where it builds: the target directory of `cargo test` by default, where a check after an earlier
+# one is cheap (about 15 s: PyO3's own six crates and the extension again, because their build
+# script watches the PYO3_PYTHON and PYO3_ENVIRONMENT_SIGNATURE variables that maturin sets and
+# `cargo test` does not). A clean build gains nothing from sharing: maturin selects the Python
+# package alone, so cargo resolves the shared dependencies' features for it alone (fewer than the
+# whole workspace's tests ask for) and compiles about a hundred of them again either way. CI
+# therefore gives it a directory of its own (WHEEL_CHECK_TARGET_DIR) and runs it beside `cargo test`
+# at the lowest CPU priority, so that it takes only what the tests leave idle; a shared directory
+# would make the two wait on each other's cargo lock. The virtual environment sees the system's
 # NumPy and SciPy (--system-site-packages) and installs nothing from the network.
 #
 # Usage: scripts/python-wheel-check.sh            (needs maturin and python3 with NumPy and SciPy)
+#        WHEEL_CHECK_TARGET_DIR=DIR scripts/python-wheel-check.sh   (build in DIR instead)
 # Prints the time each step took; exits non-zero when a step fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-target="${CARGO_TARGET_DIR:-$PWD/target}"
+target="${WHEEL_CHECK_TARGET_DIR:-${CARGO_TARGET_DIR:-$PWD/target}}"
 for tool in maturin python3; do
     if ! command -v "$tool" >/dev/null 2>&1; then
         echo "python-wheel-check: $tool is required (python3 -m pip install maturin)" >&2
@@ -36,7 +39,7 @@ step() {
 }
 # --compatibility linux: a wheel for this machine (no manylinux audit, which needs the
 # wheel's shared libraries checked against a policy that only matters for a public upload).
-step "maturin build (dev profile, shared target directory)" \
+step "maturin build (dev profile, in $target)" \
     maturin build --manifest-path crates/python/Cargo.toml --profile dev \
     --target-dir "$target" --interpreter python3 --compatibility linux --out "$work/wheels"
 wheel=("$work"/wheels/crawlrank-*.whl)
