@@ -1,5 +1,5 @@
-//! PageRank across processes, on timely dataflow: each process holds one range of pages and
-//! the processes exchange the updated scores of each phase by destination.
+//! PageRank, HITS and in-degree across processes, on timely dataflow: each process holds one
+//! range of pages and the processes exchange the updated scores of each phase by destination.
 //!
 //! A graph too large for one machine's memory or time is split by pages: process `p` of `N`
 //! owns a contiguous range of the [`BLOCK`]s of [`PageRank`](crate::PageRank)'s sweep, reads
@@ -23,13 +23,22 @@
 //! with timeouts and a handshake that refuses peers running on another graph or with other
 //! parameters, then hands them to timely's networking).
 //!
+//! HITS runs the same way: a product is one round (`a = Aᵀ·h` reads, for each page, the hubs
+//! linking to it, so each hub value goes to the owners of its successors; `h = A·a` the other
+//! way round), and every chunk's sum of squares goes to every process, which sums them in chunk
+//! order as [`hits`](crate::hits()) does: the scores are the one-process solver's bit for bit.
+//! In-degree needs no exchange but the final gather: each process counts its pages'
+//! predecessors in its range of the transpose.
+//!
 //! Timely has no fault tolerance: a process that dies stops the run. With a checkpoint
-//! directory every process writes its range of the vector every few iterations (keeping the
-//! last two), and a run started again with the same directory resumes from the latest
-//! iteration every process saved, instead of from scratch.
+//! directory every process writes its range of the PageRank vector every few iterations
+//! (keeping the last two), and a run started again with the same directory resumes from the
+//! latest iteration every process saved, instead of from scratch. HITS across processes has no
+//! checkpoints yet (a rerun starts over).
 
+use crate::hits::{inverse_norm, l1_chunks, multiply_chunks, scale, sum_of_squares, GRAIN};
 use crate::pagerank::{check_distribution, converged, finish, Sweep, BLOCK};
-use crate::{PageRankConfig, PageRankResult};
+use crate::{HitsConfig, HitsResult, PageRankConfig, PageRankResult};
 use anyhow::{bail, ensure, Context, Result};
 use crawlrank_graph::access::SequentialSuccessors;
 use rayon::prelude::*;
@@ -67,11 +76,33 @@ pub struct Checkpoints {
     pub every: usize,
 }
 
+/// What a distributed run ranks by, with the one-process solver's settings.
+#[derive(Debug, Clone)]
+pub enum Algorithm {
+    /// [`PageRank`](crate::PageRank): damping, threshold, iterations, preference.
+    PageRank(PageRankConfig),
+    /// [`hits`](crate::hits()): iterations and tolerance.
+    Hits(HitsConfig),
+    /// [`indegree`](crate::indegree()).
+    InDegree,
+}
+
+/// What process 0 learns at the end of a run, as the one-process solver returns it.
+#[derive(Debug)]
+pub enum Ranking {
+    /// PageRank's scores.
+    PageRank(PageRankResult),
+    /// Hubs and authorities.
+    Hits(HitsResult),
+    /// In-degrees, as scores.
+    InDegree(Vec<f64>),
+}
+
 /// What a distributed run computes and on what.
 #[derive(Debug, Clone)]
 pub struct DistributedConfig {
-    /// Damping, threshold, iterations, preference: as for the one-process solver.
-    pub pagerank: PageRankConfig,
+    /// The ranking and its settings: as for the one-process solver.
+    pub algorithm: Algorithm,
     /// The processes.
     pub cluster: Cluster,
     /// Checkpoints, if any.
@@ -84,7 +115,7 @@ pub struct DistributedConfig {
 #[derive(Debug)]
 pub struct DistributedOutcome {
     /// The scores (process 0 only).
-    pub result: Option<PageRankResult>,
+    pub result: Option<Ranking>,
     /// The iteration the run resumed from (0 when it started from scratch).
     pub resumed_from: usize,
 }
@@ -130,17 +161,28 @@ impl Fnv {
 fn run_fingerprint(config: &DistributedConfig) -> u64 {
     let mut h = Fnv::new();
     h.u64(config.graph_fingerprint);
-    h.u64(config.pagerank.damping.to_bits());
-    h.u64(config.pagerank.threshold.to_bits());
-    h.u64(config.pagerank.max_iterations as u64);
-    match &config.pagerank.preference {
-        None => h.u64(0),
-        Some(v) => {
-            h.u64(1);
-            for x in v {
-                h.u64(x.to_bits());
+    match &config.algorithm {
+        Algorithm::PageRank(pr) => {
+            h.u64(0);
+            h.u64(pr.damping.to_bits());
+            h.u64(pr.threshold.to_bits());
+            h.u64(pr.max_iterations as u64);
+            match &pr.preference {
+                None => h.u64(0),
+                Some(v) => {
+                    h.u64(1);
+                    for x in v {
+                        h.u64(x.to_bits());
+                    }
+                }
             }
         }
+        Algorithm::Hits(c) => {
+            h.u64(1);
+            h.u64(c.iterations as u64);
+            h.u64(c.tolerance.map_or(u64::MAX, f64::to_bits));
+        }
+        Algorithm::InDegree => h.u64(2),
     }
     h.u64(config.cluster.addresses.len() as u64);
     h.0
@@ -193,7 +235,7 @@ const KIND_GATHER: u32 = 2;
 /// A checkpoint a process holds: index = iteration.
 const KIND_HAVE: u32 = 3;
 
-/// Runs PageRank as process `config.cluster.process` of the cluster, on `graph` (its own
+/// Runs the ranking as process `config.cluster.process` of the cluster, on `graph` (its own
 /// range is all it reads) and `transpose`. Blocks until the run ends; process 0 returns the
 /// scores. Errors: a peer unreachable within the connect timeout, a peer on another graph or
 /// with other parameters, an address in use, a checkpoint of another run, a round that takes
@@ -223,19 +265,36 @@ where
     );
     crate::ensure_transpose_fits(&*graph, &*transpose)?;
     ensure!(n > 0, "the graph is empty");
-    let pr = &config.pagerank;
-    ensure!(
-        (0.0..1.0).contains(&pr.damping),
-        "the damping factor must be in [0, 1), got {}",
-        pr.damping
-    );
-    ensure!(pr.threshold >= 0.0, "the threshold must be non-negative");
-    ensure!(
-        pr.max_iterations >= 1,
-        "PageRank needs at least one iteration"
-    );
-    if let Some(v) = &pr.preference {
-        check_distribution(v, n).context("invalid preference vector")?;
+    match &config.algorithm {
+        Algorithm::PageRank(pr) => {
+            ensure!(
+                (0.0..1.0).contains(&pr.damping),
+                "the damping factor must be in [0, 1), got {}",
+                pr.damping
+            );
+            ensure!(pr.threshold >= 0.0, "the threshold must be non-negative");
+            ensure!(
+                pr.max_iterations >= 1,
+                "PageRank needs at least one iteration"
+            );
+            if let Some(v) = &pr.preference {
+                check_distribution(v, n).context("invalid preference vector")?;
+            }
+        }
+        Algorithm::Hits(c) => {
+            if let Some(t) = c.tolerance {
+                ensure!(t >= 0.0, "the HITS tolerance must be non-negative, got {t}");
+            }
+            ensure!(
+                config.checkpoints.is_none(),
+                "checkpoints are kept for PageRank only: HITS across processes starts over \
+                 when rerun (drop --checkpoint)"
+            );
+        }
+        Algorithm::InDegree => ensure!(
+            config.checkpoints.is_none(),
+            "in-degree is one pass and keeps no checkpoints (drop --checkpoint)"
+        ),
     }
     let fingerprint = run_fingerprint(config);
     // Checkpoints of another run are refused before anyone connects.
@@ -380,35 +439,343 @@ where
         got
     };
 
+    let part = Part::new(shared);
+    match &shared.config.algorithm {
+        Algorithm::PageRank(pr) => pagerank(worker, &mut exchange, shared, pr, &part),
+        Algorithm::Hits(c) => hits(worker, &mut exchange, shared, c, &part),
+        Algorithm::InDegree => indegree(worker, &mut exchange, shared, &part),
+    }
+}
+
+/// One round of the exchange: sends the messages, steps the worker until every message of
+/// the round has arrived, and returns this process's, sorted by kind and index.
+type Exchange<'a> = dyn FnMut(&mut Vec<Msg>, &mut timely::worker::Worker) -> Vec<Msg> + 'a;
+
+// A process owns whole PageRank blocks; HITS sums chunk by chunk: they must be the same pages.
+const _: () = assert!(BLOCK == GRAIN);
+
+/// This process's share of the graph: the pages `lo..hi`, which are the blocks `b0..b1`.
+struct Part {
+    n: usize,
+    processes: usize,
+    me: usize,
+    owner_of_block: Vec<u8>,
+    b0: usize,
+    b1: usize,
+    lo: usize,
+    hi: usize,
+}
+
+impl Part {
+    fn new<G: SequentialSuccessors, T>(shared: &Shared<G, T>) -> Part {
+        let n = shared.graph.node_count();
+        let processes = shared.config.cluster.addresses.len();
+        let me = shared.config.cluster.process;
+        let owner_of_block: Vec<u8> = (0..processes)
+            .flat_map(|p| {
+                let (a, b) = block_range(n, processes, p);
+                std::iter::repeat_n(p as u8, b - a)
+            })
+            .collect();
+        let (b0, b1) = block_range(n, processes, me);
+        Part {
+            n,
+            processes,
+            me,
+            owner_of_block,
+            b0,
+            b1,
+            lo: b0 * BLOCK,
+            hi: n.min(b1 * BLOCK),
+        }
+    }
+
+    /// For each of this process's pages, the other processes that own one of its successors
+    /// in `g` (the ones that read the page's value when they sum over their pages'
+    /// predecessors), as a bit mask; `out_degree` receives each page's successor count.
+    fn readers<S: SequentialSuccessors>(
+        &self,
+        g: &S,
+        mut out_degree: impl FnMut(usize, usize),
+    ) -> Vec<u64> {
+        let mut mask = vec![0u64; self.hi - self.lo];
+        g.for_each_in(self.lo..self.hi, |v, succ| {
+            out_degree(v, succ.len());
+            let mut m = 0u64;
+            for &s in succ {
+                m |= 1 << self.owner_of_block[s as usize / BLOCK];
+            }
+            mask[v - self.lo] = m & !(1 << self.me);
+        });
+        mask
+    }
+
+    /// Each page's value in `values` to the processes `mask` names.
+    fn send_values(&self, out: &mut Vec<Msg>, mask: &[u64], values: &[f64]) {
+        for v in self.lo..self.hi {
+            let mut m = mask[v - self.lo];
+            while m != 0 {
+                let q = m.trailing_zeros();
+                m &= m - 1;
+                out.push((q, KIND_VALUE, v as u32, values[v], 0.0));
+            }
+        }
+    }
+
+    /// Ends a HITS product whose values for this process's pages are in `result` and whose
+    /// chunks' sums of squares are `squares`: sends the values to their `readers` and the sums to
+    /// every process, receives the others', and returns the new vector's scale (the inverse of
+    /// its norm, the chunks summed in chunk order).
+    fn publish(
+        &self,
+        worker: &mut timely::worker::Worker,
+        exchange: &mut Exchange<'_>,
+        squares: Vec<f64>,
+        result: &mut [f64],
+        readers: &[u64],
+        shares: &mut [(f64, f64)],
+    ) -> f64 {
+        let mut out = Vec::new();
+        self.send_values(&mut out, readers, result);
+        let mine: Vec<(f64, f64)> = squares.into_iter().map(|s| (s, 0.0)).collect();
+        self.send_chunks(&mut out, &mine);
+        let got = exchange(&mut out, worker);
+        receive_into(got, result, shares);
+        inverse_norm(shares.iter().map(|s| s.0).sum())
+    }
+
+    /// Each of this process's chunks' `(a, b)` to every process.
+    fn send_chunks(&self, out: &mut Vec<Msg>, shares: &[(f64, f64)]) {
+        for (k, &(a, b)) in shares.iter().enumerate() {
+            for q in 0..self.processes {
+                out.push((q as u32, KIND_BLOCK, (self.b0 + k) as u32, a, b));
+            }
+        }
+    }
+}
+
+/// What a HITS or in-degree round brought: the values into `values`, every chunk's shares into
+/// `chunks` (indexed by chunk).
+fn receive_into(got: Vec<Msg>, values: &mut [f64], chunks: &mut [(f64, f64)]) {
+    for (_, kind, index, a, b) in got {
+        match kind {
+            KIND_VALUE => values[index as usize] = a,
+            KIND_BLOCK => chunks[index as usize] = (a, b),
+            _ => {}
+        }
+    }
+}
+
+/// HITS, as [`hits`](crate::hits()) computes it: the vectors are full length (a process reads
+/// any page's value that links to or from its own), each product computes this process's
+/// pages, and the chunks' sums of squares and L1 changes are summed in chunk order by every
+/// process alike.
+fn hits<G, T>(
+    worker: &mut timely::worker::Worker,
+    exchange: &mut Exchange<'_>,
+    shared: &Shared<G, T>,
+    config: &HitsConfig,
+    part: &Part,
+) -> Result<DistributedOutcome>
+where
+    G: SequentialSuccessors,
+    T: SequentialSuccessors,
+{
+    let (n, lo, hi) = (part.n, part.lo, part.hi);
+    let chunks = n.div_ceil(GRAIN);
+    // Who reads a hub value: the owners of the page's successors (they sum over predecessors);
+    // who reads an authority: the owners of its predecessors.
+    let hub_readers = part.readers(&*shared.graph, |_, _| {});
+    let auth_readers = part.readers(&*shared.transpose, |_, _| {});
+    let mut out: Vec<Msg> = Vec::new();
+    let mut shares = vec![(0.0, 0.0); chunks];
+
+    let mut hubs = vec![1.0; n];
+    let mut hub_scale = inverse_norm(sum_of_squares(&hubs));
+    let mut authorities = vec![0.0; n];
+    let mut auth_scale = 0.0;
+    let mut next_hubs = vec![0.0; n];
+    let mut next_auth = vec![0.0; n];
+    let mut iterations = 0;
+    let mut l1_change = 0.0;
+    while iterations < config.iterations {
+        let squares = multiply_chunks(
+            &*shared.transpose,
+            &hubs,
+            hub_scale,
+            None,
+            lo,
+            &mut next_auth[lo..hi],
+        );
+        let next_auth_scale = part.publish(
+            worker,
+            exchange,
+            squares,
+            &mut next_auth,
+            &auth_readers,
+            &mut shares,
+        );
+        let squares = multiply_chunks(
+            &*shared.graph,
+            &next_auth,
+            next_auth_scale,
+            None,
+            lo,
+            &mut next_hubs[lo..hi],
+        );
+        let next_hub_scale = part.publish(
+            worker,
+            exchange,
+            squares,
+            &mut next_hubs,
+            &hub_readers,
+            &mut shares,
+        );
+        if config.tolerance.is_some() || iterations + 1 == config.iterations {
+            // Every chunk's share of both L1 changes, summed in chunk order everywhere.
+            let dh = l1_chunks(&hubs[lo..hi], hub_scale, &next_hubs[lo..hi], next_hub_scale);
+            let da = l1_chunks(
+                &authorities[lo..hi],
+                auth_scale,
+                &next_auth[lo..hi],
+                next_auth_scale,
+            );
+            let mine: Vec<(f64, f64)> = dh.into_iter().zip(da).collect();
+            part.send_chunks(&mut out, &mine);
+            let got = exchange(&mut out, worker);
+            receive_into(got, &mut [], &mut shares);
+            let dh: f64 = shares.iter().map(|s| s.0).sum();
+            let da: f64 = shares.iter().map(|s| s.1).sum();
+            l1_change = dh.max(da);
+        }
+        std::mem::swap(&mut hubs, &mut next_hubs);
+        std::mem::swap(&mut authorities, &mut next_auth);
+        (hub_scale, auth_scale) = (next_hub_scale, next_auth_scale);
+        iterations += 1;
+        if config.tolerance.is_some_and(|t| l1_change < t) {
+            break;
+        }
+    }
+    if iterations == 0 {
+        // No iteration asked for: the authorities of the starting hubs, as in one process.
+        let squares = multiply_chunks(
+            &*shared.transpose,
+            &hubs,
+            hub_scale,
+            None,
+            lo,
+            &mut authorities[lo..hi],
+        );
+        auth_scale = part.publish(
+            worker,
+            exchange,
+            squares,
+            &mut authorities,
+            &auth_readers,
+            &mut shares,
+        );
+    }
+    // Gather both vectors, unscaled, at process 0, which scales them as the one-process
+    // solver does.
+    for v in lo..hi {
+        out.push((0, KIND_GATHER, v as u32, hubs[v], authorities[v]));
+    }
+    let got = exchange(&mut out, worker);
+    if part.me != 0 {
+        return Ok(DistributedOutcome {
+            result: None,
+            resumed_from: 0,
+        });
+    }
+    let mut seen = 0usize;
+    for (_, kind, index, a, b) in got {
+        if kind == KIND_GATHER {
+            hubs[index as usize] = a;
+            authorities[index as usize] = b;
+            seen += 1;
+        }
+    }
+    ensure!(seen == n, "process 0 gathered {seen} of {n} pages");
+    scale(&mut hubs, hub_scale);
+    scale(&mut authorities, auth_scale);
+    Ok(DistributedOutcome {
+        result: Some(Ranking::Hits(HitsResult {
+            hubs,
+            authorities,
+            iterations,
+            l1_change,
+        })),
+        resumed_from: 0,
+    })
+}
+
+/// In-degree: each process counts its pages' predecessors in its range of the transpose, and
+/// process 0 gathers the counts.
+fn indegree<G, T>(
+    worker: &mut timely::worker::Worker,
+    exchange: &mut Exchange<'_>,
+    shared: &Shared<G, T>,
+    part: &Part,
+) -> Result<DistributedOutcome>
+where
+    G: SequentialSuccessors,
+    T: SequentialSuccessors,
+{
+    let mut out: Vec<Msg> = Vec::new();
+    shared.transpose.for_each_in(part.lo..part.hi, |v, preds| {
+        out.push((0, KIND_GATHER, v as u32, preds.len() as f64, 0.0))
+    });
+    let got = exchange(&mut out, worker);
+    if part.me != 0 {
+        return Ok(DistributedOutcome {
+            result: None,
+            resumed_from: 0,
+        });
+    }
+    let mut scores = vec![0.0; part.n];
+    let mut seen = 0usize;
+    for (_, kind, index, a, _) in got {
+        if kind == KIND_GATHER {
+            scores[index as usize] = a;
+            seen += 1;
+        }
+    }
+    ensure!(
+        seen == part.n,
+        "process 0 gathered {seen} of {} pages",
+        part.n
+    );
+    Ok(DistributedOutcome {
+        result: Some(Ranking::InDegree(scores)),
+        resumed_from: 0,
+    })
+}
+
+/// PageRank, as [`PageRank`](crate::PageRank) computes it (the module's doc says how).
+fn pagerank<G, T>(
+    worker: &mut timely::worker::Worker,
+    exchange: &mut Exchange<'_>,
+    shared: &Shared<G, T>,
+    pr: &PageRankConfig,
+    part: &Part,
+) -> Result<DistributedOutcome>
+where
+    G: SequentialSuccessors,
+    T: SequentialSuccessors,
+{
     let config = &shared.config;
-    let pr = &config.pagerank;
-    let processes = config.cluster.addresses.len();
-    let me = config.cluster.process;
-    let graph = &*shared.graph;
+    let processes = part.processes;
+    let me = part.me;
     let transpose = &*shared.transpose;
-    let n = graph.node_count();
+    let n = part.n;
     let num_blocks = n.div_ceil(BLOCK);
-    let owner_of_block: Vec<u8> = (0..processes)
-        .flat_map(|p| {
-            let (a, b) = block_range(n, processes, p);
-            std::iter::repeat_n(p as u8, b - a)
-        })
-        .collect();
-    let (b0, b1) = block_range(n, processes, me);
-    let (lo, hi) = (b0 * BLOCK, n.min(b1 * BLOCK));
+    let (b0, b1, lo, hi) = (part.b0, part.b1, part.lo, part.hi);
 
     // This process's pages: outdegrees and destinations from the graph, self-loops from the
     // transpose, each read sequentially over the range only.
     let mut inv_outdeg = vec![0.0; n];
-    let mut dest_mask = vec![0u64; hi - lo];
-    graph.for_each_in(lo..hi, |v, succ| {
-        let d = succ.len();
+    let dest_mask = part.readers(&*shared.graph, |v, d| {
         inv_outdeg[v] = if d == 0 { 0.0 } else { 1.0 / d as f64 };
-        let mut mask = 0u64;
-        for &s in succ {
-            mask |= 1 << owner_of_block[s as usize / BLOCK];
-        }
-        dest_mask[v - lo] = mask & !(1 << me);
     });
     let mut self_loop = vec![false; n];
     transpose.for_each_in(lo..hi, |v, preds| {
@@ -593,7 +960,7 @@ where
     ensure!(seen == n, "process 0 gathered {seen} of {n} pages");
     let result = finish(z, &inv, iterations, l1_change, pr.threshold)?;
     Ok(DistributedOutcome {
-        result: Some(result),
+        result: Some(Ranking::PageRank(result)),
         resumed_from,
     })
 }
@@ -642,8 +1009,8 @@ fn connect(cluster: &Cluster, fingerprint: u64) -> Result<Vec<Option<TcpStream>>
     };
     let mismatch = |peer: usize| {
         anyhow::anyhow!(
-            "process {peer} runs on another graph or with other parameters (damping, \
-             threshold, iterations, preference or number of processes differ): refused"
+            "process {peer} runs on another graph or with other parameters (the ranking, its \
+             settings or the number of processes differ): refused"
         )
     };
     // Connect to the processes before this one, retrying until the deadline.
@@ -867,4 +1234,144 @@ fn read_checkpoint<G, T>(
     let mut z = values;
     z.truncate(len);
     Ok((z, dangling))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crawlrank_graph::Csr;
+    use crawlrank_rng::XorShift64;
+
+    /// A graph of a little more than three blocks, arcs drawn at random (with dangling pages,
+    /// self-loops and pages nobody links to), so that three processes own unequal ranges.
+    fn graph() -> Csr {
+        let n = 3 * BLOCK + 1234;
+        let mut rng = XorShift64::new(42);
+        let mut arcs = Vec::new();
+        for u in 0..n as u32 {
+            if u % 7 == 0 {
+                continue;
+            }
+            for _ in 0..rng.next_u64() % 6 {
+                let v = if rng.next_u64().is_multiple_of(4) {
+                    (rng.next_u64() % 50) as u32
+                } else {
+                    (rng.next_u64() % n as u64) as u32
+                };
+                arcs.push((u, v));
+            }
+        }
+        Csr::from_arcs(n, &arcs)
+    }
+
+    /// Runs `algorithm` in `processes` threads, each a process of a loopback cluster, and
+    /// returns process 0's ranking.
+    fn across(g: &Csr, algorithm: Algorithm, processes: usize) -> Ranking {
+        let listeners: Vec<TcpListener> = (0..processes)
+            .map(|_| TcpListener::bind("127.0.0.1:0").unwrap())
+            .collect();
+        let addresses: Vec<String> = listeners
+            .iter()
+            .map(|l| l.local_addr().unwrap().to_string())
+            .collect();
+        drop(listeners);
+        let graph = Arc::new(g.clone());
+        let transpose = Arc::new(g.transpose());
+        let threads: Vec<_> = (0..processes)
+            .map(|p| {
+                let config = DistributedConfig {
+                    algorithm: algorithm.clone(),
+                    cluster: Cluster {
+                        addresses: addresses.clone(),
+                        process: p,
+                        connect_timeout: Duration::from_secs(20),
+                        round_timeout: Duration::from_secs(60),
+                    },
+                    checkpoints: None,
+                    graph_fingerprint: 1,
+                };
+                let (graph, transpose) = (graph.clone(), transpose.clone());
+                std::thread::spawn(move || run_process(graph, transpose, &config))
+            })
+            .collect();
+        let mut outcomes: Vec<DistributedOutcome> = threads
+            .into_iter()
+            .map(|t| {
+                t.join()
+                    .expect("a process panicked")
+                    .expect("a process failed")
+            })
+            .collect();
+        assert!(outcomes[1..].iter().all(|o| o.result.is_none()));
+        outcomes
+            .swap_remove(0)
+            .result
+            .expect("process 0 has the scores")
+    }
+
+    #[test]
+    fn hits_across_processes_is_the_one_process_solver_bit_for_bit() {
+        let g = graph();
+        let t = g.transpose();
+        for (config, processes) in [
+            (HitsConfig::default(), 3),
+            (HitsConfig::default(), 1),
+            (
+                HitsConfig {
+                    iterations: 200,
+                    tolerance: Some(1e-9),
+                },
+                2,
+            ),
+            (
+                HitsConfig {
+                    iterations: 0,
+                    tolerance: None,
+                },
+                3,
+            ),
+        ] {
+            let one = crate::hits(&g, &t, &config).unwrap();
+            let Ranking::Hits(r) = across(&g, Algorithm::Hits(config.clone()), processes) else {
+                panic!("not a HITS result");
+            };
+            let case = format!("{config:?} in {processes} processes");
+            assert_eq!(r.iterations, one.iterations, "{case}");
+            assert_eq!(r.l1_change.to_bits(), one.l1_change.to_bits(), "{case}");
+            assert_eq!(r.hubs, one.hubs, "{case}: hubs");
+            assert_eq!(r.authorities, one.authorities, "{case}: authorities");
+        }
+    }
+
+    #[test]
+    fn indegree_across_processes_counts_every_arc() {
+        let g = graph();
+        let Ranking::InDegree(scores) = across(&g, Algorithm::InDegree, 3) else {
+            panic!("not an in-degree result");
+        };
+        assert_eq!(scores, crate::indegree(&g));
+    }
+
+    #[test]
+    fn hits_and_indegree_refuse_checkpoints() {
+        let g = Arc::new(graph());
+        for algorithm in [Algorithm::Hits(HitsConfig::default()), Algorithm::InDegree] {
+            let config = DistributedConfig {
+                algorithm,
+                cluster: Cluster {
+                    addresses: vec!["127.0.0.1:1".into()],
+                    process: 0,
+                    connect_timeout: Duration::from_secs(1),
+                    round_timeout: Duration::from_secs(1),
+                },
+                checkpoints: Some(Checkpoints {
+                    dir: std::env::temp_dir(),
+                    every: 1,
+                }),
+                graph_fingerprint: 1,
+            };
+            let err = run_process(g.clone(), Arc::new(g.transpose()), &config).unwrap_err();
+            assert!(err.to_string().contains("checkpoint"), "{err:#}");
+        }
+    }
 }

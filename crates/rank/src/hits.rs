@@ -31,8 +31,10 @@ use crawlrank_graph::access::SequentialSuccessors;
 use crawlrank_graph::Csr;
 use rayon::prelude::*;
 
-/// Pages per parallel task: enough work to amortise scheduling.
-const GRAIN: usize = 4096;
+/// Pages per parallel task: enough work to amortise scheduling. Sums over a vector are summed
+/// chunk by chunk in chunk order, which is what lets HITS across processes (each owning whole
+/// chunks) reproduce these scores bit for bit.
+pub(crate) const GRAIN: usize = 4096;
 
 /// Scores below this (after normalisation to unit norm) are flushed to 0.
 pub const FLUSH_BELOW: f64 = 1e-280;
@@ -192,11 +194,24 @@ fn multiply<G: SequentialSuccessors>(
     removed: Option<&[bool]>,
     out: &mut [f64],
 ) -> f64 {
-    let partial: Vec<f64> = out
-        .par_chunks_mut(GRAIN)
+    multiply_chunks(g, x, factor, removed, 0, out).iter().sum()
+}
+
+/// [`multiply`] for the pages `first..first + out.len()` only (`first` a multiple of
+/// [`GRAIN`]), returning the sum of squares of each [`GRAIN`]-page chunk, in chunk order.
+pub(crate) fn multiply_chunks<G: SequentialSuccessors>(
+    g: &G,
+    x: &[f64],
+    factor: f64,
+    removed: Option<&[bool]>,
+    first: usize,
+    out: &mut [f64],
+) -> Vec<f64> {
+    debug_assert!(first.is_multiple_of(GRAIN));
+    out.par_chunks_mut(GRAIN)
         .enumerate()
         .map(|(c, chunk)| {
-            let base = c * GRAIN;
+            let base = first + c * GRAIN;
             let mut squares = 0.0;
             g.for_each_in(base..base + chunk.len(), |i, succ| {
                 let v = if removed.is_some_and(|r| r[i]) {
@@ -210,12 +225,11 @@ fn multiply<G: SequentialSuccessors>(
             });
             squares
         })
-        .collect();
-    partial.iter().sum()
+        .collect()
 }
 
 /// `Σ v[i]²` in a fixed order.
-fn sum_of_squares(v: &[f64]) -> f64 {
+pub(crate) fn sum_of_squares(v: &[f64]) -> f64 {
     let partial: Vec<f64> = v
         .par_chunks(GRAIN)
         .map(|c| c.iter().map(|x| x * x).sum::<f64>())
@@ -224,7 +238,7 @@ fn sum_of_squares(v: &[f64]) -> f64 {
 }
 
 /// `1/√squares`, or 0 for the zero vector (which stays zero).
-fn inverse_norm(squares: f64) -> f64 {
+pub(crate) fn inverse_norm(squares: f64) -> f64 {
     if squares > 0.0 {
         1.0 / squares.sqrt()
     } else {
@@ -233,7 +247,7 @@ fn inverse_norm(squares: f64) -> f64 {
 }
 
 /// `v · factor`, with values below [`FLUSH_BELOW`] flushed to 0.
-fn scale(v: &mut [f64], factor: f64) {
+pub(crate) fn scale(v: &mut [f64], factor: f64) {
     v.par_iter_mut().with_min_len(GRAIN).for_each(|x| {
         *x *= factor;
         if *x < FLUSH_BELOW {
@@ -244,8 +258,12 @@ fn scale(v: &mut [f64], factor: f64) {
 
 /// `‖a·sa − b·sb‖₁`, summed in a fixed order.
 fn l1_distance(a: &[f64], sa: f64, b: &[f64], sb: f64) -> f64 {
-    let partial: Vec<f64> = a
-        .par_chunks(GRAIN)
+    l1_chunks(a, sa, b, sb).iter().sum()
+}
+
+/// The [`GRAIN`]-page chunks' shares of [`l1_distance`], in chunk order.
+pub(crate) fn l1_chunks(a: &[f64], sa: f64, b: &[f64], sb: f64) -> Vec<f64> {
+    a.par_chunks(GRAIN)
         .zip(b.par_chunks(GRAIN))
         .map(|(x, y)| {
             x.iter()
@@ -253,8 +271,7 @@ fn l1_distance(a: &[f64], sa: f64, b: &[f64], sb: f64) -> f64 {
                 .map(|(x, y)| (x * sa - y * sb).abs())
                 .sum::<f64>()
         })
-        .collect();
-    partial.iter().sum()
+        .collect()
 }
 
 #[cfg(test)]

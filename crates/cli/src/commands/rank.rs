@@ -62,20 +62,21 @@ pub struct Args {
     /// Which HITS score to write and print.
     #[arg(long, value_enum, default_value_t = HitsScore::Authority)]
     pub hits_score: HitsScore,
-    /// PageRank in N processes on this machine (loopback, free ports), each reading only its
+    /// Rank in N processes on this machine (loopback, free ports), each reading only its
     /// range of the compressed graph; started and stopped by this command. The scores are
-    /// the one-process solver's.
+    /// the one-process solver's (PageRank, HITS and in-degree alike).
     #[arg(long, value_name = "N", conflicts_with_all = ["hostfile", "process"])]
     pub processes: Option<usize>,
-    /// PageRank across machines: FILE lists every process's `host:port`, one a line; start
+    /// Rank across machines: FILE lists every process's `host:port`, one a line; start
     /// the command on each machine with the same options and its own --process.
     #[arg(long, value_name = "FILE", requires = "process")]
     pub hostfile: Option<PathBuf>,
     /// This process's line in --hostfile, from 0 (process 0 writes --out and prints --top).
     #[arg(long, value_name = "I", requires = "hostfile")]
     pub process: Option<usize>,
-    /// With --processes or --hostfile: save the vector in DIR every --checkpoint-every
-    /// iterations, and resume from the latest one DIR holds (after a process died).
+    /// With --processes or --hostfile, PageRank only: save the vector in DIR every
+    /// --checkpoint-every iterations, and resume from the latest one DIR holds (after a
+    /// process died).
     #[arg(long, value_name = "DIR")]
     pub checkpoint: Option<PathBuf>,
     /// Iterations between checkpoints.
@@ -197,24 +198,25 @@ fn rank_on<G: SequentialSuccessors + Transpose>(
     Ok((scores, label, note, loaded, t1.elapsed()))
 }
 
-/// PageRank across processes (`--processes`, `--hostfile`): the launcher and one process.
+/// PageRank, HITS and in-degree across processes (`--processes`, `--hostfile`): the launcher
+/// and one process.
 mod distributed {
-    use super::{output, read_vector, Algo, Args};
+    use super::{output, read_vector, Algo, Args, HitsScore};
     use anyhow::{bail, ensure, Context, Result};
     use crawlrank_graph::access::Transpose;
     use crawlrank_graph::{open_graph, Cache};
     use crawlrank_rank::distributed::{
-        graph_fingerprint, read_hostfile, run_process, Checkpoints, Cluster, DistributedConfig,
-        MAX_PROCESSES,
+        graph_fingerprint, read_hostfile, run_process, Algorithm, Checkpoints, Cluster,
+        DistributedConfig, Ranking, MAX_PROCESSES,
     };
     use std::sync::Arc;
     use std::time::{Duration, Instant};
 
     pub(super) fn run(args: &Args, cache: &Cache) -> Result<()> {
         ensure!(
-            args.algo == Algo::Pagerank,
-            "--processes and --hostfile run PageRank only; HITS and in-degree run in one \
-             process (drop --processes; --in-memory never keeps the graph compressed)"
+            args.checkpoint.is_none() || args.algo == Algo::Pagerank,
+            "--checkpoint is kept for PageRank only: HITS and in-degree across processes start \
+             over when rerun (drop --checkpoint)"
         );
         ensure!(
             args.checkpoint_every >= 1,
@@ -362,19 +364,26 @@ mod distributed {
         let basename = graph.basename().to_path_buf();
         let fingerprint = graph_fingerprint(&basename, graph.num_nodes(), graph.num_arcs())?;
         let transpose = graph.transposed()?;
-        let preference = args
-            .preference
-            .as_deref()
-            .map(|p| read_vector(p, &ids))
-            .transpose()?;
-        let processes = addresses.len();
-        let config = DistributedConfig {
-            pagerank: crawlrank_rank::PageRankConfig {
+        let algorithm = match args.algo {
+            Algo::Pagerank => Algorithm::PageRank(crawlrank_rank::PageRankConfig {
                 damping: args.damping,
                 threshold: args.threshold,
                 max_iterations: args.max_iter,
-                preference,
-            },
+                preference: args
+                    .preference
+                    .as_deref()
+                    .map(|p| read_vector(p, &ids))
+                    .transpose()?,
+            }),
+            Algo::Hits => Algorithm::Hits(crawlrank_rank::HitsConfig {
+                iterations: args.hits_iterations,
+                ..Default::default()
+            }),
+            Algo::Indegree => Algorithm::InDegree,
+        };
+        let processes = addresses.len();
+        let config = DistributedConfig {
+            algorithm,
             cluster: Cluster {
                 addresses,
                 process: me,
@@ -394,7 +403,7 @@ mod distributed {
         };
         let (nodes, arcs) = (graph.num_nodes(), graph.num_arcs());
         let outcome = run_process(Arc::new(graph), Arc::new(transpose), &config)?;
-        let Some(r) = outcome.result else {
+        let Some(ranking) = outcome.result else {
             return Ok(());
         };
         let resumed = if outcome.resumed_from > 0 {
@@ -405,20 +414,35 @@ mod distributed {
         } else {
             String::new()
         };
+        let (scores, label, note) = match ranking {
+            Ranking::PageRank(r) => {
+                let note = format!(
+                    ", {} iterations, L1 change {:.3e}",
+                    r.iterations, r.l1_change
+                );
+                (r.scores, "pagerank", note)
+            }
+            Ranking::Hits(r) => {
+                let note = format!(", {} iterations", r.iterations);
+                match args.hits_score {
+                    HitsScore::Authority => (r.authorities, "authority", note),
+                    HitsScore::Hub => (r.hubs, "hub", note),
+                }
+            }
+            Ranking::InDegree(scores) => (scores, "indegree", String::new()),
+        };
         eprintln!(
-            "{}: {nodes} nodes, {arcs} arcs; PageRank in {processes} processes in {:.2?}, {} \
-             iterations, L1 change {:.3e}{resumed}",
+            "{}: {nodes} nodes, {arcs} arcs; {label} in {processes} processes in {:.2?}{note}\
+             {resumed}",
             basename.display(),
             t0.elapsed(),
-            r.iterations,
-            r.l1_change
         );
         if let Some(out) = &args.out {
-            output::write_scores(out, &r.scores, &ids)?;
-            eprintln!("wrote {} scores to {}", r.scores.len(), out.display());
+            output::write_scores(out, &scores, &ids)?;
+            eprintln!("wrote {} scores to {}", scores.len(), out.display());
         }
         if let Some(k) = args.top {
-            output::print_top(&r.scores, k, urls_graph.as_deref(), &ids, "pagerank");
+            output::print_top(&scores, k, urls_graph.as_deref(), &ids, label);
         }
         Ok(())
     }

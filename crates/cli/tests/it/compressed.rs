@@ -276,6 +276,26 @@ fn pagerank_in_three_processes_equals_one_process() {
 }
 
 #[test]
+fn hits_and_indegree_in_three_processes_equal_one_process() {
+    let env = Env::new();
+    let g = generated(&env, "web", 20000, 7);
+    for algo in [
+        &["--algo", "hits"][..],
+        &["--algo", "hits", "--hits-score", "hub"],
+        &["--algo", "indegree"],
+    ] {
+        let one = one_process(&env, &g, algo);
+        let out = env.path("three.txt");
+        let mut args = vec!["rank", "--graph", &g, "--processes", "3"];
+        args.extend_from_slice(algo);
+        args.extend_from_slice(&["--out", out.to_str().unwrap()]);
+        let (_, stderr) = ok_with_stderr(&env.run(&args));
+        assert!(stderr.contains("3 processes"), "{algo:?}: {stderr}");
+        assert_same_vector(&one, &scores(&out));
+    }
+}
+
+#[test]
 fn a_killed_process_then_a_rerun_with_checkpoints_ends_with_the_same_vector() {
     let env = Env::new();
     let g = generated(&env, "web", 20000, 8);
@@ -457,9 +477,19 @@ fn bad_clusters_fail_clearly_and_never_hang() {
     ]);
     fails(&o, &["checkpoint of another graph"]);
 
-    // Only PageRank runs across processes.
+    // Only PageRank keeps checkpoints.
     fails(
-        &env.run(&["rank", "--graph", &g1, "--algo", "hits", "--processes", "2"]),
+        &env.run(&[
+            "rank",
+            "--graph",
+            &g1,
+            "--algo",
+            "hits",
+            "--processes",
+            "2",
+            "--checkpoint",
+            ck,
+        ]),
         &["PageRank only"],
     );
 }
