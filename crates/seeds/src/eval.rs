@@ -21,8 +21,8 @@
 
 use crate::baseline::{distinct_pages, random_seeds};
 use anyhow::{ensure, Result};
+use crawlrank_graph::access::Successors;
 use crawlrank_graph::visit::Bfs;
-use crawlrank_graph::Csr;
 use crawlrank_rng::SplitMix64;
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
@@ -49,10 +49,14 @@ pub struct DepthStats {
 ///
 /// Panics if a source is not a page of `graph` or `pagerank` has fewer scores than it has pages
 /// ([`evaluate`] checks both).
-pub fn bfs_by_depth(graph: &Csr, sources: &[u32], pagerank: &[f64]) -> Vec<DepthStats> {
+pub fn bfs_by_depth<G: Successors>(
+    graph: &G,
+    sources: &[u32],
+    pagerank: &[f64],
+) -> Vec<DepthStats> {
     // (pages, sum of PageRank) per depth; the BFS reports depths in order.
     let mut levels: Vec<(u64, f64)> = Vec::new();
-    Bfs::new(graph.num_nodes()).visit(graph, sources, |v, d| {
+    Bfs::new(graph.node_count()).visit(graph, sources, |v, d| {
         if d as usize == levels.len() {
             levels.push((0, 0.0));
         }
@@ -129,10 +133,10 @@ pub fn check_cores(cores: &[Vec<u32>], nodes: usize) -> Result<()> {
 ///
 /// `cores` must pass [`check_cores`] (disjoint, ids in range): a page id out of range panics,
 /// and a page in two cores is seen as a page of the later one only.
-pub fn core_distances(graph: &Csr, cores: &[Vec<u32>]) -> CoreDistances {
+pub fn core_distances<G: Successors>(graph: &G, cores: &[Vec<u32>]) -> CoreDistances {
     const NO_CORE: u32 = u32::MAX;
     let k = cores.len();
-    let mut core_of = vec![NO_CORE; graph.num_nodes()];
+    let mut core_of = vec![NO_CORE; graph.node_count()];
     for (i, core) in cores.iter().enumerate() {
         for &p in core {
             core_of[p as usize] = i as u32;
@@ -166,8 +170,8 @@ pub fn core_distances(graph: &Csr, cores: &[Vec<u32>]) -> CoreDistances {
 
 /// Row `i` of the distance matrix (see [`core_distances`]: `core_of` maps each page to its core
 /// or `u32::MAX`, `targets` counts the non-empty cores), and the pages the BFS visited.
-fn distances_from(
-    graph: &Csr,
+fn distances_from<G: Successors>(
+    graph: &G,
     bfs: &mut Bfs,
     cores: &[Vec<u32>],
     core_of: &[u32],
@@ -212,8 +216,12 @@ pub struct AverageDistance {
 /// generator seeded with `rng_seed` (so the same seed gives the same estimate everywhere); with
 /// `samples` at least the number of pages, every page is a source and the value is exact. The
 /// BFSs run in parallel; the sums are integers, so the result does not depend on the threads.
-pub fn average_distance(graph: &Csr, samples: usize, rng_seed: u64) -> AverageDistance {
-    let n = graph.num_nodes();
+pub fn average_distance<G: Successors>(
+    graph: &G,
+    samples: usize,
+    rng_seed: u64,
+) -> AverageDistance {
+    let n = graph.node_count();
     let sources: Vec<u32> = if samples >= n {
         (0..n as u32).collect()
     } else {
@@ -240,8 +248,8 @@ pub fn average_distance(graph: &Csr, samples: usize, rng_seed: u64) -> AverageDi
 }
 
 /// Runs `job` on each of `jobs` in parallel, one [`Bfs`] per worker, results in `jobs`' order.
-fn with_bfs<J: Sync, T: Send>(
-    graph: &Csr,
+fn with_bfs<G: Successors, J: Sync, T: Send>(
+    graph: &G,
     jobs: &[J],
     job: impl Fn(&mut Bfs, &J) -> T + Sync,
 ) -> Vec<T> {
@@ -251,7 +259,7 @@ fn with_bfs<J: Sync, T: Send>(
     let workers = rayon::current_num_threads().clamp(1, jobs.len());
     jobs.par_chunks(jobs.len().div_ceil(workers))
         .flat_map_iter(|chunk| {
-            let mut bfs = Bfs::new(graph.num_nodes());
+            let mut bfs = Bfs::new(graph.node_count());
             chunk.iter().map(|j| job(&mut bfs, j)).collect::<Vec<_>>()
         })
         .collect()
@@ -333,16 +341,16 @@ pub struct Evaluation {
 ///
 /// Errors: an empty seed set, a seed or core page outside the graph, overlapping cores, or a
 /// PageRank vector of the wrong length.
-pub fn evaluate(
+pub fn evaluate<G: Successors>(
     name: &str,
-    graph: &Csr,
+    graph: &G,
     pagerank: &[f64],
     seeds: &[u32],
     cores: Option<&[Vec<u32>]>,
     config: &EvalConfig,
     on_step: &mut dyn FnMut(Step),
 ) -> Result<Evaluation> {
-    let n = graph.num_nodes();
+    let n = graph.node_count();
     ensure!(
         pagerank.len() == n,
         "the PageRank vector has {} scores for a graph of {n} pages",
@@ -373,7 +381,7 @@ pub fn evaluate(
     Ok(Evaluation {
         graph: name.to_string(),
         nodes: n as u64,
-        arcs: graph.num_arcs(),
+        arcs: graph.arc_count(),
         seeds,
         random,
         rng_seed: config.rng_seed,
@@ -387,6 +395,7 @@ pub fn evaluate(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crawlrank_graph::Csr;
 
     /// Two cores joined by a path: core A = {0 (hub), 1, 2 (authorities)}, core B = {6 (hub),
     /// 7 (authority)}, the path 2 → 3 → 4 → 5 → 6, and page 8 linking into A, reached by

@@ -2,9 +2,11 @@
 //! paper's §3.5) — BFS crawls by depth from the seeds and from as many random pages, the
 //! distances between the cores the seeds came from, and the graph's average distance.
 
+use super::simulate::decode_for_simulation;
 use crate::provenance::{file_digest, Provenance};
 use anyhow::{ensure, Context, Result};
-use crawlrank_graph::{open_graph, Cache};
+use crawlrank_graph::access::{SequentialSuccessors, Successors, Transpose};
+use crawlrank_graph::{open_graph, BvWebGraph, Cache, InMemory, PageIds};
 use crawlrank_seeds::file::{cores_path, read_cores_json, CoreEntry};
 use crawlrank_seeds::{check_cores, evaluate, write_outputs, write_table, EvalConfig};
 use std::path::PathBuf;
@@ -16,6 +18,11 @@ pub struct Args {
     /// basename or an arc-list file.
     #[arg(long)]
     pub graph: PathBuf,
+    /// Where the graph is held: `always` decodes it into memory (4 bytes an arc, fastest),
+    /// `never` crawls the memory-mapped compressed graph (a few bits an arc), `auto` decodes
+    /// it when it takes at most half of the memory available. The results are the same.
+    #[arg(long, value_name = "auto|always|never", default_value = "auto")]
+    pub in_memory: InMemory,
     /// The seeds, one per line: `id` (the graph's own ids: those of an imported arc list, else
     /// 0..n), `id<TAB>url` (as `crawlrank seeds` writes them) or a URL; `#` starts a comment
     /// line. The cores are read from FILE.cores.json when it exists.
@@ -60,11 +67,44 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     } else {
         None
     };
-    let csr = graph.to_csr()?;
+    let found = Found {
+        seeds,
+        cores,
+        cores_file,
+        ids,
+    };
+    if decode_for_simulation(args.in_memory, &graph) {
+        let csr = graph.to_csr()?;
+        evaluate_on(&args, &graph, &csr, found)
+    } else {
+        evaluate_on(&args, &graph, &graph, found)
+    }
+}
+
+/// What `run` read before choosing where the graph is held.
+struct Found {
+    seeds: Vec<u32>,
+    cores: Option<Vec<Vec<u32>>>,
+    cores_file: PathBuf,
+    ids: PageIds,
+}
+
+/// The evaluation on `g`: the graph decoded, or the compressed graph itself.
+fn evaluate_on<G>(args: &Args, graph: &BvWebGraph, g: &G, found: Found) -> Result<()>
+where
+    G: Successors + SequentialSuccessors + Transpose,
+{
+    let Found {
+        seeds,
+        cores,
+        cores_file,
+        ids,
+    } = found;
+    let n = g.node_count();
     eprintln!(
         "{}: {n} pages, {} arcs; {} seeds from {}; {}",
         args.graph.display(),
-        csr.num_arcs(),
+        g.arc_count(),
         seeds.len(),
         args.seeds.display(),
         match &cores {
@@ -73,7 +113,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         }
     );
     let started = Instant::now();
-    let pagerank = crawlrank_sim::reference_pagerank(&graph, &csr)?;
+    let pagerank = crawlrank_sim::reference_pagerank(graph, g)?;
     eprintln!("  PageRank {:.2?}", started.elapsed());
     let config = EvalConfig {
         rng_seed: args.random_seeds,
@@ -82,7 +122,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     let name = args.graph.display().to_string();
     let eval = evaluate(
         &name,
-        &csr,
+        g,
         &pagerank,
         &seeds,
         cores.as_deref(),

@@ -495,6 +495,80 @@ fn bad_clusters_fail_clearly_and_never_hang() {
 }
 
 #[test]
+fn seeds_eval_and_score_order_give_the_same_numbers_compressed() {
+    let env = Env::new();
+    let g = generated(&env, "web", 5000, 11);
+    let sim = env.path("sim");
+    ok(&env.run(&[
+        "simulate",
+        "--graph",
+        &g,
+        "--policy",
+        "bfs",
+        "--seeds",
+        "5",
+        "--save-orders",
+        "--out",
+        sim.to_str().unwrap(),
+    ]));
+    let seeds = env.path("seeds.txt");
+    ok(&env.run(&[
+        "seeds",
+        "--graph",
+        &g,
+        "--count",
+        "10",
+        "--method",
+        "top-pagerank",
+        "--out",
+        seeds.to_str().unwrap(),
+    ]));
+    let order = sim.join("bfs.order");
+    for (what, args) in [
+        (
+            "seeds-eval",
+            vec![
+                "seeds-eval",
+                "--graph",
+                &g,
+                "--seeds",
+                seeds.to_str().unwrap(),
+            ],
+        ),
+        (
+            "score-order",
+            vec![
+                "score-order",
+                "--graph",
+                &g,
+                "--order",
+                order.to_str().unwrap(),
+                "--seeds",
+                "5",
+            ],
+        ),
+    ] {
+        let mut tables = Vec::new();
+        for mode in ["always", "never"] {
+            // A cache of its own: `never` must not find the decoded graph's reference PageRank.
+            let cache = tempfile::tempdir().unwrap();
+            let mut a = args.clone();
+            a.extend(["--in-memory", mode]);
+            let (table, stderr) = ok_with_stderr(&crate::common::crawlrank(cache.path(), &a));
+            tables.push(table);
+            let held = if mode == "never" {
+                "compressed"
+            } else {
+                "in memory"
+            };
+            assert!(stderr.contains(held), "{what} --in-memory {mode}: {stderr}");
+        }
+        assert!(!tables[0].trim().is_empty(), "{what}: no table");
+        assert_eq!(tables[0], tables[1], "{what}: the paths differ");
+    }
+}
+
+#[test]
 fn baseline_seeds_run_compressed_and_core_seeds_say_why_they_cannot() {
     let env = Env::new();
     let g = generated(&env, "web", 5000, 9);
