@@ -9,7 +9,9 @@
 #       defaults 200000 1000 1,2,4 "0 5"; CLIENTS comma-separated, COMMIT_MS space-separated
 #       milliseconds (0: no window, each call committed at once). DELAY_S (environment): the
 #       crawl's queue delay set before the cycle (default: the service's 1 s; 0 measures the
-#       service's own work rather than politeness)
+#       service's own work rather than politeness). NODES (environment): comma-separated cluster
+#       sizes (default 1); sizes above 1 start nats-server and a cluster of that many nodes
+#       (client i puts to node i mod N and leases from every node in turn)
 set -euo pipefail
 export LC_ALL=C
 cd "$(dirname "$0")/.."
@@ -28,6 +30,11 @@ die() {
 for w in $WINDOWS; do
     [[ "$w" =~ ^[0-9]+$ ]] || die "COMMIT_MS must be whole numbers of milliseconds, not '$w'"
 done
+NODES="${NODES:-1}"
+[[ "$NODES" =~ ^[0-9]+(,[0-9]+)*$ ]] || die "NODES must be a comma-separated list of numbers, not '$NODES'"
+[[ -z "${DELAY_S:-}" || "$DELAY_S" =~ ^[0-9]+$ ]] || die "DELAY_S must be a whole number of seconds, not '$DELAY_S'"
+# Debian installs nats-server outside a user's PATH.
+PATH="$PATH:/usr/sbin"
 
 cargo build --release --quiet -p crawlrank-frontier-service --example throughput
 echo "== bench-frontier-service: $URLS URLs on $HOSTS hosts, clients $CLIENTS, commit windows (ms) $WINDOWS"
@@ -35,5 +42,5 @@ echo "   $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, commit $(git rev-pars
 for w in $WINDOWS; do
     echo
     cargo run --release --quiet -p crawlrank-frontier-service --example throughput -- \
-        "$URLS" "$HOSTS" "$CLIENTS" "$w" ${DELAY_S:+"$DELAY_S"}
+        "$URLS" "$HOSTS" "$CLIENTS" "$w" "${DELAY_S:-}" "$NODES"
 done
