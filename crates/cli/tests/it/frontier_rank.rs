@@ -229,12 +229,11 @@ fn bad_input_is_a_clear_error() {
     let env = Env::new();
     let (g, imp, d, out) = star_files(&env, "0\n21\n");
     let run = |d: &str, imp: &str, extra: &[&str]| {
-        let mut args = words(
+        env.run_with(
             "frontier-rank --graph {} --downloaded {} --impact {} --out {}",
             &[&g, &d, &imp, &out],
-        );
-        args.extend(extra.iter().map(|s| s.to_string()));
-        env.run(&args)
+            extra,
+        )
     };
     let (d_ok, imp_ok) = (d.to_str().unwrap(), imp.to_str().unwrap());
     // A downloaded set with no seeds; 41 links nowhere: no frontier; 21 has no impact.
@@ -360,9 +359,8 @@ fn repeated_runs_are_the_single_runs_with_intervals_and_paired_tests() {
     let imp = impact_csv(&env, "id,clicks", 2, |v| format!("{v},{}", 1 + v % 17));
     let run = |out: &str, extra: &[&str]| {
         let out = env.path(out);
-        let mut args = words("frontier-rank --graph {} --downloaded-fraction 0.3 --seeds 3 --impact {} --method random,indegree,rw --out {}", &[&g, &imp, &out]);
-        args.extend(extra.iter().map(|s| s.to_string()));
-        (ok(&env.run(&args)), out)
+        let line = "frontier-rank --graph {} --downloaded-fraction 0.3 --seeds 3 --impact {} --method random,indegree,rw --out {}";
+        (ok(&env.run_with(line, &[&g, &imp, &out], extra)), out)
     };
     let json = |p: std::path::PathBuf| -> serde_json::Value {
         serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
@@ -431,9 +429,11 @@ fn repeated_runs_are_the_single_runs_with_intervals_and_paired_tests() {
         .all(|l| l.split(',').nth(5) == Some("random")));
     // Bad repeats.
     let bad = |extra: &[&str], want: &[&str]| {
-        let mut args = words("frontier-rank --graph {} --downloaded-fraction 0.3 --impact {} --method random,rw --out {}", &[&g, &imp, &env.path("bad").to_str().unwrap().to_string().leak()]);
-        args.extend(extra.iter().map(|s| s.to_string()));
-        fails(&env.run(&args), want);
+        let line = "frontier-rank --graph {} --downloaded-fraction 0.3 --impact {} --method random,rw --out {}";
+        fails(
+            &env.run_with(line, &[&g, &imp, &env.path("bad")], extra),
+            want,
+        );
         assert!(!env.path("bad").exists());
     };
     bad(&["--repeat", "0"], &["--repeat must be at least 1"]);

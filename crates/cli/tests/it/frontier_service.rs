@@ -117,12 +117,7 @@ fn sigterm_stops_the_service_cleanly_and_a_restart_has_its_urls() {
     let state = dir.path().join("state");
     let rt = runtime();
     let serve = serve_a1_b1(&rt, &state);
-    let pid = serve.child.id().to_string();
-    assert!(Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .unwrap()
-        .success());
+    common::kill("-TERM", serve.child.id());
     let status = serve.wait_exit(Duration::from_secs(10));
     assert!(
         status.success(),
