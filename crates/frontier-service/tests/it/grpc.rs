@@ -14,10 +14,9 @@ use common::put_with_ids as put;
 use crawlrank_frontier::{Frontier, PageId};
 use crawlrank_frontier_service::{policy_spec, FrontierService, TimeSource};
 use crawlrank_urlfrontier::proto::{
-    ack_message::Status as AckStatus, get_params, url_item, AnyCrawlId, BlockQueueParams,
-    CountUrlParams, DeleteCrawlMessage, DiscoveredBatch, DiscoveredUrlItem, GetParams,
-    KnownUrlItem, ListUrlParams, Local, PurgeUrlParams, QueueDelayParams, QueueWithinCrawlParams,
-    StringList, UrlInfo, UrlItem,
+    ack_message::Status as AckStatus, get_params, url_item, AnyCrawlId, CountUrlParams,
+    DeleteCrawlMessage, DiscoveredBatch, DiscoveredUrlItem, GetParams, KnownUrlItem, ListUrlParams,
+    Local, PurgeUrlParams, StringList, UrlInfo, UrlItem,
 };
 use crawlrank_urlfrontier::{DEFAULT_CRAWL, SCORE_KEY, STATE_KEY, STORMCRAWLER_PATH_KEY};
 
@@ -736,26 +735,9 @@ mod bounds {
                     }
                     put(c, updates).await;
                     if round == 1 {
-                        c.set_delay(QueueDelayParams {
-                            key: "h1.example".into(),
-                            delay_requestable: 7,
-                            ..Default::default()
-                        })
-                        .await
-                        .unwrap();
-                        c.block_queue_until(BlockQueueParams {
-                            key: "h2.example".into(),
-                            time: T0 + 100,
-                            ..Default::default()
-                        })
-                        .await
-                        .unwrap();
-                        c.delete_queue(QueueWithinCrawlParams {
-                            key: "h3.example".into(),
-                            ..Default::default()
-                        })
-                        .await
-                        .unwrap();
+                        set_delay(c, "h1.example", 7).await;
+                        block_queue(c, "h2.example", T0 + 100).await;
+                        delete_queue(c, "h3.example").await;
                     }
                     answers.push(got);
                 }
