@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::{fails, ok, words, Env};
+use common::{assert_contains, fails, ok, words, Env};
 use crawlrank_testkit as testkit;
 use std::path::PathBuf;
 
@@ -70,13 +70,12 @@ fn a_hand_graph_gives_the_table_and_every_file() {
     assert!(stdout.contains("omega tuning (mean over 1-10% on the training part, 20 bootstrap"));
     // r(X→F): 0 reaches 1..=20 (210), 21 reaches 22..=41 (10); with virtual arcs 0 has no
     // in-linker, and 21's in-linker 0 adds 1..=20: 220.
-    assert!(
-        stdout.contains("r = 210.000      with virtual arcs r = 210.000"),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains("r = 10.000       with virtual arcs r = 220.000"),
-        "{stdout}"
+    assert_contains(
+        &stdout,
+        &[
+            "r = 210.000      with virtual arcs r = 210.000",
+            "r = 10.000       with virtual arcs r = 220.000",
+        ],
     );
     let mut names = testkit::file_names(&out);
     names.sort();
@@ -144,8 +143,7 @@ fn a_bfs_downloaded_set_on_a_ring() {
     });
     let out = env.path("out");
     let stdout = env.ok("frontier-rank --graph {} --downloaded-fraction 0.3 --seeds 3 --impact {} --impact-column views --out {}", &[&g, &imp, &out]);
-    assert!(stdout.contains("D: 90 pages"), "{stdout}");
-    assert!(stdout.contains("omega = 0.8"), "{stdout}");
+    assert_contains(&stdout, &["D: 90 pages", "omega = 0.8"]);
     for m in [
         "random",
         "indegree",

@@ -72,6 +72,14 @@ pub fn kill(signal: &str, pid: impl std::fmt::Display) {
     assert!(status.success(), "kill {signal} {pid}: {status}");
 }
 
+/// Asserts that `text` (what a command printed, a file it wrote) contains each of `needles`,
+/// showing the text when one is missing.
+pub fn assert_contains(text: &str, needles: &[&str]) {
+    for n in needles {
+        assert!(text.contains(n), "'{n}' not in:\n{text}");
+    }
+}
+
 /// Asserts success; returns stdout.
 pub fn ok(out: &Output) -> String {
     ok_with_stderr(out).0
