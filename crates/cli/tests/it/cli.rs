@@ -2634,26 +2634,18 @@ fn crawl_caps_the_hosts_of_a_registrable_domain() {
 #[test]
 fn a_direct_crawl_resolves_names_with_the_given_dns_server() {
     use crawlrank_testkit::{DnsAnswer, DnsServer};
-    use std::io::{Read, Write};
+    use std::io::{BufRead, BufReader, Write};
     let http = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = http.local_addr().unwrap().port();
     std::thread::spawn(move || {
         for conn in http.incoming() {
-            let Ok(mut conn) = conn else { continue };
-            let mut head = Vec::new();
-            let mut buf = [0u8; 4096];
-            while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-                match conn.read(&mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => head.extend_from_slice(&buf[..n]),
-                }
-            }
-            let path = String::from_utf8_lossy(&head)
-                .split(' ')
-                .nth(1)
-                .unwrap_or("")
-                .to_string();
-            let body = match path.as_str() {
+            let Ok(conn) = conn else { continue };
+            // The request line names the path; the rest of the head is read to its blank line,
+            // so that closing the connection does not reset it under the answer.
+            let mut head = BufReader::new(&conn).lines().map_while(Result::ok);
+            let request = head.next().unwrap_or_default();
+            head.take_while(|l| !l.is_empty()).for_each(drop);
+            let body = match request.split(' ').nth(1).unwrap_or("") {
                 "/" => format!("<a href=\"/a\">a</a> <a href=\"http://mute.test:{port}/y\">y</a>"),
                 "/a" => "a".to_string(),
                 _ => String::new(),
@@ -2663,7 +2655,7 @@ fn a_direct_crawl_resolves_names_with_the_given_dns_server() {
             } else {
                 "200 OK"
             };
-            let _ = conn.write_all(
+            let _ = (&conn).write_all(
                 format!(
                     "HTTP/1.1 {status}\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\
                      Connection: close\r\n\r\n{body}",
