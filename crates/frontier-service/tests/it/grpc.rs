@@ -198,7 +198,7 @@ fn malformed_urls_and_known_duplicates_are_skipped() {
 #[test]
 fn crawl_ids_are_separate() {
     with_fresh(None, async |_, r| {
-        let acks = put(
+        let statuses = common::put(
             &mut r.client,
             vec![
                 discovered_in(A, "BESPOKE", None),
@@ -208,7 +208,6 @@ fn crawl_ids_are_separate() {
             ],
         )
         .await;
-        let statuses: Vec<AckStatus> = acks.iter().map(|(_, s)| *s).collect();
         assert_eq!(
             statuses,
             vec![
@@ -575,7 +574,7 @@ mod bounds {
     fn metadata_over_its_limits_is_refused_and_not_kept() {
         with_fresh(Some("bfs"), async |_, r| {
             let at_limit = "x".repeat(MAX_METADATA_BYTES - "big".len());
-            let acks = put(
+            let statuses = common::put(
                 &mut r.client,
                 vec![
                     with_metadata(A, vec![at_limit.clone()]),
@@ -585,7 +584,6 @@ mod bounds {
                 ],
             )
             .await;
-            let statuses: Vec<AckStatus> = acks.into_iter().map(|(_, s)| s).collect();
             assert_eq!(
                 statuses,
                 [
