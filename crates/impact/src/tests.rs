@@ -10,6 +10,14 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
+/// Writes `text` as the file `name` in a fresh folder, which goes when the returned guard is
+/// dropped.
+fn in_temp(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
+    let d = tempfile::tempdir().unwrap();
+    let p = write(d.path(), name, text);
+    (d, p)
+}
+
 fn gz(dir: &Path, name: &str, text: &str) -> PathBuf {
     use std::io::Write;
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
@@ -33,8 +41,7 @@ fn err(path: &Path, pages: &Pages) -> String {
 
 #[test]
 fn tsv_by_id_one_column_without_header() {
-    let d = tempfile::tempdir().unwrap();
-    let p = write(d.path(), "i.tsv", "# impacts\n0\t3\n\n2\t1.5\n");
+    let (_d, p) = in_temp("i.tsv", "# impacts\n0\t3\n\n2\t1.5\n");
     let t = read_impact_table(&p, &four()).unwrap();
     assert_eq!(t.columns, ["impact"]);
     assert_eq!(t.values, [vec![3.0, 0.0, 1.5, 0.0]]);
@@ -47,9 +54,7 @@ fn tsv_by_id_one_column_without_header() {
 
 #[test]
 fn csv_by_url_two_columns_with_header_duplicates_and_unknowns() {
-    let d = tempfile::tempdir().unwrap();
-    let p = write(
-        d.path(),
+    let (_d, p) = in_temp(
         "i.csv",
         "url,clicks,views\n\
          # a comment\n\
@@ -92,9 +97,7 @@ fn csv_by_url_two_columns_with_header_duplicates_and_unknowns() {
 
 #[test]
 fn id_and_url_key_is_checked_against_the_graph() {
-    let d = tempfile::tempdir().unwrap();
-    let p = write(
-        d.path(),
+    let (d, p) = in_temp(
         "i.tsv",
         "id\turl\tvisits\tclicks\n1\thttp://a.example/1\t4\t3\n7\thttp://a.example/7\t1\t1\n",
     );
@@ -124,9 +127,7 @@ fn ids_are_the_users_ids_in_and_out() {
     // Four pages whose ids are 10, 20, 30, 40 (an arc list imported with gaps).
     let ids = crawlrank_graph::PageIds::from_sorted(vec![10, 20, 30, 40], "t").unwrap();
     let pages = four().with_ids(ids).unwrap();
-    let d = tempfile::tempdir().unwrap();
-    let p = write(
-        d.path(),
+    let (d, p) = in_temp(
         "i.tsv",
         "id\turl\tclicks\n30\thttp://a.example/2\t2\n10\thttp://a.example/0\t1\n",
     );
@@ -299,9 +300,7 @@ fn clickstream_by_name_and_on_pages() {
 
 #[test]
 fn clickstream_csv_with_index_column_and_bad_rows() {
-    let d = tempfile::tempdir().unwrap();
-    let p = write(
-        d.path(),
+    let (d, p) = in_temp(
         "cs.csv",
         ",prev,curr,type,n\n0,other-search,\"A,B\",external,7\n1,A,B,link,12\n",
     );

@@ -54,10 +54,10 @@ fn rank_an_arc_list_on_the_fly_and_write_one_value_per_line() {
 #[test]
 fn import_url_pairs_then_info_and_rank_show_urls() {
     let env = Env::new();
-    let (base, stdout) = env.import(
-        "pairs.txt",
-        "http://a.example/ http://b.example/x\nhttp://b.example/x http://A.example:80/\nhttp://c.example/ http://b.example/x#frag\n",
-        "web",
+    let (base, stdout) = env.import_url_pairs(
+        "http://a.example/ http://b.example/x\n\
+         http://b.example/x http://A.example:80/\n\
+         http://c.example/ http://b.example/x#frag\n",
     );
     assert!(
         stdout.contains("3 nodes") && stdout.contains("3 arcs"),
@@ -245,6 +245,13 @@ struct Served {
 }
 
 impl Served {
+    /// Serves the 100-page ring with the chord 13 → 7 (written as `ring.txt`): the test web of
+    /// the crawls that need no particular shape.
+    fn ring(env: &Env) -> Served {
+        let arcs = env.write("ring.txt", &ring_with_chords(100, &[(13, 7)]));
+        Served::start(env, &arcs)
+    }
+
     fn start(env: &Env, graph: &Path) -> Served {
         Served::start_with(env, graph, &[])
     }
@@ -360,12 +367,11 @@ fn serve_https_and_crawl_it_trusting_the_served_ca() {
     let seeds = env.write("seeds.txt", "https://h0.crawlrank.test/p0.html\n");
     let crawl = |state: &str, extra: &[&str]| {
         let st = env.path(state);
-        let mut args = words(
+        env.run_with(
             "crawl --seeds {} --state {} --proxy {} --delay 0 --max-retries 0 --no-sitemaps",
             &[&seeds, &st, &proxy],
-        );
-        args.extend(extra.iter().map(|s| s.to_string()));
-        env.run(&args)
+            extra,
+        )
     };
     let out = ok(&crawl("trusting", &["--ca-cert", ca.to_str().unwrap()]));
     assert!(out.contains("fetched pages     30 (html 30"), "{out}");
@@ -390,12 +396,7 @@ fn serve_outlives_a_closed_stdout() {
     // Whoever watched the output went away; the server must go on, and stop cleanly.
     web.stdout = None;
     assert!(http_get(&web.addr, "http://h0.crawlrank.test/p0.html").starts_with("HTTP/1.1 200"));
-    let pid = web.child.id().to_string();
-    assert!(Command::new("kill")
-        .args(["-INT", &pid])
-        .status()
-        .unwrap()
-        .success());
+    common::kill("-INT", web.child.id());
     let status = web.child.wait().unwrap();
     assert!(
         status.success(),
@@ -464,12 +465,7 @@ fn broken_answers_are_retried_after_the_hosts_delay_never_at_once() {
     let said = format!("{stdout}{stderr}");
     assert!(said.contains("the frontier is empty"), "{said}");
     // SIGINT: the server writes its log and exits.
-    let pid = web.child.id().to_string();
-    assert!(Command::new("kill")
-        .args(["-INT", &pid])
-        .status()
-        .unwrap()
-        .success());
+    common::kill("-INT", web.child.id());
     assert!(web.child.wait().unwrap().success());
     web.stdout = None;
     let log = read_serve_log(&log);
@@ -526,9 +522,7 @@ fn broken_answers_are_retried_after_the_hosts_delay_never_at_once() {
 #[test]
 fn crawl_resume_status_and_export_a_served_graph() {
     let env = Env::new();
-    let text = ring_with_chords(100, &[(13, 7)]);
-    let arcs = env.write("ring.txt", &text);
-    let web = Served::start(&env, &arcs);
+    let web = Served::ring(&env);
     let proxy = format!("http://{}", web.addr);
     // The `id<TAB>url` form `crawlrank seeds` writes: the crawl takes the URL.
     let seeds = env.write(
@@ -545,12 +539,11 @@ fn crawl_resume_status_and_export_a_served_graph() {
         )
     };
     let crawl = |extra: &[&str]| {
-        let mut args = words(
+        env.run_with(
             "crawl --state {} --proxy {} --delay 0 --no-sitemaps",
             &[&st, &proxy],
-        );
-        args.extend(extra.iter().map(|s| s.to_string()));
-        env.run(&args)
+            extra,
+        )
     };
     let out = crawl(&["--seeds", seeds.to_str().unwrap(), "--max-pages", "20"]);
     assert!(
@@ -689,12 +682,11 @@ fn a_full_disk_is_a_clear_error_and_the_state_stays_usable() {
     let state = disk.dir.path().join("state");
     let st = state.to_str().unwrap();
     let crawl = |extra: &[&str]| {
-        let mut args = words(
+        env.run_with(
             "crawl --state {} --proxy {} --delay 0 --no-sitemaps",
             &[&st, &proxy],
-        );
-        args.extend(extra.iter().map(|s| s.to_string()));
-        env.run(&args)
+            extra,
+        )
     };
     fails(
         &crawl(&["--seeds", seeds.to_str().unwrap()]),
@@ -717,9 +709,7 @@ fn a_full_disk_is_a_clear_error_and_the_state_stays_usable() {
 #[test]
 fn the_ranking_is_exportable_while_a_crawl_runs() {
     let env = Env::new();
-    let text = ring_with_chords(100, &[(13, 7)]);
-    let arcs = env.write("ring.txt", &text);
-    let web = Served::start(&env, &arcs);
+    let web = Served::ring(&env);
     let seeds = env.write("seeds.txt", "http://h0.crawlrank.test/p0.html\n");
     let state = env.path("state");
     // A slow crawl: one request at a time, a second apart per host (8 pages per host); with
@@ -762,8 +752,7 @@ fn the_ranking_is_exportable_while_a_crawl_runs() {
 #[test]
 fn crawl_writes_a_progress_log() {
     let env = Env::new();
-    let arcs = env.write("ring.txt", &ring_with_chords(100, &[(13, 7)]));
-    let web = Served::start(&env, &arcs);
+    let web = Served::ring(&env);
     let proxy = format!("http://{}", web.addr);
     let seeds = env.write("seeds.txt", "http://h0.crawlrank.test/p0.html\n");
     let state = env.path("state");
@@ -2133,10 +2122,11 @@ mod score_order {
     fn an_order_of_urls_scores_as_one_of_ids() {
         let env = Env::new();
         // a → b, b → a, b → c, c → d.
-        let (base, _) = env.import(
-            "pairs.txt",
-            "http://a.test/ http://b.test/\nhttp://b.test/ http://a.test/\nhttp://b.test/ http://c.test/\nhttp://c.test/ http://d.test/\n",
-            "web",
+        let (base, _) = env.import_url_pairs(
+            "http://a.test/ http://b.test/\n\
+             http://b.test/ http://a.test/\n\
+             http://b.test/ http://c.test/\n\
+             http://c.test/ http://d.test/\n",
         );
         let g = base.to_str().unwrap();
         let score = |name: &str, text: &str| {
@@ -2263,17 +2253,16 @@ fn user_ids_pair() -> (Env, std::path::PathBuf, Vec<u64>) {
 
 /// `simulate --beta`, `--delta-initial`, `--delta-slope` and `--checkpoints`.
 mod simulate_parameters {
-    use super::common::{fails, ok, words, Env};
+    use super::common::{fails, ok, Env};
     use super::ring_with_chords;
 
     fn orders(env: &Env, g: &str, out: &str, extra: &[&str]) -> (String, Vec<String>) {
         let dir = env.path(out);
-        let mut args = words(
+        let table = ok(&env.run_with(
             "simulate --graph {} --policy fica,ieca,fica-plus,bfs --seeds 3 --out {} --save-orders",
             &[&g, &dir],
-        );
-        args.extend(extra.iter().map(|s| s.to_string()));
-        let table = ok(&env.run(&args));
+            extra,
+        ));
         let read = |p: &str| std::fs::read_to_string(dir.join(format!("{p}.order"))).unwrap();
         let json = std::fs::read_to_string(dir.join("summary.json")).unwrap();
         (
@@ -2445,9 +2434,8 @@ mod simulate_repeat {
 
     fn simulate(env: &Env, graph: &Path, out: &str, extra: &[&str]) -> String {
         let out = env.path(out);
-        let mut args = words("simulate --graph {} --policy bfs,fica,batch-pagerank,opic,random,omniscient --seeds 3 --out {}", &[&graph, &out]);
-        args.extend(extra.iter().map(|s| s.to_string()));
-        ok(&env.run(&args))
+        let line = "simulate --graph {} --policy bfs,fica,batch-pagerank,opic,random,omniscient --seeds 3 --out {}";
+        ok(&env.run_with(line, &[&graph, &out], extra))
     }
 
     #[test]
@@ -2646,26 +2634,18 @@ fn crawl_caps_the_hosts_of_a_registrable_domain() {
 #[test]
 fn a_direct_crawl_resolves_names_with_the_given_dns_server() {
     use crawlrank_testkit::{DnsAnswer, DnsServer};
-    use std::io::{Read, Write};
+    use std::io::{BufRead, BufReader, Write};
     let http = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = http.local_addr().unwrap().port();
     std::thread::spawn(move || {
         for conn in http.incoming() {
-            let Ok(mut conn) = conn else { continue };
-            let mut head = Vec::new();
-            let mut buf = [0u8; 4096];
-            while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-                match conn.read(&mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => head.extend_from_slice(&buf[..n]),
-                }
-            }
-            let path = String::from_utf8_lossy(&head)
-                .split(' ')
-                .nth(1)
-                .unwrap_or("")
-                .to_string();
-            let body = match path.as_str() {
+            let Ok(conn) = conn else { continue };
+            // The request line names the path; the rest of the head is read to its blank line,
+            // so that closing the connection does not reset it under the answer.
+            let mut head = BufReader::new(&conn).lines().map_while(Result::ok);
+            let request = head.next().unwrap_or_default();
+            head.take_while(|l| !l.is_empty()).for_each(drop);
+            let body = match request.split(' ').nth(1).unwrap_or("") {
                 "/" => format!("<a href=\"/a\">a</a> <a href=\"http://mute.test:{port}/y\">y</a>"),
                 "/a" => "a".to_string(),
                 _ => String::new(),
@@ -2675,7 +2655,7 @@ fn a_direct_crawl_resolves_names_with_the_given_dns_server() {
             } else {
                 "200 OK"
             };
-            let _ = conn.write_all(
+            let _ = (&conn).write_all(
                 format!(
                     "HTTP/1.1 {status}\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\
                      Connection: close\r\n\r\n{body}",

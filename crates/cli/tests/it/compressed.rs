@@ -3,55 +3,46 @@
 //! (`rank --processes`, `--hostfile`) gives the one-process vector, survives a killed process
 //! through its checkpoints, and refuses bad clusters with clear errors, never a hang.
 
-use crate::common::{fails, ok, ok_with_stderr, Env};
+use crate::common::{crawlrank, fails, kill, ok, ok_with_stderr, words, Env};
 use crawlrank_testkit::free_port;
+use std::ffi::OsStr;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// A generated web of `pages` pages at `BASENAME` in `env`.
 fn generated(env: &Env, name: &str, pages: usize, seed: u64) -> String {
     let base = env.path(name);
     let base = base.to_str().unwrap().to_string();
-    ok(&env.run(&[
-        "generate",
-        "--pages",
-        &pages.to_string(),
-        "--out",
-        &base,
-        "--seed",
-        &seed.to_string(),
-    ]));
+    let line = "generate --pages {} --out {} --seed {}";
+    env.ok(line, &[&pages.to_string(), &base, &seed.to_string()]);
     base
 }
 
-/// Runs `simulate` with every policy from the same seeds with `--in-memory mode` and a cache
-/// of its own (so that each path computes its own reference PageRank and transpose).
-fn simulate(graph: &str, mode: &str, out: &Path, seeds: &str) -> String {
+/// Runs the command `line` (see [`words`]) with a cache of its own, so that each `--in-memory`
+/// path computes its own reference PageRank and transpose.
+fn run_own_cache(line: &str, values: &[&dyn AsRef<OsStr>]) -> Output {
     let cache = tempfile::tempdir().unwrap();
-    let o = crate::common::crawlrank(
-        cache.path(),
-        &[
-            "simulate",
-            "--graph",
-            graph,
-            "--policy",
-            "all",
-            "--seeds",
-            seeds,
-            "--in-memory",
-            mode,
-            "--save-orders",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-    );
-    let (_, stderr) = ok_with_stderr(&o);
+    crawlrank(cache.path(), &words(line, values))
+}
+
+/// [`run_own_cache`] of a command given `--in-memory mode`: asserts success and that the
+/// command says which path it took; returns stdout.
+fn run_path(line: &str, values: &[&dyn AsRef<OsStr>], mode: &str) -> String {
+    let (stdout, stderr) = ok_with_stderr(&run_own_cache(line, values));
     assert!(
         stderr.contains(&format!("--in-memory {mode}")),
         "the command says which path it took: {stderr}"
     );
+    stdout
+}
+
+/// Runs `simulate` with every policy from the same seeds with `--in-memory mode` and a cache
+/// of its own (see [`run_path`]).
+fn simulate(graph: &str, mode: &str, out: &Path, seeds: &str) -> String {
+    let line = "simulate --graph {} --policy all --seeds {} --in-memory {} --save-orders --out {}";
+    run_path(line, &[&graph, &seeds, &mode, &out], mode);
     std::fs::read_to_string(out.join("summary.csv")).unwrap()
 }
 
@@ -111,31 +102,9 @@ fn compressed_frontier_rankings_equal_in_memory_ones() {
     let imp = env.write("imp.csv", &imp);
     let mut outs = Vec::new();
     for mode in ["always", "never"] {
-        let cache = tempfile::tempdir().unwrap();
         let out = env.path(&format!("fr-{mode}"));
-        let o = crate::common::crawlrank(
-            cache.path(),
-            &[
-                "frontier-rank",
-                "--graph",
-                &g,
-                "--downloaded-fraction",
-                "0.2",
-                "--seeds",
-                "3",
-                "--impact",
-                imp.to_str().unwrap(),
-                "--in-memory",
-                mode,
-                "--out",
-                out.to_str().unwrap(),
-            ],
-        );
-        let (stdout, stderr) = ok_with_stderr(&o);
-        assert!(
-            stderr.contains(&format!("--in-memory {mode}")),
-            "the command says which path it took: {stderr}"
-        );
+        let line = "frontier-rank --graph {} --downloaded-fraction 0.2 --seeds 3 --impact {} --in-memory {} --out {}";
+        let stdout = run_path(line, &[&g, &imp, &mode, &out], mode);
         let read = |name: &str| std::fs::read_to_string(out.join(name)).unwrap();
         // The table without its timings (the last column of each method's row: its only
         // rows of 8 or more numbers and words) and the line naming the folder.
@@ -171,23 +140,9 @@ fn compressed_rankings_and_statistics_equal_in_memory_ones() {
     for algo in ["pagerank", "hits", "indegree"] {
         let mut outs = Vec::new();
         for mode in ["always", "never"] {
-            let cache = tempfile::tempdir().unwrap();
             let out = env.path(&format!("{algo}-{mode}.txt"));
-            let o = crate::common::crawlrank(
-                cache.path(),
-                &[
-                    "rank",
-                    "--graph",
-                    &g,
-                    "--algo",
-                    algo,
-                    "--in-memory",
-                    mode,
-                    "--out",
-                    out.to_str().unwrap(),
-                ],
-            );
-            ok(&o);
+            let line = "rank --graph {} --algo {} --in-memory {} --out {}";
+            ok(&run_own_cache(line, &[&g, &algo, &mode, &out]));
             outs.push(std::fs::read(&out).unwrap());
         }
         assert!(
@@ -196,16 +151,10 @@ fn compressed_rankings_and_statistics_equal_in_memory_ones() {
         );
     }
     let info = |mode: &str| {
-        ok(&env.run(&[
-            "info",
-            "--graph",
-            &g,
-            "--reachability",
-            "4",
-            "--scc",
-            "--in-memory",
-            mode,
-        ]))
+        env.ok(
+            "info --graph {} --reachability 4 --scc --in-memory {}",
+            &[&g, &mode],
+        )
     };
     let always = info("always");
     assert!(always.contains("reach") || always.contains("scc") || always.contains("SCC"));
@@ -242,17 +191,11 @@ fn assert_same_vector(one: &[f64], many: &[f64]) {
 /// The one-process PageRank of `g`, as `rank --out` writes it (`extra`: more options).
 fn one_process(env: &Env, g: &str, extra: &[&str]) -> Vec<f64> {
     let out = env.path("one.txt");
-    let mut args = vec![
-        "rank",
-        "--graph",
-        g,
-        "--in-memory",
-        "always",
-        "--out",
-        out.to_str().unwrap(),
-    ];
-    args.extend_from_slice(extra);
-    ok(&env.run(&args));
+    ok(&env.run_with(
+        "rank --graph {} --in-memory always --out {}",
+        &[&g, &out],
+        extra,
+    ));
     scores(&out)
 }
 
@@ -262,15 +205,8 @@ fn pagerank_in_three_processes_equals_one_process() {
     let g = generated(&env, "web", 20000, 7);
     let one = one_process(&env, &g, &[]);
     let out = env.path("three.txt");
-    let (_, stderr) = ok_with_stderr(&env.run(&[
-        "rank",
-        "--graph",
-        &g,
-        "--processes",
-        "3",
-        "--out",
-        out.to_str().unwrap(),
-    ]));
+    let three = env.run_line("rank --graph {} --processes 3 --out {}", &[&g, &out]);
+    let (_, stderr) = ok_with_stderr(&three);
     assert!(stderr.contains("3 processes"), "{stderr}");
     assert_same_vector(&one, &scores(&out));
 }
@@ -362,11 +298,7 @@ fn a_killed_process_then_a_rerun_with_checkpoints_ends_with_the_same_vector() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    let killed = Command::new("kill")
-        .args(["-9", &pids[1]])
-        .status()
-        .unwrap();
-    assert!(killed.success());
+    kill("-9", &pids[1]);
     let rest: Vec<String> = lines.map_while(Result::ok).collect();
     let status = launcher.wait().unwrap();
     let rest = rest.join("\n");

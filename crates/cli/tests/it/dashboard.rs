@@ -11,6 +11,7 @@ use common::{fails, ok, wait_for, words, Env};
 use crawlrank_testkit as testkit;
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -106,25 +107,46 @@ fn metric(text: &str, name: &str) -> Option<f64> {
         .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
 }
 
-/// A local test web serving a 100-page ring, and the seeds file of its first page.
-fn web(env: &Env) -> (Running, String, String) {
-    let arcs = env.write(
-        "ring.txt",
-        &testkit::ring_with_chords(100, &[(13, 7)]).arc_list(),
-    );
-    let serve = words("serve --graph {} --addr 127.0.0.1:0", &[&arcs]);
-    let (served, addr) = start(env, &serve, "", true);
-    let seeds = env.write("seeds.txt", "http://h0.crawlrank.test/p0.html\n");
-    (
-        served,
-        format!("http://{addr}"),
-        seeds.to_str().unwrap().to_string(),
-    )
+/// What every crawl of these tests needs: a scratch folder, a local test web serving a 100-page
+/// ring, the seeds file of its first page and the state folder the crawl writes.
+struct Fixture {
+    // Declared first so that the test web stops before its scratch folder is removed.
+    _web: Running,
+    env: Env,
+    proxy: String,
+    seeds: String,
+    state: PathBuf,
 }
 
-fn crawl_args(state: &str, proxy: &str, seeds: &str, more: &str) -> Vec<String> {
-    let line = format!("crawl --state {{}} --proxy {{}} --seeds {{}} --no-sitemaps {more}");
-    words(&line, &[&state, &proxy, &seeds])
+impl Fixture {
+    fn new() -> Self {
+        let env = Env::new();
+        let arcs = env.write(
+            "ring.txt",
+            &testkit::ring_with_chords(100, &[(13, 7)]).arc_list(),
+        );
+        let serve = words("serve --graph {} --addr 127.0.0.1:0", &[&arcs]);
+        let (web, addr) = start(&env, &serve, "", true);
+        let seeds = env.write("seeds.txt", "http://h0.crawlrank.test/p0.html\n");
+        Fixture {
+            _web: web,
+            proxy: format!("http://{addr}"),
+            seeds: seeds.to_str().unwrap().to_string(),
+            state: env.path("state"),
+            env,
+        }
+    }
+
+    /// The state folder, as the command line takes it.
+    fn st(&self) -> &str {
+        self.state.to_str().unwrap()
+    }
+
+    /// The arguments of a crawl of the test web into the state folder, then the words `more`.
+    fn crawl_args(&self, more: &str) -> Vec<String> {
+        let line = format!("crawl --state {{}} --proxy {{}} --seeds {{}} --no-sitemaps {more}");
+        words(&line, &[&self.st(), &self.proxy, &self.seeds])
+    }
 }
 
 /// A slow crawl: one request at a time, a second apart per host (8 pages per host).
@@ -132,17 +154,10 @@ const SLOW: &str = "--delay 1000 --concurrency 1";
 
 #[test]
 fn crawl_serves_metrics_and_status_while_it_runs() {
-    let env = Env::new();
-    let (_web, proxy, seeds) = web(&env);
-    let state = env.path("state");
-    let st = state.to_str().unwrap();
-    let args = crawl_args(
-        st,
-        &proxy,
-        &seeds,
-        &format!("{SLOW} --dashboard 127.0.0.1:0"),
-    );
-    let (_crawl, addr) = start(&env, &args, "dashboard: ", false);
+    let f = Fixture::new();
+    let env = &f.env;
+    let args = f.crawl_args(&format!("{SLOW} --dashboard 127.0.0.1:0"));
+    let (_crawl, addr) = start(env, &args, "dashboard: ", false);
     let metrics = wait_for(
         "a page crawled",
         SECS_30,
@@ -163,14 +178,12 @@ fn crawl_serves_metrics_and_status_while_it_runs() {
 
 #[test]
 fn a_dashboard_port_in_use_fails_before_the_crawl_touches_its_state() {
-    let env = Env::new();
-    let (_web, proxy, seeds) = web(&env);
-    let state = env.path("state");
-    let st = state.to_str().unwrap();
+    let f = Fixture::new();
+    let (env, st) = (&f.env, f.st());
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = taken.local_addr().unwrap().port();
     let dash = format!("127.0.0.1:{port}");
-    let args = crawl_args(st, &proxy, &seeds, &format!("--delay 0 --dashboard {dash}"));
+    let args = f.crawl_args(&format!("--delay 0 --dashboard {dash}"));
     // A new crawl: nothing is created.
     fails(
         &env.run(&args),
@@ -179,31 +192,29 @@ fn a_dashboard_port_in_use_fails_before_the_crawl_touches_its_state() {
         )],
     );
     assert!(
-        !state.exists(),
+        !f.state.exists(),
         "the failed start created {}",
-        state.display()
+        f.state.display()
     );
     // A resumed crawl: its state is as it was, and it resumes without the dashboard.
-    ok(&env.run(&crawl_args(st, &proxy, &seeds, "--delay 0 --max-pages 10")));
+    ok(&env.run(&f.crawl_args("--delay 0 --max-pages 10")));
     fails(&env.run(&args), &["address in use"]);
     assert!(env
         .ok("status --state {}", &[&st])
         .contains("pages finished    10"));
-    let out = env.ok("crawl --state {} --proxy {} --delay 0", &[&st, &proxy]);
+    let out = env.ok("crawl --state {} --proxy {} --delay 0", &[&st, &f.proxy]);
     assert!(out.contains("the frontier is empty"), "{out}");
     // A public address needs the opt-in.
-    let public = crawl_args(st, &proxy, &seeds, "--dashboard 0.0.0.0:0");
+    let public = f.crawl_args("--dashboard 0.0.0.0:0");
     fails(&env.run(&public), &["--dashboard-public"]);
 }
 
 #[test]
 fn dashboard_serves_a_finished_crawl_from_its_state() {
-    let env = Env::new();
-    let (_web, proxy, seeds) = web(&env);
-    let state = env.path("state");
-    let st = state.to_str().unwrap();
-    ok(&env.run(&crawl_args(st, &proxy, &seeds, "--delay 0")));
-    let (_dash, addr) = dashboard(&env, st);
+    let f = Fixture::new();
+    let (env, st) = (&f.env, f.st());
+    ok(&env.run(&f.crawl_args("--delay 0")));
+    let (_dash, addr) = dashboard(env, st);
     let status = api_status(&addr);
     assert_eq!(status["running"], false);
     assert_eq!(status["latest"]["pages_total"], 100);
@@ -229,23 +240,21 @@ fn dashboard_of_a_missing_state_is_an_error() {
 
 #[test]
 fn dashboard_of_a_running_crawl_shows_its_ranking_snapshot() {
-    let env = Env::new();
-    let (_web, proxy, seeds) = web(&env);
-    let state = env.path("state");
-    let st = state.to_str().unwrap();
+    let f = Fixture::new();
+    let (env, st) = (&f.env, f.st());
     // Slow, and with 100 expected pages K = 2: the ranking snapshot is rewritten every 2 pages.
-    let args = crawl_args(st, &proxy, &seeds, &format!("{SLOW} --expected-pages 100"));
+    let args = f.crawl_args(&format!("{SLOW} --expected-pages 100"));
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_crawlrank"));
     cmd.args(&args).stdout(Stdio::null()).stderr(Stdio::null());
     let _crawl = Running(cmd.spawn().unwrap());
-    let snapshot = state.join("ranking.tsv");
+    let snapshot = f.state.join("ranking.tsv");
     wait_for(
         "a ranking snapshot",
         SECS_30,
         Duration::from_millis(50),
         || snapshot.is_file().then_some(()),
     );
-    let (_dash, addr) = dashboard(&env, st);
+    let (_dash, addr) = dashboard(env, st);
     let status = api_status(&addr);
     assert_eq!(status["running"], true, "{status}");
     assert!(
@@ -263,17 +272,10 @@ fn dashboard_of_a_running_crawl_shows_its_ranking_snapshot() {
 
 #[test]
 fn a_finished_crawl_lingers_with_every_counter_then_exits() {
-    let env = Env::new();
-    let (_web, proxy, seeds) = web(&env);
-    let state = env.path("state");
-    let st = state.to_str().unwrap();
+    let f = Fixture::new();
+    let env = &f.env;
     let more = "--dashboard 127.0.0.1:0 --dashboard-linger 4";
-    let (mut crawl, addr) = start(
-        &env,
-        &crawl_args(st, &proxy, &seeds, more),
-        "dashboard: ",
-        false,
-    );
+    let (mut crawl, addr) = start(env, &f.crawl_args(more), "dashboard: ", false);
     // The crawl of 100 pages ends; the dashboard stays up, saying so.
     let status = wait_for(
         "the crawl's end",

@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::{fails, ok, words, Env};
+use common::{assert_contains, fails, ok, words, Env};
 use crawlrank_testkit as testkit;
 use std::path::PathBuf;
 
@@ -70,13 +70,12 @@ fn a_hand_graph_gives_the_table_and_every_file() {
     assert!(stdout.contains("omega tuning (mean over 1-10% on the training part, 20 bootstrap"));
     // r(X→F): 0 reaches 1..=20 (210), 21 reaches 22..=41 (10); with virtual arcs 0 has no
     // in-linker, and 21's in-linker 0 adds 1..=20: 220.
-    assert!(
-        stdout.contains("r = 210.000      with virtual arcs r = 210.000"),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains("r = 10.000       with virtual arcs r = 220.000"),
-        "{stdout}"
+    assert_contains(
+        &stdout,
+        &[
+            "r = 210.000      with virtual arcs r = 210.000",
+            "r = 10.000       with virtual arcs r = 220.000",
+        ],
     );
     let mut names = testkit::file_names(&out);
     names.sort();
@@ -144,8 +143,7 @@ fn a_bfs_downloaded_set_on_a_ring() {
     });
     let out = env.path("out");
     let stdout = env.ok("frontier-rank --graph {} --downloaded-fraction 0.3 --seeds 3 --impact {} --impact-column views --out {}", &[&g, &imp, &out]);
-    assert!(stdout.contains("D: 90 pages"), "{stdout}");
-    assert!(stdout.contains("omega = 0.8"), "{stdout}");
+    assert_contains(&stdout, &["D: 90 pages", "omega = 0.8"]);
     for m in [
         "random",
         "indegree",
@@ -229,12 +227,11 @@ fn bad_input_is_a_clear_error() {
     let env = Env::new();
     let (g, imp, d, out) = star_files(&env, "0\n21\n");
     let run = |d: &str, imp: &str, extra: &[&str]| {
-        let mut args = words(
+        env.run_with(
             "frontier-rank --graph {} --downloaded {} --impact {} --out {}",
             &[&g, &d, &imp, &out],
-        );
-        args.extend(extra.iter().map(|s| s.to_string()));
-        env.run(&args)
+            extra,
+        )
     };
     let (d_ok, imp_ok) = (d.to_str().unwrap(), imp.to_str().unwrap());
     // A downloaded set with no seeds; 41 links nowhere: no frontier; 21 has no impact.
@@ -360,9 +357,8 @@ fn repeated_runs_are_the_single_runs_with_intervals_and_paired_tests() {
     let imp = impact_csv(&env, "id,clicks", 2, |v| format!("{v},{}", 1 + v % 17));
     let run = |out: &str, extra: &[&str]| {
         let out = env.path(out);
-        let mut args = words("frontier-rank --graph {} --downloaded-fraction 0.3 --seeds 3 --impact {} --method random,indegree,rw --out {}", &[&g, &imp, &out]);
-        args.extend(extra.iter().map(|s| s.to_string()));
-        (ok(&env.run(&args)), out)
+        let line = "frontier-rank --graph {} --downloaded-fraction 0.3 --seeds 3 --impact {} --method random,indegree,rw --out {}";
+        (ok(&env.run_with(line, &[&g, &imp, &out], extra)), out)
     };
     let json = |p: std::path::PathBuf| -> serde_json::Value {
         serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
@@ -431,9 +427,11 @@ fn repeated_runs_are_the_single_runs_with_intervals_and_paired_tests() {
         .all(|l| l.split(',').nth(5) == Some("random")));
     // Bad repeats.
     let bad = |extra: &[&str], want: &[&str]| {
-        let mut args = words("frontier-rank --graph {} --downloaded-fraction 0.3 --impact {} --method random,rw --out {}", &[&g, &imp, &env.path("bad").to_str().unwrap().to_string().leak()]);
-        args.extend(extra.iter().map(|s| s.to_string()));
-        fails(&env.run(&args), want);
+        let line = "frontier-rank --graph {} --downloaded-fraction 0.3 --impact {} --method random,rw --out {}";
+        fails(
+            &env.run_with(line, &[&g, &imp, &env.path("bad")], extra),
+            want,
+        );
         assert!(!env.path("bad").exists());
     };
     bad(&["--repeat", "0"], &["--repeat must be at least 1"]);

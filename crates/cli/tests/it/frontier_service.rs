@@ -7,10 +7,10 @@
 //! ranking` against the process. Loopback only; every wait is bounded.
 
 use crawlrank_urlfrontier::proto::{
-    get_params, url_item, Active, BlockQueueParams, CountUrlParams, CrawlLimitParams,
-    DiscoveredUrlItem, GetParams, Local, Pagination, QueueDelayParams, UrlInfo, UrlItem,
-    UrlStatusRequest,
+    get_params, url_item, Active, CountUrlParams, CrawlLimitParams, DiscoveredUrlItem, GetParams,
+    Local, Pagination, UrlInfo, UrlItem, UrlStatusRequest,
 };
+use crawlrank_urlfrontier::FrontierClient;
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -54,14 +54,17 @@ async fn put(client: &mut Client, urls: &[&str]) {
     assert_eq!(n, urls.len());
 }
 
-/// A `bfs` service on `state` holding the discovered URLs `A1` and `B1`.
-fn serve_a1_b1(rt: &tokio::runtime::Runtime, state: &std::path::Path) -> Serve {
-    let serve = Serve::start(state, &["--policy", "bfs"]);
+/// A `bfs` service on a fresh state folder, `DIR/state`, holding the discovered URLs `A1` and
+/// `B1`; returns it with `DIR` and the runtime its clients run on.
+fn serve_a1_b1() -> (tempfile::TempDir, tokio::runtime::Runtime, Serve) {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let serve = Serve::start(&dir.path().join("state"), &["--policy", "bfs"]);
     rt.block_on(async {
         let mut c = serve.client().await;
         put(&mut c, &[A1, B1]).await;
     });
-    serve
+    (dir, rt, serve)
 }
 
 fn params(key: &str, max_per_queue: u32, lease: u32) -> GetParams {
@@ -113,22 +116,14 @@ const LEASE: u32 = 8;
 /// process ends with success, its store closed, and a new one serves what it held.
 #[test]
 fn sigterm_stops_the_service_cleanly_and_a_restart_has_its_urls() {
-    let dir = tempfile::tempdir().unwrap();
-    let state = dir.path().join("state");
-    let rt = runtime();
-    let serve = serve_a1_b1(&rt, &state);
-    let pid = serve.child.id().to_string();
-    assert!(Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .unwrap()
-        .success());
+    let (dir, rt, serve) = serve_a1_b1();
+    common::kill("-TERM", serve.child.id());
     let status = serve.wait_exit(Duration::from_secs(10));
     assert!(
         status.success(),
         "SIGTERM did not stop the service cleanly: {status:?}"
     );
-    let serve = Serve::start(&state, &["--policy", "bfs"]);
+    let serve = Serve::start(&dir.path().join("state"), &["--policy", "bfs"]);
     rt.block_on(async {
         let mut c = serve.client().await;
         assert_eq!(count(&mut c).await, 2);
@@ -147,20 +142,13 @@ fn a_killed_service_restarts_with_everything_it_answered() {
         let leased_at = SystemTime::now();
         // BFS: discovery order, one per queue, leased for LEASE s.
         assert_eq!(get(&mut c, params("", 1, LEASE)).await, vec![A1, B1, C1]);
-        c.set_delay(QueueDelayParams {
-            key: "b.example".into(),
-            delay_requestable: 3600,
-            ..Default::default()
-        })
-        .await
-        .unwrap();
-        c.block_queue_until(BlockQueueParams {
-            key: "c.example".into(),
-            time: now_secs() + 3600,
-            ..Default::default()
-        })
-        .await
-        .unwrap();
+        // A delay and a block set as the workers set them.
+        let mut worker = FrontierClient::connect(&serve.addr, "", false)
+            .await
+            .unwrap();
+        worker.set_delay("b.example", 3600).await.unwrap();
+        let until = now_secs() + 3600;
+        worker.block_queue_until("c.example", until).await.unwrap();
         c.set_crawl_limit(CrawlLimitParams {
             key: "a.example".into(),
             limit: 2,
@@ -326,23 +314,20 @@ fn every_acknowledged_put_survives_a_kill_between_group_commits() {
     serve.kill9();
 }
 
+/// Runs `crawlrank frontier ranking` against the service at `addr`, with the options `extra`.
+fn ranking(addr: &str, extra: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_crawlrank"))
+        .args(["frontier", "ranking", "--addr", addr])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
 /// `crawlrank frontier ranking` against the process: TSV to stdout, and to a file.
 #[test]
 fn the_ranking_command_exports_tsv() {
-    let dir = tempfile::tempdir().unwrap();
-    let state = dir.path().join("state");
-    let rt = runtime();
-    let serve = serve_a1_b1(&rt, &state);
-    let out = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
-        .args(["frontier", "ranking", "--addr", &serve.addr, "--limit", "1"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let (dir, _rt, serve) = serve_a1_b1();
+    let text = common::ok(&ranking(&serve.addr, &["--limit", "1"]));
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 2, "{text}");
     assert!(
@@ -350,35 +335,16 @@ fn the_ranking_command_exports_tsv() {
         "{text}"
     );
     let file = dir.path().join("ranking.tsv");
-    let out = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
-        .args(["frontier", "ranking", "--addr", &serve.addr, "--out"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::ok(&ranking(&serve.addr, &["--out", file.to_str().unwrap()]));
     let text = std::fs::read_to_string(&file).unwrap();
     assert_eq!(text.lines().count(), 3, "{text}");
     // An unknown crawl: an error, and no file.
     let bad = dir.path().join("bad.tsv");
-    let out = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
-        .args([
-            "frontier",
-            "ranking",
-            "--addr",
-            &serve.addr,
-            "--crawl",
-            "NOPE",
-            "--out",
-        ])
-        .arg(&bad)
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("NOPE"));
+    let out = ranking(
+        &serve.addr,
+        &["--crawl", "NOPE", "--out", bad.to_str().unwrap()],
+    );
+    common::fails(&out, &["NOPE"]);
     assert!(!bad.exists());
     serve.kill9();
 }

@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::{fails, ok_with_stderr as ok, words, Env};
+use common::{fails, ok_with_stderr as ok, Env};
 use std::path::{Path, PathBuf};
 
 fn s(p: &Path) -> &str {
@@ -25,7 +25,7 @@ fn two_communities(env: &Env) -> PathBuf {
             pairs += &format!("http://hub{h}.example/p http://auth{a}.example/\n");
         }
     }
-    env.import("pairs.txt", &pairs, "web").0
+    env.import_url_pairs(&pairs).0
 }
 
 #[test]
@@ -139,12 +139,11 @@ fn bad_seeds_input_is_a_clear_error_and_writes_nothing() {
     let arcs = env.write("arcs.txt", "0 1\n1 2\n2 0\n");
     let out = env.path("s.txt");
     let seeds = |extra: &[&str]| {
-        let mut args = words(
+        env.run_with(
             "seeds --graph {} --count 2 --out {}",
             &[&s(&arcs), &s(&out)],
-        );
-        args.extend(extra.iter().map(|s| s.to_string()));
-        env.run(&args)
+            extra,
+        )
     };
     fails(&seeds(&["--prune-same-host"]), &["has none", "--no-prune"]);
     fails(

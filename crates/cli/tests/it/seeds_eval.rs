@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{fails, ok, Env};
+use common::{assert_contains, fails, ok, Env};
 use crawlrank_testkit as testkit;
 use std::path::Path;
 
@@ -44,37 +44,24 @@ fn seeds_eval_prints_the_table_and_writes_summaries_and_plots() {
     let out = env.path("eval");
     let line = "seeds-eval --graph {} --seeds {} --random-seeds 7 --distance-samples 20 --out {}";
     let stdout = env.ok(line, &[&graph, &seeds, &out]);
-    assert!(
-        stdout.contains("2 seeds against 2 random pages (rng seed 7)"),
-        "{stdout}"
+    assert_contains(
+        &stdout,
+        &[
+            "2 seeds against 2 random pages (rng seed 7)",
+            "seeds: pages",
+            "random: pages",
+            "reached: 200 pages from the seeds",
+            "average connected distance: ",
+            "(20 sources, 3980 pairs",
+            "core distances (2 cores, 2 ordered pairs)",
+        ],
     );
-    assert!(
-        stdout.contains("seeds: pages") && stdout.contains("random: pages"),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains("reached: 200 pages from the seeds"),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains("average connected distance: ")
-            && stdout.contains("(20 sources, 3980 pairs"),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains("core distances (2 cores, 2 ordered pairs)"),
-        "{stdout}"
-    );
+    // The header, then depth 0: the two seeds.
     let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
-    let lines: Vec<&str> = csv.lines().collect();
-    assert_eq!(
-        lines[0],
-        "depth,seeds_pages,seeds_mean_pr,random_pages,random_mean_pr"
-    );
-    assert!(lines[1].starts_with("0,2,"), "{csv}");
+    let header = "depth,seeds_pages,seeds_mean_pr,random_pages,random_mean_pr";
+    assert!(csv.starts_with(&format!("{header}\n0,2,")), "{csv}");
     let json = std::fs::read_to_string(out.join("summary.json")).unwrap();
-    assert!(json.contains("\"core_distances\": {"), "{json}");
-    assert!(json.contains("\"matrix\": ["), "{json}");
+    assert_contains(&json, &["\"core_distances\": {", "\"matrix\": ["]);
     for svg in [
         "mean-pagerank.svg",
         "pages-per-depth.svg",

@@ -1,9 +1,12 @@
 //! Helpers shared by the crawler's test modules: the test web on loopback, the ring graphs
-//! the long crawls run on, and a test of this binary run in a child process (to be killed).
+//! the long crawls run on, the configuration their crawls start from, and a test of this
+//! binary run in a child process (to be killed).
 
+use crawlrank_crawler::{CrawlConfig, PolicySettings, Resources};
 use crawlrank_graph::Csr;
 use crawlrank_testweb::{TestWeb, TestWebConfig};
 use std::ffi::OsStr;
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 
@@ -11,6 +14,29 @@ use std::sync::Arc;
 pub fn start_web(g: Csr, cfg: TestWebConfig) -> TestWeb {
     let loopback = "127.0.0.1:0".parse().unwrap();
     TestWeb::start_blocking(Arc::new(g), None, loopback, cfg).unwrap()
+}
+
+/// A crawl of `seeds` into `state` with `policy`, `concurrency` requests at a time and a 5 s
+/// fetch timeout (a stalled answer fails the test instead of hanging it); each test sets the
+/// rest (the proxy, the politeness) for what it checks.
+pub fn crawl_config(
+    state: &Path,
+    seeds: Vec<String>,
+    policy: PolicySettings,
+    concurrency: usize,
+) -> CrawlConfig {
+    let mut c = CrawlConfig {
+        state_dir: state.to_path_buf(),
+        seeds,
+        policy,
+        resources: Resources {
+            concurrency,
+            ..Resources::default()
+        },
+        ..CrawlConfig::default()
+    };
+    c.fetch.timeout = std::time::Duration::from_secs(5);
+    c
 }
 
 /// A web of `n` pages that all hang together: a ring (so every page is reachable from 0)

@@ -5,7 +5,8 @@
 //! pages that say `noindex` or name a canonical URL, which the test web's graph pages never
 //! do.
 
-use crawlrank_crawler::{crawl, CrawlConfig, Politeness, Resources, StopReason};
+use crate::common::crawl_config;
+use crawlrank_crawler::{crawl, CrawlConfig, Politeness, StopReason};
 use crawlrank_testkit::{DnsAnswer, DnsServer};
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -112,22 +113,13 @@ fn html(head: &str, body: &str) -> Page {
 }
 
 fn config(state: &std::path::Path, seed: String) -> CrawlConfig {
-    let mut c = CrawlConfig {
-        state_dir: state.to_path_buf(),
-        seeds: vec![seed],
-        policy: crawlrank_frontier::PolicyKind::Bfs.into(),
-        politeness: Politeness {
-            max_retries: 2,
-            retry_backoff: Duration::from_millis(20),
-            ..Politeness::default()
-        },
-        resources: Resources {
-            concurrency: 2,
-            ..Resources::default()
-        },
-        ..CrawlConfig::default()
+    let policy = crawlrank_frontier::PolicyKind::Bfs.into();
+    let mut c = crawl_config(state, vec![seed], policy, 2);
+    c.politeness = Politeness {
+        max_retries: 2,
+        retry_backoff: Duration::from_millis(20),
+        ..Politeness::default()
     };
-    c.fetch.timeout = Duration::from_secs(5);
     c.fetch.connect_timeout = Duration::from_secs(5);
     c
 }

@@ -3,7 +3,7 @@
 //! across hosts, endless repeating paths and the hop limit. Everything runs on loopback, the
 //! checks read the test web's request log (the server's clock).
 
-use crate::common::{self, ring_graph, start_web};
+use crate::common::{self, crawl_config, ring_graph, start_web};
 use crawlrank_crawler::CrawlReport;
 use crawlrank_crawler::HopLimits;
 use crawlrank_crawler::{crawl, CrawlConfig, PolicySettings, Politeness, Resources, StopReason};
@@ -27,30 +27,34 @@ fn trap_web(retry_after_secs: u64) -> TestWeb {
     start_web(g, cfg)
 }
 
-fn config(web: &TestWeb, state: &Path, seeds: &[&str]) -> CrawlConfig {
-    let mut c = CrawlConfig {
-        state_dir: state.to_path_buf(),
-        seeds: seeds.iter().map(|s| s.to_string()).collect(),
-        policy: PolicyKind::Fica.into(),
-        politeness: Politeness {
-            max_retries: 3,
-            retry_backoff: Duration::from_millis(20),
-            max_retry_after: Duration::from_secs(5),
-            ..Politeness::default()
-        },
-        resources: Resources {
-            concurrency: 4,
-            ..Resources::default()
-        },
-        ..CrawlConfig::default()
+/// The trap web with a Retry-After of 2 s and a fresh folder for a crawl's state: what most
+/// tests here crawl.
+fn trap_web_and_state() -> (TestWeb, tempfile::TempDir) {
+    (trap_web(2), tempfile::tempdir().unwrap())
+}
+
+fn config<S: AsRef<str>>(web: &TestWeb, state: &Path, seeds: &[S]) -> CrawlConfig {
+    let seeds = seeds.iter().map(|s| s.as_ref().to_string()).collect();
+    let mut c = crawl_config(state, seeds, PolicyKind::Fica.into(), 4);
+    c.politeness = Politeness {
+        max_retries: 3,
+        retry_backoff: Duration::from_millis(20),
+        max_retry_after: Duration::from_secs(5),
+        ..Politeness::default()
     };
     c.fetch.proxy = Some(web.proxy_url());
-    c.fetch.timeout = Duration::from_secs(5);
     c
 }
 
 fn run(c: &CrawlConfig) -> CrawlReport {
     crawl(c, &AtomicBool::new(false), &mut |_| {}).unwrap()
+}
+
+/// Runs the crawl `c` and checks that it ended because nothing was left to crawl.
+fn run_to_the_end(c: &CrawlConfig) -> CrawlReport {
+    let report = run(c);
+    assert_eq!(report.stop, StopReason::Exhausted, "{}", report.stats);
+    report
 }
 
 /// The requests to `host` (robots.txt included), in arrival order.
@@ -60,6 +64,23 @@ fn requests_to<'a>(log: &'a [LogEntry], host: &str) -> Vec<&'a LogEntry> {
     v
 }
 
+/// Whether the log shows `path` of the host `name` answered 200.
+fn fetched(log: &[LogEntry], name: &str, path: &str) -> bool {
+    let host = host(name);
+    log.iter()
+        .any(|e| e.host == host && e.path == path && e.status == 200)
+}
+
+/// How long after the refusal `refused` (to the host `name`) was answered the next request to
+/// that host arrived.
+fn first_wait_after(log: &[LogEntry], name: &str, refused: &LogEntry) -> Duration {
+    let next = requests_to(log, &host(name))
+        .into_iter()
+        .find(|e| e.arrival > refused.arrival)
+        .expect("the resumed crawl went on");
+    next.arrival.saturating_duration_since(refused.finish)
+}
+
 /// For each refusal (429/503) to `host`: how long until the next request to it arrived.
 fn waits_after_refusals(log: &[LogEntry], host: &str) -> Vec<Duration> {
     let reqs = requests_to(log, host);
@@ -67,6 +88,12 @@ fn waits_after_refusals(log: &[LogEntry], host: &str) -> Vec<Duration> {
         .filter(|w| w[0].status == 429 || w[0].status == 503)
         .map(|w| w[1].arrival.saturating_duration_since(w[0].finish))
         .collect()
+}
+
+/// A URL on the trap catalogue's own host (the redirect chains, repeating paths, calendar and
+/// bad `Location` headers).
+fn trap_url(path: &str) -> String {
+    format!("http://traps.crawlrank.test{path}")
 }
 
 fn host(name: &str) -> String {
@@ -79,8 +106,7 @@ fn url(name: &str, path: &str) -> String {
 
 #[test]
 fn retry_after_and_back_off_hold_the_host_then_recover() {
-    let web = trap_web(2);
-    let dir = tempfile::tempdir().unwrap();
+    let (web, dir) = trap_web_and_state();
     let seeds: Vec<String> = [
         "retry-after",
         "retry-date",
@@ -91,39 +117,23 @@ fn retry_after_and_back_off_hold_the_host_then_recover() {
     .iter()
     .map(|h| url(h, "/"))
     .collect();
-    let seeds: Vec<&str> = seeds.iter().map(String::as_str).collect();
-    let report = run(&config(&web, dir.path(), &seeds));
-    assert_eq!(report.stop, StopReason::Exhausted);
+    let report = run_to_the_end(&config(&web, dir.path(), &seeds));
     let log = web.log();
-    let at_least = |waits: &[Duration], mins: &[f64], what: &str| {
+    // Retry-After in seconds (2) and as a date (2 s + 1 ahead, to the second): each refusal
+    // held the whole host, not just the URL. No Retry-After, or a bad one: exponential
+    // back-off, 1 s then 2 s.
+    for (name, mins, what) in [
+        ("retry-after", [2.0, 2.0], "seconds"),
+        ("retry-date", [2.0, 2.0], "date"),
+        ("backoff", [1.0, 2.0], "back-off"),
+        ("retry-bad", [1.0, 2.0], "bad values"),
+    ] {
+        let waits = waits_after_refusals(&log, &host(name));
         assert_eq!(waits.len(), mins.len(), "{what}: {waits:?}");
-        for (w, &m) in waits.iter().zip(mins) {
+        for (w, m) in waits.iter().zip(mins) {
             assert!(w.as_secs_f64() >= m, "{what}: waited {w:?}, asked {m} s");
         }
-    };
-    // Retry-After in seconds (2) and as a date (2 s + 1 ahead, to the second): each refusal
-    // held the whole host, not just the URL.
-    at_least(
-        &waits_after_refusals(&log, &host("retry-after")),
-        &[2.0, 2.0],
-        "seconds",
-    );
-    at_least(
-        &waits_after_refusals(&log, &host("retry-date")),
-        &[2.0, 2.0],
-        "date",
-    );
-    // No Retry-After, or a bad one: exponential back-off, 1 s then 2 s.
-    at_least(
-        &waits_after_refusals(&log, &host("backoff")),
-        &[1.0, 2.0],
-        "back-off",
-    );
-    at_least(
-        &waits_after_refusals(&log, &host("retry-bad")),
-        &[1.0, 2.0],
-        "bad values",
-    );
+    }
     // Every page of those hosts was fetched in the end.
     for (name, pages) in [
         ("retry-after", 4),
@@ -132,11 +142,7 @@ fn retry_after_and_back_off_hold_the_host_then_recover() {
         ("retry-bad", 2),
     ] {
         for p in std::iter::once("/".to_string()).chain((1..=pages).map(|i| format!("/p{i}"))) {
-            assert!(
-                log.iter()
-                    .any(|e| e.host == host(name) && e.path == p && e.status == 200),
-                "{name}{p} never fetched"
-            );
+            assert!(fetched(&log, name, &p), "{name}{p} never fetched");
         }
     }
     // The back-off comes back down: after the refusals, the first success still waits the
@@ -182,20 +188,9 @@ fn child_rate_limited_crawl() {
         return;
     };
     let (state, proxy) = args.split_once('\t').unwrap();
-    let mut c = CrawlConfig {
-        state_dir: state.into(),
-        seeds: vec![url("retry-after", "/"), url("backoff", "/")],
-        policy: PolicyKind::Fica.into(),
-        politeness: Politeness {
-            max_retry_after: Duration::from_secs(60),
-            ..Politeness::default()
-        },
-        resources: Resources {
-            concurrency: 2,
-            ..Resources::default()
-        },
-        ..CrawlConfig::default()
-    };
+    let seeds = vec![url("retry-after", "/"), url("backoff", "/")];
+    let mut c = crawl_config(Path::new(state), seeds, PolicyKind::Fica.into(), 2);
+    c.politeness.max_retry_after = Duration::from_secs(60);
     c.fetch.proxy = Some(proxy.into());
     run(&c);
 }
@@ -238,60 +233,41 @@ fn retry_after_and_back_off_survive_kill_9() {
     let refused = refusals("retry-after")[0].clone();
     let backed_off = refusals("backoff")[1].clone();
     // Resume at once, in this process: the host still waits its Retry-After.
-    let mut c = config(&web, &state, &[]);
+    let mut c = config::<&str>(&web, &state, &[]);
     c.politeness.max_retry_after = Duration::from_secs(60);
-    let report = run(&c);
-    assert_eq!(report.stop, StopReason::Exhausted);
+    run_to_the_end(&c);
     let log = web.log();
-    let after: Vec<&LogEntry> = requests_to(&log, &host("retry-after"))
-        .into_iter()
-        .filter(|e| e.arrival > refused.arrival)
-        .collect();
-    let first = after.first().expect("the resumed crawl went on");
-    let waited = first.arrival.saturating_duration_since(refused.finish);
+    let waited = first_wait_after(&log, "retry-after", &refused);
     assert!(
         waited >= Duration::from_secs(secs),
         "the host asked for {secs} s and was asked again after {waited:?}"
     );
-    let after: Vec<&LogEntry> = requests_to(&log, &host("backoff"))
-        .into_iter()
-        .filter(|e| e.arrival > backed_off.arrival)
-        .collect();
-    let first = after.first().expect("the resumed crawl went on");
-    let waited = first.arrival.saturating_duration_since(backed_off.finish);
+    let waited = first_wait_after(&log, "backoff", &backed_off);
     assert!(
         waited >= Duration::from_millis(1950),
         "the host was backing off 2 s and was asked again after {waited:?}"
     );
     for p in ["/", "/p1", "/p2", "/p3", "/p4"] {
-        assert!(
-            log.iter()
-                .any(|e| e.host == host("retry-after") && e.path == p && e.status == 200),
-            "{p} never fetched"
-        );
+        assert!(fetched(&log, "retry-after", p), "{p} never fetched");
     }
     web.shutdown_blocking();
 }
 
 #[test]
 fn redirect_chains_and_repeating_paths_are_cut() {
-    let web = trap_web(2);
-    let dir = tempfile::tempdir().unwrap();
-    let traps = "http://traps.crawlrank.test";
+    let (web, dir) = trap_web_and_state();
     let seeds = [
-        format!("{traps}/chain/100000"),
+        trap_url("/chain/100000"),
         url("hop0", "/"),
-        format!("{traps}/lin/a/"),
-        format!("{traps}/d/a/"),
+        trap_url("/lin/a/"),
+        trap_url("/d/a/"),
     ];
-    let seeds: Vec<&str> = seeds.iter().map(String::as_str).collect();
     let mut c = config(&web, dir.path(), &seeds);
     c.limits.hops = HopLimits {
         max_hops: None,
         max_redirects: 5,
     };
-    let report = run(&c);
-    assert_eq!(report.stop, StopReason::Exhausted);
+    let report = run_to_the_end(&c);
     let log = web.log();
     let pages = |f: &dyn Fn(&LogEntry) -> bool| {
         log.iter()
@@ -322,8 +298,8 @@ fn redirect_chains_and_repeating_paths_are_cut() {
 
     // The hop limit bounds what no URL rule sees: a calendar linking to the next day.
     let dir = tempfile::tempdir().unwrap();
-    let seed = format!("{traps}/calendar?day=0");
-    let mut c = config(&web, dir.path(), &[seed.as_str()]);
+    let seed = trap_url("/calendar?day=0");
+    let mut c = config(&web, dir.path(), &[seed]);
     c.limits.hops.max_hops = Some(3);
     web.clear_log();
     let report = run(&c);
@@ -341,8 +317,7 @@ fn redirect_chains_and_repeating_paths_are_cut() {
 
 #[test]
 fn robots_txt_by_rfc_9309() {
-    let web = trap_web(2);
-    let dir = tempfile::tempdir().unwrap();
+    let (web, dir) = trap_web_and_state();
     let names = [
         "robots-redirect",
         "robots-404",
@@ -351,11 +326,9 @@ fn robots_txt_by_rfc_9309() {
         "robots-binary",
     ];
     let seeds: Vec<String> = names.iter().map(|h| url(h, "/")).collect();
-    let seeds: Vec<&str> = seeds.iter().map(String::as_str).collect();
     let mut c = config(&web, dir.path(), &seeds);
     c.politeness.delay = Duration::from_millis(100);
-    let report = run(&c);
-    assert_eq!(report.stop, StopReason::Exhausted);
+    run_to_the_end(&c);
     let log = web.log();
     // robots.txt's redirects are requests to the host like any: never two at once, and two
     // starts at least the delay apart (the server's clock).
@@ -375,10 +348,7 @@ fn robots_txt_by_rfc_9309() {
             );
         }
     }
-    let fetched = |name: &str, path: &str| {
-        log.iter()
-            .any(|e| e.host == host(name) && e.path == path && e.status == 200)
-    };
+    let fetched = |name: &str, path: &str| fetched(&log, name, path);
     // Five redirects are followed to the rules, which are obeyed.
     assert!(fetched("robots-redirect", "/robots-hop/5"));
     assert!(fetched("robots-redirect", "/public") && !fetched("robots-redirect", "/private/x"));
@@ -403,16 +373,12 @@ fn robots_txt_by_rfc_9309() {
 
 #[test]
 fn bad_location_headers_are_dropped_and_counted() {
-    let web = trap_web(2);
-    let dir = tempfile::tempdir().unwrap();
-    let traps = "http://traps.crawlrank.test";
+    let (web, dir) = trap_web_and_state();
     let seeds: Vec<String> = ["empty", "missing", "ftp", "long", "relative/x"]
         .iter()
-        .map(|p| format!("{traps}/loc/{p}"))
+        .map(|p| trap_url(&format!("/loc/{p}")))
         .collect();
-    let seeds: Vec<&str> = seeds.iter().map(String::as_str).collect();
-    let report = run(&config(&web, dir.path(), &seeds));
-    assert_eq!(report.stop, StopReason::Exhausted);
+    let report = run_to_the_end(&config(&web, dir.path(), &seeds));
     let log = web.log();
     // Each redirect fetched once (the empty Location is the page itself: a loop, cut), the
     // relative one followed, nothing else requested.
@@ -441,11 +407,9 @@ fn bad_location_headers_are_dropped_and_counted() {
 /// `crawlrank` binary's test of the broken-answer hosts (crates/cli/tests/it/cli.rs).
 #[test]
 fn a_kept_connection_closed_unanswered_is_resent_at_once() {
-    let web = trap_web(2);
-    let dir = tempfile::tempdir().unwrap();
+    let (web, dir) = trap_web_and_state();
     let seed = url("close-idle", "/");
-    let report = run(&config(&web, dir.path(), &[seed.as_str()]));
-    assert_eq!(report.stop, StopReason::Exhausted);
+    let report = run_to_the_end(&config(&web, dir.path(), &[seed]));
     let log = web.log();
     let reqs = requests_to(&log, &host("close-idle"));
     let mut paths: Vec<(&str, u16)> = reqs.iter().map(|e| (e.path.as_str(), e.status)).collect();
@@ -470,39 +434,36 @@ mod durable {
     use std::collections::{BTreeMap, HashMap};
     use std::io::{BufRead, Read};
 
-    /// `n` pages in a ring (all reachable from 0) plus two pseudo-random links each.
-    fn ring_web(n: u32) -> TestWeb {
+    /// `n` pages in a ring (all reachable from 0) plus two pseudo-random links each; returns the
+    /// test web with its proxy URL and the URL of page 0, the seed.
+    fn ring_web(n: u32) -> (TestWeb, String, String) {
         let cfg = TestWebConfig {
             latency: Duration::from_millis(1),
             ..TestWebConfig::default()
         };
-        start_web(ring_graph(n, 2, 0xd0ab1e), cfg)
+        let web = start_web(ring_graph(n, 2, 0xd0ab1e), cfg);
+        let (proxy, seed) = (web.proxy_url(), web.url(0).to_string());
+        (web, proxy, seed)
     }
 
     /// A crawl at one request slot (so in the policy's order), with a ranking snapshot every
     /// 16 pages, a frontier of 8 entries in memory (the rest spilled) and WARC files of
     /// 16 KB: commits, snapshots, spills and rotations all happen within a few hundred pages.
     fn durable_config(state: &Path, proxy: &str, seed: &str) -> CrawlConfig {
-        let mut c = CrawlConfig {
-            state_dir: state.to_path_buf(),
-            seeds: vec![seed.to_string()],
-            policy: PolicySettings {
-                kind: PolicyKind::Fica,
-                batch: Some(16),
-                ..PolicySettings::default()
-            },
-            resources: Resources {
-                concurrency: 1,
-                seen_cache: 16,
-                frontier_hot: 8,
-                warc_max_size: 16 << 10,
-                stop_grace: Duration::ZERO,
-                ..Resources::default()
-            },
-            ..CrawlConfig::default()
+        let policy = PolicySettings {
+            kind: PolicyKind::Fica,
+            batch: Some(16),
+            ..PolicySettings::default()
+        };
+        let mut c = crawl_config(state, vec![seed.to_string()], policy, 1);
+        c.resources = Resources {
+            seen_cache: 16,
+            frontier_hot: 8,
+            warc_max_size: 16 << 10,
+            stop_grace: Duration::ZERO,
+            ..c.resources
         };
         c.fetch.proxy = Some(proxy.to_string());
-        c.fetch.timeout = Duration::from_secs(5);
         c
     }
 
@@ -600,12 +561,10 @@ mod durable {
     #[test]
     fn a_crawl_killed_at_ten_random_moments_is_the_uninterrupted_crawl() {
         let n = 300;
-        let web = ring_web(n);
-        let (proxy, seed) = (web.proxy_url(), web.url(0).to_string());
+        let (web, proxy, seed) = ring_web(n);
         // The uninterrupted crawl.
         let whole = tempfile::tempdir().unwrap();
-        let report = run(&durable_config(whole.path(), &proxy, &seed));
-        assert_eq!(report.stop, StopReason::Exhausted);
+        let report = run_to_the_end(&durable_config(whole.path(), &proxy, &seed));
         assert_eq!(report.crawled, u64::from(n));
         let fetched_before = web.log().len();
         // The same crawl, killed with SIGKILL at ten moments of a seeded schedule: after a
@@ -657,8 +616,7 @@ mod durable {
         );
         eprintln!("killed after {pages_at_kill:?} page requests");
         // Resumed to the end, in this process.
-        let report = run(&durable_config(killed.path(), &proxy, &seed));
-        assert_eq!(report.stop, StopReason::Exhausted);
+        let report = run_to_the_end(&durable_config(killed.path(), &proxy, &seed));
         assert!(
             report.warc_recovery.damage.is_none(),
             "{:?}",
@@ -698,8 +656,7 @@ mod durable {
     #[test]
     fn a_warc_whose_tail_the_disk_lost_is_repaired_not_padded() {
         let n = 120;
-        let web = ring_web(n);
-        let (proxy, seed) = (web.proxy_url(), web.url(0).to_string());
+        let (web, proxy, seed) = ring_web(n);
         let dir = tempfile::tempdir().unwrap();
         let mut c = durable_config(dir.path(), &proxy, &seed);
         c.resources.warc_max_size = 1 << 20;
@@ -717,8 +674,7 @@ mod durable {
             .set_len(len - 6000)
             .unwrap();
         c.max_pages = None;
-        let second = run(&c);
-        assert_eq!(second.stop, StopReason::Exhausted);
+        let second = run_to_the_end(&c);
         let damage = second.warc_recovery.damage.expect("the damage is reported");
         assert_eq!((damage.committed, damage.found), (len, len - 6000));
         assert!(damage.kept < len - 6000, "{damage:?}");
@@ -756,13 +712,11 @@ fn a_wildcard_dns_host_farm_is_bounded_per_registrable_domain() {
         let robots = farm.iter().filter(|e| e.path == "/robots.txt").count();
         (hosts.len(), robots, farm.len() - robots)
     };
-    let web = trap_web(2);
-    let dir = tempfile::tempdir().unwrap();
+    let (web, dir) = trap_web_and_state();
     let mut c = config(&web, dir.path(), &[FARM_SEED]);
     c.max_pages = Some(400);
     c.limits.urls.max_hosts_per_domain = 40;
-    let report = run(&c);
-    assert_eq!(report.stop, StopReason::Exhausted, "{}", report.stats);
+    let report = run_to_the_end(&c);
     let pages = 40 * (1 + FARM_PAGES as usize);
     assert_eq!(farm_requests(&web.log()), (40, 40, pages));
     assert_eq!((report.hosts, report.discovered), (40, pages));
@@ -773,8 +727,7 @@ fn a_wildcard_dns_host_farm_is_bounded_per_registrable_domain() {
     let mut c = config(&web, dir.path(), &[FARM_SEED]);
     c.max_pages = Some(400);
     c.limits.urls.max_per_domain = 25;
-    let report = run(&c);
-    assert_eq!(report.stop, StopReason::Exhausted, "{}", report.stats);
+    let report = run_to_the_end(&c);
     assert_eq!(report.discovered, 25);
     let (hosts, robots, pages) = farm_requests(&web.log());
     assert_eq!((robots, pages), (hosts, 25));

@@ -4,9 +4,9 @@
 
 use crate::common;
 
-use common::{get, parse_prometheus};
+use common::{get, parse_prometheus, serve_loopback, Response};
 use crawlrank_crawler::{Progress, Stats};
-use crawlrank_dashboard::{serve, Access, DashboardState};
+use crawlrank_dashboard::{serve, Access, DashboardHandle, DashboardState};
 use std::sync::Arc;
 
 fn fed_state() -> DashboardState {
@@ -41,21 +41,23 @@ fn fed_state() -> DashboardState {
     st
 }
 
-#[test]
-fn metrics_parse_as_prometheus_text_and_hold_the_counters() {
-    let h = serve(
-        "127.0.0.1:0".parse().unwrap(),
-        Access::LoopbackOnly,
-        fed_state(),
-    )
-    .unwrap();
-    let r = get(h.local_addr(), "/metrics");
-    assert_eq!(r.status, 200);
+/// `GET path` from the dashboard of [`fed_state`], checked to answer 200 with a content type
+/// that starts with `content_type`; the handle keeps the dashboard up.
+fn get_fed(path: &str, content_type: &str) -> (DashboardHandle, Response) {
+    let h = serve_loopback(fed_state());
+    let r = get(h.local_addr(), path);
+    assert_eq!(r.status, 200, "{path}");
     assert!(
-        r.headers["content-type"].starts_with("text/plain; version=0.0.4"),
-        "{:?}",
+        r.headers["content-type"].starts_with(content_type),
+        "{path}: {:?}",
         r.headers
     );
+    (h, r)
+}
+
+#[test]
+fn metrics_parse_as_prometheus_text_and_hold_the_counters() {
+    let (_h, r) = get_fed("/metrics", "text/plain; version=0.0.4");
     let (samples, types) = parse_prometheus(&r.body).unwrap_or_else(|e| panic!("{e}\n{}", r.body));
     let value = |name: &str| {
         samples
@@ -95,15 +97,7 @@ fn metrics_parse_as_prometheus_text_and_hold_the_counters() {
 
 #[test]
 fn api_status_has_the_shape_the_page_reads() {
-    let h = serve(
-        "127.0.0.1:0".parse().unwrap(),
-        Access::LoopbackOnly,
-        fed_state(),
-    )
-    .unwrap();
-    let r = get(h.local_addr(), "/api/status");
-    assert_eq!(r.status, 200);
-    assert!(r.headers["content-type"].starts_with("application/json"));
+    let (_h, r) = get_fed("/api/status", "application/json");
     let doc: serde_json::Value = serde_json::from_str(&r.body).unwrap();
     assert_eq!(doc["source"], "live crawl of test-state");
     assert_eq!(doc["running"], true);
@@ -137,15 +131,7 @@ fn api_status_has_the_shape_the_page_reads() {
 
 #[test]
 fn the_page_is_self_contained() {
-    let h = serve(
-        "127.0.0.1:0".parse().unwrap(),
-        Access::LoopbackOnly,
-        fed_state(),
-    )
-    .unwrap();
-    let r = get(h.local_addr(), "/");
-    assert_eq!(r.status, 200);
-    assert!(r.headers["content-type"].starts_with("text/html"));
+    let (h, r) = get_fed("/", "text/html");
     assert!(r.headers["content-security-policy"].contains("default-src 'none'"));
     assert!(r.body.contains("api/status"));
     for external in ["src=\"http", "href=\"http", "//cdn", "@import"] {
@@ -182,12 +168,7 @@ fn a_public_address_needs_the_opt_in() {
 
 #[test]
 fn shutdown_frees_the_port() {
-    let h = serve(
-        "127.0.0.1:0".parse().unwrap(),
-        Access::LoopbackOnly,
-        fed_state(),
-    )
-    .unwrap();
+    let h = serve_loopback(fed_state());
     let addr = h.local_addr();
     assert_eq!(get(addr, "/metrics").status, 200);
     h.shutdown().unwrap();

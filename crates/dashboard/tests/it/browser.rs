@@ -6,8 +6,9 @@
 //! Without them the test fails with a clear message when `CI=true`, and skips with one
 //! otherwise. With `CRAWLRANK_SCREENSHOT=1` it also writes `docs/img/dashboard.png`.
 
+use crate::common::serve_loopback;
 use crawlrank_crawler::{crawl, CrawlConfig, Resources};
-use crawlrank_dashboard::{serve, Access, DashboardState};
+use crawlrank_dashboard::DashboardState;
 use crawlrank_frontier::PolicyKind;
 use crawlrank_graph::Csr;
 use crawlrank_testweb::{TestWeb, TestWebConfig};
@@ -208,12 +209,7 @@ fn the_page_shows_a_running_crawl_and_its_numbers_move() {
     cfg.fetch.warc = false;
 
     let dash = DashboardState::new("live crawl of the test web");
-    let server = serve(
-        "127.0.0.1:0".parse().unwrap(),
-        Access::LoopbackOnly,
-        dash.clone(),
-    )
-    .unwrap();
+    let server = serve_loopback(dash.clone());
     let stop = Arc::new(AtomicBool::new(false));
     let crawler = {
         let (stop, dash) = (stop.clone(), dash.clone());

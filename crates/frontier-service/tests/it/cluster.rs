@@ -270,19 +270,26 @@ fn run_long<F: std::future::Future<Output = ()>>(body: F) {
     common::run_within(Duration::from_secs(120), body);
 }
 
-#[test]
-fn three_nodes_fetch_what_one_service_fetches_each_page_once() {
+/// Runs the cluster test `test` under a 120 s limit with a NATS server started in a fresh
+/// folder, which it is given for the nodes' state too; when nats-server is absent, the test
+/// is skipped (saying so).
+fn with_nats(test: impl AsyncFnOnce(&NatsServer, &Path)) {
     let tmp = tempfile::tempdir().unwrap();
     let Some(nats) = nats(tmp.path()) else { return };
-    let web = Web::new(900);
-    let reachable = web.reachable();
-    assert!(reachable.len() > 500, "{}", reachable.len());
-    run_long(async {
+    run_long(test(&nats, tmp.path()));
+}
+
+#[test]
+fn three_nodes_fetch_what_one_service_fetches_each_page_once() {
+    with_nats(async |nats, dir| {
+        let web = Web::new(900);
+        let reachable = web.reachable();
+        assert!(reachable.len() > 500, "{}", reachable.len());
         let clock = TimeSource::manual(common::T0);
         let (ls, _) = listeners(1).await;
         let one = start_node(
             ls.into_iter().next().unwrap(),
-            &tmp.path().join("one"),
+            &dir.join("one"),
             &clock,
             "fica",
             None,
@@ -290,7 +297,7 @@ fn three_nodes_fetch_what_one_service_fetches_each_page_once() {
         .await;
         let mut one = vec![one];
         let alone = crawl(&mut one, &web, &clock, reachable.len()).await;
-        let (mut nodes, addrs, _) = start_cluster(&nats, tmp.path(), 3, &clock, "fica").await;
+        let (mut nodes, addrs, _) = start_cluster(nats, dir, 3, &clock, "fica").await;
         let spread = crawl(&mut nodes, &web, &clock, reachable.len()).await;
         for (name, fetched) in [("one service", &alone), ("three nodes", &spread)] {
             let set: BTreeSet<String> = fetched.iter().cloned().collect();
@@ -343,11 +350,9 @@ fn three_nodes_fetch_what_one_service_fetches_each_page_once() {
 
 #[test]
 fn an_item_put_to_the_wrong_node_is_served_by_its_owner_and_a_restarted_node_goes_on() {
-    let tmp = tempfile::tempdir().unwrap();
-    let Some(nats) = nats(tmp.path()) else { return };
-    run_long(async {
+    with_nats(async |nats, dir| {
         let clock = TimeSource::manual(common::T0);
-        let (mut nodes, addrs, dirs) = start_cluster(&nats, tmp.path(), 3, &clock, "bfs").await;
+        let (mut nodes, addrs, dirs) = start_cluster(nats, dir, 3, &clock, "bfs").await;
         let sorted = Nodes::new(&addrs, &addrs[0]).unwrap();
         let owner_addr = |url: &str| -> String {
             sorted.list()[sorted.owner_of_url("", "", url).unwrap()].clone()
@@ -452,11 +457,9 @@ async fn refused_join(
 
 #[test]
 fn a_node_with_another_node_list_or_policy_is_refused_naming_both() {
-    let tmp = tempfile::tempdir().unwrap();
-    let Some(nats) = nats(tmp.path()) else { return };
-    run_long(async {
+    with_nats(async |nats, dir| {
         let clock = TimeSource::manual(common::T0);
-        let (nodes, addrs, _) = start_cluster(&nats, tmp.path(), 2, &clock, "fica").await;
+        let (nodes, addrs, _) = start_cluster(nats, dir, 2, &clock, "fica").await;
         let (ls, more) = listeners(1).await;
         let mut three = addrs.clone();
         three.push(more[0].clone());
@@ -465,7 +468,7 @@ fn a_node_with_another_node_list_or_policy_is_refused_naming_both() {
             nodes: three.clone(),
             me: more[0].clone(),
         };
-        let msg = refused_join(&tmp.path().join("x"), &clock, "fica", &join).await;
+        let msg = refused_join(&dir.join("x"), &clock, "fica", &join).await;
         let mut sorted = three.clone();
         sorted.sort();
         let mut recorded = addrs.clone();
@@ -480,7 +483,7 @@ fn a_node_with_another_node_list_or_policy_is_refused_naming_both() {
             nodes: addrs.clone(),
             me: addrs[0].clone(),
         };
-        let msg = refused_join(&tmp.path().join("y"), &clock, "bfs", &join).await;
+        let msg = refused_join(&dir.join("y"), &clock, "bfs", &join).await;
         assert!(msg.contains("bfs") && msg.contains("fica"), "{msg}");
         // An unreachable NATS server: a clear error within seconds.
         let started = Instant::now();
@@ -490,7 +493,7 @@ fn a_node_with_another_node_list_or_policy_is_refused_naming_both() {
             nodes: addrs.clone(),
             me: addrs[0].clone(),
         };
-        let msg = refused_join(&tmp.path().join("z"), &clock, "fica", &join).await;
+        let msg = refused_join(&dir.join("z"), &clock, "fica", &join).await;
         assert!(msg.contains("cannot reach the NATS server"), "{msg}");
         assert!(
             started.elapsed() < Duration::from_secs(6),
@@ -541,18 +544,14 @@ async fn opic_cash(nodes: &mut [Node]) -> (f64, f64) {
 
 #[test]
 fn opic_cash_sums_to_one_over_three_nodes_and_after_a_node_restarts_mid_crawl() {
-    let tmp = tempfile::tempdir().unwrap();
-    let Some(nats) = nats(tmp.path()) else { return };
-    let web = Web::new(300);
-    let reachable = web.reachable();
-    // OPIC's n is the pages the crawl will know: every page then starts with 1/n.
-    let n = reachable.len() as u64;
-    run_long(async {
+    with_nats(async |nats, dir| {
+        let web = Web::new(300);
+        let reachable = web.reachable();
+        // OPIC's n is the pages the crawl will know: every page then starts with 1/n.
+        let n = reachable.len() as u64;
         let clock = TimeSource::manual(common::T0);
         let (ls, addrs) = listeners(3).await;
-        let dirs: Vec<PathBuf> = (0..3)
-            .map(|i| tmp.path().join(format!("node{i}")))
-            .collect();
+        let dirs: Vec<PathBuf> = (0..3).map(|i| dir.join(format!("node{i}"))).collect();
         let mut nodes = Vec::new();
         for (l, dir) in ls.into_iter().zip(&dirs) {
             let config = config_expecting(dir, &clock, "opic", n);
@@ -750,22 +749,20 @@ fn fica_distances_on_three_nodes_are_the_one_services() {
     // Without the parents' offers, a link handed to another node would enter there as a
     // seed, at distance 0. Both crawls fetch the same pages (in lock step), so both queue the
     // same pages, the ones the tree says, however the nodes' timing goes.
-    let tmp = tempfile::tempdir().unwrap();
-    let Some(nats) = nats(tmp.path()) else { return };
-    let web = Web::tree(400);
-    // Few pages crawled (depth by depth, until at least this many), so that many are
-    // still queued.
-    const CRAWLED: usize = 40;
-    run_long(async {
+    with_nats(async |nats, dir| {
+        let web = Web::tree(400);
+        // Few pages crawled (depth by depth, until at least this many), so that many are
+        // still queued.
+        const CRAWLED: usize = 40;
         let clock = TimeSource::manual(common::T0);
         let expected = 100_000;
         let (ls, _) = listeners(1).await;
-        let config = config_expecting(&tmp.path().join("one"), &clock, "fica", expected);
+        let config = config_expecting(&dir.join("one"), &clock, "fica", expected);
         let mut one = start_node_with(ls.into_iter().next().unwrap(), config, None).await;
         let (ls, addrs) = listeners(3).await;
         let mut nodes = Vec::new();
         for (i, l) in ls.into_iter().enumerate() {
-            let dir = tmp.path().join(format!("node{i}"));
+            let dir = dir.join(format!("node{i}"));
             let config = config_expecting(&dir, &clock, "fica", expected);
             nodes.push(start_node_with(l, config, Some((&nats.url(), &addrs))).await);
         }
@@ -805,9 +802,7 @@ fn fica_distances_on_three_nodes_are_the_one_services() {
 fn the_batch_clock_counts_the_pages_the_other_nodes_crawled() {
     // Each node publishes its crawled count per crawl on the clock stream and reads the
     // others': what one node crawled shows in the others' count, and only in theirs.
-    let tmp = tempfile::tempdir().unwrap();
-    let Some(nats) = nats(tmp.path()) else { return };
-    run_long(async {
+    with_nats(async |nats, _| {
         let addrs: Vec<String> = ["127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3"]
             .map(String::from)
             .into();
@@ -866,14 +861,12 @@ async fn received_e15(client: &mut Client) -> u64 {
 /// item of another store incarnation of the same node, numbered alike, is another item.
 #[test]
 fn an_outbox_item_sent_again_past_the_duplicate_window_is_applied_once() {
-    let tmp = tempfile::tempdir().unwrap();
-    let Some(nats) = nats(tmp.path()) else { return };
-    run_long(async {
+    with_nats(async |nats, dir| {
         let clock = TimeSource::manual(common::T0);
         let (ls, addrs) = listeners(2).await;
         let mut nodes = Vec::new();
         for (i, l) in ls.into_iter().enumerate() {
-            let dir = tmp.path().join(format!("node{i}"));
+            let dir = dir.join(format!("node{i}"));
             let config = config_expecting(&dir, &clock, "opic", 10);
             nodes.push(start_node_with(l, config, Some((&nats.url(), &addrs))).await);
         }

@@ -14,10 +14,9 @@ use common::put_with_ids as put;
 use crawlrank_frontier::{Frontier, PageId};
 use crawlrank_frontier_service::{policy_spec, FrontierService, TimeSource};
 use crawlrank_urlfrontier::proto::{
-    ack_message::Status as AckStatus, get_params, url_item, AnyCrawlId, BlockQueueParams,
-    CountUrlParams, DeleteCrawlMessage, DiscoveredBatch, DiscoveredUrlItem, GetParams,
-    KnownUrlItem, ListUrlParams, Local, PurgeUrlParams, QueueDelayParams, QueueWithinCrawlParams,
-    StringList, UrlInfo, UrlItem,
+    ack_message::Status as AckStatus, get_params, url_item, AnyCrawlId, CountUrlParams,
+    DeleteCrawlMessage, DiscoveredBatch, DiscoveredUrlItem, GetParams, KnownUrlItem, ListUrlParams,
+    Local, PurgeUrlParams, StringList, UrlInfo, UrlItem,
 };
 use crawlrank_urlfrontier::{DEFAULT_CRAWL, SCORE_KEY, STATE_KEY, STORMCRAWLER_PATH_KEY};
 
@@ -199,7 +198,7 @@ fn malformed_urls_and_known_duplicates_are_skipped() {
 #[test]
 fn crawl_ids_are_separate() {
     with_fresh(None, async |_, r| {
-        let acks = put(
+        let statuses = common::put(
             &mut r.client,
             vec![
                 discovered_in(A, "BESPOKE", None),
@@ -209,7 +208,6 @@ fn crawl_ids_are_separate() {
             ],
         )
         .await;
-        let statuses: Vec<AckStatus> = acks.iter().map(|(_, s)| *s).collect();
         assert_eq!(
             statuses,
             vec![
@@ -576,7 +574,7 @@ mod bounds {
     fn metadata_over_its_limits_is_refused_and_not_kept() {
         with_fresh(Some("bfs"), async |_, r| {
             let at_limit = "x".repeat(MAX_METADATA_BYTES - "big".len());
-            let acks = put(
+            let statuses = common::put(
                 &mut r.client,
                 vec![
                     with_metadata(A, vec![at_limit.clone()]),
@@ -586,7 +584,6 @@ mod bounds {
                 ],
             )
             .await;
-            let statuses: Vec<AckStatus> = acks.into_iter().map(|(_, s)| s).collect();
             assert_eq!(
                 statuses,
                 [
@@ -736,26 +733,9 @@ mod bounds {
                     }
                     put(c, updates).await;
                     if round == 1 {
-                        c.set_delay(QueueDelayParams {
-                            key: "h1.example".into(),
-                            delay_requestable: 7,
-                            ..Default::default()
-                        })
-                        .await
-                        .unwrap();
-                        c.block_queue_until(BlockQueueParams {
-                            key: "h2.example".into(),
-                            time: T0 + 100,
-                            ..Default::default()
-                        })
-                        .await
-                        .unwrap();
-                        c.delete_queue(QueueWithinCrawlParams {
-                            key: "h3.example".into(),
-                            ..Default::default()
-                        })
-                        .await
-                        .unwrap();
+                        set_delay(c, "h1.example", 7).await;
+                        block_queue(c, "h2.example", T0 + 100).await;
+                        delete_queue(c, "h3.example").await;
                     }
                     answers.push(got);
                 }

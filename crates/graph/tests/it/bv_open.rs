@@ -84,25 +84,58 @@ fn cnr2000_opens_without_writing_beside_it() {
     );
 }
 
+/// Opens the graph at `base` through `cache`, checks that it decodes to `g` and its transpose to
+/// `g`'s, and returns it.
+fn open_as(base: &Path, cache: &Cache, g: &Csr) -> BvWebGraph {
+    let opened = BvWebGraph::open(base, cache).unwrap();
+    assert_eq!(
+        opened.to_csr().unwrap(),
+        *g,
+        "the graph at {}",
+        base.display()
+    );
+    let t = opened.open_transpose(cache).unwrap().to_csr().unwrap();
+    assert_eq!(t, g.transpose(), "the transpose of {}", base.display());
+    opened
+}
+
+/// [`sample`] written as a BVGraph in a fresh folder, with a fresh cache to open it through.
+struct WrittenSample {
+    dir: tempfile::TempDir,
+    cache_dir: tempfile::TempDir,
+    cache: Cache,
+    g: Csr,
+    base: PathBuf,
+}
+
+impl WrittenSample {
+    /// Writes the sample at the basename `name`.
+    fn new(name: &str) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let (cache_dir, cache) = temp_cache();
+        let g = sample();
+        let base = write(dir.path(), name, &g);
+        Self {
+            dir,
+            cache_dir,
+            cache,
+            g,
+            base,
+        }
+    }
+}
+
 #[test]
 fn our_graphs_round_trip_and_transpose_into_the_cache() {
-    let dir = tempfile::tempdir().unwrap();
-    let (cache_dir, cache) = temp_cache();
-    let g = sample();
-    let base = write(dir.path(), "sample", &g);
-    let opened = BvWebGraph::open(&with_ext(&base, "graph"), &cache).unwrap();
-    assert_eq!(opened.to_csr().unwrap(), g);
+    let s = WrittenSample::new("sample");
+    let opened = open_as(&with_ext(&s.base, "graph"), &s.cache, &s.g);
     let tb = opened.transpose_basename().unwrap();
     assert!(
-        tb.starts_with(cache_dir.path()),
+        tb.starts_with(s.cache_dir.path()),
         "transpose built in the cache, got {}",
         tb.display()
     );
-    assert_eq!(
-        opened.open_transpose(&cache).unwrap().to_csr().unwrap(),
-        g.transpose()
-    );
-    let names: Vec<_> = std::fs::read_dir(dir.path())
+    let names: Vec<_> = std::fs::read_dir(s.dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .collect();
@@ -163,26 +196,14 @@ fn a_transpose_wanted_at_once_is_built_once() {
             "a later build replaced the transpose a caller was given"
         );
     }
-    let opened = BvWebGraph::open(&base, &cache).unwrap();
-    assert_eq!(
-        opened.open_transpose(&cache).unwrap().to_csr().unwrap(),
-        g.transpose()
-    );
+    open_as(&base, &cache, &g);
 }
 
 #[test]
 fn basenames_with_dots_work() {
-    let dir = tempfile::tempdir().unwrap();
-    let (_cache_dir, cache) = temp_cache();
-    let g = sample();
-    let base = write(dir.path(), "web.v1", &g);
-    assert!(dir.path().join("web.v1.graph").is_file());
-    let opened = BvWebGraph::open(&base, &cache).unwrap();
-    assert_eq!(opened.to_csr().unwrap(), g);
-    assert_eq!(
-        opened.open_transpose(&cache).unwrap().to_csr().unwrap(),
-        g.transpose()
-    );
+    let s = WrittenSample::new("web.v1");
+    assert!(s.dir.path().join("web.v1.graph").is_file());
+    open_as(&s.base, &s.cache, &s.g);
 }
 
 fn open_err(base: &Path) -> String {

@@ -404,10 +404,6 @@ fn polblogs() {
 #[test]
 fn bad_inputs_name_the_line_and_leave_no_output() {
     let env = Env::new();
-    let table = env.input(
-        "table.txt",
-        "1 http://a.com/\n2 http://b.com/\n2 http://c.com/\n",
-    );
     let cases: Vec<(&str, ImportFormat, &str)> = vec![
         (
             "0 1\n3 x\n",
@@ -503,7 +499,10 @@ fn bad_inputs_name_the_line_and_leave_no_output() {
         (
             "1 2\n",
             ImportFormat::IdUrls {
-                urls: table.clone(),
+                urls: env.input(
+                    "table.txt",
+                    "1 http://a.com/\n2 http://b.com/\n2 http://c.com/\n",
+                ),
             },
             "line 3: id 2 already has a URL (line 2)",
         ),
@@ -689,40 +688,52 @@ fn format_detection() {
 
 #[test]
 fn hosts_and_registrable_domains() {
-    let urls = [
-        "http://a.example.co.uk/x",
-        "https://b.example.co.uk:8443/",
-        "http://a.example.co.uk/y",
-        "not a url",
-        "http://192.168.1.1/admin",
-        "http://localhost:8080/",
-        "http://foo.blogspot.com/",
-        "http://bar.blogspot.com/",
-        "",
-        "HTTP://User@WWW.Example.COM:80/",
-        "http://[::1]/",
-        "mailto:someone@example.com",
-    ];
-    let h = Hosts::from_urls(urls);
-    assert_eq!(h.num_nodes(), 12);
-    let names: Vec<&str> = h.host_of().iter().map(|&i| h.name(i)).collect();
-    assert_eq!(
-        names,
-        [
+    // Each URL with its host and that host's registrable domain.
+    let cases = [
+        (
+            "http://a.example.co.uk/x",
             "a.example.co.uk",
+            "example.co.uk",
+        ),
+        (
+            "https://b.example.co.uk:8443/",
             "b.example.co.uk",
+            "example.co.uk",
+        ),
+        (
+            "http://a.example.co.uk/y",
             "a.example.co.uk",
-            INVALID_HOST,
-            "192.168.1.1",
-            "localhost",
+            "example.co.uk",
+        ),
+        ("not a url", INVALID_HOST, INVALID_HOST),
+        ("http://192.168.1.1/admin", "192.168.1.1", "192.168.1.1"),
+        ("http://localhost:8080/", "localhost", "localhost"),
+        (
+            "http://foo.blogspot.com/",
             "foo.blogspot.com",
+            "foo.blogspot.com",
+        ),
+        (
+            "http://bar.blogspot.com/",
             "bar.blogspot.com",
-            INVALID_HOST,
+            "bar.blogspot.com",
+        ),
+        ("", INVALID_HOST, INVALID_HOST),
+        (
+            "HTTP://User@WWW.Example.COM:80/",
             "www.example.com",
-            "[::1]",
-            INVALID_HOST,
-        ]
-    );
+            "example.com",
+        ),
+        ("http://[::1]/", "[::1]", "[::1]"),
+        ("mailto:someone@example.com", INVALID_HOST, INVALID_HOST),
+    ];
+    let h = Hosts::from_urls(cases.iter().map(|(url, _, _)| url));
+    let d = h.by_domain();
+    assert_eq!(h.num_nodes(), 12);
+    for (page, (url, host, domain)) in cases.into_iter().enumerate() {
+        assert_eq!(h.name(h.host_of()[page]), host, "the host of {url:?}");
+        assert_eq!(d.name(d.host_of()[page]), domain, "the domain of {url:?}");
+    }
     assert_eq!(h.host_of()[..4], [0, 1, 0, 2], "ids by first appearance");
     assert_eq!(h.num_hosts(), 9);
     assert_eq!(h.invalid_host(), Some(2));
@@ -730,25 +741,6 @@ fn hosts_and_registrable_domains() {
     assert_eq!(h.pages(0), 2);
     assert_eq!(h.pages_per_host().iter().sum::<u64>(), 12);
 
-    let d = h.by_domain();
-    let dn: Vec<&str> = d.host_of().iter().map(|&i| d.name(i)).collect();
-    assert_eq!(
-        dn,
-        [
-            "example.co.uk",
-            "example.co.uk",
-            "example.co.uk",
-            INVALID_HOST,
-            "192.168.1.1",
-            "localhost",
-            "foo.blogspot.com",
-            "bar.blogspot.com",
-            INVALID_HOST,
-            "example.com",
-            "[::1]",
-            INVALID_HOST,
-        ]
-    );
     assert_eq!(d.num_hosts(), 8);
     assert_eq!(d.pages(d.host(0)), 3);
     assert_eq!(d.num_invalid_pages(), 3);

@@ -64,6 +64,22 @@ pub fn wait_for<T>(
     }
 }
 
+/// Sends `signal` (`-INT`, `-TERM`, `-9`, …) to the process `pid` with kill(1), as a user at a
+/// terminal or a service manager would, and asserts it was delivered.
+pub fn kill(signal: &str, pid: impl std::fmt::Display) {
+    let pid = pid.to_string();
+    let status = Command::new("kill").args([signal, &pid]).status().unwrap();
+    assert!(status.success(), "kill {signal} {pid}: {status}");
+}
+
+/// Asserts that `text` (what a command printed, a file it wrote) contains each of `needles`,
+/// showing the text when one is missing.
+pub fn assert_contains(text: &str, needles: &[&str]) {
+    for n in needles {
+        assert!(text.contains(n), "'{n}' not in:\n{text}");
+    }
+}
+
 /// Asserts success; returns stdout.
 pub fn ok(out: &Output) -> String {
     ok_with_stderr(out).0
@@ -121,6 +137,13 @@ impl Env {
     pub fn run_line(&self, line: &str, values: &[&dyn AsRef<OsStr>]) -> Output {
         self.run(&words(line, values))
     }
+    /// Runs the command `line` (see [`words`]) followed by the words `extra` as they are: the
+    /// options a test varies from one run of the same command to the next.
+    pub fn run_with(&self, line: &str, values: &[&dyn AsRef<OsStr>], extra: &[&str]) -> Output {
+        let mut args = words(line, values);
+        args.extend(extra.iter().map(|s| s.to_string()));
+        self.run(&args)
+    }
     /// Runs the command `line` (see [`words`]) and asserts success; returns stdout.
     pub fn ok(&self, line: &str, values: &[&dyn AsRef<OsStr>]) -> String {
         ok(&self.run_line(line, values))
@@ -136,6 +159,11 @@ impl Env {
         let (input, base) = (self.write(input, text), self.path(base));
         let stdout = self.ok("import {} --out {}", &[&input, &base]);
         (base, stdout)
+    }
+    /// Imports the URL pairs `text` (a file `pairs.txt`) into the basename `web` (see
+    /// [`Env::import`]).
+    pub fn import_url_pairs(&self, text: &str) -> (PathBuf, String) {
+        self.import("pairs.txt", text, "web")
     }
     pub fn files(&self) -> Vec<String> {
         testkit::file_names(self.dir.path())

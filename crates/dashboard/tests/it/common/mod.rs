@@ -1,12 +1,19 @@
-//! Helpers shared by the dashboard's tests: a plain HTTP/1.1 GET over a loopback socket (so
-//! the tests need no HTTP client), and a strict parser of the Prometheus text format.
+//! Helpers shared by the dashboard's tests: the dashboard on a free loopback port, a plain
+//! HTTP/1.1 GET over a loopback socket (so the tests need no HTTP client), and a strict parser
+//! of the Prometheus text format.
 
 #![allow(dead_code)] // each test file uses its own part
 
+use crawlrank_dashboard::{serve, Access, DashboardHandle, DashboardState};
 use std::collections::{HashMap, HashSet};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
+
+/// The dashboard of `state` on a free loopback port (port 0: the kernel picks one).
+pub fn serve_loopback(state: DashboardState) -> DashboardHandle {
+    serve("127.0.0.1:0".parse().unwrap(), Access::LoopbackOnly, state).unwrap()
+}
 
 /// A response: status code, headers (lower-case names), body.
 pub struct Response {
