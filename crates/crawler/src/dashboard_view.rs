@@ -21,18 +21,19 @@ impl Progress {
                 })
                 .collect()
         };
+        let snapshot = Snapshot {
+            pages_total: self.pages_total,
+            pages_per_sec: self.pages_per_sec,
+            frontier: self.frontier as u64,
+            waiting: self.waiting as u64,
+            in_flight: self.in_flight as u64,
+            hosts: self.hosts as u64,
+            hosts_active: self.hosts_active as u64,
+            discovered: self.discovered as u64,
+            errors: self.errors,
+        };
         CrawlNumbers {
-            snapshot: Snapshot {
-                pages_total: self.pages_total,
-                pages_per_sec: self.pages_per_sec,
-                frontier: self.frontier as u64,
-                waiting: self.waiting as u64,
-                in_flight: self.in_flight as u64,
-                hosts: self.hosts as u64,
-                hosts_active: self.hosts_active as u64,
-                discovered: self.discovered as u64,
-                errors: self.errors,
-            },
+            snapshot,
             counters: counters(&self.stats),
             frontier_top: scored(&self.frontier_top),
             ranking_top: scored(&self.ranking_top),
