@@ -14,18 +14,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/common.sh
-root=$(pwd)
 what=${1:-all}
-data=${CRAWLRANK_SHARED_DATA:-$root/../shared/data}
-bench=${BENCH_DIR:-/tmp/crawlrank-bench-seeds}
 web_pages=${WEB_PAGES:-10000000}
 count=${COUNT:-100}
 extra=${EXTRA:-}
-mkdir -p "$bench"
-export CRAWLRANK_CACHE="$bench/cache"
-need_gnu_time
-release_bin
-machine_line
+bench_setup seeds
 
 # Runs `seeds` on $1 (label $2) and summarises its log: rounds, seconds, per round, split.
 run() {

@@ -12,17 +12,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/common.sh
-root=$(pwd)
 what=${1:-cnr}
-data=${CRAWLRANK_SHARED_DATA:-$root/../shared/data}
-bench=${BENCH_DIR:-/tmp/crawlrank-bench-sim}
 big_pages=${BIG_PAGES:-100000000}
-mkdir -p "$bench"
-export CRAWLRANK_CACHE="$bench/cache"
-
-need_gnu_time
-release_bin
-machine_line
+bench_setup sim
 
 if [ "$what" = cnr ] || [ "$what" = all ]; then
     cnr=$data/cnr-2000/cnr-2000

@@ -20,6 +20,32 @@ release_bin() {
     fi
 }
 
+# The start of a timing benchmark over the shared data sets, after its own settings: sets root (the
+# repository), data (CRAWLRANK_SHARED_DATA, default ../shared/data beside the checkout) and bench
+# (BENCH_DIR, default /tmp/crawlrank-bench-$1; created, the graph cache inside it), installs GNU
+# time, sets BIN (release_bin) and heads the log (machine_line).
+bench_setup() {
+    root=$(pwd)
+    data=${CRAWLRANK_SHARED_DATA:-$root/../shared/data}
+    bench=${BENCH_DIR:-/tmp/crawlrank-bench-$1}
+    mkdir -p "$bench"
+    export CRAWLRANK_CACHE="$bench/cache"
+    need_gnu_time
+    release_bin
+    machine_line
+}
+
+# The start of a script that writes results of the docs, after its own settings: sets DATA (the real
+# graphs, default ../shared/data), WORK (imported and generated graphs, default target/$1-results)
+# and OUT (the results, default docs/results/$1), both created, and BIN (release_bin).
+results_setup() {
+    DATA=${DATA:-../shared/data}
+    WORK=${WORK:-target/$1-results}
+    OUT=${OUT:-docs/results/$1}
+    mkdir -p "$WORK" "$OUT"
+    release_bin
+}
+
 # Prints the line a benchmark's log starts with: when, the machine (cores, memory) and the
 # compiler, then the arguments, if any.
 machine_line() {

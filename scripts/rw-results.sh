@@ -14,16 +14,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/common.sh
-DATA=${DATA:-../shared/data}
-WORK=${WORK:-target/rw-results}
-OUT=${OUT:-docs/results/rw}
 CASES=${CASES:-"wikispeedia-visits wikispeedia-clicks cnr-wiki cnr-web web-1e7-wiki web-1e7-web"}
 FRACTION=${FRACTION:-0.3}
 METHODS=${METHODS:-all}
 BOOTSTRAP=${BOOTSTRAP:-20}
 REPEAT=${REPEAT:-10}
-release_bin
-mkdir -p "$WORK" "$OUT"
+results_setup rw
 
 wikispeedia() {
     if [ ! -e "$WORK/wikispeedia.graph" ]; then

@@ -14,14 +14,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/common.sh
-DATA=${DATA:-../shared/data}
-WORK=${WORK:-target/seeds-results}
-OUT=${OUT:-docs/results/seeds}
 GRAPHS=${GRAPHS:-"cnr hollins wikispeedia web-1e7"}
 COUNT=${COUNT:-10}
 REPEAT=${REPEAT:-10}
-release_bin
-mkdir -p "$WORK" "$OUT"
+results_setup seeds
 
 graph_of() {
     case $1 in

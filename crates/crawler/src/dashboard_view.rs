@@ -7,7 +7,7 @@
 use crate::engine::Progress;
 use crate::export::Status;
 use crate::stats::Stats;
-use crawlrank_dashboard::{Counter, CrawlNumbers, ScoredUrl};
+use crawlrank_dashboard::{Counter, CrawlNumbers, ScoredUrl, Snapshot};
 use std::sync::Arc;
 
 impl Progress {
@@ -21,7 +21,7 @@ impl Progress {
                 })
                 .collect()
         };
-        CrawlNumbers {
+        let snapshot = Snapshot {
             pages_total: self.pages_total,
             pages_per_sec: self.pages_per_sec,
             frontier: self.frontier as u64,
@@ -31,6 +31,9 @@ impl Progress {
             hosts_active: self.hosts_active as u64,
             discovered: self.discovered as u64,
             errors: self.errors,
+        };
+        CrawlNumbers {
+            snapshot,
             counters: counters(&self.stats),
             frontier_top: scored(&self.frontier_top),
             ranking_top: scored(&self.ranking_top),
@@ -43,11 +46,14 @@ impl Status {
     /// running here (nothing in flight, no rate).
     pub fn dashboard_numbers(&self) -> CrawlNumbers {
         CrawlNumbers {
-            pages_total: self.crawled,
-            frontier: self.frontier,
-            hosts: self.hosts as u64,
-            discovered: self.discovered as u64,
-            errors: self.stats.errors(),
+            snapshot: Snapshot {
+                pages_total: self.crawled,
+                frontier: self.frontier,
+                hosts: self.hosts as u64,
+                discovered: self.discovered as u64,
+                errors: self.stats.errors(),
+                ..Snapshot::default()
+            },
             counters: counters(&self.stats),
             ..CrawlNumbers::default()
         }

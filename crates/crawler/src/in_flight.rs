@@ -125,6 +125,27 @@ fn page_panicked(ticket: PageTicket) -> Done {
     }
 }
 
+/// Runs `fetch` on the host's connection `conn` within `timeout`; past it, `timed_out()`,
+/// with the connection closed before the result is reported: the host's next request
+/// cannot meet this one's connection still open.
+async fn fetch_within<T>(
+    timeout: Duration,
+    conn: &mut Option<Connection>,
+    fetch: impl AsyncFnOnce(&mut Option<Connection>) -> T,
+    timed_out: fn() -> T,
+) -> T {
+    let fetched = tokio::time::timeout(timeout, fetch(&mut *conn)).await;
+    match fetched {
+        Ok(f) => f,
+        Err(_) => {
+            if let Some(c) = conn.take() {
+                c.close().await;
+            }
+            timed_out()
+        }
+    }
+}
+
 /// How many requests may be under way: `max`, halved on a shortage of file descriptors and
 /// grown back one by one.
 #[derive(Debug)]
@@ -254,18 +275,13 @@ impl InFlight {
         let mut conn = self.conns.checkout(ticket.host);
         let (connector, cfg) = (self.connector.clone(), self.cfg.clone());
         self.spawn(page_panicked(ticket), async move {
-            let fetch = fetch::fetch_page(&connector, &mut conn, &cfg, &url);
-            let fetch = match tokio::time::timeout(cfg.timeout, fetch).await {
-                Ok(f) => f,
-                Err(_) => {
-                    // Closed before the result is reported: the host's next request cannot
-                    // meet this one's connection still open.
-                    if let Some(c) = conn.take() {
-                        c.close().await;
-                    }
-                    PageFetch::timed_out()
-                }
-            };
+            let fetch = fetch_within(
+                cfg.timeout,
+                &mut conn,
+                async |conn| fetch::fetch_page(&connector, conn, &cfg, &url).await,
+                PageFetch::timed_out,
+            )
+            .await;
             Done::Page {
                 ticket,
                 fetch: Box::new(fetch),
@@ -290,18 +306,13 @@ impl InFlight {
             kept: KeptConnection(None),
         };
         self.spawn(failed, async move {
-            let fetch = fetch::fetch_robots(&connector, &mut conn, &cfg, &origin, delay);
-            let fetch = match tokio::time::timeout(timeout, fetch).await {
-                Ok(f) => f,
-                Err(_) => {
-                    // Closed before the result is reported: the host's next request cannot
-                    // meet this one's connection still open.
-                    if let Some(c) = conn.take() {
-                        c.close().await;
-                    }
-                    RobotsFetch::timed_out()
-                }
-            };
+            let fetch = fetch_within(
+                timeout,
+                &mut conn,
+                async |conn| fetch::fetch_robots(&connector, conn, &cfg, &origin, delay).await,
+                RobotsFetch::timed_out,
+            )
+            .await;
             Done::Robots {
                 host,
                 fetch,

@@ -631,12 +631,20 @@ impl Store {
     /// A reader of single URLs by id, over the state as of now (a read transaction: later
     /// commits are not seen by it).
     pub fn url_reader(&self) -> Result<UrlReader> {
-        let table = (|| -> Result<_> { Ok(self.db.begin_read()?.open_table(URLS)?) })()
-            .with_context(|| unreadable(&self.path))?;
         Ok(UrlReader {
-            table,
+            table: self.read_only(URLS)?,
             path: self.path.clone(),
         })
+    }
+
+    /// Table `def` as of now, in a read transaction of its own (later commits are not seen
+    /// by it), for the readers that outlive one call.
+    fn read_only<K: redb::Key + 'static, V: redb::Value + 'static>(
+        &self,
+        def: TableDefinition<K, V>,
+    ) -> Result<redb::ReadOnlyTable<K, V>> {
+        (|| -> Result<_> { Ok(self.db.begin_read()?.open_table(def)?) })()
+            .with_context(|| unreadable(&self.path))
     }
 
     /// The marks of the fetched pages that have any, streamed in id order over the state as
@@ -662,10 +670,8 @@ impl Store {
     /// A reader of the seen-set as of now ([`ensure_seen_index`](Self::ensure_seen_index)
     /// first: a state of an older build may lack the table).
     pub fn seen_reader(&self) -> Result<SeenReader> {
-        let table = (|| -> Result<_> { Ok(self.db.begin_read()?.open_table(SEEN)?) })()
-            .with_context(|| unreadable(&self.path))?;
         Ok(SeenReader {
-            table,
+            table: self.read_only(SEEN)?,
             path: self.path.clone(),
         })
     }

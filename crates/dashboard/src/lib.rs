@@ -35,7 +35,7 @@ pub mod server;
 pub mod state;
 
 pub use server::{router, serve, Access, DashboardHandle};
-pub use state::{Counter, CrawlNumbers, DashboardState, Sample, ScoredUrl, StatusDoc};
+pub use state::{Counter, CrawlNumbers, DashboardState, Sample, ScoredUrl, Snapshot, StatusDoc};
 
 /// The first `n` lines of a ranking file (`score<TAB>url`, best first, as the crawl's
 /// ranking snapshot `ranking.tsv`); lines that are not `score<TAB>url` are skipped.

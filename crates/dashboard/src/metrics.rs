@@ -40,20 +40,21 @@ fn float(v: f64) -> String {
 
 /// The exposition of the latest sample `s`, the crawl's `counters` and whether the crawl runs.
 pub fn render(s: &Sample, counters: &[Counter], running: bool) -> String {
+    let n = &s.snapshot;
     let mut out = String::with_capacity(4096);
     family(
         &mut out,
         "crawlrank_pages_total",
         "counter",
         "Pages whose fetch ended (any outcome), over all runs of the crawl.",
-        s.pages_total,
+        n.pages_total,
     );
     family(
         &mut out,
         "crawlrank_page_errors_total",
         "counter",
         "Pages that ended in an HTTP error, a fetch error or an over-size body (the progress line's errors).",
-        s.errors,
+        n.errors,
     );
     for c in counters {
         family(
@@ -73,37 +74,37 @@ pub fn render(s: &Sample, counters: &[Counter], running: bool) -> String {
         (
             "crawlrank_pages_per_second",
             "Pages finished per second, averaged over the current run.",
-            s.pages_per_sec,
+            n.pages_per_sec,
         ),
         (
             "crawlrank_frontier_pages",
             "Pages in the frontier: discovered, not yet popped.",
-            s.frontier as f64,
+            n.frontier as f64,
         ),
         (
             "crawlrank_waiting_pages",
             "Popped pages waiting for their host (politeness delays).",
-            s.waiting as f64,
+            n.waiting as f64,
         ),
         (
             "crawlrank_in_flight_requests",
             "Requests in flight (pages and robots.txt files).",
-            s.in_flight as f64,
+            n.in_flight as f64,
         ),
         (
             "crawlrank_hosts",
             "Hosts discovered (distinct scheme, host and port).",
-            s.hosts as f64,
+            n.hosts as f64,
         ),
         (
             "crawlrank_hosts_active",
             "Hosts with pages queued, a request in flight or a politeness delay running.",
-            s.hosts_active as f64,
+            n.hosts_active as f64,
         ),
         (
             "crawlrank_discovered_urls",
             "URLs discovered over all runs.",
-            s.discovered as f64,
+            n.discovered as f64,
         ),
         (
             "crawlrank_pages_per_second_recent",

@@ -45,30 +45,40 @@ pub const ERROR_KINDS: [&str; 14] = [
     "truncated_pages",
 ];
 
-/// One point of the time series.
+/// One point of the time series: a [`Snapshot`] of the crawl with its time and rate (in
+/// `/api/status`, the snapshot's fields beside `t` and `rate`).
 #[derive(Debug, Clone, Copy, Default, Serialize, PartialEq)]
 pub struct Sample {
     /// Seconds since the dashboard started.
     pub t: f64,
+    /// Pages per second since the previous sample (what the chart draws).
+    pub rate: f64,
+    /// The crawl's figures then.
+    #[serde(flatten)]
+    pub snapshot: Snapshot,
+}
+
+/// The crawl's figures at one moment, as a crawl reports them ([`CrawlNumbers`]) and the time
+/// series keeps them ([`Sample`]).
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq)]
+pub struct Snapshot {
     /// Pages finished over all runs.
     pub pages_total: u64,
     /// Pages per second in this run (its mean so far, as the progress line shows).
     pub pages_per_sec: f64,
-    /// Pages per second since the previous sample (what the chart draws).
-    pub rate: f64,
-    /// Pages in the frontier.
+    /// Pages in the frontier: discovered, not yet popped.
     pub frontier: u64,
     /// Popped pages waiting for their host (politeness).
     pub waiting: u64,
     /// Requests in flight.
     pub in_flight: u64,
-    /// Hosts discovered.
+    /// Hosts discovered (distinct scheme, host and port).
     pub hosts: u64,
     /// Hosts with pages queued, a request in flight or a delay running.
     pub hosts_active: u64,
-    /// URLs discovered.
+    /// URLs discovered over all runs.
     pub discovered: u64,
-    /// Pages that ended in an error (HTTP, fetch, over-size).
+    /// Pages that ended in an error (HTTP, fetch, over-size), over all runs.
     pub errors: u64,
 }
 
@@ -99,24 +109,8 @@ pub struct Counter {
 /// requests in flight are 0).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CrawlNumbers {
-    /// Pages finished over all runs.
-    pub pages_total: u64,
-    /// Pages per second in this run (its mean so far).
-    pub pages_per_sec: f64,
-    /// Pages in the frontier: discovered, not yet popped.
-    pub frontier: u64,
-    /// Popped pages waiting for their host (politeness).
-    pub waiting: u64,
-    /// Requests in flight.
-    pub in_flight: u64,
-    /// Hosts discovered (distinct scheme, host and port).
-    pub hosts: u64,
-    /// Hosts with pages queued, a request in flight or a delay running.
-    pub hosts_active: u64,
-    /// URLs discovered over all runs.
-    pub discovered: u64,
-    /// Pages that ended in an error (HTTP, fetch, over-size), over all runs.
-    pub errors: u64,
+    /// The crawl's figures now.
+    pub snapshot: Snapshot,
     /// Every counter of the crawl, in the crawl's order.
     pub counters: Vec<Counter>,
     /// The best-scored URLs still in the frontier, best first; empty when not computed this
@@ -233,16 +227,8 @@ impl DashboardState {
         let mut inner = self.lock();
         let sample = Sample {
             t,
-            pages_total: n.pages_total,
-            pages_per_sec: n.pages_per_sec,
             rate: 0.0,
-            frontier: n.frontier,
-            waiting: n.waiting,
-            in_flight: n.in_flight,
-            hosts: n.hosts,
-            hosts_active: n.hosts_active,
-            discovered: n.discovered,
-            errors: n.errors,
+            snapshot: n.snapshot,
         };
         inner.counters.clone_from(&n.counters);
         if !n.frontier_top.is_empty() || !n.ranking_top.is_empty() {
@@ -317,7 +303,11 @@ impl Inner {
         if let Some(prev) = self.samples.back() {
             let dt = s.t - prev.t;
             if dt > 0.0 {
-                s.rate = s.pages_total.saturating_sub(prev.pages_total) as f64 / dt;
+                let pages = s
+                    .snapshot
+                    .pages_total
+                    .saturating_sub(prev.snapshot.pages_total);
+                s.rate = pages as f64 / dt;
             }
         }
         if !due {
@@ -341,8 +331,11 @@ mod tests {
 
     fn progress(pages: u64) -> CrawlNumbers {
         CrawlNumbers {
-            pages_total: pages,
-            frontier: 7,
+            snapshot: Snapshot {
+                pages_total: pages,
+                frontier: 7,
+                ..Snapshot::default()
+            },
             counters: CrawlNumbers::counters_from(
                 vec![("http_errors", 2), ("requests", 9)],
                 &[("http_errors", "HTTP errors.")],
@@ -362,7 +355,7 @@ mod tests {
         st.record(&progress(2)); // too soon: latest only
         let doc = st.status();
         assert_eq!(doc.series.len(), 1);
-        assert_eq!(doc.latest.pages_total, 2);
+        assert_eq!(doc.latest.snapshot.pages_total, 2);
         assert_eq!(doc.frontier_top[0].url, "http://a/");
         assert!(doc
             .errors
@@ -373,7 +366,10 @@ mod tests {
         for i in 0..(MAX_SAMPLES as u64 + 10) {
             let s = Sample {
                 t: i as f64,
-                pages_total: i,
+                snapshot: Snapshot {
+                    pages_total: i,
+                    ..Snapshot::default()
+                },
                 ..Sample::default()
             };
             inner.push_sample(s, t0 + SAMPLE_EVERY * (i as u32 + 2));
@@ -384,7 +380,7 @@ mod tests {
         let doc = st.status();
         assert!(doc.series.len() <= MAX_SERIES_POINTS + 1);
         assert_eq!(
-            doc.series.last().unwrap().pages_total,
+            doc.series.last().unwrap().snapshot.pages_total,
             MAX_SAMPLES as u64 + 9
         );
     }

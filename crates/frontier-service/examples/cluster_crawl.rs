@@ -19,7 +19,7 @@ use anyhow::{Context, Result};
 use crawlrank_frontier_service::{
     policy_spec, spawn, ClusterConfig, FrontierService, RunningServer, ServiceConfig, TimeSource,
 };
-use crawlrank_testkit::NatsServer;
+use crawlrank_testkit::{reachable_from, NatsServer};
 use crawlrank_urlfrontier::ext_proto::crawlrank_frontier_client::CrawlrankFrontierClient;
 use crawlrank_urlfrontier::ext_proto::PageReport;
 use crawlrank_urlfrontier::proto::url_frontier_client::UrlFrontierClient;
@@ -76,16 +76,7 @@ impl Web {
     }
 
     fn reachable(&self) -> HashSet<usize> {
-        let mut seen = HashSet::from([0]);
-        let mut todo = vec![0];
-        while let Some(p) = todo.pop() {
-            for &l in &self.links[p] {
-                if seen.insert(l) {
-                    todo.push(l);
-                }
-            }
-        }
-        seen
+        reachable_from(&self.links, 0)
     }
 
     /// PageRank (damping 0.85, 50 power iterations, dangling mass spread evenly).

@@ -246,26 +246,8 @@ impl Cluster {
                     config.nats
                 )
             })?;
-        let identity = js
-            .get_or_create_stream(stream::Config {
-                name: IDENTITY.to_string(),
-                subjects: vec!["crawlrank.cluster.*".to_string()],
-                storage: stream::StorageType::File,
-                max_messages_per_subject: 1,
-                ..Default::default()
-            })
-            .await
-            .with_context(|| format!("cannot open the JetStream stream {IDENTITY}"))?;
-        let clock = js
-            .get_or_create_stream(stream::Config {
-                name: CLOCK.to_string(),
-                subjects: vec!["crawlrank.clock.>".to_string()],
-                storage: stream::StorageType::File,
-                max_messages_per_subject: 1,
-                ..Default::default()
-            })
-            .await
-            .with_context(|| format!("cannot open the JetStream stream {CLOCK}"))?;
+        let identity = latest_only_stream(&js, IDENTITY, "crawlrank.cluster.*").await?;
+        let clock = latest_only_stream(&js, CLOCK, "crawlrank.clock.>").await?;
         let list = nodes.list().join(",");
         record_or_check(&js, &identity, "nodes", &list, "node list").await?;
         let policy_text = policy.encode().trim_end().replace('\n', " ");
@@ -723,6 +705,25 @@ fn discovered_child(url: &str, parent: &str, crawl: &str) -> UrlItem {
 /// Records `value` as the cluster's `key` (the subject `crawlrank.cluster.<key>` of the stream
 /// [`IDENTITY`]) if none is recorded (a publish expecting the subject empty); else checks the
 /// recorded one is the same.
+/// Opens (creating it if missing) the file-backed stream `name` over `subjects` that keeps
+/// only the latest message of each subject: the cluster's recorded identity and its clock,
+/// where only the last value said counts.
+async fn latest_only_stream(
+    js: &jetstream::Context,
+    name: &str,
+    subjects: &str,
+) -> Result<stream::Stream> {
+    js.get_or_create_stream(stream::Config {
+        name: name.to_string(),
+        subjects: vec![subjects.to_string()],
+        storage: stream::StorageType::File,
+        max_messages_per_subject: 1,
+        ..Default::default()
+    })
+    .await
+    .with_context(|| format!("cannot open the JetStream stream {name}"))
+}
+
 async fn record_or_check(
     js: &jetstream::Context,
     identity: &stream::Stream,

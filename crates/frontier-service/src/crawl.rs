@@ -1002,10 +1002,8 @@ impl Crawl {
                 unserved += 1;
             }
         }
+        self.mark_served(&selection, now);
         for key in &selection.served {
-            if let Some(q) = self.queues.get_mut(key.as_str()) {
-                q.last_served = Some(now);
-            }
             self.reindex(key);
         }
         changed
@@ -1155,12 +1153,18 @@ impl Crawl {
                 unserved += 1;
             }
         }
+        self.mark_served(&selection, now);
+        changed
+    }
+
+    /// Records `now` as the last time each queue that served in this call did: their delays
+    /// run from it.
+    fn mark_served(&mut self, selection: &Selection, now: u64) {
         for key in &selection.served {
             if let Some(q) = self.queues.get_mut(key.as_str()) {
                 q.last_served = Some(now);
             }
         }
-        changed
     }
 
     fn lease(&mut self, page: PageId, take: &Take<'_>, now: u64, out: &mut Vec<UrlInfo>) {

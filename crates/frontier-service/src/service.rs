@@ -26,8 +26,9 @@ use crate::cluster::{owner_of_item, Cluster, ClusterConfig, Delivered};
 use crate::crawl::{host_key, Crawl, UrlFilter};
 use crate::ext_proto::PageReport;
 use crate::proto::{
-    self, ack_message::Status as AckStatus, url_frontier_server::UrlFrontier, url_item, AckMessage,
-    BatchAck, DiscoveredBatch, DiscoveredUrlItem, GetParams, UrlInfo, UrlItem,
+    self, ack_message::Status as AckStatus, url_frontier_client::UrlFrontierClient,
+    url_frontier_server::UrlFrontier, url_item, AckMessage, BatchAck, DiscoveredBatch,
+    DiscoveredUrlItem, GetParams, UrlInfo, UrlItem,
 };
 use crate::state::check_call;
 use crate::state::{Answer, Call, FrontierState, LoggedCall, OfferedItem};
@@ -49,6 +50,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::{Stream, StreamExt};
+use tonic::transport::Channel;
 use tonic::{Request, Response, Status, Streaming};
 
 /// Items of a `PutURLs` stream applied (and committed) together when the client sends
@@ -1040,6 +1042,69 @@ impl FrontierService {
     }
 }
 
+impl FrontierService {
+    /// Runs `call`, a call on one queue, here, or on the cluster node that owns the queue
+    /// when that is another node and the call does not say `local` (the owner is told it is
+    /// `local`, to answer it itself).
+    async fn at_queue_owner<C: QueueCall>(
+        &self,
+        call: C,
+    ) -> Result<Response<proto::Empty>, Status> {
+        let (local, crawl, key) = call.queue();
+        if let Some((cluster, owner)) = self.owner_elsewhere(local, crawl, key) {
+            let call = call.for_owner();
+            return cluster.on_node(owner, |c| call.clone().send(c)).await;
+        }
+        done(self.run_one(call.into_call()).await?)
+    }
+}
+
+/// A call on one queue of a crawl that changes it (`Empty` its answer), which a cluster node
+/// runs where the queue lives ([`FrontierService::at_queue_owner`]).
+trait QueueCall: Clone + Send + Sync + 'static {
+    /// Whether it says `local`, its crawl and its queue's key.
+    fn queue(&self) -> (bool, &str, &str);
+    /// The copy sent to another node: `local`, for that node to run it itself.
+    fn for_owner(self) -> Self;
+    /// Sends it to the node behind `client`.
+    fn send(
+        self,
+        client: UrlFrontierClient<Channel>,
+    ) -> impl std::future::Future<Output = Result<Response<proto::Empty>, Status>> + Send;
+    /// The logged call that runs it here.
+    fn into_call(self) -> Call;
+}
+
+/// [`QueueCall`] for each message of a per-queue call: the message, its [`Call`] variant and
+/// its client method.
+macro_rules! queue_call {
+    ($($message:ident => $variant:ident, $method:ident;)+) => {$(
+        impl QueueCall for proto::$message {
+            fn queue(&self) -> (bool, &str, &str) {
+                (self.local, &self.crawl_id, &self.key)
+            }
+            fn for_owner(self) -> Self {
+                Self { local: true, ..self }
+            }
+            async fn send(
+                self,
+                mut client: UrlFrontierClient<Channel>,
+            ) -> Result<Response<proto::Empty>, Status> {
+                client.$method(self).await
+            }
+            fn into_call(self) -> Call {
+                Call::$variant(self)
+            }
+        }
+    )+};
+}
+
+queue_call! {
+    BlockQueueParams => Block, block_queue_until;
+    QueueDelayParams => Delay, set_delay;
+    CrawlLimitParams => Limit, set_crawl_limit;
+}
+
 fn count(answer: Answer) -> Result<Response<proto::Long>, Status> {
     match answer {
         Answer::Count(value) => Ok(Response::new(proto::Long { value })),
@@ -1454,17 +1519,7 @@ impl UrlFrontier for FrontierService {
         &self,
         request: Request<proto::BlockQueueParams>,
     ) -> Result<Response<proto::Empty>, Status> {
-        let p = request.into_inner();
-        if let Some((cluster, owner)) = self.owner_elsewhere(p.local, &p.crawl_id, &p.key) {
-            let p = proto::BlockQueueParams { local: true, ..p };
-            return cluster
-                .on_node(owner, |mut c| {
-                    let p = p.clone();
-                    async move { c.block_queue_until(p).await }
-                })
-                .await;
-        }
-        done(self.run_one(Call::Block(p)).await?)
+        self.at_queue_owner(request.into_inner()).await
     }
 
     async fn set_active(
@@ -1487,29 +1542,13 @@ impl UrlFrontier for FrontierService {
         request: Request<proto::QueueDelayParams>,
     ) -> Result<Response<proto::Empty>, Status> {
         let p = request.into_inner();
+        if !p.key.is_empty() {
+            return self.at_queue_owner(p).await;
+        }
         if let Some(cluster) = self.fans_out(p.local) {
-            if p.key.is_empty() {
-                // The crawl's default delay: every node's.
-                let ask = proto::QueueDelayParams {
-                    local: true,
-                    ..p.clone()
-                };
-                cluster
-                    .on_others(|mut c| {
-                        let ask = ask.clone();
-                        async move { c.set_delay(ask).await }
-                    })
-                    .await?;
-            } else if let Some((cluster, owner)) = self.owner_elsewhere(false, &p.crawl_id, &p.key)
-            {
-                let p = proto::QueueDelayParams { local: true, ..p };
-                return cluster
-                    .on_node(owner, |mut c| {
-                        let p = p.clone();
-                        async move { c.set_delay(p).await }
-                    })
-                    .await;
-            }
+            // The crawl's default delay: every node's.
+            let ask = p.clone().for_owner();
+            cluster.on_others(|c| ask.clone().send(c)).await?;
         }
         done(self.run_one(Call::Delay(p)).await?)
     }
@@ -1529,17 +1568,7 @@ impl UrlFrontier for FrontierService {
         &self,
         request: Request<proto::CrawlLimitParams>,
     ) -> Result<Response<proto::Empty>, Status> {
-        let p = request.into_inner();
-        if let Some((cluster, owner)) = self.owner_elsewhere(p.local, &p.crawl_id, &p.key) {
-            let p = proto::CrawlLimitParams { local: true, ..p };
-            return cluster
-                .on_node(owner, |mut c| {
-                    let p = p.clone();
-                    async move { c.set_crawl_limit(p).await }
-                })
-                .await;
-        }
-        done(self.run_one(Call::Limit(p)).await?)
+        self.at_queue_owner(request.into_inner()).await
     }
 
     async fn get_url_status(

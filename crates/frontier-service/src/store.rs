@@ -264,11 +264,7 @@ impl Store {
             {
                 let mut meta = txn.open_table(META)?;
                 let incarnation = match meta.get(INCARNATION_KEY)? {
-                    Some(v) => Some(u64::from_le_bytes(
-                        v.value()
-                            .try_into()
-                            .context("the incarnation is unreadable")?,
-                    )),
+                    Some(v) => Some(le_u64(v.value()).context("the incarnation is unreadable")?),
                     None => None,
                 };
                 self.incarnation = match incarnation {
@@ -376,11 +372,8 @@ impl Store {
         let Some(v) = table.get("through")? else {
             return Ok(0);
         };
-        let bytes: [u8; 8] = v
-            .value()
-            .try_into()
-            .with_context(|| format!("the checkpoint of {} is unreadable", self.path.display()))?;
-        Ok(u64::from_le_bytes(bytes))
+        le_u64(v.value())
+            .with_context(|| format!("the checkpoint of {} is unreadable", self.path.display()))
     }
 
     /// Calls logged since the checkpoint (all of them if there is none).
@@ -458,11 +451,8 @@ impl Store {
         let Some(v) = meta.get(key)? else {
             return Ok(0);
         };
-        let bytes: [u8; 8] = v
-            .value()
-            .try_into()
-            .with_context(|| format!("{} holds an unreadable {key}", self.path.display()))?;
-        Ok(u64::from_le_bytes(bytes))
+        le_u64(v.value())
+            .with_context(|| format!("{} holds an unreadable {key}", self.path.display()))
     }
 
     /// The oldest items of the outbox, at most `limit`.
@@ -591,6 +581,15 @@ impl Store {
 
 /// A new store's incarnation: random (the process's hash keys, the time and the process id),
 /// never 0.
+/// A stored little-endian `u64`; an error when the value is not 8 bytes long (a damaged
+/// store), for the caller to say which value it is.
+fn le_u64(bytes: &[u8]) -> Result<u64> {
+    let bytes: [u8; 8] = bytes
+        .try_into()
+        .map_err(|_| anyhow::anyhow!("{} bytes where 8 were expected", bytes.len()))?;
+    Ok(u64::from_le_bytes(bytes))
+}
+
 fn draw_incarnation() -> u64 {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();

@@ -10,6 +10,26 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+/// `PartialEq`, `Eq` and `PartialOrd` for each type named, all three from the type's own
+/// [`Ord`]: for the ranked entries of a heap ordered by a score and a tie rule that `derive`
+/// cannot express (a float score, a reversed id), so that the four can never disagree.
+#[macro_export]
+macro_rules! comparisons_from_ord {
+    ($($ty:ty),+ $(,)?) => {$(
+        impl PartialEq for $ty {
+            fn eq(&self, other: &Self) -> bool {
+                Ord::cmp(self, other) == ::std::cmp::Ordering::Equal
+            }
+        }
+        impl Eq for $ty {}
+        impl PartialOrd for $ty {
+            fn partial_cmp(&self, other: &Self) -> Option<::std::cmp::Ordering> {
+                Some(Ord::cmp(self, other))
+            }
+        }
+    )+};
+}
+
 /// A candidate, ordered so that "greater" means "ranks higher".
 #[derive(Debug, Clone, Copy)]
 struct Entry {
@@ -33,19 +53,7 @@ impl Ord for Entry {
     }
 }
 
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for Entry {}
+crate::comparisons_from_ord!(Entry);
 
 /// The `k` pages of highest score (all of them if `k >= scores.len()`), as `(id, score)`,
 /// best first; ties go to the smaller id.

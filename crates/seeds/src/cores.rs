@@ -101,19 +101,7 @@ impl Ord for Candidate {
     }
 }
 
-impl PartialOrd for Candidate {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl PartialEq for Candidate {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for Candidate {}
+crawlrank_rank::comparisons_from_ord!(Candidate);
 
 // Per-page flags of the core being built.
 const HUB: u8 = 1;

@@ -3,6 +3,7 @@
 //! stars, paths, cycles — that the tests of traversals and rankings reason about.
 
 use crawlrank_graph::Csr;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// A graph small enough to write by hand: `nodes` nodes (`0..nodes`) and `arcs` in the order
@@ -139,6 +140,22 @@ pub fn path(n: u32) -> SmallGraph {
 pub fn cycle(n: u32) -> SmallGraph {
     let closing = (n > 0).then(|| (n - 1, 0));
     path(n).with_arcs(closing)
+}
+
+/// The pages reachable from page `start` of a web given as each page's out-links
+/// (`links[p]`), `start` included: what a complete crawl from that page fetches, for the
+/// crawls of generated webs to be checked against.
+pub fn reachable_from(links: &[Vec<usize>], start: usize) -> HashSet<usize> {
+    let mut seen = HashSet::from([start]);
+    let mut todo = vec![start];
+    while let Some(p) = todo.pop() {
+        for &l in &links[p] {
+            if seen.insert(l) {
+                todo.push(l);
+            }
+        }
+    }
+    seen
 }
 
 #[cfg(test)]

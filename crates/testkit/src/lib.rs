@@ -28,7 +28,7 @@ pub mod thread_heap;
 pub use dns::{DnsAnswer, DnsServer, TTL_SECS};
 pub use files::{file_names, write_file};
 pub use graphs::{
-    cycle, five_pages, modular_chords, path, ring_with_chords, star, SmallGraph,
+    cycle, five_pages, modular_chords, path, reachable_from, ring_with_chords, star, SmallGraph,
     FIVE_PAGES_PAGERANK,
 };
 pub use nats::{free_port, NatsServer};

@@ -16,7 +16,7 @@
 use anyhow::{Context, Result};
 use crawlrank_crawler::RANKING_SNAPSHOT;
 use crawlrank_dashboard::{
-    Access, Counter, CrawlNumbers, DashboardHandle, DashboardState, ScoredUrl,
+    Access, Counter, CrawlNumbers, DashboardHandle, DashboardState, ScoredUrl, Snapshot,
 };
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::{Path, PathBuf};
@@ -124,10 +124,13 @@ fn refresh_frontier(dash: &DashboardState, url: &str, crawl: &str) -> Result<()>
         .map(|(&(name, help), value)| Counter { name, value, help })
         .collect();
     dash.record(&CrawlNumbers {
-        pages_total: fetched,
-        frontier: left,
-        in_flight: in_process,
-        hosts_active: queues,
+        snapshot: Snapshot {
+            pages_total: fetched,
+            frontier: left,
+            in_flight: in_process,
+            hosts_active: queues,
+            ..Snapshot::default()
+        },
         counters,
         // A policy without scores (`random`) shows none.
         frontier_top: top

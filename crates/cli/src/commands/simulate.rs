@@ -314,34 +314,25 @@ fn simulate_on<G: SimGraph>(
     csr: &G,
     prepared: Prepared,
 ) -> Result<()> {
-    let Prepared {
-        policies,
-        seeds,
-        rng_seeds,
-        baseline,
-        config,
-        impact_column,
-        mut provenance,
-        ids,
-    } = prepared;
+    let (ids, mut provenance) = (&prepared.ids, prepared.provenance);
     let random = |count| SeedChoice::Random {
         count,
         rng_seed: args.rng_seed,
     };
-    if let Some(rng_seeds) = rng_seeds {
+    if let Some(rng_seeds) = prepared.rng_seeds {
         // Each seed set is drawn from its own rng seed inside the repeated run; the
         // provenance names the rng seeds, and every run in summary.json its seeds.
         let experiment = Experiment {
-            seeds,
-            policies: policies.clone(),
-            config: config.clone(),
+            seeds: prepared.seeds,
+            policies: prepared.policies,
+            config: prepared.config,
         };
         let repeats = Repeats {
             rng_seeds: &rng_seeds,
-            baseline,
-            impact_column,
+            baseline: prepared.baseline,
+            impact_column: prepared.impact_column,
         };
-        run_repeated_and_report(args, graph, csr, &experiment, repeats, &ids)?;
+        run_repeated_and_report(args, graph, csr, &experiment, repeats, ids)?;
         if let Some(dir) = &args.out {
             provenance.set("rng_seeds", serde_json::json!(rng_seeds));
             crate::provenance::stamp_json(&dir.join("summary.json"), &provenance)?;
@@ -349,16 +340,16 @@ fn simulate_on<G: SimGraph>(
         return Ok(());
     }
     // The seeds are drawn here, once, so that the provenance can name them.
-    let (seed_pages, seed_source) = seeds.resolve(graph, csr)?;
+    let (seed_pages, seed_source) = prepared.seeds.resolve(graph, csr)?;
     let experiment = Experiment {
         seeds: SeedChoice::Pages(seed_pages.clone()),
-        policies: policies.clone(),
-        config: config.clone(),
+        policies: prepared.policies.clone(),
+        config: prepared.config.clone(),
     };
     let mut summary = run_with_progress(graph, csr, &experiment)?;
     // Outputs name the graph as the user did (an arc list, not its imported copy in the cache).
     summary.graph = args.graph.display().to_string();
-    summary.impact_column = impact_column.clone();
+    summary.impact_column = prepared.impact_column.clone();
     summary.seed_source = seed_source;
     provenance.set("resolved", resolved(args, &summary));
     let (compared, label) = match (&args.seeds_file, args.seeds) {
@@ -373,9 +364,9 @@ fn simulate_on<G: SimGraph>(
         }
     };
     if !compared {
-        report(&summary, args.out.as_deref(), args.save_orders, &ids)?;
+        report(&summary, args.out.as_deref(), args.save_orders, ids)?;
         if let Some(dir) = &args.out {
-            provenance.seeds(&seed_pages, &ids);
+            provenance.seeds(&seed_pages, ids);
             write_provenance(&provenance, &summary, dir, args.save_orders)?;
         }
         return Ok(());
@@ -384,13 +375,13 @@ fn simulate_on<G: SimGraph>(
     let (random_pages, random_source) = random(summary.seeds).resolve(graph, csr)?;
     let baseline = Experiment {
         seeds: SeedChoice::Pages(random_pages.clone()),
-        policies,
-        config,
+        policies: prepared.policies,
+        config: prepared.config,
     };
     eprintln!("the same policies from {} random seeds:", summary.seeds);
     let mut random_summary = run_with_progress(graph, csr, &baseline)?;
     random_summary.graph = args.graph.display().to_string();
-    random_summary.impact_column = impact_column.clone();
+    random_summary.impact_column = prepared.impact_column;
     random_summary.seed_source = random_source;
     let mut out = std::io::stdout().lock();
     writeln!(out, "from {label} seeds:")?;
@@ -400,12 +391,12 @@ fn simulate_on<G: SimGraph>(
     writeln!(out, "\n{label} vs random seeds:")?;
     write_comparison(&summary, label, &random_summary, "random", &mut out)?;
     if let Some(dir) = &args.out {
-        write_outputs(&summary, &dir.join(label), args.save_orders, &ids)?;
-        write_outputs(&random_summary, &dir.join("random"), args.save_orders, &ids)?;
+        write_outputs(&summary, &dir.join(label), args.save_orders, ids)?;
+        write_outputs(&random_summary, &dir.join("random"), args.save_orders, ids)?;
         let mut p = provenance.clone();
-        p.seeds(&seed_pages, &ids);
+        p.seeds(&seed_pages, ids);
         write_provenance(&p, &summary, &dir.join(label), args.save_orders)?;
-        p.seeds(&random_pages, &ids);
+        p.seeds(&random_pages, ids);
         p.set("resolved", resolved(args, &random_summary));
         write_provenance(&p, &random_summary, &dir.join("random"), args.save_orders)?;
         write_comparison_csv(

@@ -22,7 +22,7 @@ use crawlrank_urlfrontier::ext_proto::PageReport;
 use crawlrank_urlfrontier::proto::ack_message::Status as AckStatus;
 use crawlrank_urlfrontier::proto::url_frontier_client::UrlFrontierClient;
 use crawlrank_urlfrontier::proto::{Empty, KnownUrlItem, QueueWithinCrawlParams};
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -72,16 +72,10 @@ impl Web {
 
     /// The pages reachable from page 0.
     fn reachable(&self) -> BTreeSet<String> {
-        let mut seen = HashSet::from([0]);
-        let mut todo = vec![0];
-        while let Some(p) = todo.pop() {
-            for &l in &self.links[p] {
-                if seen.insert(l) {
-                    todo.push(l);
-                }
-            }
-        }
-        seen.into_iter().map(Self::url).collect()
+        crawlrank_testkit::reachable_from(&self.links, 0)
+            .into_iter()
+            .map(Self::url)
+            .collect()
     }
 }
 
