@@ -36,7 +36,7 @@
 //! latest iteration every process saved, instead of from scratch. HITS across processes has no
 //! checkpoints yet (a rerun starts over).
 
-use crate::hits::{inverse_norm, l1_chunks, multiply_chunks, scale, sum_of_squares, GRAIN};
+use crate::hits::{inverse_norm, multiply_chunks, Vectors, GRAIN};
 use crate::pagerank::{check_distribution, converged, finish, Sweep, BLOCK};
 use crate::{HitsConfig, HitsResult, PageRankConfig, PageRankResult};
 use anyhow::{bail, ensure, Context, Result};
@@ -118,6 +118,16 @@ pub struct DistributedOutcome {
     pub result: Option<Ranking>,
     /// The iteration the run resumed from (0 when it started from scratch).
     pub resumed_from: usize,
+}
+
+impl DistributedOutcome {
+    /// The outcome of a process other than 0, which has no scores.
+    fn elsewhere(resumed_from: usize) -> Self {
+        DistributedOutcome {
+            result: None,
+            resumed_from,
+        }
+    }
 }
 
 /// A digest of a graph's numbers of nodes and arcs and of its `.properties` and `.graph`
@@ -522,26 +532,45 @@ impl Part {
         }
     }
 
-    /// Ends a HITS product whose values for this process's pages are in `result` and whose
-    /// chunks' sums of squares are `squares`: sends the values to their `readers` and the sums to
-    /// every process, receives the others', and returns the new vector's scale (the inverse of
-    /// its norm, the chunks summed in chunk order).
-    fn publish(
+    /// Gathers the values `a[v]` and `b[v]` (0 where `b` is empty) of every process's pages
+    /// `v` at process 0: full-length vectors there, `None` in the other processes.
+    fn gather(
         &self,
         worker: &mut timely::worker::Worker,
         exchange: &mut Exchange<'_>,
-        squares: Vec<f64>,
-        result: &mut [f64],
-        readers: &[u64],
-        shares: &mut [(f64, f64)],
-    ) -> f64 {
-        let mut out = Vec::new();
-        self.send_values(&mut out, readers, result);
-        let mine: Vec<(f64, f64)> = squares.into_iter().map(|s| (s, 0.0)).collect();
-        self.send_chunks(&mut out, &mine);
+        a: &[f64],
+        b: &[f64],
+    ) -> Result<Option<(Vec<f64>, Vec<f64>)>> {
+        let mut out: Vec<Msg> = (self.lo..self.hi)
+            .map(|v| {
+                (
+                    0,
+                    KIND_GATHER,
+                    v as u32,
+                    a[v],
+                    b.get(v).copied().unwrap_or(0.0),
+                )
+            })
+            .collect();
         let got = exchange(&mut out, worker);
-        receive_into(got, result, shares);
-        inverse_norm(shares.iter().map(|s| s.0).sum())
+        if self.me != 0 {
+            return Ok(None);
+        }
+        let (mut x, mut y) = (vec![0.0; self.n], vec![0.0; self.n]);
+        let mut seen = 0usize;
+        for (_, kind, index, p, q) in got {
+            if kind == KIND_GATHER {
+                x[index as usize] = p;
+                y[index as usize] = q;
+                seen += 1;
+            }
+        }
+        ensure!(
+            seen == self.n,
+            "process 0 gathered {seen} of {} pages",
+            self.n
+        );
+        Ok(Some((x, y)))
     }
 
     /// Each of this process's chunks' `(a, b)` to every process.
@@ -566,6 +595,73 @@ fn receive_into(got: Vec<Msg>, values: &mut [f64], chunks: &mut [(f64, f64)]) {
     }
 }
 
+/// The two products of a HITS iteration.
+#[derive(Clone, Copy)]
+enum Product {
+    /// `a = Aᵀ·h`, over the transpose: a page's value is read by the owners of its
+    /// predecessors.
+    Authorities,
+    /// `h = A·a`, over the graph: a page's value is read by the owners of its successors.
+    Hubs,
+}
+
+/// What one process of HITS keeps besides its vectors: its pages, who reads each of their
+/// values, and every chunk's shares of the last round.
+struct HitsPart<'a, G, T> {
+    shared: &'a Shared<G, T>,
+    part: &'a Part,
+    hub_readers: Vec<u64>,
+    auth_readers: Vec<u64>,
+    shares: Vec<(f64, f64)>,
+}
+
+impl<G: SequentialSuccessors, T: SequentialSuccessors> HitsPart<'_, G, T> {
+    /// `result = factor · Aᵀ·x` or `factor · A·x` over this process's pages, as
+    /// [`hits`](crate::hits()) computes it; the values go to the processes that read them and
+    /// every chunk's sum of squares to every process. Returns the new vector's scale.
+    fn product(
+        &mut self,
+        worker: &mut timely::worker::Worker,
+        exchange: &mut Exchange<'_>,
+        which: Product,
+        (x, factor): (&[f64], f64),
+        result: &mut [f64],
+    ) -> f64 {
+        let (lo, hi) = (self.part.lo, self.part.hi);
+        let (squares, readers) = match which {
+            Product::Authorities => (
+                multiply_chunks(
+                    &*self.shared.transpose,
+                    x,
+                    factor,
+                    None,
+                    lo,
+                    &mut result[lo..hi],
+                ),
+                &self.auth_readers,
+            ),
+            Product::Hubs => (
+                multiply_chunks(
+                    &*self.shared.graph,
+                    x,
+                    factor,
+                    None,
+                    lo,
+                    &mut result[lo..hi],
+                ),
+                &self.hub_readers,
+            ),
+        };
+        let mut out = Vec::new();
+        self.part.send_values(&mut out, readers, result);
+        let mine: Vec<(f64, f64)> = squares.into_iter().map(|s| (s, 0.0)).collect();
+        self.part.send_chunks(&mut out, &mine);
+        let got = exchange(&mut out, worker);
+        receive_into(got, result, &mut self.shares);
+        inverse_norm(self.shares.iter().map(|s| s.0).sum())
+    }
+}
+
 /// HITS, as [`hits`](crate::hits()) computes it: the vectors are full length (a process reads
 /// any page's value that links to or from its own), each product computes this process's
 /// pages, and the chunks' sums of squares and L1 changes are summed in chunk order by every
@@ -581,76 +677,36 @@ where
     G: SequentialSuccessors,
     T: SequentialSuccessors,
 {
+    use Product::{Authorities, Hubs};
     let (n, lo, hi) = (part.n, part.lo, part.hi);
-    let chunks = n.div_ceil(GRAIN);
-    // Who reads a hub value: the owners of the page's successors (they sum over predecessors);
-    // who reads an authority: the owners of its predecessors.
-    let hub_readers = part.readers(&*shared.graph, |_, _| {});
-    let auth_readers = part.readers(&*shared.transpose, |_, _| {});
+    let mut h = HitsPart {
+        shared,
+        part,
+        hub_readers: part.readers(&*shared.graph, |_, _| {}),
+        auth_readers: part.readers(&*shared.transpose, |_, _| {}),
+        shares: vec![(0.0, 0.0); n.div_ceil(GRAIN)],
+    };
     let mut out: Vec<Msg> = Vec::new();
-    let mut shares = vec![(0.0, 0.0); chunks];
-
-    let mut hubs = vec![1.0; n];
-    let mut hub_scale = inverse_norm(sum_of_squares(&hubs));
-    let mut authorities = vec![0.0; n];
-    let mut auth_scale = 0.0;
-    let mut next_hubs = vec![0.0; n];
-    let mut next_auth = vec![0.0; n];
+    let mut v = Vectors::start(vec![1.0; n]);
     let mut iterations = 0;
     let mut l1_change = 0.0;
     while iterations < config.iterations {
-        let squares = multiply_chunks(
-            &*shared.transpose,
-            &hubs,
-            hub_scale,
-            None,
-            lo,
-            &mut next_auth[lo..hi],
-        );
-        let next_auth_scale = part.publish(
-            worker,
-            exchange,
-            squares,
-            &mut next_auth,
-            &auth_readers,
-            &mut shares,
-        );
-        let squares = multiply_chunks(
-            &*shared.graph,
-            &next_auth,
-            next_auth_scale,
-            None,
-            lo,
-            &mut next_hubs[lo..hi],
-        );
-        let next_hub_scale = part.publish(
-            worker,
-            exchange,
-            squares,
-            &mut next_hubs,
-            &hub_readers,
-            &mut shares,
-        );
+        let x = (&v.hubs[..], v.hub_scale);
+        let auth_scale = h.product(worker, exchange, Authorities, x, &mut v.next_auth);
+        let x = (&v.next_auth[..], auth_scale);
+        let hub_scale = h.product(worker, exchange, Hubs, x, &mut v.next_hubs);
         if config.tolerance.is_some() || iterations + 1 == config.iterations {
             // Every chunk's share of both L1 changes, summed in chunk order everywhere.
-            let dh = l1_chunks(&hubs[lo..hi], hub_scale, &next_hubs[lo..hi], next_hub_scale);
-            let da = l1_chunks(
-                &authorities[lo..hi],
-                auth_scale,
-                &next_auth[lo..hi],
-                next_auth_scale,
-            );
+            let (dh, da) = v.changes(lo..hi, hub_scale, auth_scale);
             let mine: Vec<(f64, f64)> = dh.into_iter().zip(da).collect();
             part.send_chunks(&mut out, &mine);
             let got = exchange(&mut out, worker);
-            receive_into(got, &mut [], &mut shares);
-            let dh: f64 = shares.iter().map(|s| s.0).sum();
-            let da: f64 = shares.iter().map(|s| s.1).sum();
+            receive_into(got, &mut [], &mut h.shares);
+            let dh: f64 = h.shares.iter().map(|s| s.0).sum();
+            let da: f64 = h.shares.iter().map(|s| s.1).sum();
             l1_change = dh.max(da);
         }
-        std::mem::swap(&mut hubs, &mut next_hubs);
-        std::mem::swap(&mut authorities, &mut next_auth);
-        (hub_scale, auth_scale) = (next_hub_scale, next_auth_scale);
+        v.advance(hub_scale, auth_scale);
         iterations += 1;
         if config.tolerance.is_some_and(|t| l1_change < t) {
             break;
@@ -658,53 +714,17 @@ where
     }
     if iterations == 0 {
         // No iteration asked for: the authorities of the starting hubs, as in one process.
-        let squares = multiply_chunks(
-            &*shared.transpose,
-            &hubs,
-            hub_scale,
-            None,
-            lo,
-            &mut authorities[lo..hi],
-        );
-        auth_scale = part.publish(
-            worker,
-            exchange,
-            squares,
-            &mut authorities,
-            &auth_readers,
-            &mut shares,
-        );
+        let x = (&v.hubs[..], v.hub_scale);
+        v.auth_scale = h.product(worker, exchange, Authorities, x, &mut v.authorities);
     }
     // Gather both vectors, unscaled, at process 0, which scales them as the one-process
     // solver does.
-    for v in lo..hi {
-        out.push((0, KIND_GATHER, v as u32, hubs[v], authorities[v]));
-    }
-    let got = exchange(&mut out, worker);
-    if part.me != 0 {
-        return Ok(DistributedOutcome {
-            result: None,
-            resumed_from: 0,
-        });
-    }
-    let mut seen = 0usize;
-    for (_, kind, index, a, b) in got {
-        if kind == KIND_GATHER {
-            hubs[index as usize] = a;
-            authorities[index as usize] = b;
-            seen += 1;
-        }
-    }
-    ensure!(seen == n, "process 0 gathered {seen} of {n} pages");
-    scale(&mut hubs, hub_scale);
-    scale(&mut authorities, auth_scale);
+    let Some((hubs, authorities)) = part.gather(worker, exchange, &v.hubs, &v.authorities)? else {
+        return Ok(DistributedOutcome::elsewhere(0));
+    };
+    (v.hubs, v.authorities) = (hubs, authorities);
     Ok(DistributedOutcome {
-        result: Some(Ranking::Hits(HitsResult {
-            hubs,
-            authorities,
-            iterations,
-            l1_change,
-        })),
+        result: Some(Ranking::Hits(v.finish(iterations, l1_change))),
         resumed_from: 0,
     })
 }
@@ -721,30 +741,13 @@ where
     G: SequentialSuccessors,
     T: SequentialSuccessors,
 {
-    let mut out: Vec<Msg> = Vec::new();
-    shared.transpose.for_each_in(part.lo..part.hi, |v, preds| {
-        out.push((0, KIND_GATHER, v as u32, preds.len() as f64, 0.0))
-    });
-    let got = exchange(&mut out, worker);
-    if part.me != 0 {
-        return Ok(DistributedOutcome {
-            result: None,
-            resumed_from: 0,
-        });
-    }
-    let mut scores = vec![0.0; part.n];
-    let mut seen = 0usize;
-    for (_, kind, index, a, _) in got {
-        if kind == KIND_GATHER {
-            scores[index as usize] = a;
-            seen += 1;
-        }
-    }
-    ensure!(
-        seen == part.n,
-        "process 0 gathered {seen} of {} pages",
-        part.n
-    );
+    let mut counts = vec![0.0; part.n];
+    shared
+        .transpose
+        .for_each_in(part.lo..part.hi, |v, preds| counts[v] = preds.len() as f64);
+    let Some((scores, _)) = part.gather(worker, exchange, &counts, &[])? else {
+        return Ok(DistributedOutcome::elsewhere(0));
+    };
     Ok(DistributedOutcome {
         result: Some(Ranking::InDegree(scores)),
         resumed_from: 0,
@@ -937,27 +940,9 @@ where
     }
 
     // Gather the vector at process 0, which finishes it as the one-process solver does.
-    for v in lo..hi {
-        out.push((0, KIND_GATHER, v as u32, published[v], inv_outdeg[v]));
-    }
-    let got = exchange(&mut out, worker);
-    if me != 0 {
-        return Ok(DistributedOutcome {
-            result: None,
-            resumed_from,
-        });
-    }
-    let mut z = vec![0.0; n];
-    let mut inv = vec![0.0; n];
-    let mut seen = 0usize;
-    for (_, kind, index, a, b) in got {
-        if kind == KIND_GATHER {
-            z[index as usize] = a;
-            inv[index as usize] = b;
-            seen += 1;
-        }
-    }
-    ensure!(seen == n, "process 0 gathered {seen} of {n} pages");
+    let Some((z, inv)) = part.gather(worker, exchange, &published, &inv_outdeg)? else {
+        return Ok(DistributedOutcome::elsewhere(resumed_from));
+    };
     let result = finish(z, &inv, iterations, l1_change, pr.threshold)?;
     Ok(DistributedOutcome {
         result: Some(Ranking::PageRank(result)),

@@ -125,40 +125,30 @@ pub fn hits_masked<G: SequentialSuccessors, T: SequentialSuccessors>(
                 }
             });
     }
-    // Vectors are kept unscaled between products: `hubs · hub_scale` is the unit hub vector.
-    // Each product applies the last scale while it sums and returns its own sum of squares, so
-    // an iteration is two passes over the arcs and no pass of its own for normalisation.
-    let mut hub_scale = inverse_norm(sum_of_squares(&hubs));
-    let mut authorities = vec![0.0; n];
-    let mut auth_scale = 0.0;
-    let mut next_hubs = vec![0.0; n];
-    let mut next_auth = vec![0.0; n];
+    let mut v = Vectors::start(hubs);
     let mut iterations = 0;
     let mut l1_change = 0.0;
     while iterations < config.iterations {
-        let next_auth_scale = inverse_norm(multiply(
+        let auth_scale = inverse_norm(multiply(
             transpose,
-            &hubs,
-            hub_scale,
+            &v.hubs,
+            v.hub_scale,
             removed,
-            &mut next_auth,
+            &mut v.next_auth,
         ));
-        let next_hub_scale = inverse_norm(multiply(
+        let hub_scale = inverse_norm(multiply(
             graph,
-            &next_auth,
-            next_auth_scale,
+            &v.next_auth,
+            auth_scale,
             removed,
-            &mut next_hubs,
+            &mut v.next_hubs,
         ));
         // The change is measured when it can stop the loop, and in the last iteration.
         if config.tolerance.is_some() || iterations + 1 == config.iterations {
-            let dh = l1_distance(&hubs, hub_scale, &next_hubs, next_hub_scale);
-            let da = l1_distance(&authorities, auth_scale, &next_auth, next_auth_scale);
-            l1_change = dh.max(da);
+            let (dh, da) = v.changes(0..n, hub_scale, auth_scale);
+            l1_change = dh.iter().sum::<f64>().max(da.iter().sum());
         }
-        std::mem::swap(&mut hubs, &mut next_hubs);
-        std::mem::swap(&mut authorities, &mut next_auth);
-        (hub_scale, auth_scale) = (next_hub_scale, next_auth_scale);
+        v.advance(hub_scale, auth_scale);
         iterations += 1;
         if config.tolerance.is_some_and(|t| l1_change < t) {
             break;
@@ -166,22 +156,87 @@ pub fn hits_masked<G: SequentialSuccessors, T: SequentialSuccessors>(
     }
     if iterations == 0 {
         // No iteration asked for: the authorities of the starting hubs, so both vectors agree.
-        auth_scale = inverse_norm(multiply(
+        v.auth_scale = inverse_norm(multiply(
             transpose,
-            &hubs,
-            hub_scale,
+            &v.hubs,
+            v.hub_scale,
             removed,
-            &mut authorities,
+            &mut v.authorities,
         ));
     }
-    scale(&mut hubs, hub_scale);
-    scale(&mut authorities, auth_scale);
-    Ok(HitsResult {
-        hubs,
-        authorities,
-        iterations,
-        l1_change,
-    })
+    Ok(v.finish(iterations, l1_change))
+}
+
+/// HITS's vectors between products (those of one process's pages, across processes). They are
+/// kept unscaled: `hubs · hub_scale` is the unit hub vector. Each product applies the last
+/// scale while it sums and returns its own sum of squares, so an iteration is two passes over
+/// the arcs and no pass of its own for normalisation.
+pub(crate) struct Vectors {
+    pub(crate) hubs: Vec<f64>,
+    pub(crate) authorities: Vec<f64>,
+    pub(crate) hub_scale: f64,
+    pub(crate) auth_scale: f64,
+    /// The products being computed.
+    pub(crate) next_hubs: Vec<f64>,
+    pub(crate) next_auth: Vec<f64>,
+}
+
+impl Vectors {
+    /// From the starting hubs (any non-negative scale), without authorities yet.
+    pub(crate) fn start(hubs: Vec<f64>) -> Self {
+        let n = hubs.len();
+        Vectors {
+            hub_scale: inverse_norm(sum_of_squares(&hubs)),
+            hubs,
+            authorities: vec![0.0; n],
+            auth_scale: 0.0,
+            next_hubs: vec![0.0; n],
+            next_auth: vec![0.0; n],
+        }
+    }
+
+    /// The L1 changes the next vectors (scaled by `hub_scale` and `auth_scale`) make to the
+    /// hubs and the authorities over `pages` (whole [`GRAIN`]-page chunks from a multiple of
+    /// it), chunk by chunk in chunk order.
+    pub(crate) fn changes(
+        &self,
+        pages: std::ops::Range<usize>,
+        hub_scale: f64,
+        auth_scale: f64,
+    ) -> (Vec<f64>, Vec<f64>) {
+        let hubs = l1_chunks(
+            &self.hubs[pages.clone()],
+            self.hub_scale,
+            &self.next_hubs[pages.clone()],
+            hub_scale,
+        );
+        let auth = l1_chunks(
+            &self.authorities[pages.clone()],
+            self.auth_scale,
+            &self.next_auth[pages],
+            auth_scale,
+        );
+        (hubs, auth)
+    }
+
+    /// Makes the next vectors, scaled by `hub_scale` and `auth_scale`, the current ones.
+    pub(crate) fn advance(&mut self, hub_scale: f64, auth_scale: f64) {
+        std::mem::swap(&mut self.hubs, &mut self.next_hubs);
+        std::mem::swap(&mut self.authorities, &mut self.next_auth);
+        (self.hub_scale, self.auth_scale) = (hub_scale, auth_scale);
+    }
+
+    /// The unit vectors, after `iterations` with `l1_change` in the last.
+    pub(crate) fn finish(mut self, iterations: usize, l1_change: f64) -> HitsResult {
+        scale(&mut self.hubs, self.hub_scale);
+        scale(&mut self.authorities, self.auth_scale);
+        HitsResult {
+            hubs: self.hubs,
+            authorities: self.authorities,
+            iterations,
+            l1_change,
+        }
+    }
 }
 
 /// `out[i] = factor · Σ_{j ∈ successors(i)} x[j]` (0 for removed pages; values below
@@ -247,7 +302,7 @@ pub(crate) fn inverse_norm(squares: f64) -> f64 {
 }
 
 /// `v · factor`, with values below [`FLUSH_BELOW`] flushed to 0.
-pub(crate) fn scale(v: &mut [f64], factor: f64) {
+fn scale(v: &mut [f64], factor: f64) {
     v.par_iter_mut().with_min_len(GRAIN).for_each(|x| {
         *x *= factor;
         if *x < FLUSH_BELOW {
@@ -256,13 +311,8 @@ pub(crate) fn scale(v: &mut [f64], factor: f64) {
     });
 }
 
-/// `‖a·sa − b·sb‖₁`, summed in a fixed order.
-fn l1_distance(a: &[f64], sa: f64, b: &[f64], sb: f64) -> f64 {
-    l1_chunks(a, sa, b, sb).iter().sum()
-}
-
-/// The [`GRAIN`]-page chunks' shares of [`l1_distance`], in chunk order.
-pub(crate) fn l1_chunks(a: &[f64], sa: f64, b: &[f64], sb: f64) -> Vec<f64> {
+/// `‖a·sa − b·sb‖₁` by [`GRAIN`]-page chunk, in chunk order.
+fn l1_chunks(a: &[f64], sa: f64, b: &[f64], sb: f64) -> Vec<f64> {
     a.par_chunks(GRAIN)
         .zip(b.par_chunks(GRAIN))
         .map(|(x, y)| {

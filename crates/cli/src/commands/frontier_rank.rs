@@ -10,7 +10,7 @@ use crawlrank_frontier_rank::repeat::{
 use crawlrank_frontier_rank::report::{write_outputs, write_table, Labels};
 use crawlrank_frontier_rank::{bfs_downloaded, evaluate_with, Config, Method, Model, OmegaChoice};
 use crawlrank_graph::access::{SequentialSuccessors, Successors, Transpose};
-use crawlrank_graph::{open_graph, BvWebGraph, Cache, InMemory};
+use crawlrank_graph::{open_graph, BvWebGraph, Cache};
 use crawlrank_impact::{column_index, read_impact_table, Pages};
 use crawlrank_rank::RwConfig;
 use std::path::PathBuf;
@@ -22,11 +22,8 @@ pub struct Args {
     /// The graph: a BVGraph basename or an arc-list file.
     #[arg(long)]
     pub graph: PathBuf,
-    /// Where the graph is held: `always` decodes it into memory (4 bytes an arc, fastest),
-    /// `never` reads the memory-mapped compressed graph (a few bits an arc), `auto` decodes
-    /// it when it takes at most half of the memory available. The results are the same.
-    #[arg(long, value_name = "auto|always|never", default_value = "auto")]
-    pub in_memory: InMemory,
+    #[command(flatten)]
+    pub held: super::held::Held,
     /// The downloaded set D, one page per line: `id` (the graph's own ids: those of an
     /// imported arc list, else 0..n), `id<TAB>url` or a URL (`#` comments).
     #[arg(long, value_name = "FILE")]
@@ -167,7 +164,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     let table = read_impact_table(&args.impact, &pages)?;
     eprintln!("{}", table.report);
     let column = column_index(&args.impact, &table.columns, &args.impact_column)?;
-    let decode = super::simulate::decode_for_simulation(args.in_memory, &graph);
+    let decode = args.held.decode(&graph);
     let plan = Plan {
         methods,
         rng_seeds,

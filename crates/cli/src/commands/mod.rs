@@ -11,6 +11,7 @@ pub mod export;
 pub mod frontier;
 pub mod frontier_rank;
 pub mod generate;
+pub mod held;
 pub mod impacts;
 pub mod import;
 pub mod info;

@@ -2,10 +2,10 @@
 //! another crawler's log) with the simulator's measures, so that it can be compared with the
 //! simulated policies on the same footing (docs/algorithms.md §4).
 
-use super::simulate::{decode_for_simulation, parse_percents, Percents};
+use super::simulate::{parse_percents, Percents};
 use crate::provenance::{file_digest, stamp_json, Provenance};
 use anyhow::Result;
-use crawlrank_graph::{open_graph, Cache, InMemory};
+use crawlrank_graph::{open_graph, Cache};
 use crawlrank_sim::score::default_name;
 use crawlrank_sim::{score_order, write_outputs, write_table, ScoreOptions, SeedChoice};
 use std::path::PathBuf;
@@ -15,11 +15,8 @@ pub struct Args {
     /// The graph: a BVGraph basename or an arc-list file.
     #[arg(long)]
     pub graph: PathBuf,
-    /// Where the graph is held: `always` decodes it into memory (4 bytes an arc, fastest),
-    /// `never` reads the memory-mapped compressed graph (a few bits an arc), `auto` decodes
-    /// it when it takes at most half of the memory available. The results are the same.
-    #[arg(long, value_name = "auto|always|never", default_value = "auto")]
-    pub in_memory: InMemory,
+    #[command(flatten)]
+    pub held: super::held::Held,
     /// The order: one page per line, first crawled first — page ids (the graph's own ids:
     /// those of an imported arc list, else 0..n) or URLs when the graph has them; empty and
     /// `#` lines are skipped. It must list every page reachable from the seeds once, each
@@ -77,7 +74,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         percents: args.checkpoints.0.clone(),
         rng_seed: args.rng_seed,
     };
-    let mut scored = if decode_for_simulation(args.in_memory, &graph) {
+    let mut scored = if args.held.decode(&graph) {
         score_order(&graph, &graph.to_csr()?, &options)?
     } else {
         score_order(&graph, &graph, &options)?

@@ -2,11 +2,10 @@
 //! paper's §3.5) — BFS crawls by depth from the seeds and from as many random pages, the
 //! distances between the cores the seeds came from, and the graph's average distance.
 
-use super::simulate::decode_for_simulation;
 use crate::provenance::{file_digest, Provenance};
 use anyhow::{ensure, Context, Result};
 use crawlrank_graph::access::{SequentialSuccessors, Successors, Transpose};
-use crawlrank_graph::{open_graph, BvWebGraph, Cache, InMemory, PageIds};
+use crawlrank_graph::{open_graph, BvWebGraph, Cache, PageIds};
 use crawlrank_seeds::file::{cores_path, read_cores_json, CoreEntry};
 use crawlrank_seeds::{check_cores, evaluate, write_outputs, write_table, EvalConfig};
 use std::path::PathBuf;
@@ -18,11 +17,8 @@ pub struct Args {
     /// basename or an arc-list file.
     #[arg(long)]
     pub graph: PathBuf,
-    /// Where the graph is held: `always` decodes it into memory (4 bytes an arc, fastest),
-    /// `never` crawls the memory-mapped compressed graph (a few bits an arc), `auto` decodes
-    /// it when it takes at most half of the memory available. The results are the same.
-    #[arg(long, value_name = "auto|always|never", default_value = "auto")]
-    pub in_memory: InMemory,
+    #[command(flatten)]
+    pub held: super::held::Held,
     /// The seeds, one per line: `id` (the graph's own ids: those of an imported arc list, else
     /// 0..n), `id<TAB>url` (as `crawlrank seeds` writes them) or a URL; `#` starts a comment
     /// line. The cores are read from FILE.cores.json when it exists.
@@ -73,7 +69,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         cores_file,
         ids,
     };
-    if decode_for_simulation(args.in_memory, &graph) {
+    if args.held.decode(&graph) {
         let csr = graph.to_csr()?;
         evaluate_on(&args, &graph, &csr, found)
     } else {

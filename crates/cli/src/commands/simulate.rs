@@ -4,9 +4,8 @@ use crate::progress;
 use crate::provenance::{file_digest, Provenance};
 use anyhow::{ensure, Result};
 use crawlrank_frontier::{Impacts, PolicyConfig};
-use crawlrank_graph::{open_graph, BvWebGraph, Cache, InMemory, PageIds};
+use crawlrank_graph::{open_graph, BvWebGraph, Cache, PageIds};
 use crawlrank_seeds::Pruning;
-use crawlrank_sim::reference::has_reference_pagerank;
 use crawlrank_sim::{
     paired, run_experiment, run_repeated, write_comparison, write_comparison_csv, write_outputs,
     write_paired_headline, write_repeat_outputs, write_repeat_table, write_table, Experiment,
@@ -20,11 +19,8 @@ pub struct Args {
     /// The graph: a BVGraph basename or an arc-list file.
     #[arg(long)]
     pub graph: PathBuf,
-    /// Where the graph is held: `always` decodes it into memory (4 bytes an arc, fastest),
-    /// `never` crawls the memory-mapped compressed graph (a few bits an arc), `auto` decodes
-    /// it when it takes at most half of the memory available. The results are the same.
-    #[arg(long, value_name = "auto|always|never", default_value = "auto")]
-    pub in_memory: InMemory,
+    #[command(flatten)]
+    pub held: super::held::Held,
     /// Policies, comma-separated, or `all`.
     #[arg(long, default_value = "all")]
     pub policy: String,
@@ -266,7 +262,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         ..PolicyConfig::default()
     }
     .check()?;
-    let decode = decode_for_simulation(args.in_memory, &graph);
+    let decode = args.held.decode(&graph);
     let prepared = Prepared {
         policies,
         seeds,
@@ -283,16 +279,6 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     } else {
         simulate_on(&args, &graph, &graph, prepared)
     }
-}
-
-/// Whether to decode `graph` into a CSR (`in_memory`'s choice, said on stderr) for a command
-/// that reads the transpose only to compute the graph's reference PageRank, once per graph
-/// (cached): `simulate` and `frontier-rank`.
-pub(crate) fn decode_for_simulation(in_memory: InMemory, graph: &BvWebGraph) -> bool {
-    let directions = if has_reference_pagerank(graph) { 1 } else { 2 };
-    let decision = in_memory.decide(graph, directions);
-    eprintln!("{}: {}", graph.basename().display(), decision.reason);
-    decision.csr
 }
 
 /// What `run` prepared before choosing where the graph is held.
