@@ -2,6 +2,7 @@
 //! RW paper) — the frontier of a downloaded set ranked by random, in-degree, PageRank, RW, RW-EG
 //! RW-virtual and `learned` (a regression model over the others' scores), measured against the true impacts on a held-out part of the frontier.
 
+use super::held::OnGraph;
 use crate::provenance::{file_digest, Provenance};
 use anyhow::{Context, Result};
 use crawlrank_frontier_rank::repeat::{
@@ -13,17 +14,15 @@ use crawlrank_graph::access::{SequentialSuccessors, Successors, Transpose};
 use crawlrank_graph::{open_graph, BvWebGraph, Cache};
 use crawlrank_impact::{column_index, read_impact_table, Pages};
 use crawlrank_rank::RwConfig;
+use crawlrank_sim::SimGraph;
 use std::path::PathBuf;
 use std::time::Instant;
 
 #[derive(clap::Args, Debug)]
 #[command(group(clap::ArgGroup::new("d").required(true).args(["downloaded", "downloaded_fraction"])))]
 pub struct Args {
-    /// The graph: a BVGraph basename or an arc-list file.
-    #[arg(long)]
-    pub graph: PathBuf,
     #[command(flatten)]
-    pub held: super::held::Held,
+    pub graph: super::held::GraphArgs,
     /// The downloaded set D, one page per line: `id` (the graph's own ids: those of an
     /// imported arc list, else 0..n), `id<TAB>url` or a URL (`#` comments).
     #[arg(long, value_name = "FILE")]
@@ -159,24 +158,19 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
             })?)
         }
     };
-    let graph = open_graph(&args.graph, cache)?;
+    let graph = open_graph(&args.graph.path, cache)?;
     let pages = Pages::from_graph(&graph)?;
     let table = read_impact_table(&args.impact, &pages)?;
     eprintln!("{}", table.report);
     let column = column_index(&args.impact, &table.columns, &args.impact_column)?;
-    let decode = args.held.decode(&graph);
     let plan = Plan {
         methods,
         rng_seeds,
         baseline,
     };
     let impact = (table, column);
-    if decode {
-        let csr = graph.to_csr()?;
-        rank_on(&args, &graph, &csr, plan, pages, impact)
-    } else {
-        rank_on(&args, &graph, &graph, plan, pages, impact)
-    }
+    let ranking = Ranking(&args, &graph, plan, pages, impact);
+    args.graph.run(&graph, ranking)
 }
 
 /// What the arguments ask for, checked before the graph is opened.
@@ -184,6 +178,19 @@ struct Plan {
     methods: Vec<Method>,
     rng_seeds: Option<Vec<u64>>,
     baseline: Option<usize>,
+}
+
+/// The evaluation, run where the graph is held.
+struct Ranking<'a>(&'a Args, &'a BvWebGraph, Plan, Pages, ImpactColumn);
+
+/// The impact table and the column evaluated.
+type ImpactColumn = (crawlrank_impact::ImpactTable, usize);
+
+impl OnGraph for Ranking<'_> {
+    type Output = ();
+    fn on<G: SimGraph>(self, csr: &G) -> Result<()> {
+        rank_on(self.0, self.1, csr, self.2, self.3, self.4)
+    }
 }
 
 /// The evaluation on `csr`: the graph decoded, or the compressed graph itself; `impact` is
@@ -194,7 +201,7 @@ fn rank_on<G>(
     csr: &G,
     plan: Plan,
     pages: Pages,
-    (table, column): (crawlrank_impact::ImpactTable, usize),
+    (table, column): ImpactColumn,
 ) -> Result<()>
 where
     G: Successors + SequentialSuccessors + Transpose,
@@ -205,7 +212,7 @@ where
         baseline,
     } = plan;
     let n = graph.num_nodes();
-    let mut provenance = Provenance::new(&args.graph)?;
+    let mut provenance = Provenance::new(&args.graph.path)?;
     provenance.set(
         "impact",
         serde_json::json!({ "file": file_digest(&args.impact)?, "column": table.columns[column] }),
@@ -240,7 +247,7 @@ where
     }
     eprintln!(
         "{}: {n} pages, {} arcs; impact column '{}'",
-        args.graph.display(),
+        args.graph.path.display(),
         csr.arc_count(),
         table.columns[column]
     );
@@ -272,7 +279,7 @@ where
         .filter(|&c| c != column)
         .map(|c| table.values[c].as_slice())
         .collect();
-    let graph_name = args.graph.display().to_string();
+    let graph_name = args.graph.path.display().to_string();
     let labels = Labels {
         graph: &graph_name,
         impact_column: &table.columns[column],

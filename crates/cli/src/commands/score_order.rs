@@ -2,21 +2,19 @@
 //! another crawler's log) with the simulator's measures, so that it can be compared with the
 //! simulated policies on the same footing (docs/algorithms.md §4).
 
+use super::held::OnGraph;
 use super::simulate::{parse_percents, Percents};
 use crate::provenance::{file_digest, stamp_json, Provenance};
 use anyhow::Result;
-use crawlrank_graph::{open_graph, Cache};
-use crawlrank_sim::score::default_name;
-use crawlrank_sim::{score_order, write_outputs, write_table, ScoreOptions, SeedChoice};
+use crawlrank_graph::{open_graph, BvWebGraph, Cache};
+use crawlrank_sim::score::{default_name, Scored};
+use crawlrank_sim::{score_order, write_outputs, write_table, ScoreOptions, SeedChoice, SimGraph};
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The graph: a BVGraph basename or an arc-list file.
-    #[arg(long)]
-    pub graph: PathBuf,
     #[command(flatten)]
-    pub held: super::held::Held,
+    pub graph: super::held::GraphArgs,
     /// The order: one page per line, first crawled first — page ids (the graph's own ids:
     /// those of an imported arc list, else 0..n) or URLs when the graph has them; empty and
     /// `#` lines are skipped. It must list every page reachable from the seeds once, each
@@ -49,6 +47,16 @@ pub struct Args {
     pub out: Option<PathBuf>,
 }
 
+/// The scoring, run where the graph is held.
+struct Scoring<'a>(&'a BvWebGraph, &'a ScoreOptions);
+
+impl OnGraph for Scoring<'_> {
+    type Output = Scored;
+    fn on<G: SimGraph>(self, csr: &G) -> Result<Scored> {
+        score_order(self.0, csr, self.1)
+    }
+}
+
 pub fn run(args: Args, cache: &Cache) -> Result<()> {
     let seeds = match (&args.seeds_file, args.seeds) {
         (Some(f), _) => Some(SeedChoice::File(f.clone())),
@@ -61,7 +69,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         }
         (None, None) => None,
     };
-    let graph = open_graph(&args.graph, cache)?;
+    let graph = open_graph(&args.graph.path, cache)?;
     let ids = graph.page_ids()?;
     let options = ScoreOptions {
         name: args
@@ -74,13 +82,9 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         percents: args.checkpoints.0.clone(),
         rng_seed: args.rng_seed,
     };
-    let mut scored = if args.held.decode(&graph) {
-        score_order(&graph, &graph.to_csr()?, &options)?
-    } else {
-        score_order(&graph, &graph, &options)?
-    };
+    let mut scored = args.graph.run(&graph, Scoring(&graph, &options))?;
     // Outputs name the graph as the user did (an arc list, not its imported copy in the cache).
-    scored.summary.graph = args.graph.display().to_string();
+    scored.summary.graph = args.graph.path.display().to_string();
     if scored.unlinked > 0 {
         eprintln!(
             "{} pages of {} were listed before any page listed earlier links to them",
@@ -91,7 +95,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     write_table(&scored.summary, &mut std::io::stdout().lock())?;
     if let Some(dir) = &args.out {
         write_outputs(&scored.summary, dir, false, &ids)?;
-        let mut provenance = Provenance::new(&args.graph)?;
+        let mut provenance = Provenance::new(&args.graph.path)?;
         provenance.set("order_file", file_digest(&args.order)?);
         if let Some(f) = &args.seeds_file {
             provenance.set("seeds_file", file_digest(f)?);

@@ -2,23 +2,21 @@
 //! paper's §3.5) — BFS crawls by depth from the seeds and from as many random pages, the
 //! distances between the cores the seeds came from, and the graph's average distance.
 
+use super::held::OnGraph;
 use crate::provenance::{file_digest, Provenance};
 use anyhow::{ensure, Context, Result};
 use crawlrank_graph::access::{SequentialSuccessors, Successors, Transpose};
 use crawlrank_graph::{open_graph, BvWebGraph, Cache, PageIds};
 use crawlrank_seeds::file::{cores_path, read_cores_json, CoreEntry};
 use crawlrank_seeds::{check_cores, evaluate, write_outputs, write_table, EvalConfig};
+use crawlrank_sim::SimGraph;
 use std::path::PathBuf;
 use std::time::Instant;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The graph the seeds are evaluated on (the original graph, not pruned): a BVGraph
-    /// basename or an arc-list file.
-    #[arg(long)]
-    pub graph: PathBuf,
     #[command(flatten)]
-    pub held: super::held::Held,
+    pub graph: super::held::GraphArgs,
     /// The seeds, one per line: `id` (the graph's own ids: those of an imported arc list, else
     /// 0..n), `id<TAB>url` (as `crawlrank seeds` writes them) or a URL; `#` starts a comment
     /// line. The cores are read from FILE.cores.json when it exists.
@@ -43,7 +41,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, cache: &Cache) -> Result<()> {
-    let graph = open_graph(&args.graph, cache)?;
+    let graph = open_graph(&args.graph.path, cache)?;
     let n = graph.num_nodes();
     let ids = graph.page_ids()?;
     let seeds = crawlrank_sim::read_seeds(&args.seeds, &graph)?;
@@ -55,7 +53,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
             "{}: its cores were found in a graph of {} pages, but {} has {n}",
             cores_file.display(),
             record.pages,
-            args.graph.display()
+            args.graph.path.display()
         );
         let cores: Vec<Vec<u32>> = record.cores.iter().map(CoreEntry::pages).collect();
         check_cores(&cores, n).with_context(|| cores_file.display().to_string())?;
@@ -69,12 +67,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         cores_file,
         ids,
     };
-    if args.held.decode(&graph) {
-        let csr = graph.to_csr()?;
-        evaluate_on(&args, &graph, &csr, found)
-    } else {
-        evaluate_on(&args, &graph, &graph, found)
-    }
+    args.graph.run(&graph, Evaluation(&args, &graph, found))
 }
 
 /// What `run` read before choosing where the graph is held.
@@ -83,6 +76,16 @@ struct Found {
     cores: Option<Vec<Vec<u32>>>,
     cores_file: PathBuf,
     ids: PageIds,
+}
+
+/// The evaluation, run where the graph is held.
+struct Evaluation<'a>(&'a Args, &'a BvWebGraph, Found);
+
+impl OnGraph for Evaluation<'_> {
+    type Output = ();
+    fn on<G: SimGraph>(self, csr: &G) -> Result<()> {
+        evaluate_on(self.0, self.1, csr, self.2)
+    }
 }
 
 /// The evaluation on `g`: the graph decoded, or the compressed graph itself.
@@ -99,7 +102,7 @@ where
     let n = g.node_count();
     eprintln!(
         "{}: {n} pages, {} arcs; {} seeds from {}; {}",
-        args.graph.display(),
+        args.graph.path.display(),
         g.arc_count(),
         seeds.len(),
         args.seeds.display(),
@@ -115,7 +118,7 @@ where
         rng_seed: args.random_seeds,
         distance_samples: args.distance_samples,
     };
-    let name = args.graph.display().to_string();
+    let name = args.graph.path.display().to_string();
     let eval = evaluate(
         &name,
         g,
@@ -129,7 +132,7 @@ where
     write_table(&eval, &mut std::io::stdout().lock())?;
     if let Some(dir) = &args.out {
         let written = write_outputs(&eval, dir, &ids)?;
-        let mut provenance = Provenance::new(&args.graph)?;
+        let mut provenance = Provenance::new(&args.graph.path)?;
         provenance.set("seeds_file", file_digest(&args.seeds)?);
         if cores.is_some() {
             provenance.set("cores_file", file_digest(&cores_file)?);

@@ -1,5 +1,6 @@
 //! `crawlrank simulate`: replay crawls of a known graph with each policy and score them.
 
+use super::held::OnGraph;
 use crate::progress;
 use crate::provenance::{file_digest, Provenance};
 use anyhow::{ensure, Result};
@@ -16,11 +17,8 @@ use std::path::{Path, PathBuf};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The graph: a BVGraph basename or an arc-list file.
-    #[arg(long)]
-    pub graph: PathBuf,
     #[command(flatten)]
-    pub held: super::held::Held,
+    pub graph: super::held::GraphArgs,
     /// Policies, comma-separated, or `all`.
     #[arg(long, default_value = "all")]
     pub policy: String,
@@ -226,9 +224,9 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
             })?)
         }
     };
-    let graph = open_graph(&args.graph, cache)?;
+    let graph = open_graph(&args.graph.path, cache)?;
     let ids = graph.page_ids()?;
-    let mut provenance = Provenance::new(&args.graph)?;
+    let mut provenance = Provenance::new(&args.graph.path)?;
     if let Some(file) = &args.seeds_file {
         provenance.set("seeds_file", file_digest(file)?);
     }
@@ -262,7 +260,6 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         ..PolicyConfig::default()
     }
     .check()?;
-    let decode = args.held.decode(&graph);
     let prepared = Prepared {
         policies,
         seeds,
@@ -273,12 +270,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         provenance,
         ids,
     };
-    if decode {
-        let csr = graph.to_csr()?;
-        simulate_on(&args, &graph, &csr, prepared)
-    } else {
-        simulate_on(&args, &graph, &graph, prepared)
-    }
+    args.graph.run(&graph, Simulation(&args, &graph, prepared))
 }
 
 /// What `run` prepared before choosing where the graph is held.
@@ -291,6 +283,16 @@ struct Prepared {
     impact_column: Option<String>,
     provenance: Provenance,
     ids: PageIds,
+}
+
+/// The experiment, run where the graph is held.
+struct Simulation<'a>(&'a Args, &'a BvWebGraph, Prepared);
+
+impl OnGraph for Simulation<'_> {
+    type Output = ();
+    fn on<G: SimGraph>(self, csr: &G) -> Result<()> {
+        simulate_on(self.0, self.1, csr, self.2)
+    }
 }
 
 /// The experiment on `csr`: the graph decoded, or the compressed graph itself.
@@ -334,7 +336,7 @@ fn simulate_on<G: SimGraph>(
     };
     let mut summary = run_with_progress(graph, csr, &experiment)?;
     // Outputs name the graph as the user did (an arc list, not its imported copy in the cache).
-    summary.graph = args.graph.display().to_string();
+    summary.graph = args.graph.path.display().to_string();
     summary.impact_column = prepared.impact_column.clone();
     summary.seed_source = seed_source;
     provenance.set("resolved", resolved(args, &summary));
@@ -366,7 +368,7 @@ fn simulate_on<G: SimGraph>(
     };
     eprintln!("the same policies from {} random seeds:", summary.seeds);
     let mut random_summary = run_with_progress(graph, csr, &baseline)?;
-    random_summary.graph = args.graph.display().to_string();
+    random_summary.graph = args.graph.path.display().to_string();
     random_summary.impact_column = prepared.impact_column;
     random_summary.seed_source = random_source;
     let mut out = std::io::stdout().lock();
@@ -532,7 +534,7 @@ fn run_repeated_and_report<G: SimGraph>(
     })?;
     // Outputs name the graph as the user did (an arc list, not its imported copy in the cache).
     for run in &mut runs {
-        run.graph = args.graph.display().to_string();
+        run.graph = args.graph.path.display().to_string();
         run.impact_column = impact_column.clone();
     }
     if let [one] = runs.as_slice() {
