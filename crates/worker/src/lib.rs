@@ -508,6 +508,16 @@ async fn run_async(
         if stop.load(Ordering::SeqCst) {
             break WorkerStop::Stopped;
         }
+        // Every fetch that ended frees its slot now. A `JoinSet` counts its ended tasks
+        // until they are joined, and the wait below joins one per turn of this loop — a
+        // turn that is a `GetURLs` round trip whenever a slot is free — so without this the
+        // ended fetches would wait for round trips one by one and hold their slots: one
+        // page leased, fetched and reported per round trip, whatever the concurrency.
+        while let Some(joined) = tasks.try_join_next() {
+            add(&mut counts, joined.context("a fetch task failed")??);
+            next_ask = now;
+            poll = MIN_POLL;
+        }
         let in_flight = tasks.len() as u64;
         let budget = cfg
             .max_pages
