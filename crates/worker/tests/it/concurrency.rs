@@ -1,15 +1,15 @@
 //! A worker uses its `concurrency`: on a web of many hosts, where one request per host at a
 //! time still leaves plenty to fetch at once, a worker at concurrency N keeps several
-//! requests in flight, as the served web sees them (the test web's log of each request's
-//! arrival and finish). A worker that takes in one ended fetch per `GetURLs` round trip
-//! leases, fetches and reports about one page per round trip whatever its concurrency: it
-//! passes every other test and crawls at a fraction of its speed.
+//! requests in flight, and never more than N, as the served web sees them (the test web's
+//! log of each request's arrival and finish). A worker that takes in one ended fetch per
+//! `GetURLs` round trip leases, fetches and reports about one page per round trip whatever
+//! its concurrency: it passes every other test and crawls at a fraction of its speed.
 
 use crate::common::{start_service_with, start_web_with, worker_config};
 use crawlrank_testweb::{max_in_flight_per_host, LogEntry, TestWebConfig};
 use crawlrank_worker::WorkerStop;
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Requests in flight on average, from the first request's arrival to the last one's finish:
 /// the time the requests took together over the time the crawl took.
@@ -29,6 +29,22 @@ fn mean_in_flight(log: &[LogEntry]) -> f64 {
             .saturating_duration_since(first)
             .as_secs_f64()
             .max(1e-9)
+}
+
+/// The most requests in flight at once to the whole web, from its log.
+fn max_in_flight(log: &[LogEntry]) -> usize {
+    let mut events: Vec<(Instant, i32)> = log
+        .iter()
+        .flat_map(|e| [(e.arrival, 1), (e.finish, -1)])
+        .collect();
+    // At equal instants a finish comes first: back-to-back requests do not overlap.
+    events.sort_unstable();
+    let (mut cur, mut max) = (0i32, 0i32);
+    for (_, d) in events {
+        cur += d;
+        max = max.max(cur);
+    }
+    max as usize
 }
 
 #[test]
@@ -60,8 +76,17 @@ fn a_worker_keeps_its_concurrency_busy_on_a_web_of_many_hosts() {
         max_in_flight_per_host(&log).values().all(|&m| m <= 1),
         "still one request at a time per host"
     );
-    // A fetch, a report and a GetURLs take about 100 ms each: 16 slots refilled every
-    // 300 ms or so keep about 5 requests in flight, once the crawl knows 16 hosts.
+    // The URLs leased ahead wait for a fetch slot: never more fetches than the concurrency.
+    let most = max_in_flight(&log);
+    assert!(
+        most <= c.concurrency,
+        "{most} requests at once at concurrency {}",
+        c.concurrency
+    );
+    // Each request, report and GetURLs takes about 100 ms. 16 fetch slots, each given the
+    // next leased URL as soon as it is free, keep about 7 requests in flight (the start,
+    // while the crawl knows fewer hosts than slots, counted in); a worker that leased,
+    // fetched and reported a page per GetURLs round trip kept about 2.
     let mean = mean_in_flight(&log);
     assert!(
         mean >= 3.0,
