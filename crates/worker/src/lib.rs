@@ -31,7 +31,7 @@
 //!   started, and waits as when idle), or when nothing was served for `idle_exit` while no URL was leased by anyone (what is
 //!   left is blocked, limited or waits on a long delay), or at `--max-pages` fetched pages
 //!   of this worker, or on a stop request (the fetches in flight are finished and reported
-//!   first).
+//!   first; the URLs leased ahead and not started are left to their leases' end).
 //!
 //! - **A host that refuses** (`429`, `503`) holds its queue for every worker, as the engine
 //!   holds the host: the wait is the engine's (`Retry-After` in either form, else the host's
@@ -534,6 +534,8 @@ async fn run_async(
             last_progress = now;
         }
         if stop.load(Ordering::SeqCst) {
+            // The URLs leased ahead and not started are left to their leases' end.
+            shared.fetch_slots.close();
             break WorkerStop::Stopped;
         }
         // Every fetch that ended frees its slot now. A `JoinSet` counts its ended tasks
@@ -843,11 +845,11 @@ async fn fetch_one(shared: Arc<Shared>, frontier: FrontierClient, leased: UrlInf
     // The lease started at most now: a retry must be over before this.
     let lease_end = Instant::now() + Duration::from_secs(shared.cfg.lease_secs.into());
     let fetched = {
-        let _slot = shared
-            .fetch_slots
-            .acquire()
-            .await
-            .context("the fetch slots were closed")?;
+        let Ok(_slot) = shared.fetch_slots.acquire().await else {
+            // The worker is stopping: the URL was not started; the service serves it again
+            // when its lease runs out.
+            return Ok(Done::default());
+        };
         fetch_leased(&shared, &frontier, &leased, lease_end).await?
     };
     match fetched {
