@@ -11,6 +11,12 @@
 //!   `--delay` and robots.txt's Crawl-delay) runs between two answers of a queue. A host's
 //!   robots.txt is fetched under the lease of one of its URLs, so it too is one request at a
 //!   time per host.
+//! - **Speed**: a `GetURLs` or a report waits for the service's durable commit, often longer
+//!   than a fetch, so the worker never waits for one between two fetches: it keeps the next
+//!   URLs leased, ready for a fetch slot (`concurrency` of them) as soon as one is free, and
+//!   a fetched page's slot is free while its report is under way (the host's URL stays
+//!   leased until the report is applied, so the host still waits for it). Ended fetches are
+//!   taken in all at once, never one per `GetURLs` round trip.
 //! - **No page fetched twice**: a leased URL is served to no one else until its lease ends;
 //!   the worker reports every URL it leased (fetched, or given up) as done for good, so it is
 //!   never served again. A worker killed with URLs leased loses nothing: their leases run out
@@ -25,7 +31,7 @@
 //!   started, and waits as when idle), or when nothing was served for `idle_exit` while no URL was leased by anyone (what is
 //!   left is blocked, limited or waits on a long delay), or at `--max-pages` fetched pages
 //!   of this worker, or on a stop request (the fetches in flight are finished and reported
-//!   first).
+//!   first; the URLs leased ahead and not started are left to their leases' end).
 //!
 //! - **A host that refuses** (`429`, `503`) holds its queue for every worker, as the engine
 //!   holds the host: the wait is the engine's (`Retry-After` in either form, else the host's
@@ -94,7 +100,8 @@ pub struct WorkerConfig {
     /// URLs put into the crawl at start (normalised as the crawler does; known ones are
     /// ignored by the service). Their hosts may have non-public addresses.
     pub seeds: Vec<String>,
-    /// Fetches at once (and URLs leased at once).
+    /// Fetches at once. Up to four times as many URLs are leased at once (waiting for a
+    /// fetch slot, fetched, or being reported); at concurrency 1, one.
     pub concurrency: usize,
     /// If set, the crawl's queue delay (`SetDelay` on every queue without one of its own),
     /// in whole seconds.
@@ -198,7 +205,8 @@ pub struct WorkerCounts {
     pub discovered: u64,
     /// Out-links left out by the scope or the URL filters.
     pub out_of_scope: u64,
-    /// Fetches under way.
+    /// URLs under way: leased and not yet reported (waiting for a fetch slot, fetched, or
+    /// being reported).
     pub in_flight: u64,
     /// Requests tried again after a retryable failure.
     pub retries: u64,
@@ -243,6 +251,8 @@ struct Shared {
     /// Refusals so far of the URLs this worker left to their lease's end, so that a URL
     /// refused again and again is given up after `max_retries` as in the engine.
     refused: Mutex<HashMap<String, u32>>,
+    /// One permit per fetch at once (`concurrency`): a leased URL is fetched under one.
+    fetch_slots: tokio::sync::Semaphore,
 }
 
 /// What one leased URL came to.
@@ -368,6 +378,22 @@ async fn node_clients(cfg: &WorkerConfig, given: FrontierClient) -> Result<Vec<F
     Ok(clients)
 }
 
+/// How many URLs a worker at `concurrency` holds leased at once: besides those being
+/// fetched, the next ones, ready for a fetch slot as soon as one is free (a `GetURLs` round
+/// trip waits for a durable commit, longer than a fetch on a fast network), and those being
+/// reported. At concurrency 1 a single one, so that each `GetURLs` sees every report before
+/// it and the fetches follow the service's policy exactly.
+fn max_leased(concurrency: usize) -> usize {
+    if concurrency <= 1 {
+        1
+    } else {
+        concurrency.saturating_mul(LEASES_PER_SLOT)
+    }
+}
+
+/// URLs leased at once per fetch slot (above concurrency 1, see [`max_leased`]).
+const LEASES_PER_SLOT: usize = 4;
+
 /// Runs a worker until the crawl is done, it is idle, it reached `max_pages`, or `stop` is
 /// set; `progress` is called about once a second with its counts.
 pub fn run(
@@ -484,7 +510,9 @@ async fn run_async(
         warc,
         backoffs: Mutex::new(Backoffs::new(cfg.max_retry_after)),
         refused: Mutex::new(HashMap::new()),
+        fetch_slots: tokio::sync::Semaphore::new(cfg.concurrency),
     });
+    let max_leased = max_leased(cfg.concurrency) as u64;
     let mut counts = WorkerCounts::default();
     let mut tasks: JoinSet<Result<Done>> = JoinSet::new();
     let mut next_ask = Instant::now();
@@ -506,7 +534,19 @@ async fn run_async(
             last_progress = now;
         }
         if stop.load(Ordering::SeqCst) {
+            // The URLs leased ahead and not started are left to their leases' end.
+            shared.fetch_slots.close();
             break WorkerStop::Stopped;
+        }
+        // Every fetch that ended frees its slot now. A `JoinSet` counts its ended tasks
+        // until they are joined, and the wait below joins one per turn of this loop — a
+        // turn that is a `GetURLs` round trip whenever a slot is free — so without this the
+        // ended fetches would wait for round trips one by one and hold their slots: one
+        // page leased, fetched and reported per round trip, whatever the concurrency.
+        while let Some(joined) = tasks.try_join_next() {
+            add(&mut counts, joined.context("a fetch task failed")??);
+            next_ask = now;
+            poll = MIN_POLL;
         }
         let in_flight = tasks.len() as u64;
         let budget = cfg
@@ -515,7 +555,7 @@ async fn run_async(
         if budget == 0 && tasks.is_empty() {
             break WorkerStop::MaxPages;
         }
-        let room = (cfg.concurrency as u64 - in_flight.min(cfg.concurrency as u64)).min(budget);
+        let room = (max_leased - in_flight.min(max_leased)).min(budget);
         if room > 0 && now >= next_ask {
             // One GetURLs per node at once, the free slots shared among them.
             let asked = nodes.len().min(room as usize);
@@ -775,56 +815,85 @@ fn report_metadata(outcome: &str, status: u16) -> Vec<(String, String)> {
     ]
 }
 
-/// Reports `leased` as given up without a fetch (`outcome`, status 0, no links): a URL the
-/// worker cannot or may not fetch.
-async fn give_up(
-    frontier: &FrontierClient,
-    limit: Duration,
-    leased: &UrlInfo,
-    outcome: &str,
-    mut done: Done,
-) -> Result<Done> {
-    done.given_up = true;
-    report_page(
-        frontier,
-        limit,
-        leased,
-        report_metadata(outcome, 0),
-        Vec::new(),
-    )
-    .await?;
-    Ok(done)
+/// What a leased URL's fetch ends in: a report to make (a page, or a URL given up), or
+/// nothing, for a refused URL left to its lease's end.
+enum Fetched {
+    Report {
+        done: Done,
+        metadata: Vec<(String, String)>,
+        links: Vec<String>,
+    },
+    Deferred(Done),
 }
 
-/// Fetches one leased URL (robots.txt first when its host's is not known) and reports it.
+/// A URL given up without a fetch (`outcome`, status 0, no links): one the worker cannot or
+/// may not fetch.
+fn given_up(outcome: &str, mut done: Done) -> Fetched {
+    done.given_up = true;
+    Fetched::Report {
+        done,
+        metadata: report_metadata(outcome, 0),
+        links: Vec::new(),
+    }
+}
+
+/// Fetches one leased URL, once a fetch slot is free, and reports it. The slot (and the
+/// host's connection) is given back before the report: a report waits for the service's
+/// durable commit, milliseconds in which the slot can fetch another page. The host is not
+/// served to anyone meanwhile — its URL stays leased until the report is applied.
 async fn fetch_one(shared: Arc<Shared>, frontier: FrontierClient, leased: UrlInfo) -> Result<Done> {
-    let cfg = &shared.cfg;
     // The lease started at most now: a retry must be over before this.
-    let lease_end = Instant::now() + Duration::from_secs(cfg.lease_secs.into());
+    let lease_end = Instant::now() + Duration::from_secs(shared.cfg.lease_secs.into());
+    let fetched = {
+        let Ok(_slot) = shared.fetch_slots.acquire().await else {
+            // The worker is stopping: the URL was not started; the service serves it again
+            // when its lease runs out.
+            return Ok(Done::default());
+        };
+        fetch_leased(&shared, &frontier, &leased, lease_end).await?
+    };
+    match fetched {
+        Fetched::Deferred(done) => Ok(done),
+        Fetched::Report {
+            mut done,
+            metadata,
+            links,
+        } => {
+            done.discovered = report_page(
+                &frontier,
+                shared.cfg.frontier_retry,
+                &leased,
+                metadata,
+                links,
+            )
+            .await?;
+            Ok(done)
+        }
+    }
+}
+
+/// Fetches one leased URL (robots.txt first when its host's is not known) on a connection
+/// of its own, closed when this returns: what to report.
+async fn fetch_leased(
+    shared: &Shared,
+    frontier: &FrontierClient,
+    leased: &UrlInfo,
+    lease_end: Instant,
+) -> Result<Fetched> {
+    let cfg = &shared.cfg;
     let mut done = Done::default();
     let mut conn = HostConnection::default();
-    let limit = cfg.frontier_retry;
     let Some(origin) = origin_key(&leased.url) else {
         // The service accepted it, the crawler cannot fetch it (not http(s)…): given up.
-        let outcome = Outcome::FetchError.name();
-        return give_up(&frontier, limit, &leased, outcome, done).await;
+        return Ok(given_up(Outcome::FetchError.name(), done));
     };
-    let rules = robots_rules(
-        &shared,
-        &frontier,
-        &mut conn,
-        &origin,
-        &leased.key,
-        &mut done,
-    )
-    .await?;
+    let rules = robots_rules(shared, frontier, &mut conn, &origin, &leased.key, &mut done).await?;
     let Some(rules) = rules else {
-        return give_up(&frontier, limit, &leased, "robots-unreachable", done).await;
+        return Ok(given_up("robots-unreachable", done));
     };
     if !rules.allowed(&leased.url) {
         done.robots_disallowed = true;
-        let outcome = Outcome::RobotsDisallowed.name();
-        return give_up(&frontier, limit, &leased, outcome, done).await;
+        return Ok(given_up(Outcome::RobotsDisallowed.name(), done));
     }
     let refused_before = shared
         .refused
@@ -836,7 +905,7 @@ async fn fetch_one(shared: Arc<Shared>, frontier: FrontierClient, leased: UrlInf
     let fetch = loop {
         let f = shared.fetcher.page(&mut conn, &leased.url).await;
         if let Some(r) =
-            note_refusal(&shared, &frontier, &leased.key, f.status, f.retry.after).await?
+            note_refusal(shared, frontier, &leased.key, f.status, f.retry.after).await?
         {
             done.rate_limited += 1;
             if r.give_up {
@@ -857,7 +926,7 @@ async fn fetch_one(shared: Arc<Shared>, frontier: FrontierClient, leased: UrlInf
                     .map_err(|_| anyhow::anyhow!("the refusal table was poisoned"))?
                     .insert(leased.url.clone(), attempt);
                 done.deferred = true;
-                return Ok(done);
+                return Ok(Fetched::Deferred(done));
             }
             tokio::time::sleep_until(at.into()).await;
             done.retries += 1;
@@ -895,15 +964,11 @@ async fn fetch_one(shared: Arc<Shared>, frontier: FrontierClient, leased: UrlInf
     links.retain(|l| shared.scope.check(l).is_ok());
     done.out_of_scope = (before - links.len()) as u64;
     done.links = links.len() as u64;
-    done.discovered = report_page(
-        &frontier,
-        limit,
-        &leased,
-        report_metadata(outcome.name(), fetch.status),
+    Ok(Fetched::Report {
+        done,
+        metadata: report_metadata(outcome.name(), fetch.status),
         links,
-    )
-    .await?;
-    Ok(done)
+    })
 }
 
 #[cfg(test)]

@@ -3,4 +3,6 @@
 
 mod common;
 
+mod concurrency;
+
 mod through_service;

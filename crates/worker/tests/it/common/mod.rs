@@ -38,6 +38,12 @@ pub struct Service {
 /// A frontier service for a new state, ordered by `policy` for a crawl expected to reach
 /// `expected` pages.
 pub fn start_service(policy: &str, expected: u64) -> Service {
+    start_service_with(policy, expected, None)
+}
+
+/// [`start_service`] with a group-commit window other than the service's default (a longer
+/// one makes every changing call, `GetURLs` included, a slow round trip).
+pub fn start_service_with(policy: &str, expected: u64, commit: Option<Duration>) -> Service {
     let dir = tempfile::tempdir().unwrap();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -45,10 +51,13 @@ pub fn start_service(policy: &str, expected: u64) -> Service {
         .build()
         .unwrap();
     let server = rt.block_on(async {
-        let config = ServiceConfig {
+        let mut config = ServiceConfig {
             policy: Some(policy_spec(policy, Some(expected), None, 0).unwrap()),
             ..ServiceConfig::new(dir.path())
         };
+        if let Some(commit) = commit {
+            config.commit_interval = commit;
+        }
         let service = FrontierService::open(config).unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         spawn(service, listener).unwrap()
