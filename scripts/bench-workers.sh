@@ -14,7 +14,9 @@
 # Other settings (environment): OUT (default target/bench-workers), WEBS (generated webs,
 # kept for reuse, default target/bench-crawl-scale/webs, shared with bench-crawl-scale.sh),
 # SEED (1), POLICY (fica), RUN_TIMEOUT (900 s per run), COMMIT_MS (the service's
-# --commit-interval; default: the service's own).
+# --commit-interval; default: the service's own), NODES (1: one `frontier serve`; N > 1: a
+# cluster of N nodes on one `nats-server -js`, docs/scaling.md, the workers given the first
+# node's address and leasing from every node).
 set -euo pipefail
 export LC_ALL=C
 cd "$(dirname "$0")/.."
@@ -31,17 +33,21 @@ WEBS="${WEBS:-$ROOT/target/bench-crawl-scale/webs}"
 SEED="${SEED:-1}"
 POLICY="${POLICY:-fica}"
 RUN_TIMEOUT="${RUN_TIMEOUT:-900}"
+NODES="${NODES:-1}"
 
 die() {
     echo "bench-workers: $*" >&2
     exit 1
 }
 [[ -z "${COMMIT_MS:-}" || "$COMMIT_MS" =~ ^[0-9]+$ ]] || die "COMMIT_MS must be a whole number, not '$COMMIT_MS'"
-for v in PAGES HOSTS TOTAL CONC LATENCY SEED RUN_TIMEOUT; do
+for v in PAGES HOSTS TOTAL CONC LATENCY SEED RUN_TIMEOUT NODES; do
     [[ "${!v}" =~ ^[0-9]+$ ]] || die "$v must be a whole number, not '${!v}'"
 done
 ((PAGES > 0 && HOSTS > 0 && HOSTS <= PAGES)) || die "need 0 < HOSTS ($HOSTS) <= PAGES ($PAGES)"
 ((TOTAL >= 2 && CONC > 0)) || die "TOTAL must be at least 2 and CONCURRENCY at least 1"
+((NODES >= 1)) || die "NODES must be at least 1"
+NATS_SERVER=$(command -v nats-server || echo /usr/sbin/nats-server)
+((NODES == 1)) || [[ -x "$NATS_SERVER" ]] || die "NODES > 1 needs nats-server (apt-get install nats-server)"
 
 mkdir -p "$OUT" "$WEBS"
 OUT=$(cd "$OUT" && pwd)
@@ -136,12 +142,45 @@ wait_all "$pid"
 secs=$(since "$t" 2)
 ROWS+=("| \`crawlrank crawl\` (its own frontier) | 1 × $CONC | $TOTAL | $secs | $(awk -v n="$TOTAL" -v s="$secs" 'BEGIN { printf "%.0f", n / s }') |")
 
+# A free loopback port (the kernel's choice, released for the server to take).
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Starts the frontier for a run of $1 workers: one `frontier serve`, or NODES nodes of a
+# cluster on a fresh nats-server; sets ADDR (the address the workers are given) and
+# SERVICE_PIDS.
+start_frontier() {
+    local workers=$1 i nodes=() list nats_port
+    rm -rf "$OUT/frontier-$workers" "$OUT/nats-$workers"
+    SERVICE_PIDS=()
+    if ((NODES == 1)); then
+        start_server "the frontier service" "$OUT/frontier-$workers.log" 's|.* API on \([0-9.:]*\).*|\1|p' -- \
+            "$BIN" --cache "$CACHE" frontier serve --state "$OUT/frontier-$workers" --addr 127.0.0.1:0 \
+            --policy "$POLICY" --expected-pages "$TOTAL" ${COMMIT_MS:+--commit-interval "$COMMIT_MS"}
+        SERVICE_PIDS+=("$LAST_PID")
+        return
+    fi
+    nats_port=$(free_port)
+    start_server "nats-server" "$OUT/nats-$workers.log" "s|.*Listening for client connections on .*|127.0.0.1:$nats_port|p" -- \
+        "$NATS_SERVER" -js -a 127.0.0.1 -p "$nats_port" -sd "$OUT/nats-$workers"
+    SERVICE_PIDS+=("$LAST_PID")
+    for ((i = 0; i < NODES; i++)); do
+        nodes+=("127.0.0.1:$(free_port)")
+    done
+    list=$(IFS=,; echo "${nodes[*]}")
+    for ((i = 0; i < NODES; i++)); do
+        start_server "frontier node $i" "$OUT/frontier-$workers-node$i.log" 's|.* API on \([0-9.:]*\).*|\1|p' -- \
+            "$BIN" --cache "$CACHE" frontier serve --state "$OUT/frontier-$workers/node$i" \
+            --addr "${nodes[$i]}" --nats "nats://127.0.0.1:$nats_port" --nodes "$list" \
+            --policy "$POLICY" --expected-pages "$TOTAL" ${COMMIT_MS:+--commit-interval "$COMMIT_MS"}
+        SERVICE_PIDS+=("$LAST_PID")
+    done
+    ADDR=${nodes[0]}
+}
+
 for workers in 1 2; do
-    rm -rf "$OUT/frontier-$workers"
-    start_server "the frontier service" "$OUT/frontier-$workers.log" 's|.* API on \([0-9.:]*\).*|\1|p' -- \
-        "$BIN" --cache "$CACHE" frontier serve --state "$OUT/frontier-$workers" --addr 127.0.0.1:0 \
-        --policy "$POLICY" --expected-pages "$TOTAL" ${COMMIT_MS:+--commit-interval "$COMMIT_MS"}
-    service_pid=$LAST_PID
+    start_frontier "$workers"
     each=$((TOTAL / workers))
     pids=()
     t=$(now)
@@ -160,9 +199,13 @@ for workers in 1 2; do
         [[ -n "$n" ]] || die "no summary in $OUT/worker-$workers-$w.log"
         fetched=$((fetched + n))
     done
-    kill -TERM "$service_pid" 2>/dev/null || true
-    wait "$service_pid" 2>/dev/null || true
-    ROWS+=("| \`crawl --frontier\` workers | $workers × $CONC | $fetched | $secs | $(awk -v n="$fetched" -v s="$secs" 'BEGIN { printf "%.0f", n / s }') |")
+    for pid in "${SERVICE_PIDS[@]}"; do
+        kill -TERM "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+    on=""
+    ((NODES == 1)) || on=" on $NODES nodes"
+    ROWS+=("| \`crawl --frontier\` workers$on | $workers × $CONC | $fetched | $secs | $(awk -v n="$fetched" -v s="$secs" 'BEGIN { printf "%.0f", n / s }') |")
 done
 
 echo
