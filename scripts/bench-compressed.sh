@@ -15,7 +15,8 @@
 # first mode computed is copied into the next mode's cache (the same vector bit for bit), so
 # that later modes time the crawls alone; RANK_MODES (default: every mode) names the modes that
 # time `rank --algo pagerank` (with SHARE_PAGERANK=1 and RANK_MODES=always, the compressed mode
-# times the crawls alone, which on a large graph saves its hour of compressed PageRank). Peak RSS comes from GNU time; RssAnon (the heap:
+# times the crawls alone, which on a large graph saves its hour of compressed PageRank; see also
+# PAGERANK_CACHE below). Peak RSS comes from GNU time; RssAnon (the heap:
 # CSR, per-page state) and RssFile (the memory-mapped graph in the page cache) are sampled
 # from /proc/PID/status every 0.5 s. Prints whether the two modes' outputs are identical.
 set -euo pipefail
@@ -66,6 +67,9 @@ measure() {
     echo "  wall $wall, max RSS $rss MiB, peak RssAnon $((anon / 1024)) MiB, peak RssFile $((file / 1024)) MiB"
 }
 
+# With SHARE_PAGERANK=1, PAGERANK_CACHE=DIR takes the reference PageRank from DIR (the cache of an
+# earlier run on the same graph, e.g. OUT/cache-always) instead of from this run's first mode.
+first_cache=${PAGERANK_CACHE:-}
 for mode in $modes; do
     cache="$out/cache-$mode"
     rm -rf "$cache"
