@@ -23,9 +23,9 @@
 //! engine's commits drop them. What this leaves out: the fixed part (connections, the store's
 //! page cache, bodies in flight) and per-host robots.txt rules; docs/crawler.md, Resources.
 
-use crawlrank_crawler::seen::DEFAULT_CACHE_ENTRIES;
+use crawlrank_crawl_state::DEFAULT_CACHE_ENTRIES;
+use crawlrank_crawl_state::{Interned, UrlLimits, UrlTable};
 use crawlrank_crawler::store::{StepWrites, Store};
-use crawlrank_crawler::urls::{Interned, UrlLimits, UrlTable};
 use crawlrank_frontier::{Frontier, PageId, PolicyConfig, PolicyKind};
 
 /// `VmRSS` and `VmHWM` of this process in bytes (0 where `/proc` is absent).

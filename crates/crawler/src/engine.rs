@@ -1,4 +1,4 @@
-//! The crawl loop: one thread that owns the frontier, the URL table (`crate::urls`), the
+//! The crawl loop: one thread that owns the frontier, the URL table (`crawlrank_crawl_state::UrlTable`), the
 //! robots.txt table ([`crawlrank_fetch::robots`]), the politeness scheduler (`crate::politeness`), the
 //! requests in flight (`crate::in_flight`) and the state store, and drives them.
 //!
@@ -25,11 +25,11 @@ use crate::ranking::{
 use crate::resume;
 use crate::robots_table::{AfterFetch, HostRobots, RobotsTable};
 use crate::search_log::SearchLog;
-use crate::seen::{SeenCounts, DEFAULT_CACHE_ENTRIES as SEEN_CACHE_ENTRIES};
 use crate::stats::Stats;
 use crate::store::{Event, Loaded, SeenReader, StepWrites, Store};
-use crate::urls::{Interned, OriginId, UrlLimits, UrlTable};
 use anyhow::{bail, ensure, Context, Result};
+use crawlrank_crawl_state::{Interned, OriginId, UrlLimits, UrlTable};
+use crawlrank_crawl_state::{SeenCounts, DEFAULT_CACHE_ENTRIES as SEEN_CACHE_ENTRIES};
 use crawlrank_fetch::addresses::AddressGuard;
 use crawlrank_fetch::backoff::{Backoffs, RetryAfter};
 use crawlrank_fetch::connections::IDLE_GRACE;
@@ -196,8 +196,8 @@ pub struct Resources {
     pub max_idle_connections: Option<usize>,
     /// Most popped pages waiting for their host; default `max(256, 8 × concurrency)`.
     pub max_waiting: Option<usize>,
-    /// Most URL keys the seen-set caches in memory (crate::seen); the others are read from
-    /// the state. Default [`crate::seen::DEFAULT_CACHE_ENTRIES`].
+    /// Most URL keys the seen-set caches in memory (crawlrank_crawl_state::SeenSet); the others are read from
+    /// the state. Default [`crawlrank_crawl_state::DEFAULT_CACHE_ENTRIES`].
     pub seen_cache: usize,
     /// Frontier entries the priority policies keep in memory; the rest spill to sorted runs
     /// in `STATE/spill` (crawlrank_frontier::SpillingHeap), the order unchanged. 0 keeps them
@@ -925,7 +925,7 @@ impl Engine {
             Interned::Known(id) => Some(id),
             Interned::New(id) => {
                 if let Some(log) = &self.cfg.policy.impacts {
-                    if let Some(v) = log.impact(crate::urls::fingerprint(&url)) {
+                    if let Some(v) = log.impact(crawlrank_crawl_state::fingerprint(&url)) {
                         self.frontier.set_impact(id, v);
                         self.writes.impacts.push((id, v));
                     }

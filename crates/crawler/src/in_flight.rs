@@ -23,8 +23,8 @@
 //! without it, each such task would hold a slot for ever and leave its page popped, and after
 //! `--concurrency` of them the crawl would idle with nothing under way.
 
-use crate::urls::OriginId;
 use anyhow::{bail, Result};
+use crawlrank_crawl_state::OriginId;
 use crawlrank_fetch::addresses::AddressGuard;
 use crawlrank_fetch::connections::Connections;
 use crawlrank_fetch::fetch::{self, FetchConfig, PageFetch, RetryHint, RobotsFetch, SitemapFetch};

@@ -7,14 +7,12 @@
 //! | module | job |
 //! |---|---|
 //! | `engine` | the crawl loop: one thread owning the parts below, in the order of the frontier's calls; [`crawl`] |
-//! | `urls` | the URL table: URL fingerprint → page id (the seen-set), page → origin → registrable domain, the bounds on new ids (per host, per domain, in all) |
-//! | `seen` | the seen-set: a table of the state with a Bloom filter and a bounded cache in memory |
 //! | `robots_table` | each origin's robots.txt state during a crawl: rules and their age, retries, giving up |
 //! | `politeness` | the scheduler: per-origin queues, one request in flight per origin, delays, retries' backoff |
 //! | `in_flight` | the requests in flight: fetch tasks on the I/O runtime and the channel back, each origin's kept connection lent and given back; fewer for a while when file descriptors run short |
 //! | `hops` | link and redirect hops from the seeds, and their limits |
 //! | `search_log` | the search log of the impact-aware policies, keyed by URL ([`SearchLog`]) |
-//! | `store` | the state on disk (redb): URL table, the frontier event log, page marks, robots.txt answers, the sitemaps queued |
+//! | `store` | the state on disk (redb): the URL table's strings and seen-set (over `crawlrank-crawl-state`, which keeps the URL table, the seen-set and the caps on hosts), the frontier event log, page marks, robots.txt answers, the sitemaps queued |
 //! | `resume` | resuming: the frontier rebuilt by replaying the log (through the frontier crate's `LogReplay`) |
 //! | `ranking` | the ranking files: `score<TAB>url` and page marks, snapshots of a running crawl |
 //! | `export` | the crawl as a BVGraph + `.urls` or an arc list, the current ranking and page marks, the status |
@@ -25,9 +23,9 @@
 //!
 //! All modules are private: the crate's API is the entry points below, re-exported at its root.
 //!
-//! The files import each other one way only: `seen`, `stats`, `ranking`, `top` and `signals`
-//! import no other module of the crate; `store` and `urls` build on `seen`; `hops` and `resume`
-//! on `store`; `politeness`, `in_flight`, `robots_table` and `search_log` on `urls`' ids;
+//! The files import each other one way only: `stats`, `ranking`, `top` and `signals`
+//! import no other module of the crate; `hops` and `resume` on `store`; the URL table, the
+//! seen-set and the host ids are `crawlrank-crawl-state`'s;
 //! `engine` on all of them, and `export` on `store`, `resume`, `ranking` and `stats` (its
 //! tests run the engine, its code does not). Everything about a single request comes from
 //! `crawlrank-fetch`. No module prints or exits the process: errors are returned, and progress
@@ -77,8 +75,10 @@ macro_rules! internal_modules {
         mod $m;
     )*};
 }
-internal_modules!(seen, store, urls);
+internal_modules!(store);
 
+pub use crawlrank_crawl_state::{SeenCounts, DEFAULT_CACHE_ENTRIES as DEFAULT_SEEN_CACHE};
+pub use crawlrank_crawl_state::{UrlLimits, MAX_URLS};
 pub use engine::{
     crawl, CrawlConfig, CrawlLimits, CrawlReport, PolicySettings, Politeness, Progress, Resources,
     StopReason, WarcDamage, WarcRecovery, DEFAULT_FRONTIER_HOT,
@@ -90,10 +90,8 @@ pub use export::{
 pub use hops::{HopLimits, DEFAULT_MAX_REDIRECTS};
 pub use ranking::{PAGE_MARKS_SNAPSHOT, RANKING_SNAPSHOT};
 pub use search_log::SearchLog;
-pub use seen::{SeenCounts, DEFAULT_CACHE_ENTRIES as DEFAULT_SEEN_CACHE};
 pub use signals::StopSignals;
 pub use stats::Stats;
-pub use urls::{UrlLimits, MAX_URLS};
 
 // The parts of a crawl's configuration that are fetching's, as a front end names them.
 pub use crawlrank_fetch::page::PageMeta;

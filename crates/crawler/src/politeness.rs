@@ -26,7 +26,7 @@
 //!
 //! Time is passed in (`now`), never read here, so the unit tests drive a virtual clock.
 
-use crate::urls::OriginId;
+use crawlrank_crawl_state::OriginId;
 use crawlrank_frontier::PageId;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::{Duration, Instant};

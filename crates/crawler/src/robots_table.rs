@@ -6,7 +6,7 @@
 //! engine only acts on the answers (fetch the file, wait, count, apply the Crawl-delay). What
 //! a file means and how long an answer stays fresh is `crawlrank_fetch::robots`'s.
 
-use crate::urls::OriginId;
+use crawlrank_crawl_state::OriginId;
 use crawlrank_fetch::page::TransportFailure;
 use crawlrank_fetch::robots::{fresh, robots_rules, RobotsAnswer, RobotsRules, StoredRobots};
 

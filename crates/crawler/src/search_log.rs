@@ -14,8 +14,8 @@
 //! order); the crawl stores it, and a resumed crawl must be given a log with the same digest —
 //! another search log would make the replayed frontier differ from the one that ran.
 
-use crate::urls::fingerprint;
 use anyhow::{bail, Result};
+use crawlrank_crawl_state::fingerprint;
 use crawlrank_graph::impact_table::{column_index, read_url_impacts};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

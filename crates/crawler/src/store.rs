@@ -20,7 +20,7 @@
 //!   canonical URL (most pages say neither, so the table stays small);
 //! - `robots`: origin → [`StoredRobots`], each host's last robots.txt answer and when it was
 //!   fetched, so that a resumed crawl does not fetch it again while it is fresh;
-//! - `seen`: the URL → id index, keyed by [`SeenKey`] (crate::seen), so that the crawl need
+//! - `seen`: the URL → id index, keyed by [`SeenKey`] (crawlrank_crawl_state::SeenSet), so that the crawl need
 //!   not hold it in memory;
 //! - `impacts` and `hosts`: a search log's impacts, and the hosts paused by refusals;
 //! - `sitemaps`: the sitemap files queued (crawlrank_fetch::sitemap) and whether each was fetched, so
@@ -43,7 +43,7 @@ use crawlrank_fetch::page::PageMeta;
 // (the replay's tests among them) look for it.
 use crawlrank_fetch::page::Outcome;
 use crawlrank_fetch::robots::{RobotsAnswer, StoredRobots};
-use crate::seen::{SeenDisk, SeenKey};
+use crawlrank_crawl_state::{SeenDisk, SeenKey};
 use crawlrank_fetch::warc::WarcPosition;
 use anyhow::{bail, ensure, Context, Result};
 use crawlrank_frontier::{PageId, PolicySpec};
@@ -64,7 +64,7 @@ const IMPACTS: TableDefinition<u32, f64> = TableDefinition::new("impacts");
 /// Hosts paused by refusals (crawlrank_fetch::backoff): origin → [`HostPause::encode`]. A row is
 /// deleted when its host's back-off is gone. Absent in states of older builds.
 const HOSTS: TableDefinition<&str, &[u8]> = TableDefinition::new("hosts");
-/// The seen-set (crate::seen): [`SeenKey::to_u128`] → page id, one row per row of `urls`,
+/// The seen-set (crawlrank_crawl_state::SeenSet): [`SeenKey::to_u128`] → page id, one row per row of `urls`,
 /// written in the same transaction. Older builds did not write it, so a crawl that finds it
 /// missing or short rebuilds it from `urls` ([`Store::ensure_seen_index`]).
 const SEEN: TableDefinition<u128, u32> = TableDefinition::new("seen");
@@ -488,7 +488,7 @@ impl UrlReader {
     }
 }
 
-/// A reader of the seen-set's table, over the state as of when it was made (crate::seen).
+/// A reader of the seen-set's table, over the state as of when it was made (crawlrank_crawl_state::SeenSet).
 pub struct SeenReader {
     table: redb::ReadOnlyTable<u128, u32>,
     path: PathBuf,

@@ -116,16 +116,9 @@ pub fn resolve(base: &Url, href: &str, rules: &UrlRules) -> Result<String, UrlRe
     finish(url, rules)
 }
 
-/// The politeness key of a URL: scheme, host and port (`http://a.test:8080`). Two URLs with
-/// the same key are served by the same server as far as the crawler can tell.
-pub fn origin_key(url: &str) -> Option<String> {
-    let u = Url::parse(url).ok()?;
-    let host = u.host_str()?;
-    Some(match u.port() {
-        Some(p) => format!("{}://{}:{}", u.scheme(), host, p),
-        None => format!("{}://{}", u.scheme(), host),
-    })
-}
+/// The politeness key of a URL (`http://a.test:8080`): the crawl state's, re-exported here
+/// beside the other URL helpers.
+pub use crawlrank_graph::hosts::origin_key;
 
 /// What a page yields.
 #[derive(Debug, Default, Clone, PartialEq)]

@@ -289,6 +289,17 @@ pub fn registrable_domain(host: &str) -> String {
     }
 }
 
+/// The politeness key of a URL: scheme, host and port (`http://a.test:8080`). Two URLs with
+/// the same key are served by the same server as far as the crawler can tell.
+pub fn origin_key(url: &str) -> Option<String> {
+    let u = url::Url::parse(url).ok()?;
+    let host = u.host_str()?;
+    Some(match u.port() {
+        Some(p) => format!("{}://{}:{}", u.scheme(), host, p),
+        None => format!("{}://{}", u.scheme(), host),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

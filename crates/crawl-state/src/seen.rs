@@ -40,7 +40,7 @@ pub struct SeenKey {
 }
 
 impl SeenKey {
-    /// The key of `url`, whose origin (`scheme://host:port`, [`crawlrank_fetch::links::origin_key`]) is
+    /// The key of `url`, whose origin (`scheme://host:port`, [`crawlrank_graph::hosts::origin_key`]) is
     /// `origin`.
     pub fn new(url: &str, origin: &str) -> Self {
         Self {
@@ -52,7 +52,10 @@ impl SeenKey {
     /// The key of `url`, its origin found from it (an unparsable URL has the empty origin, as
     /// in the URL table).
     pub fn of(url: &str) -> Self {
-        Self::new(url, &crawlrank_fetch::links::origin_key(url).unwrap_or_default())
+        Self::new(
+            url,
+            &crawlrank_graph::hosts::origin_key(url).unwrap_or_default(),
+        )
     }
 
     /// The key as the store keeps it: ordered by origin first.
@@ -166,7 +169,6 @@ impl<D: SeenDisk> SeenSet<D> {
     }
 
     /// Bytes of memory held, about (the filter, and the hash tables at their capacity).
-    #[cfg(feature = "internals")]
     pub fn memory_bytes(&self) -> usize {
         let per_entry = std::mem::size_of::<(SeenKey, PageId)>() + 1;
         self.bloom.memory_bytes()
@@ -244,7 +246,6 @@ impl Bloom {
         })
     }
 
-    #[cfg(feature = "internals")]
     fn memory_bytes(&self) -> usize {
         self.slices.iter().map(|s| s.blocks.len() * 64).sum()
     }

@@ -26,64 +26,12 @@
 //! The price of hashing URLs (see [`crate::seen`]): two different URLs with the same 128-bit
 //! key are taken for one, and the second is never fetched (docs/crawler.md, Resources).
 
-use crawlrank_fetch::links;
+use crate::caps::{CapRefusal, HostCaps, OriginId, UrlLimits, MAX_URLS};
 use crate::seen::{SeenCounts, SeenDisk, SeenKey, SeenSet};
 use anyhow::{Context, Result};
 use crawlrank_frontier::PageId;
-use std::collections::HashMap;
+use crawlrank_graph::hosts::origin_key;
 use std::sync::Arc;
-
-/// An origin's id (scheme, host and port, see [`links::origin_key`]): dense, in the order
-/// origins were discovered; the politeness and robots.txt state are kept per origin. Every
-/// origin has at least one URL, so origin ids are bounded by page ids.
-pub use crawlrank_fetch::OriginId;
-
-/// The most page ids a crawl can give out: ids are `u32`, and `PageId::MAX` is the frontier's
-/// mark of a page not seen (`crawlrank_frontier::PageTable`), so ids run from 0 to
-/// `PageId::MAX - 1`.
-pub const MAX_URLS: u64 = PageId::MAX as u64;
-
-/// What [`UrlTable::intern`] gives new ids to (docs/crawler.md, A hostile web). Seeds pass the
-/// per-host and per-domain caps, never [`max_urls`](Self::max_urls).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct UrlLimits {
-    /// Most URLs in all (`--max-urls`), at most [`MAX_URLS`].
-    pub max_urls: u64,
-    /// Most URLs per host (`--max-pages-per-host`).
-    pub max_per_host: u64,
-    /// Most hosts per registrable domain (`--max-hosts-per-domain`).
-    pub max_hosts_per_domain: u64,
-    /// Most URLs per registrable domain (`--max-urls-per-domain`).
-    pub max_per_domain: u64,
-}
-
-impl UrlLimits {
-    /// The crawler's defaults (`CrawlConfig::default`, the CLI's).
-    pub const DEFAULT: Self = Self {
-        max_urls: MAX_URLS,
-        max_per_host: 100_000,
-        // Wikipedia has about 700 hosts, its languages and their mobile sites; platforms
-        // that give each user a host (blogspot.com, github.io) are public suffixes, so each
-        // user's host is a registrable domain of its own.
-        max_hosts_per_domain: 10_000,
-        // Ten hosts at the per-host cap.
-        max_per_domain: 1_000_000,
-    };
-
-    /// No bound but the width of the ids.
-    pub const UNBOUNDED: Self = Self {
-        max_urls: MAX_URLS,
-        max_per_host: u64::MAX,
-        max_hosts_per_domain: u64::MAX,
-        max_per_domain: u64::MAX,
-    };
-}
-
-impl Default for UrlLimits {
-    fn default() -> Self {
-        Self::DEFAULT
-    }
-}
 
 /// What [`UrlTable::intern`] did with a URL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,25 +50,6 @@ pub enum Interned {
     NoIdLeft,
 }
 
-/// The registrable domain of an origin (`http://www.a.test:8080` → `a.test`).
-fn domain_of(origin: &str) -> String {
-    let rest = origin.split_once("://").map_or(origin, |(_, r)| r);
-    let host = match rest.strip_prefix('[') {
-        // An IPv6 literal: up to and with its `]`.
-        Some(v6) => &rest[..v6.find(']').map_or(rest.len(), |i| i + 2)],
-        None => rest.split(':').next().unwrap_or(rest),
-    };
-    crawlrank_graph::hosts::registrable_domain(host)
-}
-
-/// A registrable domain's hosts and URLs, counted against the per-domain caps (both fit in
-/// 32 bits: there are at most [`MAX_URLS`] URLs, and fewer hosts).
-#[derive(Debug, Clone, Copy, Default)]
-struct DomainCount {
-    hosts: u32,
-    urls: u32,
-}
-
 /// The 64-bit fingerprint of a URL (xxh3, fixed seed: the same in every run and on every
 /// machine), by which a search log's impacts are matched to URLs.
 pub fn fingerprint(url: &str) -> u64 {
@@ -128,21 +57,13 @@ pub fn fingerprint(url: &str) -> u64 {
 }
 
 /// URL → page id (the seen-set), page → host, host → origin and URL count, and the URLs not
-/// yet in the store. `D` reads the seen-set's table in the store ([`crate::store::SeenReader`]).
+/// yet in the store. `D` reads the seen-set's table in the crawl's store ([`SeenDisk`]).
 pub struct UrlTable<D> {
     seen: SeenSet<D>,
     page_host: Vec<OriginId>,
-    /// By host id.
-    origins: Vec<Arc<str>>,
-    host_index: HashMap<Arc<str>, OriginId>,
-    /// URLs per host, by host id.
-    host_urls: Vec<u64>,
-    /// Each host's registrable domain, by host id.
-    host_domain: Vec<u32>,
-    /// Registrable domain → its index in `domains`.
-    domain_index: HashMap<Box<str>, u32>,
-    domains: Vec<DomainCount>,
-    limits: UrlLimits,
+    /// Hosts, registrable domains and the caps new URLs are admitted within.
+    caps: HostCaps,
+    max_urls: u64,
     /// The URLs the store does not have yet.
     unsaved: UnsavedUrls,
 }
@@ -170,16 +91,8 @@ impl<D: SeenDisk> UrlTable<D> {
         Self {
             seen: SeenSet::new(disk, cache_entries),
             page_host: Vec::new(),
-            origins: Vec::new(),
-            host_index: HashMap::new(),
-            host_urls: Vec::new(),
-            host_domain: Vec::new(),
-            domain_index: HashMap::new(),
-            domains: Vec::new(),
-            limits: UrlLimits {
-                max_urls: limits.max_urls.min(MAX_URLS),
-                ..limits
-            },
+            caps: HostCaps::new(limits),
+            max_urls: limits.max_urls.min(MAX_URLS),
             unsaved: UnsavedUrls::default(),
         }
     }
@@ -188,8 +101,10 @@ impl<D: SeenDisk> UrlTable<D> {
     /// store has it: it is not kept as unsaved). An error is a state with more URLs than ids
     /// can number (none written by this table).
     pub fn load(&mut self, url: &str) -> Result<()> {
-        let origin = links::origin_key(url).unwrap_or_default();
-        let id = self.add(&origin, None)?;
+        let origin = origin_key(url).unwrap_or_default();
+        let id = self
+            .add(&origin, true)?
+            .expect("no cap refuses a forced URL");
         self.seen.insert_stored(SeenKey::new(url, &origin));
         self.unsaved.first = id + 1;
         Ok(())
@@ -199,43 +114,20 @@ impl<D: SeenDisk> UrlTable<D> {
     /// (seeds) the per-host and per-domain caps do not apply; the number of ids does.
     /// An error is the store's, failing to read the seen-set.
     pub fn intern(&mut self, url: &str, force: bool) -> Result<Interned> {
-        let origin = links::origin_key(url).unwrap_or_default();
+        let origin = origin_key(url).unwrap_or_default();
         let key = SeenKey::new(url, &origin);
         if let Some(id) = self.seen.find(key)? {
             return Ok(Interned::Known(id));
         }
-        if self.len() as u64 >= self.limits.max_urls {
+        if self.len() as u64 >= self.max_urls {
             return Ok(Interned::NoIdLeft);
         }
-        let mut new_domain = None;
-        match self.host_index.get(origin.as_str()) {
-            Some(&h) if !force => {
-                if self.host_urls[h as usize] >= self.limits.max_per_host {
-                    return Ok(Interned::Capped);
-                }
-                let d = self.domains[self.host_domain[h as usize] as usize];
-                if u64::from(d.urls) >= self.limits.max_per_domain {
-                    return Ok(Interned::DomainCapped);
-                }
-            }
-            Some(_) => {}
-            None => {
-                let domain = domain_of(&origin);
-                if !force {
-                    if let Some(&d) = self.domain_index.get(domain.as_str()) {
-                        let d = self.domains[d as usize];
-                        if u64::from(d.hosts) >= self.limits.max_hosts_per_domain {
-                            return Ok(Interned::DomainHostsCapped);
-                        }
-                        if u64::from(d.urls) >= self.limits.max_per_domain {
-                            return Ok(Interned::DomainCapped);
-                        }
-                    }
-                }
-                new_domain = Some(domain);
-            }
-        }
-        let id = self.add(&origin, new_domain)?;
+        let id = match self.add(&origin, force)? {
+            Ok(id) => id,
+            Err(CapRefusal::Host) => return Ok(Interned::Capped),
+            Err(CapRefusal::DomainHosts) => return Ok(Interned::DomainHostsCapped),
+            Err(CapRefusal::Domain) => return Ok(Interned::DomainCapped),
+        };
         self.seen.insert(key, id);
         self.unsaved.urls.push(url.into());
         Ok(Interned::New(id))
@@ -248,46 +140,22 @@ impl<D: SeenDisk> UrlTable<D> {
 
     /// The id of the host whose origin (`scheme://host:port`) is `origin`, if it has one.
     pub fn origin_id(&self, origin: &str) -> Option<OriginId> {
-        self.host_index.get(origin).copied()
+        self.caps.origin_id(origin)
     }
 
-    /// Registers a URL of `origin` known to be new; returns its id. `domain` is the
-    /// origin's registrable domain when the caller has it at hand (computed if needed). An
-    /// error says the ids are all given out: the caller checks before, so only a state with
-    /// more URLs than ids (which no crawl writes) meets it.
-    fn add(&mut self, origin: &str, domain: Option<String>) -> Result<PageId> {
+    /// Registers a URL of `origin` known to be new, within the caps unless `force`; returns
+    /// its id, or the cap that refuses it. An error says the ids are all given out: the
+    /// caller checks before, so only a state with more URLs than ids (which no crawl writes)
+    /// meets it.
+    fn add(&mut self, origin: &str, force: bool) -> Result<Result<PageId, CapRefusal>> {
         let id = PageId::try_from(self.len())
             .ok()
             .filter(|&id| u64::from(id) < MAX_URLS)
             .with_context(|| format!("more than {MAX_URLS} URLs: page ids are 32-bit"))?;
-        let host = match self.host_index.get(origin) {
-            Some(&h) => h,
-            None => {
-                // Hosts never outnumber pages: this host's first page is `id`.
-                let h = self.origins.len() as OriginId;
-                let domain = domain.unwrap_or_else(|| domain_of(origin));
-                let d = match self.domain_index.get(domain.as_str()) {
-                    Some(&d) => d,
-                    None => {
-                        let d = self.domains.len() as u32;
-                        self.domains.push(DomainCount::default());
-                        self.domain_index.insert(domain.into(), d);
-                        d
-                    }
-                };
-                self.domains[d as usize].hosts += 1;
-                let origin: Arc<str> = origin.into();
-                self.origins.push(origin.clone());
-                self.host_urls.push(0);
-                self.host_domain.push(d);
-                self.host_index.insert(origin, h);
-                h
-            }
-        };
-        self.host_urls[host as usize] += 1;
-        self.domains[self.host_domain[host as usize] as usize].urls += 1;
-        self.page_host.push(host);
-        Ok(id)
+        Ok(self.caps.admit(origin, force).map(|host| {
+            self.page_host.push(host);
+            id
+        }))
     }
 
     /// The URL of page `id` when the store does not have it yet (discovered since the last
@@ -318,7 +186,6 @@ impl<D: SeenDisk> UrlTable<D> {
     }
 
     /// Bytes of memory the seen-set holds, about.
-    #[cfg(feature = "internals")]
     pub fn seen_memory_bytes(&self) -> usize {
         self.seen.memory_bytes()
     }
@@ -330,7 +197,7 @@ impl<D: SeenDisk> UrlTable<D> {
 
     /// The origin of `host` (`http://a.test:8080`), where its robots.txt lives.
     pub fn origin(&self, host: OriginId) -> &str {
-        &self.origins[host as usize]
+        self.caps.origin(host)
     }
 
     /// URLs discovered.
@@ -339,26 +206,25 @@ impl<D: SeenDisk> UrlTable<D> {
     }
 
     /// Whether no URL was discovered.
-    #[cfg(feature = "internals")]
     pub fn is_empty(&self) -> bool {
         self.page_host.is_empty()
     }
 
     /// Hosts discovered.
     pub fn hosts(&self) -> usize {
-        self.origins.len()
+        self.caps.hosts()
     }
 
     /// Registrable domains discovered.
-    #[cfg(any(test, feature = "internals"))]
     pub fn domains(&self) -> usize {
-        self.domains.len()
+        self.caps.domains()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
 
     type Disk = HashMap<SeenKey, PageId>;
 
@@ -496,10 +362,7 @@ mod tests {
             max_urls: u64::MAX,
             ..UrlLimits::UNBOUNDED
         };
-        assert_eq!(
-            UrlTable::new(wide, Disk::new(), 8).limits.max_urls,
-            MAX_URLS
-        );
+        assert_eq!(UrlTable::new(wide, Disk::new(), 8).max_urls, MAX_URLS);
     }
 
     #[test]
@@ -541,8 +404,8 @@ mod tests {
         // IP addresses are domains of their own.
         assert!(new(&mut t, "http://127.0.0.1:81/"));
         assert!(new(&mut t, "http://[::1]:81/"));
-        assert_eq!(domain_of("http://[::1]:81"), "[::1]");
-        assert_eq!(domain_of("https://www.bbc.co.uk"), "bbc.co.uk");
+        assert_eq!(crate::caps::domain_of("http://[::1]:81"), "[::1]");
+        assert_eq!(crate::caps::domain_of("https://www.bbc.co.uk"), "bbc.co.uk");
         assert_eq!(t.domains(), 4);
     }
 }
