@@ -98,7 +98,8 @@ struct DomainCount {
 
 /// The crawl's origins with their URL counts, their registrable domains with theirs, and the
 /// caps new URLs are admitted within. An origin keeps its id once given, even when its last
-/// URL is released.
+/// URL is released. Domains are counted by [`admit`](Self::admit), which finds an origin's
+/// registrable domain once, when the origin is new.
 #[derive(Debug, Default)]
 pub struct HostCaps {
     /// By host id.
@@ -134,47 +135,44 @@ impl HostCaps {
     /// read back from a state) no cap applies.
     pub fn admit(&mut self, origin: &str, force: bool) -> Result<OriginId, CapRefusal> {
         let limits = self.limits();
-        let new_domain = match self.host_index.get(origin) {
-            Some(&h) => {
-                if !force {
-                    if self.host_urls[h as usize] >= limits.max_per_host {
-                        return Err(CapRefusal::Host);
-                    }
-                    let d = self.domains[self.host_domain[h as usize] as usize];
-                    if u64::from(d.urls) >= limits.max_per_domain {
-                        return Err(CapRefusal::Domain);
-                    }
-                }
-                None
-            }
-            None => {
-                let domain = domain_of(origin);
-                if !force {
-                    if let Some(&d) = self.domain_index.get(domain.as_str()) {
-                        let d = self.domains[d as usize];
-                        if u64::from(d.hosts) >= limits.max_hosts_per_domain {
-                            return Err(CapRefusal::DomainHosts);
-                        }
-                        if u64::from(d.urls) >= limits.max_per_domain {
-                            return Err(CapRefusal::Domain);
-                        }
-                    }
-                }
-                Some(domain)
-            }
+        let host = self.host_index.get(origin).copied();
+        // A host with no URL held counts among its domain's hosts again once admitted.
+        let empty = host.is_none_or(|h| self.host_urls[h as usize] == 0);
+        let domain = match host {
+            Some(h) => Some(self.host_domain[h as usize]),
+            None => self.domain_index.get(domain_of(origin).as_str()).copied(),
         };
-        let host = match new_domain {
-            None => self.host_index[origin],
-            Some(domain) => self.add_host(origin, domain),
+        if !force {
+            if host.is_some_and(|h| self.host_urls[h as usize] >= limits.max_per_host) {
+                return Err(CapRefusal::Host);
+            }
+            if let Some(d) = domain {
+                let d = self.domains[d as usize];
+                if empty && u64::from(d.hosts) >= limits.max_hosts_per_domain {
+                    return Err(CapRefusal::DomainHosts);
+                }
+                if u64::from(d.urls) >= limits.max_per_domain {
+                    return Err(CapRefusal::Domain);
+                }
+            }
+        }
+        let host = match host {
+            Some(h) => h,
+            None => self.add_host(origin),
         };
-        self.host_urls[host as usize] += 1;
         let d = &mut self.domains[self.host_domain[host as usize] as usize];
+        if empty {
+            d.hosts += 1;
+        }
         d.urls = d.urls.saturating_add(1);
+        self.host_urls[host as usize] += 1;
         Ok(host)
     }
 
-    fn add_host(&mut self, origin: &str, domain: String) -> OriginId {
+    /// Gives `origin` an id, with no URL held yet.
+    fn add_host(&mut self, origin: &str) -> OriginId {
         let h = self.origins.len() as OriginId;
+        let domain = domain_of(origin);
         let d = match self.domain_index.get(domain.as_str()) {
             Some(&d) => d,
             None => {
@@ -184,7 +182,6 @@ impl HostCaps {
                 d
             }
         };
-        self.domains[d as usize].hosts += 1;
         let origin: Arc<str> = origin.into();
         self.origins.push(origin.clone());
         self.host_urls.push(0);
@@ -193,15 +190,22 @@ impl HostCaps {
         h
     }
 
-    /// One URL of `host` is no longer held (deleted): its place under the caps is free again.
-    /// The host keeps its id and still counts among its domain's hosts.
+    /// One URL of `host` is no longer held (deleted): its place under the caps is free again,
+    /// and a host left with none no longer counts among its domain's hosts (it keeps its id).
+    /// So the counts depend only on the URLs held, not on the order they came and went.
     pub fn release(&mut self, host: OriginId) {
         let Some(n) = self.host_urls.get_mut(host as usize) else {
             return;
         };
-        *n = n.saturating_sub(1);
+        if *n == 0 {
+            return;
+        }
+        *n -= 1;
         let d = &mut self.domains[self.host_domain[host as usize] as usize];
         d.urls = d.urls.saturating_sub(1);
+        if *n == 0 {
+            d.hosts = d.hosts.saturating_sub(1);
+        }
     }
 
     /// The id of the host whose origin is `origin`, if it has one.
@@ -254,6 +258,25 @@ mod tests {
         assert_eq!(caps.admit("http://a.x.test", true), Ok(a), "a seed");
         assert_eq!((caps.urls_of(a), caps.urls_of(b), caps.hosts()), (2, 2, 2));
         assert_eq!(caps.origin_id("http://b.x.test"), Some(b));
-        assert_eq!(caps.origin(b), "http://b.x.test");
+        // A host emptied no longer counts among its domain's hosts.
+        let mut caps = HostCaps::new(UrlLimits {
+            max_hosts_per_domain: 1,
+            ..UrlLimits::UNBOUNDED
+        });
+        let a = caps.admit("http://a.y.test", false).unwrap();
+        assert_eq!(
+            caps.admit("http://b.y.test", false),
+            Err(CapRefusal::DomainHosts)
+        );
+        caps.release(a);
+        caps.release(a);
+        assert_eq!(caps.urls_of(a), 0);
+        let b = caps.admit("http://b.y.test", false).unwrap();
+        assert_eq!(
+            caps.admit("http://a.y.test", false),
+            Err(CapRefusal::DomainHosts)
+        );
+        assert_eq!(caps.admit("http://b.y.test", false), Ok(b));
+        assert_eq!(caps.origin(b), "http://b.y.test");
     }
 }

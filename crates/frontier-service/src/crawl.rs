@@ -86,6 +86,45 @@ struct Page {
     deleted: bool,
 }
 
+/// Live URL → page id, over the pages' own URL strings: each URL is kept once, in its
+/// [`Page`], and the index holds a 4-byte id per URL (an index keyed by the strings kept a
+/// second copy of every URL, about 100 bytes a URL with its hash slot).
+#[derive(Default)]
+struct UrlIndex {
+    table: hashbrown::HashTable<PageId>,
+    hasher: std::hash::RandomState,
+}
+
+impl UrlIndex {
+    fn hash(&self, url: &str) -> u64 {
+        std::hash::BuildHasher::hash_one(&self.hasher, url)
+    }
+
+    /// The live page whose URL is `url`.
+    fn get(&self, pages: &[Page], url: &str) -> Option<PageId> {
+        self.table
+            .find(self.hash(url), |&p| *pages[p as usize].url == *url)
+            .copied()
+    }
+
+    /// Indexes page `id`, whose URL no live page has.
+    fn insert(&mut self, pages: &[Page], id: PageId) {
+        let h = self.hash(&pages[id as usize].url);
+        let hasher = &self.hasher;
+        self.table.insert_unique(h, id, |&p| {
+            std::hash::BuildHasher::hash_one(hasher, &*pages[p as usize].url)
+        });
+    }
+
+    /// Drops page `id` (still holding its URL) from the index.
+    fn remove(&mut self, pages: &[Page], id: PageId) {
+        let h = self.hash(&pages[id as usize].url);
+        if let Ok(entry) = self.table.find_entry(h, |&p| p == id) {
+            entry.remove();
+        }
+    }
+}
+
 /// One queue of the crawl: its URLs and what holds it back.
 #[derive(Debug, Default)]
 struct Queue {
@@ -294,7 +333,8 @@ pub struct Crawl {
     /// Every call made on `frontier`, in order.
     trace: Vec<Traced>,
     pages: Vec<Page>,
-    ids: HashMap<String, PageId>,
+    /// Live URL → page id.
+    ids: UrlIndex,
     queues: BTreeMap<String, Queue>,
     /// Popped from the frontier, never fetched, not deleted: pop number → page (leased ones
     /// included), served in this order.
@@ -358,7 +398,7 @@ impl Crawl {
             frontier: Frontier::from_spec(spec)?,
             trace: Vec::new(),
             pages: Vec::new(),
-            ids: HashMap::new(),
+            ids: UrlIndex::default(),
             queues: BTreeMap::new(),
             ready: BTreeMap::new(),
             pops: 0,
@@ -426,7 +466,7 @@ impl Crawl {
             links: Vec::new(),
             deleted: false,
         });
-        self.ids.insert(url.to_string(), id);
+        self.ids.insert(&self.pages, id);
         Some(id)
     }
 
@@ -454,9 +494,9 @@ impl Crawl {
         // A page naming itself as parent links to itself: a self-loop counts in its
         // out-degree, as it does in the crawler and the simulator.
         let parent = parent_url(&metadata)
-            .and_then(|p| self.ids.get(p).copied())
+            .and_then(|p| self.ids.get(&self.pages, p))
             .filter(|&p| self.collects_links(p));
-        if let Some(&known) = self.ids.get(&info.url) {
+        if let Some(known) = self.ids.get(&self.pages, &info.url) {
             // Known: ignored, but the parent links to it.
             let Some(parent) = parent else {
                 return (AckStatus::Skipped, false);
@@ -491,8 +531,8 @@ impl Crawl {
             Ok(k) => k,
             Err(status) => return (status, false),
         };
-        let page = match self.ids.get(&info.url) {
-            Some(&p) => p,
+        let page = match self.ids.get(&self.pages, &info.url) {
+            Some(p) => p,
             None => match self.create(&info.url, key, BTreeMap::new(), now) {
                 Some(p) => p,
                 None => return (AckStatus::Fail, false),
@@ -568,7 +608,7 @@ impl Crawl {
             };
             match self.put_discovered(&info, now).0 {
                 AckStatus::Ok => counts.discovered += 1,
-                _ if self.ids.contains_key(link) => counts.known += 1,
+                _ if self.ids.get(&self.pages, link).is_some() => counts.known += 1,
                 _ => counts.invalid += 1,
             }
         }
@@ -607,8 +647,8 @@ impl Crawl {
             Ok(k) => k,
             Err(status) => return (status, false),
         };
-        let (page, status) = match self.ids.get(&info.url) {
-            Some(&p) => (p, AckStatus::Skipped),
+        let (page, status) = match self.ids.get(&self.pages, &info.url) {
+            Some(p) => (p, AckStatus::Skipped),
             None => match self.create(&info.url, key, metadata_of(info), now) {
                 Some(p) => (p, AckStatus::Ok),
                 None => return (AckStatus::Fail, false),
@@ -1202,12 +1242,12 @@ impl Crawl {
     /// Deletes a page; its deferred out-links become seeds (no other parent will report
     /// them). Returns whether it was active (not completed).
     fn delete_page(&mut self, page: PageId) -> bool {
-        let p = &mut self.pages[page as usize];
-        if p.deleted {
+        if self.pages[page as usize].deleted {
             return false;
         }
+        self.ids.remove(&self.pages, page);
+        let p = &mut self.pages[page as usize];
         p.deleted = true;
-        self.ids.remove(&p.url);
         let (url, queue_key) = (std::mem::take(&mut p.url), std::mem::take(&mut p.queue));
         drop(url);
         p.metadata.clear();
@@ -1411,7 +1451,7 @@ impl Crawl {
 
     /// `GetURLStatus`: the URL's item, if the crawl holds it (in queue `key` when given).
     pub fn url_status(&self, url: &str, key: Option<&str>, now: u64) -> Option<UrlItem> {
-        let &page = self.ids.get(url)?;
+        let page = self.ids.get(&self.pages, url)?;
         if key.is_some_and(|k| k != self.pages[page as usize].queue) {
             return None;
         }
@@ -1669,7 +1709,6 @@ impl Crawl {
                 other => bail!("page {i} of crawl '{}' has an unknown fetch {other}", c.id),
             };
             if !p.deleted {
-                crawl.ids.insert(p.url.clone(), id);
                 let q = crawl.queues.entry(p.queue.clone()).or_default();
                 q.pages.insert(id);
                 if let Fetch::Due(d) = fetch {
@@ -1692,6 +1731,9 @@ impl Crawl {
                     .collect::<anyhow::Result<_>>()?,
                 deleted: p.deleted,
             });
+            if !crawl.pages[i].deleted {
+                crawl.ids.insert(&crawl.pages, id);
+            }
         }
         for qc in c.queues {
             let q = crawl.queues.entry(qc.key.clone()).or_default();
