@@ -125,6 +125,11 @@ impl HostCaps {
         }
     }
 
+    /// Admits new URLs within `limits` from now on (those admitted stay).
+    pub fn set_limits(&mut self, limits: UrlLimits) {
+        self.limits = Some(limits);
+    }
+
     /// The limits new URLs are admitted within.
     pub fn limits(&self) -> UrlLimits {
         self.limits.unwrap_or(UrlLimits::UNBOUNDED)

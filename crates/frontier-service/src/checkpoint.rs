@@ -56,6 +56,11 @@ pub struct CrawlCheckpoint {
     /// The leases of popped pages not yet looked at, as `end, page` pairs.
     #[prost(uint64, repeated, tag = "8")]
     pub ready_leases: Vec<u64>,
+    /// Out-links the caps on hosts skipped: by the host cap, the domain's hosts cap, the
+    /// domain cap and the crawl's cap on URLs (absent in a checkpoint written before the caps:
+    /// none). The caps' counts of URLs held are rebuilt from the live pages.
+    #[prost(uint64, repeated, tag = "9")]
+    pub capped: Vec<u64>,
 }
 
 /// One page of a crawl.

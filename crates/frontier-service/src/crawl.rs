@@ -29,6 +29,7 @@ use crate::proto::{
     self, ack_message::Status as AckStatus, url_item, DiscoveredUrlItem, KnownUrlItem, StringList,
     UrlInfo, UrlItem,
 };
+use crawlrank_crawl_state::{origin_key, CapRefusal, HostCaps, OriginId, UrlLimits};
 use crawlrank_frontier::{CashLedger, Frontier, Offer, PageId, PolicySpec};
 use crawlrank_urlfrontier::{PARENT_KEY, SCORE_KEY, STATE_KEY, STORMCRAWLER_PATH_KEY};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -84,6 +85,8 @@ struct Page {
     /// reported to the frontier; no duplicates.
     links: Vec<PageId>,
     deleted: bool,
+    /// Its origin among the crawl's hosts (the caps count its URL there until deleted).
+    host: OriginId,
 }
 
 /// Live URL → page id, over the pages' own URL strings: each URL is kept once, in its
@@ -221,6 +224,50 @@ pub struct Counts {
     pub fetched: u64,
     /// URLs waiting in the policy's frontier.
     pub frontier: u64,
+    /// Out-links skipped by the caps on hosts, by cap (crawl-wide: a queue's counts have
+    /// none).
+    pub capped: Capped,
+}
+
+/// Out-links skipped by the caps on hosts ([`crawlrank_crawl_state::HostCaps`]), by the cap
+/// that refused them: the crawler's `host_cap_links`, `domain_host_cap_links`,
+/// `domain_cap_links` and `url_limit_links`.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Capped {
+    /// Their host had the most URLs allowed (`--max-pages-per-host`).
+    pub host: u64,
+    /// A new host of a registrable domain that had the most hosts allowed
+    /// (`--max-hosts-per-domain`).
+    pub domain_hosts: u64,
+    /// Their registrable domain had the most URLs allowed (`--max-urls-per-domain`).
+    pub domain: u64,
+    /// The crawl had the most URLs allowed (`--max-urls`).
+    pub urls: u64,
+}
+
+impl Capped {
+    fn count(&mut self, why: CapRefusal) {
+        match why {
+            CapRefusal::Host => self.host += 1,
+            CapRefusal::DomainHosts => self.domain_hosts += 1,
+            CapRefusal::Domain => self.domain += 1,
+        }
+    }
+
+    /// The four counts in a checkpoint's order.
+    fn to_vec(self) -> Vec<u64> {
+        vec![self.host, self.domain_hosts, self.domain, self.urls]
+    }
+
+    fn from_slice(v: &[u64]) -> Self {
+        let at = |i: usize| v.get(i).copied().unwrap_or(0);
+        Self {
+            host: at(0),
+            domain_hosts: at(1),
+            domain: at(2),
+            urls: at(3),
+        }
+    }
 }
 
 /// The longest `filter` `ListURLs` and `CountURLs` accept, in bytes: far longer than any URL
@@ -363,6 +410,10 @@ pub struct Crawl {
     /// What that report's page passed along its links held elsewhere: `Some(None)` when the
     /// page was reported to the frontier and its policy passes nothing along.
     offered: Option<Option<Offer>>,
+    /// The crawl's hosts, and the caps its out-links are admitted within.
+    caps: HostCaps,
+    /// Out-links the caps skipped.
+    capped: Capped,
 }
 
 /// The queue key of `url` when the client gives none: its host. `None` for a URL that does
@@ -411,7 +462,14 @@ impl Crawl {
             unheld: 0,
             split: None,
             offered: None,
+            caps: HostCaps::new(UrlLimits::UNBOUNDED),
+            capped: Capped::default(),
         })
+    }
+
+    /// Admits the crawl's URLs within `limits` from now on (those it holds stay).
+    pub fn set_limits(&mut self, limits: UrlLimits) {
+        self.caps.set_limits(limits);
     }
 
     /// Whether the crawl holds no queue.
@@ -439,18 +497,30 @@ impl Crawl {
         Ok(key)
     }
 
-    /// A new page (the caller has checked the URL is unknown).
+    /// A new page (the caller has checked the URL is unknown), admitted by the caps on hosts
+    /// unless `force` (a seed, or a page a client reports fetched): `Err(SKIPPED)` (counted)
+    /// past a cap, `Err(FAIL)` when the crawl has no page id left.
     fn create(
         &mut self,
         url: &str,
         key: String,
         metadata: BTreeMap<String, Vec<String>>,
         now: u64,
-    ) -> Option<PageId> {
-        let id = PageId::try_from(self.pages.len()).ok()?;
-        if id == PageId::MAX {
-            return None;
+        force: bool,
+    ) -> Result<PageId, AckStatus> {
+        let id = PageId::try_from(self.pages.len())
+            .ok()
+            .filter(|&id| id != PageId::MAX)
+            .ok_or(AckStatus::Fail)?;
+        if u64::from(id) >= self.caps.limits().max_urls {
+            self.capped.urls += 1;
+            return Err(AckStatus::Skipped);
         }
+        let origin = origin_key(url).unwrap_or_default();
+        let host = self.caps.admit(&origin, force).map_err(|why| {
+            self.capped.count(why);
+            AckStatus::Skipped
+        })?;
         if !self.queues.contains_key(&key) {
             self.by_time.insert((0, key.clone()));
         }
@@ -465,9 +535,10 @@ impl Crawl {
             held_until: 0,
             links: Vec::new(),
             deleted: false,
+            host,
         });
         self.ids.insert(&self.pages, id);
-        Some(id)
+        Ok(id)
     }
 
     /// Whether a page still collects out-links for the frontier: it is in the frontier and
@@ -508,8 +579,13 @@ impl Crawl {
             links.push(known);
             return (AckStatus::Skipped, true);
         }
-        let Some(page) = self.create(&info.url, key, metadata, now) else {
-            return (AckStatus::Fail, false);
+        // A URL found on a page is an out-link, within the caps on hosts; one without a
+        // parent is a seed, as the crawler's seeds pass them.
+        let force = parent_url(&metadata).is_none();
+        let page = match self.create(&info.url, key, metadata, now, force) {
+            Ok(p) => p,
+            // A skipped out-link changed the crawl's counts of capped links.
+            Err(status) => return (status, status == AckStatus::Skipped),
         };
         match parent {
             Some(parent) => self.pages[parent as usize].links.push(page),
@@ -533,9 +609,9 @@ impl Crawl {
         };
         let page = match self.ids.get(&self.pages, &info.url) {
             Some(p) => p,
-            None => match self.create(&info.url, key, BTreeMap::new(), now) {
-                Some(p) => p,
-                None => return (AckStatus::Fail, false),
+            None => match self.create(&info.url, key, BTreeMap::new(), now, true) {
+                Ok(p) => p,
+                Err(status) => return (status, false),
             },
         };
         let p = &mut self.pages[page as usize];
@@ -649,9 +725,9 @@ impl Crawl {
         };
         let (page, status) = match self.ids.get(&self.pages, &info.url) {
             Some(p) => (p, AckStatus::Skipped),
-            None => match self.create(&info.url, key, metadata_of(info), now) {
-                Some(p) => (p, AckStatus::Ok),
-                None => return (AckStatus::Fail, false),
+            None => match self.create(&info.url, key, metadata_of(info), now, false) {
+                Ok(p) => (p, AckStatus::Ok),
+                Err(status) => return (status, status == AckStatus::Skipped),
             },
         };
         self.frontier.receive(page, offer);
@@ -1248,6 +1324,7 @@ impl Crawl {
         self.ids.remove(&self.pages, page);
         let p = &mut self.pages[page as usize];
         p.deleted = true;
+        self.caps.release(p.host);
         let (url, queue_key) = (std::mem::take(&mut p.url), std::mem::take(&mut p.queue));
         drop(url);
         p.metadata.clear();
@@ -1374,6 +1451,9 @@ impl Crawl {
             None => self.queues.values().for_each(add),
         }
         c.frontier = self.frontier.len() as u64;
+        if key.is_none() {
+            c.capped = self.capped;
+        }
         let pages = u32::try_from(self.pages.len()).unwrap_or(u32::MAX);
         c.cash = self.frontier.cash(pages).map(|l| (l, u64::from(pages)));
         Some(c)
@@ -1620,6 +1700,7 @@ impl Crawl {
                 .iter()
                 .flat_map(|&(u, p)| [u, id(p)])
                 .collect(),
+            capped: self.capped.to_vec(),
         }
     }
 
@@ -1629,6 +1710,7 @@ impl Crawl {
     pub fn from_checkpoint(c: CrawlCheckpoint, spec: &PolicySpec) -> anyhow::Result<Self> {
         use anyhow::{bail, Context};
         let mut crawl = Crawl::new(&c.id, spec)?;
+        crawl.capped = Capped::from_slice(&c.capped);
         let n = c.pages.len() as u64;
         let page = |v: u64| -> anyhow::Result<PageId> {
             if v >= n {
@@ -1708,6 +1790,17 @@ impl Crawl {
                 2 => Fetch::Done,
                 other => bail!("page {i} of crawl '{}' has an unknown fetch {other}", c.id),
             };
+            // Every live page is held under the caps again (as it was admitted once; a deleted
+            // one was released), so the caps' counts are those of the live crawl.
+            let host = if p.deleted {
+                0
+            } else {
+                let origin = origin_key(&p.url).unwrap_or_default();
+                crawl
+                    .caps
+                    .admit(&origin, true)
+                    .expect("no cap refuses a forced URL")
+            };
             if !p.deleted {
                 let q = crawl.queues.entry(p.queue.clone()).or_default();
                 q.pages.insert(id);
@@ -1730,6 +1823,7 @@ impl Crawl {
                     .map(page)
                     .collect::<anyhow::Result<_>>()?,
                 deleted: p.deleted,
+                host,
             });
             if !crawl.pages[i].deleted {
                 crawl.ids.insert(&crawl.pages, id);
@@ -2066,13 +2160,18 @@ mod checkpoint_tests {
     /// Through its encoded bytes, as the store keeps it.
     fn round_trip(crawl: &Crawl, spec: &PolicySpec) -> Crawl {
         let bytes = crawl.checkpoint().encode_to_vec();
-        Crawl::from_checkpoint(CrawlCheckpoint::decode(bytes.as_slice()).unwrap(), spec).unwrap()
+        let mut copy =
+            Crawl::from_checkpoint(CrawlCheckpoint::decode(bytes.as_slice()).unwrap(), spec)
+                .unwrap();
+        copy.set_limits(crawl.caps.limits());
+        copy
     }
 
     /// Random calls on a crawl and on a copy rebuilt from its checkpoint every few steps:
     /// every answer, count, listing and ranking must be equal, as must the checkpoints.
     #[test]
     fn a_crawl_rebuilt_from_its_checkpoint_behaves_as_the_original() {
+        let mut hit = Capped::default();
         for (round, policy) in ["fica", "bfs", "opic", "random", "ieca"]
             .iter()
             .cycle()
@@ -2082,6 +2181,15 @@ mod checkpoint_tests {
             let spec = crate::service::policy_spec(policy, Some(500), Some(3), 7).unwrap();
             let mut live = Crawl::new("c", &spec).unwrap();
             let mut copy = Crawl::new("c", &spec).unwrap();
+            // Caps that out-links hit (about ten URLs a host), and the crawl's cap on URLs in
+            // every other round: what they skip must be skipped alike after a checkpoint.
+            let limits = UrlLimits {
+                max_per_host: 6,
+                max_urls: if round % 2 == 0 { 60 } else { u64::MAX },
+                ..UrlLimits::UNBOUNDED
+            };
+            live.set_limits(limits);
+            copy.set_limits(limits);
             let mut x = round as u64 + 17;
             let hosts = 2 + lcg(&mut x, 6);
             let urls: Vec<String> = (0..80)
@@ -2222,7 +2330,67 @@ mod checkpoint_tests {
                 out
             };
             assert_eq!(list(&live), list(&copy), "round {round}");
+            let c = live.counts(None, now).unwrap().capped;
+            hit.host += c.host;
+            hit.urls += c.urls;
         }
+        assert!(
+            hit.host > 0 && hit.urls > 0,
+            "the caps skipped out-links: {hit:?}"
+        );
+    }
+
+    /// Out-links are admitted within the caps on hosts, seeds and fetched pages whatever
+    /// the caps; a deleted URL frees its place.
+    #[test]
+    fn out_links_are_capped_per_host_and_seeds_are_not() {
+        let spec = crate::service::policy_spec("bfs", Some(100), None, 0).unwrap();
+        let mut crawl = Crawl::new("c", &spec).unwrap();
+        crawl.set_limits(UrlLimits {
+            max_per_host: 3,
+            ..UrlLimits::UNBOUNDED
+        });
+        let seed = "http://a.test/";
+        assert_eq!(
+            crawl.put_discovered(&info(seed, None, 0), 1).0,
+            AckStatus::Ok
+        );
+        let links: Vec<String> = (0..5).map(|i| format!("http://a.test/{i}")).collect();
+        let (counts, ack) = crawl.report_page(&info(seed, None, 0), 0, &links, 1);
+        assert_eq!(ack, AckStatus::Ok);
+        assert_eq!(
+            (counts.discovered, counts.invalid),
+            (2, 3),
+            "3 URLs a host: the seed and two"
+        );
+        let c = crawl.counts(None, 1).unwrap();
+        assert_eq!(
+            (c.capped.host, c.size),
+            (3, 2),
+            "the seed completed, two links queued"
+        );
+        // A seed passes the cap, and so does a page a client reports fetched.
+        let more = "http://a.test/seed-2";
+        assert_eq!(
+            crawl.put_discovered(&info(more, None, 0), 1).0,
+            AckStatus::Ok
+        );
+        assert_eq!(
+            crawl
+                .put_known(&info("http://a.test/fetched", None, 0), 0, 1)
+                .0,
+            AckStatus::Ok
+        );
+        // An out-link is still skipped; once a URL is deleted, one more is admitted.
+        let child = info("http://a.test/child", Some(more), 0);
+        assert_eq!(crawl.put_discovered(&child, 1), (AckStatus::Skipped, true));
+        assert_eq!(
+            crawl.delete_queue("a.test"),
+            Some(3),
+            "the two links and seed-2"
+        );
+        assert_eq!(crawl.put_discovered(&child, 1).0, AckStatus::Ok);
+        assert_eq!(crawl.counts(None, 1).unwrap().capped.host, 4);
     }
 
     #[test]

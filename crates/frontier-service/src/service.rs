@@ -35,6 +35,7 @@ use crate::state::{Answer, Call, FrontierState, LoggedCall, OfferedItem};
 use crate::store::{Applied, Store};
 use crate::time_source::TimeSource;
 use anyhow::{Context, Result};
+use crawlrank_crawl_state::UrlLimits;
 use crawlrank_frontier::PageId;
 use crawlrank_frontier::PolicySpec;
 use crawlrank_urlfrontier::cluster_proto::{forwarded, Forwarded};
@@ -92,6 +93,11 @@ pub struct ServiceConfig {
     /// durable. Zero: a call is committed at once, with only the calls that came while the
     /// previous commit was being written.
     pub commit_interval: Duration,
+    /// The caps on each crawl's hosts: out-links (URLs discovered with a parent, and the links
+    /// of `ReportPage`) past them are skipped, as `crawlrank crawl` skips them; URLs without a
+    /// parent are seeds and pass the per-host and per-domain caps. `None`: the state's own, or
+    /// the crawler's defaults for a new state. A state created with other caps is refused.
+    pub url_limits: Option<UrlLimits>,
 }
 
 /// Pages a service expects a crawl to reach when not told (as `crawlrank crawl`): it sets
@@ -140,6 +146,7 @@ impl ServiceConfig {
             max_waiting: DEFAULT_MAX_WAITING,
             time: TimeSource::System,
             commit_interval: Duration::from_millis(DEFAULT_COMMIT_INTERVAL_MS),
+            url_limits: None,
         }
     }
 }
@@ -313,7 +320,8 @@ fn load_state(store: &Store, spec: PolicySpec) -> Result<FrontierState> {
     let mut state = match checkpoint {
         Some(c) => FrontierState::from_checkpoint(spec, c).with_context(cannot)?,
         None => FrontierState::new(spec).with_context(cannot)?,
-    };
+    }
+    .with_limits(store.limits());
     for (i, logged) in calls.into_iter().enumerate() {
         let Some(call) = &logged.call else {
             anyhow::bail!("call {i} after the checkpoint is empty");
@@ -549,6 +557,8 @@ impl FrontierService {
             config.policy.as_ref(),
             &config.default_policy,
         )?;
+        let mut store = store;
+        store.url_limits(config.url_limits.as_ref())?;
         let state = load_state(&store, spec)?;
         let dead_letters = Arc::new(AtomicU64::new(store.dead_letters()?));
         let outbox_ready = Arc::new(tokio::sync::Notify::new());
@@ -1451,6 +1461,14 @@ impl UrlFrontier for FrontierService {
             ("crawlrank.fetched", counts.fetched),
             ("crawlrank.frontier", counts.frontier),
             ("crawlrank.dead_letters", self.dead_letters()),
+            // Out-links the caps on hosts skipped, named as the crawler counts them.
+            ("crawlrank.host_cap_links", counts.capped.host),
+            (
+                "crawlrank.domain_host_cap_links",
+                counts.capped.domain_hosts,
+            ),
+            ("crawlrank.domain_cap_links", counts.capped.domain),
+            ("crawlrank.url_limit_links", counts.capped.urls),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))

@@ -22,6 +22,7 @@ use crate::proto::{
     CrawlLimitParams, DeleteCrawlMessage, GetParams, PurgeUrlParams, QueueDelayParams,
     QueueWithinCrawlParams, UrlInfo, UrlItem,
 };
+use crawlrank_crawl_state::UrlLimits;
 use crawlrank_frontier::{Frontier, Offer, PageId, PolicySpec};
 use crawlrank_urlfrontier::cluster_proto::Offer as WireOffer;
 use crawlrank_urlfrontier::normalise_crawl_id;
@@ -228,6 +229,8 @@ pub enum Answer {
 /// Every crawl of the service, and whether it serves.
 pub struct FrontierState {
     spec: PolicySpec,
+    /// The caps on each crawl's hosts (`crate::store::Store::url_limits`).
+    limits: UrlLimits,
     crawls: BTreeMap<String, Crawl>,
     active: bool,
 }
@@ -239,9 +242,20 @@ impl FrontierState {
         Frontier::from_spec(&spec)?;
         Ok(Self {
             spec,
+            limits: UrlLimits::UNBOUNDED,
             crawls: BTreeMap::new(),
             active: true,
         })
+    }
+
+    /// The state with every crawl's URLs admitted within `limits`, the ones its calls were
+    /// answered with.
+    pub fn with_limits(mut self, limits: UrlLimits) -> Self {
+        self.limits = limits;
+        for crawl in self.crawls.values_mut() {
+            crawl.set_limits(limits);
+        }
+        self
     }
 
     /// The policy every crawl is ordered by.
@@ -284,9 +298,10 @@ impl FrontierState {
     fn crawl_or_new(&mut self, id: &str) -> Result<&mut Crawl, Status> {
         let id = normalise_crawl_id(id);
         if !self.crawls.contains_key(id) {
-            let crawl = Crawl::new(id, &self.spec).map_err(|e| {
+            let mut crawl = Crawl::new(id, &self.spec).map_err(|e| {
                 Status::internal(format!("cannot build the frontier of crawl '{id}': {e:#}"))
             })?;
+            crawl.set_limits(self.limits);
             self.crawls.insert(id.to_string(), crawl);
         }
         Ok(self.crawls.get_mut(id).expect("just inserted"))

@@ -5,7 +5,8 @@
 //! Tables:
 //! - `meta`: the format version and the [`PolicySpec`] (its one stored encoding, as in the
 //!   crawl state), fixed when the state is created: a replay with another policy would build
-//!   other frontiers;
+//!   other frontiers; likewise `limits`, the caps on hosts URLs are admitted within
+//!   ([`Store::url_limits`]);
 //! - `calls`: sequence number → encoded [`LoggedCall`], replayed in order at open
 //!   (`crate::state` says why a log of calls is enough);
 //! - `checkpoint`: `state` → the encoded [`StateCheckpoint`] of every call before `through`
@@ -46,12 +47,23 @@
 use crate::checkpoint::StateCheckpoint;
 use crate::state::LoggedCall;
 use anyhow::{bail, Context, Result};
+use crawlrank_crawl_state::UrlLimits;
 use crawlrank_frontier::PolicySpec;
 use prost::Message;
 use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 use std::path::{Path, PathBuf};
 
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+/// `meta`'s key of the caps on hosts ([`Store::url_limits`]).
+const LIMITS_KEY: &str = "limits";
+
+/// Caps as the command line names them.
+fn describe_limits(l: &UrlLimits) -> String {
+    format!(
+        "--max-urls {} --max-pages-per-host {} --max-hosts-per-domain {} --max-urls-per-domain {}",
+        l.max_urls, l.max_per_host, l.max_hosts_per_domain, l.max_per_domain
+    )
+}
 const CALLS: TableDefinition<u64, &[u8]> = TableDefinition::new("calls");
 const CHECKPOINT: TableDefinition<&str, &[u8]> = TableDefinition::new("checkpoint");
 const DEAD_LETTERS: TableDefinition<u64, &[u8]> = TableDefinition::new("dead_letters");
@@ -173,6 +185,8 @@ pub struct Store {
     received: std::collections::HashMap<(u32, u64), Received>,
     /// This store's incarnation.
     incarnation: u64,
+    /// The caps on hosts, once read ([`Store::url_limits`]; none until then).
+    limits: UrlLimits,
 }
 
 impl Store {
@@ -211,6 +225,7 @@ impl Store {
             next_to: Default::default(),
             received: Default::default(),
             incarnation: 0,
+            limits: UrlLimits::UNBOUNDED,
         };
         let stored = if exists { store.read_meta()? } else { None };
         let spec = match (stored, spec) {
@@ -439,6 +454,88 @@ impl Store {
         Ok(())
     }
 
+    /// The caps on a crawl's hosts this state admits URLs within, fixed when the state is
+    /// created (`meta`'s `limits`: four little-endian `u64`, `UrlLimits`' fields in order), as
+    /// the policy is: a replay under other caps would admit other URLs than the calls were
+    /// answered for. A new state records `asked` (or the defaults); an existing one returns
+    /// its own, which must equal `asked` when given. A state written before the caps existed
+    /// admits every URL, and keeps doing so.
+    pub fn url_limits(&mut self, asked: Option<&UrlLimits>) -> Result<UrlLimits> {
+        let stored = {
+            let txn = self.db.begin_read()?;
+            let meta = txn.open_table(META)?;
+            meta.get(LIMITS_KEY)?.map(|v| v.value().to_vec())
+        };
+        let limits = match stored {
+            Some(bytes) => {
+                let field = |i: usize| bytes.get(i * 8..i * 8 + 8).and_then(|b| le_u64(b).ok());
+                match (field(0), field(1), field(2), field(3), bytes.len()) {
+                    (
+                        Some(max_urls),
+                        Some(max_per_host),
+                        Some(max_hosts_per_domain),
+                        Some(max_per_domain),
+                        32,
+                    ) => UrlLimits {
+                        max_urls,
+                        max_per_host,
+                        max_hosts_per_domain,
+                        max_per_domain,
+                    },
+                    _ => bail!(
+                        "{} holds unreadable URL caps ({} bytes)",
+                        self.path.display(),
+                        bytes.len()
+                    ),
+                }
+            }
+            None => {
+                let fresh = self.next_call == 0 && self.load()?.0.is_none();
+                let limits = if fresh {
+                    asked.copied().unwrap_or_default()
+                } else {
+                    UrlLimits::UNBOUNDED
+                };
+                let txn = self.db.begin_write()?;
+                {
+                    let mut meta = txn.open_table(META)?;
+                    let bytes: Vec<u8> = [
+                        limits.max_urls,
+                        limits.max_per_host,
+                        limits.max_hosts_per_domain,
+                        limits.max_per_domain,
+                    ]
+                    .iter()
+                    .flat_map(|v| v.to_le_bytes())
+                    .collect();
+                    meta.insert(LIMITS_KEY, bytes.as_slice())?;
+                }
+                txn.commit().with_context(|| {
+                    format!("cannot record the URL caps in {}", self.path.display())
+                })?;
+                limits
+            }
+        };
+        self.limits = limits;
+        if let Some(asked) = asked {
+            if *asked != limits {
+                bail!(
+                    "the frontier state {} admits URLs within {} (fixed when it was created); it \
+                     cannot be served with {}: give the same caps, or another --state",
+                    self.path.display(),
+                    describe_limits(&limits),
+                    describe_limits(asked)
+                );
+            }
+        }
+        Ok(limits)
+    }
+
+    /// The caps [`Store::url_limits`] read (unbounded before).
+    pub fn limits(&self) -> UrlLimits {
+        self.limits
+    }
+
     /// The JetStream sequence of the last forwarded item applied (0: none).
     pub fn applied(&self) -> Result<u64> {
         self.read_u64(APPLIED_KEY)
@@ -605,6 +702,43 @@ fn draw_incarnation() -> u64 {
 mod tests {
     use super::*;
     use crate::state::Call;
+
+    /// The caps on hosts are fixed when a state is created: a new state records the ones
+    /// asked (or the defaults), a restart with other caps is refused naming both, and a state
+    /// that logged calls before the caps existed admits every URL.
+    #[test]
+    fn the_caps_are_fixed_when_the_state_is_created() {
+        let spec = crate::policy_spec("bfs", Some(10), None, 0).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let (mut store, _) = Store::open(dir.path(), None, &spec).unwrap();
+        assert_eq!(store.url_limits(None).unwrap(), UrlLimits::DEFAULT);
+        drop(store);
+        let small = UrlLimits {
+            max_per_host: 5,
+            ..UrlLimits::DEFAULT
+        };
+        let (mut store, _) = Store::open(dir.path(), None, &spec).unwrap();
+        let err = store.url_limits(Some(&small)).unwrap_err().to_string();
+        assert!(
+            err.contains("--max-pages-per-host 100000") && err.contains("--max-pages-per-host 5"),
+            "{err}"
+        );
+        assert_eq!(
+            store.url_limits(Some(&UrlLimits::DEFAULT)).unwrap(),
+            UrlLimits::DEFAULT
+        );
+        drop(store);
+        let dir = tempfile::tempdir().unwrap();
+        let (mut store, _) = Store::open(dir.path(), None, &spec).unwrap();
+        assert_eq!(store.url_limits(Some(&small)).unwrap(), small);
+        assert_eq!(store.limits(), small);
+        // A state with calls and no caps recorded: written before the caps.
+        let dir = tempfile::tempdir().unwrap();
+        let (mut store, _) = Store::open(dir.path(), None, &spec).unwrap();
+        store.next_call = 1;
+        assert_eq!(store.url_limits(None).unwrap(), UrlLimits::UNBOUNDED);
+        assert!(store.url_limits(Some(&small)).is_err());
+    }
 
     /// A format 3 store's outbox rows (owner and item) get their numbers per owner when it is
     /// opened, in outbox order, and the numbers go on from there.

@@ -15,6 +15,7 @@ use crawlrank_frontier_service::{
     DEFAULT_COMMIT_INTERVAL_MS, DEFAULT_MAX_WAITING,
 };
 // The export is a client's job: it reads through the API's crate, not the service's.
+use crawlrank_crawler::{UrlLimits, MAX_URLS};
 use crawlrank_urlfrontier::{fetch_ranking, write_ranking_tsv};
 use std::io::Write;
 use std::net::{SocketAddr, ToSocketAddrs};
@@ -90,6 +91,21 @@ pub struct ServeArgs {
     /// call at once (calls arriving during a commit still share the next).
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_COMMIT_INTERVAL_MS)]
     pub commit_interval: u64,
+    /// Most URLs kept per host (spider-trap cap), as `crawlrank crawl`: an out-link (a URL put
+    /// with a parent, or a link of ReportPage) past it is skipped and counted; a URL put without
+    /// a parent is a seed and passes this cap and the two per-domain ones. Default 100,000.
+    /// The caps are fixed when the state is created.
+    #[arg(long, value_name = "N")]
+    pub max_pages_per_host: Option<u64>,
+    /// Most hosts per registrable domain (eTLD+1), as `crawlrank crawl`. Default 10,000.
+    #[arg(long, value_name = "N")]
+    pub max_hosts_per_domain: Option<u64>,
+    /// Most URLs kept per registrable domain, as `crawlrank crawl`. Default 1,000,000.
+    #[arg(long, value_name = "N")]
+    pub max_urls_per_domain: Option<u64>,
+    /// Most URLs per crawl, seeds included. Default and at most 2^32 - 1.
+    #[arg(long, value_name = "N")]
+    pub max_urls: Option<u64>,
     /// Run as one node of a frontier cluster on this NATS server with JetStream
     /// (`nats://127.0.0.1:4222`; docs/scaling.md). Needs --nodes.
     #[arg(long, value_name = "URL", requires = "nodes")]
@@ -166,8 +182,20 @@ fn serve(args: ServeArgs) -> Result<()> {
     } else {
         None
     };
+    let d = UrlLimits::DEFAULT;
+    let url_limits = (args.max_pages_per_host.is_some()
+        || args.max_hosts_per_domain.is_some()
+        || args.max_urls_per_domain.is_some()
+        || args.max_urls.is_some())
+    .then(|| UrlLimits {
+        max_urls: args.max_urls.unwrap_or(d.max_urls).min(MAX_URLS),
+        max_per_host: args.max_pages_per_host.unwrap_or(d.max_per_host),
+        max_hosts_per_domain: args.max_hosts_per_domain.unwrap_or(d.max_hosts_per_domain),
+        max_per_domain: args.max_urls_per_domain.unwrap_or(d.max_per_domain),
+    });
     let config = ServiceConfig {
         policy,
+        url_limits,
         max_waiting: args.max_waiting,
         commit_interval: Duration::from_millis(args.commit_interval),
         ..ServiceConfig::new(&args.state)
