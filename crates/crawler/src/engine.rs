@@ -16,7 +16,6 @@
 //! fetches them again, first. The WARC files are cut back to the committed position, so no
 //! record of an uncommitted fetch stays behind either.
 
-use crate::hops::{BeyondLimit, HopLimits, Hops};
 use crate::in_flight::{Done, InFlight, PageTicket};
 use crate::politeness::{Scheduler, Waiting};
 use crate::ranking::{
@@ -28,7 +27,8 @@ use crate::search_log::SearchLog;
 use crate::stats::Stats;
 use crate::store::{Event, Loaded, SeenReader, StepWrites, Store};
 use anyhow::{bail, ensure, Context, Result};
-use crawlrank_crawl_state::{Interned, OriginId, UrlLimits, UrlTable};
+use crawlrank_crawl_state::{BeyondLimit, CrawlLimits, Hops};
+use crawlrank_crawl_state::{Interned, OriginId, UrlTable};
 use crawlrank_crawl_state::{SeenCounts, DEFAULT_CACHE_ENTRIES as SEEN_CACHE_ENTRIES};
 use crawlrank_fetch::addresses::AddressGuard;
 use crawlrank_fetch::backoff::{Backoffs, RetryAfter};
@@ -173,16 +173,6 @@ impl Default for Politeness {
             max_retry_after: crawlrank_fetch::backoff::DEFAULT_MAX_RETRY_AFTER,
         }
     }
-}
-
-/// The bounds on the URLs a crawl takes in (docs/crawler.md, A hostile web).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CrawlLimits {
-    /// New ids per host, per registrable domain and in all (`--max-pages-per-host`,
-    /// `--max-hosts-per-domain`, `--max-urls-per-domain`, `--max-urls`).
-    pub urls: UrlLimits,
-    /// `--max-hops` and `--max-redirects` (crate::hops).
-    pub hops: HopLimits,
 }
 
 /// What a crawl may use of the machine (docs/crawler.md, Resources).
@@ -597,6 +587,23 @@ fn frontier_config(cfg: &CrawlConfig, store: &Store, loaded: &Loaded) -> Result<
     Ok(wanted)
 }
 
+/// Gives the pages of one logged event their hops: seeds none, a crawled page's links theirs
+/// (a redirect's one link is its target).
+fn apply_hops(hops: &mut Hops, event: &Event) {
+    match event {
+        Event::Seed(ids) => ids.iter().for_each(|&id| hops.seed(id)),
+        Event::Popped(_) => {}
+        Event::Crawled {
+            id, outcome, links, ..
+        } => {
+            let d = hops.of_links(*id, *outcome == Outcome::Redirect);
+            links.iter().for_each(|&l| {
+                let _ = hops.reach(l, d);
+            });
+        }
+    }
+}
+
 /// Hands the allocator's free pages back to the system. glibc keeps what its per-thread
 /// arenas freed — a snapshot's buffers, the bodies and link lists the I/O threads allocated
 /// and this thread freed — resident until it is reused; trimmed after each snapshot (every
@@ -745,7 +752,7 @@ impl Engine {
         let mut hops = Hops::default();
         let events = store.events()?.inspect(|e| {
             if let Ok((_, event)) = e {
-                hops.apply(event);
+                apply_hops(&mut hops, event);
                 if let Event::Seed(ids) = event {
                     seeded.extend_from_slice(ids);
                 }
@@ -1323,7 +1330,7 @@ impl Engine {
     /// links) for the next commit, and gives the new pages their hops (the replay of a
     /// resumed crawl does the same over the log).
     fn log(&mut self, event: Event) {
-        self.hops.apply(&event);
+        apply_hops(&mut self.hops, &event);
         self.writes.events.push(event);
     }
 

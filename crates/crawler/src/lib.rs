@@ -10,7 +10,6 @@
 //! | `robots_table` | each origin's robots.txt state during a crawl: rules and their age, retries, giving up |
 //! | `politeness` | the scheduler: per-origin queues, one request in flight per origin, delays, retries' backoff |
 //! | `in_flight` | the requests in flight: fetch tasks on the I/O runtime and the channel back, each origin's kept connection lent and given back; fewer for a while when file descriptors run short |
-//! | `hops` | link and redirect hops from the seeds, and their limits |
 //! | `search_log` | the search log of the impact-aware policies, keyed by URL ([`SearchLog`]) |
 //! | `store` | the state on disk (redb): the URL table's strings and seen-set (over `crawlrank-crawl-state`, which keeps the URL table, the seen-set and the caps on hosts), the frontier event log, page marks, robots.txt answers, the sitemaps queued |
 //! | `resume` | resuming: the frontier rebuilt by replaying the log (through the frontier crate's `LogReplay`) |
@@ -24,8 +23,8 @@
 //! All modules are private: the crate's API is the entry points below, re-exported at its root.
 //!
 //! The files import each other one way only: `stats`, `ranking`, `top` and `signals`
-//! import no other module of the crate; `hops` and `resume` on `store`; the URL table, the
-//! seen-set and the host ids are `crawlrank-crawl-state`'s;
+//! import no other module of the crate; `resume` on `store`; the URL table, the
+//! seen-set, the host ids and the hops from the seeds are `crawlrank-crawl-state`'s;
 //! `engine` on all of them, and `export` on `store`, `resume`, `ranking` and `stats` (its
 //! tests run the engine, its code does not). Everything about a single request comes from
 //! `crawlrank-fetch`. No module prints or exits the process: errors are returned, and progress
@@ -53,7 +52,6 @@
 mod dashboard_view;
 mod engine;
 mod export;
-mod hops;
 mod in_flight;
 mod politeness;
 mod ranking;
@@ -77,17 +75,17 @@ macro_rules! internal_modules {
 }
 internal_modules!(store);
 
+pub use crawlrank_crawl_state::{CrawlLimits, HopLimits, DEFAULT_MAX_REDIRECTS};
 pub use crawlrank_crawl_state::{SeenCounts, DEFAULT_CACHE_ENTRIES as DEFAULT_SEEN_CACHE};
 pub use crawlrank_crawl_state::{UrlLimits, MAX_URLS};
 pub use engine::{
-    crawl, CrawlConfig, CrawlLimits, CrawlReport, PolicySettings, Politeness, Progress, Resources,
-    StopReason, WarcDamage, WarcRecovery, DEFAULT_FRONTIER_HOT,
+    crawl, CrawlConfig, CrawlReport, PolicySettings, Politeness, Progress, Resources, StopReason,
+    WarcDamage, WarcRecovery, DEFAULT_FRONTIER_HOT,
 };
 pub use export::{
     crawl_log, crawl_order, discovered_urls, export_graph, export_links, export_ranking,
     page_marks, status, GraphExport, LinkOutputs, LoggedCall, RankingExport, Status,
 };
-pub use hops::{HopLimits, DEFAULT_MAX_REDIRECTS};
 pub use ranking::{PAGE_MARKS_SNAPSHOT, RANKING_SNAPSHOT};
 pub use search_log::SearchLog;
 pub use signals::StopSignals;

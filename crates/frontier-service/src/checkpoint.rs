@@ -56,11 +56,15 @@ pub struct CrawlCheckpoint {
     /// The leases of popped pages not yet looked at, as `end, page` pairs.
     #[prost(uint64, repeated, tag = "8")]
     pub ready_leases: Vec<u64>,
-    /// Out-links the caps on hosts skipped: by the host cap, the domain's hosts cap, the
-    /// domain cap and the crawl's cap on URLs (absent in a checkpoint written before the caps:
-    /// none). The caps' counts of URLs held are rebuilt from the live pages.
+    /// Out-links the bounds skipped: by the host cap, the domain's hosts cap, the domain cap,
+    /// the crawl's cap on URLs, the hop limit and the redirect limit (absent in a checkpoint
+    /// written before the bounds: none). The caps' counts of URLs held are rebuilt from the live pages.
     #[prost(uint64, repeated, tag = "9")]
     pub capped: Vec<u64>,
+    /// Each page's hops from the seeds by id: link hops in the high bits, redirects in a row in
+    /// the low 8, `u32::MAX` for none known (`crawlrank_crawl_state::Hops::to_packed`).
+    #[prost(uint32, repeated, tag = "10")]
+    pub hops: Vec<u32>,
 }
 
 /// One page of a crawl.

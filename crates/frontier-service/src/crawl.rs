@@ -29,9 +29,14 @@ use crate::proto::{
     self, ack_message::Status as AckStatus, url_item, DiscoveredUrlItem, KnownUrlItem, StringList,
     UrlInfo, UrlItem,
 };
-use crawlrank_crawl_state::{origin_key, CapRefusal, HostCaps, OriginId, UrlLimits};
+use crawlrank_crawl_state::{
+    origin_key, BeyondLimit, CapRefusal, CrawlLimits, Distance, HopLimits, Hops, HostCaps,
+    OriginId, UrlLimits,
+};
 use crawlrank_frontier::{CashLedger, Frontier, Offer, PageId, PolicySpec};
-use crawlrank_urlfrontier::{PARENT_KEY, SCORE_KEY, STATE_KEY, STORMCRAWLER_PATH_KEY};
+use crawlrank_urlfrontier::{
+    OUTCOME_KEY, PARENT_KEY, REDIRECT_OUTCOME, SCORE_KEY, STATE_KEY, STORMCRAWLER_PATH_KEY,
+};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// The longest queue key accepted (the reference service's bound).
@@ -243,9 +248,42 @@ pub struct Capped {
     pub domain: u64,
     /// The crawl had the most URLs allowed (`--max-urls`).
     pub urls: u64,
+    /// More link hops from a seed than `--max-hops`.
+    pub hops: u64,
+    /// More redirects in a row than `--max-redirects`.
+    pub redirects: u64,
+}
+
+/// The bounds of a crawl that admits every URL (a state written before there were any).
+pub const UNBOUNDED: CrawlLimits = CrawlLimits {
+    urls: UrlLimits::UNBOUNDED,
+    hops: HopLimits {
+        max_hops: None,
+        max_redirects: u32::MAX,
+    },
+};
+
+/// How a new URL came to a crawl, which decides the bounds it is admitted within.
+#[derive(Debug, Clone, Copy)]
+enum Arrival {
+    /// Put without a parent, or reported fetched: a seed, past the caps on hosts (not
+    /// `--max-urls`), with no hops.
+    Seed,
+    /// A link of a page, this far from the seeds: within every bound.
+    Link(Distance),
+    /// A link from a page another cluster node crawled: within the caps; its hops are not
+    /// known here, so they start again at 0.
+    Offered,
 }
 
 impl Capped {
+    fn count_beyond(&mut self, why: BeyondLimit) {
+        match why {
+            BeyondLimit::Hops => self.hops += 1,
+            BeyondLimit::Redirects => self.redirects += 1,
+        }
+    }
+
     fn count(&mut self, why: CapRefusal) {
         match why {
             CapRefusal::Host => self.host += 1,
@@ -254,9 +292,16 @@ impl Capped {
         }
     }
 
-    /// The four counts in a checkpoint's order.
+    /// The counts in a checkpoint's order.
     fn to_vec(self) -> Vec<u64> {
-        vec![self.host, self.domain_hosts, self.domain, self.urls]
+        vec![
+            self.host,
+            self.domain_hosts,
+            self.domain,
+            self.urls,
+            self.hops,
+            self.redirects,
+        ]
     }
 
     fn from_slice(v: &[u64]) -> Self {
@@ -266,6 +311,8 @@ impl Capped {
             domain_hosts: at(1),
             domain: at(2),
             urls: at(3),
+            hops: at(4),
+            redirects: at(5),
         }
     }
 }
@@ -412,8 +459,12 @@ pub struct Crawl {
     offered: Option<Option<Offer>>,
     /// The crawl's hosts, and the caps its out-links are admitted within.
     caps: HostCaps,
-    /// Out-links the caps skipped.
+    /// Out-links the caps or the hop limits skipped.
     capped: Capped,
+    /// The limits on hops from the seeds.
+    hop_limits: HopLimits,
+    /// Each page's hops from the seeds.
+    hops: Hops,
 }
 
 /// The queue key of `url` when the client gives none: its host. `None` for a URL that does
@@ -462,14 +513,17 @@ impl Crawl {
             unheld: 0,
             split: None,
             offered: None,
-            caps: HostCaps::new(UrlLimits::UNBOUNDED),
+            caps: HostCaps::new(UNBOUNDED.urls),
             capped: Capped::default(),
+            hop_limits: UNBOUNDED.hops,
+            hops: Hops::default(),
         })
     }
 
     /// Admits the crawl's URLs within `limits` from now on (those it holds stay).
-    pub fn set_limits(&mut self, limits: UrlLimits) {
-        self.caps.set_limits(limits);
+    pub fn set_limits(&mut self, limits: CrawlLimits) {
+        self.caps.set_limits(limits.urls);
+        self.hop_limits = limits.hops;
     }
 
     /// Whether the crawl holds no queue.
@@ -497,17 +551,24 @@ impl Crawl {
         Ok(key)
     }
 
-    /// A new page (the caller has checked the URL is unknown), admitted by the caps on hosts
-    /// unless `force` (a seed, or a page a client reports fetched): `Err(SKIPPED)` (counted)
-    /// past a cap, `Err(FAIL)` when the crawl has no page id left.
+    /// A new page (the caller has checked the URL is unknown), admitted within the crawl's
+    /// bounds as `arrival` says: `Err(SKIPPED)` (counted) past one, `Err(FAIL)` when the crawl
+    /// has no page id left.
     fn create(
         &mut self,
         url: &str,
         key: String,
         metadata: BTreeMap<String, Vec<String>>,
         now: u64,
-        force: bool,
+        arrival: Arrival,
     ) -> Result<PageId, AckStatus> {
+        if let Arrival::Link(d) = arrival {
+            if let Some(why) = self.hop_limits.exceeded(d) {
+                self.capped.count_beyond(why);
+                return Err(AckStatus::Skipped);
+            }
+        }
+        let force = matches!(arrival, Arrival::Seed);
         let id = PageId::try_from(self.pages.len())
             .ok()
             .filter(|&id| id != PageId::MAX)
@@ -538,6 +599,12 @@ impl Crawl {
             host,
         });
         self.ids.insert(&self.pages, id);
+        match arrival {
+            Arrival::Link(d) => {
+                self.hops.reach(id, d);
+            }
+            Arrival::Seed | Arrival::Offered => self.hops.seed(id),
+        }
         Ok(id)
     }
 
@@ -557,34 +624,48 @@ impl Crawl {
     /// A discovered URL: created unless known (then only its link from its parent is
     /// learned). Returns the ack and whether anything changed.
     pub fn put_discovered(&mut self, info: &UrlInfo, now: u64) -> (AckStatus, bool) {
+        self.discover(info, now, false)
+    }
+
+    /// [`Crawl::put_discovered`], the parent's one link being its redirect's target when
+    /// `redirect`.
+    fn discover(&mut self, info: &UrlInfo, now: u64, redirect: bool) -> (AckStatus, bool) {
         let key = match Self::key_of(info) {
             Ok(k) => k,
             Err(status) => return (status, false),
         };
         let metadata = metadata_of(info);
+        // A URL found on a page is a link, as far from the seeds as the page's links are (a
+        // parent the crawl does not know counts as a seed); one without a parent is a seed.
+        let named = parent_url(&metadata).map(|p| self.ids.get(&self.pages, p));
+        let from = named.map(|parent| match parent {
+            Some(p) => self.hops.of_links(p, redirect),
+            None => Distance {
+                hops: 1,
+                redirects: 0,
+            },
+        });
         // A page naming itself as parent links to itself: a self-loop counts in its
         // out-degree, as it does in the crawler and the simulator.
-        let parent = parent_url(&metadata)
-            .and_then(|p| self.ids.get(&self.pages, p))
-            .filter(|&p| self.collects_links(p));
+        let parent = named.flatten().filter(|&p| self.collects_links(p));
         if let Some(known) = self.ids.get(&self.pages, &info.url) {
-            // Known: ignored, but the parent links to it.
+            // Known: ignored, but reached by a shorter way it gets the shorter hops, and the
+            // parent links to it.
+            let nearer = from.is_some_and(|d| self.hops.reach(known, d));
             let Some(parent) = parent else {
-                return (AckStatus::Skipped, false);
+                return (AckStatus::Skipped, nearer);
             };
             let links = &mut self.pages[parent as usize].links;
             if links.contains(&known) {
-                return (AckStatus::Skipped, false);
+                return (AckStatus::Skipped, nearer);
             }
             links.push(known);
             return (AckStatus::Skipped, true);
         }
-        // A URL found on a page is an out-link, within the caps on hosts; one without a
-        // parent is a seed, as the crawler's seeds pass them.
-        let force = parent_url(&metadata).is_none();
-        let page = match self.create(&info.url, key, metadata, now, force) {
+        let arrival = from.map_or(Arrival::Seed, Arrival::Link);
+        let page = match self.create(&info.url, key, metadata, now, arrival) {
             Ok(p) => p,
-            // A skipped out-link changed the crawl's counts of capped links.
+            // A skipped link changed the crawl's counts of skipped links.
             Err(status) => return (status, status == AckStatus::Skipped),
         };
         match parent {
@@ -609,7 +690,7 @@ impl Crawl {
         };
         let page = match self.ids.get(&self.pages, &info.url) {
             Some(p) => p,
-            None => match self.create(&info.url, key, BTreeMap::new(), now, true) {
+            None => match self.create(&info.url, key, BTreeMap::new(), now, Arrival::Seed) {
                 Ok(p) => p,
                 Err(status) => return (status, false),
             },
@@ -666,6 +747,12 @@ impl Crawl {
     ) -> (LinkCounts, AckStatus) {
         let mut counts = LinkCounts::default();
         let mut seen: HashSet<&str> = HashSet::new();
+        // A redirect reports its target as its one link: one more redirect in a row, no hop.
+        let redirect = page
+            .metadata
+            .get(OUTCOME_KEY)
+            .and_then(|v| v.values.last())
+            .is_some_and(|o| o == REDIRECT_OUTCOME);
         for link in links {
             if !seen.insert(link.as_str()) {
                 continue;
@@ -682,7 +769,7 @@ impl Crawl {
                 .into(),
                 crawl_id: self.id.clone(),
             };
-            match self.put_discovered(&info, now).0 {
+            match self.discover(&info, now, redirect).0 {
                 AckStatus::Ok => counts.discovered += 1,
                 _ if self.ids.get(&self.pages, link).is_some() => counts.known += 1,
                 _ => counts.invalid += 1,
@@ -725,7 +812,7 @@ impl Crawl {
         };
         let (page, status) = match self.ids.get(&self.pages, &info.url) {
             Some(p) => (p, AckStatus::Skipped),
-            None => match self.create(&info.url, key, metadata_of(info), now, false) {
+            None => match self.create(&info.url, key, metadata_of(info), now, Arrival::Offered) {
                 Ok(p) => (p, AckStatus::Ok),
                 Err(status) => return (status, status == AckStatus::Skipped),
             },
@@ -1701,6 +1788,7 @@ impl Crawl {
                 .flat_map(|&(u, p)| [u, id(p)])
                 .collect(),
             capped: self.capped.to_vec(),
+            hops: self.hops.to_packed(),
         }
     }
 
@@ -1711,6 +1799,7 @@ impl Crawl {
         use anyhow::{bail, Context};
         let mut crawl = Crawl::new(&c.id, spec)?;
         crawl.capped = Capped::from_slice(&c.capped);
+        crawl.hops = Hops::from_packed(&c.hops);
         let n = c.pages.len() as u64;
         let page = |v: u64| -> anyhow::Result<PageId> {
             if v >= n {
@@ -2163,7 +2252,10 @@ mod checkpoint_tests {
         let mut copy =
             Crawl::from_checkpoint(CrawlCheckpoint::decode(bytes.as_slice()).unwrap(), spec)
                 .unwrap();
-        copy.set_limits(crawl.caps.limits());
+        copy.set_limits(CrawlLimits {
+            urls: crawl.caps.limits(),
+            hops: crawl.hop_limits,
+        });
         copy
     }
 
@@ -2183,10 +2275,16 @@ mod checkpoint_tests {
             let mut copy = Crawl::new("c", &spec).unwrap();
             // Caps that out-links hit (about ten URLs a host), and the crawl's cap on URLs in
             // every other round: what they skip must be skipped alike after a checkpoint.
-            let limits = UrlLimits {
-                max_per_host: 6,
-                max_urls: if round % 2 == 0 { 60 } else { u64::MAX },
-                ..UrlLimits::UNBOUNDED
+            let limits = CrawlLimits {
+                urls: UrlLimits {
+                    max_per_host: 6,
+                    max_urls: if round % 2 == 0 { 60 } else { u64::MAX },
+                    ..UrlLimits::UNBOUNDED
+                },
+                hops: HopLimits {
+                    max_hops: (round % 3 == 0).then_some(1),
+                    max_redirects: 20,
+                },
             };
             live.set_limits(limits);
             copy.set_limits(limits);
@@ -2333,9 +2431,10 @@ mod checkpoint_tests {
             let c = live.counts(None, now).unwrap().capped;
             hit.host += c.host;
             hit.urls += c.urls;
+            hit.hops += c.hops;
         }
         assert!(
-            hit.host > 0 && hit.urls > 0,
+            hit.host > 0 && hit.urls > 0 && hit.hops > 0,
             "the caps skipped out-links: {hit:?}"
         );
     }
@@ -2346,9 +2445,12 @@ mod checkpoint_tests {
     fn out_links_are_capped_per_host_and_seeds_are_not() {
         let spec = crate::service::policy_spec("bfs", Some(100), None, 0).unwrap();
         let mut crawl = Crawl::new("c", &spec).unwrap();
-        crawl.set_limits(UrlLimits {
-            max_per_host: 3,
-            ..UrlLimits::UNBOUNDED
+        crawl.set_limits(CrawlLimits {
+            urls: UrlLimits {
+                max_per_host: 3,
+                ..UrlLimits::UNBOUNDED
+            },
+            hops: UNBOUNDED.hops,
         });
         let seed = "http://a.test/";
         assert_eq!(
@@ -2391,6 +2493,69 @@ mod checkpoint_tests {
         );
         assert_eq!(crawl.put_discovered(&child, 1).0, AckStatus::Ok);
         assert_eq!(crawl.counts(None, 1).unwrap().capped.host, 4);
+    }
+
+    /// Links are admitted within the limits on hops, the crawler's rule: a link adds a hop, a
+    /// redirect's target (a page reported with the outcome `redirect`) one more redirect in a
+    /// row; a known URL reached by a shorter way gets the shorter counts.
+    #[test]
+    fn links_are_admitted_within_the_limits_on_hops() {
+        let spec = crate::service::policy_spec("bfs", Some(100), None, 0).unwrap();
+        let mut crawl = Crawl::new("c", &spec).unwrap();
+        crawl.set_limits(CrawlLimits {
+            urls: UrlLimits::UNBOUNDED,
+            hops: HopLimits {
+                max_hops: Some(2),
+                max_redirects: 2,
+            },
+        });
+        let report = |crawl: &mut Crawl, url: &str, redirect: bool, links: &[&str]| {
+            let mut page = info(url, None, 0);
+            if redirect {
+                page.metadata.insert(
+                    OUTCOME_KEY.to_string(),
+                    StringList {
+                        values: vec![REDIRECT_OUTCOME.to_string()],
+                    },
+                );
+            }
+            let links: Vec<String> = links.iter().map(|l| l.to_string()).collect();
+            crawl.report_page(&page, 0, &links, 1).0.discovered
+        };
+        crawl.put_discovered(&info("http://s.test/", None, 0), 1);
+        assert_eq!(
+            report(&mut crawl, "http://s.test/", false, &["http://a.test/1"]),
+            1
+        );
+        assert_eq!(
+            report(&mut crawl, "http://a.test/1", false, &["http://b.test/2"]),
+            1
+        );
+        assert_eq!(
+            report(&mut crawl, "http://b.test/2", false, &["http://c.test/3"]),
+            0,
+            "three hops from the seed"
+        );
+        // A cross-host redirect chain: two redirects in a row pass, the third does not.
+        assert_eq!(
+            report(&mut crawl, "http://s.test/", true, &["http://r1.test/"]),
+            1
+        );
+        assert_eq!(
+            report(&mut crawl, "http://r1.test/", true, &["http://r2.test/"]),
+            1
+        );
+        assert_eq!(
+            report(&mut crawl, "http://r2.test/", true, &["http://r3.test/"]),
+            0,
+            "a third redirect in a row"
+        );
+        let c = crawl.counts(None, 1).unwrap().capped;
+        assert_eq!((c.hops, c.redirects), (1, 1));
+        // The counts survive a checkpoint.
+        let copy = round_trip(&crawl, &spec);
+        assert_eq!(copy.hops.to_packed(), crawl.hops.to_packed());
+        assert_eq!(copy.counts(None, 1), crawl.counts(None, 1));
     }
 
     #[test]

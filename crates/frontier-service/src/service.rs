@@ -35,7 +35,7 @@ use crate::state::{Answer, Call, FrontierState, LoggedCall, OfferedItem};
 use crate::store::{Applied, Store};
 use crate::time_source::TimeSource;
 use anyhow::{Context, Result};
-use crawlrank_crawl_state::UrlLimits;
+use crawlrank_crawl_state::CrawlLimits;
 use crawlrank_frontier::PageId;
 use crawlrank_frontier::PolicySpec;
 use crawlrank_urlfrontier::cluster_proto::{forwarded, Forwarded};
@@ -93,11 +93,12 @@ pub struct ServiceConfig {
     /// durable. Zero: a call is committed at once, with only the calls that came while the
     /// previous commit was being written.
     pub commit_interval: Duration,
-    /// The caps on each crawl's hosts: out-links (URLs discovered with a parent, and the links
-    /// of `ReportPage`) past them are skipped, as `crawlrank crawl` skips them; URLs without a
+    /// The bounds on each crawl's URLs, the crawler's: the caps on hosts and the limits on
+    /// hops from the seeds. Out-links (URLs discovered with a parent, and the links of
+    /// `ReportPage`) past them are skipped, as `crawlrank crawl` skips them; URLs without a
     /// parent are seeds and pass the per-host and per-domain caps. `None`: the state's own, or
-    /// the crawler's defaults for a new state. A state created with other caps is refused.
-    pub url_limits: Option<UrlLimits>,
+    /// the crawler's defaults for a new state. A state created with other bounds is refused.
+    pub limits: Option<CrawlLimits>,
 }
 
 /// Pages a service expects a crawl to reach when not told (as `crawlrank crawl`): it sets
@@ -146,7 +147,7 @@ impl ServiceConfig {
             max_waiting: DEFAULT_MAX_WAITING,
             time: TimeSource::System,
             commit_interval: Duration::from_millis(DEFAULT_COMMIT_INTERVAL_MS),
-            url_limits: None,
+            limits: None,
         }
     }
 }
@@ -558,7 +559,7 @@ impl FrontierService {
             &config.default_policy,
         )?;
         let mut store = store;
-        store.url_limits(config.url_limits.as_ref())?;
+        store.crawl_limits(config.limits.as_ref())?;
         let state = load_state(&store, spec)?;
         let dead_letters = Arc::new(AtomicU64::new(store.dead_letters()?));
         let outbox_ready = Arc::new(tokio::sync::Notify::new());
@@ -1469,6 +1470,8 @@ impl UrlFrontier for FrontierService {
             ),
             ("crawlrank.domain_cap_links", counts.capped.domain),
             ("crawlrank.url_limit_links", counts.capped.urls),
+            ("crawlrank.hop_limit_links", counts.capped.hops),
+            ("crawlrank.redirect_chain_too_long", counts.capped.redirects),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))

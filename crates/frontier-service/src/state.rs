@@ -22,7 +22,7 @@ use crate::proto::{
     CrawlLimitParams, DeleteCrawlMessage, GetParams, PurgeUrlParams, QueueDelayParams,
     QueueWithinCrawlParams, UrlInfo, UrlItem,
 };
-use crawlrank_crawl_state::UrlLimits;
+use crawlrank_crawl_state::CrawlLimits;
 use crawlrank_frontier::{Frontier, Offer, PageId, PolicySpec};
 use crawlrank_urlfrontier::cluster_proto::Offer as WireOffer;
 use crawlrank_urlfrontier::normalise_crawl_id;
@@ -229,8 +229,8 @@ pub enum Answer {
 /// Every crawl of the service, and whether it serves.
 pub struct FrontierState {
     spec: PolicySpec,
-    /// The caps on each crawl's hosts (`crate::store::Store::url_limits`).
-    limits: UrlLimits,
+    /// The bounds on each crawl's URLs (`crate::store::Store::crawl_limits`).
+    limits: CrawlLimits,
     crawls: BTreeMap<String, Crawl>,
     active: bool,
 }
@@ -242,7 +242,7 @@ impl FrontierState {
         Frontier::from_spec(&spec)?;
         Ok(Self {
             spec,
-            limits: UrlLimits::UNBOUNDED,
+            limits: crate::crawl::UNBOUNDED,
             crawls: BTreeMap::new(),
             active: true,
         })
@@ -250,7 +250,7 @@ impl FrontierState {
 
     /// The state with every crawl's URLs admitted within `limits`, the ones its calls were
     /// answered with.
-    pub fn with_limits(mut self, limits: UrlLimits) -> Self {
+    pub fn with_limits(mut self, limits: CrawlLimits) -> Self {
         self.limits = limits;
         for crawl in self.crawls.values_mut() {
             crawl.set_limits(limits);

@@ -5,8 +5,8 @@
 //! Tables:
 //! - `meta`: the format version and the [`PolicySpec`] (its one stored encoding, as in the
 //!   crawl state), fixed when the state is created: a replay with another policy would build
-//!   other frontiers; likewise `limits`, the caps on hosts URLs are admitted within
-//!   ([`Store::url_limits`]);
+//!   other frontiers; likewise `limits`, the caps on hosts and the limits on hops URLs are
+//!   admitted within ([`Store::crawl_limits`]);
 //! - `calls`: sequence number → encoded [`LoggedCall`], replayed in order at open
 //!   (`crate::state` says why a log of calls is enough);
 //! - `checkpoint`: `state` → the encoded [`StateCheckpoint`] of every call before `through`
@@ -47,21 +47,73 @@
 use crate::checkpoint::StateCheckpoint;
 use crate::state::LoggedCall;
 use anyhow::{bail, Context, Result};
-use crawlrank_crawl_state::UrlLimits;
+use crawlrank_crawl_state::{CrawlLimits, HopLimits, UrlLimits};
 use crawlrank_frontier::PolicySpec;
 use prost::Message;
 use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 use std::path::{Path, PathBuf};
 
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
-/// `meta`'s key of the caps on hosts ([`Store::url_limits`]).
+/// `meta`'s key of the bounds on URLs ([`Store::crawl_limits`]).
 const LIMITS_KEY: &str = "limits";
 
-/// Caps as the command line names them.
-fn describe_limits(l: &UrlLimits) -> String {
+/// The bounds of a state written before there were any: none.
+const UNBOUNDED_LIMITS: CrawlLimits = CrawlLimits {
+    urls: UrlLimits::UNBOUNDED,
+    hops: HopLimits {
+        max_hops: None,
+        max_redirects: u32::MAX,
+    },
+};
+
+fn encode_limits(l: &CrawlLimits) -> Vec<u8> {
+    [
+        l.urls.max_urls,
+        l.urls.max_per_host,
+        l.urls.max_hosts_per_domain,
+        l.urls.max_per_domain,
+        l.hops.max_hops.map_or(u64::MAX, u64::from),
+        u64::from(l.hops.max_redirects),
+    ]
+    .iter()
+    .flat_map(|v| v.to_le_bytes())
+    .collect()
+}
+
+fn decode_limits(bytes: &[u8]) -> Result<CrawlLimits> {
+    if bytes.len() != 48 {
+        bail!("{} bytes where 48 were expected", bytes.len());
+    }
+    let f: Vec<u64> = bytes.chunks(8).map(le_u64).collect::<Result<_>>()?;
+    let hops = match f[4] {
+        u64::MAX => None,
+        h => Some(u32::try_from(h).context("--max-hops out of range")?),
+    };
+    Ok(CrawlLimits {
+        urls: UrlLimits {
+            max_urls: f[0],
+            max_per_host: f[1],
+            max_hosts_per_domain: f[2],
+            max_per_domain: f[3],
+        },
+        hops: HopLimits {
+            max_hops: hops,
+            max_redirects: u32::try_from(f[5]).context("--max-redirects out of range")?,
+        },
+    })
+}
+
+/// Bounds as the command line names them.
+fn describe_limits(l: &CrawlLimits) -> String {
+    let u = &l.urls;
     format!(
-        "--max-urls {} --max-pages-per-host {} --max-hosts-per-domain {} --max-urls-per-domain {}",
-        l.max_urls, l.max_per_host, l.max_hosts_per_domain, l.max_per_domain
+        "--max-urls {} --max-pages-per-host {} --max-hosts-per-domain {} --max-urls-per-domain {} {} --max-redirects {}",
+        u.max_urls,
+        u.max_per_host,
+        u.max_hosts_per_domain,
+        u.max_per_domain,
+        l.hops.max_hops.map_or("no --max-hops".to_string(), |h| format!("--max-hops {h}")),
+        l.hops.max_redirects
     )
 }
 const CALLS: TableDefinition<u64, &[u8]> = TableDefinition::new("calls");
@@ -185,8 +237,8 @@ pub struct Store {
     received: std::collections::HashMap<(u32, u64), Received>,
     /// This store's incarnation.
     incarnation: u64,
-    /// The caps on hosts, once read ([`Store::url_limits`]; none until then).
-    limits: UrlLimits,
+    /// The bounds on URLs, once read ([`Store::crawl_limits`]; none until then).
+    limits: CrawlLimits,
 }
 
 impl Store {
@@ -225,7 +277,7 @@ impl Store {
             next_to: Default::default(),
             received: Default::default(),
             incarnation: 0,
-            limits: UrlLimits::UNBOUNDED,
+            limits: UNBOUNDED_LIMITS,
         };
         let stored = if exists { store.read_meta()? } else { None };
         let spec = match (stored, spec) {
@@ -454,64 +506,41 @@ impl Store {
         Ok(())
     }
 
-    /// The caps on a crawl's hosts this state admits URLs within, fixed when the state is
-    /// created (`meta`'s `limits`: four little-endian `u64`, `UrlLimits`' fields in order), as
-    /// the policy is: a replay under other caps would admit other URLs than the calls were
-    /// answered for. A new state records `asked` (or the defaults); an existing one returns
-    /// its own, which must equal `asked` when given. A state written before the caps existed
-    /// admits every URL, and keeps doing so.
-    pub fn url_limits(&mut self, asked: Option<&UrlLimits>) -> Result<UrlLimits> {
+    /// The bounds this state admits URLs within (the caps on hosts, the limits on hops), fixed
+    /// when the state is created (`meta`'s `limits`: six little-endian `u64`, `UrlLimits`'
+    /// fields in order, then `--max-hops` (`u64::MAX`: none) and `--max-redirects`), as the
+    /// policy is: a replay under other bounds would admit other URLs than the calls were
+    /// answered for. A new state records `asked` (or the crawler's defaults); an existing one
+    /// returns its own, which must equal `asked` when given. A state written before the bounds
+    /// existed admits every URL, and keeps doing so.
+    pub fn crawl_limits(&mut self, asked: Option<&CrawlLimits>) -> Result<CrawlLimits> {
         let stored = {
             let txn = self.db.begin_read()?;
             let meta = txn.open_table(META)?;
             meta.get(LIMITS_KEY)?.map(|v| v.value().to_vec())
         };
         let limits = match stored {
-            Some(bytes) => {
-                let field = |i: usize| bytes.get(i * 8..i * 8 + 8).and_then(|b| le_u64(b).ok());
-                match (field(0), field(1), field(2), field(3), bytes.len()) {
-                    (
-                        Some(max_urls),
-                        Some(max_per_host),
-                        Some(max_hosts_per_domain),
-                        Some(max_per_domain),
-                        32,
-                    ) => UrlLimits {
-                        max_urls,
-                        max_per_host,
-                        max_hosts_per_domain,
-                        max_per_domain,
-                    },
-                    _ => bail!(
-                        "{} holds unreadable URL caps ({} bytes)",
-                        self.path.display(),
-                        bytes.len()
-                    ),
-                }
-            }
+            Some(bytes) => decode_limits(&bytes).with_context(|| {
+                format!(
+                    "{} holds unreadable crawl limits ({} bytes)",
+                    self.path.display(),
+                    bytes.len()
+                )
+            })?,
             None => {
                 let fresh = self.next_call == 0 && self.load()?.0.is_none();
                 let limits = if fresh {
                     asked.copied().unwrap_or_default()
                 } else {
-                    UrlLimits::UNBOUNDED
+                    UNBOUNDED_LIMITS
                 };
                 let txn = self.db.begin_write()?;
                 {
                     let mut meta = txn.open_table(META)?;
-                    let bytes: Vec<u8> = [
-                        limits.max_urls,
-                        limits.max_per_host,
-                        limits.max_hosts_per_domain,
-                        limits.max_per_domain,
-                    ]
-                    .iter()
-                    .flat_map(|v| v.to_le_bytes())
-                    .collect();
-                    meta.insert(LIMITS_KEY, bytes.as_slice())?;
+                    meta.insert(LIMITS_KEY, encode_limits(&limits).as_slice())?;
                 }
                 txn.commit().with_context(|| {
-                    format!("cannot record the URL caps in {}", self.path.display())
+                    format!("cannot record the crawl limits in {}", self.path.display())
                 })?;
                 limits
             }
@@ -521,7 +550,7 @@ impl Store {
             if *asked != limits {
                 bail!(
                     "the frontier state {} admits URLs within {} (fixed when it was created); it \
-                     cannot be served with {}: give the same caps, or another --state",
+                     cannot be served with {}: give the same limits, or another --state",
                     self.path.display(),
                     describe_limits(&limits),
                     describe_limits(asked)
@@ -531,8 +560,8 @@ impl Store {
         Ok(limits)
     }
 
-    /// The caps [`Store::url_limits`] read (unbounded before).
-    pub fn limits(&self) -> UrlLimits {
+    /// The bounds [`Store::crawl_limits`] read (none before).
+    pub fn limits(&self) -> CrawlLimits {
         self.limits
     }
 
@@ -711,33 +740,37 @@ mod tests {
         let spec = crate::policy_spec("bfs", Some(10), None, 0).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let (mut store, _) = Store::open(dir.path(), None, &spec).unwrap();
-        assert_eq!(store.url_limits(None).unwrap(), UrlLimits::DEFAULT);
+        assert_eq!(store.crawl_limits(None).unwrap(), CrawlLimits::default());
         drop(store);
-        let small = UrlLimits {
-            max_per_host: 5,
-            ..UrlLimits::DEFAULT
-        };
+        let mut small = CrawlLimits::default();
+        small.urls.max_per_host = 5;
+        small.hops.max_hops = Some(3);
         let (mut store, _) = Store::open(dir.path(), None, &spec).unwrap();
-        let err = store.url_limits(Some(&small)).unwrap_err().to_string();
+        let err = store.crawl_limits(Some(&small)).unwrap_err().to_string();
         assert!(
             err.contains("--max-pages-per-host 100000") && err.contains("--max-pages-per-host 5"),
             "{err}"
         );
-        assert_eq!(
-            store.url_limits(Some(&UrlLimits::DEFAULT)).unwrap(),
-            UrlLimits::DEFAULT
+        assert!(
+            err.contains("no --max-hops") && err.contains("--max-hops 3"),
+            "{err}"
         );
+        let default = CrawlLimits::default();
+        assert_eq!(store.crawl_limits(Some(&default)).unwrap(), default);
         drop(store);
         let dir = tempfile::tempdir().unwrap();
         let (mut store, _) = Store::open(dir.path(), None, &spec).unwrap();
-        assert_eq!(store.url_limits(Some(&small)).unwrap(), small);
+        assert_eq!(store.crawl_limits(Some(&small)).unwrap(), small);
+        drop(store);
+        let (mut store, _) = Store::open(dir.path(), None, &spec).unwrap();
+        assert_eq!(store.crawl_limits(None).unwrap(), small, "read back");
         assert_eq!(store.limits(), small);
-        // A state with calls and no caps recorded: written before the caps.
+        // A state with calls and no bounds recorded: written before the bounds.
         let dir = tempfile::tempdir().unwrap();
         let (mut store, _) = Store::open(dir.path(), None, &spec).unwrap();
         store.next_call = 1;
-        assert_eq!(store.url_limits(None).unwrap(), UrlLimits::UNBOUNDED);
-        assert!(store.url_limits(Some(&small)).is_err());
+        assert_eq!(store.crawl_limits(None).unwrap(), UNBOUNDED_LIMITS);
+        assert!(store.crawl_limits(Some(&small)).is_err());
     }
 
     /// A format 3 store's outbox rows (owner and item) get their numbers per owner when it is

@@ -77,6 +77,15 @@ pub use ranking::{fetch_node_stats, fetch_ranking, write_ranking_tsv, RANKING_HE
 /// The crawl id of the default crawl; an empty crawl id means it too.
 pub const DEFAULT_CRAWL: &str = "DEFAULT";
 
+/// The metadata key a worker's report gives a page's outcome in (`html`, `redirect`,
+/// `robots-disallowed`…): a `redirect` reports its target as the page's one out-link, which
+/// the service counts as one more redirect in a row (`--max-redirects`).
+pub const OUTCOME_KEY: &str = "crawlrank.outcome";
+/// The [`OUTCOME_KEY`] of a page that answered with a redirect.
+pub const REDIRECT_OUTCOME: &str = "redirect";
+/// The metadata key of a reported page's HTTP status (0: no answer).
+pub const HTTP_STATUS_KEY: &str = "crawlrank.http_status";
+
 /// Metadata key naming the page a discovered URL was found on (crawlrank's own; wins over
 /// `url.path`).
 pub const PARENT_KEY: &str = "crawlrank.parent";

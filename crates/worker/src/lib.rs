@@ -53,8 +53,13 @@
 //!   Only when the frontier stays away longer does the worker stop with an error; its
 //!   unreported URLs then come back when their leases run out.
 //!
-//! What a worker does not do that `crawlrank crawl` does: sitemaps, per-host URL caps, hop
-//! limits and the retry schedule across runs (a retryable failure is tried again at once,
+//! The caps on hosts and the limits on hops are the service's: it admits the links a worker
+//! reports within the crawler's bounds (`crawlrank frontier serve --max-pages-per-host`,
+//! `--max-redirects`, …), a redirect being reported as the page's one link with the outcome
+//! `redirect`.
+//!
+//! What a worker does not do that `crawlrank crawl` does: sitemaps and the retry schedule
+//! across runs (a retryable failure is tried again at once,
 //! under the same lease, up to `max_retries` times with a doubling pause), and it keeps no
 //! state of its own beyond its WARC files: robots.txt answers and hosts' back-offs are kept
 //! in memory and fetched again by the next run. docs/frontier-service.md, "Workers", has the
@@ -77,11 +82,9 @@ use tokio::task::JoinSet;
 
 pub use crawlrank_urlfrontier::{CrawlCounts, FrontierClient};
 
-/// The metadata key a worker's report gives a page's outcome in (`html`, `redirect`,
-/// `robots-disallowed`…, [`Outcome::name`]).
-pub const OUTCOME_KEY: &str = "crawlrank.outcome";
-/// The metadata key of a reported page's HTTP status (0: no answer).
-pub const HTTP_STATUS_KEY: &str = "crawlrank.http_status";
+/// The metadata keys a worker's report gives a page's outcome ([`Outcome::name`]) and HTTP
+/// status in: the API crate's, which the service reads too.
+pub use crawlrank_urlfrontier::{HTTP_STATUS_KEY, OUTCOME_KEY};
 /// How long a host's robots.txt answer is used before it is fetched again.
 pub const ROBOTS_FRESH: Duration = Duration::from_secs(24 * 3600);
 /// The first pause between two `GetURLs` that found nothing; it doubles up to

@@ -15,7 +15,7 @@ use crawlrank_frontier_service::{
     DEFAULT_COMMIT_INTERVAL_MS, DEFAULT_MAX_WAITING,
 };
 // The export is a client's job: it reads through the API's crate, not the service's.
-use crawlrank_crawler::{UrlLimits, MAX_URLS};
+use crawlrank_crawler::{CrawlLimits, HopLimits, UrlLimits, MAX_URLS};
 use crawlrank_urlfrontier::{fetch_ranking, write_ranking_tsv};
 use std::io::Write;
 use std::net::{SocketAddr, ToSocketAddrs};
@@ -94,7 +94,7 @@ pub struct ServeArgs {
     /// Most URLs kept per host (spider-trap cap), as `crawlrank crawl`: an out-link (a URL put
     /// with a parent, or a link of ReportPage) past it is skipped and counted; a URL put without
     /// a parent is a seed and passes this cap and the two per-domain ones. Default 100,000.
-    /// The caps are fixed when the state is created.
+    /// These bounds (caps and hops) are fixed when the state is created.
     #[arg(long, value_name = "N")]
     pub max_pages_per_host: Option<u64>,
     /// Most hosts per registrable domain (eTLD+1), as `crawlrank crawl`. Default 10,000.
@@ -106,6 +106,14 @@ pub struct ServeArgs {
     /// Most URLs per crawl, seeds included. Default and at most 2^32 - 1.
     #[arg(long, value_name = "N")]
     pub max_urls: Option<u64>,
+    /// Most link hops from a seed, as `crawlrank crawl`: an out-link further away is skipped and
+    /// counted (a URL already known is kept). Default: no limit.
+    #[arg(long, value_name = "N")]
+    pub max_hops: Option<u32>,
+    /// Most redirects followed in a row, as `crawlrank crawl`: a worker reports a redirect's
+    /// target as the page's one link, with the outcome `redirect`. Default 20.
+    #[arg(long, value_name = "N")]
+    pub max_redirects: Option<u32>,
     /// Run as one node of a frontier cluster on this NATS server with JetStream
     /// (`nats://127.0.0.1:4222`; docs/scaling.md). Needs --nodes.
     #[arg(long, value_name = "URL", requires = "nodes")]
@@ -182,20 +190,30 @@ fn serve(args: ServeArgs) -> Result<()> {
     } else {
         None
     };
-    let d = UrlLimits::DEFAULT;
-    let url_limits = (args.max_pages_per_host.is_some()
+    let d = CrawlLimits::default();
+    let asked = args.max_pages_per_host.is_some()
         || args.max_hosts_per_domain.is_some()
         || args.max_urls_per_domain.is_some()
-        || args.max_urls.is_some())
-    .then(|| UrlLimits {
-        max_urls: args.max_urls.unwrap_or(d.max_urls).min(MAX_URLS),
-        max_per_host: args.max_pages_per_host.unwrap_or(d.max_per_host),
-        max_hosts_per_domain: args.max_hosts_per_domain.unwrap_or(d.max_hosts_per_domain),
-        max_per_domain: args.max_urls_per_domain.unwrap_or(d.max_per_domain),
+        || args.max_urls.is_some()
+        || args.max_hops.is_some()
+        || args.max_redirects.is_some();
+    let limits = asked.then(|| CrawlLimits {
+        urls: UrlLimits {
+            max_urls: args.max_urls.unwrap_or(d.urls.max_urls).min(MAX_URLS),
+            max_per_host: args.max_pages_per_host.unwrap_or(d.urls.max_per_host),
+            max_hosts_per_domain: args
+                .max_hosts_per_domain
+                .unwrap_or(d.urls.max_hosts_per_domain),
+            max_per_domain: args.max_urls_per_domain.unwrap_or(d.urls.max_per_domain),
+        },
+        hops: HopLimits {
+            max_hops: args.max_hops.or(d.hops.max_hops),
+            max_redirects: args.max_redirects.unwrap_or(d.hops.max_redirects),
+        },
     });
     let config = ServiceConfig {
         policy,
-        url_limits,
+        limits,
         max_waiting: args.max_waiting,
         commit_interval: Duration::from_millis(args.commit_interval),
         ..ServiceConfig::new(&args.state)

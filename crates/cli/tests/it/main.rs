@@ -18,3 +18,4 @@ mod impacts;
 mod seeds;
 mod seeds_eval;
 mod simulate_impact;
+mod worker_hostile;

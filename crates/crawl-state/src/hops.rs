@@ -12,11 +12,14 @@
 //! link): a redirect's target gets `p`'s link hops and `p`'s redirect hops plus one; an
 //! ordinary link gets `p`'s link hops plus one and no redirect hop. A URL reached again by a
 //! shorter way keeps the shorter counts. Seeds and sitemap entries (URLs found without a
-//! link, crawlrank_fetch::sitemap) have none. Nothing is stored for this: the counts follow from the event log, so a resumed crawl
-//! recomputes them by replaying [`Hops::apply`] over it, the same code the live crawl runs.
+//! link, crawlrank_fetch::sitemap) have none.
+//!
+//! The crawler stores nothing for this: the counts follow from its event log, so a resumed
+//! crawl recomputes them by replaying its events through [`Hops::seed`] and [`Hops::reach`],
+//! the same code the live crawl runs. The frontier service applies the same rule to the pages
+//! its clients report (a page whose outcome is `redirect` reports its target as its one link)
+//! and keeps the counts in its checkpoints ([`Hops::to_packed`]).
 
-use crate::store::Event;
-use crawlrank_fetch::page::Outcome;
 use crawlrank_frontier::PageId;
 
 /// Marks a page whose counts are not known yet.
@@ -114,8 +117,9 @@ impl Hops {
         }
     }
 
-    /// Gives `id` the counts `d`, unless it has shorter ones.
-    fn lower(&mut self, id: PageId, d: Distance) {
+    /// Page `id` is reached at `d`: it gets these counts, unless it has shorter ones.
+    /// Returns whether its counts changed.
+    pub fn reach(&mut self, id: PageId, d: Distance) -> bool {
         let i = id as usize;
         if i >= self.hops.len() {
             self.hops.resize(i + 1, UNSET);
@@ -126,33 +130,53 @@ impl Hops {
         if self.hops[i] == UNSET || (hops, redirects) < (self.hops[i], self.redirects[i]) {
             self.hops[i] = hops;
             self.redirects[i] = redirects;
+            return true;
         }
+        false
     }
 
-    /// Applies one logged event: seeds get no hops; a crawled page's links get theirs.
-    pub fn apply(&mut self, event: &Event) {
-        match event {
-            Event::Seed(ids) => {
-                for &id in ids {
-                    self.lower(
-                        id,
-                        Distance {
-                            hops: 0,
-                            redirects: 0,
-                        },
-                    );
+    /// Page `id` is a seed: no hops.
+    pub fn seed(&mut self, id: PageId) {
+        let _ = self.reach(
+            id,
+            Distance {
+                hops: 0,
+                redirects: 0,
+            },
+        );
+    }
+
+    /// The counts as one number a page (link hops in the high bits, redirect hops in the
+    /// low 8; `u32::MAX`: not known yet), for a checkpoint.
+    pub fn to_packed(&self) -> Vec<u32> {
+        self.hops
+            .iter()
+            .zip(&self.redirects)
+            .map(|(&h, &r)| {
+                if h == UNSET {
+                    u32::MAX
+                } else {
+                    (u32::from(h) << 8) | u32::from(r)
                 }
-            }
-            Event::Popped(_) => {}
-            Event::Crawled {
-                id, outcome, links, ..
-            } => {
-                let d = self.of_links(*id, *outcome == Outcome::Redirect);
-                for &l in links {
-                    self.lower(l, d);
-                }
+            })
+            .collect()
+    }
+
+    /// The counts [`to_packed`](Self::to_packed) wrote.
+    pub fn from_packed(packed: &[u32]) -> Self {
+        let mut h = Self::default();
+        for (i, &v) in packed.iter().enumerate() {
+            if v != u32::MAX {
+                let _ = h.reach(
+                    i as PageId,
+                    Distance {
+                        hops: v >> 8,
+                        redirects: v & 0xff,
+                    },
+                );
             }
         }
+        h
     }
 }
 
@@ -160,23 +184,22 @@ impl Hops {
 mod tests {
     use super::*;
 
-    fn crawled(id: PageId, outcome: Outcome, links: &[PageId]) -> Event {
-        Event::Crawled {
-            id,
-            outcome,
-            status: 200,
-            links: links.to_vec(),
+    /// A crawled page reports its links (a redirect its target).
+    fn crawled(h: &mut Hops, id: PageId, redirect: bool, links: &[PageId]) {
+        let d = h.of_links(id, redirect);
+        for &l in links {
+            let _ = h.reach(l, d);
         }
     }
 
     #[test]
     fn links_add_a_hop_and_redirects_add_a_redirect() {
         let mut h = Hops::default();
-        h.apply(&Event::Seed(vec![0]));
-        h.apply(&crawled(0, Outcome::Html, &[1, 2]));
-        h.apply(&crawled(1, Outcome::Redirect, &[3]));
-        h.apply(&crawled(3, Outcome::Redirect, &[4]));
-        h.apply(&crawled(4, Outcome::Html, &[5]));
+        h.seed(0);
+        crawled(&mut h, 0, false, &[1, 2]);
+        crawled(&mut h, 1, true, &[3]);
+        crawled(&mut h, 3, true, &[4]);
+        crawled(&mut h, 4, false, &[5]);
         let d = |hops, redirects| Distance { hops, redirects };
         assert_eq!(h.of(0), d(0, 0));
         assert_eq!(h.of(1), d(1, 0));
@@ -188,10 +211,16 @@ mod tests {
             "a link after a redirect chain starts a new one"
         );
         // Reached again from the seed: the shorter counts win.
-        h.apply(&crawled(0, Outcome::Html, &[5]));
+        crawled(&mut h, 0, false, &[5]);
         assert_eq!(h.of(5), d(1, 0));
         // An unknown page counts as a seed.
         assert_eq!(h.of(99), d(0, 0));
+        // A checkpoint's packed counts give the same counts back.
+        let back = Hops::from_packed(&h.to_packed());
+        for id in 0..7 {
+            assert_eq!(back.of(id), h.of(id));
+        }
+        assert_eq!(back.to_packed(), h.to_packed());
     }
 
     #[test]
