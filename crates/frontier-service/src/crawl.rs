@@ -38,6 +38,7 @@ use crawlrank_urlfrontier::{
     OUTCOME_KEY, PARENT_KEY, REDIRECT_OUTCOME, SCORE_KEY, STATE_KEY, STORMCRAWLER_PATH_KEY,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
 
 /// The longest queue key accepted (the reference service's bound).
 pub const MAX_KEY_LEN: usize = 255;
@@ -78,8 +79,10 @@ enum Fetch {
 /// One URL of the crawl.
 #[derive(Debug)]
 struct Page {
-    url: String,
-    queue: String,
+    /// Its URL (as a boxed `str`: 16 bytes, where a `String` takes 24).
+    url: Box<str>,
+    /// Its queue's key, shared with the queue ([`Queue::key`]): no string of its own.
+    queue: Arc<str>,
     metadata: BTreeMap<String, Vec<String>>,
     created: u64,
     mark: Mark,
@@ -136,6 +139,8 @@ impl UrlIndex {
 /// One queue of the crawl: its URLs and what holds it back.
 #[derive(Debug, Default)]
 struct Queue {
+    /// Its key, which its pages share.
+    key: Arc<str>,
     /// Its live pages.
     pages: BTreeSet<PageId>,
     /// Seconds between two answers; `None`: the crawl's default.
@@ -383,16 +388,124 @@ pub type ScanCursor = (String, PageId);
 /// One call made on a crawl's frontier, kept so that a copy of the frontier can be rebuilt
 /// (the frontier cannot be cloned) to look down the policy's order without popping the live
 /// one ([`Crawl::ranking`]).
-#[derive(Debug)]
-enum Traced {
+#[derive(Debug, Clone, Copy)]
+enum Traced<'a> {
     Seed(PageId),
     Pop,
-    Crawled(PageId, Box<[PageId]>),
+    Crawled(PageId, &'a [PageId]),
     /// A page reported by a cluster node with its local links, the number of its links other
     /// nodes hold, and the pages the other nodes had crawled (the batch clock's count).
-    Split(PageId, Box<[PageId]>, u64, u64),
+    Split(PageId, &'a [PageId], u64, u64),
     /// An offer received along a link held here from a page another node crawled.
     Offer(PageId, Offer),
+}
+
+impl Traced<'_> {
+    /// Makes this call on `frontier`.
+    fn apply(self, frontier: &mut Frontier) {
+        match self {
+            Traced::Seed(p) => frontier.seed(&[p]),
+            Traced::Pop => {
+                frontier.pop();
+            }
+            Traced::Crawled(p, links) => frontier.on_crawled(p, links),
+            Traced::Split(p, links, remote, elsewhere) => {
+                frontier.set_crawled_elsewhere(elsewhere);
+                frontier.on_crawled_split(p, links, usize::try_from(remote).unwrap_or(usize::MAX));
+            }
+            Traced::Offer(p, offer) => frontier.receive(p, &offer),
+        }
+    }
+}
+
+/// Every call made on a crawl's frontier, in order, as one stream of 32-bit words: `0 page` a
+/// seed, `1` a pop, `2 page n link…` a report, `3 page n link… remote elsewhere` a cluster
+/// node's report and `4 page outdegree distance t delta cash` an offer, each 64-bit value as
+/// two words (low, high). A seed costs 8 bytes and a pop 4, where a list of the calls as an
+/// enum cost 48 bytes each.
+#[derive(Debug, Default)]
+struct Trace(Vec<u32>);
+
+impl Trace {
+    fn push(&mut self, call: Traced<'_>) {
+        let w = &mut self.0;
+        let wide = |w: &mut Vec<u32>, v: u64| w.extend([v as u32, (v >> 32) as u32]);
+        match call {
+            Traced::Seed(p) => w.extend([0, p]),
+            Traced::Pop => w.push(1),
+            Traced::Crawled(p, links) | Traced::Split(p, links, ..) => {
+                let tag = if matches!(call, Traced::Split(..)) {
+                    3
+                } else {
+                    2
+                };
+                w.extend([tag, p, links.len() as u32]);
+                w.extend_from_slice(links);
+                if let Traced::Split(_, _, remote, elsewhere) = call {
+                    wide(w, remote);
+                    wide(w, elsewhere);
+                }
+            }
+            Traced::Offer(p, o) => {
+                w.extend([4, p]);
+                for v in [
+                    o.outdegree,
+                    o.distance.to_bits(),
+                    o.t,
+                    o.delta.to_bits(),
+                    o.cash.to_bits(),
+                ] {
+                    wide(w, v);
+                }
+            }
+        }
+    }
+
+    /// The calls, in order (the stream is this type's own: it is well formed).
+    fn iter(&self) -> impl Iterator<Item = Traced<'_>> {
+        let w = &self.0;
+        let mut i = 0;
+        std::iter::from_fn(move || {
+            let wide = |at: usize| u64::from(w[at]) | (u64::from(w[at + 1]) << 32);
+            let call = match *w.get(i)? {
+                0 => {
+                    i += 2;
+                    Traced::Seed(w[i - 1])
+                }
+                1 => {
+                    i += 1;
+                    Traced::Pop
+                }
+                tag @ (2 | 3) => {
+                    let (p, n) = (w[i + 1], w[i + 2] as usize);
+                    let links = &w[i + 3..i + 3 + n];
+                    i += 3 + n;
+                    if tag == 2 {
+                        Traced::Crawled(p, links)
+                    } else {
+                        i += 4;
+                        Traced::Split(p, links, wide(i - 4), wide(i - 2))
+                    }
+                }
+                _ => {
+                    let p = w[i + 1];
+                    let at = i + 2;
+                    i += 12;
+                    Traced::Offer(
+                        p,
+                        Offer {
+                            outdegree: wide(at),
+                            distance: f64::from_bits(wide(at + 2)),
+                            t: wide(at + 4),
+                            delta: f64::from_bits(wide(at + 6)),
+                            cash: f64::from_bits(wide(at + 8)),
+                        },
+                    )
+                }
+            };
+            Some(call)
+        })
+    }
 }
 
 /// What [`Crawl::report_page`] did with a page's out-links.
@@ -425,7 +538,7 @@ pub struct Crawl {
     spec: PolicySpec,
     frontier: Frontier,
     /// Every call made on `frontier`, in order.
-    trace: Vec<Traced>,
+    trace: Trace,
     pages: Vec<Page>,
     /// Live URL → page id.
     ids: UrlIndex,
@@ -475,6 +588,18 @@ pub fn host_key(url: &str) -> Option<String> {
     (!host.is_empty()).then(|| host.to_string())
 }
 
+/// The queue `key`, created if new.
+fn queue_of<'a>(queues: &'a mut BTreeMap<String, Queue>, key: &str) -> &'a mut Queue {
+    if !queues.contains_key(key) {
+        let queue = Queue {
+            key: key.into(),
+            ..Queue::default()
+        };
+        queues.insert(key.to_string(), queue);
+    }
+    queues.get_mut(key).expect("just inserted")
+}
+
 /// The page a discovered URL was found on, from its metadata.
 fn parent_url(metadata: &BTreeMap<String, Vec<String>>) -> Option<&str> {
     [PARENT_KEY, STORMCRAWLER_PATH_KEY]
@@ -498,7 +623,7 @@ impl Crawl {
             id: id.to_string(),
             spec: spec.clone(),
             frontier: Frontier::from_spec(spec)?,
-            trace: Vec::new(),
+            trace: Trace::default(),
             pages: Vec::new(),
             ids: UrlIndex::default(),
             queues: BTreeMap::new(),
@@ -585,10 +710,12 @@ impl Crawl {
         if !self.queues.contains_key(&key) {
             self.by_time.insert((0, key.clone()));
         }
-        self.queues.entry(key.clone()).or_default().pages.insert(id);
+        let queue = queue_of(&mut self.queues, &key);
+        queue.pages.insert(id);
+        let queue = queue.key.clone();
         self.pages.push(Page {
-            url: url.to_string(),
-            queue: key,
+            url: url.into(),
+            queue,
             metadata,
             created: now,
             mark: Mark::Outside,
@@ -707,7 +834,7 @@ impl Crawl {
         let mark = p.mark;
         let queue = self
             .queues
-            .get_mut(&p.queue)
+            .get_mut(&*p.queue)
             .expect("a live page's queue exists");
         queue.leased.remove(&page);
         match before {
@@ -852,8 +979,8 @@ impl Crawl {
         let ranked = |page: PageId, state: &'static str| {
             let p = &self.pages[page as usize];
             Ranked {
-                url: p.url.clone(),
-                key: p.queue.clone(),
+                url: p.url.to_string(),
+                key: p.queue.to_string(),
                 score: self.frontier.score(page),
                 state,
             }
@@ -871,19 +998,8 @@ impl Crawl {
             return Ok(out);
         }
         let mut copy = Frontier::from_spec(&self.spec)?;
-        for call in &self.trace {
-            match call {
-                Traced::Seed(p) => copy.seed(&[*p]),
-                Traced::Pop => {
-                    copy.pop();
-                }
-                Traced::Crawled(p, links) => copy.on_crawled(*p, links),
-                Traced::Split(p, links, remote, elsewhere) => {
-                    copy.set_crawled_elsewhere(*elsewhere);
-                    copy.on_crawled_split(*p, links, *remote as usize);
-                }
-                Traced::Offer(p, offer) => copy.receive(*p, offer),
-            }
+        for call in self.trace.iter() {
+            call.apply(&mut copy);
         }
         while out.len() < limit {
             let Some(page) = copy.pop() else { break };
@@ -919,17 +1035,12 @@ impl Crawl {
                     usize::try_from(remote).unwrap_or(usize::MAX),
                 );
                 self.offered = Some(offer);
-                self.trace.push(Traced::Split(
-                    page,
-                    links.as_slice().into(),
-                    remote,
-                    elsewhere,
-                ));
+                self.trace
+                    .push(Traced::Split(page, &links, remote, elsewhere));
             }
             None => {
                 self.frontier.on_crawled(page, &links);
-                self.trace
-                    .push(Traced::Crawled(page, links.as_slice().into()));
+                self.trace.push(Traced::Crawled(page, &links));
             }
         }
         self.pages[page as usize].mark = Mark::Reported;
@@ -960,7 +1071,7 @@ impl Crawl {
         }
         self.ready.insert(seq, page);
         let key = self.pages[page as usize].queue.clone();
-        if let Some(q) = self.queues.get_mut(&key) {
+        if let Some(q) = self.queues.get_mut(&*key) {
             if q.unheld.insert(seq) {
                 self.unheld += 1;
             }
@@ -1032,7 +1143,7 @@ impl Crawl {
                 continue;
             }
             let key = p.queue.clone();
-            if let Some(q) = self.queues.get_mut(&key) {
+            if let Some(q) = self.queues.get_mut(&*key) {
                 if q.unheld.insert(seq) {
                     self.unheld += 1;
                 }
@@ -1117,7 +1228,7 @@ impl Crawl {
                 break;
             }
             let p = &self.pages[page as usize];
-            if p.held_until > now || take.key.is_some_and(|k| k != p.queue) {
+            if p.held_until > now || take.key.is_some_and(|k| k != &*p.queue) {
                 continue;
             }
             let key = p.queue.clone();
@@ -1375,7 +1486,7 @@ impl Crawl {
         let p = &mut self.pages[page as usize];
         p.held_until = until;
         let mut unheld_changed = false;
-        if let Some(q) = self.queues.get_mut(&p.queue) {
+        if let Some(q) = self.queues.get_mut(&*p.queue) {
             q.leased.insert(page, until);
             if let Mark::Popped(seq) = p.mark {
                 if q.unheld.remove(&seq) {
@@ -1391,8 +1502,8 @@ impl Crawl {
         }
         let p = &self.pages[page as usize];
         out.push(UrlInfo {
-            url: p.url.clone(),
-            key: p.queue.clone(),
+            url: p.url.to_string(),
+            key: p.queue.to_string(),
             metadata: p
                 .metadata
                 .iter()
@@ -1421,7 +1532,7 @@ impl Crawl {
             self.leave_ready(page, seq, held, &queue_key);
         }
         let mut active = true;
-        if let Some(q) = self.queues.get_mut(&queue_key) {
+        if let Some(q) = self.queues.get_mut(&*queue_key) {
             q.pages.remove(&page);
             q.leased.remove(&page);
             match fetch {
@@ -1593,8 +1704,8 @@ impl Crawl {
             },
         );
         let info = UrlInfo {
-            url: p.url.clone(),
-            key: p.queue.clone(),
+            url: p.url.to_string(),
+            key: p.queue.to_string(),
             metadata,
             crawl_id: self.id.clone(),
         };
@@ -1619,7 +1730,7 @@ impl Crawl {
     /// `GetURLStatus`: the URL's item, if the crawl holds it (in queue `key` when given).
     pub fn url_status(&self, url: &str, key: Option<&str>, now: u64) -> Option<UrlItem> {
         let page = self.ids.get(&self.pages, url)?;
-        if key.is_some_and(|k| k != self.pages[page as usize].queue) {
+        if key.is_some_and(|k| k != &*self.pages[page as usize].queue) {
             return None;
         }
         Some(self.item(page, now))
@@ -1690,23 +1801,23 @@ impl Crawl {
     /// The crawl's checkpoint (`crate::checkpoint`).
     pub fn checkpoint(&self) -> CrawlCheckpoint {
         let id = |p: PageId| u64::from(p);
-        let mut trace = Vec::with_capacity(self.trace.len() * 2);
-        for call in &self.trace {
+        let mut trace = Vec::with_capacity(self.trace.0.len());
+        for call in self.trace.iter() {
             match call {
-                Traced::Seed(p) => trace.extend([0, id(*p)]),
+                Traced::Seed(p) => trace.extend([0, id(p)]),
                 Traced::Pop => trace.push(1),
                 Traced::Crawled(p, links) => {
-                    trace.extend([2, id(*p), links.len() as u64]);
+                    trace.extend([2, id(p), links.len() as u64]);
                     trace.extend(links.iter().map(|&l| id(l)));
                 }
                 Traced::Split(p, links, remote, elsewhere) => {
-                    trace.extend([3, id(*p), links.len() as u64]);
+                    trace.extend([3, id(p), links.len() as u64]);
                     trace.extend(links.iter().map(|&l| id(l)));
-                    trace.extend([*remote, *elsewhere]);
+                    trace.extend([remote, elsewhere]);
                 }
                 Traced::Offer(p, o) => trace.extend([
                     4,
-                    id(*p),
+                    id(p),
                     o.outdegree,
                     o.distance.to_bits(),
                     o.t,
@@ -1731,8 +1842,8 @@ impl Crawl {
                     Fetch::Done => (2, 0),
                 };
                 PageCheckpoint {
-                    url: p.url.clone(),
-                    queue: p.queue.clone(),
+                    url: p.url.to_string(),
+                    queue: p.queue.to_string(),
                     metadata: p
                         .metadata
                         .iter()
@@ -1812,42 +1923,29 @@ impl Crawl {
         };
         // The frontier, rebuilt by its own calls.
         let mut it = c.trace.iter().copied();
+        let mut links: Vec<PageId> = Vec::new();
         while let Some(op) = it.next() {
             let mut next = || {
                 it.next()
                     .with_context(|| format!("the frontier calls of crawl '{}' are cut", c.id))
             };
-            match op {
-                0 => {
-                    let p = page(next()?)?;
-                    crawl.frontier.seed(&[p]);
-                    crawl.trace.push(Traced::Seed(p));
-                }
-                1 => {
-                    crawl.frontier.pop();
-                    crawl.trace.push(Traced::Pop);
-                }
-                2 => {
+            let call = match op {
+                0 => Traced::Seed(page(next()?)?),
+                1 => Traced::Pop,
+                2 | 3 => {
                     let p = page(next()?)?;
                     let len = next()?;
-                    let links = (0..len)
-                        .map(|_| page(next()?))
-                        .collect::<anyhow::Result<Box<[PageId]>>>()?;
-                    crawl.frontier.on_crawled(p, &links);
-                    crawl.trace.push(Traced::Crawled(p, links));
-                }
-                3 => {
-                    let p = page(next()?)?;
-                    let len = next()?;
-                    let links = (0..len)
-                        .map(|_| page(next()?))
-                        .collect::<anyhow::Result<Box<[PageId]>>>()?;
-                    let (remote, elsewhere) = (next()?, next()?);
-                    crawl.frontier.set_crawled_elsewhere(elsewhere);
-                    crawl
-                        .frontier
-                        .on_crawled_split(p, &links, usize::try_from(remote)?);
-                    crawl.trace.push(Traced::Split(p, links, remote, elsewhere));
+                    links.clear();
+                    for _ in 0..len {
+                        links.push(page(next()?)?);
+                    }
+                    if op == 2 {
+                        Traced::Crawled(p, &links)
+                    } else {
+                        let (remote, elsewhere) = (next()?, next()?);
+                        usize::try_from(remote)?;
+                        Traced::Split(p, &links, remote, elsewhere)
+                    }
                 }
                 4 => {
                     let p = page(next()?)?;
@@ -1858,11 +1956,12 @@ impl Crawl {
                         delta: f64::from_bits(next()?),
                         cash: f64::from_bits(next()?),
                     };
-                    crawl.frontier.receive(p, &offer);
-                    crawl.trace.push(Traced::Offer(p, offer));
+                    Traced::Offer(p, offer)
                 }
                 other => bail!("unknown frontier call {other} in crawl '{}'", c.id),
-            }
+            };
+            call.apply(&mut crawl.frontier);
+            crawl.trace.push(call);
         }
         for (i, p) in c.pages.into_iter().enumerate() {
             let id = PageId::try_from(i).context("a page id out of range")?;
@@ -1890,17 +1989,19 @@ impl Crawl {
                     .admit(&origin, true)
                     .expect("no cap refuses a forced URL")
             };
+            let mut queue: Arc<str> = Arc::default();
             if !p.deleted {
-                let q = crawl.queues.entry(p.queue.clone()).or_default();
+                let q = queue_of(&mut crawl.queues, &p.queue);
                 q.pages.insert(id);
                 if let Fetch::Due(d) = fetch {
                     q.due.insert((d, id));
                     crawl.due.insert((d, id));
                 }
+                queue = q.key.clone();
             }
             crawl.pages.push(Page {
-                url: p.url,
-                queue: p.queue,
+                url: p.url.into(),
+                queue,
                 metadata: p.metadata.into_iter().map(|(k, v)| (k, v.values)).collect(),
                 created: p.created,
                 mark,
@@ -1919,7 +2020,7 @@ impl Crawl {
             }
         }
         for qc in c.queues {
-            let q = crawl.queues.entry(qc.key.clone()).or_default();
+            let q = queue_of(&mut crawl.queues, &qc.key);
             q.delay = qc.delay;
             q.blocked_until = qc.blocked_until;
             q.limit = qc.limit;
