@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// An origin's id (scheme, host and port, [`crawlrank_graph::hosts::origin_key`]): dense, in
+/// An origin's id (scheme, host and port, [`crawlrank_util::hosts::origin_key`]): dense, in
 /// the order origins were first admitted. Every origin has at least one URL, so origin ids are
 /// bounded by page ids.
 pub type OriginId = u32;
@@ -85,7 +85,7 @@ pub(crate) fn domain_of(origin: &str) -> String {
         Some(v6) => &rest[..v6.find(']').map_or(rest.len(), |i| i + 2)],
         None => rest.split(':').next().unwrap_or(rest),
     };
-    crawlrank_graph::hosts::registrable_domain(host)
+    crawlrank_util::hosts::registrable_domain(host)
 }
 
 /// A registrable domain's hosts and URLs, counted against the per-domain caps (both fit in

@@ -34,7 +34,7 @@ pub struct CrawlLimits {
 
 pub use caps::{CapRefusal, HostCaps, OriginId, UrlLimits, MAX_URLS};
 /// The origin (`scheme://host:port`) a URL is counted under by the caps and the seen-set.
-pub use crawlrank_graph::hosts::origin_key;
+pub use crawlrank_util::hosts::origin_key;
 pub use hops::{BeyondLimit, Distance, HopLimits, Hops, DEFAULT_MAX_REDIRECTS};
 pub use seen::{SeenCounts, SeenDisk, SeenKey, SeenSet, DEFAULT_CACHE_ENTRIES};
 pub use urls::{fingerprint, Interned, UnsavedUrls, UrlTable};

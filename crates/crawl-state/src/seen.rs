@@ -40,7 +40,7 @@ pub struct SeenKey {
 }
 
 impl SeenKey {
-    /// The key of `url`, whose origin (`scheme://host:port`, [`crawlrank_graph::hosts::origin_key`]) is
+    /// The key of `url`, whose origin (`scheme://host:port`, [`crawlrank_util::hosts::origin_key`]) is
     /// `origin`.
     pub fn new(url: &str, origin: &str) -> Self {
         Self {
@@ -54,7 +54,7 @@ impl SeenKey {
     pub fn of(url: &str) -> Self {
         Self::new(
             url,
-            &crawlrank_graph::hosts::origin_key(url).unwrap_or_default(),
+            &crawlrank_util::hosts::origin_key(url).unwrap_or_default(),
         )
     }
 

@@ -9,7 +9,7 @@
 //! most [`MAX_URLS`] ids exist: past that a new URL is refused and counted, never given an id
 //! that wraps onto page 0. A wildcard-DNS site (`*.farm.test`) names a new host with every
 //! link; each host would get its own URL quota and robots.txt request, so hosts and URLs are
-//! also capped per registrable domain (eTLD+1, [`crawlrank_graph::hosts::registrable_domain`]).
+//! also capped per registrable domain (eTLD+1, [`crawlrank_util::hosts::registrable_domain`]).
 //!
 //! Why a module of its own: the frontier, the politeness scheduler and robots.txt all speak
 //! in ids, and this table is the one place that turns URLs into them.
@@ -30,7 +30,7 @@ use crate::caps::{CapRefusal, HostCaps, OriginId, UrlLimits, MAX_URLS};
 use crate::seen::{SeenCounts, SeenDisk, SeenKey, SeenSet};
 use anyhow::{Context, Result};
 use crawlrank_frontier::PageId;
-use crawlrank_graph::hosts::origin_key;
+use crawlrank_util::hosts::origin_key;
 use std::sync::Arc;
 
 /// What [`UrlTable::intern`] did with a URL.

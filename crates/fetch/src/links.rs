@@ -65,7 +65,7 @@ pub enum UrlRefusal {
 }
 
 /// Normalises a parsed URL with crawlrank's one normaliser,
-/// [`crawlrank_graph::urls::normalize_parsed`] (what `normalize_url` does, on an already
+/// [`crawlrank_util::urls::normalize_parsed`] (what `normalize_url` does, on an already
 /// parsed `Url` to avoid a second parse per link: WHATWG parsing lower-cased scheme and host
 /// and dropped the default port; the fragment goes, and percent-escapes are normalised by RFC
 /// 3986 §6.2.2, so `/%7Euser` and `/~user` are one URL), then applies the crawl's rules.
@@ -73,7 +73,7 @@ fn finish(mut url: Url, rules: &UrlRules) -> Result<String, UrlRefusal> {
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none_or(str::is_empty) {
         return Err(UrlRefusal::Invalid);
     }
-    crawlrank_graph::urls::normalize_parsed(&mut url);
+    crawlrank_util::urls::normalize_parsed(&mut url);
     let segments: Vec<&str> = url
         .path_segments()
         .map_or_else(Vec::new, |s| s.filter(|s| !s.is_empty()).collect());
@@ -118,7 +118,7 @@ pub fn resolve(base: &Url, href: &str, rules: &UrlRules) -> Result<String, UrlRe
 
 /// The politeness key of a URL (`http://a.test:8080`): the crawl state's, re-exported here
 /// beside the other URL helpers.
-pub use crawlrank_graph::hosts::origin_key;
+pub use crawlrank_util::hosts::origin_key;
 
 /// What a page yields.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -500,7 +500,7 @@ mod tests {
             "https://a.test:443/p%2Eq/%C3%a9",
             "http://a.test/x?%",
         ] {
-            let graph = crawlrank_graph::urls::normalize_url(u).unwrap();
+            let graph = crawlrank_util::urls::normalize_url(u).unwrap();
             assert_eq!(normalize(u, &rules).unwrap(), graph, "{u}");
             assert_eq!(resolve(&base, u, &rules).unwrap(), graph, "{u}");
         }

@@ -2,7 +2,7 @@
 //!
 //! A crawl of one site should not wander to every host the site links to. `--scope host` keeps
 //! the URLs on the seeds' host names, `--scope domain` on their registrable domains (eTLD+1,
-//! `crawlrank_graph::hosts::registrable_domain`: `docs.example.co.uk` and `www.example.co.uk`
+//! `crawlrank_util::hosts::registrable_domain`: `docs.example.co.uk` and `www.example.co.uk`
 //! are one domain), `--scope any` (the default) keeps everything. Then URL filters in the manner
 //! of Nutch's regex-urlfilter and Heritrix's decide rules: with any `--include REGEX`, a URL must
 //! match one of them; it must match no `--exclude REGEX`. Seeds are always in scope (the user
@@ -111,7 +111,7 @@ impl Scope {
 
     fn key(&self, host: &str) -> String {
         match self.kind {
-            ScopeKind::Domain => crawlrank_graph::hosts::registrable_domain(host),
+            ScopeKind::Domain => crawlrank_util::hosts::registrable_domain(host),
             _ => host.to_owned(),
         }
     }

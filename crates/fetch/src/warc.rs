@@ -282,7 +282,7 @@ impl WarcWriter {
             // The directory's own entry, in the state directory, must outlive a power cut
             // too, or the files in it are lost with it.
             if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
-                crawlrank_graph::atomic::sync_dir(parent)?;
+                crawlrank_util::atomic::sync_dir(parent)?;
             }
         }
         let mut removed = Vec::new();
@@ -300,7 +300,7 @@ impl WarcWriter {
         }
         removed.sort();
         if !removed.is_empty() {
-            crawlrank_graph::atomic::sync_dir(dir)?;
+            crawlrank_util::atomic::sync_dir(dir)?;
         }
         let (w, damage) = Self::open_at(dir, pos, max_size, user_agent, true)?;
         Ok((w, Recovery { removed, damage }))
@@ -417,7 +417,7 @@ impl WarcWriter {
             .sync_data()
             .with_context(|| format!("cannot sync {} to the disk", path.display()))?;
         if self.dir_dirty {
-            crawlrank_graph::atomic::sync_dir(&self.dir)?;
+            crawlrank_util::atomic::sync_dir(&self.dir)?;
             self.dir_dirty = false;
         }
         Ok(())

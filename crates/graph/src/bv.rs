@@ -300,10 +300,27 @@ fn link_into(src: &Path, dst: &Path) -> Result<()> {
             return Ok(());
         }
     }
-    let _ = std::fs::remove_file(dst);
+    // The link is made under a name of its own, then renamed over `dst`: a rename replaces
+    // atomically, so several threads or processes opening the same graph at once never meet a
+    // moment with no link, nor each other's half-made one (removing `dst` first and linking
+    // after raced: one caller's link made another's fail with "File exists").
     #[cfg(unix)]
-    std::os::unix::fs::symlink(&src, dst)
-        .with_context(|| format!("cannot link {} into the cache", src.display()))?;
+    {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut tmp = dst.as_os_str().to_owned();
+        tmp.push(format!(".link-{}-{n}", std::process::id()));
+        let tmp = PathBuf::from(tmp);
+        let _ = std::fs::remove_file(&tmp);
+        std::os::unix::fs::symlink(&src, &tmp)
+            .and_then(|()| std::fs::rename(&tmp, dst))
+            .inspect_err(|_| {
+                let _ = std::fs::remove_file(&tmp);
+            })
+            .with_context(|| format!("cannot link {} into the cache", src.display()))?;
+    }
+    #[cfg(not(unix))]
+    let _ = std::fs::remove_file(dst);
     #[cfg(not(unix))]
     std::fs::copy(&src, dst)
         .with_context(|| format!("cannot copy {} into the cache", src.display()))?;

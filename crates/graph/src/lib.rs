@@ -11,7 +11,9 @@
 //!   memory-mapped [`BvWebGraph`], and the choice between them ([`InMemory`]);
 //! - [`import`]: arc lists, URL pairs, id→URL tables and GML turned into BVGraphs by
 //!   streaming through an external sort;
-//! - [`urls`] and [`hosts`]: LAW's `.urls` convention, URL normalisation and a host per page;
+//! - [`urls`] and [`hosts`]: LAW's `.urls` convention, URL normalisation and a host per page
+//!   (with [`basename`], [`atomic`], [`text`] and [`table`], crawlrank-util's modules, which
+//!   crates that need no graph use directly);
 //! - [`page_ids`]: the ids users see (an imported arc list's own ids, from `.ids`) and the one
 //!   parser of ids read from users;
 //! - [`visit`]: breadth-first search by depth and strongly connected components, written once;
@@ -43,25 +45,23 @@
 
 #![warn(missing_docs)]
 
+/// URLs and hosts, atomic outputs, text lines and tables: `crawlrank-util`'s, re-exported here
+/// where every graph reader has always found them.
+pub use crawlrank_util::{atomic, basename, hosts, table, text, urls};
+
 pub mod access;
 pub mod arclist;
-pub mod atomic;
-pub mod basename;
 pub mod bv;
 pub mod cache;
 pub mod csr;
 pub mod csv;
-pub mod hosts;
 pub mod impact_table;
 pub mod import;
 pub mod output;
 pub mod page_ids;
 pub mod source;
 pub mod stats;
-pub mod table;
 pub mod testdata;
-pub mod text;
-pub mod urls;
 pub mod visit;
 
 pub use access::{

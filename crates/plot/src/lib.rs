@@ -15,7 +15,7 @@
 #![warn(missing_docs)]
 
 use anyhow::{anyhow, Result};
-use crawlrank_graph::atomic::write_file;
+use crawlrank_util::atomic::write_file;
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::element::DashedPathElement;

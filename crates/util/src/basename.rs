@@ -2,7 +2,7 @@
 //!
 //! A graph `X` is a family of files — `X.graph`, `X.offsets`, `X.properties`, `X.ef`,
 //! `X.urls`, `X.ids`, … — and every module that reads or writes one of them needs the same two
-//! path rules. They live here, below everything else, so that [`bv`](crate::bv),
+//! path rules. They live here, below everything else, so that crawlrank-graph's `bv`,
 //! [`urls`](crate::urls), [`hosts`](crate::hosts) and the importers depend on this module
 //! rather than on each other.
 

@@ -48,7 +48,7 @@ pub fn find_urls(basename: &Path) -> Option<PathBuf> {
 /// (`mailto:`, `file:///…`, `data:`) are rejected: they are not web pages a crawler can fetch.
 ///
 /// ```
-/// use crawlrank_graph::urls::normalize_url;
+/// use crawlrank_util::urls::normalize_url;
 /// assert_eq!(normalize_url("HTTP://Example.COM:80/a/./b/../c#top").unwrap(), "http://example.com/a/c");
 /// assert_eq!(normalize_url("https://example.com").unwrap(), "https://example.com/");
 /// assert!(normalize_url("example.com").is_err());
@@ -71,7 +71,7 @@ pub fn normalize_url(s: &str) -> Result<String> {
 ///
 /// ```
 /// let mut u = url::Url::parse("http://a.test/%7Euser/%41%2f%3a?q=%7e%2a#f").unwrap();
-/// crawlrank_graph::urls::normalize_parsed(&mut u);
+/// crawlrank_util::urls::normalize_parsed(&mut u);
 /// assert_eq!(u.as_str(), "http://a.test/~user/A%2F%3A?q=~%2A");
 /// ```
 pub fn normalize_parsed(url: &mut url::Url) {
@@ -124,7 +124,7 @@ fn normalize_escapes(s: &str) -> Option<String> {
 /// `http://`. A bare name must contain a dot before its first `/` and no spaces.
 ///
 /// ```
-/// use crawlrank_graph::urls::normalize_url_or_host;
+/// use crawlrank_util::urls::normalize_url_or_host;
 /// assert_eq!(normalize_url_or_host("100MonkeysTyping.com").unwrap(), "http://100monkeystyping.com/");
 /// assert_eq!(normalize_url_or_host("a.org/blog").unwrap(), "http://a.org/blog");
 /// assert!(normalize_url_or_host("Alice Smith").is_err());
@@ -149,7 +149,7 @@ pub fn normalize_url_or_host(s: &str) -> Result<String> {
 }
 
 /// `s`, cut to at most 100 characters for error messages.
-pub(crate) fn shorten(s: &str) -> String {
+pub fn shorten(s: &str) -> String {
     const MAX: usize = 100;
     if s.chars().count() <= MAX {
         s.to_string()
@@ -160,12 +160,12 @@ pub(crate) fn shorten(s: &str) -> String {
 }
 
 /// Opens a possibly gzip-compressed file (recognised by its magic number, not its name).
-pub(crate) fn open_maybe_gz(path: &Path) -> Result<Box<dyn BufRead + Send>> {
+pub fn open_maybe_gz(path: &Path) -> Result<Box<dyn BufRead + Send>> {
     Ok(open_input(path)?.0)
 }
 
 /// Opens a possibly gzip-compressed file and tells whether it was compressed.
-pub(crate) fn open_input(path: &Path) -> Result<(Box<dyn BufRead + Send>, bool)> {
+pub fn open_input(path: &Path) -> Result<(Box<dyn BufRead + Send>, bool)> {
     let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let mut r = BufReader::with_capacity(1 << 20, file);
     let gz = {

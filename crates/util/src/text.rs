@@ -1,7 +1,7 @@
 //! Reading tabular text inputs: plain or gzip files line by line, with the line number every
 //! error must name, and the splitting of TSV and CSV lines into fields.
 //!
-//! The impact tables ([`crate::impact_table`]) and crawlrank-impact's other readers
+//! The impact tables (crawlrank-graph's `impact_table`) and crawlrank-impact's other readers
 //! (clickstream, Wikispeedia) go through here so that they all accept gzip the same way
 //! (recognised by content, not by name), all number lines from 1 counting comments and blank
 //! lines, and all reject non-UTF-8 input with the line that holds it.
@@ -16,7 +16,7 @@ use std::rc::Rc;
 /// or `\r\n`, so that files written on Windows read as Unix ones; the bytes read, ending
 /// included (0 at the end of the input). The line readers of this crate share it so that they
 /// all cut lines the same way.
-pub(crate) fn read_line(
+pub fn read_line(
     reader: &mut (impl BufRead + ?Sized),
     buf: &mut Vec<u8>,
 ) -> std::io::Result<usize> {

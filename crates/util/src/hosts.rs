@@ -267,7 +267,7 @@ pub fn is_plausible_host(host: &str) -> bool {
 
 /// Counts the URLs whose host is not [plausible](is_plausible_host) (unparseable URLs
 /// excluded).
-pub(crate) fn implausible_hosts<S: AsRef<str>>(urls: &[S]) -> u64 {
+pub fn implausible_hosts<S: AsRef<str>>(urls: &[S]) -> u64 {
     urls.iter()
         .filter(|u| match fast_host(u.as_ref()) {
             Some(h) => !is_plausible_host(h),
