@@ -59,7 +59,20 @@ pub struct FrontierSummary {
     pub total: [u64; 6],
     /// For an OPIC crawl.
     pub cash: Option<Cash>,
+    /// Links the service's bounds skipped, over the nodes, by [`SKIPPED_LINKS`]' counts.
+    pub skipped: [u64; 6],
 }
+
+/// The counts of links a frontier service's bounds skip (its caps on hosts and limits on
+/// hops), named as the crawler's own counters are.
+pub const SKIPPED_LINKS: [&str; 6] = [
+    "host_cap_links",
+    "domain_host_cap_links",
+    "domain_cap_links",
+    "url_limit_links",
+    "hop_limit_links",
+    "redirect_chain_too_long",
+];
 
 /// Reads [`FrontierSummary`] of crawl `crawl` from the service at `url`: every node `ListNodes`
 /// names, each asked for its own counts.
@@ -68,8 +81,12 @@ pub fn frontier_summary(url: &str, crawl: &str) -> Result<FrontierSummary> {
     let count =
         |s: &crawlrank_urlfrontier::proto::Stats, k: &str| s.counts.get(k).copied().unwrap_or(0);
     let mut total = [0u64; 6];
+    let mut skipped = [0u64; 6];
     let mut rows = Vec::with_capacity(nodes.len());
     for (node, s) in &nodes {
+        for (t, name) in skipped.iter_mut().zip(SKIPPED_LINKS) {
+            *t += count(s, &format!("crawlrank.{name}"));
+        }
         let row = [
             s.size,
             u64::from(s.in_process),
@@ -87,6 +104,7 @@ pub fn frontier_summary(url: &str, crawl: &str) -> Result<FrontierSummary> {
         cash: opic_cash(nodes.iter().map(|(_, s)| s)),
         nodes: rows,
         total,
+        skipped,
     })
 }
 
@@ -116,6 +134,14 @@ fn frontier(url: &str, crawl: &str) -> Result<()> {
     }
     if let Some(cash) = &summary.cash {
         println!("{}", cash.line());
+    }
+    if summary.skipped.iter().any(|&n| n > 0) {
+        let counts: Vec<String> = SKIPPED_LINKS
+            .iter()
+            .zip(summary.skipped)
+            .map(|(name, n)| format!("{name} {n}"))
+            .collect();
+        println!("links skipped by the bounds: {}", counts.join(", "));
     }
     Ok(())
 }

@@ -62,6 +62,14 @@ fn a_worker_through_the_service_stops_a_cross_host_redirect_chain_at_the_default
         "hop21 contacted"
     );
     assert_eq!(pages(&|e| e.path.starts_with("/chain/")), 21, "{stdout}");
+    // The two redirects past the limit are counted, and `crawlrank status` shows them.
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_crawlrank"))
+        .args(["status", "--frontier", &format!("http://{}", serve.addr)])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&status.stdout);
+    assert!(status.status.success(), "{shown}");
+    assert!(shown.contains("redirect_chain_too_long 2"), "{shown}");
     drop(serve);
 
     // The state keeps the bounds it was created with: other ones are refused, named.
