@@ -78,6 +78,17 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => e.exit(),
     };
+    // The libraries report what happens while they run (a retry, a message set aside) as
+    // `tracing` events, never by printing: here they become plain lines on stderr, warnings
+    // and errors only.
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_max_level(tracing::Level::WARN)
+        .without_time()
+        .with_target(false)
+        .with_level(false)
+        .with_ansi(false)
+        .init();
     provenance::init(
         &command,
         &matches,

@@ -520,7 +520,7 @@ impl Cluster {
             match self.consume(&mut applied, &mut apply).await {
                 Stop::Apply(e) => return Err(e),
                 Stop::Nats(e) => {
-                    eprintln!(
+                    tracing::warn!(
                         "frontier: reading this node's items from JetStream failed ({e:#}); \
                          trying again from item {} in 1 s",
                         applied + 1

@@ -23,6 +23,8 @@ fn armed() -> Option<&'static str> {
 /// Aborts the process if `name` is the crash point the environment names.
 pub(crate) fn hit(name: &str) {
     if armed() == Some(name) {
+        // Printed, not an event: the process aborts on the next line, before any subscriber
+        // could write an event out, and only the crash tests set a failpoint.
         eprintln!("frontier: CRAWLRANK_FAILPOINT={name} reached: aborting");
         std::process::abort();
     }

@@ -201,7 +201,7 @@ async fn run_outbox(
             // A full batch: there may be more.
             Ok(Some(n)) if n >= BATCH => continue,
             Ok(Some(_)) => {}
-            Err(e) => eprintln!(
+            Err(e) => tracing::warn!(
                 "frontier: sending the outbox to JetStream failed ({e:#}); trying again in 1 s"
             ),
         }
@@ -279,7 +279,10 @@ async fn run_clock(core: std::sync::Weak<Mutex<Core>>, cluster: Arc<Cluster>) {
             Ok(()) => said = false,
             Err(e) if !said => {
                 said = true;
-                eprintln!("frontier: the crawl-wide clock could not be updated ({e:#}); trying again every {:?}", crate::cluster::CLOCK_PERIOD);
+                tracing::warn!(
+                    "frontier: the crawl-wide clock could not be updated ({e:#}); trying again every {:?}",
+                    crate::cluster::CLOCK_PERIOD
+                );
             }
             Err(_) => {}
         }
@@ -731,7 +734,7 @@ impl FrontierService {
                     calls.push(Call::SplitReport(cluster.split_report(&report)));
                 }
                 Err(payload) => {
-                    eprintln!(
+                    tracing::warn!(
                         "frontier: JetStream message {} does not decode ({} bytes); set aside as a dead letter",
                         d.seq,
                         payload.len()
