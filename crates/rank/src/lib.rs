@@ -12,7 +12,8 @@
 //! with the access traits of [`crawlrank_graph::access`] (the memory-mapped BVGraph):
 //!
 //! - [`pagerank`](mod@pagerank): docs/algorithms.md §4 PageRank (parallel block Gauss–Seidel, warm starts);
-//! - [`distributed`]: PageRank across processes on timely dataflow, with checkpoints;
+//! - `distributed` (with the feature `distributed`, which the `crawlrank` binary enables): PageRank,
+//!   HITS and in-degree across processes on timely dataflow, with checkpoints;
 //! - [`hits`](mod@hits): HITS hubs and authorities (docs/algorithms.md §5);
 //! - [`rw`]: the impact-weighted random walks RW and RW-EG of the RW paper (docs/algorithms.md §6);
 //! - [`indegree`](mod@indegree): in-degree as a score;
@@ -21,6 +22,7 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "distributed")]
 pub mod distributed;
 pub mod hits;
 pub mod indegree;

@@ -342,7 +342,7 @@ pub(crate) fn finish(
 }
 
 /// The read-only state of one sweep, shared by the blocks (and by the processes of
-/// [`distributed`](crate::distributed), which run the very same block update).
+/// `distributed` (with the feature of that name), which run the very same block update).
 pub(crate) struct Sweep<'s, T> {
     pub(crate) transpose: &'s T,
     pub(crate) inv_outdeg: &'s [f64],
