@@ -100,7 +100,7 @@ struct DomainCount {
 /// caps new URLs are admitted within. An origin keeps its id once given, even when its last
 /// URL is released. Domains are counted by [`admit`](Self::admit), which finds an origin's
 /// registrable domain once, when the origin is new.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct HostCaps {
     /// By host id.
     origins: Vec<Arc<str>>,
@@ -112,7 +112,7 @@ pub struct HostCaps {
     /// Registrable domain → its index in `domains`.
     domain_index: HashMap<Box<str>, u32>,
     domains: Vec<DomainCount>,
-    limits: Option<UrlLimits>,
+    limits: UrlLimits,
 }
 
 impl HostCaps {
@@ -120,19 +120,24 @@ impl HostCaps {
     /// check: it counts ids, which the caller gives out).
     pub fn new(limits: UrlLimits) -> Self {
         Self {
-            limits: Some(limits),
-            ..Self::default()
+            origins: Vec::new(),
+            host_index: HashMap::new(),
+            host_urls: Vec::new(),
+            host_domain: Vec::new(),
+            domain_index: HashMap::new(),
+            domains: Vec::new(),
+            limits,
         }
     }
 
     /// Admits new URLs within `limits` from now on (those admitted stay).
     pub fn set_limits(&mut self, limits: UrlLimits) {
-        self.limits = Some(limits);
+        self.limits = limits;
     }
 
     /// The limits new URLs are admitted within.
     pub fn limits(&self) -> UrlLimits {
-        self.limits.unwrap_or(UrlLimits::UNBOUNDED)
+        self.limits
     }
 
     /// Admits one more URL of `origin` (`scheme://host:port`, empty for a URL without one)
@@ -143,9 +148,13 @@ impl HostCaps {
         let host = self.host_index.get(origin).copied();
         // A host with no URL held counts among its domain's hosts again once admitted.
         let empty = host.is_none_or(|h| self.host_urls[h as usize] == 0);
+        // A new origin's registrable domain, found once: checked here, recorded if admitted.
+        let new_domain = host.is_none().then(|| domain_of(origin));
         let domain = match host {
             Some(h) => Some(self.host_domain[h as usize]),
-            None => self.domain_index.get(domain_of(origin).as_str()).copied(),
+            None => new_domain
+                .as_deref()
+                .and_then(|name| self.domain_index.get(name).copied()),
         };
         if !force {
             if host.is_some_and(|h| self.host_urls[h as usize] >= limits.max_per_host) {
@@ -163,7 +172,7 @@ impl HostCaps {
         }
         let host = match host {
             Some(h) => h,
-            None => self.add_host(origin),
+            None => self.add_host(origin, new_domain.unwrap_or_default()),
         };
         let d = &mut self.domains[self.host_domain[host as usize] as usize];
         if empty {
@@ -174,10 +183,9 @@ impl HostCaps {
         Ok(host)
     }
 
-    /// Gives `origin` an id, with no URL held yet.
-    fn add_host(&mut self, origin: &str) -> OriginId {
+    /// Gives `origin`, of the registrable domain `domain`, an id, with no URL held yet.
+    fn add_host(&mut self, origin: &str, domain: String) -> OriginId {
         let h = self.origins.len() as OriginId;
-        let domain = domain_of(origin);
         let d = match self.domain_index.get(domain.as_str()) {
             Some(&d) => d,
             None => {

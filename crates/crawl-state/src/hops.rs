@@ -137,7 +137,7 @@ impl Hops {
 
     /// Page `id` is a seed: no hops.
     pub fn seed(&mut self, id: PageId) {
-        let _ = self.reach(
+        self.reach(
             id,
             Distance {
                 hops: 0,
@@ -167,7 +167,7 @@ impl Hops {
         let mut h = Self::default();
         for (i, &v) in packed.iter().enumerate() {
             if v != u32::MAX {
-                let _ = h.reach(
+                h.reach(
                     i as PageId,
                     Distance {
                         hops: v >> 8,
@@ -188,7 +188,7 @@ mod tests {
     fn crawled(h: &mut Hops, id: PageId, redirect: bool, links: &[PageId]) {
         let d = h.of_links(id, redirect);
         for &l in links {
-            let _ = h.reach(l, d);
+            h.reach(l, d);
         }
     }
 

@@ -32,6 +32,18 @@ pub struct CrawlLimits {
     pub hops: HopLimits,
 }
 
+impl CrawlLimits {
+    /// No bound but the width of the ids: what a frontier state written before it had bounds
+    /// admits.
+    pub const UNBOUNDED: Self = Self {
+        urls: UrlLimits::UNBOUNDED,
+        hops: HopLimits {
+            max_hops: None,
+            max_redirects: u32::MAX,
+        },
+    };
+}
+
 pub use caps::{CapRefusal, HostCaps, OriginId, UrlLimits, MAX_URLS};
 /// The origin (`scheme://host:port`) a URL is counted under by the caps and the seen-set.
 pub use crawlrank_util::hosts::origin_key;

@@ -597,9 +597,9 @@ fn apply_hops(hops: &mut Hops, event: &Event) {
             id, outcome, links, ..
         } => {
             let d = hops.of_links(*id, *outcome == Outcome::Redirect);
-            links.iter().for_each(|&l| {
-                let _ = hops.reach(l, d);
-            });
+            for &l in links {
+                hops.reach(l, d);
+            }
         }
     }
 }

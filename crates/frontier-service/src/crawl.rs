@@ -30,8 +30,7 @@ use crate::proto::{
     UrlInfo, UrlItem,
 };
 use crawlrank_crawl_state::{
-    origin_key, BeyondLimit, CapRefusal, CrawlLimits, Distance, HopLimits, Hops, HostCaps,
-    OriginId, UrlLimits,
+    origin_key, BeyondLimit, CapRefusal, CrawlLimits, Distance, HopLimits, Hops, HostCaps, OriginId,
 };
 use crawlrank_frontier::{CashLedger, Frontier, Offer, PageId, PolicySpec};
 use crawlrank_urlfrontier::{
@@ -259,15 +258,6 @@ pub struct Capped {
     pub redirects: u64,
 }
 
-/// The bounds of a crawl that admits every URL (a state written before there were any).
-pub const UNBOUNDED: CrawlLimits = CrawlLimits {
-    urls: UrlLimits::UNBOUNDED,
-    hops: HopLimits {
-        max_hops: None,
-        max_redirects: u32::MAX,
-    },
-};
-
 /// How a new URL came to a crawl, which decides the bounds it is admitted within.
 #[derive(Debug, Clone, Copy)]
 enum Arrival {
@@ -297,9 +287,20 @@ impl Capped {
         }
     }
 
-    /// The counts in a checkpoint's order.
-    fn to_vec(self) -> Vec<u64> {
-        vec![
+    /// The `GetStats` keys of [`Capped::counts`], in order: the crawler's names of these
+    /// counters, under crawlrank's prefix.
+    pub const KEYS: [&'static str; 6] = [
+        "crawlrank.host_cap_links",
+        "crawlrank.domain_host_cap_links",
+        "crawlrank.domain_cap_links",
+        "crawlrank.url_limit_links",
+        "crawlrank.hop_limit_links",
+        "crawlrank.redirect_chain_too_long",
+    ];
+
+    /// The counts, in the order of [`Capped::KEYS`] (a checkpoint's order too).
+    pub fn counts(self) -> [u64; 6] {
+        [
             self.host,
             self.domain_hosts,
             self.domain,
@@ -638,9 +639,9 @@ impl Crawl {
             unheld: 0,
             split: None,
             offered: None,
-            caps: HostCaps::new(UNBOUNDED.urls),
+            caps: HostCaps::new(CrawlLimits::UNBOUNDED.urls),
             capped: Capped::default(),
-            hop_limits: UNBOUNDED.hops,
+            hop_limits: CrawlLimits::UNBOUNDED.hops,
             hops: Hops::default(),
         })
     }
@@ -1898,7 +1899,7 @@ impl Crawl {
                 .iter()
                 .flat_map(|&(u, p)| [u, id(p)])
                 .collect(),
-            capped: self.capped.to_vec(),
+            capped: self.capped.counts().to_vec(),
             hops: self.hops.to_packed(),
         }
     }
@@ -2312,6 +2313,7 @@ pub(crate) mod tests {
 mod checkpoint_tests {
     use super::tests::PANIC_AFTER_CHANGE;
     use super::*;
+    use crawlrank_crawl_state::UrlLimits;
     use prost::Message;
 
     fn lcg(x: &mut u64, n: u64) -> u64 {
@@ -2551,7 +2553,7 @@ mod checkpoint_tests {
                 max_per_host: 3,
                 ..UrlLimits::UNBOUNDED
             },
-            hops: UNBOUNDED.hops,
+            hops: CrawlLimits::UNBOUNDED.hops,
         });
         let seed = "http://a.test/";
         assert_eq!(

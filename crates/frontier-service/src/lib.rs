@@ -50,7 +50,7 @@ use crawlrank_urlfrontier::{ext_proto, proto};
 pub use cluster::{
     java_string_hash, queue_name, Cluster, ClusterConfig, Nodes, CONNECT_TIMEOUT, IDENTITY, STREAM,
 };
-pub use crawl::{LinkCounts, Ranked};
+pub use crawl::{Capped, LinkCounts, Ranked};
 pub use crawl::{DEFAULT_LEASE_SECS, DEFAULT_QUEUE_DELAY, MAX_FILTER_LEN, MAX_URLS_PER_CALL};
 pub use server::{serve_until_ctrl_c, spawn, RunningServer};
 pub use service::{

@@ -23,7 +23,7 @@
 //! from then on, saying why, until a restart.
 
 use crate::cluster::{owner_of_item, Cluster, ClusterConfig, Delivered};
-use crate::crawl::{host_key, Crawl, UrlFilter};
+use crate::crawl::{host_key, Capped, Crawl, UrlFilter};
 use crate::ext_proto::PageReport;
 use crate::proto::{
     self, ack_message::Status as AckStatus, url_frontier_client::UrlFrontierClient,
@@ -556,12 +556,11 @@ pub struct FrontierService {
 impl FrontierService {
     /// Opens the state in `config.state_dir` and replays its log.
     pub fn open(config: ServiceConfig) -> Result<Self> {
-        let (store, spec) = Store::open(
+        let (mut store, spec) = Store::open(
             &config.state_dir,
             config.policy.as_ref(),
             &config.default_policy,
         )?;
-        let mut store = store;
         store.crawl_limits(config.limits.as_ref())?;
         let state = load_state(&store, spec)?;
         let dead_letters = Arc::new(AtomicU64::new(store.dead_letters()?));
@@ -1465,18 +1464,10 @@ impl UrlFrontier for FrontierService {
             ("crawlrank.fetched", counts.fetched),
             ("crawlrank.frontier", counts.frontier),
             ("crawlrank.dead_letters", self.dead_letters()),
-            // Out-links the caps on hosts skipped, named as the crawler counts them.
-            ("crawlrank.host_cap_links", counts.capped.host),
-            (
-                "crawlrank.domain_host_cap_links",
-                counts.capped.domain_hosts,
-            ),
-            ("crawlrank.domain_cap_links", counts.capped.domain),
-            ("crawlrank.url_limit_links", counts.capped.urls),
-            ("crawlrank.hop_limit_links", counts.capped.hops),
-            ("crawlrank.redirect_chain_too_long", counts.capped.redirects),
         ]
         .into_iter()
+        // Out-links the bounds skipped, named as the crawler counts them.
+        .chain(Capped::KEYS.into_iter().zip(counts.capped.counts()))
         .map(|(k, v)| (k.to_string(), v))
         .collect();
         if let Some((ledger, pages)) = counts.cash {

@@ -242,7 +242,7 @@ impl FrontierState {
         Frontier::from_spec(&spec)?;
         Ok(Self {
             spec,
-            limits: crate::crawl::UNBOUNDED,
+            limits: CrawlLimits::UNBOUNDED,
             crawls: BTreeMap::new(),
             active: true,
         })

@@ -54,17 +54,15 @@ use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, Tab
 use std::path::{Path, PathBuf};
 
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+const CALLS: TableDefinition<u64, &[u8]> = TableDefinition::new("calls");
+const CHECKPOINT: TableDefinition<&str, &[u8]> = TableDefinition::new("checkpoint");
+const DEAD_LETTERS: TableDefinition<u64, &[u8]> = TableDefinition::new("dead_letters");
+const OUTBOX: TableDefinition<u64, &[u8]> = TableDefinition::new("outbox");
+const SENT: TableDefinition<u32, u64> = TableDefinition::new("sent");
+const RECEIVED: TableDefinition<(u32, u64), &[u8]> = TableDefinition::new("received");
+
 /// `meta`'s key of the bounds on URLs ([`Store::crawl_limits`]).
 const LIMITS_KEY: &str = "limits";
-
-/// The bounds of a state written before there were any: none.
-const UNBOUNDED_LIMITS: CrawlLimits = CrawlLimits {
-    urls: UrlLimits::UNBOUNDED,
-    hops: HopLimits {
-        max_hops: None,
-        max_redirects: u32::MAX,
-    },
-};
 
 fn encode_limits(l: &CrawlLimits) -> Vec<u8> {
     [
@@ -116,12 +114,6 @@ fn describe_limits(l: &CrawlLimits) -> String {
         l.hops.max_redirects
     )
 }
-const CALLS: TableDefinition<u64, &[u8]> = TableDefinition::new("calls");
-const CHECKPOINT: TableDefinition<&str, &[u8]> = TableDefinition::new("checkpoint");
-const DEAD_LETTERS: TableDefinition<u64, &[u8]> = TableDefinition::new("dead_letters");
-const OUTBOX: TableDefinition<u64, &[u8]> = TableDefinition::new("outbox");
-const SENT: TableDefinition<u32, u64> = TableDefinition::new("sent");
-const RECEIVED: TableDefinition<(u32, u64), &[u8]> = TableDefinition::new("received");
 /// The `meta` key of this store's incarnation.
 const INCARNATION_KEY: &str = "cluster.incarnation";
 /// The `meta` key of the next outbox number.
@@ -277,7 +269,7 @@ impl Store {
             next_to: Default::default(),
             received: Default::default(),
             incarnation: 0,
-            limits: UNBOUNDED_LIMITS,
+            limits: CrawlLimits::UNBOUNDED,
         };
         let stored = if exists { store.read_meta()? } else { None };
         let spec = match (stored, spec) {
@@ -528,11 +520,11 @@ impl Store {
                 )
             })?,
             None => {
-                let fresh = self.next_call == 0 && self.load()?.0.is_none();
+                let fresh = self.next_call == 0 && !self.has_checkpoint()?;
                 let limits = if fresh {
                     asked.copied().unwrap_or_default()
                 } else {
-                    UNBOUNDED_LIMITS
+                    CrawlLimits::UNBOUNDED
                 };
                 let txn = self.db.begin_write()?;
                 {
@@ -558,6 +550,16 @@ impl Store {
             }
         }
         Ok(limits)
+    }
+
+    /// Whether the log was ever compacted into a checkpoint (without reading it).
+    fn has_checkpoint(&self) -> Result<bool> {
+        let txn = self.db.begin_read()?;
+        match txn.open_table(CHECKPOINT) {
+            Ok(t) => Ok(t.get("state")?.is_some()),
+            Err(redb::TableError::TableDoesNotExist(_)) => Ok(false),
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// The bounds [`Store::crawl_limits`] read (none before).
@@ -769,7 +771,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (mut store, _) = Store::open(dir.path(), None, &spec).unwrap();
         store.next_call = 1;
-        assert_eq!(store.crawl_limits(None).unwrap(), UNBOUNDED_LIMITS);
+        assert_eq!(store.crawl_limits(None).unwrap(), CrawlLimits::UNBOUNDED);
         assert!(store.crawl_limits(Some(&small)).is_err());
     }
 

@@ -4,6 +4,7 @@
 //! dashboard of a frontier too (`crawlrank dashboard --frontier URL`), so both show the same.
 
 use anyhow::Result;
+use crawlrank_frontier_service::Capped;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -59,20 +60,9 @@ pub struct FrontierSummary {
     pub total: [u64; 6],
     /// For an OPIC crawl.
     pub cash: Option<Cash>,
-    /// Links the service's bounds skipped, over the nodes, by [`SKIPPED_LINKS`]' counts.
+    /// Links the service's bounds skipped, over the nodes, by the counts `Capped::KEYS` names.
     pub skipped: [u64; 6],
 }
-
-/// The counts of links a frontier service's bounds skip (its caps on hosts and limits on
-/// hops), named as the crawler's own counters are.
-pub const SKIPPED_LINKS: [&str; 6] = [
-    "host_cap_links",
-    "domain_host_cap_links",
-    "domain_cap_links",
-    "url_limit_links",
-    "hop_limit_links",
-    "redirect_chain_too_long",
-];
 
 /// Reads [`FrontierSummary`] of crawl `crawl` from the service at `url`: every node `ListNodes`
 /// names, each asked for its own counts.
@@ -84,8 +74,8 @@ pub fn frontier_summary(url: &str, crawl: &str) -> Result<FrontierSummary> {
     let mut skipped = [0u64; 6];
     let mut rows = Vec::with_capacity(nodes.len());
     for (node, s) in &nodes {
-        for (t, name) in skipped.iter_mut().zip(SKIPPED_LINKS) {
-            *t += count(s, &format!("crawlrank.{name}"));
+        for (t, key) in skipped.iter_mut().zip(Capped::KEYS) {
+            *t += count(s, key);
         }
         let row = [
             s.size,
@@ -136,10 +126,11 @@ fn frontier(url: &str, crawl: &str) -> Result<()> {
         println!("{}", cash.line());
     }
     if summary.skipped.iter().any(|&n| n > 0) {
-        let counts: Vec<String> = SKIPPED_LINKS
+        // The crawler's names of these counters, without the service's prefix.
+        let counts: Vec<String> = Capped::KEYS
             .iter()
             .zip(summary.skipped)
-            .map(|(name, n)| format!("{name} {n}"))
+            .map(|(key, n)| format!("{} {n}", key.trim_start_matches("crawlrank.")))
             .collect();
         println!("links skipped by the bounds: {}", counts.join(", "));
     }
