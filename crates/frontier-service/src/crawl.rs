@@ -25,6 +25,7 @@
 //! the frontier calls it lists).
 
 use crate::checkpoint::{CrawlCheckpoint, PageCheckpoint, QueueCheckpoint};
+use crate::page_text::{Metadata, PageText, TextRef};
 use crate::proto::{
     self, ack_message::Status as AckStatus, url_item, DiscoveredUrlItem, KnownUrlItem, StringList,
     UrlInfo, UrlItem,
@@ -75,25 +76,105 @@ enum Fetch {
     Done,
 }
 
-/// One URL of the crawl.
+/// One URL of the crawl, in 56 bytes: its text (URL and metadata) is in the crawl's
+/// [`PageText`], the out-links learned for it in [`Crawl::deferred`], and its marks are
+/// packed (`Mark` and `Fetch` as enums take 16 bytes each).
 #[derive(Debug)]
 struct Page {
-    /// Its URL (as a boxed `str`: 16 bytes, where a `String` takes 24).
-    url: Box<str>,
+    /// Its URL and metadata.
+    text: TextRef,
     /// Its queue's key, shared with the queue ([`Queue::key`]): no string of its own.
-    queue: Arc<str>,
-    metadata: BTreeMap<String, Vec<String>>,
+    queue: QueueKey,
     created: u64,
-    mark: Mark,
-    fetch: Fetch,
+    mark: PackedMark,
+    fetch: PackedFetch,
     /// Leased until then (seconds since the epoch); not leased when ≤ now.
     held_until: u64,
-    /// Out-links learned for it (from discovered URLs naming it as parent), not yet
-    /// reported to the frontier; no duplicates.
-    links: Vec<PageId>,
-    deleted: bool,
     /// Its origin among the crawl's hosts (the caps count its URL there until deleted).
     host: OriginId,
+    deleted: bool,
+}
+
+// A node holds one per URL: keep it at 56 bytes.
+const _: () = assert!(std::mem::size_of::<Page>() == 56);
+
+/// A queue's key as its pages share it: an `Arc<String>` is a thin pointer, 8 bytes a page
+/// where an `Arc<str>` takes 16.
+type QueueKey = Arc<String>;
+
+/// A [`Mark`] in 8 bytes: a pop number, or one of the three values no pop number reaches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct PackedMark(u64);
+
+impl PackedMark {
+    const OUTSIDE: u64 = u64::MAX;
+    const QUEUED: u64 = u64::MAX - 1;
+    const REPORTED: u64 = u64::MAX - 2;
+
+    fn get(self) -> Mark {
+        match self.0 {
+            Self::OUTSIDE => Mark::Outside,
+            Self::QUEUED => Mark::Queued,
+            Self::REPORTED => Mark::Reported,
+            seq => Mark::Popped(seq),
+        }
+    }
+}
+
+impl From<Mark> for PackedMark {
+    fn from(mark: Mark) -> Self {
+        Self(match mark {
+            Mark::Outside => Self::OUTSIDE,
+            Mark::Queued => Self::QUEUED,
+            Mark::Reported => Self::REPORTED,
+            // A crawl pops fewer than 2^64 - 3 pages.
+            Mark::Popped(seq) => seq.min(Self::REPORTED - 1),
+        })
+    }
+}
+
+/// A [`Fetch`] in 8 bytes: a due date, or one of two values past every date a client can
+/// mean (refetch dates beyond them, 584 billion years from now, are taken as the latest).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct PackedFetch(u64);
+
+impl PackedFetch {
+    const NEVER: u64 = u64::MAX;
+    const DONE: u64 = u64::MAX - 1;
+    /// The latest due date kept.
+    const LATEST: u64 = u64::MAX - 2;
+
+    fn get(self) -> Fetch {
+        match self.0 {
+            Self::NEVER => Fetch::Never,
+            Self::DONE => Fetch::Done,
+            date => Fetch::Due(date),
+        }
+    }
+}
+
+impl From<Fetch> for PackedFetch {
+    fn from(fetch: Fetch) -> Self {
+        Self(match fetch {
+            Fetch::Never => Self::NEVER,
+            Fetch::Done => Self::DONE,
+            Fetch::Due(date) => date.min(Self::LATEST),
+        })
+    }
+}
+
+impl Page {
+    fn mark(&self) -> Mark {
+        self.mark.get()
+    }
+
+    fn set_mark(&mut self, mark: Mark) {
+        self.mark = mark.into();
+    }
+
+    fn fetch(&self) -> Fetch {
+        self.fetch.get()
+    }
 }
 
 /// Live URL → page id, over the pages' own URL strings: each URL is kept once, in its
@@ -111,24 +192,24 @@ impl UrlIndex {
     }
 
     /// The live page whose URL is `url`.
-    fn get(&self, pages: &[Page], url: &str) -> Option<PageId> {
+    fn get(&self, pages: &[Page], text: &PageText, url: &str) -> Option<PageId> {
         self.table
-            .find(self.hash(url), |&p| *pages[p as usize].url == *url)
+            .find(self.hash(url), |&p| text.url(pages[p as usize].text) == url)
             .copied()
     }
 
     /// Indexes page `id`, whose URL no live page has.
-    fn insert(&mut self, pages: &[Page], id: PageId) {
-        let h = self.hash(&pages[id as usize].url);
+    fn insert(&mut self, pages: &[Page], text: &PageText, id: PageId) {
+        let h = self.hash(text.url(pages[id as usize].text));
         let hasher = &self.hasher;
         self.table.insert_unique(h, id, |&p| {
-            std::hash::BuildHasher::hash_one(hasher, &*pages[p as usize].url)
+            std::hash::BuildHasher::hash_one(hasher, text.url(pages[p as usize].text))
         });
     }
 
     /// Drops page `id` (still holding its URL) from the index.
-    fn remove(&mut self, pages: &[Page], id: PageId) {
-        let h = self.hash(&pages[id as usize].url);
+    fn remove(&mut self, pages: &[Page], text: &PageText, id: PageId) {
+        let h = self.hash(text.url(pages[id as usize].text));
         if let Ok(entry) = self.table.find_entry(h, |&p| p == id) {
             entry.remove();
         }
@@ -139,7 +220,7 @@ impl UrlIndex {
 #[derive(Debug, Default)]
 struct Queue {
     /// Its key, which its pages share.
-    key: Arc<str>,
+    key: QueueKey,
     /// Its live pages.
     pages: BTreeSet<PageId>,
     /// Seconds between two answers; `None`: the crawl's default.
@@ -541,6 +622,11 @@ pub struct Crawl {
     /// Every call made on `frontier`, in order.
     trace: Trace,
     pages: Vec<Page>,
+    /// The pages' URLs and metadata.
+    text: PageText,
+    /// Out-links learned for a page (from discovered URLs naming it as parent), not yet
+    /// reported to the frontier; no duplicates. Only pages with such links have an entry.
+    deferred: BTreeMap<PageId, Vec<PageId>>,
     /// Live URL → page id.
     ids: UrlIndex,
     queues: BTreeMap<String, Queue>,
@@ -593,7 +679,7 @@ pub fn host_key(url: &str) -> Option<String> {
 fn queue_of<'a>(queues: &'a mut BTreeMap<String, Queue>, key: &str) -> &'a mut Queue {
     if !queues.contains_key(key) {
         let queue = Queue {
-            key: key.into(),
+            key: Arc::new(key.to_string()),
             ..Queue::default()
         };
         queues.insert(key.to_string(), queue);
@@ -602,7 +688,7 @@ fn queue_of<'a>(queues: &'a mut BTreeMap<String, Queue>, key: &str) -> &'a mut Q
 }
 
 /// The page a discovered URL was found on, from its metadata.
-fn parent_url(metadata: &BTreeMap<String, Vec<String>>) -> Option<&str> {
+fn parent_url(metadata: &Metadata) -> Option<&str> {
     [PARENT_KEY, STORMCRAWLER_PATH_KEY]
         .iter()
         .find_map(|k| metadata.get(*k).and_then(|v| v.last()))
@@ -610,7 +696,7 @@ fn parent_url(metadata: &BTreeMap<String, Vec<String>>) -> Option<&str> {
         .filter(|p| !p.is_empty())
 }
 
-fn metadata_of(info: &UrlInfo) -> BTreeMap<String, Vec<String>> {
+fn metadata_of(info: &UrlInfo) -> Metadata {
     info.metadata
         .iter()
         .map(|(k, v)| (k.clone(), v.values.clone()))
@@ -626,6 +712,8 @@ impl Crawl {
             frontier: Frontier::from_spec(spec)?,
             trace: Trace::default(),
             pages: Vec::new(),
+            text: PageText::default(),
+            deferred: BTreeMap::new(),
             ids: UrlIndex::default(),
             queues: BTreeMap::new(),
             ready: BTreeMap::new(),
@@ -684,7 +772,7 @@ impl Crawl {
         &mut self,
         url: &str,
         key: String,
-        metadata: BTreeMap<String, Vec<String>>,
+        metadata: Metadata,
         now: u64,
         arrival: Arrival,
     ) -> Result<PageId, AckStatus> {
@@ -714,19 +802,18 @@ impl Crawl {
         let queue = queue_of(&mut self.queues, &key);
         queue.pages.insert(id);
         let queue = queue.key.clone();
+        let text = self.text.push(url, &metadata);
         self.pages.push(Page {
-            url: url.into(),
+            text,
             queue,
-            metadata,
             created: now,
-            mark: Mark::Outside,
-            fetch: Fetch::Never,
+            mark: Mark::Outside.into(),
+            fetch: Fetch::Never.into(),
             held_until: 0,
-            links: Vec::new(),
-            deleted: false,
             host,
+            deleted: false,
         });
-        self.ids.insert(&self.pages, id);
+        self.ids.insert(&self.pages, &self.text, id);
         match arrival {
             Arrival::Link(d) => {
                 self.hops.reach(id, d);
@@ -736,17 +823,26 @@ impl Crawl {
         Ok(id)
     }
 
+    /// Rewrites the pages' text into a fresh arena once the records left behind (by new
+    /// metadata, by deleted pages) outweigh the live ones.
+    fn compact_text(&mut self) {
+        if self.text.wants_compaction() {
+            self.text
+                .compact(self.pages.iter_mut().map(|p| &mut p.text));
+        }
+    }
+
     /// Whether a page still collects out-links for the frontier: it is in the frontier and
     /// not yet reported fetched.
     fn collects_links(&self, page: PageId) -> bool {
         let p = &self.pages[page as usize];
-        !p.deleted && matches!(p.mark, Mark::Queued | Mark::Popped(_))
+        !p.deleted && matches!(p.mark(), Mark::Queued | Mark::Popped(_))
     }
 
     fn seed(&mut self, page: PageId) {
         self.frontier.seed(&[page]);
         self.trace.push(Traced::Seed(page));
-        self.pages[page as usize].mark = Mark::Queued;
+        self.pages[page as usize].set_mark(Mark::Queued);
     }
 
     /// A discovered URL: created unless known (then only its link from its parent is
@@ -765,7 +861,7 @@ impl Crawl {
         let metadata = metadata_of(info);
         // A URL found on a page is a link, as far from the seeds as the page's links are (a
         // parent the crawl does not know counts as a seed); one without a parent is a seed.
-        let named = parent_url(&metadata).map(|p| self.ids.get(&self.pages, p));
+        let named = parent_url(&metadata).map(|p| self.ids.get(&self.pages, &self.text, p));
         let from = named.map(|parent| match parent {
             Some(p) => self.hops.of_links(p, redirect),
             None => Distance {
@@ -776,14 +872,14 @@ impl Crawl {
         // A page naming itself as parent links to itself: a self-loop counts in its
         // out-degree, as it does in the crawler and the simulator.
         let parent = named.flatten().filter(|&p| self.collects_links(p));
-        if let Some(known) = self.ids.get(&self.pages, &info.url) {
+        if let Some(known) = self.ids.get(&self.pages, &self.text, &info.url) {
             // Known: ignored, but reached by a shorter way it gets the shorter hops, and the
             // parent links to it.
             let nearer = from.is_some_and(|d| self.hops.reach(known, d));
             let Some(parent) = parent else {
                 return (AckStatus::Skipped, nearer);
             };
-            let links = &mut self.pages[parent as usize].links;
+            let links = self.deferred.entry(parent).or_default();
             if links.contains(&known) {
                 return (AckStatus::Skipped, nearer);
             }
@@ -797,7 +893,7 @@ impl Crawl {
             Err(status) => return (status, status == AckStatus::Skipped),
         };
         match parent {
-            Some(parent) => self.pages[parent as usize].links.push(page),
+            Some(parent) => self.deferred.entry(parent).or_default().push(page),
             None => self.seed(page),
         }
         // The tests' stand-in for a bug that strikes after a call changed memory.
@@ -812,11 +908,14 @@ impl Crawl {
     /// again from `refetch`. Ends its lease and, the first time, reports it to the frontier
     /// with the out-links learned for it.
     pub fn put_known(&mut self, info: &UrlInfo, refetch: u64, now: u64) -> (AckStatus, bool) {
+        // The latest date a page keeps (`PackedFetch`), so that the due indexes hold the
+        // page's own date.
+        let refetch = refetch.min(PackedFetch::LATEST);
         let key = match Self::key_of(info) {
             Ok(k) => k,
             Err(status) => return (status, false),
         };
-        let page = match self.ids.get(&self.pages, &info.url) {
+        let page = match self.ids.get(&self.pages, &self.text, &info.url) {
             Some(p) => p,
             None => match self.create(&info.url, key, BTreeMap::new(), now, Arrival::Seed) {
                 Ok(p) => p,
@@ -824,15 +923,16 @@ impl Crawl {
             },
         };
         let p = &mut self.pages[page as usize];
-        p.metadata = metadata_of(info);
+        p.text = self.text.replace_metadata(p.text, &metadata_of(info));
         let held = std::mem::take(&mut p.held_until);
-        let before = p.fetch;
+        let before = p.fetch();
         p.fetch = if refetch == 0 {
             Fetch::Done
         } else {
             Fetch::Due(refetch)
-        };
-        let mark = p.mark;
+        }
+        .into();
+        let mark = p.mark();
         let queue = self
             .queues
             .get_mut(&*p.queue)
@@ -858,6 +958,7 @@ impl Crawl {
             self.leave_ready(page, seq, held, &key);
             self.report(page);
         }
+        self.compact_text();
         (AckStatus::Ok, true)
     }
 
@@ -899,7 +1000,7 @@ impl Crawl {
             };
             match self.discover(&info, now, redirect).0 {
                 AckStatus::Ok => counts.discovered += 1,
-                _ if self.ids.get(&self.pages, link).is_some() => counts.known += 1,
+                _ if self.ids.get(&self.pages, &self.text, link).is_some() => counts.known += 1,
                 _ => counts.invalid += 1,
             }
         }
@@ -938,7 +1039,7 @@ impl Crawl {
             Ok(k) => k,
             Err(status) => return (status, false),
         };
-        let (page, status) = match self.ids.get(&self.pages, &info.url) {
+        let (page, status) = match self.ids.get(&self.pages, &self.text, &info.url) {
             Some(p) => (p, AckStatus::Skipped),
             None => match self.create(&info.url, key, metadata_of(info), now, Arrival::Offered) {
                 Ok(p) => (p, AckStatus::Ok),
@@ -948,8 +1049,8 @@ impl Crawl {
         self.frontier.receive(page, offer);
         self.trace.push(Traced::Offer(page, *offer));
         let p = &mut self.pages[page as usize];
-        if p.mark == Mark::Outside {
-            p.mark = Mark::Queued;
+        if p.mark() == Mark::Outside {
+            p.set_mark(Mark::Queued);
         }
         (status, true)
     }
@@ -980,7 +1081,7 @@ impl Crawl {
         let ranked = |page: PageId, state: &'static str| {
             let p = &self.pages[page as usize];
             Ranked {
-                url: p.url.to_string(),
+                url: self.text.url(p.text).to_string(),
                 key: p.queue.to_string(),
                 score: self.frontier.score(page),
                 state,
@@ -1008,10 +1109,12 @@ impl Crawl {
             if p.deleted {
                 continue;
             }
-            if p.fetch != Fetch::Never {
-                let links: Vec<PageId> = p
-                    .links
-                    .iter()
+            if p.fetch() != Fetch::Never {
+                let links: Vec<PageId> = self
+                    .deferred
+                    .get(&page)
+                    .into_iter()
+                    .flatten()
                     .copied()
                     .filter(|&l| !self.pages[l as usize].deleted)
                     .collect();
@@ -1025,7 +1128,7 @@ impl Crawl {
 
     /// `on_crawled(page, its out-links)`: the links' pages now wait in the frontier.
     fn report(&mut self, page: PageId) {
-        let mut links = std::mem::take(&mut self.pages[page as usize].links);
+        let mut links = self.deferred.remove(&page).unwrap_or_default();
         links.retain(|&l| !self.pages[l as usize].deleted);
         match self.split.take() {
             Some((remote, elsewhere)) => {
@@ -1044,11 +1147,11 @@ impl Crawl {
                 self.trace.push(Traced::Crawled(page, &links));
             }
         }
-        self.pages[page as usize].mark = Mark::Reported;
+        self.pages[page as usize].set_mark(Mark::Reported);
         for &l in &links {
             let p = &mut self.pages[l as usize];
-            if p.mark == Mark::Outside {
-                p.mark = Mark::Queued;
+            if p.mark() == Mark::Outside {
+                p.set_mark(Mark::Queued);
             }
         }
     }
@@ -1062,11 +1165,11 @@ impl Crawl {
         let seq = self.pops;
         self.pops += 1;
         let p = &mut self.pages[page as usize];
-        p.mark = Mark::Popped(seq);
+        p.set_mark(Mark::Popped(seq));
         if p.deleted {
             return Some(None);
         }
-        if p.fetch != Fetch::Never {
+        if p.fetch() != Fetch::Never {
             self.report(page);
             return Some(None);
         }
@@ -1136,8 +1239,10 @@ impl Crawl {
             }
             self.ready_leases.pop_first();
             let p = &self.pages[page as usize];
-            let Mark::Popped(seq) = p.mark else { continue };
-            if p.deleted || p.fetch != Fetch::Never || p.held_until != until {
+            let Mark::Popped(seq) = p.mark() else {
+                continue;
+            };
+            if p.deleted || p.fetch() != Fetch::Never || p.held_until != until {
                 continue;
             }
             if !self.ready.contains_key(&seq) {
@@ -1229,7 +1334,7 @@ impl Crawl {
                 break;
             }
             let p = &self.pages[page as usize];
-            if p.held_until > now || take.key.is_some_and(|k| k != &*p.queue) {
+            if p.held_until > now || take.key.is_some_and(|k| k != p.queue.as_str()) {
                 continue;
             }
             let key = p.queue.clone();
@@ -1489,7 +1594,7 @@ impl Crawl {
         let mut unheld_changed = false;
         if let Some(q) = self.queues.get_mut(&*p.queue) {
             q.leased.insert(page, until);
-            if let Mark::Popped(seq) = p.mark {
+            if let Mark::Popped(seq) = p.mark() {
                 if q.unheld.remove(&seq) {
                     self.unheld -= 1;
                     self.ready_leases.insert((until, page));
@@ -1503,12 +1608,13 @@ impl Crawl {
         }
         let p = &self.pages[page as usize];
         out.push(UrlInfo {
-            url: p.url.to_string(),
+            url: self.text.url(p.text).to_string(),
             key: p.queue.to_string(),
-            metadata: p
-                .metadata
-                .iter()
-                .map(|(k, v)| (k.clone(), StringList { values: v.clone() }))
+            metadata: self
+                .text
+                .metadata(p.text)
+                .into_iter()
+                .map(|(k, values)| (k, StringList { values }))
                 .collect(),
             crawl_id: self.id.clone(),
         });
@@ -1520,15 +1626,16 @@ impl Crawl {
         if self.pages[page as usize].deleted {
             return false;
         }
-        self.ids.remove(&self.pages, page);
+        self.ids.remove(&self.pages, &self.text, page);
         let p = &mut self.pages[page as usize];
         p.deleted = true;
         self.caps.release(p.host);
-        let (url, queue_key) = (std::mem::take(&mut p.url), std::mem::take(&mut p.queue));
-        drop(url);
-        p.metadata.clear();
-        let links = std::mem::take(&mut p.links);
-        let (mark, held, fetch) = (p.mark, p.held_until, p.fetch);
+        self.text
+            .free(std::mem::replace(&mut p.text, TextRef::NONE));
+        let queue_key = std::mem::take(&mut p.queue);
+        let (mark, held, fetch) = (p.mark(), p.held_until, p.fetch());
+        self.compact_text();
+        let links = self.deferred.remove(&page).unwrap_or_default();
         if let Mark::Popped(seq) = mark {
             self.leave_ready(page, seq, held, &queue_key);
         }
@@ -1552,7 +1659,7 @@ impl Crawl {
         }
         for l in links {
             let c = &self.pages[l as usize];
-            if !c.deleted && c.mark == Mark::Outside && c.fetch == Fetch::Never {
+            if !c.deleted && c.mark() == Mark::Outside && c.fetch() == Fetch::Never {
                 self.seed(l);
             }
         }
@@ -1671,7 +1778,7 @@ impl Crawl {
         if page.held_until > now {
             return "leased";
         }
-        match (page.fetch, page.mark) {
+        match (page.fetch(), page.mark()) {
             (Fetch::Never, Mark::Outside) => "deferred",
             (Fetch::Never, _) => "queued",
             (Fetch::Due(_), _) => "scheduled",
@@ -1683,12 +1790,13 @@ impl Crawl {
     /// known with its refetch date; its metadata plus the policy's score and its state.
     fn item(&self, page: PageId, now: u64) -> UrlItem {
         let p = &self.pages[page as usize];
-        let mut metadata: HashMap<String, StringList> = p
-            .metadata
-            .iter()
-            .map(|(k, v)| (k.clone(), StringList { values: v.clone() }))
+        let mut metadata: HashMap<String, StringList> = self
+            .text
+            .metadata(p.text)
+            .into_iter()
+            .map(|(k, values)| (k, StringList { values }))
             .collect();
-        if p.mark != Mark::Outside {
+        if p.mark() != Mark::Outside {
             if let Some(score) = self.frontier.score(page) {
                 metadata.insert(
                     SCORE_KEY.to_string(),
@@ -1705,12 +1813,12 @@ impl Crawl {
             },
         );
         let info = UrlInfo {
-            url: p.url.to_string(),
+            url: self.text.url(p.text).to_string(),
             key: p.queue.to_string(),
             metadata,
             crawl_id: self.id.clone(),
         };
-        let item = match p.fetch {
+        let item = match p.fetch() {
             Fetch::Never => url_item::Item::Discovered(DiscoveredUrlItem { info: Some(info) }),
             Fetch::Due(d) => url_item::Item::Known(KnownUrlItem {
                 info: Some(info),
@@ -1730,8 +1838,8 @@ impl Crawl {
 
     /// `GetURLStatus`: the URL's item, if the crawl holds it (in queue `key` when given).
     pub fn url_status(&self, url: &str, key: Option<&str>, now: u64) -> Option<UrlItem> {
-        let page = self.ids.get(&self.pages, url)?;
-        if key.is_some_and(|k| k != &*self.pages[page as usize].queue) {
+        let page = self.ids.get(&self.pages, &self.text, url)?;
+        if key.is_some_and(|k| k != self.pages[page as usize].queue.as_str()) {
             return None;
         }
         Some(self.item(page, now))
@@ -1767,7 +1875,7 @@ impl Crawl {
                 _ => queue.pages.range(..),
             };
             for &p in pages {
-                if filter.matches(&self.pages[p as usize].url) && !visit(self, p) {
+                if filter.matches(self.text.url(self.pages[p as usize].text)) && !visit(self, p) {
                     return None;
                 }
                 looked += 1;
@@ -1830,25 +1938,27 @@ impl Crawl {
         let pages = self
             .pages
             .iter()
-            .map(|p| {
-                let (mark, pop) = match p.mark {
+            .zip(0..)
+            .map(|(p, i): (_, PageId)| {
+                let (mark, pop) = match p.mark() {
                     Mark::Outside => (0, 0),
                     Mark::Queued => (1, 0),
                     Mark::Popped(seq) => (2, seq),
                     Mark::Reported => (3, 0),
                 };
-                let (fetch, due) = match p.fetch {
+                let (fetch, due) = match p.fetch() {
                     Fetch::Never => (0, 0),
                     Fetch::Due(d) => (1, d),
                     Fetch::Done => (2, 0),
                 };
                 PageCheckpoint {
-                    url: p.url.to_string(),
+                    url: self.text.url(p.text).to_string(),
                     queue: p.queue.to_string(),
-                    metadata: p
-                        .metadata
-                        .iter()
-                        .map(|(k, v)| (k.clone(), StringList { values: v.clone() }))
+                    metadata: self
+                        .text
+                        .metadata(p.text)
+                        .into_iter()
+                        .map(|(k, values)| (k, StringList { values }))
                         .collect(),
                     created: p.created,
                     mark,
@@ -1856,7 +1966,13 @@ impl Crawl {
                     fetch,
                     due,
                     held_until: p.held_until,
-                    links: p.links.iter().map(|&l| id(l)).collect(),
+                    links: self
+                        .deferred
+                        .get(&i)
+                        .into_iter()
+                        .flatten()
+                        .map(|&l| id(l))
+                        .collect(),
                     deleted: p.deleted,
                 }
             })
@@ -1990,7 +2106,7 @@ impl Crawl {
                     .admit(&origin, true)
                     .expect("no cap refuses a forced URL")
             };
-            let mut queue: Arc<str> = Arc::default();
+            let mut queue = QueueKey::default();
             if !p.deleted {
                 let q = queue_of(&mut crawl.queues, &p.queue);
                 q.pages.insert(id);
@@ -2000,24 +2116,33 @@ impl Crawl {
                 }
                 queue = q.key.clone();
             }
+            let links = p
+                .links
+                .into_iter()
+                .map(page)
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            if !links.is_empty() {
+                crawl.deferred.insert(id, links);
+            }
+            let text = if p.deleted {
+                TextRef::NONE
+            } else {
+                let metadata: Metadata =
+                    p.metadata.into_iter().map(|(k, v)| (k, v.values)).collect();
+                crawl.text.push(&p.url, &metadata)
+            };
             crawl.pages.push(Page {
-                url: p.url.into(),
+                text,
                 queue,
-                metadata: p.metadata.into_iter().map(|(k, v)| (k, v.values)).collect(),
                 created: p.created,
-                mark,
-                fetch,
+                mark: mark.into(),
+                fetch: fetch.into(),
                 held_until: p.held_until,
-                links: p
-                    .links
-                    .into_iter()
-                    .map(page)
-                    .collect::<anyhow::Result<_>>()?,
-                deleted: p.deleted,
                 host,
+                deleted: p.deleted,
             });
             if !crawl.pages[i].deleted {
-                crawl.ids.insert(&crawl.pages, id);
+                crawl.ids.insert(&crawl.pages, &crawl.text, id);
             }
         }
         for qc in c.queues {
@@ -2367,6 +2492,7 @@ mod checkpoint_tests {
     #[test]
     fn a_crawl_rebuilt_from_its_checkpoint_behaves_as_the_original() {
         let mut hit = Capped::default();
+        let mut rewrites = 0;
         for (round, policy) in ["fica", "bfs", "opic", "random", "ieca"]
             .iter()
             .cycle()
@@ -2391,6 +2517,9 @@ mod checkpoint_tests {
             };
             live.set_limits(limits);
             copy.set_limits(limits);
+            // The live crawl rewrites its pages' text whenever it can, the copy never: the
+            // rewrites must change nothing.
+            live.text = PageText::eager();
             let mut x = round as u64 + 17;
             let hosts = 2 + lcg(&mut x, 6);
             let urls: Vec<String> = (0..80)
@@ -2535,11 +2664,30 @@ mod checkpoint_tests {
             hit.host += c.host;
             hit.urls += c.urls;
             hit.hops += c.hops;
+            rewrites += live.text.rewrites;
         }
         assert!(
             hit.host > 0 && hit.urls > 0 && hit.hops > 0,
             "the caps skipped out-links: {hit:?}"
         );
+        assert!(
+            rewrites > 20,
+            "the live crawls rewrote their text {rewrites} times"
+        );
+    }
+
+    /// A page keeps its refetch date in 8 bytes with two values set aside: a date past the
+    /// latest it keeps is indexed as the latest, so that moving it later finds it.
+    #[test]
+    fn a_refetch_date_past_the_latest_is_indexed_as_kept() {
+        let spec = crate::service::policy_spec("fica", None, None, 0).unwrap();
+        let mut c = Crawl::new("c", &spec).unwrap();
+        let i = info("http://a.test/", None, 0);
+        assert_eq!(c.put_known(&i, u64::MAX, 1_000).0, AckStatus::Ok);
+        assert_eq!(c.pages[0].fetch(), Fetch::Due(PackedFetch::LATEST));
+        assert_eq!(c.put_known(&i, 5_000, 1_000).0, AckStatus::Ok);
+        assert_eq!(c.due.iter().collect::<Vec<_>>(), [&(5_000, 0)]);
+        assert_eq!(c.queues["a.test"].due.len(), 1);
     }
 
     /// Out-links are admitted within the caps on hosts, seeds and fetched pages whatever

@@ -37,6 +37,7 @@ mod cluster;
 mod crawl;
 mod extension;
 mod failpoint;
+mod page_text;
 mod server;
 mod service;
 mod state;

@@ -1,0 +1,84 @@
+//! Resident memory per URL of one crawl of the service's state, without gRPC or the store: the
+//! `PutURLs` a client would send (discovered URLs, no metadata) applied to a
+//! [`FrontierState`] as the service applies them, the resident memory read from `/proc` at
+//! each step. It isolates what the crawl state itself costs a URL from what the transport and
+//! the store's cache cost (`scripts/bench-puturls.sh` measures the whole service).
+//!
+//!   cargo run --release -p crawlrank-frontier-service --example state_memory -- [URLS] [HOSTS] [STEPS] [LINKED]
+//!
+//! URLS (default 3,000,000) are `http://hH.example/pI` on HOSTS hosts (default 10,000), put in
+//! STEPS equal steps (default 3); with LINKED = 1 every URL but the first on its host is put as
+//! an out-link of the one before it on the same host (a `crawlrank.parent` metadata entry), as a
+//! worker's reports would, else all are seeds.
+
+use anyhow::Result;
+use crawlrank_frontier_service::{policy_spec, Call, FrontierState};
+use crawlrank_urlfrontier::proto::{url_item, DiscoveredUrlItem, StringList, UrlInfo, UrlItem};
+use crawlrank_urlfrontier::PARENT_KEY;
+
+fn rss_bytes() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
+}
+
+fn url(i: u64, hosts: u64) -> String {
+    format!("http://h{}.example/p{i}", i % hosts)
+}
+
+fn main() -> Result<()> {
+    let args: Vec<u64> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse())
+        .collect::<Result<_, _>>()?;
+    let urls = args.first().copied().unwrap_or(3_000_000);
+    let hosts = args.get(1).copied().unwrap_or(10_000);
+    let steps = args.get(2).copied().unwrap_or(3).max(1);
+    let linked = args.get(3).copied().unwrap_or(0) == 1;
+    let mut state = FrontierState::new(policy_spec("fica", None, None, 0)?)?;
+    let before = rss_bytes();
+    println!("urls,rss_mib,bytes_per_url_step");
+    let (mut last_urls, mut last_rss) = (0u64, before);
+    for step in 1..=steps {
+        let end = urls * step / steps;
+        for i in last_urls..end {
+            let mut info = UrlInfo {
+                url: url(i, hosts),
+                ..Default::default()
+            };
+            if linked && i >= hosts {
+                info.metadata.insert(
+                    PARENT_KEY.to_string(),
+                    StringList {
+                        values: vec![url(i - hosts, hosts)],
+                    },
+                );
+            }
+            let item = UrlItem {
+                item: Some(url_item::Item::Discovered(DiscoveredUrlItem {
+                    info: Some(info),
+                })),
+                ..Default::default()
+            };
+            state
+                .apply(&Call::Put(item), 1_000, 1_000)
+                .map_err(|s| anyhow::anyhow!("{s}"))?;
+        }
+        let rss = rss_bytes();
+        println!(
+            "{end},{:.1},{:.1}",
+            rss as f64 / (1 << 20) as f64,
+            (rss as f64 - last_rss as f64) / (end - last_urls) as f64
+        );
+        (last_urls, last_rss) = (end, rss);
+    }
+    println!(
+        "# {} URLs: {:.1} bytes a URL over the empty state",
+        urls,
+        (last_rss as f64 - before as f64) / urls as f64
+    );
+    Ok(())
+}
