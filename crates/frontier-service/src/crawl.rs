@@ -25,7 +25,7 @@
 //! the frontier calls it lists).
 
 use crate::checkpoint::{CrawlCheckpoint, PageCheckpoint, QueueCheckpoint};
-use crate::page_text::{Metadata, PageText, TextRef};
+use crate::page_text::{Metadata, PageText, TextHome, TextRef};
 use crate::proto::{
     self, ack_message::Status as AckStatus, url_item, DiscoveredUrlItem, KnownUrlItem, StringList,
     UrlInfo, UrlItem,
@@ -177,39 +177,54 @@ impl Page {
     }
 }
 
-/// Live URL → page id, over the pages' own URL strings: each URL is kept once, in its
-/// [`Page`], and the index holds a 4-byte id per URL (an index keyed by the strings kept a
-/// second copy of every URL, about 100 bytes a URL with its hash slot).
+/// Live URL → page id: a table of 4-byte ids keyed by each URL's hash, the hashes kept
+/// beside it (4 bytes a page) so that growing the table and telling candidates apart read
+/// no URL; a URL is read (from the page text, on disk for a served state) only to confirm
+/// a candidate whose hash matches, which is almost always the URL itself.
 #[derive(Default)]
 struct UrlIndex {
     table: hashbrown::HashTable<PageId>,
+    /// Each page's 32-bit URL hash, by page id (deleted pages included).
+    hashes: Vec<u32>,
     hasher: std::hash::RandomState,
 }
 
 impl UrlIndex {
-    fn hash(&self, url: &str) -> u64 {
-        std::hash::BuildHasher::hash_one(&self.hasher, url)
+    fn hash(&self, url: &str) -> u32 {
+        std::hash::BuildHasher::hash_one(&self.hasher, url) as u32
+    }
+
+    /// The table's 64-bit hash of a 32-bit one: spread over the high bits, which the
+    /// table's tags are taken from.
+    fn wide(h: u32) -> u64 {
+        u64::from(h).wrapping_mul(0x9E37_79B9_7F4A_7C15)
     }
 
     /// The live page whose URL is `url`.
     fn get(&self, pages: &[Page], text: &PageText, url: &str) -> Option<PageId> {
+        let h = self.hash(url);
         self.table
-            .find(self.hash(url), |&p| text.url(pages[p as usize].text) == url)
+            .find(Self::wide(h), |&p| {
+                self.hashes[p as usize] == h && text.url(pages[p as usize].text) == url
+            })
             .copied()
     }
 
-    /// Indexes page `id`, whose URL no live page has.
-    fn insert(&mut self, pages: &[Page], text: &PageText, id: PageId) {
-        let h = self.hash(text.url(pages[id as usize].text));
-        let hasher = &self.hasher;
-        self.table.insert_unique(h, id, |&p| {
-            std::hash::BuildHasher::hash_one(hasher, text.url(pages[p as usize].text))
-        });
+    /// Records the URL of page `id`, the next page; indexes it unless `deleted`.
+    fn push(&mut self, id: PageId, url: &str, deleted: bool) {
+        debug_assert_eq!(id as usize, self.hashes.len());
+        let h = if deleted { 0 } else { self.hash(url) };
+        self.hashes.push(h);
+        if !deleted {
+            let hashes = &self.hashes;
+            self.table
+                .insert_unique(Self::wide(h), id, |&p| Self::wide(hashes[p as usize]));
+        }
     }
 
-    /// Drops page `id` (still holding its URL) from the index.
-    fn remove(&mut self, pages: &[Page], text: &PageText, id: PageId) {
-        let h = self.hash(text.url(pages[id as usize].text));
+    /// Drops page `id` from the index.
+    fn remove(&mut self, id: PageId) {
+        let h = Self::wide(self.hashes[id as usize]);
         if let Ok(entry) = self.table.find_entry(h, |&p| p == id) {
             entry.remove();
         }
@@ -704,15 +719,24 @@ fn metadata_of(info: &UrlInfo) -> Metadata {
 }
 
 impl Crawl {
-    /// An empty crawl ordered by `spec`'s policy; fails if it cannot build a frontier.
+    /// An empty crawl ordered by `spec`'s policy, its page text in memory; fails if it
+    /// cannot build a frontier.
     pub fn new(id: &str, spec: &PolicySpec) -> anyhow::Result<Self> {
+        Self::new_in(id, spec, &TextHome::Memory)
+    }
+
+    /// An empty crawl ordered by `spec`'s policy, its page text kept where `home` says;
+    /// fails if it cannot build a frontier or create its text file.
+    pub fn new_in(id: &str, spec: &PolicySpec, home: &TextHome) -> anyhow::Result<Self> {
+        let text = PageText::new(home)
+            .map_err(|e| anyhow::anyhow!("cannot create the page text of crawl '{id}': {e}"))?;
         Ok(Self {
             id: id.to_string(),
             spec: spec.clone(),
             frontier: Frontier::from_spec(spec)?,
             trace: Trace::default(),
             pages: Vec::new(),
-            text: PageText::default(),
+            text,
             deferred: BTreeMap::new(),
             ids: UrlIndex::default(),
             queues: BTreeMap::new(),
@@ -813,7 +837,7 @@ impl Crawl {
             host,
             deleted: false,
         });
-        self.ids.insert(&self.pages, &self.text, id);
+        self.ids.push(id, url, false);
         match arrival {
             Arrival::Link(d) => {
                 self.hops.reach(id, d);
@@ -1626,7 +1650,7 @@ impl Crawl {
         if self.pages[page as usize].deleted {
             return false;
         }
-        self.ids.remove(&self.pages, &self.text, page);
+        self.ids.remove(page);
         let p = &mut self.pages[page as usize];
         p.deleted = true;
         self.caps.release(p.host);
@@ -1875,7 +1899,7 @@ impl Crawl {
                 _ => queue.pages.range(..),
             };
             for &p in pages {
-                if filter.matches(self.text.url(self.pages[p as usize].text)) && !visit(self, p) {
+                if filter.matches(&self.text.url(self.pages[p as usize].text)) && !visit(self, p) {
                     return None;
                 }
                 looked += 1;
@@ -2023,9 +2047,13 @@ impl Crawl {
     /// The crawl a checkpoint holds, ordered by `spec`'s policy: its frontier rebuilt by
     /// replaying the frontier calls it lists, its indexes from its pages and queues. `Err`
     /// names what in the checkpoint does not fit.
-    pub fn from_checkpoint(c: CrawlCheckpoint, spec: &PolicySpec) -> anyhow::Result<Self> {
+    pub fn from_checkpoint(
+        c: CrawlCheckpoint,
+        spec: &PolicySpec,
+        home: &TextHome,
+    ) -> anyhow::Result<Self> {
         use anyhow::{bail, Context};
-        let mut crawl = Crawl::new(&c.id, spec)?;
+        let mut crawl = Crawl::new_in(&c.id, spec, home)?;
         crawl.capped = Capped::from_slice(&c.capped);
         crawl.hops = Hops::from_packed(&c.hops);
         let n = c.pages.len() as u64;
@@ -2131,6 +2159,7 @@ impl Crawl {
                     p.metadata.into_iter().map(|(k, v)| (k, v.values)).collect();
                 crawl.text.push(&p.url, &metadata)
             };
+            crawl.ids.push(id, &p.url, p.deleted);
             crawl.pages.push(Page {
                 text,
                 queue,
@@ -2141,9 +2170,6 @@ impl Crawl {
                 host,
                 deleted: p.deleted,
             });
-            if !crawl.pages[i].deleted {
-                crawl.ids.insert(&crawl.pages, &crawl.text, id);
-            }
         }
         for qc in c.queues {
             let q = queue_of(&mut crawl.queues, &qc.key);
@@ -2477,9 +2503,12 @@ mod checkpoint_tests {
     /// Through its encoded bytes, as the store keeps it.
     fn round_trip(crawl: &Crawl, spec: &PolicySpec) -> Crawl {
         let bytes = crawl.checkpoint().encode_to_vec();
-        let mut copy =
-            Crawl::from_checkpoint(CrawlCheckpoint::decode(bytes.as_slice()).unwrap(), spec)
-                .unwrap();
+        let mut copy = Crawl::from_checkpoint(
+            CrawlCheckpoint::decode(bytes.as_slice()).unwrap(),
+            spec,
+            &TextHome::Memory,
+        )
+        .unwrap();
         copy.set_limits(CrawlLimits {
             urls: crawl.caps.limits(),
             hops: crawl.hop_limits,
@@ -2493,6 +2522,8 @@ mod checkpoint_tests {
     fn a_crawl_rebuilt_from_its_checkpoint_behaves_as_the_original() {
         let mut hit = Capped::default();
         let mut rewrites = 0;
+        let dir = tempfile::tempdir().unwrap();
+        let home = TextHome::prepare(dir.path().join("text")).unwrap();
         for (round, policy) in ["fica", "bfs", "opic", "random", "ieca"]
             .iter()
             .cycle()
@@ -2517,9 +2548,9 @@ mod checkpoint_tests {
             };
             live.set_limits(limits);
             copy.set_limits(limits);
-            // The live crawl rewrites its pages' text whenever it can, the copy never: the
-            // rewrites must change nothing.
-            live.text = PageText::eager();
+            // The live crawl keeps its pages' text in a file and rewrites it whenever it can,
+            // the copy keeps it in memory and never rewrites it: neither must change anything.
+            live.text = PageText::eager(&home);
             let mut x = round as u64 + 17;
             let hosts = 2 + lcg(&mut x, 6);
             let urls: Vec<String> = (0..80)

@@ -316,14 +316,21 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "a panic without a message".to_string())
 }
 
+/// The folder of a state directory where its crawls keep their pages' URLs and metadata
+/// while the service runs (scratch, rebuilt from the store at every start).
+pub const PAGE_TEXT_DIR: &str = "page-text";
+
 /// Builds the state the store holds: its checkpoint (or its policy's empty state), with
 /// every call logged after it replayed in order.
 fn load_state(store: &Store, spec: PolicySpec) -> Result<FrontierState> {
     let cannot = || format!("cannot serve the frontier state {}", store.path().display());
     let (checkpoint, calls) = store.load()?;
+    // The pages' URLs and metadata go to scratch files beside the store, written again from
+    // it now (crate::page_text).
+    let text = store.path().with_file_name(PAGE_TEXT_DIR);
     let mut state = match checkpoint {
-        Some(c) => FrontierState::from_checkpoint(spec, c).with_context(cannot)?,
-        None => FrontierState::new(spec).with_context(cannot)?,
+        Some(c) => FrontierState::from_checkpoint_in(spec, c, Some(&text)).with_context(cannot)?,
+        None => FrontierState::new_in(spec, &text).with_context(cannot)?,
     }
     .with_limits(store.limits());
     for (i, logged) in calls.into_iter().enumerate() {

@@ -17,6 +17,7 @@
 use crate::checkpoint::StateCheckpoint;
 use crate::crawl::{take_of, Counts, Crawl, LinkCounts, Ranked, ScanCursor, UrlFilter};
 use crate::ext_proto::PageReport;
+use crate::page_text::TextHome;
 use crate::proto::{
     ack_message::Status as AckStatus, get_params, url_item, Active, BlockQueueParams,
     CrawlLimitParams, DeleteCrawlMessage, GetParams, PurgeUrlParams, QueueDelayParams,
@@ -27,6 +28,7 @@ use crawlrank_frontier::{Frontier, Offer, PageId, PolicySpec};
 use crawlrank_urlfrontier::cluster_proto::Offer as WireOffer;
 use crawlrank_urlfrontier::normalise_crawl_id;
 use std::collections::BTreeMap;
+use std::path::Path;
 use tonic::Status;
 
 /// Seconds in a day (PurgeURLs counts days).
@@ -226,6 +228,16 @@ pub enum Answer {
     Done,
 }
 
+/// `dir` prepared for the crawls' page text.
+fn text_home(dir: &Path) -> anyhow::Result<TextHome> {
+    TextHome::prepare(dir.to_path_buf()).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot prepare the page text directory {}: {e}",
+            dir.display()
+        )
+    })
+}
+
 /// Every crawl of the service, and whether it serves.
 pub struct FrontierState {
     spec: PolicySpec,
@@ -233,6 +245,8 @@ pub struct FrontierState {
     limits: CrawlLimits,
     crawls: BTreeMap<String, Crawl>,
     active: bool,
+    /// Where the crawls keep their pages' URLs and metadata.
+    text: TextHome,
 }
 
 impl FrontierState {
@@ -245,6 +259,7 @@ impl FrontierState {
             limits: CrawlLimits::UNBOUNDED,
             crawls: BTreeMap::new(),
             active: true,
+            text: TextHome::Memory,
         })
     }
 
@@ -273,10 +288,32 @@ impl FrontierState {
 
     /// The state a checkpoint holds, its crawls ordered by `spec`'s policy.
     pub fn from_checkpoint(spec: PolicySpec, c: StateCheckpoint) -> anyhow::Result<Self> {
+        Self::from_checkpoint_in(spec, c, None)
+    }
+
+    /// An empty state whose crawls keep their pages' URLs and metadata in scratch files
+    /// of `dir` (emptied first: the files are rebuilt from the store at every start), not
+    /// in memory.
+    pub fn new_in(spec: PolicySpec, dir: &Path) -> anyhow::Result<Self> {
         let mut state = Self::new(spec)?;
+        state.text = text_home(dir)?;
+        Ok(state)
+    }
+
+    /// [`FrontierState::from_checkpoint`], the crawls' page text in scratch files of
+    /// `dir` when given ([`FrontierState::new_in`]).
+    pub fn from_checkpoint_in(
+        spec: PolicySpec,
+        c: StateCheckpoint,
+        dir: Option<&Path>,
+    ) -> anyhow::Result<Self> {
+        let mut state = Self::new(spec)?;
+        if let Some(dir) = dir {
+            state.text = text_home(dir)?;
+        }
         state.active = c.active;
         for crawl in c.crawls {
-            let crawl = Crawl::from_checkpoint(crawl, &state.spec)?;
+            let crawl = Crawl::from_checkpoint(crawl, &state.spec, &state.text)?;
             state.crawls.insert(crawl.id().to_string(), crawl);
         }
         Ok(state)
@@ -298,7 +335,7 @@ impl FrontierState {
     fn crawl_or_new(&mut self, id: &str) -> Result<&mut Crawl, Status> {
         let id = normalise_crawl_id(id);
         if !self.crawls.contains_key(id) {
-            let mut crawl = Crawl::new(id, &self.spec).map_err(|e| {
+            let mut crawl = Crawl::new_in(id, &self.spec, &self.text).map_err(|e| {
                 Status::internal(format!("cannot build the frontier of crawl '{id}': {e:#}"))
             })?;
             crawl.set_limits(self.limits);
