@@ -76,27 +76,29 @@ enum Fetch {
     Done,
 }
 
-/// One URL of the crawl, in 56 bytes: its text (URL and metadata) is in the crawl's
-/// [`PageText`], the out-links learned for it in [`Crawl::deferred`], and its marks are
-/// packed (`Mark` and `Fetch` as enums take 16 bytes each).
+/// One URL of the crawl, in 48 bytes: its text (URL and metadata) is in the crawl's
+/// [`PageText`] (a deleted page has none: [`TextRef::NONE`]), the out-links learned for it
+/// in [`Crawl::deferred`], and its marks are packed (`Mark` and `Fetch` as enums take 16
+/// bytes each).
 #[derive(Debug)]
 struct Page {
     /// Its URL and metadata.
     text: TextRef,
     /// Its queue's key, shared with the queue ([`Queue::key`]): no string of its own.
     queue: QueueKey,
-    created: u64,
     mark: PackedMark,
     fetch: PackedFetch,
     /// Leased until then (seconds since the epoch); not leased when ≤ now.
     held_until: u64,
     /// Its origin among the crawl's hosts (the caps count its URL there until deleted).
     host: OriginId,
-    deleted: bool,
+    /// When it was created, in seconds since the epoch (the service's clock, which a
+    /// 32-bit count holds until 2106; later dates are kept as the last it holds).
+    created: u32,
 }
 
-// A node holds one per URL: keep it at 56 bytes.
-const _: () = assert!(std::mem::size_of::<Page>() == 56);
+// A node holds one per URL: keep it at 48 bytes.
+const _: () = assert!(std::mem::size_of::<Page>() == 48);
 
 /// A queue's key as its pages share it: an `Arc<String>` is a thin pointer, 8 bytes a page
 /// where an `Arc<str>` takes 16.
@@ -175,6 +177,15 @@ impl Page {
     fn fetch(&self) -> Fetch {
         self.fetch.get()
     }
+
+    fn is_deleted(&self) -> bool {
+        self.text == TextRef::NONE
+    }
+}
+
+/// `now` as a page's creation date ([`Page::created`]).
+fn creation_date(now: u64) -> u32 {
+    u32::try_from(now).unwrap_or(u32::MAX)
 }
 
 /// Live URL → page id: a table of 4-byte ids keyed by each URL's hash, the hashes kept
@@ -830,12 +841,11 @@ impl Crawl {
         self.pages.push(Page {
             text,
             queue,
-            created: now,
             mark: Mark::Outside.into(),
             fetch: Fetch::Never.into(),
             held_until: 0,
             host,
-            deleted: false,
+            created: creation_date(now),
         });
         self.ids.push(id, url, false);
         match arrival {
@@ -860,7 +870,7 @@ impl Crawl {
     /// not yet reported fetched.
     fn collects_links(&self, page: PageId) -> bool {
         let p = &self.pages[page as usize];
-        !p.deleted && matches!(p.mark(), Mark::Queued | Mark::Popped(_))
+        !p.is_deleted() && matches!(p.mark(), Mark::Queued | Mark::Popped(_))
     }
 
     fn seed(&mut self, page: PageId) {
@@ -1130,7 +1140,7 @@ impl Crawl {
         while out.len() < limit {
             let Some(page) = copy.pop() else { break };
             let p = &self.pages[page as usize];
-            if p.deleted {
+            if p.is_deleted() {
                 continue;
             }
             if p.fetch() != Fetch::Never {
@@ -1140,7 +1150,7 @@ impl Crawl {
                     .into_iter()
                     .flatten()
                     .copied()
-                    .filter(|&l| !self.pages[l as usize].deleted)
+                    .filter(|&l| !self.pages[l as usize].is_deleted())
                     .collect();
                 copy.on_crawled(page, &links);
                 continue;
@@ -1153,7 +1163,7 @@ impl Crawl {
     /// `on_crawled(page, its out-links)`: the links' pages now wait in the frontier.
     fn report(&mut self, page: PageId) {
         let mut links = self.deferred.remove(&page).unwrap_or_default();
-        links.retain(|&l| !self.pages[l as usize].deleted);
+        links.retain(|&l| !self.pages[l as usize].is_deleted());
         match self.split.take() {
             Some((remote, elsewhere)) => {
                 self.frontier.set_crawled_elsewhere(elsewhere);
@@ -1190,7 +1200,7 @@ impl Crawl {
         self.pops += 1;
         let p = &mut self.pages[page as usize];
         p.set_mark(Mark::Popped(seq));
-        if p.deleted {
+        if p.is_deleted() {
             return Some(None);
         }
         if p.fetch() != Fetch::Never {
@@ -1266,7 +1276,7 @@ impl Crawl {
             let Mark::Popped(seq) = p.mark() else {
                 continue;
             };
-            if p.deleted || p.fetch() != Fetch::Never || p.held_until != until {
+            if p.is_deleted() || p.fetch() != Fetch::Never || p.held_until != until {
                 continue;
             }
             if !self.ready.contains_key(&seq) {
@@ -1647,12 +1657,11 @@ impl Crawl {
     /// Deletes a page; its deferred out-links become seeds (no other parent will report
     /// them). Returns whether it was active (not completed).
     fn delete_page(&mut self, page: PageId) -> bool {
-        if self.pages[page as usize].deleted {
+        if self.pages[page as usize].is_deleted() {
             return false;
         }
         self.ids.remove(page);
         let p = &mut self.pages[page as usize];
-        p.deleted = true;
         self.caps.release(p.host);
         self.text
             .free(std::mem::replace(&mut p.text, TextRef::NONE));
@@ -1683,7 +1692,7 @@ impl Crawl {
         }
         for l in links {
             let c = &self.pages[l as usize];
-            if !c.deleted && c.mark() == Mark::Outside && c.fetch() == Fetch::Never {
+            if !c.is_deleted() && c.mark() == Mark::Outside && c.fetch() == Fetch::Never {
                 self.seed(l);
             }
         }
@@ -1717,7 +1726,7 @@ impl Crawl {
             .iter()
             .filter(|(k, _)| key.is_none_or(|key| key == k.as_str()))
             .flat_map(|(_, q)| q.pages.iter().copied())
-            .filter(|&p| self.pages[p as usize].created < cutoff)
+            .filter(|&p| u64::from(self.pages[p as usize].created) < cutoff)
             .collect();
         // The queues stay, with their settings, even when emptied.
         for &p in &doomed {
@@ -1856,7 +1865,7 @@ impl Crawl {
         UrlItem {
             item: Some(item),
             id: String::new(),
-            creation_date: p.created,
+            creation_date: u64::from(p.created),
         }
     }
 
@@ -1984,7 +1993,7 @@ impl Crawl {
                         .into_iter()
                         .map(|(k, values)| (k, StringList { values }))
                         .collect(),
-                    created: p.created,
+                    created: u64::from(p.created),
                     mark,
                     pop,
                     fetch,
@@ -1997,7 +2006,7 @@ impl Crawl {
                         .flatten()
                         .map(|&l| id(l))
                         .collect(),
-                    deleted: p.deleted,
+                    deleted: p.is_deleted(),
                 }
             })
             .collect();
@@ -2163,12 +2172,11 @@ impl Crawl {
             crawl.pages.push(Page {
                 text,
                 queue,
-                created: p.created,
                 mark: mark.into(),
                 fetch: fetch.into(),
                 held_until: p.held_until,
                 host,
-                deleted: p.deleted,
+                created: creation_date(p.created),
             });
         }
         for qc in c.queues {
