@@ -527,16 +527,40 @@ impl Traced<'_> {
 }
 
 /// Every call made on a crawl's frontier, in order, as one stream of 32-bit words: `0 page` a
-/// seed, `1` a pop, `2 page n link…` a report, `3 page n link… remote elsewhere` a cluster
-/// node's report and `4 page outdegree distance t delta cash` an offer, each 64-bit value as
-/// two words (low, high). A seed costs 8 bytes and a pop 4, where a list of the calls as an
-/// enum cost 48 bytes each.
+/// seed, `5 page n` the seeds `page`, `page + 1`, … `page + n - 1` one after the other, `1` a
+/// pop, `2 page n link…` a report, `3 page n link… remote elsewhere` a cluster node's report
+/// and `4 page outdegree distance t delta cash` an offer, each 64-bit value as two words (low,
+/// high). A pop costs 4 bytes and a lone seed 8, where a list of the calls as an enum cost 48
+/// bytes each; the seeds a client puts one after the other, new URLs with consecutive ids,
+/// cost nothing more than their run's 12 bytes.
 #[derive(Debug, Default)]
-struct Trace(Vec<u32>);
+struct Trace {
+    words: Vec<u32>,
+    /// Where the last call starts in `words`.
+    last: usize,
+}
 
 impl Trace {
     fn push(&mut self, call: Traced<'_>) {
-        let w = &mut self.0;
+        if let Traced::Seed(p) = call {
+            // The next seed of a run, or of a lone seed that starts one.
+            let start = self.last.min(self.words.len());
+            let last = &mut self.words[start..];
+            match *last {
+                [5, first, ref mut n] if first.checked_add(*n) == Some(p) && *n < u32::MAX => {
+                    *n += 1;
+                    return;
+                }
+                [0, q] if q.checked_add(1) == Some(p) => {
+                    last.copy_from_slice(&[5, q]);
+                    self.words.push(2);
+                    return;
+                }
+                _ => {}
+            }
+        }
+        self.last = self.words.len();
+        let w = &mut self.words;
         let wide = |w: &mut Vec<u32>, v: u64| w.extend([v as u32, (v >> 32) as u32]);
         match call {
             Traced::Seed(p) => w.extend([0, p]),
@@ -571,14 +595,27 @@ impl Trace {
 
     /// The calls, in order (the stream is this type's own: it is well formed).
     fn iter(&self) -> impl Iterator<Item = Traced<'_>> {
-        let w = &self.0;
+        let w = &self.words;
         let mut i = 0;
+        // The rest of the run of seeds being read: the next page and how many are left.
+        let mut run: (PageId, u32) = (0, 0);
         std::iter::from_fn(move || {
+            if run.1 > 0 {
+                let p = run.0;
+                run = (p.wrapping_add(1), run.1 - 1);
+                return Some(Traced::Seed(p));
+            }
             let wide = |at: usize| u64::from(w[at]) | (u64::from(w[at + 1]) << 32);
             let call = match *w.get(i)? {
                 0 => {
                     i += 2;
                     Traced::Seed(w[i - 1])
+                }
+                5 => {
+                    let (first, n) = (w[i + 1], w[i + 2]);
+                    i += 3;
+                    run = (first.wrapping_add(1), n - 1);
+                    Traced::Seed(first)
                 }
                 1 => {
                     i += 1;
@@ -1943,7 +1980,7 @@ impl Crawl {
     /// The crawl's checkpoint (`crate::checkpoint`).
     pub fn checkpoint(&self) -> CrawlCheckpoint {
         let id = |p: PageId| u64::from(p);
-        let mut trace = Vec::with_capacity(self.trace.0.len());
+        let mut trace = Vec::with_capacity(self.trace.words.len());
         for call in self.trace.iter() {
             match call {
                 Traced::Seed(p) => trace.extend([0, id(p)]),
@@ -2321,6 +2358,63 @@ pub(crate) mod tests {
 
     /// A discovered URL ending so panics once it changed the crawl (a bug's stand-in).
     pub(crate) const PANIC_AFTER_CHANGE: &str = "/panics-after-a-change";
+
+    /// The trace gives back the calls pushed, in order, whatever runs of seeds it packed.
+    #[test]
+    fn the_trace_reads_back_its_calls() {
+        #[derive(Debug, PartialEq)]
+        enum Call {
+            Seed(PageId),
+            Pop,
+            Crawled(PageId, Vec<PageId>),
+        }
+        let mut rng = Lcg(5);
+        let mut trace = Trace::default();
+        let mut pushed = Vec::new();
+        let mut next: PageId = 0;
+        for _ in 0..5_000 {
+            match rng.below(10) {
+                // Mostly the next page, sometimes another, sometimes the one before again.
+                0..=5 => {
+                    let p = match rng.below(6) {
+                        0 => rng.below(1_000) as PageId,
+                        1 => next.saturating_sub(1),
+                        _ => next,
+                    };
+                    next = p + 1;
+                    trace.push(Traced::Seed(p));
+                    pushed.push(Call::Seed(p));
+                }
+                6 | 7 => {
+                    trace.push(Traced::Pop);
+                    pushed.push(Call::Pop);
+                }
+                _ => {
+                    let links: Vec<PageId> = (0..rng.below(4)).map(|i| next + i as u32).collect();
+                    trace.push(Traced::Crawled(7, &links));
+                    pushed.push(Call::Crawled(7, links));
+                }
+            }
+        }
+        trace.push(Traced::Seed(u32::MAX));
+        pushed.push(Call::Seed(u32::MAX));
+        let read: Vec<Call> = trace
+            .iter()
+            .map(|c| match c {
+                Traced::Seed(p) => Call::Seed(p),
+                Traced::Pop => Call::Pop,
+                Traced::Crawled(p, l) => Call::Crawled(p, l.to_vec()),
+                other => panic!("{other:?} was never pushed"),
+            })
+            .collect();
+        assert_eq!(read, pushed);
+        assert!(
+            trace.words.len() < 2 * pushed.len(),
+            "runs packed: {} words for {} calls",
+            trace.words.len(),
+            pushed.len()
+        );
+    }
 
     /// A small deterministic generator (the tests' own, so that this crate needs no other).
     struct Lcg(u64);
