@@ -113,7 +113,11 @@ fn main() -> ExitCode {
         Command::Serve(a) => commands::serve::run(a, &cache),
         Command::Seeds(a) => commands::seeds::run(a, &cache),
         Command::SeedsEval(a) => commands::seeds_eval::run(a, &cache),
-        Command::Crawl(a) => commands::crawl::run(*a),
+        // The command's own matches: which options were given, not defaulted.
+        Command::Crawl(a) => match matches.subcommand_matches("crawl") {
+            Some(given) => commands::crawl::run(*a, given),
+            None => Err(anyhow::anyhow!("clap parsed `crawl` without its matches")),
+        },
         Command::Export(a) => commands::export::run(a),
         Command::Convert(a) => commands::convert::run(a, &cache),
         Command::Status(a) => commands::status::run(a),

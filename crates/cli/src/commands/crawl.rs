@@ -123,9 +123,11 @@ fn linger(server: crawlrank_dashboard::DashboardHandle, for_how_long: Duration, 
     }
 }
 
-pub fn run(args: Args) -> Result<()> {
+/// Runs `crawl`: `given` is the command's matches, which say which options were given on
+/// the command line (a worker refuses some of them).
+pub fn run(args: Args, given: &clap::ArgMatches) -> Result<()> {
     if args.frontier.is_some() {
-        return super::crawl_worker::run(args);
+        return super::crawl_worker::run(args, given);
     }
     let c = crawl_config(&args)?;
     // Bound before the state is opened: a port in use ends the command before the crawl

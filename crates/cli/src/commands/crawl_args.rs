@@ -194,8 +194,9 @@ pub struct Args {
     /// URLFrontier server) instead of a frontier kept in --state: URLs are leased from it in
     /// its policy's order and reported back with their out-links; robots.txt, fetching, link
     /// extraction and WARC (in STATE/warc) stay here. Several workers may share one crawl
-    /// (docs/frontier-service.md, Workers). The service's policy orders the crawl.
-    #[arg(long, value_name = "URL", conflicts_with_all = ["impact", "dashboard", "batch", "expected_pages", "progress_log"])]
+    /// (docs/frontier-service.md, Workers). The service's policy orders the crawl: the
+    /// options that belong to the service (--policy, --seen-cache, …) are refused with it.
+    #[arg(long, value_name = "URL")]
     pub frontier: Option<String>,
     /// With --frontier: the crawl id within the service (empty: its default crawl).
     #[arg(long, value_name = "ID", default_value = "", requires = "frontier")]

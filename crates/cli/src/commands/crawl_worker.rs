@@ -1,15 +1,224 @@
 //! `crawlrank crawl --frontier URL`: the crawl's fetching as a worker of a frontier service
 //! (crawlrank_worker), with the `crawl` command's fetch, scope and politeness options.
+//!
+//! Every `crawl` option is either honoured by the worker or refused when given
+//! ([`WORKER_OPTIONS`]): an option that orders or bounds the crawl itself belongs to the
+//! service, and a worker that took it and did nothing would crawl otherwise than asked.
 
 use super::crawl_args::{read_seeds, Args};
 use super::crawl_stop::stop_on_signals;
-use anyhow::Result;
+use anyhow::{bail, Result};
+use clap::parser::ValueSource;
+use clap::ArgMatches;
 use crawlrank_worker::{WorkerConfig, WorkerStop};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub fn run(args: Args) -> Result<()> {
+/// What a `crawl` option does in a worker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum InWorker {
+    /// The worker does what the option says (how, where it differs from `crawl`: the
+    /// comment beside it and docs/frontier-service.md, Workers).
+    Honoured,
+    /// Refused when given on the command line, with where its setting lives instead (or
+    /// why there is none); left at its default it is no error.
+    Refused(&'static str),
+}
+
+use InWorker::{Honoured, Refused};
+
+/// Why the search-log options are refused.
+const SEARCH_LOG: &str = "the search-log policies (rw, rw-eg, learned) read it, and they run \
+     only without --frontier (the frontier service cannot be given a search log)";
+
+/// Every option of `crawl`, by clap id, and what it does with `--frontier`: the one list,
+/// mirrored by the table in docs/frontier-service.md (Workers). A test checks that every
+/// option is here, so that a new one cannot be added without deciding.
+const WORKER_OPTIONS: &[(&str, InWorker)] = &[
+    // Put into the service's crawl at start (URLs it knows are ignored).
+    ("seeds", Honoured),
+    (
+        "policy",
+        Refused(
+            "the service's policy orders the crawl; give it to `crawlrank frontier serve --policy`",
+        ),
+    ),
+    ("impact", Refused(SEARCH_LOG)),
+    ("impact_column", Refused(SEARCH_LOG)),
+    ("omega", Refused(SEARCH_LOG)),
+    ("gamma", Refused(SEARCH_LOG)),
+    // The WARC files go to STATE/warc/worker-…; nothing else is kept or resumed.
+    ("state", Honoured),
+    // Pages fetched by this worker in this run, not over all runs.
+    ("max_pages", Honoured),
+    ("concurrency", Honoured),
+    (
+        "max_idle_connections",
+        Refused(
+            "a worker keeps no idle connections (a leased URL's connection is closed after its \
+             fetch), so there is nothing to cap",
+        ),
+    ),
+    // The crawl's queue delay in the service (SetDelay), in whole seconds rounded up.
+    ("delay", Honoured),
+    ("user_agent", Honoured),
+    (
+        "expected_pages",
+        Refused(
+            "the service's policy reads it; give it to `crawlrank frontier serve --expected-pages`",
+        ),
+    ),
+    (
+        "batch",
+        Refused("the service's policy reads it; give it to `crawlrank frontier serve --batch`"),
+    ),
+    (
+        "rng_seed",
+        Refused("the service's policy reads it; give it to `crawlrank frontier serve --rng-seed`"),
+    ),
+    ("proxy", Honoured),
+    ("ca_cert", Honoured),
+    ("timeout", Honoured),
+    ("max_body", Honoured),
+    ("max_links_per_page", Honoured),
+    // Retries under the same lease, and refusals (429, 503) before a URL is given up.
+    ("max_retries", Honoured),
+    (
+        "max_pages_per_host",
+        Refused(
+            "the service admits the crawl's URLs within this cap; give it to \
+             `crawlrank frontier serve --max-pages-per-host`",
+        ),
+    ),
+    (
+        "max_hosts_per_domain",
+        Refused(
+            "the service admits the crawl's URLs within this cap; give it to \
+             `crawlrank frontier serve --max-hosts-per-domain`",
+        ),
+    ),
+    (
+        "max_urls_per_domain",
+        Refused(
+            "the service admits the crawl's URLs within this cap; give it to \
+             `crawlrank frontier serve --max-urls-per-domain`",
+        ),
+    ),
+    (
+        "max_urls",
+        Refused(
+            "the service admits the crawl's URLs within this cap; give it to \
+             `crawlrank frontier serve --max-urls`",
+        ),
+    ),
+    (
+        "seen_cache",
+        Refused(
+            "the crawl's URLs are the service's (`crawlrank frontier serve`, which keeps their \
+             index in memory), so a worker has no seen-set to size",
+        ),
+    ),
+    (
+        "frontier_hot",
+        Refused(
+            "the frontier is the service's (`crawlrank frontier serve`, which keeps it in \
+             memory), so nothing of a worker's spills",
+        ),
+    ),
+    (
+        "max_hops",
+        Refused(
+            "the service counts each URL's hops from the seeds and admits out-links within the \
+             limit; give it to `crawlrank frontier serve --max-hops`",
+        ),
+    ),
+    (
+        "max_redirects",
+        Refused(
+            "the service counts redirect chains from the worker's reports and admits targets \
+             within the limit; give it to `crawlrank frontier serve --max-redirects`",
+        ),
+    ),
+    // A too long Retry-After gives the URL up and holds its host's queue in the service.
+    ("max_retry_after", Honoured),
+    ("no_warc", Honoured),
+    ("archive", Honoured),
+    // A worker reads no sitemaps, with or without it.
+    ("no_sitemaps", Honoured),
+    // Out-links are filtered before they are reported.
+    ("scope", Honoured),
+    ("include", Honoured),
+    ("exclude", Honoured),
+    ("allow_private_networks", Honoured),
+    ("dns_server", Honoured),
+    ("dns_timeout", Honoured),
+    (
+        "dashboard",
+        Refused(
+            "the crawl's dashboard is the service's; serve it with \
+             `crawlrank dashboard --frontier URL` (every worker and node counted)",
+        ),
+    ),
+    (
+        "dashboard_public",
+        Refused(
+            "the crawl's dashboard is the service's; serve it with \
+             `crawlrank dashboard --frontier URL --public`",
+        ),
+    ),
+    (
+        "dashboard_linger",
+        Refused(
+            "the crawl's dashboard is the service's; `crawlrank dashboard --frontier URL` \
+             serves it for as long as it runs",
+        ),
+    ),
+    (
+        "progress_log",
+        Refused(
+            "the crawl's counters are the service's; see them with `crawlrank status \
+             --frontier URL` or `crawlrank dashboard --frontier URL` (/api/status, /metrics), and \
+             a worker prints its own when it stops",
+        ),
+    ),
+    // The worker's own options.
+    ("frontier", Honoured),
+    ("crawl_id", Honoured),
+    ("lease", Honoured),
+    ("idle_exit", Honoured),
+    ("plain_urlfrontier", Honoured),
+    ("frontier_retry", Honoured),
+];
+
+/// An error naming every option of [`WORKER_OPTIONS`] that a worker refuses and `given`
+/// (the `crawl` command's matches) has from the command line, with where each belongs.
+fn refuse_options_of_the_service(given: &ArgMatches) -> Result<()> {
+    let refused: Vec<(String, &str)> = WORKER_OPTIONS
+        .iter()
+        .filter_map(|&(id, what)| match what {
+            Refused(why) if given.value_source(id) == Some(ValueSource::CommandLine) => {
+                Some((format!("--{}", id.replace('_', "-")), why))
+            }
+            _ => None,
+        })
+        .collect();
+    match refused.as_slice() {
+        [] => Ok(()),
+        [(flag, why)] => bail!("{flag} does nothing in a crawl worker (--frontier): {why}"),
+        many => bail!(
+            "these options do nothing in a crawl worker (--frontier):{}",
+            many.iter()
+                .map(|(flag, why)| format!("\n  {flag}: {why}"))
+                .collect::<String>()
+        ),
+    }
+}
+
+/// Runs `crawl --frontier`: `given` is the `crawl` command's matches, which say which
+/// options were given on the command line.
+pub fn run(args: Args, given: &ArgMatches) -> Result<()> {
+    refuse_options_of_the_service(given)?;
     let frontier = args.frontier.clone().unwrap_or_default();
     let mut c = WorkerConfig {
         frontier,
@@ -84,4 +293,129 @@ pub fn run(args: Args) -> Result<()> {
         println!("WARC files in {}", dir.display());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Args as _;
+    use std::collections::HashSet;
+
+    /// The `crawl` command as clap defines it.
+    fn crawl_command() -> clap::Command {
+        Args::augment_args(clap::Command::new("crawl"))
+    }
+
+    #[test]
+    fn every_crawl_option_is_classified_once() {
+        let table: Vec<&str> = WORKER_OPTIONS.iter().map(|&(id, _)| id).collect();
+        let unique: HashSet<&str> = table.iter().copied().collect();
+        assert_eq!(unique.len(), table.len(), "an option listed twice");
+        let cmd = crawl_command();
+        let mut ids = HashSet::new();
+        for arg in cmd.get_arguments() {
+            let id = arg.get_id().as_str();
+            assert!(
+                unique.contains(id),
+                "`crawl --{}` is not in WORKER_OPTIONS: decide whether a worker honours it or \
+                 refuses it (and add it to the table in docs/frontier-service.md, Workers)",
+                arg.get_long().unwrap_or(id)
+            );
+            // The error names an option by its id, dashed.
+            assert_eq!(arg.get_long(), Some(id.replace('_', "-").as_str()));
+            ids.insert(id.to_string());
+        }
+        for id in &table {
+            assert!(
+                ids.contains(*id),
+                "WORKER_OPTIONS names '{id}', no option of crawl"
+            );
+        }
+    }
+
+    /// A refusal that sends the user to `frontier serve --X` names an option it has.
+    #[test]
+    fn every_service_option_a_refusal_names_exists() {
+        let serve = super::super::frontier::ServeArgs::augment_args(clap::Command::new("serve"));
+        let longs: HashSet<&str> = serve.get_arguments().filter_map(|a| a.get_long()).collect();
+        let mut named = 0;
+        for &(id, what) in WORKER_OPTIONS {
+            let Refused(why) = what else { continue };
+            for part in why.split("`crawlrank frontier serve --").skip(1) {
+                let long = part.split(['`', ' ']).next().unwrap();
+                assert!(
+                    longs.contains(long),
+                    "--{id}'s refusal names `frontier serve --{long}`, which does not exist"
+                );
+                named += 1;
+            }
+        }
+        assert!(named >= 10, "only {named} service options named");
+    }
+
+    #[test]
+    fn the_docs_table_says_what_each_option_does_in_a_worker() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/frontier-service.md");
+        let docs = std::fs::read_to_string(&path).unwrap();
+        for &(id, what) in WORKER_OPTIONS {
+            let start = format!("| `--{}", id.replace('_', "-"));
+            let rows: Vec<&str> = docs
+                .lines()
+                .filter(|l| {
+                    l.strip_prefix(start.as_str())
+                        .is_some_and(|rest| rest.starts_with('`') || rest.starts_with(' '))
+                })
+                .collect();
+            let [row] = rows[..] else {
+                panic!(
+                    "{}: one row for --{id} expected, found {rows:?}",
+                    path.display()
+                )
+            };
+            assert_eq!(
+                row.contains("refused"),
+                matches!(what, Refused(_)),
+                "{}: the row of --{id} disagrees with WORKER_OPTIONS: {row}",
+                path.display()
+            );
+        }
+    }
+
+    /// What `crawl ARGS` comes to before the worker starts.
+    fn check(args: &[&str]) -> Result<()> {
+        let matches = crawl_command()
+            .try_get_matches_from(
+                ["crawl", "--frontier", "http://127.0.0.1:1", "--state", "s"]
+                    .iter()
+                    .chain(args),
+            )
+            .unwrap();
+        refuse_options_of_the_service(&matches)
+    }
+
+    #[test]
+    fn an_option_of_the_service_is_refused_only_when_given() {
+        check(&[]).unwrap();
+        check(&["--concurrency", "4", "--delay", "0", "--no-sitemaps"]).unwrap();
+        // Given at its default value it is still given: the worker would still ignore it.
+        let e = check(&["--policy", "fica"]).unwrap_err().to_string();
+        assert!(
+            e.starts_with("--policy does nothing in a crawl worker (--frontier)")
+                && e.contains("`crawlrank frontier serve --policy`"),
+            "{e}"
+        );
+        let e = check(&["--seen-cache", "100", "--rng-seed", "3", "--max-hops", "2"])
+            .unwrap_err()
+            .to_string();
+        for needle in [
+            "\n  --rng-seed: ",
+            "`crawlrank frontier serve --rng-seed`",
+            "\n  --seen-cache: ",
+            "\n  --max-hops: ",
+            "`crawlrank frontier serve --max-hops`",
+        ] {
+            assert!(e.contains(needle), "{needle} not in: {e}");
+        }
+    }
 }

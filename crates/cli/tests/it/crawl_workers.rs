@@ -157,3 +157,114 @@ fn workers_wait_for_a_killed_service_and_finish_the_crawl_when_it_is_back() {
     serve.kill9();
     web.shutdown_blocking();
 }
+
+/// `s` as a regex that matches it literally.
+fn literal(s: &str) -> String {
+    s.chars()
+        .flat_map(|c| {
+            let special = "\\.+*?()|[]{}^$".contains(c);
+            special.then_some('\\').into_iter().chain([c])
+        })
+        .collect()
+}
+
+#[test]
+fn a_worker_refuses_the_options_of_the_service_and_takes_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    // Refused before the frontier is asked anything: nothing listens there.
+    let nowhere = format!("http://127.0.0.1:{}", crawlrank_testkit::free_port());
+    let refused_state = dir.path().join("refused");
+    let refused = |options: &[&str], needles: &[&str]| {
+        let mut args = vec!["crawl", "--frontier", &nowhere, "--state"];
+        args.push(refused_state.to_str().unwrap());
+        args.extend_from_slice(options);
+        common::fails(&common::crawlrank(&cache, &args), needles);
+        assert!(!refused_state.exists(), "a refused worker wrote its state");
+    };
+    refused(
+        &["--policy", "bfs"],
+        &[
+            "--policy does nothing in a crawl worker (--frontier)",
+            "`crawlrank frontier serve --policy`",
+        ],
+    );
+    // An option given at its default value is given all the same: the worker would ignore
+    // it just as well.
+    refused(
+        &["--rng-seed", "0"],
+        &[
+            "--rng-seed does nothing",
+            "`crawlrank frontier serve --rng-seed`",
+        ],
+    );
+    refused(
+        &[
+            "--seen-cache",
+            "1000",
+            "--frontier-hot",
+            "0",
+            "--expected-pages",
+            "50",
+            "--dashboard",
+            "127.0.0.1:0",
+            "--progress-log",
+            "progress.tsv",
+            "--impact",
+            "impacts.tsv",
+            "--max-hops",
+            "3",
+        ],
+        &[
+            "these options do nothing in a crawl worker (--frontier):",
+            "\n  --seen-cache: ",
+            "\n  --frontier-hot: ",
+            "\n  --expected-pages: ",
+            "`crawlrank frontier serve --expected-pages`",
+            "\n  --dashboard: ",
+            "`crawlrank dashboard --frontier URL`",
+            "\n  --progress-log: ",
+            "\n  --impact: ",
+            "\n  --max-hops: ",
+        ],
+    );
+
+    // The options a worker takes, some at their defaults, the refused ones left at theirs:
+    // the worker crawls, and does what they say (no WARC; no link to the excluded page, so
+    // no page behind it on the ring).
+    let (_, web) = ring_web(30, &[], TestWebConfig::default());
+    let serve = Serve::start(&dir.path().join("frontier"), &["--policy", "bfs"]);
+    let crawl = Crawl::new(dir.path(), &web, &serve.addr);
+    let excluded = literal(web.url(15));
+    let worker = crawl.worker(
+        "w",
+        "60",
+        &[
+            "--max-retries",
+            "2",
+            "--archive",
+            "all",
+            "--scope",
+            "any",
+            "--max-links-per-page",
+            "6000",
+            "--dns-timeout",
+            "5",
+            "--no-sitemaps",
+            "--no-warc",
+            "--exclude",
+            &excluded,
+        ],
+    );
+    let out = finish(worker, Duration::from_secs(60));
+    assert!(out.contains("every URL of the crawl is done"), "{out}");
+    let mut fetched: Vec<u32> = fetch_counts(&web.log()).into_keys().collect();
+    fetched.sort_unstable();
+    assert_eq!(fetched, (0..15).collect::<Vec<u32>>(), "{out}");
+    assert!(
+        !dir.path().join("w").join("warc").exists(),
+        "--no-warc wrote WARC"
+    );
+    serve.kill9();
+    web.shutdown_blocking();
+}
