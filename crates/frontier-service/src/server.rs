@@ -19,6 +19,28 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tokio_stream::wrappers::TcpListenerStream;
 
+/// HTTP/2's flow-control window of each stream the service reads: what a client may send
+/// ahead of what the service has read.
+///
+/// Why this small, and the connection's window ([`CONNECTION_WINDOW`]) that large: a client
+/// held back by flow control must be pushed back, never disconnected. The HTTP/2 library
+/// (h2) charges every DATA frame under 256 bytes that the service has not read yet
+/// `256 - length` bytes against a budget of half the connection's window, and answers GOAWAY
+/// "too_many_data_frames" once the budget is spent. gRPC clients such as Python's grpcio send
+/// each message of a stream in a frame of its own, a `PutURLs` item in about 50 bytes; when
+/// the service stops reading a stream (its acks wait for a client that does not read them,
+/// or for a commit), the stream's window is what the client may still send. With the
+/// library's default windows (1 MiB each: 20,000 such frames, 4 MB charged against a budget
+/// of 512 KiB) a stalled stream spent the budget. With 64 KiB, a stalled stream holds at
+/// most 6,554 frames of 10 bytes or more (gRPC's 5-byte prefix and the smallest item),
+/// 1.6 MB charged, against a budget of 8 MiB: five streams stalled at once with the smallest
+/// items, dozens with real URLs, stay within it.
+const STREAM_WINDOW: u32 = 64 * 1024;
+
+/// HTTP/2's flow-control window of a whole connection, whose half is the budget for small
+/// frames ([`STREAM_WINDOW`] says why it is large).
+const CONNECTION_WINDOW: u32 = 16 * 1024 * 1024;
+
 /// A server running on the current tokio runtime.
 pub struct RunningServer {
     addr: SocketAddr,
@@ -61,6 +83,8 @@ pub fn spawn(service: FrontierService, listener: TcpListener) -> Result<RunningS
     let (stop, stopped) = oneshot::channel::<()>();
     let task = tokio::spawn(
         tonic::transport::Server::builder()
+            .initial_stream_window_size(STREAM_WINDOW)
+            .initial_connection_window_size(CONNECTION_WINDOW)
             .add_service(UrlFrontierServer::new(service.clone()))
             .add_service(CrawlrankFrontierServer::new(service.clone()))
             .serve_with_incoming_shutdown(TcpListenerStream::new(listener), async {

@@ -757,21 +757,11 @@ impl FrontierService {
         Ok(())
     }
 
-    /// Applies `PutURLs` items: on a cluster node, those of queues other nodes own are handed
-    /// to their owners through JetStream (stored there before this returns) and answered `OK`.
-    pub(crate) async fn put_items(&self, items: Vec<UrlItem>) -> Answers {
-        let ticket = self.submit_puts(items).await?;
-        let local = ticket
-            .local
-            .await
-            .map_err(|_| Status::internal("the frontier call was dropped"))??;
-        Ok(merge_put_answers(&ticket.is_local, local))
-    }
-
-    /// The first half of [`FrontierService::put_items`]: forwards the items other nodes own
-    /// (awaited: they are stored in JetStream when this returns) and queues this node's for
-    /// the next group commit at once, so that a `PutURLs` stream can submit its next batch
-    /// while this one waits for its commit.
+    /// Applies `PutURLs` items, in two halves: on a cluster node, hands the items of queues
+    /// other nodes own to their owners through JetStream (awaited: stored there when this
+    /// returns; they are answered `OK`), and queues this node's for the next group commit at
+    /// once, so that a stream can submit its next batch while this one waits for its commit
+    /// (the ticket's answers come after it).
     async fn submit_puts(&self, items: Vec<UrlItem>) -> Result<PutTicket, Status> {
         let Some(cluster) = self.cluster().cloned() else {
             let is_local = vec![true; items.len()];
@@ -1194,22 +1184,102 @@ enum Next<T> {
     Committed(Result<Answers, tokio::sync::oneshot::error::RecvError>),
 }
 
-/// Reads a client stream in batches of what has already arrived (at most `max`): waits for
-/// one item, then takes those ready without waiting. `None` at the end of the stream; a
-/// client error ends it too.
-async fn next_batch<T>(input: &mut Streaming<T>, max: usize) -> Option<Vec<T>> {
+/// Reads a client stream in batches of what has already arrived, up to `max` items as
+/// `items` counts a message's: waits for one message, then takes those ready without
+/// waiting. `None` at the end of the stream; a client error ends it too.
+async fn next_batch<T>(
+    input: &mut Streaming<T>,
+    max: usize,
+    items: impl Fn(&T) -> usize,
+) -> Option<Vec<T>> {
     let first = match input.next().await {
-        Some(Ok(item)) => item,
+        Some(Ok(message)) => message,
         _ => return None,
     };
+    let mut taken = items(&first);
     let mut batch = vec![first];
-    while batch.len() < max {
+    while taken < max {
         match input.next().now_or_never() {
-            Some(Some(Ok(item))) => batch.push(item),
+            Some(Some(Ok(message))) => {
+                taken += items(&message);
+                batch.push(message);
+            }
             _ => break,
         }
     }
     Some(batch)
+}
+
+/// A client's stream of puts (`PutURLs` items, `PutDiscovered` batches), read in batches of
+/// what has arrived (about [`PUT_BATCH`] URLs, as `items` counts a message's; a message is
+/// never split), each batch submitted as it arrives, up to
+/// [`PUT_PIPELINE`] of them waiting for their commits at once, and acked in order once
+/// committed: one stream fills a group-commit window instead of waiting one out per batch.
+/// `split` makes a batch's items and what its acks need (`K`); `acks` makes its acks from
+/// that and the items' answers. An error is sent as the stream's last message.
+async fn pipelined_puts<T, K, A>(
+    svc: FrontierService,
+    mut input: Streaming<T>,
+    tx: mpsc::Sender<Result<A, Status>>,
+    items: impl Fn(&T) -> usize + Copy,
+    split: impl Fn(Vec<T>) -> (K, Vec<UrlItem>),
+    acks: impl Fn(K, &[Result<Answer, Status>]) -> Vec<A>,
+) {
+    let mut waiting: VecDeque<(K, PutTicket)> = VecDeque::new();
+    let mut input_done = false;
+    while !(input_done && waiting.is_empty()) {
+        let next = if input_done || waiting.len() >= PUT_PIPELINE {
+            Next::Committed((&mut waiting.front_mut().expect("not empty").1.local).await)
+        } else if waiting.is_empty() {
+            Next::Batch(next_batch(&mut input, PUT_BATCH, items).await)
+        } else {
+            let oldest = &mut waiting.front_mut().expect("not empty").1.local;
+            tokio::select! {
+                biased;
+                answers = oldest => Next::Committed(answers),
+                batch = next_batch(&mut input, PUT_BATCH, items) => Next::Batch(batch),
+            }
+        };
+        let answers = match next {
+            Next::Batch(Some(batch)) => {
+                let (shape, items) = split(batch);
+                // On a cluster node the items of other nodes are forwarded here, before the
+                // local ones join the group commit: the order holds.
+                match svc.submit_puts(items).await {
+                    Ok(ticket) => waiting.push_back((shape, ticket)),
+                    Err(status) => {
+                        let _ = tx.send(Err(status)).await;
+                        return;
+                    }
+                }
+                continue;
+            }
+            Next::Batch(None) => {
+                input_done = true;
+                continue;
+            }
+            Next::Committed(answers) => answers,
+        };
+        let (shape, ticket) = waiting.pop_front().expect("the oldest was committed");
+        let answers = match answers {
+            Ok(Ok(a)) => merge_put_answers(&ticket.is_local, a),
+            Ok(Err(status)) => {
+                let _ = tx.send(Err(status)).await;
+                return;
+            }
+            Err(_) => {
+                let _ = tx
+                    .send(Err(Status::internal("the frontier call was dropped")))
+                    .await;
+                return;
+            }
+        };
+        for ack in acks(shape, &answers) {
+            if tx.send(Ok(ack)).await.is_err() {
+                return; // the client went away
+            }
+        }
+    }
 }
 
 pub(crate) type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
@@ -1346,73 +1416,24 @@ impl UrlFrontier for FrontierService {
         &self,
         request: Request<Streaming<UrlItem>>,
     ) -> Result<Response<Self::PutURLsStream>, Status> {
-        let mut input = request.into_inner();
         let (tx, rx) = mpsc::channel(ACK_BUFFER);
-        let svc = self.clone();
-        tokio::spawn(async move {
-            // Batches are submitted as they arrive, up to PUT_PIPELINE awaiting their commits
-            // at once, and acked in order: one stream fills a group-commit window instead of
-            // waiting out a window per batch.
-            let mut waiting: VecDeque<(Vec<String>, PutTicket)> = VecDeque::new();
-            let mut input_done = false;
-            while !(input_done && waiting.is_empty()) {
-                let next = if input_done || waiting.len() >= PUT_PIPELINE {
-                    Next::Committed((&mut waiting.front_mut().expect("not empty").1.local).await)
-                } else if waiting.is_empty() {
-                    Next::Batch(next_batch(&mut input, PUT_BATCH).await)
-                } else {
-                    let oldest = &mut waiting.front_mut().expect("not empty").1.local;
-                    tokio::select! {
-                        biased;
-                        answers = oldest => Next::Committed(answers),
-                        batch = next_batch(&mut input, PUT_BATCH) => Next::Batch(batch),
-                    }
-                };
-                let answers = match next {
-                    Next::Batch(Some(batch)) => {
-                        let ids: Vec<String> = batch.iter().map(ack_id).collect();
-                        // On a cluster node the items of other nodes are forwarded here,
-                        // before the local ones join the group commit: the order holds.
-                        match svc.submit_puts(batch).await {
-                            Ok(ticket) => waiting.push_back((ids, ticket)),
-                            Err(status) => {
-                                let _ = tx.send(Err(status)).await;
-                                return;
-                            }
-                        }
-                        continue;
-                    }
-                    Next::Batch(None) => {
-                        input_done = true;
-                        continue;
-                    }
-                    Next::Committed(answers) => answers,
-                };
-                let (ids, ticket) = waiting.pop_front().expect("the oldest was committed");
-                let answers = match answers {
-                    Ok(Ok(a)) => merge_put_answers(&ticket.is_local, a),
-                    Ok(Err(status)) => {
-                        let _ = tx.send(Err(status)).await;
-                        return;
-                    }
-                    Err(_) => {
-                        let _ = tx
-                            .send(Err(Status::internal("the frontier call was dropped")))
-                            .await;
-                        return;
-                    }
-                };
-                for (id, answer) in ids.into_iter().zip(&answers) {
-                    let ack = AckMessage {
+        tokio::spawn(pipelined_puts(
+            self.clone(),
+            request.into_inner(),
+            tx,
+            |_| 1,
+            // Each item is acked with its own id.
+            |items: Vec<UrlItem>| (items.iter().map(ack_id).collect::<Vec<_>>(), items),
+            |ids, answers| {
+                ids.into_iter()
+                    .zip(answers)
+                    .map(|(id, answer)| AckMessage {
                         id,
                         status: ack_status(answer) as i32,
-                    };
-                    if tx.send(Ok(ack)).await.is_err() {
-                        return; // the client went away
-                    }
-                }
-            }
-        });
+                    })
+                    .collect()
+            },
+        ));
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
     }
 
@@ -1422,14 +1443,22 @@ impl UrlFrontier for FrontierService {
         &self,
         request: Request<Streaming<DiscoveredBatch>>,
     ) -> Result<Response<Self::PutDiscoveredStream>, Status> {
-        let mut input = request.into_inner();
         let (tx, rx) = mpsc::channel(ACK_BUFFER);
-        let svc = self.clone();
-        tokio::spawn(async move {
-            while let Some(Ok(batch)) = input.next().await {
-                let items = batch
-                    .items
+        tokio::spawn(pipelined_puts(
+            self.clone(),
+            request.into_inner(),
+            tx,
+            |batch: &DiscoveredBatch| batch.items.len(),
+            // The batches read together are submitted as one; each is acked with its id and
+            // its URLs' statuses.
+            |batches: Vec<DiscoveredBatch>| {
+                let shape: Vec<(String, usize)> = batches
+                    .iter()
+                    .map(|b| (b.id.clone(), b.items.len()))
+                    .collect();
+                let items = batches
                     .into_iter()
+                    .flat_map(|b| b.items)
                     .map(|info| UrlItem {
                         item: Some(url_item::Item::Discovered(DiscoveredUrlItem {
                             info: Some(info),
@@ -1438,19 +1467,23 @@ impl UrlFrontier for FrontierService {
                         creation_date: 0,
                     })
                     .collect();
-                let ack = match svc.put_items(items).await {
-                    Ok(answers) => Ok(BatchAck {
-                        id: batch.id,
-                        statuses: answers.iter().map(|a| ack_status(a) as i32).collect(),
-                    }),
-                    Err(status) => Err(status),
-                };
-                let failed = ack.is_err();
-                if tx.send(ack).await.is_err() || failed {
-                    return;
-                }
-            }
-        });
+                (shape, items)
+            },
+            |shape, answers| {
+                let mut answers = answers.iter();
+                shape
+                    .into_iter()
+                    .map(|(id, n)| BatchAck {
+                        id,
+                        statuses: answers
+                            .by_ref()
+                            .take(n)
+                            .map(|a| ack_status(a) as i32)
+                            .collect(),
+                    })
+                    .collect()
+            },
+        ));
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
     }
 

@@ -549,6 +549,63 @@ fn a_long_stream_is_acked_in_order_and_get_urls_keeps_its_limits() {
     });
 }
 
+/// A `PutDiscovered` stream of many batches of every size (empty ones, ones larger than the
+/// service's commit batch), sent at once so that the service reads several together: each
+/// batch gets one ack, in order, with its id and one status per URL in its order.
+#[test]
+fn a_put_discovered_stream_acks_each_batch_in_order() {
+    with_fresh(Some("bfs"), async |_, r| {
+        let mut batches = Vec::new();
+        let mut expected = Vec::new();
+        let mut next = 0;
+        for b in 0..60usize {
+            let size = match b % 7 {
+                0 => 0,
+                1 => 700,
+                n => n * 3,
+            };
+            let mut items = Vec::new();
+            let mut statuses = Vec::new();
+            for i in 0..size {
+                // Every 5th URL is one put before (skipped), every 11th not a URL (skipped).
+                let (url, status) = if i % 11 == 10 {
+                    ("not a url".to_string(), AckStatus::Skipped)
+                } else if i % 5 == 4 && next > 0 {
+                    (
+                        format!("http://h{}.example/{}", (next - 1) % 20, next - 1),
+                        AckStatus::Skipped,
+                    )
+                } else {
+                    next += 1;
+                    (
+                        format!("http://h{}.example/{}", (next - 1) % 20, next - 1),
+                        AckStatus::Ok,
+                    )
+                };
+                items.push(info(&url, "", None));
+                statuses.push(status as i32);
+            }
+            batches.push(DiscoveredBatch {
+                id: format!("batch-{b}"),
+                items,
+            });
+            expected.push((format!("batch-{b}"), statuses));
+        }
+        let mut acks = r
+            .client
+            .put_discovered(tokio_stream::iter(batches))
+            .await
+            .unwrap()
+            .into_inner();
+        let mut got = Vec::new();
+        while let Some(ack) = acks.message().await.unwrap() {
+            got.push((ack.id, ack.statuses));
+        }
+        assert_eq!(got, expected);
+        assert_eq!(stats(&mut r.client, "", "").await.size, next as u64);
+    });
+}
+
 /// The service's bounds against large or hostile clients: metadata per URL, filter lengths,
 /// and the log compacted into a checkpoint without changing what the service does.
 mod bounds {

@@ -275,3 +275,90 @@ fn a_python_grpcio_client_works_end_to_end() {
     );
     expect("missing", "\"NOT_FOUND\"");
 }
+
+/// One long `PutURLs` stream whose client stops reading acks for a while (argv: address,
+/// stubs' folder, URLs, seconds of pause): the requests are sent from grpcio's own thread,
+/// one small message (one DATA frame) each, while the main thread reads nothing.
+const LONG_STREAM_SCRIPT: &str = r#"
+import json, sys, time
+sys.path.insert(0, sys.argv[2])
+import grpc
+import urlfrontier_pb2 as uf
+
+n, pause = int(sys.argv[3]), float(sys.argv[4])
+
+def varint(v):
+    out = bytearray()
+    while v >= 0x80:
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
+
+def item(i):
+    # URLItem{discovered{info{url}}}, encoded by hand so that the client sends fast.
+    u = f"http://h{i % 100}.example/p{i}".encode()
+    info = b"\x0a" + varint(len(u)) + u
+    disc = b"\x0a" + varint(len(info)) + info
+    return b"\x0a" + varint(len(disc)) + disc
+
+# Without its window probes, the client's window for the acks stays 64 KiB: the acks the
+# client does not read soon hold the service up, as a client busy elsewhere would.
+channel = grpc.insecure_channel(sys.argv[1], options=[("grpc.http2.bdp_probe", 0)])
+grpc.channel_ready_future(channel).result(timeout=10)
+put = channel.stream_stream("/urlfrontier.URLFrontier/PutURLs",
+                            request_serializer=lambda b: b,
+                            response_deserializer=uf.AckMessage.FromString)
+acks, error = 0, None
+acked = put((item(i) for i in range(n)), timeout=120)
+try:
+    for ack in acked:
+        acks += 1
+        if acks == 1:
+            time.sleep(pause)
+except grpc.RpcError as e:
+    error = f"{e.code().name}: {e.details()}"
+print(json.dumps({"acks": acks, "error": error}))
+"#;
+
+/// A client that stops reading its acks for a while is pushed back by HTTP/2 flow control,
+/// and its stream goes on when it reads again: the service never drops the connection.
+/// (With the HTTP/2 library's default windows, the small frames such a client sends while the
+/// service waits for it to read spent the library's budget for small frames, and the service
+/// answered GOAWAY "too_many_data_frames".)
+#[test]
+fn a_put_stream_whose_client_reads_late_is_pushed_back_not_dropped() {
+    if !python_ready() {
+        return;
+    }
+    let stubs = stubs();
+    let script = stubs.path().join("long_stream.py");
+    std::fs::write(&script, LONG_STREAM_SCRIPT).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let runtime = common::runtime();
+    let server = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        spawn(
+            FrontierService::open(ServiceConfig::new(state.path())).unwrap(),
+            listener,
+        )
+        .unwrap()
+    });
+    let urls = 60_000;
+    let out = run_bounded(
+        Command::new("python3")
+            .arg(&script)
+            .arg(server.addr().to_string())
+            .arg(stubs.path())
+            .arg(urls.to_string())
+            .arg("4"),
+        Duration::from_secs(150),
+    );
+    runtime.block_on(server.shutdown()).unwrap();
+    let line = out.lines().last().unwrap_or_default();
+    assert_eq!(
+        line,
+        format!(r#"{{"acks": {urls}, "error": null}}"#),
+        "the stream was cut"
+    );
+}
