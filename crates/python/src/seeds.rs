@@ -10,7 +10,7 @@ use crawlrank_frontier_rank::{
 };
 use crawlrank_rank::HitsConfig;
 use crawlrank_seeds::{
-    extract_seeds, prepare, random_seeds, top_pagerank_seeds, CoreRule, Pruning, SeedsConfig,
+    random_seeds, CoreParams, Method as SeedMethod, MethodError, Pruning, RuleError,
 };
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -44,60 +44,52 @@ pub fn seeds<'py>(
     if count == 0 {
         return Err(PyValueError::new_err("count must be at least 1"));
     }
-    let rule = match (method, core_size) {
-        ("fixed-size", Some(size)) => CoreRule::FixedSize { size, new_members },
-        ("fixed-size", None) => {
-            return Err(PyValueError::new_err(
-                "method=\"fixed-size\" needs core_size (the pages of each core)",
-            ))
-        }
-        ("cover-density" | "random" | "top-pagerank", None) => CoreRule::CoverDensity {
-            min_density: cover_density,
-            max_hubs,
-        },
-        ("cover-density" | "random" | "top-pagerank", Some(_)) => {
-            return Err(PyValueError::new_err(
-                "core_size is for method=\"fixed-size\"",
-            ))
-        }
-        (other, _) => {
-            return Err(PyValueError::new_err(format!(
-                "unknown seeds method {other:?}: cover-density, fixed-size, random or top-pagerank"
-            )))
-        }
-    };
-    let config = SeedsConfig {
-        count,
-        rule,
+    let method = SeedMethod::parse(method).map_err(value_error)?;
+    let params = CoreParams {
+        cover_density,
+        max_hubs,
+        core_size,
+        new_members,
         hits: HitsConfig {
             iterations: hits_iterations,
             tolerance: None,
         },
     };
-    config.validate().map_err(value_error)?;
+    let config = match method.config(count, &params) {
+        Ok(config) => config,
+        Err(MethodError::Rule(RuleError::NeedsCoreSize)) => {
+            return Err(PyValueError::new_err(
+                "method=\"fixed-size\" needs core_size (the pages of each core)",
+            ))
+        }
+        Err(MethodError::Rule(RuleError::CoreSizeOnlyForFixedSize)) => {
+            return Err(PyValueError::new_err(
+                "core_size is for method=\"fixed-size\"",
+            ))
+        }
+        Err(MethodError::Invalid(e)) => return Err(value_error(e)),
+    };
     let pruning = match prune {
         None => Pruning::Auto,
         Some(true) => Pruning::SameHost,
         Some(false) => Pruning::None,
     };
     let data = graph.data.clone();
-    let method = method.to_string();
     let pages = py
         .allow_threads(move || -> anyhow::Result<Vec<u32>> {
             let n = data.csr.num_nodes();
             anyhow::ensure!(n > 0, "{} is an empty graph", data.path.display());
-            Ok(match method.as_str() {
-                "random" => random_seeds(n, count, rng_seed),
-                "top-pagerank" => {
-                    let pr = crawlrank_sim::reference_pagerank(&data.bv, &data.csr)?;
-                    top_pagerank_seeds(&pr, count)
-                }
-                _ => {
-                    let urls = data.bv.urls()?;
-                    let prepared = prepare(&data.bv, &data.csr, pruning, urls.as_deref())?;
-                    extract_seeds(&prepared.graph, &config, &mut |_| {})?.seeds
-                }
-            })
+            let pagerank = || crawlrank_sim::reference_pagerank(&data.bv, &data.csr);
+            let chosen = method.choose(
+                &data.bv,
+                Some(&data.csr),
+                &config,
+                rng_seed,
+                pruning,
+                pagerank,
+                &mut |_| {},
+            )?;
+            Ok(chosen.seeds().to_vec())
         })
         .map_err(to_py)?;
     Ok(graph.data.ids_of(&pages).into_pyarray(py))

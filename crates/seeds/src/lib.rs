@@ -11,6 +11,8 @@
 //!   of earlier cores masked out), core, seed;
 //! - [`baseline`]: the seed sets a user compares against — uniformly random pages and the top
 //!   pages by PageRank;
+//! - [`method`]: the methods by name (the cores, and the baselines) and the one dispatch the
+//!   command line and Python share;
 //! - [`file`]: the seeds file (`id` or `id<TAB>url` per line) and its `.cores.json` record;
 //! - [`eval`]: the paper's evaluation — BFS by depth from a seed set (pages and mean PageRank per
 //!   depth) and the distances between cores beside the graph's average distance.
@@ -25,6 +27,7 @@ pub mod cores;
 pub mod eval;
 pub mod extract;
 pub mod file;
+pub mod method;
 pub mod prune;
 pub mod work_graph;
 
@@ -41,5 +44,6 @@ pub use extract::{
 pub use file::{
     cores_path, read_cores_json, write_cores_json, write_seeds_file, CoreEntry, CoresRecord,
 };
+pub use method::{Chosen, CoreParams, Event, Method, MethodError, RuleError};
 pub use prune::prune_same_host;
 pub use work_graph::WorkGraph;

@@ -7,34 +7,20 @@ use crawlrank_graph::{open_graph, Cache};
 use crawlrank_rank::HitsConfig;
 use crawlrank_seeds::file::{cores_path, CoreEntry};
 use crawlrank_seeds::{
-    extract_seeds, prepare, random_seeds, top_pagerank_seeds, write_cores_json, write_seeds_file,
-    CoreRule, CoresRecord, Pruning, SeedsConfig, StopReason,
+    write_cores_json, write_seeds_file, Chosen, CoreParams, CoreRule, CoresRecord, Event, Method,
+    MethodError, Pruning, RuleError, SeedsConfig, StopReason,
 };
 use serde_json::json;
 use std::path::PathBuf;
 use std::time::Instant;
 
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Method {
-    /// Cores of a fixed cover density (the paper's Fig. 2, its choice).
-    CoverDensity,
-    /// Cores of a fixed size (the paper's Fig. 1).
-    FixedSize,
-    /// Uniformly random pages (the paper's baseline).
-    Random,
-    /// The pages of highest PageRank.
-    TopPagerank,
-}
-
-impl Method {
-    fn name(self) -> &'static str {
-        match self {
-            Method::CoverDensity => "cover-density",
-            Method::FixedSize => "fixed-size",
-            Method::Random => "random",
-            Method::TopPagerank => "top-pagerank",
-        }
-    }
+/// `--method`'s parser: crawlrank-seeds' names, which the help lists.
+fn method_parser() -> impl clap::builder::TypedValueParser<Value = Method> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(
+        Method::ALL.map(|m| clap::builder::PossibleValue::new(m.name()).help(m.about())),
+    )
+    .map(|name: String| Method::parse(&name).expect("one of the possible values"))
 }
 
 #[derive(clap::Args, Debug)]
@@ -57,7 +43,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
     /// How to choose them.
-    #[arg(long, value_enum, default_value_t = Method::CoverDensity)]
+    #[arg(long, value_parser = method_parser(), default_value = "cover-density")]
     pub method: Method,
     /// cover-density: the lowest cover density of a core, in (0, 100].
     #[arg(long, value_name = "PERCENT", default_value_t = 100.0)]
@@ -104,36 +90,26 @@ pub fn default_config(count: usize) -> SeedsConfig {
 
 pub fn run(args: Args, cache: &Cache) -> Result<()> {
     ensure!(args.count > 0, "--count must be at least 1");
-    let rule = match args.method {
-        Method::FixedSize => {
-            let Some(size) = args.core_size else {
-                bail!("--method fixed-size needs --core-size S (the pages of each core)");
-            };
-            CoreRule::FixedSize {
-                size,
-                new_members: args.new_members,
-            }
-        }
-        _ => {
-            ensure!(
-                args.core_size.is_none(),
-                "--core-size is for --method fixed-size"
-            );
-            CoreRule::CoverDensity {
-                min_density: args.cover_density,
-                max_hubs: args.max_hubs,
-            }
-        }
-    };
-    let config = SeedsConfig {
-        count: args.count,
-        rule,
+    let params = CoreParams {
+        cover_density: args.cover_density,
+        max_hubs: args.max_hubs,
+        core_size: args.core_size,
+        new_members: args.new_members,
         hits: HitsConfig {
             iterations: args.hits_iterations,
             tolerance: args.hits_tolerance,
         },
     };
-    config.validate()?;
+    let config = match args.method.config(args.count, &params) {
+        Ok(config) => config,
+        Err(MethodError::Rule(RuleError::NeedsCoreSize)) => {
+            bail!("--method fixed-size needs --core-size S (the pages of each core)")
+        }
+        Err(MethodError::Rule(RuleError::CoreSizeOnlyForFixedSize)) => {
+            bail!("--core-size is for --method fixed-size")
+        }
+        Err(MethodError::Invalid(e)) => return Err(e),
+    };
     let pruning = if args.no_prune {
         Pruning::None
     } else if args.prune_same_host {
@@ -144,7 +120,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
 
     let t0 = Instant::now();
     let graph = open_graph(&args.graph, cache)?;
-    let cores = matches!(args.method, Method::CoverDensity | Method::FixedSize);
+    let cores = args.method.extracts_cores();
     // The core methods work on the graph in memory; the baselines need at most PageRank's
     // sweeps, which run on the compressed graph as well.
     ensure!(
@@ -194,54 +170,54 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
         stop: "baseline".into(),
         cores: Vec::new(),
     };
-    match args.method {
-        Method::Random => {
-            record.parameters = json!({ "rng_seed": args.rng_seed });
-            record.seeds = random_seeds(graph.num_nodes(), args.count, args.rng_seed);
-        }
-        Method::TopPagerank => {
-            let pagerank = match &csr {
-                Some(csr) => crawlrank_sim::reference_pagerank(&graph, csr)?,
-                None => crawlrank_sim::reference_pagerank(&graph, &graph)?,
-            };
-            record.parameters = json!({ "damping": 0.85 });
-            record.seeds = top_pagerank_seeds(&pagerank, args.count);
-        }
-        Method::CoverDensity | Method::FixedSize => {
-            let t1 = Instant::now();
-            let csr = csr.as_ref().expect("decoded for the core methods");
-            let prepared = prepare(&graph, csr, pruning, urls.as_deref())?;
-            let prep_time = t1.elapsed();
-            eprintln!(
-                "{}: {} arcs ({:.2?})",
-                if prepared.pruned {
-                    "pruned of arcs within a host"
-                } else {
-                    "not pruned"
-                },
-                thousands(prepared.graph.num_arcs()),
-                prep_time
-            );
-            record.pruned = prepared.pruned;
-            record.arcs.1 = prepared.graph.num_arcs();
-            record.parameters = match rule {
-                CoreRule::CoverDensity {
-                    min_density,
-                    max_hubs,
-                } => json!({
-                    "cover_density": min_density,
-                    "max_hubs": max_hubs,
-                    "hits_iterations": args.hits_iterations,
-                    "hits_tolerance": args.hits_tolerance,
-                }),
-                CoreRule::FixedSize { size, new_members } => json!({
-                    "core_size": size,
-                    "new_members": new_members,
-                    "hits_iterations": args.hits_iterations,
-                    "hits_tolerance": args.hits_tolerance,
-                }),
-            };
-            let x = extract_seeds(&prepared.graph, &config, &mut |r| {
+    record.parameters = match (args.method, &config.rule) {
+        (Method::Random, _) => json!({ "rng_seed": args.rng_seed }),
+        (Method::TopPagerank, _) => json!({ "damping": 0.85 }),
+        (
+            _,
+            CoreRule::CoverDensity {
+                min_density,
+                max_hubs,
+            },
+        ) => json!({
+            "cover_density": min_density,
+            "max_hubs": max_hubs,
+            "hits_iterations": args.hits_iterations,
+            "hits_tolerance": args.hits_tolerance,
+        }),
+        (_, CoreRule::FixedSize { size, new_members }) => json!({
+            "core_size": size,
+            "new_members": new_members,
+            "hits_iterations": args.hits_iterations,
+            "hits_tolerance": args.hits_tolerance,
+        }),
+    };
+    let pagerank = || match &csr {
+        Some(csr) => crawlrank_sim::reference_pagerank(&graph, csr),
+        None => crawlrank_sim::reference_pagerank(&graph, &graph),
+    };
+    let mut prep_time = 0.0;
+    let chosen = args.method.choose(
+        &graph,
+        csr.as_ref(),
+        &config,
+        args.rng_seed,
+        pruning,
+        pagerank,
+        &mut |event| match event {
+            Event::Prepared { pruned, arcs, time } => {
+                prep_time = time.as_secs_f64();
+                eprintln!(
+                    "{}: {} arcs ({time:.2?})",
+                    if pruned {
+                        "pruned of arcs within a host"
+                    } else {
+                        "not pruned"
+                    },
+                    thousands(arcs),
+                );
+            }
+            Event::Round(r) => {
                 let seed = match r.core.seed {
                     Some(s) => match &urls {
                         Some(u) => format!("seed {} {}", ids.id(s as usize), u[s as usize]),
@@ -260,17 +236,27 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
                     r.hits_time,
                     r.core_time
                 );
-            })?;
+            }
+        },
+    )?;
+    match chosen {
+        Chosen::Baseline(seeds) => record.seeds = seeds,
+        Chosen::Cores {
+            extraction: x,
+            pruned,
+            arcs,
+        } => {
             let hits: f64 = x.rounds.iter().map(|r| r.hits_time.as_secs_f64()).sum();
             let core: f64 = x.rounds.iter().map(|r| r.core_time.as_secs_f64()).sum();
             eprintln!(
                 "{} rounds in {:.2} s: HITS {hits:.2} s ({:.3} s a round), cores and removal \
-                 {core:.3} s, pruning {:.2} s",
+                 {core:.3} s, pruning {prep_time:.2} s",
                 x.rounds.len(),
                 hits + core,
                 hits / x.rounds.len().max(1) as f64,
-                prep_time.as_secs_f64()
             );
+            record.pruned = pruned;
+            record.arcs.1 = arcs;
             record.stop = match x.stop {
                 StopReason::CountReached => "count reached",
                 StopReason::NoArcsLeft => "no arcs left",
