@@ -65,22 +65,8 @@ fi
 
 # Everything this script starts is killed however it ends.
 PIDS=()
-# shellcheck disable=SC2317 # called by the trap
-cleanup() {
-    local rc=$? pid
-    trap - EXIT INT TERM
-    for pid in "${PIDS[@]}"; do
-        kill -KILL "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
-    exit "$rc"
-}
-trap_cleanup
-
-cargo build --release --quiet -p crawlrank-cli
-TARGET_DIR=$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
-BIN="$TARGET_DIR/release/crawlrank"
-[[ -x "$BIN" ]] || die "no crawlrank binary at $BIN"
+kill_pids_on_exit
+release_bin_in_target
 
 rm -rf "$OUT/state"
 "$BIN" frontier serve --state "$OUT/state" --addr 127.0.0.1:0 --policy "$POLICY" \

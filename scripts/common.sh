@@ -60,6 +60,32 @@ trap_cleanup() {
     trap 'exit 143' TERM
 }
 
+# Kills (SIGKILL) and reaps every process whose pid the caller put in its PIDS array, however
+# the script ends (trap_cleanup): a benchmark that starts servers calls it once, after `PIDS=()`.
+kill_pids_on_exit() {
+    # shellcheck disable=SC2317 # called by the trap
+    cleanup() {
+        local rc=$? pid
+        trap - EXIT INT TERM
+        for pid in "${PIDS[@]}"; do
+            kill -KILL "$pid" 2>/dev/null || true
+            wait "$pid" 2>/dev/null || true
+        done
+        exit "$rc"
+    }
+    trap_cleanup
+}
+
+# Builds the release binary and sets BIN to it in cargo's target directory (CARGO_TARGET_DIR
+# honoured); exits when it is not there.
+release_bin_in_target() {
+    cargo build --release --quiet -p crawlrank-cli
+    local target
+    target=$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
+    BIN="$target/release/crawlrank"
+    [[ -x "$BIN" ]] || { echo "no crawlrank binary at $BIN" >&2; exit 1; }
+}
+
 # The current time in seconds, for `since`.
 now() { echo "$EPOCHREALTIME"; }
 
