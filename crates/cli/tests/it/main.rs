@@ -19,3 +19,4 @@ mod seeds;
 mod seeds_eval;
 mod simulate_impact;
 mod worker_hostile;
+mod worker_order;

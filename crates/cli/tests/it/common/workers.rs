@@ -31,13 +31,27 @@ impl Worker {
         state: &Path,
         options: &[&str],
     ) -> Worker {
+        Self::start_with_concurrency(frontier, web, seeds, state, 2, options)
+    }
+
+    /// [`Worker::start`] with `concurrency` requests at a time (a worker at 1 leases one URL
+    /// at a time and follows the service's order exactly).
+    pub fn start_with_concurrency(
+        frontier: &str,
+        web: &TestWeb,
+        seeds: &Path,
+        state: &Path,
+        concurrency: usize,
+        options: &[&str],
+    ) -> Worker {
+        let concurrency = concurrency.to_string();
         let child = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
             .args(["crawl", "--frontier", frontier, "--seeds"])
             .arg(seeds)
             .arg("--state")
             .arg(state)
             .args(["--proxy", &web.proxy_url(), "--delay", "0"])
-            .args(["--concurrency", "2", "--timeout", "5"])
+            .args(["--concurrency", &concurrency, "--timeout", "5"])
             .args(options)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
