@@ -12,6 +12,10 @@
 #   environment, and EXTRA="--max-hops 10" to run only that option set. DELAY (milliseconds,
 #   default 0) is the crawl's --delay; each run also lists the hosts that, by the server's log,
 #   saw two requests at once or two starting closer than DELAY (none, for a polite crawler).
+#   WORKER=1 crawls the same web through `crawlrank frontier serve --policy fica` and one worker
+#   (`crawl --frontier`, the same options, --idle-exit 5) instead: the option sets go to the
+#   service (the caps and hop limits are its options), the budget to the worker. BIN=path uses
+#   that binary instead of building the release one.
 # Needs python3 for the tables. Nothing leaves the machine.
 set -euo pipefail
 export LC_ALL=C
@@ -21,20 +25,35 @@ PAGES="${1:-3000}"
 HOSTS="${2:-30}"
 BUDGETS="${BUDGETS:-1000 3000 10000}"
 DELAY="${DELAY:-0}"
+WORKER="${WORKER:-0}"
 if [[ -n "${EXTRA+x}" ]]; then OPTIONS=("$EXTRA"); else OPTIONS=("" "--max-hops 10"); fi
-for v in PAGES HOSTS DELAY; do
+for v in PAGES HOSTS DELAY WORKER; do
     [[ "${!v}" =~ ^[0-9]+$ ]] || { echo "hostile-measure: $v must be a whole number" >&2; exit 1; }
 done
 
-cargo build --release -q -p crawlrank-cli
-BIN="$ROOT/target/release/crawlrank"
+. scripts/common.sh
+if [[ -z "${BIN:-}" ]]; then release_bin_in_target; fi
 WORK=$(mktemp -d)
 SERVE_PID=
+FRONTIER_PID=
 cleanup() {
     [[ -n "$SERVE_PID" ]] && kill "$SERVE_PID" 2>/dev/null && wait "$SERVE_PID" 2>/dev/null
+    [[ -n "$FRONTIER_PID" ]] && kill "$FRONTIER_PID" 2>/dev/null && wait "$FRONTIER_PID" 2>/dev/null
     rm -rf "$WORK"
 }
 trap cleanup EXIT
+
+# Waits (at most 60 s) for the address a server's log names after `$2` (a sed pattern).
+wait_addr() {
+    local addr=
+    for _ in $(seq 1 600); do
+        addr=$(grep -m 1 -o "$2[0-9.]*:[0-9]*" "$1" | sed "s|$2||" || true)
+        [[ -n "$addr" ]] && break
+        sleep 0.1
+    done
+    [[ -n "$addr" ]] || { cat "$1" >&2; exit 1; }
+    echo "$addr"
+}
 
 "$BIN" --cache "$WORK/cache" generate --pages "$PAGES" --hosts "$HOSTS" --seed 1 --out "$WORK/web" >/dev/null
 head -n 1 "$WORK/web.urls" >"$WORK/seeds.txt"
@@ -44,25 +63,43 @@ for opts in "${OPTIONS[@]}"; do
         "$BIN" --cache "$WORK/cache" serve --graph "$WORK/web" --addr 127.0.0.1:0 --traps \
             --log "$WORK/log.tsv" >"$WORK/serve.log" 2>&1 &
         SERVE_PID=$!
-        ADDR=
-        for _ in $(seq 1 600); do
-            ADDR=$(grep -m 1 -o 'at http://127\.0\.0\.1:[0-9]*' "$WORK/serve.log" | sed 's|at http://||' || true)
-            [[ -n "$ADDR" ]] && break
-            sleep 0.1
-        done
-        [[ -n "$ADDR" ]] || { cat "$WORK/serve.log" >&2; exit 1; }
-        rm -rf "$WORK/state"
+        ADDR=$(wait_addr "$WORK/serve.log" 'at http://')
+        rm -rf "$WORK/state" "$WORK/frontier"
         start=$SECONDS
-        # shellcheck disable=SC2086 # $opts is a list of options
-        "$BIN" crawl --seeds "$WORK/seeds.txt" --state "$WORK/state" --policy fica \
-            --proxy "http://$ADDR" --delay "$DELAY" --timeout 10 --concurrency 16 --max-pages "$budget" \
-            --no-warc $opts >"$WORK/crawl.log" 2>&1 || { cat "$WORK/crawl.log" >&2; exit 1; }
-        secs=$((SECONDS - start))
+        if [[ "$WORKER" == 1 ]]; then
+            # shellcheck disable=SC2086 # $opts is a list of options
+            "$BIN" frontier serve --state "$WORK/frontier" --addr 127.0.0.1:0 --policy fica $opts \
+                >"$WORK/frontier.log" 2>&1 &
+            FRONTIER_PID=$!
+            FRONTIER=$(wait_addr "$WORK/frontier.log" ' API on ')
+            "$BIN" crawl --frontier "http://$FRONTIER" --seeds "$WORK/seeds.txt" --state "$WORK/state" \
+                --proxy "http://$ADDR" --delay "$DELAY" --timeout 10 --concurrency 16 --max-pages "$budget" \
+                --no-warc --idle-exit 5 >"$WORK/crawl.log" 2>&1 || { cat "$WORK/crawl.log" >&2; exit 1; }
+            secs=$((SECONDS - start))
+            skipped=$("$BIN" status --frontier "http://$FRONTIER" | grep 'links skipped' || true)
+            kill -INT "$FRONTIER_PID"
+            wait "$FRONTIER_PID" || true
+            FRONTIER_PID=
+            how="through frontier serve ${opts:-(defaults)} and one worker"
+        else
+            # shellcheck disable=SC2086 # $opts is a list of options
+            "$BIN" crawl --seeds "$WORK/seeds.txt" --state "$WORK/state" --policy fica \
+                --proxy "http://$ADDR" --delay "$DELAY" --timeout 10 --concurrency 16 --max-pages "$budget" \
+                --no-warc $opts >"$WORK/crawl.log" 2>&1 || { cat "$WORK/crawl.log" >&2; exit 1; }
+            secs=$((SECONDS - start))
+            skipped=
+            how="${opts:-(defaults)}"
+        fi
         kill -INT "$SERVE_PID"
         wait "$SERVE_PID" || true
         SERVE_PID=
         echo
-        echo "### --max-pages $budget ${opts:-(defaults)}: ${secs} s"
+        echo "### --max-pages $budget $how: ${secs} s"
+        if [[ "$WORKER" == 1 ]]; then
+            grep -h '^worker stopped' "$WORK/crawl.log" || true
+            if [[ -n "$skipped" ]]; then echo "$skipped"; fi
+            echo
+        fi
         python3 - "$WORK/log.tsv" "$PAGES" "$DELAY" <<'EOF'
 import sys, collections
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])][1:]

@@ -40,7 +40,9 @@
 //!   refused URL is tried again after the wait under its lease when the lease outlasts the
 //!   wait and a fetch; else it is left unreported, its lease runs out and the service serves
 //!   it again after the block. After `max_retries` refusals, or a `Retry-After` beyond
-//!   `max_retry_after`, the URL is reported as it was answered.
+//!   `max_retry_after`, the URL is reported as it was answered. Each other answer of the host
+//!   halves its back-off, and while some is left its queue is held that long after the
+//!   answer, as the engine spaces the requests of a host that backs off.
 //!
 //! - **Every node**: the worker asks the service for its nodes (`ListNodes`) and leases
 //!   from each of them (one `GetURLs` per node, at once, the free slots shared among
@@ -70,7 +72,8 @@
 use anyhow::{Context, Result};
 use crawlrank_fetch::{
     normalize, origin_key, AddressGuard, Backoffs, FetchConfig, Fetcher, HostConnection, Outcome,
-    Refusal, RetryAfter, RobotsRules, Scope, ScopeConfig, WarcPosition, WarcWriter,
+    Refusal, RetryAfter, RobotsRules, Scope, ScopeConfig, TransportFailure, WarcPosition,
+    WarcWriter,
 };
 use crawlrank_urlfrontier::proto::UrlInfo;
 use std::collections::HashMap;
@@ -680,7 +683,8 @@ fn queue_hash(key: &str) -> u64 {
 
 /// After a page's answer: a refusal (429, 503) backs its host off and holds its queue for
 /// every worker until the wait is over (`BlockQueueUntil`), and is returned; any other answer
-/// lets the host's back-off come down.
+/// lets the host's back-off come down, and while some of it is left the host's queue is held
+/// that long after the answer, as the engine spaces a backed-off host's requests.
 async fn note_refusal(
     shared: &Shared,
     frontier: &FrontierClient,
@@ -689,30 +693,32 @@ async fn note_refusal(
     retry_after: Option<RetryAfter>,
 ) -> Result<Option<Refusal>> {
     let now = SystemTime::now();
-    let refused = {
+    let (refusal, hold_until) = {
         let mut backoffs = shared
             .backoffs
             .lock()
             .map_err(|_| anyhow::anyhow!("the back-off table was poisoned"))?;
-        if status != 429 && status != 503 {
-            if status != 0 {
-                backoffs.answered(queue_hash(queue), now);
-            }
-            None
-        } else {
+        if status == 429 || status == 503 {
             let asked = match retry_after {
                 Some(RetryAfter::Wait(d)) => Some(d),
                 _ => None,
             };
-            Some(backoffs.refused(queue_hash(queue), asked, now))
+            let (refusal, pause) = backoffs.refused(queue_hash(queue), asked, now);
+            (Some(refusal), Some(pause.until))
+        } else if status != 0 {
+            match backoffs.answered(queue_hash(queue), now) {
+                Some(Some(pause)) => (None, Some(pause.until.max(now + pause.backoff))),
+                _ => (None, None),
+            }
+        } else {
+            (None, None)
         }
     };
-    let Some((refusal, pause)) = refused else {
-        return Ok(None);
+    let Some(hold_until) = hold_until else {
+        return Ok(refusal);
     };
     // Whole seconds, rounded up: the hold never ends before the host asked.
-    let until = pause
-        .until
+    let until = hold_until
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() + u64::from(d.subsec_nanos() > 0));
     retrying(shared.cfg.frontier_retry, || {
@@ -720,7 +726,7 @@ async fn note_refusal(
         async move { c.block_queue_until(queue, until).await }
     })
     .await?;
-    Ok(Some(refusal))
+    Ok(refusal)
 }
 
 /// The pause before retry number `attempt` (0-based): the backoff, doubled each time.
@@ -755,7 +761,10 @@ async fn robots_rules(
         let hop_delay = Duration::from_secs(cfg.delay_secs.unwrap_or(0).into());
         let f = shared.fetcher.robots(conn, origin, hop_delay).await;
         done.robots_requests += f.requests;
-        if matches!(f.rules, RobotsRules::Unreachable) && attempt < cfg.max_retries {
+        // A failure a retry cannot mend (an address the crawl refuses, a name that does not
+        // resolve…) is not tried again, as in the engine.
+        let retryable = f.failure.is_none_or(TransportFailure::retryable);
+        if matches!(f.rules, RobotsRules::Unreachable) && retryable && attempt < cfg.max_retries {
             tokio::time::sleep(backoff(cfg, attempt)).await;
             attempt += 1;
             done.retries += 1;

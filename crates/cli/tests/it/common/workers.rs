@@ -44,14 +44,34 @@ impl Worker {
         concurrency: usize,
         options: &[&str],
     ) -> Worker {
+        let proxy = web.proxy_url();
+        let mut all = vec!["--proxy", proxy.as_str()];
+        all.extend_from_slice(options);
+        Self::spawn(frontier, seeds, state, concurrency, &all)
+    }
+
+    /// [`Worker::start`] without the test web as a proxy: the worker resolves and connects
+    /// to the seeds' hosts itself (servers of a test's own on loopback).
+    pub fn direct(frontier: &str, seeds: &Path, state: &Path, options: &[&str]) -> Worker {
+        Self::spawn(frontier, seeds, state, 2, options)
+    }
+
+    /// A worker process: no delay, `concurrency` requests at a time, a 5 s timeout, and
+    /// `options`.
+    fn spawn(
+        frontier: &str,
+        seeds: &Path,
+        state: &Path,
+        concurrency: usize,
+        options: &[&str],
+    ) -> Worker {
         let concurrency = concurrency.to_string();
         let child = Command::new(env!("CARGO_BIN_EXE_crawlrank"))
             .args(["crawl", "--frontier", frontier, "--seeds"])
             .arg(seeds)
             .arg("--state")
             .arg(state)
-            .args(["--proxy", &web.proxy_url(), "--delay", "0"])
-            .args(["--concurrency", &concurrency, "--timeout", "5"])
+            .args(["--delay", "0", "--concurrency", &concurrency, "--timeout", "5"])
             .args(options)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
