@@ -83,6 +83,8 @@ pub fn seeds<'py>(
             let chosen = method.choose(
                 &data.bv,
                 Some(&data.csr),
+                // The URLs are not read here: pruning reads them when it prunes.
+                None,
                 &config,
                 rng_seed,
                 pruning,

@@ -130,11 +130,17 @@ impl Method {
     /// The seed set of `config` by this method on `graph` (decoded as `csr`): random pages
     /// drawn with `rng_seed`, the top pages by the PageRank `pagerank` computes, or the seeds
     /// of Extract-Seeds, whose steps `on_event` sees as they end.
+    ///
+    /// `urls` are the graph's URLs when the caller has read them already (`crawlrank seeds`
+    /// does, for its files): host pruning takes its hosts from them rather than reading every
+    /// URL a second time, which on a large web would hold two copies of them through the whole
+    /// extraction. With `None`, pruning reads them itself, and only when it prunes.
     #[allow(clippy::too_many_arguments)]
     pub fn choose(
         self,
         graph: &BvWebGraph,
         csr: Option<&Csr>,
+        urls: Option<&[String]>,
         config: &SeedsConfig,
         rng_seed: u64,
         pruning: Pruning,
@@ -151,8 +157,7 @@ impl Method {
                     anyhow::anyhow!("the {} method needs the graph in memory", self.name())
                 })?;
                 let t0 = Instant::now();
-                let urls = graph.urls()?;
-                let prepared = prepare(graph, csr, pruning, urls.as_deref())?;
+                let prepared = prepare(graph, csr, pruning, urls)?;
                 let (pruned, arcs) = (prepared.pruned, prepared.graph.num_arcs());
                 on_event(Event::Prepared {
                     pruned,
@@ -270,5 +275,153 @@ mod tests {
             Err(MethodError::Invalid(_))
         ));
         assert!(Method::CoverDensity.extracts_cores() && !Method::Random.extracts_cores());
+    }
+
+    /// K_{3,3} (hubs 0–2, authorities 3–5), K_{2,2} (hubs 6, 7, authorities 8, 9) and a stray
+    /// arc 10 → 3, as an arc list opened like `--graph` opens one: two communities, so the core
+    /// methods run two rounds.
+    fn two_communities(dir: &std::path::Path) -> BvWebGraph {
+        let mut arcs: Vec<(u32, u32)> = (0..3).flat_map(|h| (3..6).map(move |a| (h, a))).collect();
+        arcs.extend([(6, 8), (6, 9), (7, 8), (7, 9), (10, 3)]);
+        let file = crawlrank_testkit::SmallGraph::new(11, arcs).write_arc_list(dir, "g");
+        crawlrank_graph::open_graph(&file, &crawlrank_graph::Cache::new(dir.join("cache"))).unwrap()
+    }
+
+    #[test]
+    fn each_method_calls_its_own_function() {
+        let dir = tempfile::tempdir().unwrap();
+        let graph = two_communities(dir.path());
+        let csr = graph.to_csr().unwrap();
+        let n = graph.num_nodes();
+        let no_pagerank = || -> Result<Vec<f64>> { panic!("only top-pagerank reads a PageRank") };
+        let quiet = &mut |_: Event<'_>| panic!("only the core methods report steps");
+        type PageRank = Box<dyn FnOnce() -> Result<Vec<f64>>>;
+        let choose =
+            |m: Method, p: &CoreParams, pagerank: PageRank, events: &mut dyn FnMut(Event<'_>)| {
+                let config = m.config(2, p).unwrap();
+                m.choose(
+                    &graph,
+                    Some(&csr),
+                    None,
+                    &config,
+                    7,
+                    Pruning::Auto,
+                    pagerank,
+                    events,
+                )
+                .unwrap()
+            };
+
+        let chosen = choose(Method::Random, &params(None), Box::new(no_pagerank), quiet);
+        assert!(matches!(&chosen, Chosen::Baseline(s) if *s == random_seeds(n, 2, 7)));
+
+        let pagerank: Vec<f64> = (0..n).map(|p| ((p * 7) % n) as f64).collect();
+        let given = pagerank.clone();
+        let chosen = choose(
+            Method::TopPagerank,
+            &params(None),
+            Box::new(move || Ok(given)),
+            quiet,
+        );
+        assert!(matches!(&chosen, Chosen::Baseline(s) if *s == top_pagerank_seeds(&pagerank, 2)));
+
+        for (m, p) in [
+            (Method::CoverDensity, params(None)),
+            (Method::FixedSize, params(Some(4))),
+        ] {
+            let direct = extract_seeds(&csr, &m.config(2, &p).unwrap(), &mut |_| {}).unwrap();
+            let mut heard = Vec::new();
+            let chosen = choose(m, &p, Box::new(no_pagerank), &mut |e| {
+                heard.push(match e {
+                    Event::Prepared { pruned, arcs, .. } => format!("{pruned} {arcs}"),
+                    Event::Round(r) => format!("round {}", r.round),
+                })
+            });
+            assert_eq!(heard, ["false 14", "round 1", "round 2"], "{}", m.name());
+            let Chosen::Cores {
+                extraction,
+                pruned: false,
+                arcs: 14,
+            } = chosen
+            else {
+                panic!("{} extracts cores from the graph unpruned", m.name());
+            };
+            // The same run as Extract-Seeds' own (but for the timings).
+            assert_eq!(extraction.seeds, direct.seeds, "{}", m.name());
+            assert_eq!(extraction.stop, direct.stop, "{}", m.name());
+            let cores =
+                |x: &Extraction| x.rounds.iter().map(|r| r.core.clone()).collect::<Vec<_>>();
+            assert_eq!(cores(&extraction), cores(&direct), "{}", m.name());
+            assert_eq!(extraction.seeds.len(), 2, "{}", m.name());
+
+            // Without the graph decoded, a core method says so by name.
+            let config = m.config(2, &p).unwrap();
+            let e = m
+                .choose(
+                    &graph,
+                    None,
+                    None,
+                    &config,
+                    7,
+                    Pruning::Auto,
+                    no_pagerank,
+                    quiet,
+                )
+                .unwrap_err();
+            assert!(e.to_string().contains(m.name()), "{e}");
+        }
+    }
+
+    #[test]
+    fn the_callers_urls_give_the_hosts_to_prune() {
+        // The arc list has no URLs; the caller's put pages 0–5 (the K_{3,3}) on one host and
+        // every other page on a host of its own, so pruning drops exactly the K_{3,3}'s 9 arcs.
+        let dir = tempfile::tempdir().unwrap();
+        let graph = two_communities(dir.path());
+        let csr = graph.to_csr().unwrap();
+        let ids = graph.page_ids().unwrap();
+        let urls: Vec<String> = (0..graph.num_nodes())
+            .map(|v| match ids.id(v) {
+                id @ 0..=5 => format!("http://big.example/{id}"),
+                id => format!("http://host{id}.example/"),
+            })
+            .collect();
+        let config = Method::CoverDensity.config(2, &params(None)).unwrap();
+        let mut prepared = None;
+        let chosen = Method::CoverDensity
+            .choose(
+                &graph,
+                Some(&csr),
+                Some(&urls),
+                &config,
+                7,
+                Pruning::SameHost,
+                || unreachable!(),
+                &mut |e| {
+                    if let Event::Prepared { pruned, arcs, .. } = e {
+                        prepared = Some((pruned, arcs));
+                    }
+                },
+            )
+            .unwrap();
+        assert_eq!(prepared, Some((true, 5)));
+        // With the K_{3,3}'s arcs pruned, a hub of the K_{2,2} comes first, then page 10, whose
+        // arc to page 3 crosses hosts and stays.
+        let seeds: Vec<u64> = chosen.seeds().iter().map(|&s| ids.id(s as usize)).collect();
+        assert!(matches!(seeds[..], [6 | 7, 10]), "{seeds:?}");
+        // Without them, the graph has no hosts to prune by.
+        let e = Method::CoverDensity
+            .choose(
+                &graph,
+                Some(&csr),
+                None,
+                &config,
+                7,
+                Pruning::SameHost,
+                || unreachable!(),
+                &mut |_| {},
+            )
+            .unwrap_err();
+        assert!(e.to_string().contains("has none"), "{e}");
     }
 }

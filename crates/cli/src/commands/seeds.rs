@@ -200,6 +200,7 @@ pub fn run(args: Args, cache: &Cache) -> Result<()> {
     let chosen = args.method.choose(
         &graph,
         csr.as_ref(),
+        urls.as_deref(),
         &config,
         args.rng_seed,
         pruning,
