@@ -333,16 +333,31 @@ mod tests {
         }
     }
 
+    /// The long names of `frontier serve`'s options.
+    fn serve_options() -> HashSet<String> {
+        let serve = super::super::frontier::ServeArgs::augment_args(clap::Command::new("serve"));
+        serve
+            .get_arguments()
+            .filter_map(|a| a.get_long().map(str::to_string))
+            .collect()
+    }
+
+    /// The `frontier serve` options a refusal sends the user to, by long name.
+    fn service_options_named(why: &str) -> Vec<&str> {
+        why.split("`crawlrank frontier serve --")
+            .skip(1)
+            .map(|part| part.split(['`', ' ']).next().unwrap())
+            .collect()
+    }
+
     /// A refusal that sends the user to `frontier serve --X` names an option it has.
     #[test]
     fn every_service_option_a_refusal_names_exists() {
-        let serve = super::super::frontier::ServeArgs::augment_args(clap::Command::new("serve"));
-        let longs: HashSet<&str> = serve.get_arguments().filter_map(|a| a.get_long()).collect();
+        let longs = serve_options();
         let mut named = 0;
         for &(id, what) in WORKER_OPTIONS {
             let Refused(why) = what else { continue };
-            for part in why.split("`crawlrank frontier serve --").skip(1) {
-                let long = part.split(['`', ' ']).next().unwrap();
+            for long in service_options_named(why) {
                 assert!(
                     longs.contains(long),
                     "--{id}'s refusal names `frontier serve --{long}`, which does not exist"
@@ -351,6 +366,32 @@ mod tests {
             }
         }
         assert!(named >= 10, "only {named} service options named");
+    }
+
+    /// A refused option that `frontier serve` has too (a cap, a hop limit, a policy's
+    /// parameter) is refused with that option named: the user moves it there as it is.
+    #[test]
+    fn a_refused_option_the_service_has_names_it() {
+        let longs = serve_options();
+        let mut checked = 0;
+        for &(id, what) in WORKER_OPTIONS {
+            let Refused(why) = what else { continue };
+            let long = id.replace('_', "-");
+            if longs.contains(&long) {
+                assert_eq!(
+                    service_options_named(why),
+                    [long.as_str()],
+                    "--{long} is an option of `frontier serve` too; its refusal should say \
+                     `crawlrank frontier serve --{long}`: {why}"
+                );
+                checked += 1;
+            }
+        }
+        // policy, expected-pages, batch, rng-seed, the four caps, max-hops and max-redirects.
+        assert!(
+            checked >= 10,
+            "only {checked} options of crawl found in frontier serve"
+        );
     }
 
     #[test]
@@ -379,6 +420,17 @@ mod tests {
                 "{}: the row of --{id} disagrees with WORKER_OPTIONS: {row}",
                 path.display()
             );
+            // The docs send the reader where the error sends the user.
+            if let Refused(why) = what {
+                for long in service_options_named(why) {
+                    assert!(
+                        row.contains(&format!("`crawlrank frontier serve --{long}`")),
+                        "{}: the row of --{id} does not name `crawlrank frontier serve --{long}`, \
+                         as its refusal does: {row}",
+                        path.display()
+                    );
+                }
+            }
         }
     }
 

@@ -198,6 +198,15 @@ fn a_worker_refuses_the_options_of_the_service_and_takes_its_own() {
             "`crawlrank frontier serve --rng-seed`",
         ],
     );
+    // A cap the service applies to out-links: the message names the option of
+    // `frontier serve` that sets it, so that the user can move it there.
+    refused(
+        &["--max-pages-per-host", "10"],
+        &[
+            "--max-pages-per-host does nothing in a crawl worker (--frontier)",
+            "`crawlrank frontier serve --max-pages-per-host`",
+        ],
+    );
     refused(
         &[
             "--seen-cache",
@@ -226,6 +235,7 @@ fn a_worker_refuses_the_options_of_the_service_and_takes_its_own() {
             "\n  --progress-log: ",
             "\n  --impact: ",
             "\n  --max-hops: ",
+            "`crawlrank frontier serve --max-hops`",
         ],
     );
 
