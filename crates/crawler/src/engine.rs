@@ -1513,6 +1513,9 @@ impl Engine {
             return Ok(());
         }
         self.count_answer(f.bytes, f.timed_out, &f.warc)?;
+        // A refusal holds the host (Retry-After or its back-off) as a page's does; the
+        // sitemap's own retries below wait at least that long.
+        self.note_refusal(host, f.status, f.retry_after, now);
         if f.retryable {
             let attempts = self.sitemaps.failed(host);
             if attempts <= self.cfg.politeness.max_retries {
@@ -1594,7 +1597,7 @@ impl Engine {
             return Ok(());
         }
         self.count_answer(f.body.bytes, f.retry.timed_out, &f.warc)?;
-        let retry_at = match self.note_refusal(t.host, &f, now) {
+        let retry_at = match self.note_refusal(t.host, f.status, f.retry.after, now) {
             Some(r) if r.give_up => {
                 self.stats.retry_after_too_long += 1;
                 None
@@ -1649,19 +1652,21 @@ impl Engine {
         self.sched.push(t.host, t.seq, waiting, now);
     }
 
-    /// Slows `host` down after a refusal (429, 503: crawlrank_fetch::backoff) and returns what it
-    /// means for the page; after any other answer, lets its back-off come down. Either way
-    /// a changed pause is stored, so a restart keeps it.
+    /// Slows `host` down after a refusal (429, 503: crawlrank_fetch::backoff) of a page or a
+    /// sitemap, `after` its `Retry-After`, and returns what it means for the request; after
+    /// any other answer, lets its back-off come down. Either way a changed pause is stored,
+    /// so a restart keeps it.
     fn note_refusal(
         &mut self,
         host: OriginId,
-        f: &PageFetch,
+        status: u16,
+        after: Option<RetryAfter>,
         now: Instant,
     ) -> Option<crawlrank_fetch::backoff::Refusal> {
         let wall = std::time::SystemTime::now();
-        if f.status == 429 || f.status == 503 {
+        if status == 429 || status == 503 {
             self.stats.rate_limited += 1;
-            let asked = match f.retry.after {
+            let asked = match after {
                 Some(RetryAfter::Wait(d)) => Some(d),
                 Some(RetryAfter::Invalid) => {
                     self.stats.retry_after_invalid += 1;
@@ -1676,7 +1681,7 @@ impl Engine {
             self.writes.hosts.push((origin, Some(pause)));
             return Some(refusal);
         }
-        if f.status != 0 {
+        if status != 0 {
             if let Some(change) = self.backoffs.answered(host, wall) {
                 if let Some(p) = change {
                     // Still backing off: the next request waits that long at least.

@@ -886,6 +886,9 @@ pub struct SitemapFetch {
     pub bytes: u64,
     /// A redirect's target, normalised (`Err` when it is missing or unusable).
     pub redirect: Option<Result<String, crate::links::UrlRefusal>>,
+    /// The answer's `Retry-After` header, if it had one (crate::backoff): a sitemap's
+    /// refusal (429, 503) holds its host as a page's does.
+    pub retry_after: Option<crate::backoff::RetryAfter>,
     /// The body was over `max_body` and abandoned.
     pub too_large: bool,
     /// What the body said, when a 2xx body was read.
@@ -944,6 +947,10 @@ async fn fetch_sitemap_on(
     let head = response_head(&resp);
     let mut out = SitemapFetch {
         status: st.as_u16(),
+        retry_after: resp
+            .headers()
+            .get(hyper::header::RETRY_AFTER)
+            .map(|v| crate::backoff::parse_retry_after(v.as_bytes(), SystemTime::now())),
         ..SitemapFetch::default()
     };
     if !st.is_success() {

@@ -8,7 +8,7 @@
 //! thread of its own (the crawler's `in_flight`), built from [`crate::connections`].
 
 use crate::addresses::AddressGuard;
-use crate::fetch::{self, FetchConfig, PageFetch, RobotsFetch};
+use crate::fetch::{self, FetchConfig, PageFetch, RobotsFetch, SitemapFetch};
 use crate::http::{Connection, Connector};
 use anyhow::Result;
 use std::sync::Arc;
@@ -77,6 +77,22 @@ impl Fetcher {
             Err(_) => {
                 conn.close().await;
                 PageFetch::timed_out()
+            }
+        }
+    }
+}
+
+impl Fetcher {
+    /// Fetches one sitemap file once within the fetch timeout, on `conn` if it is open: what
+    /// it lists (an index's sitemaps or its entries), a redirect's target, its WARC records
+    /// (never an error: failures are outcomes).
+    pub async fn sitemap(&self, conn: &mut HostConnection, url: &str) -> SitemapFetch {
+        let fetch = fetch::fetch_sitemap(&self.connector, &mut conn.0, &self.cfg, url);
+        match tokio::time::timeout(self.cfg.timeout, fetch).await {
+            Ok(f) => f,
+            Err(_) => {
+                conn.close().await;
+                SitemapFetch::timed_out()
             }
         }
     }

@@ -35,7 +35,8 @@ use crawlrank_crawl_state::{
 };
 use crawlrank_frontier::{CashLedger, Frontier, Offer, PageId, PolicySpec};
 use crawlrank_urlfrontier::{
-    OUTCOME_KEY, PARENT_KEY, REDIRECT_OUTCOME, SCORE_KEY, STATE_KEY, STORMCRAWLER_PATH_KEY,
+    OUTCOME_KEY, PARENT_KEY, REDIRECT_OUTCOME, SCORE_KEY, SITEMAP_KEY, STATE_KEY,
+    STORMCRAWLER_PATH_KEY,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
@@ -453,6 +454,9 @@ enum Arrival {
     /// A link from a page another cluster node crawled: within the caps; its hops are not
     /// known here, so they start again at 0.
     Offered,
+    /// An entry of a sitemap (put with `crawlrank.sitemap`, no parent): found without a
+    /// link, as a seed is, with no hops, but within the caps, as the crawler takes it.
+    Listed,
 }
 
 impl Capped {
@@ -966,7 +970,7 @@ impl Crawl {
             Arrival::Link(d) => {
                 self.hops.reach(id, d);
             }
-            Arrival::Seed | Arrival::Offered => self.hops.seed(id),
+            Arrival::Seed | Arrival::Offered | Arrival::Listed => self.hops.seed(id),
         }
         Ok(id)
     }
@@ -1033,7 +1037,12 @@ impl Crawl {
             self.deferred.push(parent, known);
             return (AckStatus::Skipped, true);
         }
-        let arrival = from.map_or(Arrival::Seed, Arrival::Link);
+        let listed = metadata.contains_key(SITEMAP_KEY);
+        let arrival = match from {
+            Some(d) => Arrival::Link(d),
+            None if listed => Arrival::Listed,
+            None => Arrival::Seed,
+        };
         let page = match self.create(&info.url, key, metadata, now, arrival) {
             Ok(p) => p,
             // A skipped link changed the crawl's counts of skipped links.

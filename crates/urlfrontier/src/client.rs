@@ -173,6 +173,24 @@ impl FrontierClient {
         self.put(items, "seeds").await
     }
 
+    /// Puts the entries of the sitemap at `sitemap` as discovered URLs with no parent, marked
+    /// as its entries ([`crate::SITEMAP_KEY`]): crawlrank's service admits them within the
+    /// caps on hosts; returns how many were new.
+    pub async fn put_listed(&mut self, sitemap: &str, entries: &[String]) -> Result<usize> {
+        let mut items = Vec::with_capacity(entries.len());
+        for e in entries {
+            let mut info = self.info(e.clone(), String::new());
+            info.metadata.insert(
+                crate::SITEMAP_KEY.to_string(),
+                StringList {
+                    values: vec![sitemap.to_string()],
+                },
+            );
+            items.push(discovered(info));
+        }
+        self.put(items, "sitemap entries").await
+    }
+
     /// Reports a fetched (or given-up) page: done for good, with its `metadata` and its
     /// out-links. Returns the out-links new to the crawl.
     pub async fn report(

@@ -92,6 +92,10 @@ pub const PARENT_KEY: &str = "crawlrank.parent";
 /// StormCrawler's metadata key: the path of pages from a seed to the URL; its last value is
 /// the page the URL was found on.
 pub const STORMCRAWLER_PATH_KEY: &str = "url.path";
+/// Metadata key of a URL found in a sitemap, its value the sitemap's URL: a URL found
+/// without a link, as a seed is, but one the caps on hosts admit as they admit a link (a
+/// seed passes them), with no hops, as `crawlrank crawl` takes a sitemap's entries.
+pub const SITEMAP_KEY: &str = "crawlrank.sitemap";
 /// Metadata key of the policy's score in `GetURLStatus` and `ListURLs` answers.
 pub const SCORE_KEY: &str = "crawlrank.score";
 /// Metadata key of the URL's state in the service, in `GetURLStatus` and `ListURLs` answers.

@@ -60,7 +60,11 @@
 //! `--max-redirects`, …), a redirect being reported as the page's one link with the outcome
 //! `redirect`.
 //!
-//! What a worker does not do that `crawlrank crawl` does: sitemaps and the retry schedule
+//! - **Sitemaps**: the seed hosts' sitemaps are read as the engine reads them, under the
+//!   lease of a URL of the host, before it ([`read_sitemaps`]); their entries are put into
+//!   the crawl marked as a sitemap's, which the service admits within the caps on hosts.
+//!
+//! What a worker does not do that `crawlrank crawl` does: the retry schedule
 //! across runs (a retryable failure is tried again at once,
 //! under the same lease, up to `max_retries` times with a doubling pause), and it keeps no
 //! state of its own beyond its WARC files: robots.txt answers and hosts' back-offs are kept
@@ -70,6 +74,7 @@
 #![warn(missing_docs)]
 
 use anyhow::{Context, Result};
+use crawlrank_fetch::sitemap::{NotQueued, SitemapQueue};
 use crawlrank_fetch::{
     normalize, origin_key, AddressGuard, Backoffs, FetchConfig, Fetcher, HostConnection, Outcome,
     Refusal, RetryAfter, RobotsRules, Scope, ScopeConfig, TransportFailure, WarcPosition,
@@ -131,7 +136,8 @@ pub struct WorkerConfig {
     pub state_dir: Option<PathBuf>,
     /// WARC files rotate past this size.
     pub warc_max_size: u64,
-    /// How each request is made (the crawler's settings; `sitemaps` is not used).
+    /// How each request is made (the crawler's settings; `sitemaps`: read the seed hosts'
+    /// sitemaps).
     pub fetch: FetchConfig,
     /// Which out-links are reported (`--scope`, `--include`, `--exclude`; `domain` and `host`
     /// scopes need seeds).
@@ -222,6 +228,11 @@ pub struct WorkerCounts {
     pub deferred: u64,
     /// URLs given up because `Retry-After` asked more than `max_retry_after`.
     pub retry_after_too_long: u64,
+    /// Sitemap requests made (retries included): seed hosts' `/sitemap.xml`, their
+    /// robots.txt `Sitemap:` files, the sitemaps of indexes.
+    pub sitemap_requests: u64,
+    /// Sitemap entries put into the crawl (within the scope; the service counts those new).
+    pub sitemap_entries: u64,
 }
 
 /// A worker's end.
@@ -245,12 +256,33 @@ struct KnownRobots {
     at: Instant,
 }
 
+/// The sitemaps of the seeds' hosts still to read, as the engine keeps them: a host's
+/// `/sitemap.xml`, then its robots.txt `Sitemap:` files, then those indexes name and
+/// redirects lead to on the host (`SitemapQueue`'s bounds and dedup).
+struct Sitemaps {
+    /// The seeds' origins, each with its number in `queue`.
+    hosts: HashMap<String, u32>,
+    queue: SitemapQueue,
+}
+
+impl Sitemaps {
+    /// Queues `url` as a sitemap of the seed host `host` (`origin`) when it is on that
+    /// host; one queued before, another host's, or one past the host's cap is not.
+    fn push(&mut self, host: u32, origin: &str, url: &str) {
+        if origin_key(url).as_deref() == Some(origin) {
+            // Known already, or past the host's cap: not queued (the engine counts those).
+            let _: Result<u64, NotQueued> = self.queue.push(host, url);
+        }
+    }
+}
+
 /// What the fetch tasks share.
 struct Shared {
     cfg: WorkerConfig,
     fetcher: Fetcher,
     scope: Scope,
     robots: Mutex<HashMap<String, KnownRobots>>,
+    sitemaps: Mutex<Sitemaps>,
     warc: Option<Mutex<WarcWriter>>,
     /// Hosts' back-offs after refusals, by a hash of their queue key.
     backoffs: Mutex<Backoffs<u64>>,
@@ -275,6 +307,8 @@ struct Done {
     rate_limited: u64,
     deferred: bool,
     retry_after_too_long: bool,
+    sitemap_requests: u64,
+    sitemap_entries: u64,
 }
 
 /// Runs `call` (a call of the frontier) until it succeeds; while it fails because the
@@ -508,11 +542,24 @@ async fn run_async(
         Some((w, dir)) => (Some(Mutex::new(w)), Some(dir)),
         None => (None, None),
     };
+    let mut sitemaps = Sitemaps {
+        hosts: HashMap::new(),
+        queue: SitemapQueue::default(),
+    };
+    if cfg.fetch.sitemaps {
+        // Each seed host's /sitemap.xml, queued with the seeds as the engine queues it.
+        for origin in seeds.iter().filter_map(|s| origin_key(s)) {
+            let next = sitemaps.hosts.len() as u32;
+            let host = *sitemaps.hosts.entry(origin.clone()).or_insert(next);
+            sitemaps.push(host, &origin, &format!("{origin}/sitemap.xml"));
+        }
+    }
     let shared = Arc::new(Shared {
         cfg: cfg.clone(),
         fetcher,
         scope,
         robots: Mutex::new(HashMap::new()),
+        sitemaps: Mutex::new(sitemaps),
         warc,
         backoffs: Mutex::new(Backoffs::new(cfg.max_retry_after)),
         refused: Mutex::new(HashMap::new()),
@@ -668,6 +715,8 @@ fn add(c: &mut WorkerCounts, d: Done) {
     c.discovered += d.discovered;
     c.out_of_scope += d.out_of_scope;
     c.retries += d.retries;
+    c.sitemap_requests += d.sitemap_requests;
+    c.sitemap_entries += d.sitemap_entries;
     c.rate_limited += d.rate_limited;
     c.deferred += u64::from(d.deferred);
     c.retry_after_too_long += u64::from(d.retry_after_too_long);
@@ -775,6 +824,19 @@ async fn robots_rules(
     if matches!(fetched.rules, RobotsRules::Unreachable) {
         return Ok(None);
     }
+    if let RobotsRules::Rules(robot) = &fetched.rules {
+        if cfg.fetch.sitemaps {
+            // A seed host's `Sitemap:` files, behind its /sitemap.xml.
+            let mut sitemaps = lock(&shared.sitemaps, "sitemap")?;
+            if let Some(&host) = sitemaps.hosts.get(origin) {
+                for s in &robot.sitemaps {
+                    if let Ok(u) = normalize(s, &cfg.fetch.url_rules) {
+                        sitemaps.push(host, origin, &u);
+                    }
+                }
+            }
+        }
+    }
     if let Some(delay) = fetched.rules.crawl_delay() {
         // The host asks for more time between requests than the crawl's delay: its queue
         // gets it, for every worker (whole seconds, rounded up, capped).
@@ -799,6 +861,182 @@ async fn robots_rules(
             },
         );
     Ok(Some(fetched.rules))
+}
+
+/// Locks one of the tables the fetch tasks share (`what` names it in the error of a
+/// poisoned one).
+fn lock<'a, T>(m: &'a Mutex<T>, what: &str) -> Result<std::sync::MutexGuard<'a, T>> {
+    m.lock()
+        .map_err(|_| anyhow::anyhow!("the {what} table was poisoned"))
+}
+
+/// Reads the sitemaps of the leased URL's host, a seed host, that are still to read, one after the
+/// other on the host's connection, as the engine does before a host's first page: each
+/// after the host's delay since its last request; an index's sitemaps and a redirect's
+/// target on the host are queued behind them; a retryable failure is tried again after the
+/// back-off, `max_retries` times; the entries of each sitemap, within the scope, are put into
+/// the crawl at once as found in a sitemap ([`FrontierClient::put_listed`]: no link, within
+/// the caps). A refusal (429, 503) holds the host for every worker as a page's does, and the
+/// sitemap is asked again after the wait. All under the lease of one URL of the host, each
+/// request with a whole fetch timeout left in it: the sitemaps it has no time for are read
+/// under the host's next lease.
+async fn read_sitemaps(
+    shared: &Shared,
+    frontier: &FrontierClient,
+    conn: &mut HostConnection,
+    leased: &UrlInfo,
+    rules: &RobotsRules,
+    lease_end: Instant,
+    done: &mut Done,
+) -> Result<SitemapsRead> {
+    let cfg = &shared.cfg;
+    let Some(origin) = origin_key(&leased.url) else {
+        return Ok(SitemapsRead::None);
+    };
+    let origin = origin.as_str();
+    let Some(host) = lock(&shared.sitemaps, "sitemap")?
+        .hosts
+        .get(origin)
+        .copied()
+    else {
+        return Ok(SitemapsRead::None);
+    };
+    let delay = host_delay(cfg, rules);
+    let mut requested = false;
+    loop {
+        let next = lock(&shared.sitemaps, "sitemap")?
+            .queue
+            .next(host)
+            .map(|q| q.url.clone());
+        let Some(url) = next else { break };
+        if !rules.allowed(&url) {
+            lock(&shared.sitemaps, "sitemap")?.queue.pop(host);
+            continue;
+        }
+        // A sitemap's request, like a page's, never outlasts the lease.
+        if Instant::now() + delay + cfg.fetch.timeout > lease_end {
+            break;
+        }
+        if requested || done.robots_requests > 0 {
+            tokio::time::sleep(pause_before_next(shared, &leased.key, delay)?).await;
+        }
+        let f = shared.fetcher.sitemap(conn, &url).await;
+        requested = true;
+        done.sitemap_requests += 1;
+        archive(shared, &f.warc)?;
+        if let Some(r) =
+            note_refusal(shared, frontier, &leased.key, f.status, f.retry_after).await?
+        {
+            done.rate_limited += 1;
+            let attempts = lock(&shared.sitemaps, "sitemap")?.queue.failed(host);
+            if r.give_up || attempts > cfg.max_retries {
+                lock(&shared.sitemaps, "sitemap")?.queue.pop(host);
+                continue;
+            }
+            let at = Instant::now() + r.wait;
+            if at + cfg.fetch.timeout > lease_end {
+                // The host is held beyond the lease: the URL goes back to the service, the
+                // sitemap is asked again under the host's next lease.
+                return Ok(SitemapsRead::Held);
+            }
+            done.retries += 1;
+            tokio::time::sleep_until(at.into()).await;
+            continue;
+        }
+        let mendable = f.failure.is_none_or(TransportFailure::retryable);
+        if f.retryable && mendable {
+            let attempts = lock(&shared.sitemaps, "sitemap")?.queue.failed(host);
+            if attempts <= cfg.max_retries {
+                done.retries += 1;
+                tokio::time::sleep(backoff(cfg, attempts - 1)).await;
+                continue;
+            }
+        }
+        lock(&shared.sitemaps, "sitemap")?.queue.pop(host);
+        if f.failure.is_some() || f.too_large {
+            continue;
+        }
+        if let Some(target) = f.redirect {
+            if let Ok(u) = target {
+                lock(&shared.sitemaps, "sitemap")?.push(host, origin, &u);
+            }
+            continue;
+        }
+        let Some(read) = f
+            .parsed
+            .filter(|r| (200..300).contains(&f.status) && r.is_sitemap)
+        else {
+            continue;
+        };
+        if read.index {
+            let mut sitemaps = lock(&shared.sitemaps, "sitemap")?;
+            for u in &read.links {
+                sitemaps.push(host, origin, u);
+            }
+            continue;
+        }
+        let entries: Vec<String> = read
+            .links
+            .into_iter()
+            .filter(|l| shared.scope.check(l).is_ok())
+            .collect();
+        if entries.is_empty() {
+            continue;
+        }
+        done.sitemap_entries += entries.len() as u64;
+        retrying(cfg.frontier_retry, || {
+            let mut c = frontier.clone();
+            let (url, entries) = (&url, &entries);
+            async move { c.put_listed(url, entries).await }
+        })
+        .await?;
+    }
+    Ok(if requested {
+        SitemapsRead::Requested
+    } else {
+        SitemapsRead::None
+    })
+}
+
+/// What reading a host's sitemaps under a URL's lease came to.
+enum SitemapsRead {
+    /// No sitemap was asked for.
+    None,
+    /// Sitemaps were asked for: the URL waits the host's delay.
+    Requested,
+    /// The host refused, and holds beyond the lease: the URL is left to its lease's end.
+    Held,
+}
+
+/// The pause between two requests of a host within one lease: the crawl's delay, or the
+/// host's robots.txt Crawl-delay when longer (capped), as its queue in the service has.
+fn host_delay(cfg: &WorkerConfig, rules: &RobotsRules) -> Duration {
+    let crawl = Duration::from_secs(cfg.delay_secs.unwrap_or(0).into());
+    rules
+        .crawl_delay()
+        .map_or(crawl, |d| crawl.max(d.min(cfg.max_crawl_delay)))
+}
+
+/// The pause before a host's next request within one lease: its `delay`, or longer while the
+/// host backs off after refusals (its back-off, halved at each answer, and any hold left),
+/// as the engine spaces a backed-off host's requests.
+fn pause_before_next(shared: &Shared, queue: &str, delay: Duration) -> Result<Duration> {
+    let now = SystemTime::now();
+    let pause = lock(&shared.backoffs, "back-off")?.get(queue_hash(queue));
+    Ok(pause.map_or(delay, |p| {
+        let held = p.until.duration_since(now).unwrap_or_default();
+        delay.max(p.backoff).max(held)
+    }))
+}
+
+/// Appends WARC records to the worker's files (with WARC on), flushed.
+fn archive(shared: &Shared, records: &[u8]) -> Result<()> {
+    if let (Some(w), false) = (&shared.warc, records.is_empty()) {
+        let mut w = lock(w, "WARC writer")?;
+        w.append(records)?;
+        w.flush()?;
+    }
+    Ok(())
 }
 
 /// Reports a page to `frontier` ([`FrontierClient::report`]), tried again while the
@@ -903,6 +1141,26 @@ async fn fetch_leased(
     let Some(rules) = rules else {
         return Ok(given_up("robots-unreachable", done));
     };
+    if cfg.fetch.sitemaps {
+        let read = read_sitemaps(
+            shared, frontier, &mut conn, leased, &rules, lease_end, &mut done,
+        )
+        .await?;
+        if matches!(read, SitemapsRead::Held) {
+            done.deferred = true;
+            return Ok(Fetched::Deferred(done));
+        }
+        if matches!(read, SitemapsRead::Requested) {
+            let delay = pause_before_next(shared, &leased.key, host_delay(cfg, &rules))?;
+            if Instant::now() + delay + cfg.fetch.timeout > lease_end {
+                // The sitemaps took the lease's time: the URL goes back to the service when
+                // its lease runs out, and is fetched under the next one.
+                done.deferred = true;
+                return Ok(Fetched::Deferred(done));
+            }
+            tokio::time::sleep(delay).await;
+        }
+    }
     if !rules.allowed(&leased.url) {
         done.robots_disallowed = true;
         return Ok(given_up(Outcome::RobotsDisallowed.name(), done));
@@ -952,15 +1210,7 @@ async fn fetch_leased(
         }
         break f;
     };
-    if !fetch.warc.is_empty() {
-        if let Some(w) = &shared.warc {
-            let mut w = w
-                .lock()
-                .map_err(|_| anyhow::anyhow!("the WARC writer was poisoned"))?;
-            w.append(&fetch.warc)?;
-            w.flush()?;
-        }
-    }
+    archive(shared, &fetch.warc)?;
     if refused_before.is_some() {
         shared
             .refused

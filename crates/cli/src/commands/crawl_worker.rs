@@ -144,7 +144,7 @@ const WORKER_OPTIONS: &[(&str, InWorker)] = &[
     ("max_retry_after", Honoured),
     ("no_warc", Honoured),
     ("archive", Honoured),
-    // A worker reads no sitemaps, with or without it.
+    // A worker reads its seed hosts' sitemaps as `crawl` does, unless told not to.
     ("no_sitemaps", Honoured),
     // Out-links are filtered before they are reported.
     ("scope", Honoured),
@@ -220,7 +220,7 @@ fn refuse_options_of_the_service(given: &ArgMatches) -> Result<()> {
 pub fn run(args: Args, given: &ArgMatches) -> Result<()> {
     refuse_options_of_the_service(given)?;
     let frontier = args.frontier.clone().unwrap_or_default();
-    let mut c = WorkerConfig {
+    let c = WorkerConfig {
         frontier,
         crawl_id: args.crawl_id.clone(),
         seeds: match &args.seeds {
@@ -242,8 +242,6 @@ pub fn run(args: Args, given: &ArgMatches) -> Result<()> {
         fetch: args.fetch_config(),
         ..WorkerConfig::default()
     };
-    // A worker reads no sitemaps (docs/frontier-service.md, Workers).
-    c.fetch.sitemaps = false;
 
     let stop = Arc::new(AtomicBool::new(false));
     stop_on_signals(stop.clone())?;
@@ -289,6 +287,12 @@ pub fn run(args: Args, given: &ArgMatches) -> Result<()> {
             ""
         }
     );
+    if k.sitemap_requests > 0 {
+        println!(
+            "{} sitemap requests, {} sitemap entries put into the crawl",
+            k.sitemap_requests, k.sitemap_entries
+        );
+    }
     if let Some(dir) = &report.warc_dir {
         println!("WARC files in {}", dir.display());
     }

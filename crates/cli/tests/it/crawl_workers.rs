@@ -4,7 +4,8 @@
 //! lease, the other worker finishes the crawl, every page is fetched, each once apart from
 //! the killed worker's requests in flight, and never two requests at once to one host. The
 //! service itself is SIGKILLed mid-crawl and restarted on its state 2 s later: both workers
-//! wait for it (`--frontier-retry`), finish, and every page is fetched.
+//! wait for it (`--frontier-retry`), finish, and every page is fetched. And the service and a
+//! worker are SIGKILLed in turn at moments drawn at random: nothing is lost.
 
 use crate::common;
 
@@ -153,6 +154,70 @@ fn workers_wait_for_a_killed_service_and_finish_the_crawl_when_it_is_back() {
     assert!(
         max_in_flight_per_host(&web.log()).values().all(|&m| m <= 1),
         "one request at a time per host across the workers"
+    );
+    serve.kill9();
+    web.shutdown_blocking();
+}
+
+/// The service and a worker SIGKILLed again and again at moments drawn at random (from a
+/// fixed seed: 150–750 ms after the previous kill), each restarted at once on its state,
+/// while another worker crawls on: the crawl ends with every page fetched, never two
+/// requests at once to a host, and a page fetched twice only if a killed worker held it
+/// leased (at most its leases, 8 at concurrency 2, per kill). A report or lease the service
+/// answered is never lost to its kill: the pages are all done in the restarted service.
+#[test]
+fn kills_of_the_service_and_a_worker_at_random_moments_lose_nothing() {
+    let (g, web) = slow_ring();
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("frontier");
+    let mut serve = Serve::start(&state, &["--policy", "fica", "--expected-pages", "300"]);
+    let addr = serve.addr.clone();
+    let crawl = Crawl::new(dir.path(), &web, &addr);
+    let (lease, extra) = ("4", ["--frontier-retry", "30"]);
+    let steady = crawl.worker("steady", lease, &extra);
+    let mut doomed = crawl.worker("doomed-0", lease, &extra);
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut draw = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let (mut service_kills, mut worker_kills) = (0, 0);
+    for round in 1..=8 {
+        std::thread::sleep(Duration::from_millis(150 + draw() % 600));
+        if fetch_counts(&web.log()).len() >= g.num_nodes() {
+            break;
+        }
+        if round % 2 == 1 {
+            serve.kill9();
+            serve = Serve::start_at(&state, &addr, &[]);
+            service_kills += 1;
+        } else {
+            drop(doomed); // SIGKILL
+            doomed = crawl.worker(&format!("doomed-{round}"), lease, &extra);
+            worker_kills += 1;
+        }
+    }
+    assert!(
+        service_kills >= 2 && worker_kills >= 2,
+        "the crawl ended before the kills: {service_kills} of the service, {worker_kills} of a worker"
+    );
+    for w in [steady, doomed] {
+        let out = finish(w, Duration::from_secs(120));
+        assert!(out.contains("every URL of the crawl is done"), "{out}");
+    }
+    let log = web.log();
+    let fetches = fetch_counts(&log);
+    assert_eq!(fetches.len(), g.num_nodes(), "every page was fetched");
+    let twice = fetched_twice(&fetches);
+    assert!(
+        twice.len() <= 8 * worker_kills,
+        "fetched more than once: {twice:?} after {worker_kills} kills of a worker"
+    );
+    assert!(
+        max_in_flight_per_host(&log).values().all(|&m| m <= 1),
+        "one request at a time per host across the workers and the kills"
     );
     serve.kill9();
     web.shutdown_blocking();

@@ -70,9 +70,7 @@ fn a_worker_through_the_service_stops_a_cross_host_redirect_chain_at_the_default
     assert!(ok, "the worker failed: {stdout}\n{stderr}");
     let log = web.log();
     let pages = |f: &dyn Fn(&crawlrank_testweb::LogEntry) -> bool| {
-        log.iter()
-            .filter(|e| e.path != "/robots.txt" && f(e))
-            .count()
+        log.iter().filter(|e| !side_request(e) && f(e)).count()
     };
     // The seed and its 20 redirects, across hosts and on one host, as `crawl` follows them.
     assert_eq!(pages(&|e| e.host.starts_with("hop")), 21, "{stdout}");
@@ -153,6 +151,12 @@ fn crawl_through_a_worker(
     let (ok, stdout, stderr) = worker.finish(Duration::from_secs(120));
     assert!(ok, "the worker failed: {stdout}\n{stderr}");
     (serve, stdout)
+}
+
+/// A request that is not a page's: robots.txt, or a seed host's `/sitemap.xml` (read by a
+/// worker as by `crawl`; the trap hosts have none).
+fn side_request(e: &LogEntry) -> bool {
+    e.path == "/robots.txt" || e.path == "/sitemap.xml"
 }
 
 /// `crawlrank status --frontier` of `serve`'s crawl.
@@ -268,11 +272,21 @@ fn a_worker_backs_a_refusing_host_off_and_comes_back_down() {
     for (w, m) in waits.iter().zip([1.0, 2.0]) {
         assert!(w.as_secs_f64() >= m, "waited {w:?}, backing off {m} s");
     }
+    // The host refuses its first two requests, which are its /sitemap.xml's (a seed host's
+    // sitemaps come before its pages, as in `crawl`); then the sitemap's 404 and the 7 pages.
     let backoff: Vec<&LogEntry> = requests_to(&log, &host("backoff"))
         .into_iter()
         .filter(|e| e.path != "/robots.txt")
         .collect();
-    assert_eq!(backoff.len(), 9, "2 refusals and 7 pages");
+    assert_eq!(
+        backoff.len(),
+        10,
+        "2 refusals, the sitemap's 404 and 7 pages"
+    );
+    assert!(
+        backoff[..3].iter().all(|e| e.path == "/sitemap.xml"),
+        "{backoff:?}"
+    );
     assert!(backoff[2..].iter().all(|e| e.status == 200), "{backoff:?}");
     let gap = |i: usize| {
         backoff[i + 1]
@@ -281,9 +295,9 @@ fn a_worker_backs_a_refusing_host_off_and_comes_back_down() {
     };
     assert!(gap(2) >= Duration::from_millis(950), "{:?}", gap(2));
     assert!(
-        gap(7) < Duration::from_millis(900),
+        gap(8) < Duration::from_millis(900),
         "not recovered: {:?}",
-        gap(7)
+        gap(8)
     );
     assert!(out.contains("2 rate limited"), "{out}");
     assert_one_request_at_a_time(&log);
@@ -403,7 +417,7 @@ fn the_services_per_host_cap_bounds_a_spider_trap_through_a_worker() {
         crawl_through_a_worker(dir.path(), &web, &seeds, &["--max-pages-per-host", "20"]);
     assert!(out.contains("every URL of the crawl is done"), "{out}");
     let log = web.log();
-    let pages: Vec<&LogEntry> = log.iter().filter(|e| e.path != "/robots.txt").collect();
+    let pages: Vec<&LogEntry> = log.iter().filter(|e| !side_request(e)).collect();
     assert!(
         pages.iter().all(|e| e.path.starts_with("/trap/")),
         "{pages:?}"
@@ -438,7 +452,7 @@ fn the_services_hop_limit_bounds_a_calendar_through_a_worker() {
     let log = web.log();
     let mut days: Vec<&str> = log
         .iter()
-        .filter(|e| e.path != "/robots.txt")
+        .filter(|e| !side_request(e))
         .map(|e| e.path.as_str())
         .collect();
     days.sort();
@@ -611,7 +625,10 @@ fn a_worker_follows_no_link_into_a_private_network_but_its_seeds_host() {
         "{:?}",
         others.log()
     );
-    assert_eq!(home.log(), ["/", "/redirect", "/robots.txt"]);
+    assert_eq!(
+        home.log(),
+        ["/", "/redirect", "/robots.txt", "/sitemap.xml"]
+    );
     assert!(out.contains("2 pages fetched"), "{out}");
     assert!(out.contains("3 given up"), "{out}");
     assert!(out.contains(" 0 retries"), "refused at once: {out}");
@@ -628,12 +645,12 @@ fn a_worker_follows_no_link_into_a_private_network_but_its_seeds_host() {
     assert_eq!(pages, ["/a", "/b", "/c"]);
 }
 
-/// A worker reads no sitemaps (docs/frontier-service.md, Workers: `crawl` reads them, a
-/// worker does not, with or without `--no-sitemaps`): on a host whose sitemaps list six
-/// pages no link reaches, it requests no sitemap and fetches only the pages linked, where
-/// `crawlrank crawl` with its defaults fetches all eight.
+/// A worker reads its seed host's sitemaps as `crawl` does: the same sitemap files, each
+/// once, and every page they list fetched, where links alone reach two of eight; none with
+/// `--no-sitemaps`; and the entries are admitted within the service's cap on hosts, as
+/// `crawl` admits them within its own.
 #[test]
-fn a_worker_reads_no_sitemaps_where_crawl_does() {
+fn a_worker_reads_sitemaps_as_crawl_does() {
     let web = TestWeb::start_blocking(
         Arc::new(Csr::from_arcs(8, &[(0, 1)])),
         None,
@@ -644,25 +661,36 @@ fn a_worker_reads_no_sitemaps_where_crawl_does() {
         },
     )
     .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let (_serve, out) = crawl_through_a_worker(dir.path(), &web, &web.seed_urls(&[0]), &[]);
-    assert!(out.contains("every URL of the crawl is done"), "{out}");
     let pages = |log: &[LogEntry]| {
         let mut v: Vec<u32> = log.iter().filter_map(|e| e.node).collect();
         v.sort();
         v
     };
+    let sitemaps = |log: &[LogEntry]| {
+        let mut v: Vec<String> = log
+            .iter()
+            .filter(|e| e.path.contains("sitemap"))
+            .map(|e| e.path.clone())
+            .collect();
+        v.sort();
+        v
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (serve, out) = crawl_through_a_worker(dir.path(), &web, &web.seed_urls(&[0]), &[]);
+    assert!(out.contains("every URL of the crawl is done"), "{out}");
+    assert!(out.contains("sitemap entries put into the crawl"), "{out}");
     let log = web.log();
-    assert_eq!(pages(&log), [0, 1]);
-    let sitemaps: Vec<&str> = log
-        .iter()
-        .filter(|e| e.path.contains("sitemap"))
-        .map(|e| e.path.as_str())
-        .collect();
-    assert!(sitemaps.is_empty(), "{sitemaps:?}");
+    assert_eq!(pages(&log), (0..8).collect::<Vec<u32>>(), "{out}");
+    let read = sitemaps(&log);
+    assert!(read.iter().any(|p| p == "/sitemap.xml"), "{read:?}");
+    assert!(read.len() >= 2, "an index and the list it names: {read:?}");
+    let mut once = read.clone();
+    once.dedup();
+    assert_eq!(once, read, "each sitemap file once");
     assert_one_request_at_a_time(&log);
+    drop(serve);
 
-    // `crawl` on the same web: the sitemaps read, every page fetched.
+    // `crawl` on the same web: the same sitemap files, every page fetched.
     web.clear_log();
     let seeds = dir.path().join("seeds.txt");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_crawlrank"))
@@ -680,6 +708,47 @@ fn a_worker_reads_no_sitemaps_where_crawl_does() {
     );
     let log = web.log();
     assert_eq!(pages(&log), (0..8).collect::<Vec<u32>>());
-    assert!(log.iter().any(|e| e.path.contains("sitemap")));
+    assert_eq!(sitemaps(&log), read);
+
+    // --no-sitemaps: the linked pages only, no sitemap asked for.
+    web.clear_log();
+    let other = dir.path().join("no-sitemaps");
+    let serve = Serve::start(&other.join("frontier"), &[]);
+    let worker = Worker::start(
+        &format!("http://{}", serve.addr),
+        &web,
+        &seeds,
+        &other.join("worker"),
+        &["--idle-exit", "5", "--no-sitemaps"],
+    );
+    let (ok, stdout, stderr) = worker.finish(Duration::from_secs(120));
+    assert!(ok, "the worker failed: {stdout}\n{stderr}");
+    let log = web.log();
+    assert_eq!(pages(&log), [0, 1]);
+    assert!(sitemaps(&log).is_empty(), "{:?}", sitemaps(&log));
+    drop(serve);
+
+    // The service's cap on the host holds for the entries: 4 pages, the others counted.
+    web.clear_log();
+    let capped = dir.path().join("capped");
+    let (serve, out) = crawl_through_a_worker(
+        &capped,
+        &web,
+        &web.seed_urls(&[0]),
+        &["--max-pages-per-host", "4"],
+    );
+    assert!(out.contains("every URL of the crawl is done"), "{out}");
+    assert_eq!(pages(&web.log()).len(), 4, "{out}");
+    let shown = status(&serve);
+    let skipped = shown
+        .lines()
+        .find_map(|l| l.strip_prefix("links skipped by the bounds: "))
+        .unwrap_or_else(|| panic!("no skipped links in {shown}"));
+    assert!(
+        skipped
+            .split(", ")
+            .any(|c| c.strip_prefix("host_cap_links ").is_some_and(|n| n != "0")),
+        "{shown}"
+    );
     web.shutdown_blocking();
 }
