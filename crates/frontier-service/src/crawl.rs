@@ -2977,6 +2977,49 @@ mod checkpoint_tests {
         assert_eq!(crawl.counts(None, 1).unwrap().capped.host, 4);
     }
 
+    /// A sitemap's entry (no parent, `crawlrank.sitemap` in its metadata) is found without a
+    /// link as a seed is — the frontier seeds it, with no hops — but within the caps on hosts,
+    /// as the crawler admits it; a seed on the same full host passes.
+    #[test]
+    fn sitemap_entries_are_seeds_within_the_caps() {
+        let spec = crate::service::policy_spec("bfs", Some(100), None, 0).unwrap();
+        let mut crawl = Crawl::new("c", &spec).unwrap();
+        crawl.set_limits(CrawlLimits {
+            urls: UrlLimits {
+                max_per_host: 2,
+                ..UrlLimits::UNBOUNDED
+            },
+            hops: HopLimits {
+                max_hops: Some(0),
+                max_redirects: 20,
+            },
+        });
+        let entry = |url: &str| {
+            let mut i = info(url, None, 0);
+            i.metadata.insert(
+                SITEMAP_KEY.to_string(),
+                StringList {
+                    values: vec!["http://a.test/sitemap.xml".to_string()],
+                },
+            );
+            i
+        };
+        let ack = |crawl: &mut Crawl, i: &UrlInfo| crawl.put_discovered(i, 1).0;
+        assert_eq!(ack(&mut crawl, &entry("http://a.test/1")), AckStatus::Ok);
+        assert_eq!(ack(&mut crawl, &entry("http://a.test/2")), AckStatus::Ok);
+        // No hop from the seeds (a hop limit of 0 admits it), queued in the frontier.
+        assert_eq!(crawl.pages[1].mark(), Mark::Queued);
+        assert_eq!(
+            ack(&mut crawl, &entry("http://a.test/3")),
+            AckStatus::Skipped
+        );
+        assert_eq!(crawl.counts(None, 1).unwrap().capped.host, 1);
+        assert_eq!(
+            ack(&mut crawl, &info("http://a.test/seed", None, 0)),
+            AckStatus::Ok
+        );
+    }
+
     /// Links are admitted within the limits on hops, the crawler's rule: a link adds a hop, a
     /// redirect's target (a page reported with the outcome `redirect`) one more redirect in a
     /// row; a known URL reached by a shorter way gets the shorter counts.
