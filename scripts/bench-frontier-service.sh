@@ -36,11 +36,11 @@ NODES="${NODES:-1}"
 # Debian installs nats-server outside a user's PATH.
 PATH="$PATH:/usr/sbin"
 
-cargo build --release --quiet -p crawlrank-frontier-service --example throughput
+cargo build --release --quiet -p crawlrank-frontier-service --features benchmarks --example throughput
 echo "== bench-frontier-service: $URLS URLs on $HOSTS hosts, clients $CLIENTS, commit windows (ms) $WINDOWS"
 echo "   $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 for w in $WINDOWS; do
     echo
-    cargo run --release --quiet -p crawlrank-frontier-service --example throughput -- \
+    cargo run --release --quiet -p crawlrank-frontier-service --features benchmarks --example throughput -- \
         "$URLS" "$HOSTS" "$CLIENTS" "$w" "${DELAY_S:-}" "$NODES"
 done

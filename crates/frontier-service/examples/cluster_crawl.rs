@@ -4,7 +4,7 @@
 //! moment it is leased and reported at once with its out-links), so the throughput is the
 //! frontier's own: every lease, report and forwarded link durable before its answer.
 //!
-//!   cargo run -p crawlrank-frontier-service --example cluster_crawl -- [PAGES] [HOSTS] [LOCAL]
+//!   cargo run -p crawlrank-frontier-service --features benchmarks --example cluster_crawl -- [PAGES] [HOSTS] [LOCAL]
 //!
 //! PAGES (default 20,000) on HOSTS hosts (default 200), page `i` on host `i % HOSTS`, 1 to 8
 //! out-links each, a share LOCAL (default 0.8) of them to pages of the same host, the targets

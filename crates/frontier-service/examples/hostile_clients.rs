@@ -3,7 +3,7 @@
 //! `ignoreCase` and a long filter costs the other clients — how long a concurrent `GetStats`
 //! (a reader) and `SetDelay` (a writer) wait while it runs.
 //!
-//!   cargo run --release -p crawlrank-frontier-service --example hostile_clients -- [URLS] [HOSTS]
+//!   cargo run --release -p crawlrank-frontier-service --features benchmarks --example hostile_clients -- [URLS] [HOSTS]
 //!
 //! URLS (default 1,000,000) are `http://hH.test/pI` on HOSTS hosts (default 1,000), put with
 //! no parent by one client over loopback into a fresh state (policy fica). Then `CountURLs`

@@ -5,7 +5,7 @@
 //! each time. A queue serves at most `max_urls_per_queue` (100) leased URLs at once (the
 //! service's politeness), so the updates are what let a queue serve again.
 //!
-//!   cargo run --release -p crawlrank-frontier-service --example throughput -- [URLS] [HOSTS] [CLIENTS] [COMMIT_MS] [DELAY_S] [NODES]
+//!   cargo run --release -p crawlrank-frontier-service --features benchmarks --example throughput -- [URLS] [HOSTS] [CLIENTS] [COMMIT_MS] [DELAY_S] [NODES]
 //!
 //! URLS (default 200,000) are `http://hH.test/pI` on HOSTS hosts (default 1,000), put with no
 //! parent (seeds), split evenly among the clients; CLIENTS is a comma-separated list (default

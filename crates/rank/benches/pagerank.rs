@@ -1,5 +1,6 @@
 //! PageRank throughput: LAW cnr-2000 when the shared data is present, else a generated
-//! URL-ordered-like graph of similar shape (so `cargo bench` always has something to time).
+//! URL-ordered-like graph of similar shape (so that `cargo bench -p crawlrank-rank --features
+//! benchmarks` always has something to time).
 //! Only the iteration is timed; `scripts/bench-pagerank.sh` times whole commands against
 //! NetworKit and webgraph-rs.
 

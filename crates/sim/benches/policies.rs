@@ -3,7 +3,7 @@
 //!
 //! Uses LAW cnr-2000 from the shared data folder (`CRAWLRANK_SHARED_DATA`, or
 //! `../shared/data` beside the checkout); without it, a random graph of the same size so the
-//! bench always runs. Run: `cargo bench -p crawlrank-sim --bench policies`.
+//! bench always runs. Run: `cargo bench -p crawlrank-sim --features benchmarks --bench policies`.
 
 use crawlrank_frontier::PolicyKind;
 use crawlrank_graph::{BvWebGraph, Cache, Csr};
