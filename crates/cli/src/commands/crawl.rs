@@ -126,7 +126,7 @@ fn linger(server: crawlrank_dashboard::DashboardHandle, for_how_long: Duration, 
 /// Runs `crawl`: `given` is the command's matches, which say which options were given on
 /// the command line (a worker refuses some of them).
 pub fn run(args: Args, given: &clap::ArgMatches) -> Result<()> {
-    if args.frontier.is_some() {
+    if args.worker.frontier.is_some() {
         return super::crawl_worker::run(args, given);
     }
     let c = crawl_config(&args)?;
@@ -134,6 +134,7 @@ pub fn run(args: Args, given: &clap::ArgMatches) -> Result<()> {
     // touches anything.
     let dashboard = start_dashboard(&args)?;
     let mut log = args
+        .report
         .progress_log
         .as_deref()
         .map(ProgressLog::create)
@@ -161,7 +162,7 @@ pub fn run(args: Args, given: &clap::ArgMatches) -> Result<()> {
         dash.set_running(false);
         // A failed crawl does not linger: its error comes first.
         let linger_for = match &result {
-            Ok(_) => Duration::from_secs(args.dashboard_linger),
+            Ok(_) => Duration::from_secs(args.report.dashboard_linger),
             Err(_) => Duration::ZERO,
         };
         linger(server, linger_for, &stop);
@@ -174,7 +175,7 @@ pub fn run(args: Args, given: &clap::ArgMatches) -> Result<()> {
         println!(
             "resume with: crawlrank crawl --state {} --policy {}{}{}",
             args.state.display(),
-            args.policy,
+            args.ordering.policy,
             resume_options(&args),
             if report.pending > 0 {
                 format!(
@@ -192,26 +193,26 @@ pub fn run(args: Args, given: &clap::ArgMatches) -> Result<()> {
 /// The crawl's configuration from the options: the policy and its search log checked and
 /// read, the seeds read, the dashboard's tables asked for when there is a dashboard.
 fn crawl_config(args: &Args) -> Result<CrawlConfig> {
-    let policy = PolicyKind::parse(&args.policy)?;
+    let policy = PolicyKind::parse(&args.ordering.policy)?;
     ensure!(
-        args.gamma.is_finite() && args.gamma >= 0.0,
+        args.ordering.gamma.is_finite() && args.ordering.gamma >= 0.0,
         "--gamma must be a finite number ≥ 0, not {}",
-        args.gamma
+        args.ordering.gamma
     );
     // Checked before the state is opened, so that a forgotten option leaves nothing behind
     // (the engine checks again, and checks a resumed crawl's log against its digest).
     ensure!(
-        !policy.needs_impact() || args.impact.is_some(),
+        !policy.needs_impact() || args.ordering.impact.is_some(),
         "the policy {policy} orders the crawl by the impact of pages: give a search log, \
          --impact FILE (docs/impact-input.md)"
     );
     ensure!(
-        policy.needs_impact() || args.impact.is_none(),
+        policy.needs_impact() || args.ordering.impact.is_none(),
         "--impact is read by the policies rw, rw-eg and learned only, not by {policy}"
     );
-    let impacts = match &args.impact {
+    let impacts = match &args.ordering.impact {
         Some(path) => {
-            let log = SearchLog::read(path, args.impact_column.as_deref())?;
+            let log = SearchLog::read(path, args.ordering.impact_column.as_deref())?;
             eprintln!("{}", log.summary);
             Some(Arc::new(log))
         }
@@ -226,45 +227,45 @@ fn crawl_config(args: &Args) -> Result<CrawlConfig> {
         max_pages: args.max_pages,
         policy: PolicySettings {
             kind: policy,
-            expected_pages: args.expected_pages,
-            batch: args.batch,
-            rng_seed: args.rng_seed,
+            expected_pages: args.ordering.expected_pages,
+            batch: args.ordering.batch,
+            rng_seed: args.ordering.rng_seed,
             impacts,
-            omega: args.omega,
-            gamma: args.gamma,
+            omega: args.ordering.omega,
+            gamma: args.ordering.gamma,
             ..PolicySettings::default()
         },
         politeness: Politeness {
-            delay: Duration::from_millis(args.delay),
-            max_retries: args.max_retries,
-            max_retry_after: Duration::from_secs(args.max_retry_after),
+            delay: Duration::from_millis(args.politeness.delay),
+            max_retries: args.politeness.max_retries,
+            max_retry_after: Duration::from_secs(args.politeness.max_retry_after),
             ..Politeness::default()
         },
         limits: CrawlLimits {
             urls: UrlLimits {
-                max_urls: args.max_urls,
-                max_per_host: args.max_pages_per_host,
-                max_hosts_per_domain: args.max_hosts_per_domain,
-                max_per_domain: args.max_urls_per_domain,
+                max_urls: args.limits.max_urls,
+                max_per_host: args.limits.max_pages_per_host,
+                max_hosts_per_domain: args.limits.max_hosts_per_domain,
+                max_per_domain: args.limits.max_urls_per_domain,
             },
             hops: HopLimits {
-                max_hops: args.max_hops,
-                max_redirects: args.max_redirects,
+                max_hops: args.limits.max_hops,
+                max_redirects: args.limits.max_redirects,
             },
         },
         resources: Resources {
-            concurrency: args.concurrency,
-            max_idle_connections: args.max_idle_connections,
-            seen_cache: args.seen_cache,
-            frontier_hot: args.frontier_hot,
+            concurrency: args.resources.concurrency,
+            max_idle_connections: args.resources.max_idle_connections,
+            seen_cache: args.resources.seen_cache,
+            frontier_hot: args.resources.frontier_hot,
             ..Resources::default()
         },
-        scope: args.scope_config(),
+        scope: args.urls.scope_config(),
         ..CrawlConfig::default()
     };
-    c.fetch = args.fetch_config();
+    c.fetch = args.requests.fetch_config();
     // The dashboard's tables: the crawl computes them only when someone looks.
-    c.report_top = if args.dashboard.is_some() {
+    c.report_top = if args.report.dashboard.is_some() {
         super::dashboard::TOP_URLS
     } else {
         0
@@ -281,12 +282,12 @@ fn start_dashboard(
         crawlrank_dashboard::DashboardHandle,
     )>,
 > {
-    let Some(addr) = &args.dashboard else {
+    let Some(addr) = &args.report.dashboard else {
         return Ok(None);
     };
     let dash =
         crawlrank_dashboard::DashboardState::new(format!("live crawl of {}", args.state.display()));
-    let server = super::dashboard::start(addr, args.dashboard_public, dash.clone())?;
+    let server = super::dashboard::start(addr, args.report.dashboard_public, dash.clone())?;
     Ok(Some((dash, server)))
 }
 
@@ -411,24 +412,24 @@ fn ensure_some_page_answered(report: &CrawlReport) -> Result<()> {
 /// The options a resumed crawl must repeat besides `--state` and `--policy`: the search log,
 /// and the scope and private-network rules (not stored in the state).
 fn resume_options(args: &Args) -> String {
-    let mut more = match (&args.impact, &args.impact_column) {
+    let mut more = match (&args.ordering.impact, &args.ordering.impact_column) {
         (Some(p), Some(k)) => format!(" --impact {} --impact-column {k}", p.display()),
         (Some(p), None) => format!(" --impact {}", p.display()),
         _ => String::new(),
     };
     // The scope is not stored: the hint repeats it.
-    match args.scope {
+    match args.urls.scope {
         ScopeKind::Any => {}
         ScopeKind::Domain => more.push_str(" --scope domain"),
         ScopeKind::Host => more.push_str(" --scope host"),
     }
-    for r in &args.include {
+    for r in &args.urls.include {
         more.push_str(&format!(" --include '{r}'"));
     }
-    for r in &args.exclude {
+    for r in &args.urls.exclude {
         more.push_str(&format!(" --exclude '{r}'"));
     }
-    if args.allow_private_networks {
+    if args.requests.allow_private_networks {
         more.push_str(" --allow-private-networks");
     }
     more

@@ -1,5 +1,7 @@
-//! The `crawlrank crawl` command's inputs: its options ([`Args`], turned into the crawler's
-//! fetch and scope settings) and its seeds file ([`read_seeds`]).
+//! The `crawlrank crawl` command's inputs: its options ([`Args`], grouped as the crawler's
+//! configuration is — policy, politeness, bounds, resources, requests, scope — plus what the
+//! command shows and the worker's own; each group is a section of `--help`) and its seeds file
+//! ([`read_seeds`]).
 //!
 //! Its own module because both ways of running the command read them — the crawl itself
 //! ([`crawl`](super::crawl)) and a worker of a frontier service ([`crawl_worker`](super::crawl_worker),
@@ -17,6 +19,43 @@ pub struct Args {
     /// resuming: the state remembers its seeds.
     #[arg(long, value_name = "FILE")]
     pub seeds: Option<PathBuf>,
+    /// The state directory: created on the first run, resumed by the next ones.
+    #[arg(long, value_name = "DIR")]
+    pub state: PathBuf,
+    /// Stop after this many fetched pages in total (over all runs): pages a server answered,
+    /// whatever the status; pages given up (robots.txt, failures) do not count.
+    #[arg(long, value_name = "N")]
+    pub max_pages: Option<u64>,
+    /// The ordering policy and what it is given.
+    #[command(flatten)]
+    pub ordering: PolicyArgs,
+    /// How the crawl treats each host: its delay, retries and refusals.
+    #[command(flatten)]
+    pub politeness: PolitenessArgs,
+    /// The caps on hosts and domains and the limits on hops (docs/crawler.md, A hostile web).
+    #[command(flatten)]
+    pub limits: LimitArgs,
+    /// What the crawl may use of the machine: sockets and memory.
+    #[command(flatten)]
+    pub resources: ResourceArgs,
+    /// How each request is made and what is kept of it.
+    #[command(flatten)]
+    pub requests: RequestArgs,
+    /// Which discovered URLs the crawl keeps.
+    #[command(flatten)]
+    pub urls: ScopeArgs,
+    /// What the crawl shows while it runs.
+    #[command(flatten)]
+    pub report: ReportArgs,
+    /// Crawling as a worker of a frontier service.
+    #[command(flatten)]
+    pub worker: WorkerArgs,
+}
+
+/// The ordering policy and what it is given.
+#[derive(clap::Args, Debug)]
+#[command(next_help_heading = "Policy")]
+pub struct PolicyArgs {
     /// The ordering policy (bfs, random, backlink, indegree, batch-pagerank,
     /// partial-pagerank, opic, fica, fica-plus, ieca; rw, rw-eg and learned with --impact).
     /// A resumed crawl must name its own.
@@ -38,29 +77,6 @@ pub struct Args {
     /// its own.
     #[arg(long, value_name = "G", default_value_t = crawlrank_frontier::PolicyConfig::GAMMA)]
     pub gamma: f64,
-    /// The state directory: created on the first run, resumed by the next ones.
-    #[arg(long, value_name = "DIR")]
-    pub state: PathBuf,
-    /// Stop after this many fetched pages in total (over all runs): pages a server answered,
-    /// whatever the status; pages given up (robots.txt, failures) do not count.
-    #[arg(long, value_name = "N")]
-    pub max_pages: Option<u64>,
-    /// Requests in flight at most (never more than one per host). With the idle
-    /// connections, this bounds the open sockets and the open files needed:
-    /// concurrency + idle connections + 64, checked against the open-file limit at start.
-    #[arg(long, default_value_t = 16)]
-    pub concurrency: usize,
-    /// Idle kept-alive connections at most, kept for hosts fetched again soon (default: what
-    /// the open-file limit leaves room for, at most 4096, at least --concurrency).
-    #[arg(long, value_name = "N")]
-    pub max_idle_connections: Option<usize>,
-    /// Least delay between two requests to one host, in milliseconds (robots.txt's
-    /// Crawl-delay, capped at 30 s, applies when larger).
-    #[arg(long, value_name = "MS", default_value_t = 1000)]
-    pub delay: u64,
-    /// The User-Agent header; its first word is matched against robots.txt groups.
-    #[arg(long)]
-    pub user_agent: Option<String>,
     /// Pages the crawl is expected to reach (IECA's and FICA+'s R; K = ceil(R/72)).
     /// Default: --max-pages, else 100,000.
     #[arg(long, value_name = "N")]
@@ -71,28 +87,29 @@ pub struct Args {
     /// Seed of the random policy.
     #[arg(long, default_value_t = 0)]
     pub rng_seed: u64,
-    /// Send every request through this HTTP proxy, http://[USER:PASSWORD@]HOST[:PORT]
-    /// (e.g. a local test web: http://127.0.0.1:PORT).
-    #[arg(long, value_name = "URL")]
-    pub proxy: Option<String>,
-    /// Also trust the certificate authorities in this PEM file for HTTPS (repeatable), e.g.
-    /// the one `crawlrank serve --tls --ca-out FILE` writes.
-    #[arg(long, value_name = "FILE")]
-    pub ca_cert: Vec<PathBuf>,
-    /// Total timeout of one request, in seconds.
-    #[arg(long, default_value_t = 30)]
-    pub timeout: u64,
-    /// Largest body fetched, in bytes.
-    #[arg(long, default_value_t = 10 << 20)]
-    pub max_body: usize,
-    /// Most distinct links kept per HTML page, the first ones in page order; the others are
-    /// counted (links over cap). Sitemaps have their own limits (50,000 entries).
-    #[arg(long, value_name = "N", default_value_t = 6_000,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
-    pub max_links_per_page: usize,
+}
+
+/// How the crawl treats each host: its delay, retries and refusals.
+#[derive(clap::Args, Debug)]
+#[command(next_help_heading = "Politeness")]
+pub struct PolitenessArgs {
+    /// Least delay between two requests to one host, in milliseconds (robots.txt's
+    /// Crawl-delay, capped at 30 s, applies when larger).
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    pub delay: u64,
     /// Further tries of a 5xx, a timeout or a connection failure.
     #[arg(long, default_value_t = 2)]
     pub max_retries: u32,
+    /// Longest Retry-After honoured, in seconds: a 429/503 asking for longer gives its URL
+    /// up (counted) and pauses its host this long.
+    #[arg(long, value_name = "SECS", default_value_t = crawlrank_fetch::DEFAULT_MAX_RETRY_AFTER.as_secs())]
+    pub max_retry_after: u64,
+}
+
+/// The caps on hosts and domains and the limits on hops (docs/crawler.md, A hostile web).
+#[derive(clap::Args, Debug)]
+#[command(next_help_heading = "Bounds on the URLs taken in")]
+pub struct LimitArgs {
     /// Most URLs kept per host (spider-trap cap).
     #[arg(long, default_value_t = crawlrank_crawler::UrlLimits::DEFAULT.max_per_host)]
     pub max_pages_per_host: u64,
@@ -113,6 +130,28 @@ pub struct Args {
           value_parser = clap::builder::RangedU64ValueParser::<u64>::new()
               .range(1..=crawlrank_crawler::MAX_URLS))]
     pub max_urls: u64,
+    /// Most link hops from a seed (Heritrix's hop limit: calendars and other endless spaces
+    /// no URL rule sees). A new URL further away is dropped and counted. Default: no limit.
+    #[arg(long, value_name = "N")]
+    pub max_hops: Option<u32>,
+    /// Most redirects followed in a row; the target of a longer chain is dropped and counted.
+    #[arg(long, value_name = "N", default_value_t = crawlrank_crawler::DEFAULT_MAX_REDIRECTS)]
+    pub max_redirects: u32,
+}
+
+/// What the crawl may use of the machine: sockets and memory.
+#[derive(clap::Args, Debug)]
+#[command(next_help_heading = "Resources")]
+pub struct ResourceArgs {
+    /// Requests in flight at most (never more than one per host). With the idle
+    /// connections, this bounds the open sockets and the open files needed:
+    /// concurrency + idle connections + 64, checked against the open-file limit at start.
+    #[arg(long, default_value_t = 16)]
+    pub concurrency: usize,
+    /// Idle kept-alive connections at most, kept for hosts fetched again soon (default: what
+    /// the open-file limit leaves room for, at most 4096, at least --concurrency).
+    #[arg(long, value_name = "N")]
+    pub max_idle_connections: Option<usize>,
     /// URL keys the seen-set caches in memory (about 28 bytes each); the others are looked up
     /// in the state on disk, behind a Bloom filter (docs/crawler.md, Resources).
     #[arg(long, value_name = "N", default_value_t = crawlrank_crawler::DEFAULT_SEEN_CACHE,
@@ -122,17 +161,34 @@ pub struct Args {
     /// spill to sorted runs in STATE/spill, the crawl order unchanged. 0 keeps all in memory.
     #[arg(long, value_name = "N", default_value_t = crawlrank_crawler::DEFAULT_FRONTIER_HOT)]
     pub frontier_hot: usize,
-    /// Most link hops from a seed (Heritrix's hop limit: calendars and other endless spaces
-    /// no URL rule sees). A new URL further away is dropped and counted. Default: no limit.
-    #[arg(long, value_name = "N")]
-    pub max_hops: Option<u32>,
-    /// Most redirects followed in a row; the target of a longer chain is dropped and counted.
-    #[arg(long, value_name = "N", default_value_t = crawlrank_crawler::DEFAULT_MAX_REDIRECTS)]
-    pub max_redirects: u32,
-    /// Longest Retry-After honoured, in seconds: a 429/503 asking for longer gives its URL
-    /// up (counted) and pauses its host this long.
-    #[arg(long, value_name = "SECS", default_value_t = crawlrank_fetch::DEFAULT_MAX_RETRY_AFTER.as_secs())]
-    pub max_retry_after: u64,
+}
+
+/// How each request is made and what is kept of it.
+#[derive(clap::Args, Debug)]
+#[command(next_help_heading = "Requests")]
+pub struct RequestArgs {
+    /// The User-Agent header; its first word is matched against robots.txt groups.
+    #[arg(long)]
+    pub user_agent: Option<String>,
+    /// Send every request through this HTTP proxy, http://[USER:PASSWORD@]HOST[:PORT]
+    /// (e.g. a local test web: http://127.0.0.1:PORT).
+    #[arg(long, value_name = "URL")]
+    pub proxy: Option<String>,
+    /// Also trust the certificate authorities in this PEM file for HTTPS (repeatable), e.g.
+    /// the one `crawlrank serve --tls --ca-out FILE` writes.
+    #[arg(long, value_name = "FILE")]
+    pub ca_cert: Vec<PathBuf>,
+    /// Total timeout of one request, in seconds.
+    #[arg(long, default_value_t = 30)]
+    pub timeout: u64,
+    /// Largest body fetched, in bytes.
+    #[arg(long, default_value_t = 10 << 20)]
+    pub max_body: usize,
+    /// Most distinct links kept per HTML page, the first ones in page order; the others are
+    /// counted (links over cap). Sitemaps have their own limits (50,000 entries).
+    #[arg(long, value_name = "N", default_value_t = 6_000,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_links_per_page: usize,
     /// Do not write WARC files.
     #[arg(long)]
     pub no_warc: bool,
@@ -146,6 +202,28 @@ pub struct Args {
     /// as seeds do (docs/crawler.md, Sitemaps).
     #[arg(long)]
     pub no_sitemaps: bool,
+    /// Connect to loopback, private (10/8, 172.16/12, 192.168/16), shared, link-local,
+    /// unique-local, multicast, broadcast and unspecified addresses of any host. By default
+    /// only the seeds' own hosts may be at such an address: a link, a redirect or a DNS
+    /// answer that leads another host to one is refused, never connected to (counted:
+    /// private address refused). Through --proxy only IP-literal URLs can be checked (the
+    /// proxy resolves names). Not stored: a resume names it again.
+    #[arg(long)]
+    pub allow_private_networks: bool,
+    /// A name server to resolve host names with, IP:PORT (repeat for more; default: those of
+    /// /etc/resolv.conf). Answers are cached for their TTL; a lookup gets --dns-timeout
+    /// seconds; a name whose lookups fail 3 times in a row is given up for the run.
+    #[arg(long, value_name = "IP:PORT")]
+    pub dns_server: Vec<std::net::SocketAddr>,
+    /// Seconds a host name's lookup may take, every server and retry included.
+    #[arg(long, default_value_t = 5, value_name = "SECONDS")]
+    pub dns_timeout: u64,
+}
+
+/// Which discovered URLs the crawl keeps.
+#[derive(clap::Args, Debug)]
+#[command(next_help_heading = "Scope")]
+pub struct ScopeArgs {
     /// Which hosts the crawl stays on: any, domain (the seeds' registrable domains) or host
     /// (the seeds' host names). Out-of-scope URLs are counted, never requested.
     #[arg(long, value_name = "any|domain|host", default_value = "any", value_parser = scope_kind)]
@@ -156,24 +234,12 @@ pub struct Args {
     /// Drop URLs matching this regex (repeatable).
     #[arg(long, value_name = "REGEX")]
     pub exclude: Vec<String>,
-    /// Connect to loopback, private (10/8, 172.16/12, 192.168/16), shared, link-local,
-    /// unique-local, multicast, broadcast and unspecified addresses of any host. By default
-    /// only the seeds' own hosts may be at such an address: a link, a redirect or a DNS
-    /// answer that leads another host to one is refused, never connected to (counted:
-    /// private address refused). Through --proxy only IP-literal URLs can be checked (the
-    /// proxy resolves names). Not stored: a resume names it again.
-    #[arg(long)]
-    pub allow_private_networks: bool,
+}
 
-    /// A name server to resolve host names with, IP:PORT (repeat for more; default: those of
-    /// /etc/resolv.conf). Answers are cached for their TTL; a lookup gets --dns-timeout
-    /// seconds; a name whose lookups fail 3 times in a row is given up for the run.
-    #[arg(long, value_name = "IP:PORT")]
-    pub dns_server: Vec<std::net::SocketAddr>,
-
-    /// Seconds a host name's lookup may take, every server and retry included.
-    #[arg(long, default_value_t = 5, value_name = "SECONDS")]
-    pub dns_timeout: u64,
+/// What the crawl shows while it runs.
+#[derive(clap::Args, Debug)]
+#[command(next_help_heading = "Dashboard and progress")]
+pub struct ReportArgs {
     /// Serve a live dashboard while crawling: a web page at http://ADDR/ that updates itself,
     /// its JSON at /api/status and Prometheus metrics at /metrics (e.g. 127.0.0.1:7070; port
     /// 0: any free port, printed). Loopback only unless --dashboard-public.
@@ -190,6 +256,12 @@ pub struct Args {
     /// open the state while the crawl holds it and see no progress line when output is piped.
     #[arg(long, value_name = "FILE")]
     pub progress_log: Option<PathBuf>,
+}
+
+/// Crawling as a worker of a frontier service.
+#[derive(clap::Args, Debug)]
+#[command(next_help_heading = "Crawl worker (--frontier)")]
+pub struct WorkerArgs {
     /// Crawl as a worker of a frontier service at URL (`crawlrank frontier serve`, or any
     /// URLFrontier server) instead of a frontier kept in --state: URLs are leased from it in
     /// its policy's order and reported back with their out-links; robots.txt, fetching, link
@@ -220,8 +292,7 @@ pub struct Args {
     #[arg(long, value_name = "SECS", default_value_t = crawlrank_worker::DEFAULT_FRONTIER_RETRY_SECS, requires = "frontier")]
     pub frontier_retry: u64,
 }
-
-impl Args {
+impl RequestArgs {
     /// How requests are made, from the options a crawl and a crawl worker share.
     pub(super) fn fetch_config(&self) -> FetchConfig {
         let mut f = FetchConfig::default();
@@ -242,7 +313,9 @@ impl Args {
         f.dns.timeout = Duration::from_secs(self.dns_timeout.max(1));
         f
     }
+}
 
+impl ScopeArgs {
     /// Which discovered URLs are kept (`--scope`, `--include`, `--exclude`).
     pub(super) fn scope_config(&self) -> ScopeConfig {
         ScopeConfig {

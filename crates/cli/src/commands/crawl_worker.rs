@@ -219,27 +219,27 @@ fn refuse_options_of_the_service(given: &ArgMatches) -> Result<()> {
 /// options were given on the command line.
 pub fn run(args: Args, given: &ArgMatches) -> Result<()> {
     refuse_options_of_the_service(given)?;
-    let frontier = args.frontier.clone().unwrap_or_default();
+    let frontier = args.worker.frontier.clone().unwrap_or_default();
     let c = WorkerConfig {
         frontier,
-        crawl_id: args.crawl_id.clone(),
+        crawl_id: args.worker.crawl_id.clone(),
         seeds: match &args.seeds {
             Some(p) => read_seeds(p)?,
             None => Vec::new(),
         },
-        concurrency: args.concurrency,
+        concurrency: args.resources.concurrency,
         // The service counts whole seconds between two answers of a queue.
-        delay_secs: Some(u32::try_from(args.delay.div_ceil(1000)).unwrap_or(u32::MAX)),
-        lease_secs: args.lease,
+        delay_secs: Some(u32::try_from(args.politeness.delay.div_ceil(1000)).unwrap_or(u32::MAX)),
+        lease_secs: args.worker.lease,
         max_pages: args.max_pages,
-        max_retries: args.max_retries,
-        max_retry_after: Duration::from_secs(args.max_retry_after),
-        idle_exit: Duration::from_secs(args.idle_exit),
+        max_retries: args.politeness.max_retries,
+        max_retry_after: Duration::from_secs(args.politeness.max_retry_after),
+        idle_exit: Duration::from_secs(args.worker.idle_exit),
         state_dir: Some(args.state.clone()),
-        plain_api: args.plain_urlfrontier,
-        frontier_retry: Duration::from_secs(args.frontier_retry),
-        scope: args.scope_config(),
-        fetch: args.fetch_config(),
+        plain_api: args.worker.plain_urlfrontier,
+        frontier_retry: Duration::from_secs(args.worker.frontier_retry),
+        scope: args.urls.scope_config(),
+        fetch: args.requests.fetch_config(),
         ..WorkerConfig::default()
     };
 
@@ -280,7 +280,7 @@ pub fn run(args: Args, given: &ArgMatches) -> Result<()> {
         k.links,
         k.discovered,
         k.out_of_scope,
-        args.frontier.as_deref().unwrap_or(""),
+        args.worker.frontier.as_deref().unwrap_or(""),
         if report.plain_api {
             " with plain PutURLs (the frontier has no ReportPage)"
         } else {
