@@ -12,7 +12,8 @@
 # Other settings (environment): EVERY (a line every EVERY acks, default 1000000), OUT (state
 # and logs, default target/bench-puturls), COMMIT_MS (the service's --commit-interval; default:
 # the service's own), POLICY (fica), RAW (1: the client encodes its messages by hand rather than
-# through protobuf objects, to tell the client's cost from the service's), BATCH (B: B URLs a
+# through protobuf objects, and reads its acks from their bytes, to tell the client's cost from
+# the service's), AIO (1: the stream through grpcio's asyncio API), BATCH (B: B URLs a
 # message through PutDiscovered, URLFrontier's batched put, instead of PutURLs), SINK (1: no service,
 # the client alone building and serialising its messages), RUN_TIMEOUT (seconds for the stream,
 # default 3600). Needs python3 with grpcio and grpcio-tools (python3 -m pip install grpcio
@@ -47,6 +48,7 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 CLIENT_ARGS=(--every "$EVERY")
 [[ "${RAW:-0}" == 1 ]] && CLIENT_ARGS+=(--raw)
+[[ "${AIO:-0}" == 1 ]] && CLIENT_ARGS+=(--aio)
 [[ -n "${BATCH:-}" ]] && CLIENT_ARGS+=(--batch "$BATCH")
 
 # The client's stubs, generated from the service's own .proto.

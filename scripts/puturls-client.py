@@ -21,6 +21,9 @@ bytes), to tell the cost of the client's message building from the service's.
 batch, a status per URL) instead of one a message through PutURLs; acks are counted in URLs.
 --no-grpc: only builds and serialises the N messages, without a server: the client's own
 ceiling.
+--aio: the same stream through grpcio's asyncio API (grpc.aio), the messages written by one
+task while the acks are read by another.
+With --raw, the acks are read from their bytes too (no message objects built on either side).
 """
 import argparse
 import json
@@ -60,6 +63,38 @@ def raw_item(url):
     return b"\x0a" + varint(len(disc)) + disc  # URLItem.discovered = 1
 
 
+class RawAck:
+    """An AckMessage read from its bytes: its status is field 2, a varint (absent: OK, 0);
+    the ID (field 1) comes first, a length-prefixed string."""
+    __slots__ = ("status",)
+
+    def __init__(self, b):
+        i, status = 0, 0
+        while i < len(b):
+            tag = b[i]
+            i += 1
+            if tag == 0x0A:
+                n, shift = 0, 0
+                while True:
+                    c = b[i]
+                    i += 1
+                    n |= (c & 0x7F) << shift
+                    shift += 7
+                    if c < 0x80:
+                        break
+                i += n
+            elif tag == 0x10:
+                status = b[i]
+                i += 1
+            else:
+                break
+        self.status = status
+
+
+def raw_ack(b):
+    return RawAck(b)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("addr")
@@ -72,6 +107,7 @@ def main():
     p.add_argument("--batch", type=int, default=0)
     p.add_argument("--timeout", type=float, default=None)
     p.add_argument("--no-grpc", action="store_true")
+    p.add_argument("--aio", action="store_true")
     a = p.parse_args()
     sys.path.insert(0, a.stubs)
     import urlfrontier_pb2 as uf
@@ -109,17 +145,14 @@ def main():
     channel = grpc.insecure_channel(a.addr)
     grpc.channel_ready_future(channel).result(timeout=30)
     if a.batch > 0:
-        put = channel.stream_stream(
-            "/urlfrontier.URLFrontier/PutDiscovered",
-            request_serializer=uf.DiscoveredBatch.SerializeToString,
-            response_deserializer=uf.BatchAck.FromString,
-        )
+        method = "/urlfrontier.URLFrontier/PutDiscovered"
+        codec = dict(request_serializer=uf.DiscoveredBatch.SerializeToString,
+                     response_deserializer=uf.BatchAck.FromString)
     else:
-        put = channel.stream_stream(
-            "/urlfrontier.URLFrontier/PutURLs",
-            request_serializer=(lambda b: b) if a.raw else uf.URLItem.SerializeToString,
-            response_deserializer=uf.AckMessage.FromString,
-        )
+        method = "/urlfrontier.URLFrontier/PutURLs"
+        codec = dict(request_serializer=(lambda b: b) if a.raw else uf.URLItem.SerializeToString,
+                     response_deserializer=raw_ack if a.raw else uf.AckMessage.FromString)
+    put = channel.stream_stream(method, **codec)
     acks, statuses, error = 0, {}, None
     last_t, last_acks = start, 0
 
@@ -138,15 +171,33 @@ def main():
         last_t, last_acks = now, acks
         print(json.dumps(out), flush=True)
 
-    try:
-        for ack in put(items(), timeout=a.timeout):
-            for status in (ack.statuses if a.batch > 0 else [ack.status]):
-                acks += 1
-                statuses[status] = statuses.get(status, 0) + 1
-                if acks % a.every == 0:
-                    line(False)
-    except grpc.RpcError as e:
-        error = f"{e.code().name}: {e.details()}"
+    def count(ack):
+        nonlocal acks
+        for status in (ack.statuses if a.batch > 0 else [ack.status]):
+            acks += 1
+            statuses[status] = statuses.get(status, 0) + 1
+            if acks % a.every == 0:
+                line(False)
+
+    if a.aio:
+        import asyncio
+
+        async def stream():
+            async with grpc.aio.insecure_channel(a.addr) as ch:
+                await ch.channel_ready()
+                aput = ch.stream_stream(method, **codec)
+                async for ack in aput(items(), timeout=a.timeout):
+                    count(ack)
+        try:
+            asyncio.run(stream())
+        except grpc.RpcError as e:
+            error = f"{e.code().name}: {e.details()}"
+    else:
+        try:
+            for ack in put(items(), timeout=a.timeout):
+                count(ack)
+        except grpc.RpcError as e:
+            error = f"{e.code().name}: {e.details()}"
     line(True)
     channel.close()
     return 1 if error or acks != a.n else 0
