@@ -47,19 +47,28 @@
 //!   [`DEFAULT_SEEN_CACHE`], [`MAX_URLS`], [`DEFAULT_MAX_REDIRECTS`].
 
 #![warn(missing_docs)]
+// Without the engine the crate only reads a crawl's state: the writing half of the store and of
+// the ranking snapshots is then unused, and left in rather than split off.
+#![cfg_attr(not(feature = "engine"), allow(dead_code))]
 
 #[cfg(feature = "dashboard")]
 mod dashboard_view;
+#[cfg(feature = "engine")]
 mod engine;
 mod export;
+#[cfg(feature = "engine")]
 mod in_flight;
+#[cfg(feature = "engine")]
 mod politeness;
 mod ranking;
 mod resume;
+#[cfg(feature = "engine")]
 mod robots_table;
 mod search_log;
+#[cfg(feature = "engine")]
 mod signals;
 mod stats;
+#[cfg(feature = "engine")]
 mod top;
 
 /// Declares the engine's parts that `examples/memory_scale.rs` drives directly: private,
@@ -78,6 +87,7 @@ internal_modules!(store);
 pub use crawlrank_crawl_state::{CrawlLimits, HopLimits, DEFAULT_MAX_REDIRECTS};
 pub use crawlrank_crawl_state::{SeenCounts, DEFAULT_CACHE_ENTRIES as DEFAULT_SEEN_CACHE};
 pub use crawlrank_crawl_state::{UrlLimits, MAX_URLS};
+#[cfg(feature = "engine")]
 pub use engine::{
     crawl, CrawlConfig, CrawlReport, PolicySettings, Politeness, Progress, Resources, StopReason,
     WarcDamage, WarcRecovery, DEFAULT_FRONTIER_HOT,
@@ -88,9 +98,12 @@ pub use export::{
 };
 pub use ranking::{PAGE_MARKS_SNAPSHOT, RANKING_SNAPSHOT};
 pub use search_log::SearchLog;
+#[cfg(feature = "engine")]
 pub use signals::StopSignals;
 pub use stats::Stats;
 
 // The parts of a crawl's configuration that are fetching's, as a front end names them.
 pub use crawlrank_fetch::page::PageMeta;
-pub use crawlrank_fetch::{FetchConfig, ScopeConfig, ScopeKind, UrlRules};
+#[cfg(feature = "engine")]
+pub use crawlrank_fetch::FetchConfig;
+pub use crawlrank_fetch::{ScopeConfig, ScopeKind, UrlRules};

@@ -43,13 +43,20 @@
 
 pub mod addresses;
 pub mod backoff;
+#[cfg(feature = "net")]
 pub mod connections;
+#[cfg(feature = "net")]
 mod cpu;
+#[cfg(feature = "net")]
 pub mod dns;
+#[cfg(feature = "net")]
 mod error;
 pub mod fds;
+#[cfg(feature = "net")]
 pub mod fetch;
+#[cfg(feature = "net")]
 pub mod fetcher;
+#[cfg(feature = "net")]
 pub mod http;
 pub mod links;
 pub mod page;
@@ -60,8 +67,11 @@ pub mod warc;
 
 pub use addresses::AddressGuard;
 pub use backoff::{Backoffs, Refusal, RetryAfter, DEFAULT_MAX_RETRY_AFTER};
+#[cfg(feature = "net")]
 pub use connections::OriginId;
+#[cfg(feature = "net")]
 pub use fetch::FetchConfig;
+#[cfg(feature = "net")]
 pub use fetcher::{Fetcher, HostConnection};
 pub use links::{normalize, origin_key, UrlRules};
 pub use page::{Outcome, TransportFailure};
