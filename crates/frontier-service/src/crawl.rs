@@ -77,10 +77,11 @@ enum Fetch {
     Done,
 }
 
-/// One URL of the crawl, in 48 bytes: its text (URL and metadata) is in the crawl's
+/// One URL of the crawl, in 40 bytes: its text (URL and metadata) is in the crawl's
 /// [`PageText`] (a deleted page has none: [`TextRef::NONE`]), the out-links learned for it
-/// in [`Crawl::deferred`], and its marks are packed (`Mark` and `Fetch` as enums take 16
-/// bytes each).
+/// in [`Crawl::deferred`], and its marks and dates are packed in 4 bytes each (`Mark` and
+/// `Fetch` as enums take 16 bytes each; dates are seconds since the epoch, which 32 bits hold
+/// until 2106: a later date is kept as the last they hold, see [`date32`]).
 #[derive(Debug)]
 struct Page {
     /// Its URL and metadata.
@@ -89,8 +90,8 @@ struct Page {
     queue: QueueKey,
     mark: PackedMark,
     fetch: PackedFetch,
-    /// Leased until then (seconds since the epoch); not leased when ≤ now.
-    held_until: u64,
+    /// Leased until then (seconds since the epoch, [`date32`]); not leased when ≤ now.
+    held_until: u32,
     /// Its origin among the crawl's hosts (the caps count its URL there until deleted).
     host: OriginId,
     /// When it was created, in seconds since the epoch (the service's clock, which a
@@ -98,28 +99,29 @@ struct Page {
     created: u32,
 }
 
-// A node holds one per URL: keep it at 48 bytes.
-const _: () = assert!(std::mem::size_of::<Page>() == 48);
+// A node holds one per URL: keep it at 40 bytes.
+const _: () = assert!(std::mem::size_of::<Page>() == 40);
 
 /// A queue's key as its pages share it: an `Arc<String>` is a thin pointer, 8 bytes a page
 /// where an `Arc<str>` takes 16.
 type QueueKey = Arc<String>;
 
-/// A [`Mark`] in 8 bytes: a pop number, or one of the three values no pop number reaches.
+/// A [`Mark`] in 4 bytes: a pop number, or one of the three values no pop number reaches
+/// (a page is popped once, and page ids are 32-bit: a crawl pops fewer than 2^32 - 3 pages).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct PackedMark(u64);
+struct PackedMark(u32);
 
 impl PackedMark {
-    const OUTSIDE: u64 = u64::MAX;
-    const QUEUED: u64 = u64::MAX - 1;
-    const REPORTED: u64 = u64::MAX - 2;
+    const OUTSIDE: u32 = u32::MAX;
+    const QUEUED: u32 = u32::MAX - 1;
+    const REPORTED: u32 = u32::MAX - 2;
 
     fn get(self) -> Mark {
         match self.0 {
             Self::OUTSIDE => Mark::Outside,
             Self::QUEUED => Mark::Queued,
             Self::REPORTED => Mark::Reported,
-            seq => Mark::Popped(seq),
+            seq => Mark::Popped(u64::from(seq)),
         }
     }
 }
@@ -130,28 +132,29 @@ impl From<Mark> for PackedMark {
             Mark::Outside => Self::OUTSIDE,
             Mark::Queued => Self::QUEUED,
             Mark::Reported => Self::REPORTED,
-            // A crawl pops fewer than 2^64 - 3 pages.
-            Mark::Popped(seq) => seq.min(Self::REPORTED - 1),
+            Mark::Popped(seq) => {
+                u32::try_from(seq).map_or(Self::REPORTED - 1, |s| s.min(Self::REPORTED - 1))
+            }
         })
     }
 }
 
-/// A [`Fetch`] in 8 bytes: a due date, or one of two values past every date a client can
-/// mean (refetch dates beyond them, 584 billion years from now, are taken as the latest).
+/// A [`Fetch`] in 4 bytes: a due date ([`date32`]), or one of two values past every date it
+/// keeps (refetch dates beyond 2106 are taken as the latest, 7 February 2106).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct PackedFetch(u64);
+struct PackedFetch(u32);
 
 impl PackedFetch {
-    const NEVER: u64 = u64::MAX;
-    const DONE: u64 = u64::MAX - 1;
+    const NEVER: u32 = u32::MAX;
+    const DONE: u32 = u32::MAX - 1;
     /// The latest due date kept.
-    const LATEST: u64 = u64::MAX - 2;
+    const LATEST: u64 = u32::MAX as u64 - 2;
 
     fn get(self) -> Fetch {
         match self.0 {
             Self::NEVER => Fetch::Never,
             Self::DONE => Fetch::Done,
-            date => Fetch::Due(date),
+            date => Fetch::Due(u64::from(date)),
         }
     }
 }
@@ -161,7 +164,7 @@ impl From<Fetch> for PackedFetch {
         Self(match fetch {
             Fetch::Never => Self::NEVER,
             Fetch::Done => Self::DONE,
-            Fetch::Due(date) => date.min(Self::LATEST),
+            Fetch::Due(date) => date32(date.min(Self::LATEST)),
         })
     }
 }
@@ -182,11 +185,17 @@ impl Page {
     fn is_deleted(&self) -> bool {
         self.text == TextRef::NONE
     }
+
+    /// The end of its lease (seconds since the epoch); not leased when ≤ now.
+    fn held_until(&self) -> u64 {
+        u64::from(self.held_until)
+    }
 }
 
-/// `now` as a page's creation date ([`Page::created`]).
-fn creation_date(now: u64) -> u32 {
-    u32::try_from(now).unwrap_or(u32::MAX)
+/// A date (seconds since the epoch) in the 32 bits a page keeps it in: until 2106, later dates
+/// kept as the last they hold.
+fn date32(secs: u64) -> u32 {
+    u32::try_from(secs).unwrap_or(u32::MAX)
 }
 
 /// The out-links learned for pages not yet reported to the frontier, each page's in the order
@@ -963,7 +972,7 @@ impl Crawl {
             fetch: Fetch::Never.into(),
             held_until: 0,
             host,
-            created: creation_date(now),
+            created: date32(now),
         });
         self.ids.push(id, url, false);
         match arrival {
@@ -1080,7 +1089,7 @@ impl Crawl {
         };
         let p = &mut self.pages[page as usize];
         p.text = self.text.replace_metadata(p.text, &metadata_of(info));
-        let held = std::mem::take(&mut p.held_until);
+        let held = u64::from(std::mem::take(&mut p.held_until));
         let before = p.fetch();
         p.fetch = if refetch == 0 {
             Fetch::Done
@@ -1248,7 +1257,7 @@ impl Crawl {
             .values()
             .take(limit)
             .map(|&page| {
-                let leased = self.pages[page as usize].held_until > now;
+                let leased = self.pages[page as usize].held_until() > now;
                 ranked(page, if leased { "leased" } else { "waiting" })
             })
             .collect();
@@ -1395,7 +1404,7 @@ impl Crawl {
             let Mark::Popped(seq) = p.mark() else {
                 continue;
             };
-            if p.is_deleted() || p.fetch() != Fetch::Never || p.held_until != until {
+            if p.is_deleted() || p.fetch() != Fetch::Never || p.held_until() != until {
                 continue;
             }
             if !self.ready.contains_key(&seq) {
@@ -1487,7 +1496,7 @@ impl Crawl {
                 break;
             }
             let p = &self.pages[page as usize];
-            if p.held_until > now || take.key.is_some_and(|k| k != p.queue.as_str()) {
+            if p.held_until() > now || take.key.is_some_and(|k| k != p.queue.as_str()) {
                 continue;
             }
             let key = p.queue.clone();
@@ -1682,7 +1691,7 @@ impl Crawl {
                     .due
                     .iter()
                     .take_while(|(d, _)| *d <= now)
-                    .filter(|(_, p)| self.pages[*p as usize].held_until <= now)
+                    .filter(|(_, p)| self.pages[*p as usize].held_until() <= now)
                     .take(*budget),
             );
         }
@@ -1700,7 +1709,7 @@ impl Crawl {
         let mut unserved = 0usize;
         let popped: Vec<PageId> = self.ready.values().copied().collect();
         for page in popped {
-            if self.pages[page as usize].held_until > now {
+            if self.pages[page as usize].held_until() > now {
                 continue;
             }
             if out.len() - start < take.max_urls
@@ -1741,9 +1750,10 @@ impl Crawl {
     }
 
     fn lease(&mut self, page: PageId, take: &Take<'_>, now: u64, out: &mut Vec<UrlInfo>) {
-        let until = now.saturating_add(take.lease_secs);
+        // The lease's end as the page keeps it ([`date32`]), in its indexes too.
+        let until = u64::from(date32(now.saturating_add(take.lease_secs)));
         let p = &mut self.pages[page as usize];
-        p.held_until = until;
+        p.held_until = date32(until);
         let mut unheld_changed = false;
         if let Some(q) = self.queues.get_mut(&*p.queue) {
             q.leased.insert(page, until);
@@ -1785,7 +1795,7 @@ impl Crawl {
         self.text
             .free(std::mem::replace(&mut p.text, TextRef::NONE));
         let queue_key = std::mem::take(&mut p.queue);
-        let (mark, held, fetch) = (p.mark(), p.held_until, p.fetch());
+        let (mark, held, fetch) = (p.mark(), p.held_until(), p.fetch());
         self.compact_text();
         let links = self.deferred.take(page);
         if let Mark::Popped(seq) = mark {
@@ -1927,7 +1937,7 @@ impl Crawl {
     }
 
     fn state_name(&self, page: &Page, now: u64) -> &'static str {
-        if page.held_until > now {
+        if page.held_until() > now {
             return "leased";
         }
         match (page.fetch(), page.mark()) {
@@ -2117,7 +2127,7 @@ impl Crawl {
                     pop,
                     fetch,
                     due,
-                    held_until: p.held_until,
+                    held_until: p.held_until(),
                     links: self.deferred.links(i).map(id).collect(),
                     deleted: p.is_deleted(),
                 }
@@ -2287,9 +2297,9 @@ impl Crawl {
                 queue,
                 mark: mark.into(),
                 fetch: fetch.into(),
-                held_until: p.held_until,
+                held_until: date32(p.held_until),
                 host,
-                created: creation_date(p.created),
+                created: date32(p.created),
             });
         }
         for qc in c.queues {

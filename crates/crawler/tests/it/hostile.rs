@@ -180,6 +180,45 @@ fn retry_after_and_back_off_hold_the_host_then_recover() {
     web.shutdown_blocking();
 }
 
+/// With sitemaps read (`crawl`'s default), a seed host's first request is its sitemap's: a
+/// refused `/sitemap.xml` holds the host as a refused page does — `Retry-After` (2 s) or the
+/// back-off (1 s, then 2 s) — before the host is asked again, and every page is fetched.
+#[test]
+fn a_refused_sitemap_holds_its_host_as_a_page_does() {
+    let (web, dir) = trap_web_and_state();
+    let seeds: Vec<String> = ["retry-after", "backoff"]
+        .iter()
+        .map(|h| url(h, "/"))
+        .collect();
+    let mut c = config(&web, dir.path(), &seeds);
+    c.fetch.sitemaps = true;
+    let report = run_to_the_end(&c);
+    let log = web.log();
+    for (name, mins) in [("retry-after", [2.0, 2.0]), ("backoff", [1.0, 2.0])] {
+        let refused: Vec<&str> = requests_to(&log, &host(name))
+            .into_iter()
+            .filter(|e| e.status == 429 || e.status == 503)
+            .map(|e| e.path.as_str())
+            .collect();
+        // The host's first request is its sitemap's, refused (`backoff` refuses its first
+        // two requests, `retry-after` the first of each URL).
+        assert_eq!(refused.len(), 2, "{name}: {refused:?}");
+        assert_eq!(refused[0], "/sitemap.xml", "{name}: {refused:?}");
+        let waits = waits_after_refusals(&log, &host(name));
+        assert_eq!(waits.len(), 2, "{name}: {waits:?}");
+        for (w, m) in waits.iter().zip(mins) {
+            assert!(w.as_secs_f64() >= m, "{name}: waited {w:?}, asked {m} s");
+        }
+    }
+    for (name, pages) in [("retry-after", 4), ("backoff", 6)] {
+        for p in std::iter::once("/".to_string()).chain((1..=pages).map(|i| format!("/p{i}"))) {
+            assert!(fetched(&log, name, &p), "{name}{p} never fetched");
+        }
+    }
+    assert_eq!(report.stats.rate_limited, 4, "{}", report.stats);
+    web.shutdown_blocking();
+}
+
 /// The crawl of [`retry_after_and_back_off_survive_kill_9`] in a child process (it is
 /// SIGKILLed).
 #[test]
