@@ -691,9 +691,7 @@ async fn run_async(
         add(&mut counts, joined.context("a fetch task failed")??);
     }
     if let Some(w) = &shared.warc {
-        w.lock()
-            .map_err(|_| anyhow::anyhow!("the WARC writer was poisoned"))?
-            .flush()?;
+        lock(w, "WARC writer")?.flush()?;
     }
     counts.in_flight = 0;
     progress(&counts);
@@ -743,10 +741,7 @@ async fn note_refusal(
 ) -> Result<Option<Refusal>> {
     let now = SystemTime::now();
     let (refusal, hold_until) = {
-        let mut backoffs = shared
-            .backoffs
-            .lock()
-            .map_err(|_| anyhow::anyhow!("the back-off table was poisoned"))?;
+        let mut backoffs = lock(&shared.backoffs, "back-off table")?;
         if status == 429 || status == 503 {
             let asked = match retry_after {
                 Some(RetryAfter::Wait(d)) => Some(d),
@@ -794,10 +789,7 @@ async fn robots_rules(
     queue: &str,
     done: &mut Done,
 ) -> Result<Option<RobotsRules>> {
-    if let Some(known) = shared
-        .robots
-        .lock()
-        .map_err(|_| anyhow::anyhow!("the robots.txt table was poisoned"))?
+    if let Some(known) = lock(&shared.robots, "robots.txt table")?
         .get(origin)
         .filter(|k| k.at.elapsed() < ROBOTS_FRESH)
     {
@@ -827,7 +819,7 @@ async fn robots_rules(
     if let RobotsRules::Rules(robot) = &fetched.rules {
         if cfg.fetch.sitemaps {
             // A seed host's `Sitemap:` files, behind its /sitemap.xml.
-            let mut sitemaps = lock(&shared.sitemaps, "sitemap")?;
+            let mut sitemaps = lock(&shared.sitemaps, "sitemap table")?;
             if let Some(&host) = sitemaps.hosts.get(origin) {
                 for s in &robot.sitemaps {
                     if let Ok(u) = normalize(s, &cfg.fetch.url_rules) {
@@ -849,17 +841,13 @@ async fn robots_rules(
             .await?;
         }
     }
-    shared
-        .robots
-        .lock()
-        .map_err(|_| anyhow::anyhow!("the robots.txt table was poisoned"))?
-        .insert(
-            origin.to_string(),
-            KnownRobots {
-                rules: fetched.rules.clone(),
-                at: Instant::now(),
-            },
-        );
+    lock(&shared.robots, "robots.txt table")?.insert(
+        origin.to_string(),
+        KnownRobots {
+            rules: fetched.rules.clone(),
+            at: Instant::now(),
+        },
+    );
     Ok(Some(fetched.rules))
 }
 
@@ -867,7 +855,7 @@ async fn robots_rules(
 /// poisoned one).
 fn lock<'a, T>(m: &'a Mutex<T>, what: &str) -> Result<std::sync::MutexGuard<'a, T>> {
     m.lock()
-        .map_err(|_| anyhow::anyhow!("the {what} table was poisoned"))
+        .map_err(|_| anyhow::anyhow!("the {what} was poisoned"))
 }
 
 /// Reads the sitemaps of the leased URL's host, a seed host, that are still to read, one after the
@@ -894,7 +882,7 @@ async fn read_sitemaps(
         return Ok(SitemapsRead::None);
     };
     let origin = origin.as_str();
-    let Some(host) = lock(&shared.sitemaps, "sitemap")?
+    let Some(host) = lock(&shared.sitemaps, "sitemap table")?
         .hosts
         .get(origin)
         .copied()
@@ -904,13 +892,13 @@ async fn read_sitemaps(
     let delay = host_delay(cfg, rules);
     let mut requested = false;
     loop {
-        let next = lock(&shared.sitemaps, "sitemap")?
+        let next = lock(&shared.sitemaps, "sitemap table")?
             .queue
             .next(host)
             .map(|q| q.url.clone());
         let Some(url) = next else { break };
         if !rules.allowed(&url) {
-            lock(&shared.sitemaps, "sitemap")?.queue.pop(host);
+            lock(&shared.sitemaps, "sitemap table")?.queue.pop(host);
             continue;
         }
         // A sitemap's request, like a page's, never outlasts the lease.
@@ -928,9 +916,9 @@ async fn read_sitemaps(
             note_refusal(shared, frontier, &leased.key, f.status, f.retry_after).await?
         {
             done.rate_limited += 1;
-            let attempts = lock(&shared.sitemaps, "sitemap")?.queue.failed(host);
+            let attempts = lock(&shared.sitemaps, "sitemap table")?.queue.failed(host);
             if r.give_up || attempts > cfg.max_retries {
-                lock(&shared.sitemaps, "sitemap")?.queue.pop(host);
+                lock(&shared.sitemaps, "sitemap table")?.queue.pop(host);
                 continue;
             }
             let at = Instant::now() + r.wait;
@@ -945,20 +933,20 @@ async fn read_sitemaps(
         }
         let mendable = f.failure.is_none_or(TransportFailure::retryable);
         if f.retryable && mendable {
-            let attempts = lock(&shared.sitemaps, "sitemap")?.queue.failed(host);
+            let attempts = lock(&shared.sitemaps, "sitemap table")?.queue.failed(host);
             if attempts <= cfg.max_retries {
                 done.retries += 1;
                 tokio::time::sleep(backoff(cfg, attempts - 1)).await;
                 continue;
             }
         }
-        lock(&shared.sitemaps, "sitemap")?.queue.pop(host);
+        lock(&shared.sitemaps, "sitemap table")?.queue.pop(host);
         if f.failure.is_some() || f.too_large {
             continue;
         }
         if let Some(target) = f.redirect {
             if let Ok(u) = target {
-                lock(&shared.sitemaps, "sitemap")?.push(host, origin, &u);
+                lock(&shared.sitemaps, "sitemap table")?.push(host, origin, &u);
             }
             continue;
         }
@@ -969,7 +957,7 @@ async fn read_sitemaps(
             continue;
         };
         if read.index {
-            let mut sitemaps = lock(&shared.sitemaps, "sitemap")?;
+            let mut sitemaps = lock(&shared.sitemaps, "sitemap table")?;
             for u in &read.links {
                 sitemaps.push(host, origin, u);
             }
@@ -1022,7 +1010,7 @@ fn host_delay(cfg: &WorkerConfig, rules: &RobotsRules) -> Duration {
 /// as the engine spaces a backed-off host's requests.
 fn pause_before_next(shared: &Shared, queue: &str, delay: Duration) -> Result<Duration> {
     let now = SystemTime::now();
-    let pause = lock(&shared.backoffs, "back-off")?.get(queue_hash(queue));
+    let pause = lock(&shared.backoffs, "back-off table")?.get(queue_hash(queue));
     Ok(pause.map_or(delay, |p| {
         let held = p.until.duration_since(now).unwrap_or_default();
         delay.max(p.backoff).max(held)
@@ -1165,10 +1153,7 @@ async fn fetch_leased(
         done.robots_disallowed = true;
         return Ok(given_up(Outcome::RobotsDisallowed.name(), done));
     }
-    let refused_before = shared
-        .refused
-        .lock()
-        .map_err(|_| anyhow::anyhow!("the refusal table was poisoned"))?
+    let refused_before = lock(&shared.refused, "refusal table")?
         .get(&leased.url)
         .copied();
     let mut attempt = refused_before.unwrap_or(0);
@@ -1190,11 +1175,7 @@ async fn fetch_leased(
             if at + cfg.fetch.timeout > lease_end {
                 // The wait outlasts the lease: the URL goes back to the service when its
                 // lease runs out, and is served again after the hold.
-                shared
-                    .refused
-                    .lock()
-                    .map_err(|_| anyhow::anyhow!("the refusal table was poisoned"))?
-                    .insert(leased.url.clone(), attempt);
+                lock(&shared.refused, "refusal table")?.insert(leased.url.clone(), attempt);
                 done.deferred = true;
                 return Ok(Fetched::Deferred(done));
             }
@@ -1212,11 +1193,7 @@ async fn fetch_leased(
     };
     archive(shared, &fetch.warc)?;
     if refused_before.is_some() {
-        shared
-            .refused
-            .lock()
-            .map_err(|_| anyhow::anyhow!("the refusal table was poisoned"))?
-            .remove(&leased.url);
+        lock(&shared.refused, "refusal table")?.remove(&leased.url);
     }
     let outcome = fetch.outcome.unwrap_or(Outcome::FetchError);
     done.fetched = fetch.status != 0;
