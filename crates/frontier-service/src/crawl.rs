@@ -35,7 +35,7 @@ use crawlrank_crawl_state::{
 };
 use crawlrank_frontier::{CashLedger, Frontier, Offer, PageId, PolicySpec};
 use crawlrank_urlfrontier::{
-    OUTCOME_KEY, PARENT_KEY, REDIRECT_OUTCOME, SCORE_KEY, SITEMAP_KEY, STATE_KEY,
+    OUTCOME_KEY, PARENT_KEY, REDIRECT_OUTCOME, RETRY_OUTCOME, SCORE_KEY, SITEMAP_KEY, STATE_KEY,
     STORMCRAWLER_PATH_KEY,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -1072,7 +1072,18 @@ impl Crawl {
     /// A known URL's update: the URL was fetched; done for good (`refetch == 0`) or due
     /// again from `refetch`. Ends its lease and, the first time, reports it to the frontier
     /// with the out-links learned for it.
+    ///
+    /// A popped page whose update says its fetch is to be tried again (outcome
+    /// [`RETRY_OUTCOME`], a refetch date) is not reported: it keeps its place in the policy's
+    /// order and the links it collects, as a failed fetch does in the crawler's engine, and
+    /// is due again from that date, its queue free to serve its other pages meanwhile.
     pub fn put_known(&mut self, info: &UrlInfo, refetch: u64, now: u64) -> (AckStatus, bool) {
+        let retry = refetch > 0
+            && info
+                .metadata
+                .get(OUTCOME_KEY)
+                .and_then(|v| v.values.last())
+                .is_some_and(|o| o == RETRY_OUTCOME);
         // The latest date a page keeps (`PackedFetch`), so that the due indexes hold the
         // page's own date.
         let refetch = refetch.min(PackedFetch::LATEST);
@@ -1121,7 +1132,9 @@ impl Crawl {
         if let Mark::Popped(seq) = mark {
             let key = self.pages[page as usize].queue.clone();
             self.leave_ready(page, seq, held, &key);
-            self.report(page);
+            if !retry {
+                self.report(page);
+            }
         }
         self.compact_text();
         (AckStatus::Ok, true)
@@ -2442,6 +2455,13 @@ pub fn take_of<'a>(params: &'a proto::GetParams, max_waiting: usize) -> Take<'a>
 pub(crate) mod tests {
     use super::*;
 
+    /// The outcome of a fetch to be tried again, as a worker reports it.
+    pub(crate) fn retry() -> StringList {
+        StringList {
+            values: vec![RETRY_OUTCOME.to_string()],
+        }
+    }
+
     /// A discovered URL ending so panics once it changed the crawl (a bug's stand-in).
     pub(crate) const PANIC_AFTER_CHANGE: &str = "/panics-after-a-change";
 
@@ -2595,7 +2615,10 @@ pub(crate) mod tests {
                             0 => now + rng.below(5),
                             _ => 0,
                         };
-                        let i = info(url, None);
+                        let mut i = info(url, None);
+                        if refetch > 0 && rng.below(2) == 0 {
+                            i.metadata.insert(OUTCOME_KEY.to_string(), retry());
+                        }
                         assert_eq!(
                             indexed.put_known(&i, refetch, now),
                             scan.put_known(&i, refetch, now),
@@ -2672,7 +2695,7 @@ pub(crate) mod tests {
 
 #[cfg(test)]
 mod checkpoint_tests {
-    use super::tests::PANIC_AFTER_CHANGE;
+    use super::tests::{retry, PANIC_AFTER_CHANGE};
     use super::*;
     use crawlrank_crawl_state::UrlLimits;
     use prost::Message;
@@ -2792,7 +2815,10 @@ mod checkpoint_tests {
                             0 => now + lcg(&mut x, 5),
                             _ => 0,
                         };
-                        let i = info(url, None, lcg(&mut x, 2));
+                        let mut i = info(url, None, lcg(&mut x, 2));
+                        if refetch > 0 && lcg(&mut x, 2) == 0 {
+                            i.metadata.insert(OUTCOME_KEY.to_string(), retry());
+                        }
                         assert_eq!(
                             live.put_known(&i, refetch, now),
                             copy.put_known(&i, refetch, now),
@@ -2985,6 +3011,53 @@ mod checkpoint_tests {
         );
         assert_eq!(crawl.put_discovered(&child, 1).0, AckStatus::Ok);
         assert_eq!(crawl.counts(None, 1).unwrap().capped.host, 4);
+    }
+
+    /// A popped page reported with the outcome `retry` and a date is not reported to the
+    /// policy: it is due again from that date, keeps the links found for it meanwhile, and
+    /// its queue serves its other pages while it waits; reported fetched, it passes them on.
+    #[test]
+    fn a_page_to_retry_is_due_again_and_keeps_its_links() {
+        let spec = crate::service::policy_spec("bfs", Some(100), None, 0).unwrap();
+        let mut crawl = Crawl::new("c", &spec).unwrap();
+        crawl.set_delay("", 0);
+        let (a, b, c) = ("http://a.test/", "http://a.test/b", "http://a.test/c");
+        for seed in [a, b] {
+            crawl.put_discovered(&info(seed, None, 0), 1);
+        }
+        let take = Take {
+            max_queues: usize::MAX,
+            max_per_queue: 1,
+            key: None,
+            lease_secs: 30,
+            max_waiting: 10,
+            max_urls: 10,
+        };
+        let served = |crawl: &mut Crawl, now: u64| {
+            let mut out = Vec::new();
+            crawl.take_urls(&take, now, &mut out);
+            out.into_iter().map(|i| i.url).collect::<Vec<_>>()
+        };
+        assert_eq!(served(&mut crawl, 1), [a]);
+        // A link found on `a` while it is leased waits for `a`'s report.
+        crawl.put_discovered(&info(c, Some(a), 0), 1);
+        let mut failed = info(a, None, 0);
+        failed.metadata.insert(OUTCOME_KEY.to_string(), retry());
+        assert_eq!(crawl.put_known(&failed, 5, 2), (AckStatus::Ok, true));
+        assert!(matches!(crawl.pages[0].mark(), Mark::Popped(_)));
+        assert_eq!(
+            crawl.pages[2].mark(),
+            Mark::Outside,
+            "c waits for a's report"
+        );
+        // Its queue serves `b` meanwhile, and `a` again from its date, before `c`.
+        assert_eq!(served(&mut crawl, 3), [b]);
+        crawl.put_known(&info(b, None, 0), 0, 3);
+        assert!(served(&mut crawl, 4).is_empty(), "a is not due before 5");
+        assert_eq!(served(&mut crawl, 5), [a]);
+        crawl.put_known(&info(a, None, 0), 0, 5);
+        assert_eq!(crawl.pages[0].mark(), Mark::Reported);
+        assert_eq!(served(&mut crawl, 6), [c]);
     }
 
     /// A sitemap's entry (no parent, `crawlrank.sitemap` in its metadata) is found without a

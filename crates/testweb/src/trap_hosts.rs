@@ -14,6 +14,7 @@
 //! | `retry-bad` | `k` = 0: 429 `Retry-After: soon`; `k` = 1: 429 `Retry-After: -5`; else the page | ignores the values, backs off as without one |
 //! | `retry-long` | `/p1`: always 429 with `Retry-After: 31536000` (a year); `/`: links `/p1` | gives `/p1` up at once (past `--max-retry-after`) |
 //! | `hop{i}` | `i` < [`HOP_HOSTS`]: 302 to `http://hop{i+1}.traps.crawlrank.test/`; then a page | follows at most `--max-redirects` of them |
+//! | `flaky` | `/p1`: always 500; else the page (`/` links `/p1`…`/p4`); not linked from the trap index | asks `/p1` 1 + `--max-retries` times, each after the back-off, fetching the host's other pages meanwhile |
 //!
 //! And one host per RFC 9309 case of robots.txt; each serves `/` linking `/private/x` and
 //! `/public` (leaf pages):
@@ -225,6 +226,14 @@ pub(crate) fn reply(state: &State, name: &str, path: &str) -> Option<Reply> {
             1 => refusal(429, Some("-5".into())),
             _ => pages(path, 2),
         },
+        "flaky" => {
+            state.count(name);
+            if path == "/p1" {
+                Reply::status_page(500)
+            } else {
+                pages(path, 4)
+            }
+        }
         "retry-long" => {
             state.count(name);
             if path == "/p1" {

@@ -253,6 +253,34 @@ impl FrontierClient {
         Ok(new as u64)
     }
 
+    /// Reports a page whose fetch is to be tried again from `at` (seconds since the epoch)
+    /// after `attempts` failed fetches, with `metadata` (its outcome [`crate::RETRY_OUTCOME`]
+    /// among them): its lease ends, and the frontier serves it again from `at` to whichever
+    /// worker asks, this one restarted included.
+    pub async fn retry_at(
+        &mut self,
+        leased: &UrlInfo,
+        metadata: Vec<(String, String)>,
+        attempts: u32,
+        at: u64,
+    ) -> Result<()> {
+        let mut page = self.info(leased.url.clone(), leased.key.clone());
+        page.metadata = leased.metadata.clone();
+        let attempts = (crate::ATTEMPTS_KEY.to_string(), attempts.to_string());
+        for (k, v) in metadata.into_iter().chain([attempts]) {
+            page.metadata.insert(k, StringList { values: vec![v] });
+        }
+        let known = UrlItem {
+            item: Some(url_item::Item::Known(KnownUrlItem {
+                info: Some(page),
+                refetchable_from_date: at,
+            })),
+            ..Default::default()
+        };
+        self.put(vec![known], "a page's retry").await?;
+        Ok(())
+    }
+
     /// Sets the delay between two answers of queue `key` (empty: the crawl's default), in
     /// whole seconds.
     pub async fn set_delay(&mut self, key: &str, secs: u32) -> Result<()> {

@@ -83,6 +83,14 @@ pub const DEFAULT_CRAWL: &str = "DEFAULT";
 pub const OUTCOME_KEY: &str = "crawlrank.outcome";
 /// The [`OUTCOME_KEY`] of a page that answered with a redirect.
 pub const REDIRECT_OUTCOME: &str = "redirect";
+/// The [`OUTCOME_KEY`] of a page whose fetch failed in a way a retry may mend (a 5xx, a
+/// timeout, a connection failure), reported with the date it may be tried again: crawlrank's
+/// service keeps it in the policy's order, unreported, and serves it again from that date
+/// (another server refetches it then).
+pub const RETRY_OUTCOME: &str = "retry";
+/// The metadata key of the number of failed fetches of a page that is tried again
+/// ([`RETRY_OUTCOME`]), so that whichever worker is served it next knows how many are left.
+pub const ATTEMPTS_KEY: &str = "crawlrank.attempts";
 /// The metadata key of a reported page's HTTP status (0: no answer).
 pub const HTTP_STATUS_KEY: &str = "crawlrank.http_status";
 

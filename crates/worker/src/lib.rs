@@ -64,12 +64,17 @@
 //!   lease of a URL of the host, before it ([`read_sitemaps`]); their entries are put into
 //!   the crawl marked as a sitemap's, which the service admits within the caps on hosts.
 //!
-//! What a worker does not do that `crawlrank crawl` does: the retry schedule
-//! across runs (a retryable failure is tried again at once,
-//! under the same lease, up to `max_retries` times with a doubling pause), and it keeps no
-//! state of its own beyond its WARC files: robots.txt answers and hosts' back-offs are kept
-//! in memory and fetched again by the next run. docs/frontier-service.md, "Workers", has the
-//! details.
+//! - **Retries**: a page whose fetch failed in a way a retry may mend (a 5xx other than 503,
+//!   a timeout, a connection failure) goes back to the frontier, reported with the outcome
+//!   `retry`, its count of attempts and a refetch date at the end of its back-off (doubling
+//!   from `retry_backoff`); crawlrank's service keeps it in the policy's order and serves it
+//!   again from that date, to this worker or another, in this run or a later one, its host
+//!   serving its other URLs meanwhile — the engine's retry schedule, kept in the frontier.
+//!
+//! What a worker does not keep that `crawlrank crawl` does: robots.txt answers and hosts'
+//! back-offs are kept in memory (robots.txt is tried again at once under the lease) and
+//! fetched again by the next run; its only files are its WARC files.
+//! docs/frontier-service.md, "Workers", has the details.
 
 #![warn(missing_docs)]
 
@@ -90,6 +95,7 @@ use tokio::task::JoinSet;
 
 pub use crawlrank_urlfrontier::{CrawlCounts, FrontierClient};
 
+use crawlrank_urlfrontier::{ATTEMPTS_KEY, RETRY_OUTCOME};
 /// The metadata keys a worker's report gives a page's outcome ([`Outcome::name`]) and HTTP
 /// status in: the API crate's, which the service reads too.
 pub use crawlrank_urlfrontier::{HTTP_STATUS_KEY, OUTCOME_KEY};
@@ -220,7 +226,8 @@ pub struct WorkerCounts {
     /// URLs under way: leased and not yet reported (waiting for a fetch slot, fetched, or
     /// being reported).
     pub in_flight: u64,
-    /// Requests tried again after a retryable failure.
+    /// Retries after a failure a retry may mend: a page's given back to the frontier with
+    /// its date, robots.txt's and sitemaps' made under the lease.
     pub retries: u64,
     /// Refusals (429, 503): each held its host's queue for every worker.
     pub rate_limited: u64,
@@ -762,15 +769,20 @@ async fn note_refusal(
         return Ok(refusal);
     };
     // Whole seconds, rounded up: the hold never ends before the host asked.
-    let until = hold_until
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() + u64::from(d.subsec_nanos() > 0));
+    let until = epoch_secs_up(hold_until);
     retrying(shared.cfg.frontier_retry, || {
         let mut c = frontier.clone();
         async move { c.block_queue_until(queue, until).await }
     })
     .await?;
     Ok(refusal)
+}
+
+/// `t` in whole seconds since the epoch, rounded up: the frontier's dates, which must not
+/// come before `t`.
+fn epoch_secs_up(t: SystemTime) -> u64 {
+    t.duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() + u64::from(d.subsec_nanos() > 0))
 }
 
 /// The pause before retry number `attempt` (0-based): the backoff, doubled each time.
@@ -1053,13 +1065,21 @@ fn report_metadata(outcome: &str, status: u16) -> Vec<(String, String)> {
     ]
 }
 
-/// What a leased URL's fetch ends in: a report to make (a page, or a URL given up), or
-/// nothing, for a refused URL left to its lease's end.
+/// What a leased URL's fetch ends in: a report to make (a page, or a URL given up), a
+/// retry to schedule, or nothing, for a refused URL left to its lease's end.
 enum Fetched {
     Report {
         done: Done,
         metadata: Vec<(String, String)>,
         links: Vec<String>,
+    },
+    /// A failure a retry may mend: the URL goes back to the frontier, to be served again from
+    /// `at` (seconds since the epoch) after `attempts` failed fetches.
+    Retry {
+        done: Done,
+        metadata: Vec<(String, String)>,
+        attempts: u32,
+        at: u64,
     },
     Deferred(Done),
 }
@@ -1092,6 +1112,21 @@ async fn fetch_one(shared: Arc<Shared>, frontier: FrontierClient, leased: UrlInf
     };
     match fetched {
         Fetched::Deferred(done) => Ok(done),
+        Fetched::Retry {
+            done,
+            metadata,
+            attempts,
+            at,
+        } => {
+            retrying(shared.cfg.frontier_retry, || {
+                let mut c = frontier.clone();
+                let metadata = metadata.clone();
+                let leased = &leased;
+                async move { c.retry_at(leased, metadata, attempts, at).await }
+            })
+            .await?;
+            Ok(done)
+        }
         Fetched::Report {
             mut done,
             metadata,
@@ -1156,7 +1191,15 @@ async fn fetch_leased(
     let refused_before = lock(&shared.refused, "refusal table")?
         .get(&leased.url)
         .copied();
-    let mut attempt = refused_before.unwrap_or(0);
+    // Failed fetches of the URL so far, by any worker (its retries' metadata), and refusals
+    // by this one.
+    let failed_before = leased
+        .metadata
+        .get(ATTEMPTS_KEY)
+        .and_then(|v| v.values.last())
+        .and_then(|a| a.parse::<u32>().ok())
+        .unwrap_or(0);
+    let mut attempt = refused_before.unwrap_or(0).max(failed_before);
     let fetch = loop {
         let f = shared.fetcher.page(&mut conn, &leased.url).await;
         if let Some(r) =
@@ -1184,10 +1227,21 @@ async fn fetch_leased(
             continue;
         }
         if f.retry.retryable && attempt < cfg.max_retries {
-            tokio::time::sleep(backoff(cfg, attempt)).await;
-            attempt += 1;
+            // Tried again after the back-off, as the engine does, but not under this lease:
+            // the URL goes back to the frontier, due at the back-off's end, and its host
+            // serves its other URLs meanwhile; the attempts go with it, to this worker or
+            // another, this run or the next.
+            let at = epoch_secs_up(SystemTime::now() + backoff(cfg, attempt));
+            if refused_before.is_some() {
+                lock(&shared.refused, "refusal table")?.remove(&leased.url);
+            }
             done.retries += 1;
-            continue;
+            return Ok(Fetched::Retry {
+                done,
+                metadata: report_metadata(RETRY_OUTCOME, f.status),
+                attempts: attempt + 1,
+                at,
+            });
         }
         break f;
     };

@@ -82,7 +82,8 @@ const WORKER_OPTIONS: &[(&str, InWorker)] = &[
     ("timeout", Honoured),
     ("max_body", Honoured),
     ("max_links_per_page", Honoured),
-    // Retries under the same lease, and refusals (429, 503) before a URL is given up.
+    // Retries (a page's through the frontier, after its back-off), and refusals (429, 503)
+    // before a URL is given up.
     ("max_retries", Honoured),
     (
         "max_pages_per_host",

@@ -12,9 +12,9 @@ use crawlrank_sim::{simulate, Reference, SimConfig, SimPolicy};
 use crawlrank_testweb::{max_in_flight_per_host, TestWebConfig};
 use crawlrank_worker::WorkerStop;
 use std::collections::HashMap;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// A web where every page is reachable from every page (a ring) and some pages are linked
 /// far more than others (chords `2v` and `3v+1` mod 300 land on few pages).
@@ -208,6 +208,83 @@ fn a_refusal_holds_the_hosts_queue_for_every_worker_until_retry_after() {
         2,
         "the waits outlast the leases: {k:?} {l:?}"
     );
+    service.shutdown();
+    web.shutdown_blocking();
+}
+
+/// A page whose fetch fails in a way a retry may mend (a 500) is tried again after the
+/// back-off, but not under its lease: it goes back to the service with its count of attempts,
+/// its host serves its other pages meanwhile, and a worker started after the first one
+/// stopped makes the attempts that are left, no more.
+#[test]
+fn a_retry_goes_back_to_the_service_and_outlives_its_worker() {
+    let g = crawlrank_testkit::ring_with_chords(4, &[]).csr();
+    let web = start_web_with(
+        &g,
+        TestWebConfig {
+            traps: true,
+            ..TestWebConfig::default()
+        },
+    );
+    let service = start_service("bfs", 16);
+    let host = "flaky.traps.crawlrank.test";
+    let mut first = worker_config(&web, &service.server, vec![format!("http://{host}/")]);
+    first.retry_backoff = Duration::from_secs(1);
+    let asked_p1 = || web.log().iter().any(|e| e.host == host && e.path == "/p1");
+    // The first worker is stopped once it asked for /p1: it reports what it fetched first.
+    let stop = AtomicBool::new(false);
+    let a = std::thread::scope(|s| {
+        let w = s.spawn(|| crawlrank_worker::run(&first, &stop, &mut |_| {}).unwrap());
+        let start = Instant::now();
+        while !asked_p1() && start.elapsed() < Duration::from_secs(30) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        stop.store(true, Ordering::SeqCst);
+        w.join().unwrap()
+    });
+    assert!(asked_p1(), "the first worker asked for /p1: {a:?}");
+    assert_eq!(a.stop, WorkerStop::Stopped, "{a:?}");
+    assert_eq!(a.counts.retries, 1, "one retry scheduled: {a:?}");
+    let mut second = first.clone();
+    second.seeds.clear();
+    let b = crawlrank_worker::run(&second, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    assert_eq!(b.stop, WorkerStop::Exhausted, "{b:?}");
+    assert_eq!(b.counts.retries, 1, "the second retry, then no more: {b:?}");
+    let mut log: Vec<_> = web
+        .log()
+        .into_iter()
+        .filter(|e| e.host == host && e.path != "/robots.txt")
+        .collect();
+    log.sort_by_key(|e| e.arrival);
+    let p1: Vec<usize> = (0..log.len()).filter(|&i| log[i].path == "/p1").collect();
+    assert_eq!(p1.len(), 3, "1 + --max-retries requests: {log:?}");
+    assert!(p1.iter().all(|&i| log[i].status == 500), "{log:?}");
+    let after = |k: usize| {
+        log[p1[k + 1]]
+            .arrival
+            .saturating_duration_since(log[p1[k]].finish)
+    };
+    assert!(
+        after(0) >= Duration::from_secs(1),
+        "{:?}: {log:?}",
+        after(0)
+    );
+    assert!(
+        after(1) >= Duration::from_secs(2),
+        "{:?}: {log:?}",
+        after(1)
+    );
+    assert!(
+        log[p1[0] + 1..p1[2]].iter().any(|e| e.path != "/p1"),
+        "the host's other pages are fetched during the back-off: {log:?}"
+    );
+    let mut ok: Vec<&str> = log
+        .iter()
+        .filter(|e| e.status == 200)
+        .map(|e| e.path.as_str())
+        .collect();
+    ok.sort_unstable();
+    assert_eq!(ok, ["/", "/p2", "/p3", "/p4"], "each once: {log:?}");
     service.shutdown();
     web.shutdown_blocking();
 }
