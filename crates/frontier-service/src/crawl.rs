@@ -86,8 +86,9 @@ enum Fetch {
 struct Page {
     /// Its URL and metadata.
     text: TextRef,
-    /// Its queue's key, shared with the queue ([`Queue::key`]): no string of its own.
-    queue: QueueKey,
+    /// Its queue's key, by its index among the crawl's keys ([`QueueKeys`]); `KeyId::MAX`
+    /// once deleted.
+    queue: KeyId,
     mark: PackedMark,
     fetch: PackedFetch,
     /// Leased until then (seconds since the epoch, [`date32`]); not leased when ≤ now.
@@ -99,12 +100,43 @@ struct Page {
     created: u32,
 }
 
-// A node holds one per URL: keep it at 40 bytes.
-const _: () = assert!(std::mem::size_of::<Page>() == 40);
+// A node holds one per URL: keep it at 32 bytes.
+const _: () = assert!(std::mem::size_of::<Page>() == 32);
 
-/// A queue's key as its pages share it: an `Arc<String>` is a thin pointer, 8 bytes a page
-/// where an `Arc<str>` takes 16.
+/// A queue's key as its queue and the crawl's indexes share it.
 type QueueKey = Arc<String>;
+
+/// A queue key's index among the crawl's keys ([`QueueKeys`]): a page names its queue in 4
+/// bytes.
+type KeyId = u32;
+
+/// Every queue key the crawl has seen, each once, by index ([`KeyId`]), in the order they
+/// came (so that replaying the calls gives the same indexes). A key is kept when its queue
+/// is deleted, and the queue gets its index back if the key comes again: keys are as many
+/// as the queues ever made, which their URLs outnumber.
+#[derive(Debug, Default)]
+struct QueueKeys {
+    keys: Vec<QueueKey>,
+    ids: HashMap<Box<str>, KeyId>,
+}
+
+impl QueueKeys {
+    /// The index of `key`, given one if new.
+    fn id(&mut self, key: &str) -> KeyId {
+        if let Some(&id) = self.ids.get(key) {
+            return id;
+        }
+        let id = KeyId::try_from(self.keys.len()).expect("fewer queue keys than page ids");
+        self.keys.push(Arc::new(key.to_string()));
+        self.ids.insert(key.into(), id);
+        id
+    }
+
+    /// The key of index `id`.
+    fn key(&self, id: KeyId) -> &QueueKey {
+        &self.keys[id as usize]
+    }
+}
 
 /// A [`Mark`] in 4 bytes: a pop number, or one of the three values no pop number reaches
 /// (a page is popped once, and page ids are 32-bit: a crawl pops fewer than 2^32 - 3 pages).
@@ -332,8 +364,8 @@ impl UrlIndex {
 /// One queue of the crawl: its URLs and what holds it back.
 #[derive(Debug, Default)]
 struct Queue {
-    /// Its key, which its pages share.
-    key: QueueKey,
+    /// The index its pages name it by, of its key among the crawl's ([`QueueKeys`]).
+    id: KeyId,
     /// Its live pages.
     pages: BTreeSet<PageId>,
     /// Seconds between two answers; `None`: the crawl's default.
@@ -783,6 +815,8 @@ pub struct Crawl {
     /// Live URL → page id.
     ids: UrlIndex,
     queues: BTreeMap<String, Queue>,
+    /// The queues' keys by the index the pages name them by.
+    keys: QueueKeys,
     /// Popped from the frontier, never fetched, not deleted: pop number → page (leased ones
     /// included), served in this order.
     ready: BTreeMap<u64, PageId>,
@@ -829,10 +863,14 @@ pub fn host_key(url: &str) -> Option<String> {
 }
 
 /// The queue `key`, created if new.
-fn queue_of<'a>(queues: &'a mut BTreeMap<String, Queue>, key: &str) -> &'a mut Queue {
+fn queue_of<'a>(
+    queues: &'a mut BTreeMap<String, Queue>,
+    keys: &mut QueueKeys,
+    key: &str,
+) -> &'a mut Queue {
     if !queues.contains_key(key) {
         let queue = Queue {
-            key: Arc::new(key.to_string()),
+            id: keys.id(key),
             ..Queue::default()
         };
         queues.insert(key.to_string(), queue);
@@ -878,6 +916,7 @@ impl Crawl {
             deferred: Deferred::default(),
             ids: UrlIndex::default(),
             queues: BTreeMap::new(),
+            keys: QueueKeys::default(),
             ready: BTreeMap::new(),
             pops: 0,
             default_delay: None,
@@ -961,9 +1000,9 @@ impl Crawl {
         if !self.queues.contains_key(&key) {
             self.by_time.insert((0, key.clone()));
         }
-        let queue = queue_of(&mut self.queues, &key);
+        let queue = queue_of(&mut self.queues, &mut self.keys, &key);
         queue.pages.insert(id);
-        let queue = queue.key.clone();
+        let queue = queue.id;
         let text = self.text.push(url, &metadata);
         self.pages.push(Page {
             text,
@@ -1111,7 +1150,7 @@ impl Crawl {
         let mark = p.mark();
         let queue = self
             .queues
-            .get_mut(&*p.queue)
+            .get_mut(self.keys.key(p.queue).as_str())
             .expect("a live page's queue exists");
         queue.leased.remove(&page);
         match before {
@@ -1130,7 +1169,7 @@ impl Crawl {
             }
         }
         if let Mark::Popped(seq) = mark {
-            let key = self.pages[page as usize].queue.clone();
+            let key = self.keys.key(self.pages[page as usize].queue).clone();
             self.leave_ready(page, seq, held, &key);
             if !retry {
                 self.report(page);
@@ -1260,7 +1299,7 @@ impl Crawl {
             let p = &self.pages[page as usize];
             Ranked {
                 url: self.text.url(p.text).to_string(),
-                key: p.queue.to_string(),
+                key: self.keys.key(p.queue).to_string(),
                 score: self.frontier.score(page),
                 state,
             }
@@ -1349,7 +1388,7 @@ impl Crawl {
             return Some(None);
         }
         self.ready.insert(seq, page);
-        let key = self.pages[page as usize].queue.clone();
+        let key = self.keys.key(self.pages[page as usize].queue).clone();
         if let Some(q) = self.queues.get_mut(&*key) {
             if q.unheld.insert(seq) {
                 self.unheld += 1;
@@ -1423,7 +1462,7 @@ impl Crawl {
             if !self.ready.contains_key(&seq) {
                 continue;
             }
-            let key = p.queue.clone();
+            let key = self.keys.key(p.queue).clone();
             if let Some(q) = self.queues.get_mut(&*key) {
                 if q.unheld.insert(seq) {
                     self.unheld += 1;
@@ -1509,10 +1548,14 @@ impl Crawl {
                 break;
             }
             let p = &self.pages[page as usize];
-            if p.held_until() > now || take.key.is_some_and(|k| k != p.queue.as_str()) {
+            if p.held_until() > now
+                || take
+                    .key
+                    .is_some_and(|k| k != self.keys.key(p.queue).as_str())
+            {
                 continue;
             }
-            let key = p.queue.clone();
+            let key = self.keys.key(p.queue).clone();
             self.open_queue(&mut selection, &key, take, now);
             if selection.try_take(&key) {
                 self.lease(page, take, now, out);
@@ -1589,7 +1632,7 @@ impl Crawl {
             let Some(popped) = self.pop() else { break };
             changed = true;
             let Some(page) = popped else { continue };
-            let key = self.pages[page as usize].queue.clone();
+            let key = self.keys.key(self.pages[page as usize].queue).clone();
             self.open_queue(&mut selection, &key, take, now);
             if selection.try_take(&key) {
                 self.lease(page, take, now, out);
@@ -1713,7 +1756,7 @@ impl Crawl {
             if out.len() - start >= take.max_urls {
                 break;
             }
-            if selection.try_take(&self.pages[page as usize].queue) {
+            if selection.try_take(self.keys.key(self.pages[page as usize].queue)) {
                 self.lease(page, take, now, out);
                 changed = true;
             }
@@ -1726,7 +1769,7 @@ impl Crawl {
                 continue;
             }
             if out.len() - start < take.max_urls
-                && selection.try_take(&self.pages[page as usize].queue)
+                && selection.try_take(self.keys.key(self.pages[page as usize].queue))
             {
                 self.lease(page, take, now, out);
                 changed = true;
@@ -1742,7 +1785,7 @@ impl Crawl {
             let Some(popped) = self.pop() else { break };
             changed = true;
             let Some(page) = popped else { continue };
-            if selection.try_take(&self.pages[page as usize].queue) {
+            if selection.try_take(self.keys.key(self.pages[page as usize].queue)) {
                 self.lease(page, take, now, out);
             } else {
                 unserved += 1;
@@ -1768,7 +1811,7 @@ impl Crawl {
         let p = &mut self.pages[page as usize];
         p.held_until = date32(until);
         let mut unheld_changed = false;
-        if let Some(q) = self.queues.get_mut(&*p.queue) {
+        if let Some(q) = self.queues.get_mut(self.keys.key(p.queue).as_str()) {
             q.leased.insert(page, until);
             if let Mark::Popped(seq) = p.mark() {
                 if q.unheld.remove(&seq) {
@@ -1779,13 +1822,13 @@ impl Crawl {
             }
         }
         if unheld_changed {
-            let key = p.queue.clone();
+            let key = self.keys.key(p.queue).clone();
             self.reindex(&key);
         }
         let p = &self.pages[page as usize];
         out.push(UrlInfo {
             url: self.text.url(p.text).to_string(),
-            key: p.queue.to_string(),
+            key: self.keys.key(p.queue).to_string(),
             metadata: self
                 .text
                 .metadata(p.text)
@@ -1807,7 +1850,8 @@ impl Crawl {
         self.caps.release(p.host);
         self.text
             .free(std::mem::replace(&mut p.text, TextRef::NONE));
-        let queue_key = std::mem::take(&mut p.queue);
+        let queue_key = self.keys.key(p.queue).clone();
+        p.queue = KeyId::MAX;
         let (mark, held, fetch) = (p.mark(), p.held_until(), p.fetch());
         self.compact_text();
         let links = self.deferred.take(page);
@@ -1989,7 +2033,7 @@ impl Crawl {
         );
         let info = UrlInfo {
             url: self.text.url(p.text).to_string(),
-            key: p.queue.to_string(),
+            key: self.keys.key(p.queue).to_string(),
             metadata,
             crawl_id: self.id.clone(),
         };
@@ -2014,7 +2058,7 @@ impl Crawl {
     /// `GetURLStatus`: the URL's item, if the crawl holds it (in queue `key` when given).
     pub fn url_status(&self, url: &str, key: Option<&str>, now: u64) -> Option<UrlItem> {
         let page = self.ids.get(&self.pages, &self.text, url)?;
-        if key.is_some_and(|k| k != self.pages[page as usize].queue.as_str()) {
+        if key.is_some_and(|k| k != self.keys.key(self.pages[page as usize].queue).as_str()) {
             return None;
         }
         Some(self.item(page, now))
@@ -2128,7 +2172,11 @@ impl Crawl {
                 };
                 PageCheckpoint {
                     url: self.text.url(p.text).to_string(),
-                    queue: p.queue.to_string(),
+                    queue: if p.is_deleted() {
+                        String::new()
+                    } else {
+                        self.keys.key(p.queue).to_string()
+                    },
                     metadata: self
                         .text
                         .metadata(p.text)
@@ -2279,15 +2327,15 @@ impl Crawl {
                     .admit(&origin, true)
                     .expect("no cap refuses a forced URL")
             };
-            let mut queue = QueueKey::default();
+            let mut queue = KeyId::MAX;
             if !p.deleted {
-                let q = queue_of(&mut crawl.queues, &p.queue);
+                let q = queue_of(&mut crawl.queues, &mut crawl.keys, &p.queue);
                 q.pages.insert(id);
                 if let Fetch::Due(d) = fetch {
                     q.due.insert((d, id));
                     crawl.due.insert((d, id));
                 }
-                queue = q.key.clone();
+                queue = q.id;
             }
             let links = p
                 .links
@@ -2316,7 +2364,7 @@ impl Crawl {
             });
         }
         for qc in c.queues {
-            let q = queue_of(&mut crawl.queues, &qc.key);
+            let q = queue_of(&mut crawl.queues, &mut crawl.keys, &qc.key);
             q.delay = qc.delay;
             q.blocked_until = qc.blocked_until;
             q.limit = qc.limit;
