@@ -11,7 +11,7 @@
 #
 # Other settings (environment): EVERY (a line every EVERY acks, default 1000000), OUT (state
 # and logs, default target/bench-puturls), COMMIT_MS (the service's --commit-interval; default:
-# the service's own), POLICY (fica), RAW (1: the client encodes its messages by hand rather than
+# the service's own), POLICY (fica), HOT (the service's --frontier-hot; default: its own), RAW (1: the client encodes its messages by hand rather than
 # through protobuf objects, and reads its acks from their bytes, to tell the client's cost from
 # the service's), AIO (1: the stream through grpcio's asyncio API), BATCH (B: B URLs a
 # message through PutDiscovered, URLFrontier's batched put, instead of PutURLs), SINK (1: no service,
@@ -41,6 +41,7 @@ done
 ((N > 0 && H > 0 && EVERY > 0)) || die "N, H and EVERY must be positive"
 [[ -z "${BATCH:-}" || "$BATCH" =~ ^[1-9][0-9]*$ ]] || die "BATCH must be a positive whole number, not '$BATCH'"
 [[ -z "${COMMIT_MS:-}" || "$COMMIT_MS" =~ ^[0-9]+$ ]] || die "COMMIT_MS must be a whole number, not '$COMMIT_MS'"
+[[ -z "${HOT:-}" || "$HOT" =~ ^[0-9]+$ ]] || die "HOT must be a whole number, not '$HOT'"
 python3 -c 'import grpc, grpc_tools' 2>/dev/null ||
     die "needs python3 with grpcio and grpcio-tools (python3 -m pip install grpcio grpcio-tools)"
 
@@ -72,7 +73,7 @@ release_bin_in_target
 
 rm -rf "$OUT/state"
 "$BIN" frontier serve --state "$OUT/state" --addr 127.0.0.1:0 --policy "$POLICY" \
-    ${COMMIT_MS:+--commit-interval "$COMMIT_MS"} >"$OUT/serve.log" 2>&1 &
+    ${COMMIT_MS:+--commit-interval "$COMMIT_MS"} ${HOT:+--frontier-hot "$HOT"} >"$OUT/serve.log" 2>&1 &
 SERVER=$!
 PIDS+=("$SERVER")
 ADDR=

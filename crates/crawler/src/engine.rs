@@ -499,9 +499,7 @@ pub fn crawl(
     result
 }
 
-/// Frontier entries kept in memory by default (16 bytes each: 64 MiB) before the cold part
-/// spills to disk: a crawl of a few million URLs never spills.
-pub const DEFAULT_FRONTIER_HOT: usize = 1 << 22;
+pub use crawlrank_frontier::DEFAULT_FRONTIER_HOT;
 
 /// The scratch directory of the frontier's cold part, inside the state (see
 /// [`Resources::frontier_hot`]).

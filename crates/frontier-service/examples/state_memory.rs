@@ -4,14 +4,15 @@
 //! each step. It isolates what the crawl state itself costs a URL from what the transport and
 //! the store's cache cost (`scripts/bench-puturls.sh` measures the whole service).
 //!
-//!   cargo run --release -p crawlrank-frontier-service --example state_memory -- [URLS] [HOSTS] [STEPS] [LINKED] [TEXT_DIR]
+//!   cargo run --release -p crawlrank-frontier-service --example state_memory -- [URLS] [HOSTS] [STEPS] [LINKED] [TEXT_DIR] [HOT]
 //!
 //! URLS (default 3,000,000) are `http://hH.example/pI` on HOSTS hosts (default 10,000), put in
 //! STEPS equal steps (default 3); with LINKED = 1 every URL but the first on its host is put as
 //! an out-link of the one before it on the same host (a `crawlrank.parent` metadata entry), as a
 //! worker's reports would, else all are seeds. With TEXT_DIR the pages' URLs and metadata go to
 //! scratch files there, as `frontier serve` keeps them (in its state directory); without, in
-//! memory.
+//! memory. With HOT (and TEXT_DIR) the frontier keeps HOT entries in memory and spills the
+//! rest to TEXT_DIR/spill, as `frontier serve --frontier-hot HOT` does; without, all in memory.
 
 use anyhow::Result;
 use crawlrank_frontier_service::{policy_spec, Call, FrontierState};
@@ -34,12 +35,19 @@ fn url(i: u64, hosts: u64) -> String {
 fn main() -> Result<()> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let text_dir = (args.len() > 4).then(|| std::path::PathBuf::from(args.remove(4)));
+    let hot: usize = match args.get(4) {
+        Some(_) => args.remove(4).parse()?,
+        None => 0,
+    };
     let args: Vec<u64> = args.iter().map(|a| a.parse()).collect::<Result<_, _>>()?;
     let urls = args.first().copied().unwrap_or(3_000_000);
     let hosts = args.get(1).copied().unwrap_or(10_000);
     let steps = args.get(2).copied().unwrap_or(3).max(1);
     let linked = args.get(3).copied().unwrap_or(0) == 1;
-    let spec = policy_spec("fica", None, None, 0)?;
+    let mut spec = policy_spec("fica", None, None, 0)?;
+    if let (Some(dir), true) = (&text_dir, hot > 0) {
+        spec.config.spill = Some(crawlrank_frontier::SpillConfig::new(dir.join("spill"), hot));
+    }
     let mut state = match &text_dir {
         Some(dir) => FrontierState::new_in(spec, dir)?,
         None => FrontierState::new(spec)?,

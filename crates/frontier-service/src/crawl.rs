@@ -77,11 +77,12 @@ enum Fetch {
     Done,
 }
 
-/// One URL of the crawl, in 40 bytes: its text (URL and metadata) is in the crawl's
+/// One URL of the crawl, in 28 bytes: its text (URL and metadata) is in the crawl's
 /// [`PageText`] (a deleted page has none: [`TextRef::NONE`]), the out-links learned for it
-/// in [`Crawl::deferred`], and its marks and dates are packed in 4 bytes each (`Mark` and
-/// `Fetch` as enums take 16 bytes each; dates are seconds since the epoch, which 32 bits hold
-/// until 2106: a later date is kept as the last they hold, see [`date32`]).
+/// in [`Crawl::deferred`], its lease in its queue's [`Queue::leased`], and its marks and dates
+/// are packed in 4 bytes each (`Mark` and `Fetch` as enums take 16 bytes each; dates are
+/// seconds since the epoch, which 32 bits hold until 2106: a later date is kept as the last
+/// they hold, see [`date32`]).
 #[derive(Debug)]
 struct Page {
     /// Its URL and metadata.
@@ -91,8 +92,6 @@ struct Page {
     queue: KeyId,
     mark: PackedMark,
     fetch: PackedFetch,
-    /// Leased until then (seconds since the epoch, [`date32`]); not leased when ≤ now.
-    held_until: u32,
     /// Its origin among the crawl's hosts (the caps count its URL there until deleted).
     host: OriginId,
     /// When it was created, in seconds since the epoch (the service's clock, which a
@@ -100,8 +99,8 @@ struct Page {
     created: u32,
 }
 
-// A node holds one per URL: keep it at 32 bytes.
-const _: () = assert!(std::mem::size_of::<Page>() == 32);
+// A node holds one per URL: keep it at 28 bytes.
+const _: () = assert!(std::mem::size_of::<Page>() == 28);
 
 /// A queue's key as its queue and the crawl's indexes share it.
 type QueueKey = Arc<String>;
@@ -216,11 +215,6 @@ impl Page {
 
     fn is_deleted(&self) -> bool {
         self.text == TextRef::NONE
-    }
-
-    /// The end of its lease (seconds since the epoch); not leased when ≤ now.
-    fn held_until(&self) -> u64 {
-        u64::from(self.held_until)
     }
 }
 
@@ -366,8 +360,10 @@ impl UrlIndex {
 struct Queue {
     /// The index its pages name it by, of its key among the crawl's ([`QueueKeys`]).
     id: KeyId,
-    /// Its live pages.
-    pages: BTreeSet<PageId>,
+    /// How many of the crawl's live pages are its own (they name it, [`Page::queue`]: a
+    /// queue keeps no set of its pages, which would cost a node about 10 bytes a URL; the
+    /// rare calls that want them, deleting and purging, look through the pages).
+    live: u64,
     /// Seconds between two answers; `None`: the crawl's default.
     delay: Option<u32>,
     /// Not served before this time (0: not blocked).
@@ -409,7 +405,7 @@ impl Queue {
     }
 
     fn active(&self) -> u64 {
-        self.pages.len() as u64 - self.completed
+        self.live - self.completed
     }
 
     fn is_blocked(&self, now: u64) -> bool {
@@ -611,9 +607,8 @@ impl UrlFilter {
     }
 }
 
-/// Where a scan of a crawl's URLs stopped ([`Crawl::scan_urls`]): the queue and the last page
-/// looked at.
-pub type ScanCursor = (String, PageId);
+/// Where a scan of a crawl's URLs stopped ([`Crawl::scan_urls`]): the last page looked at.
+pub type ScanCursor = PageId;
 
 /// One call made on a crawl's frontier, kept so that a copy of the frontier can be rebuilt
 /// (the frontier cannot be cloned) to look down the policy's order without popping the live
@@ -1001,7 +996,7 @@ impl Crawl {
             self.by_time.insert((0, key.clone()));
         }
         let queue = queue_of(&mut self.queues, &mut self.keys, &key);
-        queue.pages.insert(id);
+        queue.live += 1;
         let queue = queue.id;
         let text = self.text.push(url, &metadata);
         self.pages.push(Page {
@@ -1009,7 +1004,6 @@ impl Crawl {
             queue,
             mark: Mark::Outside.into(),
             fetch: Fetch::Never.into(),
-            held_until: 0,
             host,
             created: date32(now),
         });
@@ -1137,9 +1131,9 @@ impl Crawl {
                 Err(status) => return (status, false),
             },
         };
+        let held = self.held_until(page);
         let p = &mut self.pages[page as usize];
         p.text = self.text.replace_metadata(p.text, &metadata_of(info));
-        let held = u64::from(std::mem::take(&mut p.held_until));
         let before = p.fetch();
         p.fetch = if refetch == 0 {
             Fetch::Done
@@ -1309,7 +1303,7 @@ impl Crawl {
             .values()
             .take(limit)
             .map(|&page| {
-                let leased = self.pages[page as usize].held_until() > now;
+                let leased = self.held_until(page) > now;
                 ranked(page, if leased { "leased" } else { "waiting" })
             })
             .collect();
@@ -1456,7 +1450,7 @@ impl Crawl {
             let Mark::Popped(seq) = p.mark() else {
                 continue;
             };
-            if p.is_deleted() || p.fetch() != Fetch::Never || p.held_until() != until {
+            if p.is_deleted() || p.fetch() != Fetch::Never || self.held_until(page) != until {
                 continue;
             }
             if !self.ready.contains_key(&seq) {
@@ -1548,7 +1542,7 @@ impl Crawl {
                 break;
             }
             let p = &self.pages[page as usize];
-            if p.held_until() > now
+            if self.held_until(page) > now
                 || take
                     .key
                     .is_some_and(|k| k != self.keys.key(p.queue).as_str())
@@ -1747,7 +1741,7 @@ impl Crawl {
                     .due
                     .iter()
                     .take_while(|(d, _)| *d <= now)
-                    .filter(|(_, p)| self.pages[*p as usize].held_until() <= now)
+                    .filter(|&&(_, p)| self.held_until(p) <= now)
                     .take(*budget),
             );
         }
@@ -1765,7 +1759,7 @@ impl Crawl {
         let mut unserved = 0usize;
         let popped: Vec<PageId> = self.ready.values().copied().collect();
         for page in popped {
-            if self.pages[page as usize].held_until() > now {
+            if self.held_until(page) > now {
                 continue;
             }
             if out.len() - start < take.max_urls
@@ -1797,6 +1791,21 @@ impl Crawl {
 
     /// Records `now` as the last time each queue that served in this call did: their delays
     /// run from it.
+    /// The end of page `page`'s last lease (seconds since the epoch; 0: never leased since
+    /// its last update, or deleted), as its queue keeps it ([`Queue::leased`], the one record
+    /// of a lease: a page keeps none of its own).
+    fn held_until(&self, page: PageId) -> u64 {
+        let p = &self.pages[page as usize];
+        if p.queue == KeyId::MAX {
+            return 0;
+        }
+        self.queues
+            .get(self.keys.key(p.queue).as_str())
+            .and_then(|q| q.leased.get(&page))
+            .copied()
+            .unwrap_or(0)
+    }
+
     fn mark_served(&mut self, selection: &Selection, now: u64) {
         for key in &selection.served {
             if let Some(q) = self.queues.get_mut(key.as_str()) {
@@ -1808,8 +1817,7 @@ impl Crawl {
     fn lease(&mut self, page: PageId, take: &Take<'_>, now: u64, out: &mut Vec<UrlInfo>) {
         // The lease's end as the page keeps it ([`date32`]), in its indexes too.
         let until = u64::from(date32(now.saturating_add(take.lease_secs)));
-        let p = &mut self.pages[page as usize];
-        p.held_until = date32(until);
+        let p = &self.pages[page as usize];
         let mut unheld_changed = false;
         if let Some(q) = self.queues.get_mut(self.keys.key(p.queue).as_str()) {
             q.leased.insert(page, until);
@@ -1851,8 +1859,9 @@ impl Crawl {
         self.text
             .free(std::mem::replace(&mut p.text, TextRef::NONE));
         let queue_key = self.keys.key(p.queue).clone();
-        p.queue = KeyId::MAX;
-        let (mark, held, fetch) = (p.mark(), p.held_until(), p.fetch());
+        let (mark, fetch) = (p.mark(), p.fetch());
+        let held = self.held_until(page);
+        self.pages[page as usize].queue = KeyId::MAX;
         self.compact_text();
         let links = self.deferred.take(page);
         if let Mark::Popped(seq) = mark {
@@ -1860,7 +1869,7 @@ impl Crawl {
         }
         let mut active = true;
         if let Some(q) = self.queues.get_mut(&*queue_key) {
-            q.pages.remove(&page);
+            q.live -= 1;
             q.leased.remove(&page);
             match fetch {
                 Fetch::Never => {}
@@ -1885,12 +1894,22 @@ impl Crawl {
         active
     }
 
+    /// The live pages of the queue of index `queue`, or of every queue, in id order: a look
+    /// through every page (a queue keeps no set of its own).
+    fn pages_of(&self, queue: Option<KeyId>) -> Vec<PageId> {
+        (0..)
+            .zip(&self.pages)
+            .filter(|(_, p)| !p.is_deleted() && queue.is_none_or(|q| q == p.queue))
+            .map(|(id, _)| id)
+            .collect()
+    }
+
     /// Deletes a queue and its URLs; returns the number of its active URLs, `None` if there
     /// is no such queue.
     pub fn delete_queue(&mut self, key: &str) -> Option<u64> {
         let queue = self.queues.get(key)?;
         let active = queue.active();
-        let pages: Vec<PageId> = queue.pages.iter().copied().collect();
+        let pages = self.pages_of(Some(queue.id));
         for p in pages {
             self.delete_page(p);
         }
@@ -1907,13 +1926,15 @@ impl Crawl {
 
     /// Deletes the URLs first stored before `cutoff` (of one queue, or all); returns how many.
     pub fn purge(&mut self, key: Option<&str>, cutoff: u64) -> u64 {
-        let doomed: Vec<PageId> = self
-            .queues
-            .iter()
-            .filter(|(k, _)| key.is_none_or(|key| key == k.as_str()))
-            .flat_map(|(_, q)| q.pages.iter().copied())
-            .filter(|&p| u64::from(self.pages[p as usize].created) < cutoff)
-            .collect();
+        let queue = match key {
+            Some(k) => match self.queues.get(k) {
+                Some(q) => Some(q.id),
+                None => return 0,
+            },
+            None => None,
+        };
+        let mut doomed = self.pages_of(queue);
+        doomed.retain(|&p| u64::from(self.pages[p as usize].created) < cutoff);
         // The queues stay, with their settings, even when emptied.
         for &p in &doomed {
             self.delete_page(p);
@@ -1993,10 +2014,11 @@ impl Crawl {
             .map(|(k, _)| k.as_str())
     }
 
-    fn state_name(&self, page: &Page, now: u64) -> &'static str {
-        if page.held_until() > now {
+    fn state_name(&self, page: PageId, now: u64) -> &'static str {
+        if self.held_until(page) > now {
             return "leased";
         }
+        let page = &self.pages[page as usize];
         match (page.fetch(), page.mark()) {
             (Fetch::Never, Mark::Outside) => "deferred",
             (Fetch::Never, _) => "queued",
@@ -2028,7 +2050,7 @@ impl Crawl {
         metadata.insert(
             STATE_KEY.to_string(),
             StringList {
-                values: vec![self.state_name(p, now).to_string()],
+                values: vec![self.state_name(page, now).to_string()],
             },
         );
         let info = UrlInfo {
@@ -2064,13 +2086,14 @@ impl Crawl {
         Some(self.item(page, now))
     }
 
-    /// Looks at the URLs `filter` covers, queue by queue in key order and each in discovery
-    /// order, from after `from`, calling `visit` on each that matches until it returns false;
-    /// stops after looking at `budget` URLs. Returns where to go on, `None` when done. The
+    /// Looks at the URLs `filter` covers, in discovery order (page ids) across the queues,
+    /// from after `from`, calling `visit` on each that matches until it returns false;
+    /// stops after looking at `budget` pages. Returns where to go on, `None` when done. The
     /// service scans in such bounded steps, letting other calls in between, so that one
     /// listing of a large crawl does not hold the state for its whole length; a scan resumed
-    /// after changes sees each URL at most once (queues and pages are visited in key and id
-    /// order, and ids are never reused).
+    /// after changes sees each URL at most once (ids are never reused), and the URLs added
+    /// since it started too. A scan of one queue looks through every page (a queue keeps no
+    /// set of its pages), without reading their URLs.
     pub fn scan_urls(
         &self,
         filter: &UrlFilter,
@@ -2078,29 +2101,26 @@ impl Crawl {
         budget: usize,
         mut visit: impl FnMut(&Crawl, PageId) -> bool,
     ) -> Option<ScanCursor> {
-        use std::ops::Bound::{Excluded, Included, Unbounded};
-        let start: &str = match (&filter.key, from) {
-            (_, Some((k, _))) => k,
-            (Some(k), None) => k,
-            (None, None) => "",
+        let queue = match &filter.key {
+            Some(k) => match self.queues.get(k.as_str()) {
+                Some(q) => Some(q.id),
+                None => return None,
+            },
+            None => None,
         };
+        let start = from.map_or(0, |&last| last as usize + 1);
         let mut looked = 0usize;
-        for (key, queue) in self.queues.range::<str, _>((Included(start), Unbounded)) {
-            if filter.key.as_ref().is_some_and(|k| k != key) {
+        for (id, p) in (0..).zip(&self.pages).skip(start) {
+            if !p.is_deleted()
+                && queue.is_none_or(|q| q == p.queue)
+                && filter.matches(&self.text.url(p.text))
+                && !visit(self, id)
+            {
                 return None;
             }
-            let pages = match from {
-                Some((k, last)) if k == key => queue.pages.range((Excluded(*last), Unbounded)),
-                _ => queue.pages.range(..),
-            };
-            for &p in pages {
-                if filter.matches(&self.text.url(self.pages[p as usize].text)) && !visit(self, p) {
-                    return None;
-                }
-                looked += 1;
-                if looked >= budget {
-                    return Some((key.clone(), p));
-                }
+            looked += 1;
+            if looked >= budget {
+                return Some(id);
             }
         }
         None
@@ -2188,7 +2208,7 @@ impl Crawl {
                     pop,
                     fetch,
                     due,
-                    held_until: p.held_until(),
+                    held_until: self.held_until(i),
                     links: self.deferred.links(i).map(id).collect(),
                     deleted: p.is_deleted(),
                 }
@@ -2330,7 +2350,7 @@ impl Crawl {
             let mut queue = KeyId::MAX;
             if !p.deleted {
                 let q = queue_of(&mut crawl.queues, &mut crawl.keys, &p.queue);
-                q.pages.insert(id);
+                q.live += 1;
                 if let Fetch::Due(d) = fetch {
                     q.due.insert((d, id));
                     crawl.due.insert((d, id));
@@ -2358,7 +2378,6 @@ impl Crawl {
                 queue,
                 mark: mark.into(),
                 fetch: fetch.into(),
-                held_until: date32(p.held_until),
                 host,
                 created: date32(p.created),
             });

@@ -45,7 +45,11 @@ const BLOCK: usize = 4096;
 
 /// Where a page's record lives: in memory, its chunk (high 32 bits) and its offset there (low
 /// 32 bits); in a file, its offset.
+///
+/// Aligned on 4 bytes, not 8, so that a record holding it beside 4-byte fields needs no
+/// padding (the frontier service's page record is 28 bytes, not 32).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(C, packed(4))]
 pub struct TextRef(u64);
 
 impl TextRef {

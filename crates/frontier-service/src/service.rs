@@ -99,6 +99,10 @@ pub struct ServiceConfig {
     /// parent are seeds and pass the per-host and per-domain caps. `None`: the state's own, or
     /// the crawler's defaults for a new state. A state created with other bounds is refused.
     pub limits: Option<CrawlLimits>,
+    /// Entries each crawl's frontier keeps in memory when its policy keeps a priority
+    /// queue; the rest spill to sorted runs in `STATE/spill`, the order unchanged (the
+    /// crawler's `SpillingHeap`). 0 keeps them all in memory.
+    pub frontier_hot: usize,
 }
 
 /// Pages a service expects a crawl to reach when not told (as `crawlrank crawl`): it sets
@@ -148,6 +152,7 @@ impl ServiceConfig {
             time: TimeSource::System,
             commit_interval: Duration::from_millis(DEFAULT_COMMIT_INTERVAL_MS),
             limits: None,
+            frontier_hot: crawlrank_frontier::DEFAULT_FRONTIER_HOT,
         }
     }
 }
@@ -319,6 +324,10 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
 /// The folder of a state directory where its crawls keep their pages' URLs and metadata
 /// while the service runs (scratch, rebuilt from the store at every start).
 pub const PAGE_TEXT_DIR: &str = "page-text";
+
+/// The folder of a state directory where the crawls' frontiers keep their cold part
+/// ([`ServiceConfig::frontier_hot`]; scratch, cleared at every start).
+pub const SPILL_DIR: &str = "spill";
 
 /// Builds the state the store holds: its checkpoint (or its policy's empty state), with
 /// every call logged after it replayed in order.
@@ -563,12 +572,29 @@ pub struct FrontierService {
 impl FrontierService {
     /// Opens the state in `config.state_dir` and replays its log.
     pub fn open(config: ServiceConfig) -> Result<Self> {
-        let (mut store, spec) = Store::open(
+        let (mut store, mut spec) = Store::open(
             &config.state_dir,
             config.policy.as_ref(),
             &config.default_policy,
         )?;
         store.crawl_limits(config.limits.as_ref())?;
+        // The store is ours (its database is locked), so what a killed run left in the spill
+        // directory is scratch: the frontiers are rebuilt from the store, never from it.
+        let spill = config.state_dir.join(SPILL_DIR);
+        if spill.exists() {
+            std::fs::remove_dir_all(&spill).with_context(|| {
+                format!(
+                    "cannot clear the frontier's scratch directory {}",
+                    spill.display()
+                )
+            })?;
+        }
+        if config.frontier_hot > 0 {
+            spec.config.spill = Some(crawlrank_frontier::SpillConfig::new(
+                spill,
+                config.frontier_hot,
+            ));
+        }
         let state = load_state(&store, spec)?;
         let dead_letters = Arc::new(AtomicU64::new(store.dead_letters()?));
         let outbox_ready = Arc::new(tokio::sync::Notify::new());

@@ -62,6 +62,11 @@ pub use reorder::{ReorderJob, ReorderOutput, ReorderStats};
 pub use replay::{LogReplay, Logged, Replayed};
 pub use spill::{SpillConfig, SpillStatus, SpillingHeap};
 
+/// Entries a spilling frontier keeps in memory by default (16 bytes each: 64 MiB) before
+/// its cold part spills to disk, for `crawlrank crawl` and `crawlrank frontier serve` alike
+/// (`--frontier-hot`): a crawl of a few million URLs never spills.
+pub const DEFAULT_FRONTIER_HOT: usize = 1 << 22;
+
 /// A page: a dense id.
 pub type PageId = u32;
 

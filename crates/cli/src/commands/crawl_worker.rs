@@ -123,8 +123,8 @@ const WORKER_OPTIONS: &[(&str, InWorker)] = &[
     (
         "frontier_hot",
         Refused(
-            "the frontier is the service's (`crawlrank frontier serve`, which keeps it in \
-             memory), so nothing of a worker's spills",
+            "the frontier is the service's: give it to `crawlrank frontier serve \
+             --frontier-hot`",
         ),
     ),
     (

@@ -91,6 +91,11 @@ pub struct ServeArgs {
     /// call at once (calls arriving during a commit still share the next).
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_COMMIT_INTERVAL_MS)]
     pub commit_interval: u64,
+    /// Frontier entries each crawl keeps in memory (16 bytes each) when its policy keeps a
+    /// priority queue; the rest spill to sorted runs in STATE/spill, the order unchanged, as
+    /// `crawlrank crawl --frontier-hot` does. 0 keeps all in memory.
+    #[arg(long, value_name = "N", default_value_t = crawlrank_frontier::DEFAULT_FRONTIER_HOT)]
+    pub frontier_hot: usize,
     /// Most URLs kept per host (spider-trap cap), as `crawlrank crawl`: an out-link (a URL put
     /// with a parent, or a link of ReportPage) past it is skipped and counted; a URL put without
     /// a parent is a seed and passes this cap and the two per-domain ones. Default 100,000.
@@ -216,6 +221,7 @@ fn serve(args: ServeArgs) -> Result<()> {
         limits,
         max_waiting: args.max_waiting,
         commit_interval: Duration::from_millis(args.commit_interval),
+        frontier_hot: args.frontier_hot,
         ..ServiceConfig::new(&args.state)
     };
     let cluster = args.nats.as_ref().map(|nats| ClusterConfig {

@@ -296,6 +296,7 @@ fn a_worker_refuses_the_options_of_the_service_and_takes_its_own() {
             "these options do nothing in a crawl worker (--frontier):",
             "\n  --seen-cache: ",
             "\n  --frontier-hot: ",
+            "`crawlrank frontier serve --frontier-hot`",
             "\n  --expected-pages: ",
             "`crawlrank frontier serve --expected-pages`",
             "\n  --dashboard: ",

@@ -41,11 +41,14 @@ fn fetched(web: &TestWeb) -> Vec<u32> {
 /// The options both crawls are given besides their defaults: the policy, and with `expected`
 /// the web's size as `--expected-pages` (K = ceil(300/72) = 5, so that the batch policies
 /// reorder 60 times in the crawl and FICA's and IECA's `t` ticks as often, where the
-/// default of 100,000 expected pages gives K = 1389, more than the web's pages).
+/// default of 100,000 expected pages gives K = 1389, more than the web's pages) and a
+/// frontier that keeps 8 entries in memory, the rest spilled to disk (`--frontier-hot`,
+/// which must not change the order).
 fn policy_options(policy: &str, expected: bool) -> Vec<String> {
     let mut options = vec!["--policy".to_string(), policy.to_string()];
     if expected {
         options.extend(["--expected-pages".to_string(), PAGES.to_string()]);
+        options.extend(["--frontier-hot".to_string(), "8".to_string()]);
     }
     options
 }

@@ -16,7 +16,8 @@ impl Counts {
     pub(crate) fn bump(&mut self, page: PageId) -> u32 {
         let i = page as usize;
         if i >= self.0.len() {
-            self.0.resize((i + 1).max(self.0.len() * 3 / 2), 0);
+            // To the page and no further (see `PageTable::grow`).
+            self.0.resize(i + 1, 0);
         }
         self.0[i] += 1;
         self.0[i]

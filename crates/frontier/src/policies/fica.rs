@@ -38,8 +38,8 @@ impl PageValues {
     pub(crate) fn set(&mut self, page: PageId, v: f64) {
         let i = page as usize;
         if i >= self.values.len() {
-            let len = (i + 1).max(self.values.len() * 3 / 2);
-            self.values.resize(len, self.fill);
+            // To the page and no further (see `PageTable::grow`).
+            self.values.resize(i + 1, self.fill);
         }
         self.values[i] = v;
     }

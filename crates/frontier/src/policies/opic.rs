@@ -52,9 +52,10 @@ impl Opic {
     fn grow(&mut self, page: PageId) {
         let need = page as usize + 1;
         if need > self.cash.len() {
-            let len = need.max(self.cash.len() * 3 / 2);
-            self.cash.resize(len, self.initial);
-            self.history.resize(len, 0.0);
+            // To the page and no further: the vector's own growth reserves the room ahead
+            // without writing it, so that room costs no resident memory.
+            self.cash.resize(need, self.initial);
+            self.history.resize(need, 0.0);
         }
     }
 
