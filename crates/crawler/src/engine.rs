@@ -22,7 +22,6 @@ use crate::ranking::{
     merge_marks, SnapshotJob, SnapshotSchedule, PAGE_MARKS_SNAPSHOT, RANKING_SNAPSHOT,
 };
 use crate::resume;
-use crate::robots_table::{AfterFetch, HostRobots, RobotsTable};
 use crate::search_log::SearchLog;
 use crate::stats::Stats;
 use crate::store::{Event, Loaded, SeenReader, StepWrites, Store};
@@ -38,6 +37,7 @@ use crawlrank_fetch::fetch::{FetchConfig, PageFetch, RobotsFetch, SitemapFetch};
 use crawlrank_fetch::links;
 use crawlrank_fetch::page::{Outcome, PageMeta, TransportFailure};
 use crawlrank_fetch::robots::{self, RobotsRules};
+use crawlrank_fetch::robots_table::{AfterFetch, HostRobots, RobotsTable};
 use crawlrank_fetch::scope::{OutOfScope, Scope, ScopeConfig};
 use crawlrank_fetch::sitemap::{NotQueued, SitemapQueue};
 use crawlrank_fetch::warc::{WarcPosition, WarcWriter};

@@ -7,7 +7,6 @@
 //! | module | job |
 //! |---|---|
 //! | `engine` | the crawl loop: one thread owning the parts below, in the order of the frontier's calls; [`crawl`] |
-//! | `robots_table` | each origin's robots.txt state during a crawl: rules and their age, retries, giving up |
 //! | `politeness` | the scheduler: per-origin queues, one request in flight per origin, delays, retries' backoff |
 //! | `in_flight` | the requests in flight: fetch tasks on the I/O runtime and the channel back, each origin's kept connection lent and given back; fewer for a while when file descriptors run short |
 //! | `search_log` | the search log of the impact-aware policies, keyed by URL ([`SearchLog`]) |
@@ -63,7 +62,6 @@ mod politeness;
 mod ranking;
 mod resume;
 #[cfg(feature = "engine")]
-mod robots_table;
 mod search_log;
 #[cfg(feature = "engine")]
 mod signals;

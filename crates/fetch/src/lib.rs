@@ -20,6 +20,7 @@
 //! | [`fds`] | file descriptors: the bound a crawl needs, the open-file limit raised and checked, "too many open files" recognised |
 //! | `cpu` | the CPU work of fetching (parsing, WARC records) on a pool of one thread per core |
 //! | [`robots`] | robots.txt: what a file means for our agent, the answer worth keeping, 24 h freshness |
+//! | [`robots_table`] | each origin's robots.txt state in a crawl, the engine's and a worker's: rules and their age, retries, origins given up ([`robots_table::RobotsTable`]) |
 //! | [`sitemap`] | sitemaps: parsed, queued per origin and fetched as side requests — never pages |
 //! | [`links`] | streaming HTML link extraction (lol_html), URL normalisation, trap limits, [`origin_key`] |
 //! | [`scope`] | which URLs a crawl follows: same host or registrable domain as a seed, `--include`/`--exclude` |
@@ -29,6 +30,7 @@
 //!
 //! The files import each other one way only: [`fds`], [`page`], [`links`], [`addresses`],
 //! [`scope`], [`backoff`], [`robots`], `error` and `cpu` import no other; [`warc`] only [`fds`];
+//! [`robots_table`] only [`robots`] and [`page`];
 //! [`sitemap`] only [`links`] and [`scope`]; [`dns`] on [`fds`] and `error`; [`http`] on
 //! [`addresses`], [`dns`] and `error`; [`connections`] on [`http`]; [`fetch`] on all of those,
 //! and [`fetcher`] last, on [`fetch`] and [`http`]. No module prints or exits the process: errors
@@ -61,6 +63,7 @@ pub mod http;
 pub mod links;
 pub mod page;
 pub mod robots;
+pub mod robots_table;
 pub mod scope;
 pub mod sitemap;
 pub mod warc;

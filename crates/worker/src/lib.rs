@@ -79,6 +79,8 @@
 #![warn(missing_docs)]
 
 use anyhow::{Context, Result};
+use crawlrank_fetch::robots;
+use crawlrank_fetch::robots_table::{AfterFetch, HostRobots, RobotsTable};
 use crawlrank_fetch::sitemap::{NotQueued, SitemapQueue};
 use crawlrank_fetch::{
     normalize, origin_key, AddressGuard, Backoffs, FetchConfig, Fetcher, HostConnection, Outcome,
@@ -99,8 +101,6 @@ use crawlrank_urlfrontier::{ATTEMPTS_KEY, RETRY_OUTCOME};
 /// The metadata keys a worker's report gives a page's outcome ([`Outcome::name`]) and HTTP
 /// status in: the API crate's, which the service reads too.
 pub use crawlrank_urlfrontier::{HTTP_STATUS_KEY, OUTCOME_KEY};
-/// How long a host's robots.txt answer is used before it is fetched again.
-pub const ROBOTS_FRESH: Duration = Duration::from_secs(24 * 3600);
 /// The first pause between two `GetURLs` that found nothing; it doubles up to
 /// [`MAX_POLL`], and is back at this as soon as something was served.
 pub const MIN_POLL: Duration = Duration::from_millis(20);
@@ -257,10 +257,11 @@ pub struct WorkerReport {
     pub elapsed: f64,
 }
 
-/// A host's robots.txt as this worker knows it.
-struct KnownRobots {
-    rules: RobotsRules,
-    at: Instant,
+/// The robots.txt state of the origins this worker fetched from: the engine's table
+/// ([`RobotsTable`]), its origins numbered in the order they came.
+struct Robots {
+    table: RobotsTable,
+    ids: HashMap<String, u32>,
 }
 
 /// The sitemaps of the seeds' hosts still to read, as the engine keeps them: a host's
@@ -288,7 +289,7 @@ struct Shared {
     cfg: WorkerConfig,
     fetcher: Fetcher,
     scope: Scope,
-    robots: Mutex<HashMap<String, KnownRobots>>,
+    robots: Mutex<Robots>,
     sitemaps: Mutex<Sitemaps>,
     warc: Option<Mutex<WarcWriter>>,
     /// Hosts' back-offs after refusals, by a hash of their queue key.
@@ -565,7 +566,10 @@ async fn run_async(
         cfg: cfg.clone(),
         fetcher,
         scope,
-        robots: Mutex::new(HashMap::new()),
+        robots: Mutex::new(Robots {
+            table: RobotsTable::new(cfg.fetch.robots_agent(), cfg.max_retries),
+            ids: HashMap::new(),
+        }),
         sitemaps: Mutex::new(sitemaps),
         warc,
         backoffs: Mutex::new(Backoffs::new(cfg.max_retry_after)),
@@ -791,8 +795,10 @@ fn backoff(cfg: &WorkerConfig, attempt: u32) -> Duration {
         .saturating_mul(1u32.checked_shl(attempt).unwrap_or(u32::MAX))
 }
 
-/// `origin`'s robots.txt rules: known and fresh, or fetched now (retried while unreachable);
-/// `None` when it stays unreachable (nothing of the host may be fetched now).
+/// `origin`'s robots.txt rules, as the engine has them ([`RobotsTable`]): known and fresh,
+/// or fetched now, a failure tried again after the back-off as the table says; `None` when
+/// the table gives the origin up (a failure a retry cannot mend: nothing of it may be
+/// fetched). robots.txt that stays unreachable disallows everything, as in the engine.
 async fn robots_rules(
     shared: &Shared,
     frontier: &FrontierClient,
@@ -801,34 +807,46 @@ async fn robots_rules(
     queue: &str,
     done: &mut Done,
 ) -> Result<Option<RobotsRules>> {
-    if let Some(known) = lock(&shared.robots, "robots.txt table")?
-        .get(origin)
-        .filter(|k| k.at.elapsed() < ROBOTS_FRESH)
-    {
-        return Ok(Some(known.rules.clone()));
+    let known = |host: u32| -> Result<Option<Option<RobotsRules>>> {
+        let mut robots = lock(&shared.robots, "robots.txt table")?;
+        Ok(
+            match robots.table.lookup(host, robots::unix_now(), || None) {
+                HostRobots::Rules(rules) | HostRobots::StoredRules(rules) => Some(Some(rules)),
+                HostRobots::GiveUp(_) => Some(None),
+                HostRobots::Unknown => None,
+            },
+        )
+    };
+    let host = {
+        let mut robots = lock(&shared.robots, "robots.txt table")?;
+        let next = u32::try_from(robots.ids.len()).context("too many origins")?;
+        *robots.ids.entry(origin.to_string()).or_insert(next)
+    };
+    if let Some(rules) = known(host)? {
+        return Ok(rules);
     }
     let cfg = &shared.cfg;
-    let mut attempt = 0;
-    let fetched = loop {
+    let rules = loop {
         // The queue's delay, when the crawl sets one, spaces robots.txt's redirects too.
         let hop_delay = Duration::from_secs(cfg.delay_secs.unwrap_or(0).into());
         let f = shared.fetcher.robots(conn, origin, hop_delay).await;
         done.robots_requests += f.requests;
-        // A failure a retry cannot mend (an address the crawl refuses, a name that does not
-        // resolve…) is not tried again, as in the engine.
-        let retryable = f.failure.is_none_or(TransportFailure::retryable);
-        if matches!(f.rules, RobotsRules::Unreachable) && retryable && attempt < cfg.max_retries {
-            tokio::time::sleep(backoff(cfg, attempt)).await;
-            attempt += 1;
-            done.retries += 1;
-            continue;
+        let after = lock(&shared.robots, "robots.txt table")?.table.fetched(
+            host,
+            f.rules,
+            f.answer,
+            f.failure,
+            robots::unix_now(),
+        );
+        match after {
+            AfterFetch::Retry { attempt } => {
+                tokio::time::sleep(backoff(cfg, attempt)).await;
+                done.retries += 1;
+            }
+            AfterFetch::Settled { rules, .. } => break rules,
         }
-        break f;
     };
-    if matches!(fetched.rules, RobotsRules::Unreachable) {
-        return Ok(None);
-    }
-    if let RobotsRules::Rules(robot) = &fetched.rules {
+    if let RobotsRules::Rules(robot) = &rules {
         if cfg.fetch.sitemaps {
             // A seed host's `Sitemap:` files, behind its /sitemap.xml.
             let mut sitemaps = lock(&shared.sitemaps, "sitemap table")?;
@@ -841,7 +859,7 @@ async fn robots_rules(
             }
         }
     }
-    if let Some(delay) = fetched.rules.crawl_delay() {
+    if let Some(delay) = rules.crawl_delay() {
         // The host asks for more time between requests than the crawl's delay: its queue
         // gets it, for every worker (whole seconds, rounded up, capped).
         let secs = delay.min(cfg.max_crawl_delay).as_secs_f64().ceil() as u32;
@@ -853,14 +871,8 @@ async fn robots_rules(
             .await?;
         }
     }
-    lock(&shared.robots, "robots.txt table")?.insert(
-        origin.to_string(),
-        KnownRobots {
-            rules: fetched.rules.clone(),
-            at: Instant::now(),
-        },
-    );
-    Ok(Some(fetched.rules))
+    // As the table now has them: a failure that gives the origin up is `None`.
+    Ok(known(host)?.unwrap_or(Some(rules)))
 }
 
 /// Locks one of the tables the fetch tasks share (`what` names it in the error of a
@@ -1162,7 +1174,10 @@ async fn fetch_leased(
     };
     let rules = robots_rules(shared, frontier, &mut conn, &origin, &leased.key, &mut done).await?;
     let Some(rules) = rules else {
-        return Ok(given_up("robots-unreachable", done));
+        // Its robots.txt could not be asked for a reason a retry would not change (a name
+        // that does not resolve, an address the crawl refuses): given up, as the engine
+        // gives up every page of such a host, without a request.
+        return Ok(given_up(Outcome::FetchError.name(), done));
     };
     if cfg.fetch.sitemaps {
         let read = read_sitemaps(

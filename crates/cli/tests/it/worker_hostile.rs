@@ -345,9 +345,10 @@ fn a_worker_obeys_robots_txt_by_rfc_9309() {
         !log.iter().any(|e| e.path.starts_with("/disallowed/")),
         "a disallowed seed fetched"
     );
-    // /private/x and the seed disallowed, robots-500's page unreachable.
+    // /private/x, the seed and robots-500's page disallowed (a robots.txt that stays
+    // unreachable disallows everything, as in `crawl`).
     assert!(
-        out.contains("3 given up (2 disallowed by robots.txt)"),
+        out.contains("3 given up (3 disallowed by robots.txt)"),
         "{out}"
     );
     assert_one_request_at_a_time(&log);

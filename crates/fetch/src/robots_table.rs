@@ -1,14 +1,18 @@
-//! Each origin's robots.txt state during a crawl ([`RobotsTable`]), by origin id.
+//! Each origin's robots.txt state during a crawl ([`RobotsTable`]), by origin id: the one
+//! table `crawlrank crawl`'s engine and a `crawl --frontier` worker both keep.
 //!
-//! Why a table apart from the engine: what an origin's robots.txt state is — rules and their
-//! age, whether the answer an earlier run stored was looked up, failed attempts, a failure
-//! that gives the origin up — is decided here, in plain methods with the time passed in; the
-//! engine only acts on the answers (fetch the file, wait, count, apply the Crawl-delay). What
-//! a file means and how long an answer stays fresh is `crawlrank_fetch::robots`'s.
+//! Why a table apart from the fetching: what an origin's robots.txt state is — rules and
+//! their age, whether the answer an earlier run stored was looked up, failed attempts, a
+//! failure that gives the origin up — is decided here, in plain methods with the time passed
+//! in; the engine and the worker only act on the answers (fetch the file, wait, count, apply
+//! the Crawl-delay). What a file means and how long an answer stays fresh is
+//! [`crate::robots`]'s.
 
-use crawlrank_crawl_state::OriginId;
-use crawlrank_fetch::page::TransportFailure;
-use crawlrank_fetch::robots::{fresh, robots_rules, RobotsAnswer, RobotsRules, StoredRobots};
+use crate::page::TransportFailure;
+use crate::robots::{fresh, robots_rules, RobotsAnswer, RobotsRules, StoredRobots};
+
+/// An origin's id in a crawl (the crawl's own numbering of its origins, dense from 0).
+pub type OriginId = u32;
 
 /// Where a host stands with its robots.txt ([`RobotsTable::lookup`]).
 #[derive(Debug, Clone)]
@@ -74,8 +78,7 @@ pub struct RobotsTable {
 }
 
 impl RobotsTable {
-    /// A table for `agent` (see
-    /// [`FetchConfig::robots_agent`](crawlrank_fetch::FetchConfig::robots_agent)),
+    /// A table for `agent` (see `FetchConfig::robots_agent`),
     /// retrying a robots.txt that got no answer worth keeping `max_retries` times.
     pub fn new(agent: &str, max_retries: u32) -> Self {
         Self {
@@ -94,7 +97,7 @@ impl RobotsTable {
     }
 
     /// Where `host` (at `origin`) stands at `now` (seconds since the Unix epoch). Rules
-    /// older than [`MAX_AGE`](crawlrank_fetch::robots::MAX_AGE) are dropped, failures included, so the file is fetched again
+    /// older than [`MAX_AGE`](crate::robots::MAX_AGE) are dropped, failures included, so the file is fetched again
     /// (within a run longer than a day too); an answer stored by an earlier run, which
     /// `stored` reads (from the crawl's store, by origin), is used while fresh. `stored` is
     /// called once per host and run (again after its rules expire), so the answers of all
@@ -188,7 +191,7 @@ impl RobotsTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crawlrank_fetch::robots::MAX_AGE;
+    use crate::robots::MAX_AGE;
 
     fn body(text: &str) -> RobotsAnswer {
         RobotsAnswer::Body(text.as_bytes().to_vec())
