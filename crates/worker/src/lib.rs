@@ -38,8 +38,9 @@
 //!   doubling back-off, `crawlrank_fetch::backoff`), and the worker tells the service
 //!   `BlockQueueUntil` its end, so no worker is served the host's URLs before then. The
 //!   refused URL is tried again after the wait under its lease when the lease outlasts the
-//!   wait and a fetch; else it is left unreported, its lease runs out and the service serves
-//!   it again after the block. After `max_retries` refusals, or a `Retry-After` beyond
+//!   wait and a fetch; else it goes back to the frontier as a retry (below), due when the
+//!   hold ends, its refusals counted in its attempts. After `max_retries` refusals and
+//!   failures, or a `Retry-After` beyond
 //!   `max_retry_after`, the URL is reported as it was answered. Each other answer of the host
 //!   halves its back-off, and while some is left its queue is held that long after the
 //!   answer, as the engine spaces the requests of a host that backs off.
@@ -231,7 +232,8 @@ pub struct WorkerCounts {
     pub retries: u64,
     /// Refusals (429, 503): each held its host's queue for every worker.
     pub rate_limited: u64,
-    /// Refused URLs left to their lease's end, to be served again after the hold.
+    /// Refused URLs given back to the frontier, due when their host's hold ends (the wait
+    /// outlasted their lease), and URLs whose lease the host's sitemaps took, left to its end.
     pub deferred: u64,
     /// URLs given up because `Retry-After` asked more than `max_retry_after`.
     pub retry_after_too_long: u64,
@@ -294,9 +296,6 @@ struct Shared {
     warc: Option<Mutex<WarcWriter>>,
     /// Hosts' back-offs after refusals, by a hash of their queue key.
     backoffs: Mutex<Backoffs<u64>>,
-    /// Refusals so far of the URLs this worker left to their lease's end, so that a URL
-    /// refused again and again is given up after `max_retries` as in the engine.
-    refused: Mutex<HashMap<String, u32>>,
     /// One permit per fetch at once (`concurrency`): a leased URL is fetched under one.
     fetch_slots: tokio::sync::Semaphore,
 }
@@ -573,7 +572,6 @@ async fn run_async(
         sitemaps: Mutex::new(sitemaps),
         warc,
         backoffs: Mutex::new(Backoffs::new(cfg.max_retry_after)),
-        refused: Mutex::new(HashMap::new()),
         fetch_slots: tokio::sync::Semaphore::new(cfg.concurrency),
     });
     let max_leased = max_leased(cfg.concurrency) as u64;
@@ -1203,18 +1201,13 @@ async fn fetch_leased(
         done.robots_disallowed = true;
         return Ok(given_up(Outcome::RobotsDisallowed.name(), done));
     }
-    let refused_before = lock(&shared.refused, "refusal table")?
-        .get(&leased.url)
-        .copied();
-    // Failed fetches of the URL so far, by any worker (its retries' metadata), and refusals
-    // by this one.
-    let failed_before = leased
+    // Failed fetches and refusals of the URL so far, by any worker (its retries' metadata).
+    let mut attempt = leased
         .metadata
         .get(ATTEMPTS_KEY)
         .and_then(|v| v.values.last())
         .and_then(|a| a.parse::<u32>().ok())
         .unwrap_or(0);
-    let mut attempt = refused_before.unwrap_or(0).max(failed_before);
     let fetch = loop {
         let f = shared.fetcher.page(&mut conn, &leased.url).await;
         if let Some(r) =
@@ -1231,11 +1224,15 @@ async fn fetch_leased(
             attempt += 1;
             let at = Instant::now() + r.wait;
             if at + cfg.fetch.timeout > lease_end {
-                // The wait outlasts the lease: the URL goes back to the service when its
-                // lease runs out, and is served again after the hold.
-                lock(&shared.refused, "refusal table")?.insert(leased.url.clone(), attempt);
+                // The wait outlasts the lease: the URL goes back to the frontier, due when
+                // the hold ends, with its attempts.
                 done.deferred = true;
-                return Ok(Fetched::Deferred(done));
+                return Ok(Fetched::Retry {
+                    done,
+                    metadata: report_metadata(RETRY_OUTCOME, f.status),
+                    attempts: attempt,
+                    at: epoch_secs_up(SystemTime::now() + r.wait),
+                });
             }
             tokio::time::sleep_until(at.into()).await;
             done.retries += 1;
@@ -1247,9 +1244,6 @@ async fn fetch_leased(
             // serves its other URLs meanwhile; the attempts go with it, to this worker or
             // another, this run or the next.
             let at = epoch_secs_up(SystemTime::now() + backoff(cfg, attempt));
-            if refused_before.is_some() {
-                lock(&shared.refused, "refusal table")?.remove(&leased.url);
-            }
             done.retries += 1;
             return Ok(Fetched::Retry {
                 done,
@@ -1261,9 +1255,6 @@ async fn fetch_leased(
         break f;
     };
     archive(shared, &fetch.warc)?;
-    if refused_before.is_some() {
-        lock(&shared.refused, "refusal table")?.remove(&leased.url);
-    }
     let outcome = fetch.outcome.unwrap_or(Outcome::FetchError);
     done.fetched = fetch.status != 0;
     done.given_up = !done.fetched;

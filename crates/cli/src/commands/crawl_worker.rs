@@ -264,7 +264,7 @@ pub fn run(args: Args, given: &ArgMatches) -> Result<()> {
     };
     let k = &report.counts;
     println!(
-        "worker stopped: {why}; {} pages fetched in {:.1} s ({:.0} pages/s), {} given up ({} disallowed by robots.txt), {} robots.txt requests, {} retries, {} rate limited ({} left to their lease, {} retry after too long)",
+        "worker stopped: {why}; {} pages fetched in {:.1} s ({:.0} pages/s), {} given up ({} disallowed by robots.txt), {} robots.txt requests, {} retries, {} rate limited ({} given back until the hold's end, {} retry after too long)",
         k.fetched,
         report.elapsed,
         k.fetched as f64 / report.elapsed.max(1e-9),

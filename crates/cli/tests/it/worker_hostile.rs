@@ -248,7 +248,7 @@ fn a_worker_holds_a_refusing_host_until_its_retry_after() {
     assert_eq!(long.count(), 1);
     // 2 + 2 + 2 refusals, and the year; every wait within the lease (60 s).
     assert!(
-        out.contains("7 rate limited (0 left to their lease, 1 retry after too long)"),
+        out.contains("7 rate limited (0 given back until the hold's end, 1 retry after too long)"),
         "{out}"
     );
     assert_one_request_at_a_time(&log);
