@@ -33,7 +33,9 @@ use crawlrank_fetch::addresses::AddressGuard;
 use crawlrank_fetch::backoff::{Backoffs, RetryAfter};
 use crawlrank_fetch::connections::IDLE_GRACE;
 use crawlrank_fetch::fds::{self, FdBudget};
-use crawlrank_fetch::fetch::{FetchConfig, PageFetch, RobotsFetch, SitemapFetch};
+use crawlrank_fetch::fetch::{
+    FetchConfig, PageFetch, RobotsFetch, SitemapEnd, SitemapFetch, SitemapNext,
+};
 use crawlrank_fetch::links;
 use crawlrank_fetch::page::{Outcome, PageMeta, TransportFailure};
 use crawlrank_fetch::robots::{self, RobotsRules};
@@ -1502,7 +1504,7 @@ impl Engine {
     /// sitemaps and a redirect's target are queued, a sitemap's entries given to the frontier
     /// (crawlrank_fetch::sitemap) — and count it. One that found no file descriptor free is tried again
     /// soon, as if it had not been made.
-    fn handle_sitemap(&mut self, host: OriginId, f: SitemapFetch, now: Instant) -> Result<()> {
+    fn handle_sitemap(&mut self, host: OriginId, mut f: SitemapFetch, now: Instant) -> Result<()> {
         self.sched.finish(host, now);
         if f.failure == Some(TransportFailure::FdLimit) {
             self.fd_shortage(now);
@@ -1514,36 +1516,48 @@ impl Engine {
         // A refusal holds the host (Retry-After or its back-off) as a page's does; the
         // sitemap's own retries below wait at least that long.
         self.note_refusal(host, f.status, f.retry_after, now);
-        if f.retryable {
-            let attempts = self.sitemaps.failed(host);
-            if attempts <= self.cfg.politeness.max_retries {
+        let max_retries = self.cfg.politeness.max_retries;
+        let end = match f.settle(&mut self.sitemaps, host, max_retries) {
+            SitemapNext::Retry { attempt } => {
                 self.stats.retries += 1;
-                let backoff = self.backoff(attempts - 1);
+                let backoff = self.backoff(attempt);
                 self.sched.hold(host, now + backoff, now);
                 return Ok(());
             }
-        }
-        self.sitemap_done(host);
-        if f.failure.is_some() || f.too_large {
-            self.stats.sitemap_errors += 1;
-            return Ok(());
-        }
-        if let Some(target) = f.redirect {
-            // The target is fetched as a sitemap of its own (when on this host).
-            match target {
-                Ok(u) => self.queue_sitemap_of(host, &u),
-                Err(_) => self.stats.sitemap_errors += 1,
+            SitemapNext::Settled { done, end } => {
+                if let Some(q) = done {
+                    self.writes
+                        .sitemaps
+                        .push((q.seq, crawlrank_fetch::sitemap::DONE, q.url));
+                }
+                self.stats_dirty = true;
+                end
             }
-            return Ok(());
-        }
-        let Some(read) = f.parsed.filter(|_| (200..300).contains(&f.status)) else {
-            self.stats.sitemaps_not_found += 1;
-            return Ok(());
         };
-        if !read.is_sitemap {
-            self.stats.sitemaps_not_sitemap += 1;
-            return Ok(());
-        }
+        let read = match end {
+            SitemapEnd::Failed => {
+                self.stats.sitemap_errors += 1;
+                return Ok(());
+            }
+            // The target is fetched as a sitemap of its own (when on this host).
+            SitemapEnd::Redirect(Ok(u)) => {
+                self.queue_sitemap_of(host, &u);
+                return Ok(());
+            }
+            SitemapEnd::Redirect(Err(_)) => {
+                self.stats.sitemap_errors += 1;
+                return Ok(());
+            }
+            SitemapEnd::NotFound => {
+                self.stats.sitemaps_not_found += 1;
+                return Ok(());
+            }
+            SitemapEnd::NotSitemap => {
+                self.stats.sitemaps_not_sitemap += 1;
+                return Ok(());
+            }
+            SitemapEnd::Read(read) => read,
+        };
         self.stats.sitemaps_read += 1;
         self.stats.sitemap_dropped += u64::from(read.dropped);
         self.stats.sitemap_invalid += u64::from(read.invalid);

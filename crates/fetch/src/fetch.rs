@@ -897,6 +897,79 @@ pub struct SitemapFetch {
     pub warc: Vec<u8>,
 }
 
+/// What a sitemap's answer asks of the crawl whose queue it came from ([`SitemapFetch::settle`]).
+#[derive(Debug)]
+pub enum SitemapNext {
+    /// Ask it again after the back-off; `attempt` tries failed before this one (the back-off's
+    /// exponent).
+    Retry {
+        /// The failed tries before this one.
+        attempt: u32,
+    },
+    /// Taken off its host's queue (`done`, the entry it had there), and what it said.
+    Settled {
+        /// Its queue entry, now done.
+        done: Option<crate::sitemap::QueuedSitemap>,
+        /// What its answer said.
+        end: SitemapEnd,
+    },
+}
+
+/// What a sitemap that is off its queue said ([`SitemapNext::Settled`]).
+#[derive(Debug)]
+pub enum SitemapEnd {
+    /// No answer after the retries, or a body over the bound.
+    Failed,
+    /// A redirect: its target (`Err` when unusable), to be queued as a sitemap of its own
+    /// when it is on the same host.
+    Redirect(Result<String, crate::links::UrlRefusal>),
+    /// No 2xx answer.
+    NotFound,
+    /// A 2xx body that is neither a sitemap nor an index.
+    NotSitemap,
+    /// A sitemap, or an index ([`crate::sitemap::SitemapLinks::index`]) whose entries are
+    /// sitemaps to queue.
+    Read(crate::sitemap::SitemapLinks),
+}
+
+impl SitemapFetch {
+    /// The one rule by which `crawlrank crawl`'s engine and a `crawl --frontier` worker
+    /// follow a sitemap's answer, once a refusal has held its host (`Retry-After`, the
+    /// back-off): a failure a retry may mend is asked again `max_retries` times (counted
+    /// on the sitemap's entry in `queue`, under `host`), anything else takes the sitemap off
+    /// the queue and says what came of it.
+    pub fn settle(
+        &mut self,
+        queue: &mut crate::sitemap::SitemapQueue,
+        host: u32,
+        max_retries: u32,
+    ) -> SitemapNext {
+        if self.retryable {
+            let attempts = queue.failed(host);
+            if attempts <= max_retries {
+                return SitemapNext::Retry {
+                    attempt: attempts - 1,
+                };
+            }
+        }
+        let done = queue.pop(host);
+        let end = if self.failure.is_some() || self.too_large {
+            SitemapEnd::Failed
+        } else if let Some(target) = self.redirect.take() {
+            SitemapEnd::Redirect(target)
+        } else {
+            match self.parsed.take() {
+                Some(read) if (200..300).contains(&self.status) => match read.is_sitemap {
+                    true => SitemapEnd::Read(read),
+                    false => SitemapEnd::NotSitemap,
+                },
+                _ => SitemapEnd::NotFound,
+            }
+        };
+        SitemapNext::Settled { done, end }
+    }
+}
+
 /// Fetches `url` once as a sitemap on the host's connection `conn` if it has one (left
 /// there if it can take another request, else closed). Whatever its `Content-Type`, a 2xx
 /// body is read as a sitemap (a body that is not one says so: `is_sitemap` false). A

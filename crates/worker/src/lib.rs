@@ -80,13 +80,13 @@
 #![warn(missing_docs)]
 
 use anyhow::{Context, Result};
+use crawlrank_fetch::fetch::{SitemapEnd, SitemapNext};
 use crawlrank_fetch::robots;
 use crawlrank_fetch::robots_table::{AfterFetch, HostRobots, RobotsTable};
 use crawlrank_fetch::sitemap::{NotQueued, SitemapQueue};
 use crawlrank_fetch::{
     normalize, origin_key, AddressGuard, Backoffs, FetchConfig, Fetcher, HostConnection, Outcome,
-    Refusal, RetryAfter, RobotsRules, Scope, ScopeConfig, TransportFailure, WarcPosition,
-    WarcWriter,
+    Refusal, RetryAfter, RobotsRules, Scope, ScopeConfig, WarcPosition, WarcWriter,
 };
 use crawlrank_urlfrontier::proto::UrlInfo;
 use std::collections::HashMap;
@@ -930,7 +930,7 @@ async fn read_sitemaps(
         if requested || done.robots_requests > 0 {
             tokio::time::sleep(pause_before_next(shared, &leased.key, delay)?).await;
         }
-        let f = shared.fetcher.sitemap(conn, &url).await;
+        let mut f = shared.fetcher.sitemap(conn, &url).await;
         requested = true;
         done.sitemap_requests += 1;
         archive(shared, &f.warc)?;
@@ -953,30 +953,25 @@ async fn read_sitemaps(
             tokio::time::sleep_until(at.into()).await;
             continue;
         }
-        let mendable = f.failure.is_none_or(TransportFailure::retryable);
-        if f.retryable && mendable {
-            let attempts = lock(&shared.sitemaps, "sitemap table")?.queue.failed(host);
-            if attempts <= cfg.max_retries {
+        let settled = f.settle(
+            &mut lock(&shared.sitemaps, "sitemap table")?.queue,
+            host,
+            cfg.max_retries,
+        );
+        let read = match settled {
+            SitemapNext::Retry { attempt } => {
                 done.retries += 1;
-                tokio::time::sleep(backoff(cfg, attempts - 1)).await;
+                tokio::time::sleep(backoff(cfg, attempt)).await;
                 continue;
             }
-        }
-        lock(&shared.sitemaps, "sitemap table")?.queue.pop(host);
-        if f.failure.is_some() || f.too_large {
-            continue;
-        }
-        if let Some(target) = f.redirect {
-            if let Ok(u) = target {
-                lock(&shared.sitemaps, "sitemap table")?.push(host, origin, &u);
-            }
-            continue;
-        }
-        let Some(read) = f
-            .parsed
-            .filter(|r| (200..300).contains(&f.status) && r.is_sitemap)
-        else {
-            continue;
+            SitemapNext::Settled { end, .. } => match end {
+                SitemapEnd::Read(read) => read,
+                SitemapEnd::Redirect(Ok(u)) => {
+                    lock(&shared.sitemaps, "sitemap table")?.push(host, origin, &u);
+                    continue;
+                }
+                _ => continue,
+            },
         };
         if read.index {
             let mut sitemaps = lock(&shared.sitemaps, "sitemap table")?;
