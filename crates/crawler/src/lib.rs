@@ -61,7 +61,6 @@ mod in_flight;
 mod politeness;
 mod ranking;
 mod resume;
-#[cfg(feature = "engine")]
 mod search_log;
 #[cfg(feature = "engine")]
 mod signals;
