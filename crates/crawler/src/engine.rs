@@ -514,18 +514,8 @@ pub fn spill_dir(state_dir: &Path) -> PathBuf {
 /// directory — its runs, if it was killed — is scratch and removed first: the frontier is
 /// rebuilt from the log, never from them.
 fn with_spill(mut spec: PolicySpec, cfg: &CrawlConfig) -> Result<PolicySpec> {
-    let dir = spill_dir(&cfg.state_dir);
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir).with_context(|| {
-            format!(
-                "cannot clear the frontier's scratch directory {}",
-                dir.display()
-            )
-        })?;
-    }
-    if cfg.resources.frontier_hot > 0 {
-        spec.config.spill = Some(SpillConfig::new(dir, cfg.resources.frontier_hot));
-    }
+    spec.config.spill =
+        SpillConfig::for_crawl(spill_dir(&cfg.state_dir), cfg.resources.frontier_hot)?;
     Ok(spec)
 }
 

@@ -578,23 +578,11 @@ impl FrontierService {
             &config.default_policy,
         )?;
         store.crawl_limits(config.limits.as_ref())?;
-        // The store is ours (its database is locked), so what a killed run left in the spill
-        // directory is scratch: the frontiers are rebuilt from the store, never from it.
-        let spill = config.state_dir.join(SPILL_DIR);
-        if spill.exists() {
-            std::fs::remove_dir_all(&spill).with_context(|| {
-                format!(
-                    "cannot clear the frontier's scratch directory {}",
-                    spill.display()
-                )
-            })?;
-        }
-        if config.frontier_hot > 0 {
-            spec.config.spill = Some(crawlrank_frontier::SpillConfig::new(
-                spill,
-                config.frontier_hot,
-            ));
-        }
+        // The store is ours (its database is locked): the spill directory is scratch.
+        spec.config.spill = crawlrank_frontier::SpillConfig::for_crawl(
+            config.state_dir.join(SPILL_DIR),
+            config.frontier_hot,
+        )?;
         let state = load_state(&store, spec)?;
         let dead_letters = Arc::new(AtomicU64::new(store.dead_letters()?));
         let outbox_ready = Arc::new(tokio::sync::Notify::new());

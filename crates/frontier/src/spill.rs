@@ -109,6 +109,24 @@ pub struct SpillConfig {
 }
 
 impl SpillConfig {
+    /// The spilling of a crawl whose state is its own (its database locked by this process):
+    /// `dir` is cleared of whatever an earlier run left there — the runs of one killed, say —
+    /// since a frontier is rebuilt from the crawl's log, never from its spill; then spilling
+    /// into it with `hot_capacity` entries in memory, or none when `hot_capacity` is 0. For
+    /// `crawlrank crawl` and `crawlrank frontier serve` alike (`--frontier-hot`).
+    pub fn for_crawl(dir: PathBuf, hot_capacity: usize) -> anyhow::Result<Option<Self>> {
+        use anyhow::Context;
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).with_context(|| {
+                format!(
+                    "cannot clear the frontier's scratch directory {}",
+                    dir.display()
+                )
+            })?;
+        }
+        Ok((hot_capacity > 0).then(|| Self::new(dir, hot_capacity)))
+    }
+
     /// Spilling into `dir` with `hot_capacity` entries in memory; a write buffer of half that
     /// (between 1024 and 2^20 records) and at most 32 runs.
     pub fn new(dir: impl Into<PathBuf>, hot_capacity: usize) -> Self {

@@ -155,21 +155,26 @@ fn two_workers_share_a_crawl_and_fetch_each_page_once() {
     web.shutdown_blocking();
 }
 
+/// A small web with the trap hosts on, their refusals asking for `retry_after` seconds.
+fn trap_web(retry_after: u64) -> crawlrank_testweb::TestWeb {
+    let g = crawlrank_testkit::ring_with_chords(4, &[]).csr();
+    start_web_with(
+        &g,
+        TestWebConfig {
+            traps: true,
+            retry_after_secs: retry_after,
+            ..TestWebConfig::default()
+        },
+    )
+}
+
 /// A host that answers 429 with `Retry-After: 3` holds its queue for every worker: two
 /// workers, leases of 2 s (shorter than the wait, so the refused URL goes back to the
 /// service and is served again only when the hold is over), and no request reaches the host
 /// within 3 s of a refusal, whoever makes it. Every page of the host is fetched in the end.
 #[test]
 fn a_refusal_holds_the_hosts_queue_for_every_worker_until_retry_after() {
-    let g = crawlrank_testkit::ring_with_chords(4, &[]).csr();
-    let web = start_web_with(
-        &g,
-        TestWebConfig {
-            traps: true,
-            retry_after_secs: 3,
-            ..TestWebConfig::default()
-        },
-    );
+    let web = trap_web(3);
     let service = start_service("bfs", 16);
     let host = "retry-after.traps.crawlrank.test";
     let mut c = worker_config(&web, &service.server, vec![format!("http://{host}/")]);
@@ -218,14 +223,7 @@ fn a_refusal_holds_the_hosts_queue_for_every_worker_until_retry_after() {
 /// stopped makes the attempts that are left, no more.
 #[test]
 fn a_retry_goes_back_to_the_service_and_outlives_its_worker() {
-    let g = crawlrank_testkit::ring_with_chords(4, &[]).csr();
-    let web = start_web_with(
-        &g,
-        TestWebConfig {
-            traps: true,
-            ..TestWebConfig::default()
-        },
-    );
+    let web = trap_web(2);
     let service = start_service("bfs", 16);
     let host = "flaky.traps.crawlrank.test";
     let mut first = worker_config(&web, &service.server, vec![format!("http://{host}/")]);
