@@ -1789,8 +1789,6 @@ impl Crawl {
         changed
     }
 
-    /// Records `now` as the last time each queue that served in this call did: their delays
-    /// run from it.
     /// The end of page `page`'s last lease (seconds since the epoch; 0: never leased since
     /// its last update, or deleted), as its queue keeps it ([`Queue::leased`], the one record
     /// of a lease: a page keeps none of its own).
@@ -1806,6 +1804,8 @@ impl Crawl {
             .unwrap_or(0)
     }
 
+    /// Records `now` as the last time each queue that served in this call did: their delays
+    /// run from it.
     fn mark_served(&mut self, selection: &Selection, now: u64) {
         for key in &selection.served {
             if let Some(q) = self.queues.get_mut(key.as_str()) {

@@ -101,6 +101,17 @@ impl FrontierClient {
         }
     }
 
+    /// The leased URL as its known update names it: its metadata as leased, with `metadata`
+    /// set over it.
+    fn updated(&self, leased: &UrlInfo, metadata: Vec<(String, String)>) -> UrlInfo {
+        let mut page = self.info(leased.url.clone(), leased.key.clone());
+        page.metadata = leased.metadata.clone();
+        for (k, v) in metadata {
+            page.metadata.insert(k, StringList { values: vec![v] });
+        }
+        page
+    }
+
     /// Leases at most `max_queues` URLs, one per queue, for `lease` seconds: the queues that
     /// may serve now, in the frontier's order.
     pub async fn get_urls(&mut self, max_queues: usize, lease: u32) -> Result<Vec<UrlInfo>> {
@@ -199,11 +210,7 @@ impl FrontierClient {
         metadata: Vec<(String, String)>,
         links: Vec<String>,
     ) -> Result<u64> {
-        let mut page = self.info(leased.url.clone(), leased.key.clone());
-        page.metadata = leased.metadata.clone();
-        for (k, v) in metadata {
-            page.metadata.insert(k, StringList { values: vec![v] });
-        }
+        let page = self.updated(leased, metadata);
         if !self.is_plain() {
             let report = PageReport {
                 page: Some(KnownUrlItem {
@@ -242,14 +249,7 @@ impl FrontierClient {
         } else {
             self.put(items, "out-links").await?
         };
-        let known = UrlItem {
-            item: Some(url_item::Item::Known(KnownUrlItem {
-                info: Some(page),
-                refetchable_from_date: 0,
-            })),
-            ..Default::default()
-        };
-        self.put(vec![known], "a page's update").await?;
+        self.put(vec![known(page, 0)], "a page's update").await?;
         Ok(new as u64)
     }
 
@@ -264,20 +264,9 @@ impl FrontierClient {
         attempts: u32,
         at: u64,
     ) -> Result<()> {
-        let mut page = self.info(leased.url.clone(), leased.key.clone());
-        page.metadata = leased.metadata.clone();
         let attempts = (crate::ATTEMPTS_KEY.to_string(), attempts.to_string());
-        for (k, v) in metadata.into_iter().chain([attempts]) {
-            page.metadata.insert(k, StringList { values: vec![v] });
-        }
-        let known = UrlItem {
-            item: Some(url_item::Item::Known(KnownUrlItem {
-                info: Some(page),
-                refetchable_from_date: at,
-            })),
-            ..Default::default()
-        };
-        self.put(vec![known], "a page's retry").await?;
+        let page = self.updated(leased, metadata.into_iter().chain([attempts]).collect());
+        self.put(vec![known(page, at)], "a page's retry").await?;
         Ok(())
     }
 
@@ -391,6 +380,17 @@ pub fn is_unreachable(err: &anyhow::Error) -> bool {
             _ => false,
         }
     })
+}
+
+/// A known URL's update: done for good (`refetch` 0) or due again from `refetch`.
+fn known(info: UrlInfo, refetch: u64) -> UrlItem {
+    UrlItem {
+        item: Some(url_item::Item::Known(KnownUrlItem {
+            info: Some(info),
+            refetchable_from_date: refetch,
+        })),
+        ..Default::default()
+    }
 }
 
 fn discovered(info: UrlInfo) -> UrlItem {

@@ -1089,6 +1089,19 @@ enum Fetched {
     Deferred(Done),
 }
 
+impl Fetched {
+    /// The URL goes back to the frontier after `attempts` failed fetches (the last answered
+    /// `status`), due in `wait` (whole seconds, rounded up).
+    fn retry(done: Done, status: u16, attempts: u32, wait: Duration) -> Self {
+        Fetched::Retry {
+            done,
+            metadata: report_metadata(RETRY_OUTCOME, status),
+            attempts,
+            at: epoch_secs_up(SystemTime::now() + wait),
+        }
+    }
+}
+
 /// A URL given up without a fetch (`outcome`, status 0, no links): one the worker cannot or
 /// may not fetch.
 fn given_up(outcome: &str, mut done: Done) -> Fetched {
@@ -1222,12 +1235,7 @@ async fn fetch_leased(
                 // The wait outlasts the lease: the URL goes back to the frontier, due when
                 // the hold ends, with its attempts.
                 done.deferred = true;
-                return Ok(Fetched::Retry {
-                    done,
-                    metadata: report_metadata(RETRY_OUTCOME, f.status),
-                    attempts: attempt,
-                    at: epoch_secs_up(SystemTime::now() + r.wait),
-                });
+                return Ok(Fetched::retry(done, f.status, attempt, r.wait));
             }
             tokio::time::sleep_until(at.into()).await;
             done.retries += 1;
@@ -1238,14 +1246,9 @@ async fn fetch_leased(
             // the URL goes back to the frontier, due at the back-off's end, and its host
             // serves its other URLs meanwhile; the attempts go with it, to this worker or
             // another, this run or the next.
-            let at = epoch_secs_up(SystemTime::now() + backoff(cfg, attempt));
             done.retries += 1;
-            return Ok(Fetched::Retry {
-                done,
-                metadata: report_metadata(RETRY_OUTCOME, f.status),
-                attempts: attempt + 1,
-                at,
-            });
+            let wait = backoff(cfg, attempt);
+            return Ok(Fetched::retry(done, f.status, attempt + 1, wait));
         }
         break f;
     };
