@@ -11,7 +11,8 @@
 #       crawl's queue delay set before the cycle (default: the service's 1 s; 0 measures the
 #       service's own work rather than politeness). NODES (environment): comma-separated cluster
 #       sizes (default 1); sizes above 1 start nats-server and a cluster of that many nodes
-#       (client i puts to node i mod N and leases from every node in turn)
+#       (client i puts to node i mod N and leases from every node in turn). HOT (environment):
+#       each node's --frontier-hot (default: the service's own)
 set -euo pipefail
 export LC_ALL=C
 cd "$(dirname "$0")/.."
@@ -32,6 +33,7 @@ for w in $WINDOWS; do
 done
 NODES="${NODES:-1}"
 [[ "$NODES" =~ ^[0-9]+(,[0-9]+)*$ ]] || die "NODES must be a comma-separated list of numbers, not '$NODES'"
+[[ -z "${HOT:-}" || "$HOT" =~ ^[0-9]+$ ]] || die "HOT must be a whole number, not '$HOT'"
 [[ -z "${DELAY_S:-}" || "$DELAY_S" =~ ^[0-9]+$ ]] || die "DELAY_S must be a whole number of seconds, not '$DELAY_S'"
 # Debian installs nats-server outside a user's PATH.
 PATH="$PATH:/usr/sbin"

@@ -18,7 +18,8 @@
 //! nodes joined into one cluster (docs/scaling.md), client `i` talks to node `i mod N` only — its
 //! puts go to that node, which hands the URLs it does not own to their owners through JetStream
 //! before acknowledging them, and it leases from and reports to that node — and the rates are
-//! the whole cluster's. Every URL must come back from `GetURLs` exactly once (leases of 10 minutes, so
+//! the whole cluster's. HOT (environment) is each node's `--frontier-hot` (default: the service's
+//! own; a small one puts the frontier's cold part on disk). Every URL must come back from `GetURLs` exactly once (leases of 10 minutes, so
 //! none is served twice), which the example checks; the whole run gives up after 10 minutes. The service runs in this process on a
 //! runtime of its own (2 threads), the clients on another, so both sides share the machine's
 //! cores as a service and its crawlers on one machine would. docs/performance.md records the
@@ -137,6 +138,12 @@ fn start_nodes(
     commit: Duration,
     nats: Option<String>,
 ) -> Result<Vec<RunningServer>> {
+    let hot = match std::env::var("HOT") {
+        Ok(hot) => hot
+            .parse()
+            .context("HOT is a number of entries (the frontier's hot part)")?,
+        Err(_) => crawlrank_frontier_service::DEFAULT_NODE_FRONTIER_HOT,
+    };
     rt.block_on(async {
         let mut listeners = Vec::new();
         for _ in 0..nodes {
@@ -150,6 +157,7 @@ fn start_nodes(
         for (i, listener) in listeners.into_iter().enumerate() {
             let service = FrontierService::open(ServiceConfig {
                 commit_interval: commit,
+                frontier_hot: hot,
                 ..ServiceConfig::new(root.join(format!("node-{i}")))
             })?;
             if let Some(url) = &nats {

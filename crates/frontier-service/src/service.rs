@@ -22,6 +22,7 @@
 //! the calls after it go on. If the memory cannot be rebuilt, every changing call is refused
 //! from then on, saying why, until a restart.
 
+use crate::checkpoint::StateCheckpoint;
 use crate::cluster::{owner_of_item, Cluster, ClusterConfig, Delivered};
 use crate::crawl::{host_key, Capped, Crawl, UrlFilter};
 use crate::ext_proto::PageReport;
@@ -101,7 +102,8 @@ pub struct ServiceConfig {
     pub limits: Option<CrawlLimits>,
     /// Entries each crawl's frontier keeps in memory when its policy keeps a priority
     /// queue; the rest spill to sorted runs in `STATE/spill`, the order unchanged (the
-    /// crawler's `SpillingHeap`). 0 keeps them all in memory.
+    /// crawler's `SpillingHeap`). 0 keeps them all in memory. Default
+    /// [`DEFAULT_NODE_FRONTIER_HOT`].
     pub frontier_hot: usize,
 }
 
@@ -113,6 +115,12 @@ pub const DEFAULT_MAX_WAITING: usize = 4096;
 /// The default [`ServiceConfig::commit_interval`], in milliseconds: about one fsync on a
 /// common SSD, so a busy service's calls share commits while a lone call waits little.
 pub const DEFAULT_COMMIT_INTERVAL_MS: u64 = 5;
+/// Frontier entries a crawl of the service keeps in memory by default
+/// ([`ServiceConfig::frontier_hot`], `frontier serve --frontier-hot`): 2^16, about 1 MiB, where
+/// `crawl` keeps 2^22. A node is meant for 10^7–10^9 URLs, and the hot part only has to stay ahead
+/// of `GetURLs`: with 65,536 entries the leasing cycle runs as fast as with every entry in memory
+/// (docs/performance.md, "Frontier service throughput"), and each URL costs about 14 bytes less.
+pub const DEFAULT_NODE_FRONTIER_HOT: usize = 1 << 16;
 
 /// The policy spec of a service: policy `name` for crawls expected to reach
 /// `expected_pages` pages, with batch size `batch` (default ceil(R/72)) and the `random`
@@ -152,7 +160,7 @@ impl ServiceConfig {
             time: TimeSource::System,
             commit_interval: Duration::from_millis(DEFAULT_COMMIT_INTERVAL_MS),
             limits: None,
-            frontier_hot: crawlrank_frontier::DEFAULT_FRONTIER_HOT,
+            frontier_hot: DEFAULT_NODE_FRONTIER_HOT,
         }
     }
 }
@@ -333,16 +341,20 @@ pub const SPILL_DIR: &str = "spill";
 /// every call logged after it replayed in order.
 fn load_state(store: &Store, spec: PolicySpec) -> Result<FrontierState> {
     let cannot = || format!("cannot serve the frontier state {}", store.path().display());
-    let (checkpoint, calls) = store.load()?;
     // The pages' URLs and metadata go to scratch files beside the store, written again from
     // it now (crate::page_text).
     let text = store.path().with_file_name(PAGE_TEXT_DIR);
-    let mut state = match checkpoint {
-        Some(c) => FrontierState::from_checkpoint_in(spec, c, Some(&text)).with_context(cannot)?,
-        None => FrontierState::new_in(spec, &text).with_context(cannot)?,
-    }
-    .with_limits(store.limits());
-    for (i, logged) in calls.into_iter().enumerate() {
+    let limits = store.limits();
+    let start = |checkpoint: Option<StateCheckpoint>| -> Result<FrontierState> {
+        Ok(match checkpoint {
+            Some(c) => {
+                FrontierState::from_checkpoint_in(spec, c, Some(&text)).with_context(cannot)?
+            }
+            None => FrontierState::new_in(spec, &text).with_context(cannot)?,
+        }
+        .with_limits(limits))
+    };
+    let apply = |state: &mut FrontierState, i: u64, logged: LoggedCall| -> Result<()> {
         let Some(call) = &logged.call else {
             anyhow::bail!("call {i} after the checkpoint is empty");
         };
@@ -357,8 +369,9 @@ fn load_state(store: &Store, spec: PolicySpec) -> Result<FrontierState> {
                     store.path().display()
                 )
             })?;
-    }
-    Ok(state)
+        Ok(())
+    };
+    store.load(start, apply)
 }
 
 /// Calls logged since the last checkpoint before the log is compacted, at the least; more

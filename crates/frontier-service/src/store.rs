@@ -207,7 +207,7 @@ const FORMAT_V2: &str = "crawlrank-frontier-service-state/2";
 const FORMAT_V1: &str = "crawlrank-frontier-service-state/1";
 
 /// The database's page cache in memory.
-const CACHE_BYTES: usize = 64 << 20;
+const CACHE_BYTES: usize = 16 << 20;
 
 /// The database file inside a state directory.
 pub fn db_path(dir: &Path) -> PathBuf {
@@ -440,10 +440,17 @@ impl Store {
         self.next_call - self.first_call
     }
 
-    /// The checkpoint, if the log was ever compacted, and every call logged after it, in
-    /// order (read in one snapshot; an undecodable record is an error naming it).
-    pub fn load(&self) -> Result<(Option<StateCheckpoint>, Vec<LoggedCall>)> {
-        let read = || -> Result<(Option<StateCheckpoint>, Vec<LoggedCall>)> {
+    /// Reads the state back in one snapshot: `start` is given the checkpoint, if the log was
+    /// ever compacted, and builds what `apply` then gives every call logged after it, in
+    /// order, with its index among them. The calls are read one at a time, never held
+    /// together: a node's log can hold as many URLs as its state (an undecodable record is an
+    /// error naming it).
+    pub fn load<S>(
+        &self,
+        start: impl FnOnce(Option<StateCheckpoint>) -> Result<S>,
+        mut apply: impl FnMut(&mut S, u64, LoggedCall) -> Result<()>,
+    ) -> Result<S> {
+        let read = || -> Result<S> {
             let txn = self.db.begin_read()?;
             let checkpoint = match txn.open_table(CHECKPOINT) {
                 Ok(t) => match t.get("state")? {
@@ -456,20 +463,19 @@ impl Store {
                 Err(redb::TableError::TableDoesNotExist(_)) => None,
                 Err(e) => return Err(e.into()),
             };
+            let mut state = start(checkpoint)?;
             let calls = txn.open_table(CALLS)?;
-            let mut out = Vec::new();
             for (i, row) in calls.iter()?.enumerate() {
                 let (k, v) = row?;
                 let seq = self.first_call + i as u64;
                 if k.value() != seq {
                     bail!("call {seq} is missing from the log");
                 }
-                out.push(
-                    LoggedCall::decode(v.value())
-                        .with_context(|| format!("call {seq} of the log is undecodable"))?,
-                );
+                let call = LoggedCall::decode(v.value())
+                    .with_context(|| format!("call {seq} of the log is undecodable"))?;
+                apply(&mut state, i as u64, call)?;
             }
-            Ok((checkpoint, out))
+            Ok(state)
         };
         read().with_context(|| format!("cannot read the state in {}", self.path.display()))
     }
@@ -890,7 +896,12 @@ mod tests {
             (store.applied().unwrap(), store.dead_letters().unwrap()),
             (9, 1)
         );
-        assert_eq!(store.load().unwrap().1.len(), 2);
+        let count = |n: &mut u64, _, _| {
+            *n += 1;
+            Ok(())
+        };
+        let calls = store.load(|_| Ok(0), count).unwrap();
+        assert_eq!(calls, 2);
         assert_eq!(store.received(1, 99), from);
         assert_eq!(store.received(1, 98), Received::default());
         // The outbox item survived the restart; once sent and dropped, its number is never

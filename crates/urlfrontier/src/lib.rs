@@ -93,6 +93,12 @@ pub const RETRY_OUTCOME: &str = "retry";
 pub const ATTEMPTS_KEY: &str = "crawlrank.attempts";
 /// The metadata key of a reported page's HTTP status (0: no answer).
 pub const HTTP_STATUS_KEY: &str = "crawlrank.http_status";
+/// The metadata key of a reported page that said `noindex` (meta robots or `X-Robots-Tag`),
+/// its value `1`: recorded, not acted upon, as `crawlrank crawl` records it.
+pub const NOINDEX_KEY: &str = "crawlrank.noindex";
+/// The metadata key of a reported page's canonical URL (`link rel=canonical`), when it names
+/// a URL other than the page's own: recorded, not crawled, as `crawlrank crawl` records it.
+pub const CANONICAL_KEY: &str = "crawlrank.canonical";
 
 /// Metadata key naming the page a discovered URL was found on (crawlrank's own; wins over
 /// `url.path`).

@@ -99,9 +99,9 @@ use tokio::task::JoinSet;
 pub use crawlrank_urlfrontier::{CrawlCounts, FrontierClient};
 
 use crawlrank_urlfrontier::{ATTEMPTS_KEY, RETRY_OUTCOME};
-/// The metadata keys a worker's report gives a page's outcome ([`Outcome::name`]) and HTTP
-/// status in: the API crate's, which the service reads too.
-pub use crawlrank_urlfrontier::{HTTP_STATUS_KEY, OUTCOME_KEY};
+/// The metadata keys a worker's report gives a page's outcome ([`Outcome::name`]), HTTP
+/// status, `noindex` and canonical URL in: the API crate's, which the service reads too.
+pub use crawlrank_urlfrontier::{CANONICAL_KEY, HTTP_STATUS_KEY, NOINDEX_KEY, OUTCOME_KEY};
 /// The first pause between two `GetURLs` that found nothing; it doubles up to
 /// [`MAX_POLL`], and is back at this as soon as something was served.
 pub const MIN_POLL: Duration = Duration::from_millis(20);
@@ -242,6 +242,10 @@ pub struct WorkerCounts {
     pub sitemap_requests: u64,
     /// Sitemap entries put into the crawl (within the scope; the service counts those new).
     pub sitemap_entries: u64,
+    /// HTML pages that said `noindex` (reported with [`NOINDEX_KEY`]).
+    pub noindex_pages: u64,
+    /// HTML pages whose canonical URL is another (reported with [`CANONICAL_KEY`]).
+    pub canonical_pages: u64,
 }
 
 /// A worker's end.
@@ -316,6 +320,8 @@ struct Done {
     retry_after_too_long: bool,
     sitemap_requests: u64,
     sitemap_entries: u64,
+    noindex: bool,
+    canonical: bool,
 }
 
 /// Runs `call` (a call of the frontier) until it succeeds; while it fails because the
@@ -727,6 +733,8 @@ fn add(c: &mut WorkerCounts, d: Done) {
     c.rate_limited += d.rate_limited;
     c.deferred += u64::from(d.deferred);
     c.retry_after_too_long += u64::from(d.retry_after_too_long);
+    c.noindex_pages += u64::from(d.noindex);
+    c.canonical_pages += u64::from(d.canonical);
 }
 
 /// A queue key's hash, the key of its back-off.
@@ -1261,9 +1269,21 @@ async fn fetch_leased(
     links.retain(|l| shared.scope.check(l).is_ok());
     done.out_of_scope = (before - links.len()) as u64;
     done.links = links.len() as u64;
+    let mut metadata = report_metadata(outcome.name(), fetch.status);
+    // The page's marks, recorded as the engine records them (its `pages` table), not acted
+    // upon: a noindex page's links are followed, a canonical URL is not crawled.
+    let marks = fetch.directives;
+    done.noindex = marks.noindex;
+    if marks.noindex {
+        metadata.push((NOINDEX_KEY.to_string(), "1".to_string()));
+    }
+    if let Some(canonical) = marks.canonical {
+        done.canonical = true;
+        metadata.push((CANONICAL_KEY.to_string(), canonical));
+    }
     Ok(Fetched::Report {
         done,
-        metadata: report_metadata(outcome.name(), fetch.status),
+        metadata,
         links,
     })
 }

@@ -294,6 +294,15 @@ pub fn run(args: Args, given: &ArgMatches) -> Result<()> {
             k.sitemap_requests, k.sitemap_entries
         );
     }
+    if k.noindex_pages + k.canonical_pages > 0 {
+        println!(
+            "{} noindex pages, {} canonical pages (reported with {} and {})",
+            k.noindex_pages,
+            k.canonical_pages,
+            crawlrank_worker::NOINDEX_KEY,
+            crawlrank_worker::CANONICAL_KEY
+        );
+    }
     if let Some(dir) = &report.warc_dir {
         println!("WARC files in {}", dir.display());
     }

@@ -93,8 +93,9 @@ pub struct ServeArgs {
     pub commit_interval: u64,
     /// Frontier entries each crawl keeps in memory (16 bytes each) when its policy keeps a
     /// priority queue; the rest spill to sorted runs in STATE/spill, the order unchanged, as
-    /// `crawlrank crawl --frontier-hot` does. 0 keeps all in memory.
-    #[arg(long, value_name = "N", default_value_t = crawlrank_frontier::DEFAULT_FRONTIER_HOT)]
+    /// `crawlrank crawl --frontier-hot` does (whose default is 4,194,304: a node is meant for
+    /// more URLs). 0 keeps all in memory.
+    #[arg(long, value_name = "N", default_value_t = crawlrank_frontier_service::DEFAULT_NODE_FRONTIER_HOT)]
     pub frontier_hot: usize,
     /// Most URLs kept per host (spider-trap cap), as `crawlrank crawl`: an out-link (a URL put
     /// with a parent, or a link of ReportPage) past it is skipped and counted; a URL put without

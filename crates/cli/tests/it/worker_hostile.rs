@@ -13,7 +13,9 @@
 //! - `frontier serve --max-pages-per-host` bounds a spider trap's host, `--max-hops` a
 //!   calendar no URL rule sees;
 //! - links to loopback hosts other than the seeds' are never followed;
-//! - sitemaps are not read (a worker has no sitemaps; `crawl` on the same web reads them).
+//! - sitemaps are read as `crawl` reads them (the same files, each once);
+//! - pages that say `noindex` or name another canonical URL are reported with those marks,
+//!   which `crawl` records (crates/crawler/tests/it/direct.rs has its side).
 //!
 //! Each worker runs with the tests' usual speed-ups (`--delay 0 --concurrency 2 --timeout 5`,
 //! [`Worker::start`]) and `--idle-exit 5`; every other option is its default.
@@ -24,6 +26,7 @@ use common::serve::Serve;
 use common::workers::Worker;
 use crawlrank_graph::Csr;
 use crawlrank_testweb::{max_in_flight_per_host, LogEntry, TestWeb, TestWebConfig};
+use crawlrank_urlfrontier::proto::{url_item, UrlStatusRequest};
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
@@ -644,6 +647,118 @@ fn a_worker_follows_no_link_into_a_private_network_but_its_seeds_host() {
         .filter(|p| *p != "/robots.txt")
         .collect();
     assert_eq!(pages, ["/a", "/b", "/c"]);
+}
+
+/// A worker reports a page's `noindex` (meta robots or `X-Robots-Tag`) and its canonical URL
+/// when it names another, as `crawl` records them (the pages of
+/// `noindex_and_canonical_are_stored_and_exported`, crates/crawler/tests/it/direct.rs): in the
+/// page's metadata in the service, counted in the worker's summary, and not acted upon — a
+/// noindex page's links are followed, a canonical URL is not fetched.
+#[test]
+fn a_worker_reports_noindex_and_canonical_as_crawl_records_them() {
+    let page = |head: &str, body: &str| (200, head.to_string(), body.to_string());
+    let site = Site::start(
+        vec![TcpListener::bind("127.0.0.1:0").unwrap()],
+        HashMap::from([
+            (
+                "/".to_string(),
+                page(
+                    "",
+                    "<a href=\"/noindex.html\">a</a><a href=\"/header-noindex.html\">b</a>\
+                     <a href=\"/canonical.html?session=1\">c</a><a href=\"/self.html\">d</a>",
+                ),
+            ),
+            (
+                "/noindex.html".to_string(),
+                page(
+                    "",
+                    "<meta name=\"robots\" content=\"noindex\">\
+                     <a href=\"/after-noindex.html\">still followed</a>",
+                ),
+            ),
+            (
+                "/header-noindex.html".to_string(),
+                page("X-Robots-Tag: noindex\r\n", ""),
+            ),
+            (
+                "/canonical.html?session=1".to_string(),
+                page("", "<link rel=\"canonical\" href=\"/canonical.html\">"),
+            ),
+            (
+                "/self.html".to_string(),
+                page("", "<link rel=\"canonical\" href=\"/self.html\">"),
+            ),
+            ("/after-noindex.html".to_string(), page("", "")),
+        ]),
+    );
+    let base = format!("http://127.0.0.1:{}", site.port);
+    let dir = tempfile::tempdir().unwrap();
+    let serve = Serve::start(&dir.path().join("frontier"), &[]);
+    let seeds = dir.path().join("seeds.txt");
+    std::fs::write(&seeds, format!("{base}/\n")).unwrap();
+    let worker = Worker::direct(
+        &format!("http://{}", serve.addr),
+        &seeds,
+        &dir.path().join("worker"),
+        &["--idle-exit", "5"],
+    );
+    let (ok, out, stderr) = worker.finish(Duration::from_secs(60));
+    assert!(ok, "the worker failed: {out}\n{stderr}");
+    assert!(out.contains("6 pages fetched"), "{out}");
+    assert!(out.contains("2 noindex pages, 1 canonical pages"), "{out}");
+    let log = site.log();
+    assert!(!log.iter().any(|p| p == "/canonical.html"), "{log:?}");
+    assert!(log.iter().any(|p| p == "/after-noindex.html"), "{log:?}");
+
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let marks = rt.block_on(async {
+        let mut c = serve.client().await;
+        let mut marks = Vec::new();
+        for path in [
+            "/noindex.html",
+            "/header-noindex.html",
+            "/canonical.html?session=1",
+            "/self.html",
+            "/",
+        ] {
+            let item = c
+                .get_url_status(UrlStatusRequest {
+                    url: format!("{base}{path}"),
+                    ..Default::default()
+                })
+                .await
+                .unwrap()
+                .into_inner();
+            let Some(url_item::Item::Known(known)) = item.item else {
+                panic!("{path} is not known: {item:?}");
+            };
+            let meta = known.info.unwrap().metadata;
+            let value = |key: &str| meta.get(key).map(|v| v.values.join(","));
+            marks.push((
+                path,
+                value("crawlrank.noindex"),
+                value("crawlrank.canonical"),
+            ));
+        }
+        marks
+    });
+    assert_eq!(
+        marks,
+        [
+            ("/noindex.html", Some("1".to_string()), None),
+            ("/header-noindex.html", Some("1".to_string()), None),
+            (
+                "/canonical.html?session=1",
+                None,
+                Some(format!("{base}/canonical.html"))
+            ),
+            ("/self.html", None, None),
+            ("/", None, None),
+        ]
+    );
 }
 
 /// A worker reads its seed host's sitemaps as `crawl` does: the same sitemap files, each
