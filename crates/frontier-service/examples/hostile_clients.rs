@@ -13,6 +13,10 @@
 //! example with `--open DIR`), which reports the time `FrontierService::open` took and the
 //! process's peak memory; then once more after `FrontierService::compact` put the whole state
 //! in the checkpoint. docs/performance.md records the results.
+//!
+//! With `--open DIR` it only opens the state in DIR (printing the seconds and the peak MiB);
+//! with `--compact DIR` it opens the state and compacts it (printing both times and the peak
+//! memory once open and at the end): how a node's state of `scripts/bench-puturls.sh` restarts.
 
 mod common;
 
@@ -119,10 +123,31 @@ fn open_only(dir: &str) -> Result<()> {
     Ok(())
 }
 
+/// Opens the state in `dir`, then compacts it; prints the seconds each took, the process's
+/// peak memory once open (MiB) and at the end.
+fn compact_only(dir: &str) -> Result<()> {
+    let t = Instant::now();
+    let service = FrontierService::open(ServiceConfig::new(dir))?;
+    let open = t.elapsed().as_secs_f64();
+    let opened = peak_rss_mib();
+    let t = Instant::now();
+    service.compact()?;
+    let compact = t.elapsed().as_secs_f64();
+    drop(service);
+    println!(
+        "open {open:.2} s (peak {opened} MiB); compact {compact:.2} s; peak {} MiB",
+        peak_rss_mib()
+    );
+    Ok(())
+}
+
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--open") {
         return open_only(args.get(1).context("--open DIR")?);
+    }
+    if args.first().map(String::as_str) == Some("--compact") {
+        return compact_only(args.get(1).context("--compact DIR")?);
     }
     let arg = |i: usize, default: usize| -> Result<usize> {
         args.get(i).map_or(Ok(default), |s| {

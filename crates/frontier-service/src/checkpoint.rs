@@ -10,6 +10,14 @@
 //! A restart reads the checkpoint and replays only the calls logged after it
 //! (`crate::store`). The messages are prost's, like the log's records; every page id is
 //! written as a `uint64`.
+//!
+//! Why in parts: a node holds 10^8 URLs and more, and one message holding them all would need
+//! several times the state's memory to build or read (and past 4 GiB could not be stored in
+//! one value). The store therefore keeps each crawl's pages and frontier calls as a sequence
+//! of [`CheckpointPart`]s, built and read one at a time, beside a [`CrawlCheckpoint`] holding
+//! the rest, its `parted_pages` saying how many pages its parts hold. A checkpoint in one
+//! message (every page in `pages`, every call in `trace`: the store's format 4, and the tests'
+//! round trips) is read by the same code.
 
 use crate::proto::StringList;
 use std::collections::BTreeMap;
@@ -65,6 +73,9 @@ pub struct CrawlCheckpoint {
     /// the low 8, `u32::MAX` for none known (`crawlrank_crawl_state::Hops::to_packed`).
     #[prost(uint32, repeated, tag = "10")]
     pub hops: Vec<u32>,
+    /// Pages held by the crawl's [`CheckpointPart`]s, after those in `pages`.
+    #[prost(uint64, tag = "11")]
+    pub parted_pages: u64,
 }
 
 /// One page of a crawl.
@@ -146,3 +157,27 @@ pub struct QueueCheckpoint {
     #[prost(uint64, tag = "12")]
     pub head: u64,
 }
+
+/// A slice of one crawl's checkpoint, in order: the next pages (ids go on from the previous
+/// part's) and the next frontier calls (whole calls, as words of `CrawlCheckpoint::trace`).
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct CheckpointPart {
+    /// The next pages.
+    #[prost(message, repeated, tag = "1")]
+    pub pages: Vec<PageCheckpoint>,
+    /// The next frontier calls.
+    #[prost(uint64, repeated, tag = "2")]
+    pub trace: Vec<u64>,
+}
+
+/// Where one crawl's checkpoint parts come from: called with a callback, it gives it each part
+/// of the crawl, in order, and returns the first error either met.
+pub type PartSource<'a> =
+    &'a mut dyn FnMut(&mut dyn FnMut(CheckpointPart) -> anyhow::Result<()>) -> anyhow::Result<()>;
+
+/// Where a state's checkpoint parts come from: as [`PartSource`], for the crawl of the index
+/// given (its place in [`StateCheckpoint::crawls`]).
+pub type PartReader<'a> = &'a mut dyn FnMut(
+    u32,
+    &mut dyn FnMut(CheckpointPart) -> anyhow::Result<()>,
+) -> anyhow::Result<()>;

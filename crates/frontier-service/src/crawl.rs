@@ -24,7 +24,9 @@
 //! ([`Crawl::checkpoint`], [`Crawl::from_checkpoint`]: its fields, and its frontier rebuilt from
 //! the frontier calls it lists).
 
-use crate::checkpoint::{CrawlCheckpoint, PageCheckpoint, QueueCheckpoint};
+use crate::checkpoint::{
+    CheckpointPart, CrawlCheckpoint, PageCheckpoint, PartSource, QueueCheckpoint,
+};
 use crate::page_text::{Metadata, PageText, TextHome, TextRef};
 use crate::proto::{
     self, ack_message::Status as AckStatus, url_item, DiscoveredUrlItem, KnownUrlItem, StringList,
@@ -639,6 +641,33 @@ impl Traced<'_> {
                 frontier.on_crawled_split(p, links, usize::try_from(remote).unwrap_or(usize::MAX));
             }
             Traced::Offer(p, offer) => frontier.receive(p, &offer),
+        }
+    }
+
+    /// Appends this call to `out` as a checkpoint writes it (`CrawlCheckpoint::trace`).
+    fn encode(&self, out: &mut Vec<u64>) {
+        let id = |p: PageId| u64::from(p);
+        match *self {
+            Traced::Seed(p) => out.extend([0, id(p)]),
+            Traced::Pop => out.push(1),
+            Traced::Crawled(p, links) => {
+                out.extend([2, id(p), links.len() as u64]);
+                out.extend(links.iter().map(|&l| id(l)));
+            }
+            Traced::Split(p, links, remote, elsewhere) => {
+                out.extend([3, id(p), links.len() as u64]);
+                out.extend(links.iter().map(|&l| id(l)));
+                out.extend([remote, elsewhere]);
+            }
+            Traced::Offer(p, o) => out.extend([
+                4,
+                id(p),
+                o.outdegree,
+                o.distance.to_bits(),
+                o.t,
+                o.delta.to_bits(),
+                o.cash.to_bits(),
+            ]),
         }
     }
 }
@@ -2146,74 +2175,24 @@ impl Crawl {
         self.pages.len()
     }
 
-    /// The crawl's checkpoint (`crate::checkpoint`).
+    /// The crawl's checkpoint (`crate::checkpoint`) in one message: every page in `pages`,
+    /// every frontier call in `trace`.
     pub fn checkpoint(&self) -> CrawlCheckpoint {
+        let mut c = self.checkpoint_header();
+        c.parted_pages = 0;
+        let collect = |part: CheckpointPart| -> Result<(), std::convert::Infallible> {
+            c.pages.extend(part.pages);
+            c.trace.extend(part.trace);
+            Ok(())
+        };
+        let Ok(()) = self.checkpoint_parts(usize::MAX, usize::MAX, collect);
+        c
+    }
+
+    /// The crawl's checkpoint but its pages and frontier calls, which
+    /// [`checkpoint_parts`](Self::checkpoint_parts) gives.
+    pub fn checkpoint_header(&self) -> CrawlCheckpoint {
         let id = |p: PageId| u64::from(p);
-        let mut trace = Vec::with_capacity(self.trace.words.len());
-        for call in self.trace.iter() {
-            match call {
-                Traced::Seed(p) => trace.extend([0, id(p)]),
-                Traced::Pop => trace.push(1),
-                Traced::Crawled(p, links) => {
-                    trace.extend([2, id(p), links.len() as u64]);
-                    trace.extend(links.iter().map(|&l| id(l)));
-                }
-                Traced::Split(p, links, remote, elsewhere) => {
-                    trace.extend([3, id(p), links.len() as u64]);
-                    trace.extend(links.iter().map(|&l| id(l)));
-                    trace.extend([remote, elsewhere]);
-                }
-                Traced::Offer(p, o) => trace.extend([
-                    4,
-                    id(p),
-                    o.outdegree,
-                    o.distance.to_bits(),
-                    o.t,
-                    o.delta.to_bits(),
-                    o.cash.to_bits(),
-                ]),
-            }
-        }
-        let pages = self
-            .pages
-            .iter()
-            .zip(0..)
-            .map(|(p, i): (_, PageId)| {
-                let (mark, pop) = match p.mark() {
-                    Mark::Outside => (0, 0),
-                    Mark::Queued => (1, 0),
-                    Mark::Popped(seq) => (2, seq),
-                    Mark::Reported => (3, 0),
-                };
-                let (fetch, due) = match p.fetch() {
-                    Fetch::Never => (0, 0),
-                    Fetch::Due(d) => (1, d),
-                    Fetch::Done => (2, 0),
-                };
-                PageCheckpoint {
-                    url: self.text.url(p.text).to_string(),
-                    queue: if p.is_deleted() {
-                        String::new()
-                    } else {
-                        self.keys.key(p.queue).to_string()
-                    },
-                    metadata: self
-                        .text
-                        .metadata(p.text)
-                        .into_iter()
-                        .map(|(k, values)| (k, StringList { values }))
-                        .collect(),
-                    created: u64::from(p.created),
-                    mark,
-                    pop,
-                    fetch,
-                    due,
-                    held_until: self.held_until(i),
-                    links: self.deferred.links(i).map(id).collect(),
-                    deleted: p.is_deleted(),
-                }
-            })
-            .collect();
         let queues = self
             .queues
             .iter()
@@ -2243,9 +2222,9 @@ impl Crawl {
             id: self.id.clone(),
             default_delay: self.default_delay,
             pops: self.pops,
-            pages,
+            pages: Vec::new(),
             queues,
-            trace,
+            trace: Vec::new(),
             ready: self.ready.iter().flat_map(|(&s, &p)| [s, id(p)]).collect(),
             ready_leases: self
                 .ready_leases
@@ -2254,133 +2233,115 @@ impl Crawl {
                 .collect(),
             capped: self.capped.counts().to_vec(),
             hops: self.hops.to_packed(),
+            parted_pages: self.pages.len() as u64,
         }
     }
 
-    /// The crawl a checkpoint holds, ordered by `spec`'s policy: its frontier rebuilt by
-    /// replaying the frontier calls it lists, its indexes from its pages and queues. `Err`
-    /// names what in the checkpoint does not fit.
+    /// Gives `each` the crawl's pages and frontier calls as parts, in order, each built when
+    /// asked: at most `max_pages` pages a part, and frontier calls until a part holds
+    /// `max_words` words or more (whole calls).
+    pub fn checkpoint_parts<E>(
+        &self,
+        max_pages: usize,
+        max_words: usize,
+        mut each: impl FnMut(CheckpointPart) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut calls = self.trace.iter();
+        let mut next_page: usize = 0;
+        loop {
+            let mut part = CheckpointPart::default();
+            let end = next_page.saturating_add(max_pages).min(self.pages.len());
+            part.pages = (next_page..end)
+                .map(|i| self.page_checkpoint(i as PageId))
+                .collect();
+            next_page = end;
+            while part.trace.len() < max_words {
+                let Some(call) = calls.next() else { break };
+                call.encode(&mut part.trace);
+            }
+            if part.pages.is_empty() && part.trace.is_empty() {
+                return Ok(());
+            }
+            each(part)?;
+        }
+    }
+
+    /// One page as a checkpoint holds it.
+    fn page_checkpoint(&self, i: PageId) -> PageCheckpoint {
+        let p = &self.pages[i as usize];
+        let (mark, pop) = match p.mark() {
+            Mark::Outside => (0, 0),
+            Mark::Queued => (1, 0),
+            Mark::Popped(seq) => (2, seq),
+            Mark::Reported => (3, 0),
+        };
+        let (fetch, due) = match p.fetch() {
+            Fetch::Never => (0, 0),
+            Fetch::Due(d) => (1, d),
+            Fetch::Done => (2, 0),
+        };
+        PageCheckpoint {
+            url: self.text.url(p.text).to_string(),
+            queue: if p.is_deleted() {
+                String::new()
+            } else {
+                self.keys.key(p.queue).to_string()
+            },
+            metadata: self
+                .text
+                .metadata(p.text)
+                .into_iter()
+                .map(|(k, values)| (k, StringList { values }))
+                .collect(),
+            created: u64::from(p.created),
+            mark,
+            pop,
+            fetch,
+            due,
+            held_until: self.held_until(i),
+            links: self.deferred.links(i).map(u64::from).collect(),
+            deleted: p.is_deleted(),
+        }
+    }
+
+    /// The crawl a checkpoint in one message holds ([`checkpoint`](Self::checkpoint)); see
+    /// [`from_checkpoint_parts`](Self::from_checkpoint_parts).
     pub fn from_checkpoint(
         c: CrawlCheckpoint,
         spec: &PolicySpec,
         home: &TextHome,
     ) -> anyhow::Result<Self> {
-        use anyhow::{bail, Context};
+        Self::from_checkpoint_parts(c, spec, home, &mut |_| Ok(()))
+    }
+
+    /// The crawl a checkpoint holds, ordered by `spec`'s policy: its frontier rebuilt by
+    /// replaying the frontier calls it lists, its indexes from its pages and queues; the pages
+    /// and calls of `c` first, then those of the parts `parts` gives its callback, in order.
+    /// `Err` names what in the checkpoint does not fit.
+    pub fn from_checkpoint_parts(
+        mut c: CrawlCheckpoint,
+        spec: &PolicySpec,
+        home: &TextHome,
+        parts: PartSource<'_>,
+    ) -> anyhow::Result<Self> {
+        use anyhow::bail;
         let mut crawl = Crawl::new_in(&c.id, spec, home)?;
         crawl.capped = Capped::from_slice(&c.capped);
         crawl.hops = Hops::from_packed(&c.hops);
-        let n = c.pages.len() as u64;
-        let page = |v: u64| -> anyhow::Result<PageId> {
-            if v >= n {
-                bail!(
-                    "page {v} of the checkpoint of crawl '{}' is past its {n} pages",
-                    c.id
-                );
-            }
-            PageId::try_from(v).context("a page id out of range")
+        let n = c.pages.len() as u64 + c.parted_pages;
+        let page = |v: u64| page_in(v, n, &c.id);
+        let mut loaded = 0;
+        let inline = CheckpointPart {
+            pages: std::mem::take(&mut c.pages),
+            trace: std::mem::take(&mut c.trace),
         };
-        // The frontier, rebuilt by its own calls.
-        let mut it = c.trace.iter().copied();
-        let mut links: Vec<PageId> = Vec::new();
-        while let Some(op) = it.next() {
-            let mut next = || {
-                it.next()
-                    .with_context(|| format!("the frontier calls of crawl '{}' are cut", c.id))
-            };
-            let call = match op {
-                0 => Traced::Seed(page(next()?)?),
-                1 => Traced::Pop,
-                2 | 3 => {
-                    let p = page(next()?)?;
-                    let len = next()?;
-                    links.clear();
-                    for _ in 0..len {
-                        links.push(page(next()?)?);
-                    }
-                    if op == 2 {
-                        Traced::Crawled(p, &links)
-                    } else {
-                        let (remote, elsewhere) = (next()?, next()?);
-                        usize::try_from(remote)?;
-                        Traced::Split(p, &links, remote, elsewhere)
-                    }
-                }
-                4 => {
-                    let p = page(next()?)?;
-                    let offer = Offer {
-                        outdegree: next()?,
-                        distance: f64::from_bits(next()?),
-                        t: next()?,
-                        delta: f64::from_bits(next()?),
-                        cash: f64::from_bits(next()?),
-                    };
-                    Traced::Offer(p, offer)
-                }
-                other => bail!("unknown frontier call {other} in crawl '{}'", c.id),
-            };
-            call.apply(&mut crawl.frontier);
-            crawl.trace.push(call);
-        }
-        for (i, p) in c.pages.into_iter().enumerate() {
-            let id = PageId::try_from(i).context("a page id out of range")?;
-            let mark = match p.mark {
-                0 => Mark::Outside,
-                1 => Mark::Queued,
-                2 => Mark::Popped(p.pop),
-                3 => Mark::Reported,
-                other => bail!("page {i} of crawl '{}' has an unknown mark {other}", c.id),
-            };
-            let fetch = match p.fetch {
-                0 => Fetch::Never,
-                1 => Fetch::Due(p.due),
-                2 => Fetch::Done,
-                other => bail!("page {i} of crawl '{}' has an unknown fetch {other}", c.id),
-            };
-            // Every live page is held under the caps again (as it was admitted once; a deleted
-            // one was released), so the caps' counts are those of the live crawl.
-            let host = if p.deleted {
-                0
-            } else {
-                let origin = origin_key(&p.url).unwrap_or_default();
-                crawl
-                    .caps
-                    .admit(&origin, true)
-                    .expect("no cap refuses a forced URL")
-            };
-            let mut queue = KeyId::MAX;
-            if !p.deleted {
-                let q = queue_of(&mut crawl.queues, &mut crawl.keys, &p.queue);
-                q.live += 1;
-                if let Fetch::Due(d) = fetch {
-                    q.due.insert((d, id));
-                    crawl.due.insert((d, id));
-                }
-                queue = q.id;
-            }
-            let links = p
-                .links
-                .into_iter()
-                .map(page)
-                .collect::<anyhow::Result<Vec<_>>>()?;
-            for link in links {
-                crawl.deferred.push(id, link);
-            }
-            let text = if p.deleted {
-                TextRef::NONE
-            } else {
-                let metadata: Metadata =
-                    p.metadata.into_iter().map(|(k, v)| (k, v.values)).collect();
-                crawl.text.push(&p.url, &metadata)
-            };
-            crawl.ids.push(id, &p.url, p.deleted);
-            crawl.pages.push(Page {
-                text,
-                queue,
-                mark: mark.into(),
-                fetch: fetch.into(),
-                host,
-                created: date32(p.created),
-            });
+        crawl.load_part(inline, n, &c.id, &mut loaded)?;
+        parts(&mut |part| crawl.load_part(part, n, &c.id, &mut loaded))?;
+        if loaded != n {
+            bail!(
+                "the checkpoint of crawl '{}' holds {loaded} of its {n} pages",
+                c.id
+            );
         }
         for qc in c.queues {
             let q = queue_of(&mut crawl.queues, &mut crawl.keys, &qc.key);
@@ -2430,6 +2391,129 @@ impl Crawl {
         crawl.default_delay = c.default_delay;
         Ok(crawl)
     }
+
+    /// Rebuilds what one part of a checkpoint holds: its frontier calls replayed on the
+    /// frontier, its pages added after the `loaded` ones (of `n` in all).
+    fn load_part(
+        &mut self,
+        part: CheckpointPart,
+        n: u64,
+        crawl_id: &str,
+        loaded: &mut u64,
+    ) -> anyhow::Result<()> {
+        use anyhow::{bail, Context};
+        let page = |v: u64| page_in(v, n, crawl_id);
+        let mut it = part.trace.iter().copied();
+        let mut links: Vec<PageId> = Vec::new();
+        while let Some(op) = it.next() {
+            let mut next = || {
+                it.next()
+                    .with_context(|| format!("the frontier calls of crawl '{crawl_id}' are cut"))
+            };
+            let call = match op {
+                0 => Traced::Seed(page(next()?)?),
+                1 => Traced::Pop,
+                2 | 3 => {
+                    let p = page(next()?)?;
+                    let len = next()?;
+                    links.clear();
+                    for _ in 0..len {
+                        links.push(page(next()?)?);
+                    }
+                    if op == 2 {
+                        Traced::Crawled(p, &links)
+                    } else {
+                        let (remote, elsewhere) = (next()?, next()?);
+                        usize::try_from(remote)?;
+                        Traced::Split(p, &links, remote, elsewhere)
+                    }
+                }
+                4 => {
+                    let p = page(next()?)?;
+                    let offer = Offer {
+                        outdegree: next()?,
+                        distance: f64::from_bits(next()?),
+                        t: next()?,
+                        delta: f64::from_bits(next()?),
+                        cash: f64::from_bits(next()?),
+                    };
+                    Traced::Offer(p, offer)
+                }
+                other => bail!("unknown frontier call {other} in crawl '{crawl_id}'"),
+            };
+            call.apply(&mut self.frontier);
+            self.trace.push(call);
+        }
+        for p in part.pages {
+            let i = *loaded;
+            if i >= n {
+                bail!("the checkpoint of crawl '{crawl_id}' holds more than its {n} pages");
+            }
+            *loaded += 1;
+            let id = PageId::try_from(i).context("a page id out of range")?;
+            let mark = match p.mark {
+                0 => Mark::Outside,
+                1 => Mark::Queued,
+                2 => Mark::Popped(p.pop),
+                3 => Mark::Reported,
+                other => bail!("page {i} of crawl '{crawl_id}' has an unknown mark {other}"),
+            };
+            let fetch = match p.fetch {
+                0 => Fetch::Never,
+                1 => Fetch::Due(p.due),
+                2 => Fetch::Done,
+                other => bail!("page {i} of crawl '{crawl_id}' has an unknown fetch {other}"),
+            };
+            // Every live page is held under the caps again (as it was admitted once; a deleted
+            // one was released), so the caps' counts are those of the live crawl.
+            let host = if p.deleted {
+                0
+            } else {
+                let origin = origin_key(&p.url).unwrap_or_default();
+                self.caps
+                    .admit(&origin, true)
+                    .expect("no cap refuses a forced URL")
+            };
+            let mut queue = KeyId::MAX;
+            if !p.deleted {
+                let q = queue_of(&mut self.queues, &mut self.keys, &p.queue);
+                q.live += 1;
+                if let Fetch::Due(d) = fetch {
+                    q.due.insert((d, id));
+                    self.due.insert((d, id));
+                }
+                queue = q.id;
+            }
+            for link in p.links {
+                self.deferred.push(id, page(link)?);
+            }
+            let text = if p.deleted {
+                TextRef::NONE
+            } else {
+                let metadata: Metadata =
+                    p.metadata.into_iter().map(|(k, v)| (k, v.values)).collect();
+                self.text.push(&p.url, &metadata)
+            };
+            self.ids.push(id, &p.url, p.deleted);
+            self.pages.push(Page {
+                text,
+                queue,
+                mark: mark.into(),
+                fetch: fetch.into(),
+                host,
+                created: date32(p.created),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Page `v` of a crawl of `n` pages, or an error naming the crawl.
+fn page_in(v: u64, n: u64, crawl_id: &str) -> anyhow::Result<PageId> {
+    if v >= n {
+        anyhow::bail!("page {v} of the checkpoint of crawl '{crawl_id}' is past its {n} pages");
+    }
+    PageId::try_from(v).map_err(|_| anyhow::anyhow!("a page id out of range"))
 }
 
 /// The queues one `GetURLs` call may still take URLs from, and which it took from.
@@ -2800,13 +2884,33 @@ mod checkpoint_tests {
         }
     }
 
-    /// Through its encoded bytes, as the store keeps it.
-    fn round_trip(crawl: &Crawl, spec: &PolicySpec) -> Crawl {
-        let bytes = crawl.checkpoint().encode_to_vec();
-        let mut copy = Crawl::from_checkpoint(
+    /// Through its encoded bytes, as the store keeps it: in one message (the store's format
+    /// 4), or, with `parts` = (pages, words), as a header and parts of at most that many pages
+    /// and about that many words of frontier calls (the store's format since).
+    fn round_trip(crawl: &Crawl, spec: &PolicySpec, parts: Option<(usize, usize)>) -> Crawl {
+        let (header, parts) = match parts {
+            None => (crawl.checkpoint(), Vec::new()),
+            Some((pages, words)) => {
+                let mut encoded = Vec::new();
+                let collect = |p: CheckpointPart| -> anyhow::Result<()> {
+                    encoded.push(p.encode_to_vec());
+                    Ok(())
+                };
+                crawl.checkpoint_parts(pages, words, collect).unwrap();
+                (crawl.checkpoint_header(), encoded)
+            }
+        };
+        let bytes = header.encode_to_vec();
+        let mut copy = Crawl::from_checkpoint_parts(
             CrawlCheckpoint::decode(bytes.as_slice()).unwrap(),
             spec,
             &TextHome::Memory,
+            &mut |f| {
+                for p in &parts {
+                    f(CheckpointPart::decode(p.as_slice())?)?;
+                }
+                Ok(())
+            },
         )
         .unwrap();
         copy.set_limits(CrawlLimits {
@@ -2860,7 +2964,9 @@ mod checkpoint_tests {
             let mut now = 1_000u64;
             for step in 0..500 {
                 if step % 37 == 0 {
-                    copy = round_trip(&copy, &spec);
+                    // In one message, or in parts of a few pages and calls each.
+                    let parts = (step % 74 == 37).then_some((1 + round % 5, 1 + 3 * round));
+                    copy = round_trip(&copy, &spec, parts);
                     assert!(
                         live.checkpoint() == copy.checkpoint(),
                         "round {round} step {step}"
@@ -3228,7 +3334,7 @@ mod checkpoint_tests {
         let c = crawl.counts(None, 1).unwrap().capped;
         assert_eq!((c.hops, c.redirects), (1, 1));
         // The counts survive a checkpoint.
-        let copy = round_trip(&crawl, &spec);
+        let copy = round_trip(&crawl, &spec, Some((2, 5)));
         assert_eq!(copy.hops.to_packed(), crawl.hops.to_packed());
         assert_eq!(copy.counts(None, 1), crawl.counts(None, 1));
     }

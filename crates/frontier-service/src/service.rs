@@ -22,7 +22,7 @@
 //! the calls after it go on. If the memory cannot be rebuilt, every changing call is refused
 //! from then on, saying why, until a restart.
 
-use crate::checkpoint::StateCheckpoint;
+use crate::checkpoint::{PartReader, StateCheckpoint};
 use crate::cluster::{owner_of_item, Cluster, ClusterConfig, Delivered};
 use crate::crawl::{host_key, Capped, Crawl, UrlFilter};
 use crate::ext_proto::PageReport;
@@ -345,11 +345,10 @@ fn load_state(store: &Store, spec: PolicySpec) -> Result<FrontierState> {
     // it now (crate::page_text).
     let text = store.path().with_file_name(PAGE_TEXT_DIR);
     let limits = store.limits();
-    let start = |checkpoint: Option<StateCheckpoint>| -> Result<FrontierState> {
+    let start = |checkpoint: Option<StateCheckpoint>, parts: PartReader<'_>| {
         Ok(match checkpoint {
-            Some(c) => {
-                FrontierState::from_checkpoint_in(spec, c, Some(&text)).with_context(cannot)?
-            }
+            Some(c) => FrontierState::from_checkpoint_parts(spec, c, Some(&text), parts)
+                .with_context(cannot)?,
             None => FrontierState::new_in(spec, &text).with_context(cannot)?,
         }
         .with_limits(limits))
@@ -487,8 +486,9 @@ impl Core {
 
     /// Writes a checkpoint of the state and drops the log's calls it covers.
     fn compact(&mut self) -> Result<()> {
-        let checkpoint = self.state.checkpoint();
-        self.store_mut()?.write_checkpoint(&checkpoint)
+        let Self { state, store, .. } = self;
+        let store = store.as_mut().context(STOPPED)?;
+        store.write_checkpoint(state)
     }
 
     /// Applies one call; if it changed something it is added to `logged`, and the items it

@@ -14,7 +14,13 @@
 //! then into a checkpoint of the state ([`FrontierState::checkpoint`], `crate::checkpoint`),
 //! after which only the calls logged since are replayed.
 
-use crate::checkpoint::StateCheckpoint;
+use crate::checkpoint::{CheckpointPart, PartReader, StateCheckpoint};
+
+/// Pages a checkpoint part holds at most ([`FrontierState::checkpoint_parts`]): with their
+/// URLs, a few MiB a part.
+pub const PART_PAGES: usize = 65_536;
+/// Words of frontier calls after which a checkpoint part takes no more calls (8 MiB in memory).
+pub const PART_WORDS: usize = 1 << 20;
 use crate::crawl::{take_of, Counts, Crawl, LinkCounts, Ranked, ScanCursor, UrlFilter};
 use crate::ext_proto::PageReport;
 use crate::page_text::TextHome;
@@ -278,12 +284,40 @@ impl FrontierState {
         &self.spec
     }
 
-    /// The state as a checkpoint (`crate::checkpoint`).
+    /// The state as a checkpoint in one message (`crate::checkpoint`).
     pub fn checkpoint(&self) -> StateCheckpoint {
         StateCheckpoint {
             active: self.active,
             crawls: self.crawls.values().map(Crawl::checkpoint).collect(),
         }
+    }
+
+    /// The state's checkpoint but the crawls' pages and frontier calls, which
+    /// [`checkpoint_parts`](Self::checkpoint_parts) gives.
+    pub fn checkpoint_header(&self) -> StateCheckpoint {
+        StateCheckpoint {
+            active: self.active,
+            crawls: self.crawls.values().map(Crawl::checkpoint_header).collect(),
+        }
+    }
+
+    /// Gives `each` every part of the crawls' pages and frontier calls, one at a time, with
+    /// the crawl's index in [`checkpoint_header`](Self::checkpoint_header)'s list and the
+    /// part's number among the crawl's (0, 1, 2, …): [`PART_PAGES`] pages and about
+    /// [`PART_WORDS`] words of calls a part.
+    pub fn checkpoint_parts(
+        &self,
+        mut each: impl FnMut(u32, u64, CheckpointPart) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        for (crawl, c) in (0u32..).zip(self.crawls.values()) {
+            let mut number = 0;
+            c.checkpoint_parts(PART_PAGES, PART_WORDS, |part| -> anyhow::Result<()> {
+                each(crawl, number, part)?;
+                number += 1;
+                Ok(())
+            })?;
+        }
+        Ok(())
     }
 
     /// The state a checkpoint holds, its crawls ordered by `spec`'s policy.
@@ -307,13 +341,27 @@ impl FrontierState {
         c: StateCheckpoint,
         dir: Option<&Path>,
     ) -> anyhow::Result<Self> {
+        Self::from_checkpoint_parts(spec, c, dir, &mut |_, _| Ok(()))
+    }
+
+    /// [`FrontierState::from_checkpoint_in`] of a checkpoint whose crawls' pages and calls
+    /// are (also) in parts: `parts(crawl, f)` gives `f` the parts of the crawl of that index
+    /// in `c`'s list, in order ([`checkpoint_parts`](Self::checkpoint_parts)).
+    pub fn from_checkpoint_parts(
+        spec: PolicySpec,
+        c: StateCheckpoint,
+        dir: Option<&Path>,
+        parts: PartReader<'_>,
+    ) -> anyhow::Result<Self> {
         let mut state = Self::new(spec)?;
         if let Some(dir) = dir {
             state.text = text_home(dir)?;
         }
         state.active = c.active;
-        for crawl in c.crawls {
-            let crawl = Crawl::from_checkpoint(crawl, &state.spec, &state.text)?;
+        for (i, crawl) in (0u32..).zip(c.crawls) {
+            let crawl = Crawl::from_checkpoint_parts(crawl, &state.spec, &state.text, &mut |f| {
+                parts(i, f)
+            })?;
             state.crawls.insert(crawl.id().to_string(), crawl);
         }
         Ok(state)

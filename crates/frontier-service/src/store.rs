@@ -10,7 +10,10 @@
 //! - `calls`: sequence number → encoded [`LoggedCall`], replayed in order at open
 //!   (`crate::state` says why a log of calls is enough);
 //! - `checkpoint`: `state` → the encoded [`StateCheckpoint`] of every call before `through`
-//!   (its sequence number, little-endian), absent until the first compaction.
+//!   (its sequence number, little-endian), absent until the first compaction; its crawls'
+//!   pages and frontier calls are in
+//! - `checkpoint_parts`: (crawl, part) → an encoded [`CheckpointPart`], the crawl by its index
+//!   in the checkpoint's list, its parts numbered 0, 1, 2, … (`crate::checkpoint` says why).
 //!
 //! - `dead_letters`: JetStream sequence → payload of each message of a cluster node's subject
 //!   that did not decode (set aside and counted, never applied; crate::cluster).
@@ -44,8 +47,8 @@
 //! the calls of a whole group-commit window at once (`crate::service`): one transaction and
 //! one fsync for them all.
 
-use crate::checkpoint::StateCheckpoint;
-use crate::state::LoggedCall;
+use crate::checkpoint::{CheckpointPart, PartReader, StateCheckpoint};
+use crate::state::{FrontierState, LoggedCall};
 use anyhow::{bail, Context, Result};
 use crawlrank_crawl_state::{CrawlLimits, HopLimits, UrlLimits};
 use crawlrank_frontier::PolicySpec;
@@ -56,6 +59,8 @@ use std::path::{Path, PathBuf};
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 const CALLS: TableDefinition<u64, &[u8]> = TableDefinition::new("calls");
 const CHECKPOINT: TableDefinition<&str, &[u8]> = TableDefinition::new("checkpoint");
+const CHECKPOINT_PARTS: TableDefinition<(u32, u64), &[u8]> =
+    TableDefinition::new("checkpoint_parts");
 const DEAD_LETTERS: TableDefinition<u64, &[u8]> = TableDefinition::new("dead_letters");
 const OUTBOX: TableDefinition<u64, &[u8]> = TableDefinition::new("outbox");
 const SENT: TableDefinition<u32, u64> = TableDefinition::new("sent");
@@ -194,7 +199,11 @@ pub struct OutboxItem {
 
 /// The state format this build writes; bump on any change of the tables or of
 /// [`LoggedCall`]'s or [`StateCheckpoint`]'s meaning.
-pub const FORMAT: &str = "crawlrank-frontier-service-state/4";
+pub const FORMAT: &str = "crawlrank-frontier-service-state/5";
+/// The format before checkpoints in parts: its checkpoint is one message, which this build
+/// reads as it is (and marks [`FORMAT`] at its next compaction, so that an older build, which
+/// would not read the parts, refuses it).
+const FORMAT_V4: &str = "crawlrank-frontier-service-state/4";
 /// The format before the outbox's numbers per owner: its outbox rows (owner and item) are
 /// given them when it is opened, and it is then marked [`FORMAT`].
 const FORMAT_V3: &str = "crawlrank-frontier-service-state/3";
@@ -387,7 +396,7 @@ impl Store {
             return Ok(None);
         };
         let format = String::from_utf8_lossy(format.value()).into_owned();
-        if ![FORMAT, FORMAT_V3, FORMAT_V2, FORMAT_V1].contains(&format.as_str()) {
+        if ![FORMAT, FORMAT_V4, FORMAT_V3, FORMAT_V2, FORMAT_V1].contains(&format.as_str()) {
             bail!(
                 "{} holds a state of format '{format}', this build reads '{FORMAT}'; it was not modified",
                 self.path.display()
@@ -441,13 +450,14 @@ impl Store {
     }
 
     /// Reads the state back in one snapshot: `start` is given the checkpoint, if the log was
-    /// ever compacted, and builds what `apply` then gives every call logged after it, in
-    /// order, with its index among them. The calls are read one at a time, never held
-    /// together: a node's log can hold as many URLs as its state (an undecodable record is an
-    /// error naming it).
+    /// ever compacted, with what gives its crawls' parts (`parts(crawl, f)` gives `f` each part
+    /// of the crawl of that index, in order), and builds what `apply` then gives every call
+    /// logged after it, in order, with its index among them. Parts and calls are read one at a
+    /// time, never held together: a node's checkpoint and log can each hold as many URLs as
+    /// its state (an undecodable record is an error naming it).
     pub fn load<S>(
         &self,
-        start: impl FnOnce(Option<StateCheckpoint>) -> Result<S>,
+        start: impl FnOnce(Option<StateCheckpoint>, PartReader<'_>) -> Result<S>,
         mut apply: impl FnMut(&mut S, u64, LoggedCall) -> Result<()>,
     ) -> Result<S> {
         let read = || -> Result<S> {
@@ -463,7 +473,27 @@ impl Store {
                 Err(redb::TableError::TableDoesNotExist(_)) => None,
                 Err(e) => return Err(e.into()),
             };
-            let mut state = start(checkpoint)?;
+            let parts = match txn.open_table(CHECKPOINT_PARTS) {
+                Ok(t) => Some(t),
+                Err(redb::TableError::TableDoesNotExist(_)) => None,
+                Err(e) => return Err(e.into()),
+            };
+            let mut read_parts = |crawl: u32, f: &mut dyn FnMut(CheckpointPart) -> Result<()>| {
+                let Some(table) = &parts else { return Ok(()) };
+                for (expected, row) in (0u64..).zip(table.range((crawl, 0)..=(crawl, u64::MAX))?) {
+                    let (k, v) = row?;
+                    let (_, number) = k.value();
+                    if number != expected {
+                        bail!("part {expected} of crawl {crawl}'s checkpoint is missing");
+                    }
+                    let part = CheckpointPart::decode(v.value()).with_context(|| {
+                        format!("part {number} of crawl {crawl}'s checkpoint is undecodable")
+                    })?;
+                    f(part)?;
+                }
+                Ok(())
+            };
+            let mut state = start(checkpoint, &mut read_parts)?;
             let calls = txn.open_table(CALLS)?;
             for (i, row) in calls.iter()?.enumerate() {
                 let (k, v) = row?;
@@ -480,13 +510,20 @@ impl Store {
         read().with_context(|| format!("cannot read the state in {}", self.path.display()))
     }
 
-    /// Compacts the log: stores `checkpoint`, the state after every call logged so far, and
-    /// drops those calls, in one durable transaction.
-    pub fn write_checkpoint(&mut self, checkpoint: &StateCheckpoint) -> Result<()> {
+    /// Compacts the log: stores the checkpoint of `state`, the state after every call logged
+    /// so far, and drops those calls, in one durable transaction. The checkpoint's parts are
+    /// built and written one at a time ([`FrontierState::checkpoint_parts`]).
+    pub fn write_checkpoint(&mut self, state: &FrontierState) -> Result<()> {
         let write = || -> Result<()> {
-            let bytes = checkpoint.encode_to_vec();
             let txn = self.db.begin_write()?;
+            txn.delete_table(CHECKPOINT_PARTS)?;
             {
+                let mut parts = txn.open_table(CHECKPOINT_PARTS)?;
+                state.checkpoint_parts(|crawl, number, part| {
+                    parts.insert((crawl, number), part.encode_to_vec().as_slice())?;
+                    Ok(())
+                })?;
+                let bytes = state.checkpoint_header().encode_to_vec();
                 let mut table = txn.open_table(CHECKPOINT)?;
                 table.insert("state", bytes.as_slice())?;
                 table.insert("through", self.next_call.to_le_bytes().as_slice())?;
@@ -781,6 +818,78 @@ mod tests {
         assert!(store.crawl_limits(Some(&small)).is_err());
     }
 
+    /// A checkpoint is written in parts and read back to the same state, as a format 4
+    /// checkpoint in one message is; a missing part is an error naming it.
+    #[test]
+    fn checkpoints_in_parts_and_in_one_message_give_the_same_state() {
+        use crate::proto::{url_item, DiscoveredUrlItem, UrlInfo, UrlItem};
+        let spec = crate::policy_spec("bfs", Some(100), None, 0).unwrap();
+        let mut state = FrontierState::new(spec.clone()).unwrap();
+        // Two parts of pages: a full one and the rest.
+        let urls = crate::state::PART_PAGES + 1_000;
+        for i in 0..urls {
+            let info = UrlInfo {
+                url: format!("http://h{}.test/p{i}", i % 7),
+                ..Default::default()
+            };
+            let put = Call::Put(UrlItem {
+                item: Some(url_item::Item::Discovered(DiscoveredUrlItem {
+                    info: Some(info),
+                })),
+                ..Default::default()
+            });
+            state.apply(&put, 0, 16).unwrap();
+        }
+        let want = state.checkpoint();
+        let load = |dir: &Path| -> Result<FrontierState> {
+            let (store, spec) = Store::open(dir, None, &spec)?;
+            store.load(
+                |c, parts| {
+                    let c = c.context("no checkpoint")?;
+                    FrontierState::from_checkpoint_parts(spec, c, None, parts)
+                },
+                |_, _, _| Ok(()),
+            )
+        };
+        let parted = tempfile::tempdir().unwrap();
+        let (mut store, _) = Store::open(parted.path(), None, &spec).unwrap();
+        store.write_checkpoint(&state).unwrap();
+        drop(store);
+        assert!(load(parted.path()).unwrap().checkpoint() == want);
+
+        let whole = tempfile::tempdir().unwrap();
+        let (store, _) = Store::open(whole.path(), None, &spec).unwrap();
+        let txn = store.db.begin_write().unwrap();
+        {
+            let mut table = txn.open_table(CHECKPOINT).unwrap();
+            table
+                .insert("state", want.encode_to_vec().as_slice())
+                .unwrap();
+            table
+                .insert("through", 0u64.to_le_bytes().as_slice())
+                .unwrap();
+            let mut meta = txn.open_table(META).unwrap();
+            meta.insert("format", FORMAT_V4.as_bytes()).unwrap();
+        }
+        txn.commit().unwrap();
+        drop(store);
+        assert!(load(whole.path()).unwrap().checkpoint() == want);
+
+        let (store, _) = Store::open(parted.path(), None, &spec).unwrap();
+        let txn = store.db.begin_write().unwrap();
+        txn.open_table(CHECKPOINT_PARTS)
+            .unwrap()
+            .remove((0, 0))
+            .unwrap();
+        txn.commit().unwrap();
+        drop(store);
+        let err = format!("{:#}", load(parted.path()).err().unwrap());
+        assert!(
+            err.contains("part 0 of crawl 0's checkpoint is missing"),
+            "{err}"
+        );
+    }
+
     /// A format 3 store's outbox rows (owner and item) get their numbers per owner when it is
     /// opened, in outbox order, and the numbers go on from there.
     #[test]
@@ -900,7 +1009,7 @@ mod tests {
             *n += 1;
             Ok(())
         };
-        let calls = store.load(|_| Ok(0), count).unwrap();
+        let calls = store.load(|_, _| Ok(0), count).unwrap();
         assert_eq!(calls, 2);
         assert_eq!(store.received(1, 99), from);
         assert_eq!(store.received(1, 98), Received::default());
