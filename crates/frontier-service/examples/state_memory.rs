@@ -13,6 +13,11 @@
 //! scratch files there, as `frontier serve` keeps them (in its state directory); without, in
 //! memory. With HOT (and TEXT_DIR) the frontier keeps HOT entries in memory and spills the
 //! rest to TEXT_DIR/spill, as `frontier serve --frontier-hot HOT` does; without, all in memory.
+//!
+//! With `CHECKPOINT=one` or `CHECKPOINT=parts` (environment) it then builds and encodes the
+//! state's checkpoint, as a compaction does, in one message or in parts one at a time (as the
+//! store writes it since format 5), and reports the process's peak memory before and after and
+//! the encoded bytes: what a compaction costs a node on top of its state.
 
 use anyhow::Result;
 use crawlrank_frontier_service::{policy_spec, Call, FrontierState};
@@ -93,5 +98,35 @@ fn main() -> Result<()> {
         urls,
         (last_rss as f64 - before as f64) / urls as f64
     );
+    if let Ok(how) = std::env::var("CHECKPOINT") {
+        use prost::Message;
+        let peak = peak_mib();
+        let bytes = match how.as_str() {
+            "one" => state.checkpoint().encode_to_vec().len(),
+            "parts" => {
+                let mut bytes = state.checkpoint_header().encode_to_vec().len();
+                state.checkpoint_parts(|_, _, part| {
+                    bytes += part.encode_to_vec().len();
+                    Ok(())
+                })?;
+                bytes
+            }
+            other => anyhow::bail!("CHECKPOINT is one or parts, not {other}"),
+        };
+        println!(
+            "# checkpoint in {how}: {bytes} bytes encoded; peak memory {peak} MiB before, {} MiB after",
+            peak_mib()
+        );
+    }
     Ok(())
+}
+
+/// The process's peak resident memory so far, MiB.
+fn peak_mib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb / 1024)
 }
