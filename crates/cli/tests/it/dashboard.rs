@@ -274,7 +274,9 @@ fn dashboard_of_a_running_crawl_shows_its_ranking_snapshot() {
 fn a_finished_crawl_lingers_with_every_counter_then_exits() {
     let f = Fixture::new();
     let env = &f.env;
-    let more = "--dashboard 127.0.0.1:0 --dashboard-linger 4";
+    // No delay between a host's requests: what is tested is the dashboard's end, not the
+    // crawl's pace (the default delay made the 100 pages take about 12 s).
+    let more = "--delay 0 --dashboard 127.0.0.1:0 --dashboard-linger 4";
     let (mut crawl, addr) = start(env, &f.crawl_args(more), "dashboard: ", false);
     // The crawl of 100 pages ends; the dashboard stays up, saying so.
     let status = wait_for(
