@@ -24,13 +24,18 @@ use crawlrank_frontier_service::{policy_spec, Call, FrontierState};
 use crawlrank_urlfrontier::proto::{url_item, DiscoveredUrlItem, StringList, UrlInfo, UrlItem};
 use crawlrank_urlfrontier::PARENT_KEY;
 
-fn rss_bytes() -> u64 {
+/// A line of `/proc/self/status` in KiB (`VmRSS:`, `VmHWM:`), 0 when unreadable.
+fn status_kib(field: &str) -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     status
         .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .find_map(|l| l.strip_prefix(field))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        .map_or(0, |kb| kb * 1024)
+        .unwrap_or(0)
+}
+
+fn rss_bytes() -> u64 {
+    status_kib("VmRSS:") * 1024
 }
 
 fn url(i: u64, hosts: u64) -> String {
@@ -123,10 +128,5 @@ fn main() -> Result<()> {
 
 /// The process's peak resident memory so far, MiB.
 fn peak_mib() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        .map_or(0, |kb| kb / 1024)
+    status_kib("VmHWM:") / 1024
 }

@@ -1866,12 +1866,7 @@ impl Crawl {
         out.push(UrlInfo {
             url: self.text.url(p.text).to_string(),
             key: self.keys.key(p.queue).to_string(),
-            metadata: self
-                .text
-                .metadata(p.text)
-                .into_iter()
-                .map(|(k, values)| (k, StringList { values }))
-                .collect(),
+            metadata: self.wire_metadata(p.text).collect(),
             crawl_id: self.id.clone(),
         });
     }
@@ -2056,16 +2051,19 @@ impl Crawl {
         }
     }
 
+    /// A page's metadata as the API's messages (and the checkpoint's) carry it.
+    fn wire_metadata(&self, text: TextRef) -> impl Iterator<Item = (String, StringList)> {
+        let metadata = self.text.metadata(text);
+        metadata
+            .into_iter()
+            .map(|(k, values)| (k, StringList { values }))
+    }
+
     /// A page as `GetURLStatus` and `ListURLs` show it: discovered if never fetched, else
     /// known with its refetch date; its metadata plus the policy's score and its state.
     fn item(&self, page: PageId, now: u64) -> UrlItem {
         let p = &self.pages[page as usize];
-        let mut metadata: HashMap<String, StringList> = self
-            .text
-            .metadata(p.text)
-            .into_iter()
-            .map(|(k, values)| (k, StringList { values }))
-            .collect();
+        let mut metadata: HashMap<String, StringList> = self.wire_metadata(p.text).collect();
         if p.mark() != Mark::Outside {
             if let Some(score) = self.frontier.score(page) {
                 metadata.insert(
@@ -2287,12 +2285,7 @@ impl Crawl {
             } else {
                 self.keys.key(p.queue).to_string()
             },
-            metadata: self
-                .text
-                .metadata(p.text)
-                .into_iter()
-                .map(|(k, values)| (k, StringList { values }))
-                .collect(),
+            metadata: self.wire_metadata(p.text).collect(),
             created: u64::from(p.created),
             mark,
             pop,
