@@ -16,8 +16,8 @@
 //!
 //! With `CHECKPOINT=one` or `CHECKPOINT=parts` (environment) it then builds and encodes the
 //! state's checkpoint, as a compaction does, in one message or in parts one at a time (as the
-//! store writes it since format 5), and reports the process's peak memory before and after and
-//! the encoded bytes: what a compaction costs a node on top of its state.
+//! store writes it since format 5), and reports the time, the process's peak memory before and
+//! after and the encoded bytes: what a compaction costs a node on top of its state.
 
 use anyhow::Result;
 use crawlrank_frontier_service::{policy_spec, Call, FrontierState};
@@ -106,6 +106,7 @@ fn main() -> Result<()> {
     if let Ok(how) = std::env::var("CHECKPOINT") {
         use prost::Message;
         let peak = peak_mib();
+        let t = std::time::Instant::now();
         let bytes = match how.as_str() {
             "one" => state.checkpoint().encode_to_vec().len(),
             "parts" => {
@@ -119,7 +120,8 @@ fn main() -> Result<()> {
             other => anyhow::bail!("CHECKPOINT is one or parts, not {other}"),
         };
         println!(
-            "# checkpoint in {how}: {bytes} bytes encoded; peak memory {peak} MiB before, {} MiB after",
+            "# checkpoint in {how}: {bytes} bytes encoded in {:.2} s; peak memory {peak} MiB before, {} MiB after",
+            t.elapsed().as_secs_f64(),
             peak_mib()
         );
     }
