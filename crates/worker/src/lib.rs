@@ -23,7 +23,8 @@
 //!   (`--lease`, seconds) and the service serves them again.
 //! - **The policy's order**: each report gives the service the page with its out-links
 //!   (`ReportPage`, or plain `PutURLs` elsewhere, see [`FrontierClient`], from
-//!   `crawlrank-urlfrontier`, the API's crate); with one worker at
+//!   `crawlrank-urlfrontier`, the API's crate), and in its metadata its outcome, HTTP status
+//!   and the marks `crawl` records ([`NOINDEX_KEY`], [`CANONICAL_KEY`]); with one worker at
 //!   concurrency 1 the fetches follow the service's policy exactly as `crawlrank crawl` and
 //!   `crawlrank simulate` do (tested against the simulator).
 //! - **When to stop**: when the crawl has no URL left that is not done (`GetStats` size 0;
@@ -62,7 +63,7 @@
 //! `redirect`.
 //!
 //! - **Sitemaps**: the seed hosts' sitemaps are read as the engine reads them, under the
-//!   lease of a URL of the host, before it ([`read_sitemaps`]); their entries are put into
+//!   lease of a URL of the host, before it (`read_sitemaps`); their entries are put into
 //!   the crawl marked as a sitemap's, which the service admits within the caps on hosts.
 //!
 //! - **Retries**: a page whose fetch failed in a way a retry may mend (a 5xx other than 503,
