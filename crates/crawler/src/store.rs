@@ -42,7 +42,7 @@ use crawlrank_fetch::page::PageMeta;
 // The log's `Crawled` events carry an outcome: named here too, where readers of the log
 // (the replay's tests among them) look for it.
 use crawlrank_fetch::page::Outcome;
-use crawlrank_fetch::robots::{RobotsAnswer, StoredRobots};
+use crawlrank_fetch::robots::StoredRobots;
 use crawlrank_crawl_state::{SeenDisk, SeenKey};
 use crawlrank_fetch::warc::WarcPosition;
 use anyhow::{bail, ensure, Context, Result};
@@ -230,31 +230,6 @@ fn decode_page_meta(b: &[u8]) -> Result<PageMeta> {
         noindex: flags & 1 != 0,
         canonical,
     })
-}
-
-/// The `robots` table's records: fetch time (8 bytes, little endian), a kind byte (0: no
-/// file, 1: a body), the body.
-fn encode_robots(r: &StoredRobots) -> Vec<u8> {
-    let mut out = r.fetched_at.to_le_bytes().to_vec();
-    match &r.answer {
-        RobotsAnswer::Unavailable => out.push(0),
-        RobotsAnswer::Body(b) => {
-            out.push(1);
-            out.extend_from_slice(b);
-        }
-    }
-    out
-}
-
-fn decode_robots(b: &[u8]) -> Result<StoredRobots> {
-    ensure!(b.len() >= 9, "truncated robots.txt record");
-    let fetched_at = u64::from_le_bytes(b[0..8].try_into()?);
-    let answer = match b[8] {
-        0 if b.len() == 9 => RobotsAnswer::Unavailable,
-        1 => RobotsAnswer::Body(b[9..].to_vec()),
-        k => bail!("bad robots.txt record kind {k}"),
-    };
-    Ok(StoredRobots { fetched_at, answer })
 }
 
 /// Everything read back from a state directory at open, except the event log, which grows
@@ -593,7 +568,7 @@ impl Store {
                 Err(e) => return Err(e.into()),
             };
             let value = table.get(origin)?;
-            Ok(value.and_then(|v| decode_robots(v.value()).ok()))
+            Ok(value.and_then(|v| StoredRobots::decode(v.value()).ok()))
         };
         read().with_context(|| unreadable(&self.path))
     }
@@ -936,7 +911,7 @@ impl Store {
                 if !writes.robots.is_empty() {
                     let mut robots = txn.open_table(ROBOTS)?;
                     for (origin, r) in &writes.robots {
-                        robots.insert(origin.as_str(), encode_robots(r).as_slice())?;
+                        robots.insert(origin.as_str(), r.encode().as_slice())?;
                     }
                 }
                 if !writes.hosts.is_empty() {
@@ -1007,6 +982,7 @@ mod tests {
         }
     }
     use super::*;
+    use crawlrank_fetch::robots::RobotsAnswer;
     use crawlrank_frontier::{PolicyConfig, PolicyKind};
 
     #[test]
@@ -1059,10 +1035,10 @@ mod tests {
                 answer: RobotsAnswer::Unavailable,
             },
         ] {
-            assert_eq!(decode_robots(&encode_robots(&r)).unwrap(), r);
+            assert_eq!(StoredRobots::decode(&r.encode()).unwrap(), r);
         }
-        assert!(decode_robots(&[0; 8]).is_err());
-        assert!(decode_robots(&[0; 10]).is_err());
+        assert!(StoredRobots::decode(&[0; 8]).is_err());
+        assert!(StoredRobots::decode(&[0; 10]).is_err());
     }
 
     /// URLs are streamed in id order and looked up one by one; neither keeps them all.

@@ -79,6 +79,34 @@ pub struct StoredRobots {
     pub answer: RobotsAnswer,
 }
 
+impl StoredRobots {
+    /// The answer as the crawl's store and a worker's state keep it: the fetch time (8 bytes,
+    /// little endian), a kind byte (0: no file, 1: a body), the body.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = self.fetched_at.to_le_bytes().to_vec();
+        match &self.answer {
+            RobotsAnswer::Unavailable => out.push(0),
+            RobotsAnswer::Body(b) => {
+                out.push(1);
+                out.extend_from_slice(b);
+            }
+        }
+        out
+    }
+
+    /// The answer [`encode`](Self::encode) wrote; an error for bytes it cannot have written.
+    pub fn decode(b: &[u8]) -> anyhow::Result<Self> {
+        anyhow::ensure!(b.len() >= 9, "truncated robots.txt record");
+        let fetched_at = u64::from_le_bytes(b[0..8].try_into()?);
+        let answer = match b[8] {
+            0 if b.len() == 9 => RobotsAnswer::Unavailable,
+            1 => RobotsAnswer::Body(b[9..].to_vec()),
+            k => anyhow::bail!("bad robots.txt record kind {k}"),
+        };
+        Ok(StoredRobots { fetched_at, answer })
+    }
+}
+
 /// RFC 9309 §2.4: a crawler SHOULD NOT use a cached robots.txt for longer than 24 hours.
 pub const MAX_AGE: u64 = 24 * 3600;
 

@@ -73,16 +73,18 @@
 //!   again from that date, to this worker or another, in this run or a later one, its host
 //!   serving its other URLs meanwhile — the engine's retry schedule, kept in the frontier.
 //!
-//! What a worker does not keep that `crawlrank crawl` does: robots.txt answers and hosts'
-//! back-offs are kept in memory (robots.txt is tried again at once under the lease) and
-//! fetched again by the next run; its only files are its WARC files.
+//! What a worker keeps in its state directory (`--state`): its WARC files, and the robots.txt
+//! answers it fetched (`STATE/robots/`), which its next runs and other workers given the same
+//! directory use while fresh, as `crawlrank crawl` uses those of its store. What it does not
+//! keep: its hosts' back-offs, in memory (the holds they set are the service's, through
+//! `BlockQueueUntil`).
 //! docs/frontier-service.md, "Workers", has the details.
 
 #![warn(missing_docs)]
 
 use anyhow::{Context, Result};
 use crawlrank_fetch::fetch::{SitemapEnd, SitemapNext};
-use crawlrank_fetch::robots;
+use crawlrank_fetch::robots::{self, StoredRobots};
 use crawlrank_fetch::robots_table::{AfterFetch, HostRobots, RobotsTable};
 use crawlrank_fetch::sitemap::{NotQueued, SitemapQueue};
 use crawlrank_fetch::{
@@ -91,6 +93,7 @@ use crawlrank_fetch::{
 };
 use crawlrank_urlfrontier::proto::UrlInfo;
 use std::collections::HashMap;
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -265,10 +268,58 @@ pub struct WorkerReport {
 }
 
 /// The robots.txt state of the origins this worker fetched from: the engine's table
-/// ([`RobotsTable`]), its origins numbered in the order they came.
+/// ([`RobotsTable`]), its origins numbered in the order they came, and the answers kept in
+/// the state directory for the next runs.
 struct Robots {
     table: RobotsTable,
     ids: HashMap<String, u32>,
+    kept: KeptRobots,
+}
+
+/// The robots.txt answers a worker keeps in `STATE/robots/` (one file per origin: the origin
+/// on its first line, then the answer as `StoredRobots::encode` writes it), so that its next
+/// runs, and other workers given the same state directory, use an answer while it is fresh
+/// (24 hours) rather than ask the host again — as `crawl` keeps them in its store. They are a
+/// cache: written whole (a temporary file renamed), not synced; a file that does not read
+/// back, or names another origin, is not used.
+struct KeptRobots {
+    dir: Option<PathBuf>,
+}
+
+impl KeptRobots {
+    /// The file of `origin`: its characters other than letters and digits as `_`, so that
+    /// every origin has a plain file name (two origins sharing one are told apart by the
+    /// origin inside).
+    fn path(&self, origin: &str) -> Option<PathBuf> {
+        let name: String = origin
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        Some(self.dir.as_ref()?.join(name))
+    }
+
+    fn read(&self, origin: &str) -> Option<StoredRobots> {
+        let bytes = std::fs::read(self.path(origin)?).ok()?;
+        let line = bytes.iter().position(|&b| b == b'\n')?;
+        (&bytes[..line] == origin.as_bytes())
+            .then(|| StoredRobots::decode(&bytes[line + 1..]).ok())
+            .flatten()
+    }
+
+    fn write(&self, origin: &str, answer: &StoredRobots) {
+        let Some(path) = self.path(origin) else {
+            return;
+        };
+        let written = crawlrank_util::atomic::write_file(&path, |w| {
+            w.write_all(origin.as_bytes())?;
+            w.write_all(b"\n")?;
+            w.write_all(&answer.encode())?;
+            Ok(())
+        });
+        if let Err(e) = written {
+            tracing::warn!("robots.txt of {origin} not kept for the next runs: {e:#}");
+        }
+    }
 }
 
 /// The sitemaps of the seeds' hosts still to read, as the engine keeps them: a host's
@@ -575,6 +626,9 @@ async fn run_async(
         robots: Mutex::new(Robots {
             table: RobotsTable::new(cfg.fetch.robots_agent(), cfg.max_retries),
             ids: HashMap::new(),
+            kept: KeptRobots {
+                dir: cfg.state_dir.as_ref().map(|s| s.join("robots")),
+            },
         }),
         sitemaps: Mutex::new(sitemaps),
         warc,
@@ -802,6 +856,45 @@ fn backoff(cfg: &WorkerConfig, attempt: u32) -> Duration {
         .saturating_mul(1u32.checked_shl(attempt).unwrap_or(u32::MAX))
 }
 
+/// Fetches `origin`'s robots.txt for the table (`host` there), a failure tried again after
+/// the back-off as the table says; an answer worth keeping is kept for the next runs.
+async fn fetch_robots(
+    shared: &Shared,
+    conn: &mut HostConnection,
+    origin: &str,
+    host: u32,
+    done: &mut Done,
+) -> Result<RobotsRules> {
+    let cfg = &shared.cfg;
+    loop {
+        // The queue's delay, when the crawl sets one, spaces robots.txt's redirects too.
+        let hop_delay = Duration::from_secs(cfg.delay_secs.unwrap_or(0).into());
+        let f = shared.fetcher.robots(conn, origin, hop_delay).await;
+        done.robots_requests += f.requests;
+        let after = {
+            let mut robots = lock(&shared.robots, "robots.txt table")?;
+            let after =
+                robots
+                    .table
+                    .fetched(host, f.rules, f.answer, f.failure, robots::unix_now());
+            if let AfterFetch::Settled {
+                keep: Some(answer), ..
+            } = &after
+            {
+                robots.kept.write(origin, answer);
+            }
+            after
+        };
+        match after {
+            AfterFetch::Retry { attempt } => {
+                tokio::time::sleep(backoff(cfg, attempt)).await;
+                done.retries += 1;
+            }
+            AfterFetch::Settled { rules, .. } => return Ok(rules),
+        }
+    }
+}
+
 /// `origin`'s robots.txt rules, as the engine has them ([`RobotsTable`]): known and fresh,
 /// or fetched now, a failure tried again after the back-off as the table says; `None` when
 /// the table gives the origin up (a failure a retry cannot mend: nothing of it may be
@@ -814,13 +907,20 @@ async fn robots_rules(
     queue: &str,
     done: &mut Done,
 ) -> Result<Option<RobotsRules>> {
-    let known = |host: u32| -> Result<Option<Option<RobotsRules>>> {
-        let mut robots = lock(&shared.robots, "robots.txt table")?;
+    // What the table has for the host, and whether it is an answer an earlier run kept.
+    let known = |host: u32| -> Result<(Option<Option<RobotsRules>>, bool)> {
+        let mut guard = lock(&shared.robots, "robots.txt table")?;
+        let robots = &mut *guard;
+        let kept = &robots.kept;
         Ok(
-            match robots.table.lookup(host, robots::unix_now(), || None) {
-                HostRobots::Rules(rules) | HostRobots::StoredRules(rules) => Some(Some(rules)),
-                HostRobots::GiveUp(_) => Some(None),
-                HostRobots::Unknown => None,
+            match robots
+                .table
+                .lookup(host, robots::unix_now(), || kept.read(origin))
+            {
+                HostRobots::Rules(rules) => (Some(Some(rules)), false),
+                HostRobots::StoredRules(rules) => (Some(Some(rules)), true),
+                HostRobots::GiveUp(_) => (Some(None), false),
+                HostRobots::Unknown => (None, false),
             },
         )
     };
@@ -829,29 +929,12 @@ async fn robots_rules(
         let next = u32::try_from(robots.ids.len()).context("too many origins")?;
         *robots.ids.entry(origin.to_string()).or_insert(next)
     };
-    if let Some(rules) = known(host)? {
-        return Ok(rules);
-    }
     let cfg = &shared.cfg;
-    let rules = loop {
-        // The queue's delay, when the crawl sets one, spaces robots.txt's redirects too.
-        let hop_delay = Duration::from_secs(cfg.delay_secs.unwrap_or(0).into());
-        let f = shared.fetcher.robots(conn, origin, hop_delay).await;
-        done.robots_requests += f.requests;
-        let after = lock(&shared.robots, "robots.txt table")?.table.fetched(
-            host,
-            f.rules,
-            f.answer,
-            f.failure,
-            robots::unix_now(),
-        );
-        match after {
-            AfterFetch::Retry { attempt } => {
-                tokio::time::sleep(backoff(cfg, attempt)).await;
-                done.retries += 1;
-            }
-            AfterFetch::Settled { rules, .. } => break rules,
-        }
+    let rules = match known(host)? {
+        // Kept by an earlier run: read as if fetched now (its sitemaps, its delay).
+        (Some(Some(rules)), true) => rules,
+        (Some(rules), _) => return Ok(rules),
+        (None, _) => fetch_robots(shared, conn, origin, host, done).await?,
     };
     if let RobotsRules::Rules(robot) = &rules {
         if cfg.fetch.sitemaps {
@@ -879,7 +962,7 @@ async fn robots_rules(
         }
     }
     // As the table now has them: a failure that gives the origin up is `None`.
-    Ok(known(host)?.unwrap_or(Some(rules)))
+    Ok(known(host)?.0.unwrap_or(Some(rules)))
 }
 
 /// Locks one of the tables the fetch tasks share (`what` names it in the error of a

@@ -653,9 +653,12 @@ fn a_worker_follows_no_link_into_a_private_network_but_its_seeds_host() {
 /// when it names another, as `crawl` records them (the pages of
 /// `noindex_and_canonical_are_stored_and_exported`, crates/crawler/tests/it/direct.rs): in the
 /// page's metadata in the service, counted in the worker's summary, and not acted upon — a
-/// noindex page's links are followed, a canonical URL is not fetched.
+/// noindex page's links are followed, a canonical URL is not fetched. Then a second crawl of
+/// the site, by a worker given the same state directory: the host's robots.txt answer kept
+/// by the first run is used (fresh for a day, as `crawl` uses its stored answers), not asked
+/// for again.
 #[test]
-fn a_worker_reports_noindex_and_canonical_as_crawl_records_them() {
+fn a_worker_reports_noindex_and_canonical_and_keeps_robots_txt_for_its_next_run() {
     let page = |head: &str, body: &str| (200, head.to_string(), body.to_string());
     let site = Site::start(
         vec![TcpListener::bind("127.0.0.1:0").unwrap()],
@@ -759,6 +762,22 @@ fn a_worker_reports_noindex_and_canonical_as_crawl_records_them() {
             ("/", None, None),
         ]
     );
+    assert!(out.contains(" 1 robots.txt requests"), "{out}");
+
+    let again = Serve::start(&dir.path().join("frontier-again"), &[]);
+    let worker = Worker::direct(
+        &format!("http://{}", again.addr),
+        &seeds,
+        &dir.path().join("worker"),
+        &["--idle-exit", "5"],
+    );
+    let (ok, out, stderr) = worker.finish(Duration::from_secs(60));
+    assert!(ok, "the second worker failed: {out}\n{stderr}");
+    assert!(out.contains("6 pages fetched"), "{out}");
+    assert!(out.contains(" 0 robots.txt requests"), "{out}");
+    let log = site.log();
+    let asked = log.iter().filter(|p| *p == "/robots.txt").count();
+    assert_eq!(asked, 1, "{log:?}");
 }
 
 /// A worker reads its seed host's sitemaps as `crawl` does: the same sitemap files, each
