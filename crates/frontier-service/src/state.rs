@@ -15,12 +15,6 @@
 //! after which only the calls logged since are replayed.
 
 use crate::checkpoint::{CheckpointPart, PartReader, StateCheckpoint};
-
-/// Pages a checkpoint part holds at most ([`FrontierState::checkpoint_parts`]): with their
-/// URLs, a few MiB a part.
-pub const PART_PAGES: usize = 65_536;
-/// Words of frontier calls after which a checkpoint part takes no more calls (8 MiB in memory).
-pub const PART_WORDS: usize = 1 << 20;
 use crate::crawl::{take_of, Counts, Crawl, LinkCounts, Ranked, ScanCursor, UrlFilter};
 use crate::ext_proto::PageReport;
 use crate::page_text::TextHome;
@@ -36,6 +30,12 @@ use crawlrank_urlfrontier::normalise_crawl_id;
 use std::collections::BTreeMap;
 use std::path::Path;
 use tonic::Status;
+
+/// Pages a checkpoint part holds at most ([`FrontierState::checkpoint_parts`]): with their
+/// URLs, a few MiB a part.
+pub const PART_PAGES: usize = 65_536;
+/// Words of frontier calls after which a checkpoint part takes no more calls (8 MiB in memory).
+pub const PART_WORDS: usize = 1 << 20;
 
 /// Seconds in a day (PurgeURLs counts days).
 const DAY_SECS: u64 = 86_400;

@@ -268,38 +268,36 @@ pub struct WorkerReport {
 }
 
 /// The robots.txt state of the origins this worker fetched from: the engine's table
-/// ([`RobotsTable`]), its origins numbered in the order they came, and the answers kept in
-/// the state directory for the next runs.
+/// ([`RobotsTable`]), its origins numbered in the order they came.
 struct Robots {
     table: RobotsTable,
     ids: HashMap<String, u32>,
-    kept: KeptRobots,
 }
 
 /// The robots.txt answers a worker keeps in `STATE/robots/` (one file per origin: the origin
 /// on its first line, then the answer as `StoredRobots::encode` writes it), so that its next
 /// runs, and other workers given the same state directory, use an answer while it is fresh
 /// (24 hours) rather than ask the host again — as `crawl` keeps them in its store. They are a
-/// cache: written whole (a temporary file renamed), not synced; a file that does not read
+/// cache: written whole (a temporary file synced, then renamed); a file that does not read
 /// back, or names another origin, is not used.
 struct KeptRobots {
-    dir: Option<PathBuf>,
+    dir: PathBuf,
 }
 
 impl KeptRobots {
     /// The file of `origin`: its characters other than letters and digits as `_`, so that
     /// every origin has a plain file name (two origins sharing one are told apart by the
     /// origin inside).
-    fn path(&self, origin: &str) -> Option<PathBuf> {
+    fn path(&self, origin: &str) -> PathBuf {
         let name: String = origin
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect();
-        Some(self.dir.as_ref()?.join(name))
+        self.dir.join(name)
     }
 
     fn read(&self, origin: &str) -> Option<StoredRobots> {
-        let bytes = std::fs::read(self.path(origin)?).ok()?;
+        let bytes = std::fs::read(self.path(origin)).ok()?;
         let line = bytes.iter().position(|&b| b == b'\n')?;
         (&bytes[..line] == origin.as_bytes())
             .then(|| StoredRobots::decode(&bytes[line + 1..]).ok())
@@ -307,10 +305,7 @@ impl KeptRobots {
     }
 
     fn write(&self, origin: &str, answer: &StoredRobots) {
-        let Some(path) = self.path(origin) else {
-            return;
-        };
-        let written = crawlrank_util::atomic::write_file(&path, |w| {
+        let written = crawlrank_util::atomic::write_file(&self.path(origin), |w| {
             w.write_all(origin.as_bytes())?;
             w.write_all(b"\n")?;
             w.write_all(&answer.encode())?;
@@ -348,6 +343,8 @@ struct Shared {
     fetcher: Fetcher,
     scope: Scope,
     robots: Mutex<Robots>,
+    /// The robots.txt answers kept for the next runs, when the worker has a state directory.
+    kept_robots: Option<KeptRobots>,
     sitemaps: Mutex<Sitemaps>,
     warc: Option<Mutex<WarcWriter>>,
     /// Hosts' back-offs after refusals, by a hash of their queue key.
@@ -626,9 +623,9 @@ async fn run_async(
         robots: Mutex::new(Robots {
             table: RobotsTable::new(cfg.fetch.robots_agent(), cfg.max_retries),
             ids: HashMap::new(),
-            kept: KeptRobots {
-                dir: cfg.state_dir.as_ref().map(|s| s.join("robots")),
-            },
+        }),
+        kept_robots: cfg.state_dir.as_ref().map(|s| KeptRobots {
+            dir: s.join("robots"),
         }),
         sitemaps: Mutex::new(sitemaps),
         warc,
@@ -871,26 +868,26 @@ async fn fetch_robots(
         let hop_delay = Duration::from_secs(cfg.delay_secs.unwrap_or(0).into());
         let f = shared.fetcher.robots(conn, origin, hop_delay).await;
         done.robots_requests += f.requests;
-        let after = {
-            let mut robots = lock(&shared.robots, "robots.txt table")?;
-            let after =
-                robots
-                    .table
-                    .fetched(host, f.rules, f.answer, f.failure, robots::unix_now());
-            if let AfterFetch::Settled {
-                keep: Some(answer), ..
-            } = &after
-            {
-                robots.kept.write(origin, answer);
-            }
-            after
-        };
+        let after = lock(&shared.robots, "robots.txt table")?.table.fetched(
+            host,
+            f.rules,
+            f.answer,
+            f.failure,
+            robots::unix_now(),
+        );
         match after {
             AfterFetch::Retry { attempt } => {
                 tokio::time::sleep(backoff(cfg, attempt)).await;
                 done.retries += 1;
             }
-            AfterFetch::Settled { rules, .. } => return Ok(rules),
+            AfterFetch::Settled { rules, keep } => {
+                // Written with the table unlocked: the file is synced, and the other fetch
+                // tasks need not wait for it.
+                if let (Some(answer), Some(kept)) = (keep, &shared.kept_robots) {
+                    kept.write(origin, &answer);
+                }
+                return Ok(rules);
+            }
         }
     }
 }
@@ -909,20 +906,14 @@ async fn robots_rules(
 ) -> Result<Option<RobotsRules>> {
     // What the table has for the host, and whether it is an answer an earlier run kept.
     let known = |host: u32| -> Result<(Option<Option<RobotsRules>>, bool)> {
-        let mut guard = lock(&shared.robots, "robots.txt table")?;
-        let robots = &mut *guard;
-        let kept = &robots.kept;
-        Ok(
-            match robots
-                .table
-                .lookup(host, robots::unix_now(), || kept.read(origin))
-            {
-                HostRobots::Rules(rules) => (Some(Some(rules)), false),
-                HostRobots::StoredRules(rules) => (Some(Some(rules)), true),
-                HostRobots::GiveUp(_) => (Some(None), false),
-                HostRobots::Unknown => (None, false),
-            },
-        )
+        let kept = || shared.kept_robots.as_ref()?.read(origin);
+        let mut robots = lock(&shared.robots, "robots.txt table")?;
+        Ok(match robots.table.lookup(host, robots::unix_now(), kept) {
+            HostRobots::Rules(rules) => (Some(Some(rules)), false),
+            HostRobots::StoredRules(rules) => (Some(Some(rules)), true),
+            HostRobots::GiveUp(_) => (Some(None), false),
+            HostRobots::Unknown => (None, false),
+        })
     };
     let host = {
         let mut robots = lock(&shared.robots, "robots.txt table")?;
