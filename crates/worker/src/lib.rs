@@ -73,11 +73,11 @@
 //!   again from that date, to this worker or another, in this run or a later one, its host
 //!   serving its other URLs meanwhile — the engine's retry schedule, kept in the frontier.
 //!
-//! What a worker keeps in its state directory (`--state`): its WARC files, and the robots.txt
-//! answers it fetched (`STATE/robots/`), which its next runs and other workers given the same
-//! directory use while fresh, as `crawlrank crawl` uses those of its store. What it does not
-//! keep: its hosts' back-offs, in memory (the holds they set are the service's, through
-//! `BlockQueueUntil`).
+//! What a worker keeps in its state directory (`--state`): its WARC files, the robots.txt
+//! answers it fetched (`STATE/robots/`) and its hosts' back-offs after refusals
+//! (`STATE/backoffs/`), which its next runs and other workers given the same directory use,
+//! as `crawlrank crawl` uses those of its store (the holds the back-offs set are the
+//! service's too, through `BlockQueueUntil`).
 //! docs/frontier-service.md, "Workers", has the details.
 
 #![warn(missing_docs)]
@@ -88,11 +88,11 @@ use crawlrank_fetch::robots::{self, StoredRobots};
 use crawlrank_fetch::robots_table::{AfterFetch, HostRobots, RobotsTable};
 use crawlrank_fetch::sitemap::{NotQueued, SitemapQueue};
 use crawlrank_fetch::{
-    normalize, origin_key, AddressGuard, Backoffs, FetchConfig, Fetcher, HostConnection, Outcome,
-    Refusal, RetryAfter, RobotsRules, Scope, ScopeConfig, WarcPosition, WarcWriter,
+    normalize, origin_key, AddressGuard, Backoffs, FetchConfig, Fetcher, HostConnection, HostPause,
+    Outcome, Refusal, RetryAfter, RobotsRules, Scope, ScopeConfig, WarcPosition, WarcWriter,
 };
 use crawlrank_urlfrontier::proto::UrlInfo;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -274,47 +274,68 @@ struct Robots {
     ids: HashMap<String, u32>,
 }
 
-/// The robots.txt answers a worker keeps in `STATE/robots/` (one file per origin: the origin
-/// on its first line, then the answer as `StoredRobots::encode` writes it), so that its next
-/// runs, and other workers given the same state directory, use an answer while it is fresh
-/// (24 hours) rather than ask the host again — as `crawl` keeps them in its store. They are a
-/// cache: written whole (a temporary file synced, then renamed); a file that does not read
-/// back, or names another origin, is not used.
-struct KeptRobots {
+/// What a worker keeps in its state directory for its next runs, and for other workers given
+/// the same directory, one small file per origin or queue key in a folder of its own: the
+/// robots.txt answers (`STATE/robots/`, as `StoredRobots::encode` writes them), used while
+/// fresh (24 hours) rather than asking the host again, and the hosts' back-offs after
+/// refusals (`STATE/backoffs/`, as `HostPause::encode` writes them), so that a host that
+/// refused keeps its back-off across runs — as `crawl` keeps both in its store. A file holds
+/// its key on its first line, then the bytes. They are written whole (a temporary file
+/// synced, then renamed); a file that does not read back, or names another key, is not used.
+struct Kept {
     dir: PathBuf,
+    /// What the files hold, for the warning when one cannot be written.
+    what: &'static str,
 }
 
-impl KeptRobots {
-    /// The file of `origin`: its characters other than letters and digits as `_`, so that
-    /// every origin has a plain file name (two origins sharing one are told apart by the
-    /// origin inside).
-    fn path(&self, origin: &str) -> PathBuf {
-        let name: String = origin
+impl Kept {
+    /// The file of `key`: its characters other than letters and digits as `_`, so that every
+    /// key has a plain file name (two keys sharing one are told apart by the key inside).
+    fn path(&self, key: &str) -> PathBuf {
+        let name: String = key
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect();
         self.dir.join(name)
     }
 
-    fn read(&self, origin: &str) -> Option<StoredRobots> {
-        let bytes = std::fs::read(self.path(origin)).ok()?;
+    /// The bytes kept for `key`, if any.
+    fn read(&self, key: &str) -> Option<Vec<u8>> {
+        let mut bytes = std::fs::read(self.path(key)).ok()?;
         let line = bytes.iter().position(|&b| b == b'\n')?;
-        (&bytes[..line] == origin.as_bytes())
-            .then(|| StoredRobots::decode(&bytes[line + 1..]).ok())
-            .flatten()
+        (&bytes[..line] == key.as_bytes()).then(|| bytes.split_off(line + 1))
     }
 
-    fn write(&self, origin: &str, answer: &StoredRobots) {
-        let written = crawlrank_util::atomic::write_file(&self.path(origin), |w| {
-            w.write_all(origin.as_bytes())?;
+    fn write(&self, key: &str, bytes: &[u8]) {
+        let written = crawlrank_util::atomic::write_file(&self.path(key), |w| {
+            w.write_all(key.as_bytes())?;
             w.write_all(b"\n")?;
-            w.write_all(&answer.encode())?;
+            w.write_all(bytes)?;
             Ok(())
         });
         if let Err(e) = written {
-            tracing::warn!("robots.txt of {origin} not kept for the next runs: {e:#}");
+            tracing::warn!("{} of {key} not kept for the next runs: {e:#}", self.what);
         }
     }
+
+    /// Forgets what is kept for `key` (nothing kept: nothing to do).
+    fn remove(&self, key: &str) {
+        let path = self.path(key);
+        match std::fs::remove_file(&path) {
+            Ok(()) => {
+                let _ = crawlrank_util::atomic::sync_dir(&self.dir);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => tracing::warn!("{} of {key} not forgotten: {e}", self.what),
+        }
+    }
+}
+
+/// The hosts' back-offs after refusals, by a hash of their queue key, and which queues' kept
+/// back-offs were read in already (each once a run, when the queue first answers).
+struct HostBackoffs {
+    table: Backoffs<u64>,
+    read_in: HashSet<u64>,
 }
 
 /// The sitemaps of the seeds' hosts still to read, as the engine keeps them: a host's
@@ -344,11 +365,13 @@ struct Shared {
     scope: Scope,
     robots: Mutex<Robots>,
     /// The robots.txt answers kept for the next runs, when the worker has a state directory.
-    kept_robots: Option<KeptRobots>,
+    kept_robots: Option<Kept>,
+    /// The hosts' back-offs kept for the next runs, when the worker has a state directory.
+    kept_backoffs: Option<Kept>,
     sitemaps: Mutex<Sitemaps>,
     warc: Option<Mutex<WarcWriter>>,
-    /// Hosts' back-offs after refusals, by a hash of their queue key.
-    backoffs: Mutex<Backoffs<u64>>,
+    /// Hosts' back-offs after refusals.
+    backoffs: Mutex<HostBackoffs>,
     /// One permit per fetch at once (`concurrency`): a leased URL is fetched under one.
     fetch_slots: tokio::sync::Semaphore,
 }
@@ -624,12 +647,20 @@ async fn run_async(
             table: RobotsTable::new(cfg.fetch.robots_agent(), cfg.max_retries),
             ids: HashMap::new(),
         }),
-        kept_robots: cfg.state_dir.as_ref().map(|s| KeptRobots {
+        kept_robots: cfg.state_dir.as_ref().map(|s| Kept {
             dir: s.join("robots"),
+            what: "robots.txt",
+        }),
+        kept_backoffs: cfg.state_dir.as_ref().map(|s| Kept {
+            dir: s.join("backoffs"),
+            what: "the back-off",
         }),
         sitemaps: Mutex::new(sitemaps),
         warc,
-        backoffs: Mutex::new(Backoffs::new(cfg.max_retry_after)),
+        backoffs: Mutex::new(HostBackoffs {
+            table: Backoffs::new(cfg.max_retry_after),
+            read_in: HashSet::new(),
+        }),
         fetch_slots: tokio::sync::Semaphore::new(cfg.concurrency),
     });
     let max_leased = max_leased(cfg.concurrency) as u64;
@@ -797,6 +828,32 @@ fn queue_hash(key: &str) -> u64 {
     h.finish()
 }
 
+/// The hosts' back-off table, with `queue`'s back-off kept by an earlier run read in first
+/// (once a run, the file read with the table unlocked).
+fn backoffs_of<'a>(
+    shared: &'a Shared,
+    queue: &str,
+) -> Result<std::sync::MutexGuard<'a, HostBackoffs>> {
+    let key = queue_hash(queue);
+    let table = lock(&shared.backoffs, "back-off table")?;
+    let Some(kept) = shared
+        .kept_backoffs
+        .as_ref()
+        .filter(|_| !table.read_in.contains(&key))
+    else {
+        return Ok(table);
+    };
+    drop(table);
+    let pause = kept.read(queue).and_then(|b| HostPause::decode(&b));
+    let mut table = lock(&shared.backoffs, "back-off table")?;
+    if table.read_in.insert(key) && table.table.get(key).is_none() {
+        if let Some(pause) = pause {
+            table.table.restore(key, pause);
+        }
+    }
+    Ok(table)
+}
+
 /// After a page's answer: a refusal (429, 503) backs its host off and holds its queue for
 /// every worker until the wait is over (`BlockQueueUntil`), and is returned; any other answer
 /// lets the host's back-off come down, and while some of it is left the host's queue is held
@@ -809,24 +866,37 @@ async fn note_refusal(
     retry_after: Option<RetryAfter>,
 ) -> Result<Option<Refusal>> {
     let now = SystemTime::now();
-    let (refusal, hold_until) = {
-        let mut backoffs = lock(&shared.backoffs, "back-off table")?;
+    let (refusal, hold_until, kept) = {
+        let mut backoffs = backoffs_of(shared, queue)?;
+        let key = queue_hash(queue);
         if status == 429 || status == 503 {
             let asked = match retry_after {
                 Some(RetryAfter::Wait(d)) => Some(d),
                 _ => None,
             };
-            let (refusal, pause) = backoffs.refused(queue_hash(queue), asked, now);
-            (Some(refusal), Some(pause.until))
+            let (refusal, pause) = backoffs.table.refused(key, asked, now);
+            (Some(refusal), Some(pause.until), Some(Some(pause)))
         } else if status != 0 {
-            match backoffs.answered(queue_hash(queue), now) {
-                Some(Some(pause)) => (None, Some(pause.until.max(now + pause.backoff))),
-                _ => (None, None),
+            match backoffs.table.answered(key, now) {
+                Some(Some(pause)) => (
+                    None,
+                    Some(pause.until.max(now + pause.backoff)),
+                    Some(Some(pause)),
+                ),
+                Some(None) => (None, None, Some(None)),
+                None => (None, None, None),
             }
         } else {
-            (None, None)
+            (None, None, None)
         }
     };
+    // Kept for the next runs with the table unlocked (the file is synced).
+    if let (Some(change), Some(k)) = (kept, &shared.kept_backoffs) {
+        match change {
+            Some(pause) => k.write(queue, &pause.encode()),
+            None => k.remove(queue),
+        }
+    }
     let Some(hold_until) = hold_until else {
         return Ok(refusal);
     };
@@ -884,7 +954,7 @@ async fn fetch_robots(
                 // Written with the table unlocked: the file is synced, and the other fetch
                 // tasks need not wait for it.
                 if let (Some(answer), Some(kept)) = (keep, &shared.kept_robots) {
-                    kept.write(origin, &answer);
+                    kept.write(origin, &answer.encode());
                 }
                 return Ok(rules);
             }
@@ -906,7 +976,7 @@ async fn robots_rules(
 ) -> Result<Option<RobotsRules>> {
     // What the table has for the host, and whether it is an answer an earlier run kept.
     let known = |host: u32| -> Result<(Option<Option<RobotsRules>>, bool)> {
-        let kept = || shared.kept_robots.as_ref()?.read(origin);
+        let kept = || StoredRobots::decode(&shared.kept_robots.as_ref()?.read(origin)?).ok();
         let mut robots = lock(&shared.robots, "robots.txt table")?;
         Ok(match robots.table.lookup(host, robots::unix_now(), kept) {
             HostRobots::Rules(rules) => (Some(Some(rules)), false),
@@ -1110,7 +1180,7 @@ fn host_delay(cfg: &WorkerConfig, rules: &RobotsRules) -> Duration {
 /// as the engine spaces a backed-off host's requests.
 fn pause_before_next(shared: &Shared, queue: &str, delay: Duration) -> Result<Duration> {
     let now = SystemTime::now();
-    let pause = lock(&shared.backoffs, "back-off table")?.get(queue_hash(queue));
+    let pause = backoffs_of(shared, queue)?.table.get(queue_hash(queue));
     Ok(pause.map_or(delay, |p| {
         let held = p.until.duration_since(now).unwrap_or_default();
         delay.max(p.backoff).max(held)
@@ -1366,6 +1436,26 @@ async fn fetch_leased(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kept_files_read_back_under_their_own_key_only_and_are_forgotten() {
+        let dir = tempfile::tempdir().unwrap();
+        let kept = Kept {
+            dir: dir.path().join("backoffs"),
+            what: "the back-off",
+        };
+        assert_eq!(kept.read("a.example"), None);
+        kept.write("a.example", b"\x01\n\x02");
+        assert_eq!(kept.read("a.example").as_deref(), Some(&b"\x01\n\x02"[..]));
+        // `a-example` shares the file name: told apart by the key inside.
+        assert_eq!(kept.path("a-example"), kept.path("a.example"));
+        assert_eq!(kept.read("a-example"), None);
+        kept.remove("a.example");
+        assert_eq!(kept.read("a.example"), None);
+        kept.remove("a.example");
+        std::fs::write(kept.path("b"), b"no key line").unwrap();
+        assert_eq!(kept.read("b"), None);
+    }
 
     #[test]
     fn a_node_on_every_interface_is_reached_at_the_given_host() {

@@ -141,15 +141,28 @@ fn crawl_through_a_worker(
     seeds: &[String],
     serve_options: &[&str],
 ) -> (Serve, String) {
+    crawl_through_a_worker_with(dir, web, seeds, serve_options, &[])
+}
+
+/// [`crawl_through_a_worker`] with `worker_options` too; the worker's state is `dir/worker`.
+fn crawl_through_a_worker_with(
+    dir: &Path,
+    web: &TestWeb,
+    seeds: &[String],
+    serve_options: &[&str],
+    worker_options: &[&str],
+) -> (Serve, String) {
     let serve = Serve::start(&dir.join("frontier"), serve_options);
     let seeds_file = dir.join("seeds.txt");
     std::fs::write(&seeds_file, seeds.join("\n") + "\n").unwrap();
+    let mut options = vec!["--idle-exit", "5"];
+    options.extend_from_slice(worker_options);
     let worker = Worker::start(
         &format!("http://{}", serve.addr),
         web,
         &seeds_file,
         &dir.join("worker"),
-        &["--idle-exit", "5"],
+        &options,
     );
     let (ok, stdout, stderr) = worker.finish(Duration::from_secs(120));
     assert!(ok, "the worker failed: {stdout}\n{stderr}");
@@ -258,21 +271,45 @@ fn a_worker_holds_a_refusing_host_until_its_retry_after() {
     web.shutdown_blocking();
 }
 
-/// A host that refuses without `Retry-After` backs off, 1 s then 2 s, and comes back down: the
-/// first success halves the back-off, and the host's next request still waits it (1 s); the
-/// last pages follow at once — as `crawl` does. Alone in its crawl: another host's hold
-/// would keep the service from serving the next page early, and hide a worker that did not
-/// wait.
+/// A host that refuses without `Retry-After` backs off and comes back down: the first success
+/// halves the back-off, and the host's next request still waits it (1 s); the last pages
+/// follow at once — as `crawl` does. The worker starts from the back-off a run before kept in
+/// its state (1 s, in `STATE/backoffs/`), so the host's first refusal doubles it (2 s, where
+/// a fresh worker waits 1 s), and the second stays at `--max-retry-after` (2 s); once the
+/// back-off is gone, so is its file. Alone in its crawl: another host's hold would keep the
+/// service from serving the next page early, and hide a worker that did not wait.
 #[test]
 fn a_worker_backs_a_refusing_host_off_and_comes_back_down() {
     let web = trap_web();
     let dir = tempfile::tempdir().unwrap();
-    let (_serve, out) = crawl_through_a_worker(dir.path(), &web, &[url("backoff", "/")], &[]);
+    let key = host("backoff");
+    let kept = dir
+        .path()
+        .join("worker/backoffs")
+        .join(key.replace('.', "_"));
+    std::fs::create_dir_all(kept.parent().unwrap()).unwrap();
+    let pause = crawlrank_fetch::HostPause {
+        until: std::time::SystemTime::now(),
+        backoff: Duration::from_secs(1),
+    };
+    std::fs::write(
+        &kept,
+        [format!("{key}\n").as_bytes(), &pause.encode()].concat(),
+    )
+    .unwrap();
+    let (_serve, out) = crawl_through_a_worker_with(
+        dir.path(),
+        &web,
+        &[url("backoff", "/")],
+        &[],
+        &["--max-retry-after", "2"],
+    );
+    assert!(!kept.exists(), "the back-off is gone, its file is kept");
     assert!(out.contains("every URL of the crawl is done"), "{out}");
     let log = web.log();
     let waits = waits_after_refusals(&log, &host("backoff"));
     assert_eq!(waits.len(), 2, "{waits:?}");
-    for (w, m) in waits.iter().zip([1.0, 2.0]) {
+    for (w, m) in waits.iter().zip([2.0, 2.0]) {
         assert!(w.as_secs_f64() >= m, "waited {w:?}, backing off {m} s");
     }
     // The host refuses its first two requests, which are its /sitemap.xml's (a seed host's
