@@ -1666,34 +1666,21 @@ impl Engine {
         now: Instant,
     ) -> Option<crawlrank_fetch::backoff::Refusal> {
         let wall = std::time::SystemTime::now();
-        if status == 429 || status == 503 {
+        let after = self.backoffs.answer(host, status, after, wall);
+        if let Some(refusal) = after.refusal {
             self.stats.rate_limited += 1;
-            let asked = match after {
-                Some(RetryAfter::Wait(d)) => Some(d),
-                Some(RetryAfter::Invalid) => {
-                    self.stats.retry_after_invalid += 1;
-                    None
-                }
-                None => None,
-            };
-            let (refusal, pause) = self.backoffs.refused(host, asked, wall);
             self.stats.backoff_seconds += refusal.wait.as_secs();
-            self.sched.hold(host, now + refusal.wait, now);
+        }
+        self.stats.retry_after_invalid += u64::from(after.invalid_retry_after);
+        if let Some(until) = after.hold_until {
+            let wait = until.duration_since(wall).unwrap_or_default();
+            self.sched.hold(host, now + wait, now);
+        }
+        if let Some(change) = after.changed {
             let origin = self.urls.origin(host).to_string();
-            self.writes.hosts.push((origin, Some(pause)));
-            return Some(refusal);
+            self.writes.hosts.push((origin, change));
         }
-        if status != 0 {
-            if let Some(change) = self.backoffs.answered(host, wall) {
-                if let Some(p) = change {
-                    // Still backing off: the next request waits that long at least.
-                    self.sched.hold(host, now + p.backoff, now);
-                }
-                let origin = self.urls.origin(host).to_string();
-                self.writes.hosts.push((origin, change));
-            }
-        }
-        None
+        after.refusal
     }
 
     /// Counts what a finished page's parse found besides its outcome.

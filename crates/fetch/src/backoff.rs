@@ -107,6 +107,22 @@ pub struct Refusal {
     pub give_up: bool,
 }
 
+/// What an answer means for its host's back-off ([`Backoffs::answer`]): the rule in one place,
+/// which the engine applies to its host queues and a worker to the service's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AfterAnswer {
+    /// A refusal (429, 503): how long the URL and its host wait, and whether the URL is
+    /// given up.
+    pub refusal: Option<Refusal>,
+    /// No request to the host before this time: a refusal's wait, or after another answer
+    /// while the host still backs off, its back-off from now (or the hold left, if longer).
+    pub hold_until: Option<SystemTime>,
+    /// The host's pause changed: the new one (`None`: it has none now), for the store.
+    pub changed: Option<Option<HostPause>>,
+    /// A refusal's `Retry-After` was neither form (ignored; counted by the caller).
+    pub invalid_retry_after: bool,
+}
+
 /// The hosts with a pause, by host key `H`. Only hosts that refused recently are kept.
 #[derive(Debug)]
 pub struct Backoffs<H> {
@@ -166,6 +182,41 @@ impl<H: Copy + Eq + Hash> Backoffs<H> {
         };
         self.hosts.insert(host, pause);
         (Refusal { wait, give_up }, pause)
+    }
+
+    /// `host` answered `status` at `now` (0: no HTTP answer, which changes nothing), with
+    /// `retry_after` if it sent one: a `429` or `503` is a refusal ([`refused`](Self::refused));
+    /// any other status lets the back-off come down ([`answered`](Self::answered)), and while
+    /// some is left the host is held that long, so a backed-off host's requests stay spaced.
+    pub fn answer(
+        &mut self,
+        host: H,
+        status: u16,
+        retry_after: Option<RetryAfter>,
+        now: SystemTime,
+    ) -> AfterAnswer {
+        if status == 429 || status == 503 {
+            let asked = match retry_after {
+                Some(RetryAfter::Wait(d)) => Some(d),
+                _ => None,
+            };
+            let (refusal, pause) = self.refused(host, asked, now);
+            return AfterAnswer {
+                refusal: Some(refusal),
+                hold_until: Some(pause.until),
+                changed: Some(Some(pause)),
+                invalid_retry_after: retry_after == Some(RetryAfter::Invalid),
+            };
+        }
+        if status == 0 {
+            return AfterAnswer::default();
+        }
+        let changed = self.answered(host, now);
+        AfterAnswer {
+            hold_until: changed.flatten().map(|p| p.until.max(now + p.backoff)),
+            changed,
+            ..AfterAnswer::default()
+        }
     }
 
     /// `host` answered at `now` with something other than a refusal: its back-off halves
@@ -238,6 +289,41 @@ mod tests {
         assert_eq!(n, 9, "600 s halves 9 times before it is below 1 s");
         assert!(b.get(7).is_none());
         assert_eq!(b.answered(7, later), None, "nothing to change");
+    }
+
+    #[test]
+    fn an_answer_says_what_to_hold_and_store() {
+        let mut b = Backoffs::new(DEFAULT_MAX_RETRY_AFTER);
+        let now = t0();
+        // No HTTP answer, or an answer of a host without a back-off: nothing.
+        assert_eq!(b.answer(1u32, 0, None, now), AfterAnswer::default());
+        assert_eq!(b.answer(1, 200, None, now), AfterAnswer::default());
+        // A refusal with a bad Retry-After backs off 1 s, then 2 s.
+        let a = b.answer(1, 429, Some(RetryAfter::Invalid), now);
+        assert!(a.invalid_retry_after);
+        assert_eq!(a.hold_until, Some(now + Duration::from_secs(1)));
+        let a = b.answer(1, 503, None, now);
+        let wait = Duration::from_secs(2);
+        assert_eq!(
+            a.refusal,
+            Some(Refusal {
+                wait,
+                give_up: false
+            })
+        );
+        let pause = HostPause {
+            until: now + wait,
+            backoff: wait,
+        };
+        assert_eq!(a.changed, Some(Some(pause)));
+        assert!(!a.invalid_retry_after);
+        // An answer within the hold: held to its end; after it, the halved back-off from now.
+        let a = b.answer(1, 200, None, now);
+        assert_eq!(a.hold_until, Some(now + wait));
+        let later = now + Duration::from_secs(10);
+        let a = b.answer(1, 404, None, later);
+        assert_eq!(a.hold_until, None);
+        assert_eq!(a.changed, Some(None), "below a second: gone");
     }
 
     #[test]

@@ -69,7 +69,7 @@ pub mod sitemap;
 pub mod warc;
 
 pub use addresses::AddressGuard;
-pub use backoff::{Backoffs, HostPause, Refusal, RetryAfter, DEFAULT_MAX_RETRY_AFTER};
+pub use backoff::{AfterAnswer, Backoffs, HostPause, Refusal, RetryAfter, DEFAULT_MAX_RETRY_AFTER};
 #[cfg(feature = "net")]
 pub use connections::OriginId;
 #[cfg(feature = "net")]

@@ -140,6 +140,16 @@ impl RobotsTable {
         }
     }
 
+    /// Whether [`lookup`](Self::lookup) of `host` at `now` would read the stored answer (no
+    /// fresh rules, and the store not consulted yet): so that a caller whose store is a file
+    /// can read it before taking the table's lock, and not on every lookup.
+    pub fn consults_store(&self, host: OriginId, now: u64) -> bool {
+        self.hosts.get(host as usize).is_none_or(|h| {
+            let rules_fresh = h.rules.is_some() && fresh(h.fetched_at, now);
+            !rules_fresh && (h.rules.is_some() || !h.consulted)
+        })
+    }
+
     /// Lets go of the parsed rules of `host`, idle for now, when the store keeps the answer
     /// they come from: the next [`lookup`](Self::lookup) reads and parses it again (as
     /// [`HostRobots::Rules`]: it is this run's answer). So the rules in memory are those of
@@ -270,23 +280,34 @@ mod tests {
         let answers = &answers;
         let from = |origin: &'static str| move || answers.get(origin).cloned();
         let mut t = RobotsTable::new("crawlrank", 0);
+        // `consults_store` says, before each lookup, whether that lookup reads the store.
+        assert!(t.consults_store(0, now));
         let HostRobots::StoredRules(r) = t.lookup(0, now, from("http://a.test")) else {
             panic!("fresh")
         };
         assert!(!r.allowed("http://a.test/p"));
+        assert!(!t.consults_store(0, now));
         assert!(matches!(
             t.lookup(0, now, from("http://a.test")),
             HostRobots::Rules(_)
         ));
+        assert!(t.consults_store(1, now));
         assert!(matches!(
             t.lookup(1, now, from("http://b.test")),
             HostRobots::Unknown
         ));
+        assert!(!t.consults_store(1, now), "consulted once");
         // Taken once: once the stored answer has expired in use, the file is fetched.
+        assert!(t.consults_store(0, now - 60 + MAX_AGE));
         assert!(matches!(
             t.lookup(0, now - 60 + MAX_AGE, from("http://a.test")),
             HostRobots::Unknown
         ));
+        assert!(!t.consults_store(0, now - 60 + MAX_AGE));
+        // Rules let go while idle are read from the store again.
+        t.lookup(2, now, from("http://a.test"));
+        t.forget(2);
+        assert!(t.consults_store(2, now));
     }
 
     #[test]

@@ -866,38 +866,19 @@ async fn note_refusal(
     retry_after: Option<RetryAfter>,
 ) -> Result<Option<Refusal>> {
     let now = SystemTime::now();
-    let (refusal, hold_until, kept) = {
-        let mut backoffs = backoffs_of(shared, queue)?;
-        let key = queue_hash(queue);
-        if status == 429 || status == 503 {
-            let asked = match retry_after {
-                Some(RetryAfter::Wait(d)) => Some(d),
-                _ => None,
-            };
-            let (refusal, pause) = backoffs.table.refused(key, asked, now);
-            (Some(refusal), Some(pause.until), Some(Some(pause)))
-        } else if status != 0 {
-            match backoffs.table.answered(key, now) {
-                Some(Some(pause)) => (
-                    None,
-                    Some(pause.until.max(now + pause.backoff)),
-                    Some(Some(pause)),
-                ),
-                Some(None) => (None, None, Some(None)),
-                None => (None, None, None),
-            }
-        } else {
-            (None, None, None)
-        }
-    };
+    let after =
+        backoffs_of(shared, queue)?
+            .table
+            .answer(queue_hash(queue), status, retry_after, now);
     // Kept for the next runs with the table unlocked (the file is synced).
-    if let (Some(change), Some(k)) = (kept, &shared.kept_backoffs) {
+    if let (Some(change), Some(k)) = (after.changed, &shared.kept_backoffs) {
         match change {
             Some(pause) => k.write(queue, &pause.encode()),
             None => k.remove(queue),
         }
     }
-    let Some(hold_until) = hold_until else {
+    let refusal = after.refusal;
+    let Some(hold_until) = after.hold_until else {
         return Ok(refusal);
     };
     // Whole seconds, rounded up: the hold never ends before the host asked.
@@ -976,9 +957,18 @@ async fn robots_rules(
 ) -> Result<Option<RobotsRules>> {
     // What the table has for the host, and whether it is an answer an earlier run kept.
     let known = |host: u32| -> Result<(Option<Option<RobotsRules>>, bool)> {
-        let kept = || StoredRobots::decode(&shared.kept_robots.as_ref()?.read(origin)?).ok();
+        let now = robots::unix_now();
+        // A kept answer is read with the table unlocked, and only when the table asks for it.
+        let consults = lock(&shared.robots, "robots.txt table")?
+            .table
+            .consults_store(host, now);
+        let kept = shared
+            .kept_robots
+            .as_ref()
+            .filter(|_| consults)
+            .and_then(|k| StoredRobots::decode(&k.read(origin)?).ok());
         let mut robots = lock(&shared.robots, "robots.txt table")?;
-        Ok(match robots.table.lookup(host, robots::unix_now(), kept) {
+        Ok(match robots.table.lookup(host, now, || kept) {
             HostRobots::Rules(rules) => (Some(Some(rules)), false),
             HostRobots::StoredRules(rules) => (Some(Some(rules)), true),
             HostRobots::GiveUp(_) => (Some(None), false),
