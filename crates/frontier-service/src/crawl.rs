@@ -139,6 +139,93 @@ impl QueueKeys {
     }
 }
 
+/// The crawl's queues by the index of their key ([`QueueKeys`]): a page's queue, and the
+/// queues `GetURLs`' indexes list, are one step away, not a search by key string (which
+/// took about a tenth of a busy node's time, in string comparisons and copies).
+#[derive(Debug, Default)]
+struct Queues {
+    keys: QueueKeys,
+    /// By key index; `None` where the key's queue was deleted (or never made).
+    slots: Vec<Option<Queue>>,
+    /// Queues that exist.
+    live: usize,
+}
+
+impl Queues {
+    /// The key of index `id`.
+    fn key(&self, id: KeyId) -> &QueueKey {
+        self.keys.key(id)
+    }
+
+    /// The queue of index `id`, if it exists.
+    fn at(&self, id: KeyId) -> Option<&Queue> {
+        self.slots.get(id as usize)?.as_ref()
+    }
+
+    fn at_mut(&mut self, id: KeyId) -> Option<&mut Queue> {
+        self.slots.get_mut(id as usize)?.as_mut()
+    }
+
+    /// The index of the queue of `key`, if it exists.
+    fn id(&self, key: &str) -> Option<KeyId> {
+        let id = *self.keys.ids.get(key)?;
+        self.at(id).is_some().then_some(id)
+    }
+
+    /// The queue of `key`, if it exists.
+    fn get(&self, key: &str) -> Option<&Queue> {
+        self.at(self.id(key)?)
+    }
+
+    fn get_mut(&mut self, key: &str) -> Option<&mut Queue> {
+        let id = self.id(key)?;
+        self.at_mut(id)
+    }
+
+    /// The queue of `key`, made if new, and whether it was.
+    fn of(&mut self, key: &str) -> (&mut Queue, bool) {
+        let id = self.keys.id(key);
+        let i = id as usize;
+        if self.slots.len() <= i {
+            self.slots.resize_with(i + 1, || None);
+        }
+        let made = self.slots[i].is_none();
+        if made {
+            self.live += 1;
+        }
+        let q = self.slots[i].get_or_insert_with(|| Queue {
+            id,
+            ..Queue::default()
+        });
+        (q, made)
+    }
+
+    fn remove(&mut self, id: KeyId) -> Option<Queue> {
+        let q = self.slots.get_mut(id as usize)?.take();
+        self.live -= usize::from(q.is_some());
+        q
+    }
+
+    fn len(&self) -> usize {
+        self.live
+    }
+
+    /// Every queue, in no particular order.
+    fn values(&self) -> impl Iterator<Item = &Queue> {
+        self.slots.iter().flatten()
+    }
+
+    /// Every queue with its key, in key order (as `ListQueues` and the checkpoint list them).
+    fn sorted(&self) -> Vec<(&str, &Queue)> {
+        let mut v: Vec<(&str, &Queue)> = self
+            .values()
+            .map(|q| (self.keys.key(q.id).as_str(), q))
+            .collect();
+        v.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        v
+    }
+}
+
 /// A [`Mark`] in 4 bytes: a pop number, or one of the three values no pop number reaches
 /// (a page is popped once, and page ids are 32-bit: a crawl pops fewer than 2^32 - 3 pages).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -838,9 +925,8 @@ pub struct Crawl {
     deferred: Deferred,
     /// Live URL → page id.
     ids: UrlIndex,
-    queues: BTreeMap<String, Queue>,
-    /// The queues' keys by the index the pages name them by.
-    keys: QueueKeys,
+    /// The queues, by the index of their key the pages name them by.
+    queues: Queues,
     /// Popped from the frontier, never fetched, not deleted: pop number → page (leased ones
     /// included), served in this order.
     ready: BTreeMap<u64, PageId>,
@@ -850,12 +936,12 @@ pub struct Crawl {
     // Indexes that let `GetURLs` look only at the queues and pages that can matter now,
     // instead of every queue and every popped page (kept in step by `reindex`):
     /// Every queue by the time it may serve next (`Queue::serves_from`).
-    by_time: BTreeSet<(u64, String)>,
+    by_time: BTreeSet<(u64, KeyId)>,
     /// Queues with unheld popped pages, by the time they may serve next.
-    waiting: BTreeSet<(u64, String)>,
+    waiting: BTreeSet<(u64, KeyId)>,
     /// Queues with unheld popped pages that could serve at the last `GetURLs`, by the pop
     /// number of their first unheld page.
-    heads: BTreeSet<(u64, String)>,
+    heads: BTreeSet<(u64, KeyId)>,
     /// Leased popped pages, by the end of their lease.
     ready_leases: BTreeSet<(u64, PageId)>,
     /// Fetched pages due again, by date, across the queues.
@@ -884,22 +970,6 @@ pub fn host_key(url: &str) -> Option<String> {
     let parsed = url::Url::parse(url).ok()?;
     let host = parsed.host_str()?;
     (!host.is_empty()).then(|| host.to_string())
-}
-
-/// The queue `key`, created if new.
-fn queue_of<'a>(
-    queues: &'a mut BTreeMap<String, Queue>,
-    keys: &mut QueueKeys,
-    key: &str,
-) -> &'a mut Queue {
-    if !queues.contains_key(key) {
-        let queue = Queue {
-            id: keys.id(key),
-            ..Queue::default()
-        };
-        queues.insert(key.to_string(), queue);
-    }
-    queues.get_mut(key).expect("just inserted")
 }
 
 /// The page a discovered URL was found on, from its metadata.
@@ -939,8 +1009,7 @@ impl Crawl {
             text,
             deferred: Deferred::default(),
             ids: UrlIndex::default(),
-            queues: BTreeMap::new(),
-            keys: QueueKeys::default(),
+            queues: Queues::default(),
             ready: BTreeMap::new(),
             pops: 0,
             default_delay: None,
@@ -967,7 +1036,7 @@ impl Crawl {
 
     /// Whether the crawl holds no queue.
     pub fn is_empty(&self) -> bool {
-        self.queues.is_empty()
+        self.queues.len() == 0
     }
 
     /// Whether nothing was ever put into the crawl nor set on it.
@@ -1021,12 +1090,12 @@ impl Crawl {
             self.capped.count(why);
             AckStatus::Skipped
         })?;
-        if !self.queues.contains_key(&key) {
-            self.by_time.insert((0, key.clone()));
-        }
-        let queue = queue_of(&mut self.queues, &mut self.keys, &key);
+        let (queue, made) = self.queues.of(&key);
         queue.live += 1;
         let queue = queue.id;
+        if made {
+            self.by_time.insert((0, queue));
+        }
         let text = self.text.push(url, &metadata);
         self.pages.push(Page {
             text,
@@ -1173,7 +1242,7 @@ impl Crawl {
         let mark = p.mark();
         let queue = self
             .queues
-            .get_mut(self.keys.key(p.queue).as_str())
+            .at_mut(p.queue)
             .expect("a live page's queue exists");
         queue.leased.remove(&page);
         match before {
@@ -1192,8 +1261,7 @@ impl Crawl {
             }
         }
         if let Mark::Popped(seq) = mark {
-            let key = self.keys.key(self.pages[page as usize].queue).clone();
-            self.leave_ready(page, seq, held, &key);
+            self.leave_ready(page, seq, held, self.pages[page as usize].queue);
             if !retry {
                 self.report(page);
             }
@@ -1322,7 +1390,7 @@ impl Crawl {
             let p = &self.pages[page as usize];
             Ranked {
                 url: self.text.url(p.text).to_string(),
-                key: self.keys.key(p.queue).to_string(),
+                key: self.queues.key(p.queue).to_string(),
                 score: self.frontier.score(page),
                 state,
             }
@@ -1411,58 +1479,58 @@ impl Crawl {
             return Some(None);
         }
         self.ready.insert(seq, page);
-        let key = self.keys.key(self.pages[page as usize].queue).clone();
-        if let Some(q) = self.queues.get_mut(&*key) {
+        let queue = self.pages[page as usize].queue;
+        if let Some(q) = self.queues.at_mut(queue) {
             if q.unheld.insert(seq) {
                 self.unheld += 1;
             }
         }
-        self.reindex(&key);
+        self.reindex(queue);
         Some(Some(page))
     }
 
     /// A popped page leaves the buffer (fetched or deleted): out of `ready`, of the lease
     /// index (`held_until`: its lease's end, if any) and of its queue's unheld pages.
-    fn leave_ready(&mut self, page: PageId, seq: u64, held_until: u64, key: &str) {
+    fn leave_ready(&mut self, page: PageId, seq: u64, held_until: u64, queue: KeyId) {
         if self.ready.remove(&seq).is_none() {
             return;
         }
         self.ready_leases.remove(&(held_until, page));
-        if let Some(q) = self.queues.get_mut(key) {
+        if let Some(q) = self.queues.at_mut(queue) {
             if q.unheld.remove(&seq) {
                 self.unheld -= 1;
             }
         }
-        self.reindex(key);
+        self.reindex(queue);
     }
 
-    /// Puts queue `key` back in step with the indexes after a change to when it may serve or
+    /// Puts queue `id` back in step with the indexes after a change to when it may serve or
     /// to its unheld pages: in `by_time` at the time it may serve next, and in `waiting` (not
     /// `heads`: only [`Crawl::drain`] moves a queue there, once its time has come) if it has
     /// unheld pages.
-    fn reindex(&mut self, key: &str) {
+    fn reindex(&mut self, id: KeyId) {
         let default_delay = self.default_delay;
-        let Some(q) = self.queues.get_mut(key) else {
+        let Some(q) = self.queues.at_mut(id) else {
             return;
         };
         let delay = q.delay.or(default_delay).unwrap_or(DEFAULT_QUEUE_DELAY);
         let t = q.serves_from(delay.into());
         if q.time_key != t {
-            self.by_time.remove(&(q.time_key, key.to_string()));
-            self.by_time.insert((t, key.to_string()));
+            self.by_time.remove(&(q.time_key, id));
+            self.by_time.insert((t, id));
             q.time_key = t;
         }
         match q.head_entry.take() {
             Some(HeadEntry::Waiting(w)) => {
-                self.waiting.remove(&(w, key.to_string()));
+                self.waiting.remove(&(w, id));
             }
             Some(HeadEntry::Eligible(h)) => {
-                self.heads.remove(&(h, key.to_string()));
+                self.heads.remove(&(h, id));
             }
             None => {}
         }
         if !q.unheld.is_empty() {
-            self.waiting.insert((t, key.to_string()));
+            self.waiting.insert((t, id));
             q.head_entry = Some(HeadEntry::Waiting(t));
         }
     }
@@ -1485,28 +1553,28 @@ impl Crawl {
             if !self.ready.contains_key(&seq) {
                 continue;
             }
-            let key = self.keys.key(p.queue).clone();
-            if let Some(q) = self.queues.get_mut(&*key) {
+            let queue = p.queue;
+            if let Some(q) = self.queues.at_mut(queue) {
                 if q.unheld.insert(seq) {
                     self.unheld += 1;
                 }
             }
-            self.reindex(&key);
+            self.reindex(queue);
         }
-        while let Some((t, _)) = self.waiting.first() {
-            if *t > now {
+        while let Some(&(t, _)) = self.waiting.first() {
+            if t > now {
                 break;
             }
-            let Some((_, key)) = self.waiting.pop_first() else {
+            let Some((_, id)) = self.waiting.pop_first() else {
                 break;
             };
-            let Some(q) = self.queues.get_mut(&key) else {
+            let Some(q) = self.queues.at_mut(id) else {
                 continue;
             };
             match q.unheld.first() {
                 Some(&head) => {
                     q.head_entry = Some(HeadEntry::Eligible(head));
-                    self.heads.insert((head, key));
+                    self.heads.insert((head, id));
                 }
                 None => q.head_entry = None,
             }
@@ -1570,17 +1638,14 @@ impl Crawl {
             if out.len() - start >= take.max_urls {
                 break;
             }
-            let p = &self.pages[page as usize];
+            let queue = self.pages[page as usize].queue;
             if self.held_until(page) > now
-                || take
-                    .key
-                    .is_some_and(|k| k != self.keys.key(p.queue).as_str())
+                || take.key.is_some_and(|k| Some(queue) != self.queues.id(k))
             {
                 continue;
             }
-            let key = self.keys.key(p.queue).clone();
-            self.open_queue(&mut selection, &key, take, now);
-            if selection.try_take(&key) {
+            self.open_queue(&mut selection, queue, take, now);
+            if selection.try_take(queue) {
                 self.lease(page, take, now, out);
                 changed = true;
             }
@@ -1590,20 +1655,20 @@ impl Crawl {
         // (`heads`, walked in order from `floor`).
         let unheld_at_start = self.unheld;
         let mut taken = 0usize;
-        let mut cursors: BTreeSet<(u64, String)> = BTreeSet::new();
-        let mut candidates: Vec<String> = selection.served.iter().cloned().collect();
-        if let Some(k) = take.key {
-            self.open_queue(&mut selection, k, take, now);
-            candidates.push(k.to_string());
+        let mut cursors: BTreeSet<(u64, KeyId)> = BTreeSet::new();
+        let mut candidates: Vec<KeyId> = selection.served.iter().copied().collect();
+        if let Some(id) = take.key.and_then(|k| self.queues.id(k)) {
+            self.open_queue(&mut selection, id, take, now);
+            candidates.push(id);
         }
-        for key in candidates {
-            if selection.budget(&key) > 0 {
-                if let Some(&head) = self.queues.get(&key).and_then(|q| q.unheld.first()) {
-                    cursors.insert((head, key));
+        for id in candidates {
+            if selection.budget(id) > 0 {
+                if let Some(&head) = self.queues.at(id).and_then(|q| q.unheld.first()) {
+                    cursors.insert((head, id));
                 }
             }
         }
-        let mut floor: Option<(u64, String)> = None;
+        let mut floor: Option<(u64, KeyId)> = None;
         loop {
             if out.len() - start >= take.max_urls {
                 break;
@@ -1619,10 +1684,10 @@ impl Crawl {
                 (Some(_), None) => true,
                 (None, Some(_)) => false,
             };
-            let (seq, key) = if from_head {
+            let (seq, id) = if from_head {
                 let h = head.unwrap_or_default();
-                floor = Some(h.clone());
-                self.open_queue(&mut selection, &h.1, take, now);
+                floor = Some(h);
+                self.open_queue(&mut selection, h.1, take, now);
                 h
             } else {
                 match cursors.pop_first() {
@@ -1633,21 +1698,21 @@ impl Crawl {
             let Some(&page) = self.ready.get(&seq) else {
                 continue;
             };
-            if !selection.try_take(&key) {
+            if !selection.try_take(id) {
                 continue;
             }
             self.lease(page, take, now, out);
             taken += 1;
             changed = true;
-            if selection.budget(&key) > 0 {
-                if let Some(&next) = self.queues.get(&key).and_then(|q| q.unheld.first()) {
-                    cursors.insert((next, key));
+            if selection.budget(id) > 0 {
+                if let Some(&next) = self.queues.at(id).and_then(|q| q.unheld.first()) {
+                    cursors.insert((next, id));
                 }
             }
         }
         let mut unserved = unheld_at_start - taken;
         // Then further down the policy's order, while a queue may still serve.
-        let mut scan: Option<(u64, String)> = None;
+        let mut scan: Option<(u64, KeyId)> = None;
         while unserved < take.max_waiting
             && out.len() - start < take.max_urls
             && self.any_open(&mut selection, &mut scan, take, now)
@@ -1655,47 +1720,48 @@ impl Crawl {
             let Some(popped) = self.pop() else { break };
             changed = true;
             let Some(page) = popped else { continue };
-            let key = self.keys.key(self.pages[page as usize].queue).clone();
-            self.open_queue(&mut selection, &key, take, now);
-            if selection.try_take(&key) {
+            let queue = self.pages[page as usize].queue;
+            self.open_queue(&mut selection, queue, take, now);
+            if selection.try_take(queue) {
                 self.lease(page, take, now, out);
             } else {
                 unserved += 1;
             }
         }
         self.mark_served(&selection, now);
-        for key in &selection.served {
-            self.reindex(key);
+        for &id in &selection.served {
+            self.reindex(id);
         }
         changed
     }
 
-    /// Works out queue `key`'s budget for this call, once.
-    fn open_queue(&self, selection: &mut Selection, key: &str, take: &Take<'_>, now: u64) {
-        if selection.budgets.contains_key(key) {
+    /// Works out queue `id`'s budget for this call, once.
+    fn open_queue(&self, selection: &mut Selection, id: KeyId, take: &Take<'_>, now: u64) {
+        if selection.budgets.contains_key(&id) {
             return;
         }
         let budget = self
             .queues
-            .get(key)
-            .filter(|_| take.key.is_none_or(|k| k == key))
+            .at(id)
+            .filter(|_| take.key.is_none_or(|k| k == self.queues.key(id).as_str()))
             .map_or(0, |q| self.budget(q, take, now));
-        selection.open(key, budget);
+        selection.open(id, budget);
     }
 
     /// The first entry of `heads` after `floor` whose queue was not served yet in this call.
     fn next_head(
         &self,
-        floor: Option<&(u64, String)>,
+        floor: Option<&(u64, KeyId)>,
         selection: &Selection,
-    ) -> Option<(u64, String)> {
+    ) -> Option<(u64, KeyId)> {
         use std::ops::Bound::{Excluded, Unbounded};
-        let range = match floor {
-            None => self.heads.range::<(u64, String), _>(..),
-            Some(f) => self.heads.range((Excluded(f.clone()), Unbounded)),
+        let mut range = match floor {
+            None => self.heads.range(..),
+            Some(&f) => self.heads.range((Excluded(f), Unbounded)),
         };
-        let mut range = range;
-        range.find(|(_, k)| !selection.served.contains(k)).cloned()
+        range
+            .find(|(_, id)| !selection.served.contains(id))
+            .copied()
     }
 
     /// Whether some queue may still give a URL in this call: a served one with budget left,
@@ -1704,7 +1770,7 @@ impl Crawl {
     fn any_open(
         &self,
         selection: &mut Selection,
-        scan: &mut Option<(u64, String)>,
+        scan: &mut Option<(u64, KeyId)>,
         take: &Take<'_>,
         now: u64,
     ) -> bool {
@@ -1716,27 +1782,30 @@ impl Crawl {
             return false;
         }
         if let Some(k) = take.key {
-            self.open_queue(selection, k, take, now);
-            return !selection.served.contains(k) && selection.budget(k) > 0;
+            let Some(id) = self.queues.id(k) else {
+                return false;
+            };
+            self.open_queue(selection, id, take, now);
+            return !selection.served.contains(&id) && selection.budget(id) > 0;
         }
         loop {
-            let next = match scan.as_ref() {
+            let next = match *scan {
                 None => self.by_time.first(),
-                Some(s) => self.by_time.range((Excluded(s.clone()), Unbounded)).next(),
+                Some(s) => self.by_time.range((Excluded(s), Unbounded)).next(),
             };
-            let Some((t, key)) = next.cloned() else {
+            let Some(&(t, id)) = next else {
                 return false;
             };
             if t > now {
                 return false;
             }
-            if !selection.served.contains(&key) {
-                self.open_queue(selection, &key, take, now);
-                if selection.budget(&key) > 0 {
+            if !selection.served.contains(&id) {
+                self.open_queue(selection, id, take, now);
+                if selection.budget(id) > 0 {
                     return true;
                 }
             }
-            *scan = Some((t, key));
+            *scan = Some((t, id));
         }
     }
 
@@ -1750,21 +1819,21 @@ impl Crawl {
     /// Returns whether anything changed (pages popped or leased).
     fn take_urls_scan(&mut self, take: &Take<'_>, now: u64, out: &mut Vec<UrlInfo>) -> bool {
         let mut selection = Selection::new(take.max_queues);
-        for (key, queue) in &self.queues {
+        for (key, queue) in self.queues.sorted() {
             if take.key.is_some_and(|k| k != key) {
                 continue;
             }
             let budget = self.budget(queue, take, now);
             if budget > 0 {
-                selection.open(key, budget);
+                selection.open(queue.id, budget);
             }
         }
         let start = out.len();
         let mut changed = false;
         // Refetches due now, oldest first across the open queues.
         let mut due: Vec<(u64, PageId)> = Vec::new();
-        for (key, budget) in &selection.budgets {
-            let queue = &self.queues[key.as_str()];
+        for (&id, budget) in &selection.budgets {
+            let queue = self.queues.at(id).expect("an open queue exists");
             due.extend(
                 queue
                     .due
@@ -1779,7 +1848,7 @@ impl Crawl {
             if out.len() - start >= take.max_urls {
                 break;
             }
-            if selection.try_take(self.keys.key(self.pages[page as usize].queue)) {
+            if selection.try_take(self.pages[page as usize].queue) {
                 self.lease(page, take, now, out);
                 changed = true;
             }
@@ -1792,7 +1861,7 @@ impl Crawl {
                 continue;
             }
             if out.len() - start < take.max_urls
-                && selection.try_take(self.keys.key(self.pages[page as usize].queue))
+                && selection.try_take(self.pages[page as usize].queue)
             {
                 self.lease(page, take, now, out);
                 changed = true;
@@ -1808,7 +1877,7 @@ impl Crawl {
             let Some(popped) = self.pop() else { break };
             changed = true;
             let Some(page) = popped else { continue };
-            if selection.try_take(self.keys.key(self.pages[page as usize].queue)) {
+            if selection.try_take(self.pages[page as usize].queue) {
                 self.lease(page, take, now, out);
             } else {
                 unserved += 1;
@@ -1823,11 +1892,8 @@ impl Crawl {
     /// of a lease: a page keeps none of its own).
     fn held_until(&self, page: PageId) -> u64 {
         let p = &self.pages[page as usize];
-        if p.queue == KeyId::MAX {
-            return 0;
-        }
         self.queues
-            .get(self.keys.key(p.queue).as_str())
+            .at(p.queue)
             .and_then(|q| q.leased.get(&page))
             .copied()
             .unwrap_or(0)
@@ -1836,8 +1902,8 @@ impl Crawl {
     /// Records `now` as the last time each queue that served in this call did: their delays
     /// run from it.
     fn mark_served(&mut self, selection: &Selection, now: u64) {
-        for key in &selection.served {
-            if let Some(q) = self.queues.get_mut(key.as_str()) {
+        for &id in &selection.served {
+            if let Some(q) = self.queues.at_mut(id) {
                 q.last_served = Some(now);
             }
         }
@@ -1848,7 +1914,7 @@ impl Crawl {
         let until = u64::from(date32(now.saturating_add(take.lease_secs)));
         let p = &self.pages[page as usize];
         let mut unheld_changed = false;
-        if let Some(q) = self.queues.get_mut(self.keys.key(p.queue).as_str()) {
+        if let Some(q) = self.queues.at_mut(p.queue) {
             q.leased.insert(page, until);
             if let Mark::Popped(seq) = p.mark() {
                 if q.unheld.remove(&seq) {
@@ -1859,13 +1925,12 @@ impl Crawl {
             }
         }
         if unheld_changed {
-            let key = self.keys.key(p.queue).clone();
-            self.reindex(&key);
+            self.reindex(p.queue);
         }
         let p = &self.pages[page as usize];
         out.push(UrlInfo {
             url: self.text.url(p.text).to_string(),
-            key: self.keys.key(p.queue).to_string(),
+            key: self.queues.key(p.queue).to_string(),
             metadata: self.wire_metadata(p.text).collect(),
             crawl_id: self.id.clone(),
         });
@@ -1882,17 +1947,17 @@ impl Crawl {
         self.caps.release(p.host);
         self.text
             .free(std::mem::replace(&mut p.text, TextRef::NONE));
-        let queue_key = self.keys.key(p.queue).clone();
+        let queue = p.queue;
         let (mark, fetch) = (p.mark(), p.fetch());
         let held = self.held_until(page);
         self.pages[page as usize].queue = KeyId::MAX;
         self.compact_text();
         let links = self.deferred.take(page);
         if let Mark::Popped(seq) = mark {
-            self.leave_ready(page, seq, held, &queue_key);
+            self.leave_ready(page, seq, held, queue);
         }
         let mut active = true;
-        if let Some(q) = self.queues.get_mut(&*queue_key) {
+        if let Some(q) = self.queues.at_mut(queue) {
             q.live -= 1;
             q.leased.remove(&page);
             match fetch {
@@ -1931,17 +1996,17 @@ impl Crawl {
     /// Deletes a queue and its URLs; returns the number of its active URLs, `None` if there
     /// is no such queue.
     pub fn delete_queue(&mut self, key: &str) -> Option<u64> {
-        let queue = self.queues.get(key)?;
-        let active = queue.active();
-        let pages = self.pages_of(Some(queue.id));
+        let id = self.queues.id(key)?;
+        let active = self.queues.at(id)?.active();
+        let pages = self.pages_of(Some(id));
         for p in pages {
             self.delete_page(p);
         }
-        if let Some(q) = self.queues.remove(key) {
-            self.by_time.remove(&(q.time_key, key.to_string()));
+        if let Some(q) = self.queues.remove(id) {
+            self.by_time.remove(&(q.time_key, id));
             match q.head_entry {
-                Some(HeadEntry::Waiting(w)) => self.waiting.remove(&(w, key.to_string())),
-                Some(HeadEntry::Eligible(h)) => self.heads.remove(&(h, key.to_string())),
+                Some(HeadEntry::Waiting(w)) => self.waiting.remove(&(w, id)),
+                Some(HeadEntry::Eligible(h)) => self.heads.remove(&(h, id)),
                 None => false,
             };
         }
@@ -1951,8 +2016,8 @@ impl Crawl {
     /// Deletes the URLs first stored before `cutoff` (of one queue, or all); returns how many.
     pub fn purge(&mut self, key: Option<&str>, cutoff: u64) -> u64 {
         let queue = match key {
-            Some(k) => match self.queues.get(k) {
-                Some(q) => Some(q.id),
+            Some(k) => match self.queues.id(k) {
+                Some(id) => Some(id),
                 None => return 0,
             },
             None => None,
@@ -1968,13 +2033,14 @@ impl Crawl {
 
     /// Blocks a queue until `until` (0 unblocks); false if there is no such queue.
     pub fn block(&mut self, key: &str, until: u64) -> bool {
-        let found = self
-            .queues
-            .get_mut(key)
-            .map(|q| q.blocked_until = until)
-            .is_some();
-        self.reindex(key);
-        found
+        let Some(id) = self.queues.id(key) else {
+            return false;
+        };
+        if let Some(q) = self.queues.at_mut(id) {
+            q.blocked_until = until;
+        }
+        self.reindex(id);
+        true
     }
 
     /// Sets a queue's delay, or the crawl's default (`key` empty); false if there is no
@@ -1982,19 +2048,20 @@ impl Crawl {
     pub fn set_delay(&mut self, key: &str, delay: u32) -> bool {
         if key.is_empty() {
             self.default_delay = Some(delay);
-            let keys: Vec<String> = self.queues.keys().cloned().collect();
-            for k in keys {
-                self.reindex(&k);
+            let ids: Vec<KeyId> = self.queues.values().map(|q| q.id).collect();
+            for id in ids {
+                self.reindex(id);
             }
             return true;
         }
-        let found = self
-            .queues
-            .get_mut(key)
-            .map(|q| q.delay = Some(delay))
-            .is_some();
-        self.reindex(key);
-        found
+        let Some(id) = self.queues.id(key) else {
+            return false;
+        };
+        if let Some(q) = self.queues.at_mut(id) {
+            q.delay = Some(delay);
+        }
+        self.reindex(id);
+        true
     }
 
     /// Sets a queue's crawl limit (0: none); false if there is no such queue.
@@ -2033,9 +2100,10 @@ impl Crawl {
     /// `include_inactive`.
     pub fn queue_keys(&self, include_inactive: bool, now: u64) -> impl Iterator<Item = &str> {
         self.queues
-            .iter()
+            .sorted()
+            .into_iter()
             .filter(move |(_, q)| include_inactive || (!q.is_blocked(now) && q.active() > 0))
-            .map(|(k, _)| k.as_str())
+            .map(|(k, _)| k)
     }
 
     fn state_name(&self, page: PageId, now: u64) -> &'static str {
@@ -2082,7 +2150,7 @@ impl Crawl {
         );
         let info = UrlInfo {
             url: self.text.url(p.text).to_string(),
-            key: self.keys.key(p.queue).to_string(),
+            key: self.queues.key(p.queue).to_string(),
             metadata,
             crawl_id: self.id.clone(),
         };
@@ -2107,7 +2175,7 @@ impl Crawl {
     /// `GetURLStatus`: the URL's item, if the crawl holds it (in queue `key` when given).
     pub fn url_status(&self, url: &str, key: Option<&str>, now: u64) -> Option<UrlItem> {
         let page = self.ids.get(&self.pages, &self.text, url)?;
-        if key.is_some_and(|k| k != self.keys.key(self.pages[page as usize].queue).as_str()) {
+        if key.is_some_and(|k| k != self.queues.key(self.pages[page as usize].queue).as_str()) {
             return None;
         }
         Some(self.item(page, now))
@@ -2193,7 +2261,8 @@ impl Crawl {
         let id = |p: PageId| u64::from(p);
         let queues = self
             .queues
-            .iter()
+            .sorted()
+            .into_iter()
             .map(|(key, q)| {
                 let (head_kind, head) = match q.head_entry {
                     None => (0, 0),
@@ -2201,7 +2270,7 @@ impl Crawl {
                     Some(HeadEntry::Eligible(h)) => (2, h),
                 };
                 QueueCheckpoint {
-                    key: key.clone(),
+                    key: key.to_string(),
                     delay: q.delay,
                     blocked_until: q.blocked_until,
                     limit: q.limit,
@@ -2300,7 +2369,7 @@ impl Crawl {
             queue: if p.is_deleted() {
                 String::new()
             } else {
-                self.keys.key(p.queue).to_string()
+                self.queues.key(p.queue).to_string()
             },
             metadata: self.wire_metadata(p.text).collect(),
             created: u64::from(p.created),
@@ -2354,7 +2423,7 @@ impl Crawl {
             );
         }
         for qc in c.queues {
-            let q = queue_of(&mut crawl.queues, &mut crawl.keys, &qc.key);
+            let (q, _) = crawl.queues.of(&qc.key);
             q.delay = qc.delay;
             q.blocked_until = qc.blocked_until;
             q.limit = qc.limit;
@@ -2367,15 +2436,16 @@ impl Crawl {
             q.unheld = qc.unheld.into_iter().collect();
             crawl.unheld += q.unheld.len();
             q.time_key = qc.time_key;
-            crawl.by_time.insert((qc.time_key, qc.key.clone()));
+            let id = q.id;
+            crawl.by_time.insert((qc.time_key, id));
             q.head_entry = match qc.head_kind {
                 0 => None,
                 1 => {
-                    crawl.waiting.insert((qc.head, qc.key.clone()));
+                    crawl.waiting.insert((qc.head, id));
                     Some(HeadEntry::Waiting(qc.head))
                 }
                 2 => {
-                    crawl.heads.insert((qc.head, qc.key.clone()));
+                    crawl.heads.insert((qc.head, id));
                     Some(HeadEntry::Eligible(qc.head))
                 }
                 other => bail!(
@@ -2486,7 +2556,7 @@ impl Crawl {
             };
             let mut queue = KeyId::MAX;
             if !p.deleted {
-                let q = queue_of(&mut self.queues, &mut self.keys, &p.queue);
+                let (q, _) = self.queues.of(&p.queue);
                 q.live += 1;
                 if let Fetch::Due(d) = fetch {
                     q.due.insert((d, id));
@@ -2529,8 +2599,8 @@ fn page_in(v: u64, n: u64, crawl_id: &str) -> anyhow::Result<PageId> {
 /// The queues one `GetURLs` call may still take URLs from, and which it took from.
 struct Selection {
     max_queues: usize,
-    budgets: BTreeMap<String, usize>,
-    served: BTreeSet<String>,
+    budgets: BTreeMap<KeyId, usize>,
+    served: BTreeSet<KeyId>,
     /// Queues not yet served with budget left, and served ones with budget left.
     open_unserved: usize,
     open_served: usize,
@@ -2547,17 +2617,17 @@ impl Selection {
         }
     }
 
-    /// Records queue `key`'s budget for the call (0: it may not serve).
-    fn open(&mut self, key: &str, budget: usize) {
-        self.budgets.insert(key.to_string(), budget);
+    /// Records queue `id`'s budget for the call (0: it may not serve).
+    fn open(&mut self, id: KeyId, budget: usize) {
+        self.budgets.insert(id, budget);
         if budget > 0 {
             self.open_unserved += 1;
         }
     }
 
-    /// Queue `key`'s budget left (0 if not worked out).
-    fn budget(&self, key: &str) -> usize {
-        self.budgets.get(key).copied().unwrap_or(0)
+    /// Queue `id`'s budget left (0 if not worked out).
+    fn budget(&self, id: KeyId) -> usize {
+        self.budgets.get(&id).copied().unwrap_or(0)
     }
 
     #[cfg(test)]
@@ -2565,20 +2635,20 @@ impl Selection {
         self.open_served > 0 || (self.served.len() < self.max_queues && self.open_unserved > 0)
     }
 
-    /// Takes one URL of queue `key` if it may give one.
-    fn try_take(&mut self, key: &str) -> bool {
-        let Some(budget) = self.budgets.get_mut(key) else {
+    /// Takes one URL of queue `id` if it may give one.
+    fn try_take(&mut self, id: KeyId) -> bool {
+        let Some(budget) = self.budgets.get_mut(&id) else {
             return false;
         };
         if *budget == 0 {
             return false;
         }
-        let first = !self.served.contains(key);
+        let first = !self.served.contains(&id);
         if first {
             if self.served.len() >= self.max_queues {
                 return false;
             }
-            self.served.insert(key.to_string());
+            self.served.insert(id);
             self.open_unserved -= 1;
             self.open_served += 1;
         }
@@ -3137,7 +3207,7 @@ mod checkpoint_tests {
         assert_eq!(c.pages[0].fetch(), Fetch::Due(PackedFetch::LATEST));
         assert_eq!(c.put_known(&i, 5_000, 1_000).0, AckStatus::Ok);
         assert_eq!(c.due.iter().collect::<Vec<_>>(), [&(5_000, 0)]);
-        assert_eq!(c.queues["a.test"].due.len(), 1);
+        assert_eq!(c.queues.get("a.test").unwrap().due.len(), 1);
     }
 
     /// Out-links are admitted within the caps on hosts, seeds and fetched pages whatever
