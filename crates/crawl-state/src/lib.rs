@@ -1,6 +1,7 @@
 //! A crawl's state, kept once for every way crawlrank crawls: the URL table (a dense page id
 //! per URL, the seen-set on disk with a Bloom filter and a bounded cache in memory), the
-//! crawl's hosts and the caps on them, and each URL's hops from the seeds with their limits. It does no I/O to the web and no fetching: the
+//! crawl's hosts and the caps on them, each URL's hops from the seeds with their limits, and the
+//! rule of which host queue serves next. It does no I/O to the web and no fetching: the
 //! crawler's engine (`crawlrank crawl`) and the frontier service (`crawlrank frontier
 //! serve`, whose workers fetch) build on it, so that what one admits the other admits too.
 //!
@@ -8,16 +9,18 @@
 //! |---|---|
 //! | `caps` | the crawl's origins and registrable domains with their URL counts, and the caps new URLs are admitted within ([`HostCaps`], [`UrlLimits`]) |
 //! | `hops` | each URL's link hops and redirect hops from the seeds, and the limits on both ([`Hops`], [`HopLimits`]) |
+//! | `ready` | which queue serves next: those that may serve now by their first page's pop number, the others by time ([`ReadyQueues`]) |
 //! | `seen` | the seen-set: URL keys → page ids in a table of the crawl's store, with a Bloom filter and a bounded cache in memory ([`SeenSet`], [`SeenDisk`]) |
 //! | `urls` | the URL table: URL → page id through the seen-set, page → host, the bound on ids ([`UrlTable`]) |
 //!
-//! The modules import each other one way: `seen`, `caps` and `hops` import none, `urls`
+//! The modules import each other one way: `seen`, `caps`, `hops` and `ready` import none, `urls`
 //! imports `seen` and `caps`.
 
 #![warn(missing_docs)]
 
 mod caps;
 mod hops;
+mod ready;
 mod seen;
 mod urls;
 
@@ -48,5 +51,6 @@ pub use caps::{CapRefusal, HostCaps, OriginId, UrlLimits, MAX_URLS};
 /// The origin (`scheme://host:port`) a URL is counted under by the caps and the seen-set.
 pub use crawlrank_util::hosts::origin_key;
 pub use hops::{BeyondLimit, Distance, HopLimits, Hops, DEFAULT_MAX_REDIRECTS};
+pub use ready::{Listing, ReadyQueues};
 pub use seen::{SeenCounts, SeenDisk, SeenKey, SeenSet, DEFAULT_CACHE_ENTRIES};
 pub use urls::{fingerprint, Interned, UnsavedUrls, UrlTable};

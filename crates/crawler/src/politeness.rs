@@ -26,7 +26,7 @@
 //!
 //! Time is passed in (`now`), never read here, so the unit tests drive a virtual clock.
 
-use crawlrank_crawl_state::OriginId;
+use crawlrank_crawl_state::{Listing, OriginId, ReadyQueues};
 use crawlrank_frontier::PageId;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::{Duration, Instant};
@@ -49,16 +49,11 @@ struct Host {
     delay: Duration,
     /// Pages by pop sequence.
     queue: BTreeMap<u64, Waiting>,
-    /// Where the host is listed: `ready` (by sequence) or `timers` (by time).
-    listed: Option<Listed>,
+    /// Where the host is listed among the scheduler's `listed`: ready (by sequence) or on a
+    /// timer.
+    listed: Option<Listing<Instant>>,
     /// When it is forgotten if it stays idle (its entry in `retiring`).
     retires: Option<Instant>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Listed {
-    Ready(u64),
-    Timer(Instant),
 }
 
 /// Per-host queues and timers.
@@ -67,10 +62,10 @@ pub struct Scheduler {
     /// The delay of a host until [`set_delay`](Self::set_delay) gives it its own.
     default_delay: Duration,
     hosts: HashMap<OriginId, Host>,
-    /// Idle hosts whose first eligible page may be fetched now, by that page's sequence.
-    ready: BTreeSet<(u64, OriginId)>,
-    /// Idle hosts with pages that become fetchable at a later time.
-    timers: BTreeSet<(Instant, OriginId)>,
+    /// Idle hosts whose first eligible page may be fetched now, by that page's sequence, and
+    /// idle hosts with pages that become fetchable at a later time, by that time (the rule
+    /// the frontier service's queues follow too).
+    listed: ReadyQueues<OriginId, Instant>,
     /// Idle hosts with nothing queued, by when their entry is dropped.
     retiring: BTreeSet<(Instant, OriginId)>,
     /// The delays of dropped hosts that had one of their own.
@@ -168,7 +163,7 @@ impl Scheduler {
 
     /// Moves hosts whose time has come from the timers to the ready set.
     pub fn advance(&mut self, now: Instant) {
-        while let Some(&(t, host)) = self.timers.first() {
+        while let Some((t, host)) = self.listed.first_timer() {
             if t > now {
                 break;
             }
@@ -194,16 +189,16 @@ impl Scheduler {
     /// longer (Retry-After, a robots.txt retry). A crawl of one request slot waits for such a
     /// page rather than pop another ahead of it (`Engine::dispatch`).
     pub fn waits_only_for_delay(&self, now: Instant) -> bool {
-        !self.ready.is_empty()
+        self.listed.any_ready()
             || self
-                .timers
-                .iter()
-                .any(|&(t, host)| t <= now + self.delay(host))
+                .listed
+                .timers()
+                .any(|(t, host)| t <= now + self.delay(host))
     }
 
     /// When the next timer fires, if any.
     pub fn next_timer(&self) -> Option<Instant> {
-        self.timers.first().map(|&(t, _)| t)
+        self.listed.first_timer().map(|(t, _)| t)
     }
 
     /// The earliest-popped page among hosts that may be fetched now, removed from its queue
@@ -213,9 +208,9 @@ impl Scheduler {
         // A listing made earlier may be stale: a retry may have come due since. Relist the
         // first host at `now` until the first entry is stable.
         let (seq, host) = loop {
-            let first = *self.ready.first()?;
+            let first = self.listed.first_ready()?;
             self.relist(first.1, now);
-            if self.ready.first() == Some(&first) {
+            if self.listed.first_ready() == Some(first) {
                 break first;
             }
         };
@@ -240,16 +235,9 @@ impl Scheduler {
             h.retires = Some(t);
             self.retiring.insert((t, host));
         }
-        match h.listed.take() {
-            Some(Listed::Ready(s)) => {
-                self.ready.remove(&(s, host));
-            }
-            Some(Listed::Timer(t)) => {
-                self.timers.remove(&(t, host));
-            }
-            None => {}
-        }
+        let from = h.listed.take();
         if h.busy || h.queue.is_empty() {
+            self.listed.relist(host, from, None);
             return;
         }
         let host_time = h.next_ready.unwrap_or(now);
@@ -260,8 +248,8 @@ impl Scheduler {
             .iter()
             .find(|(_, w)| w.not_before.is_none_or(|t| t <= host_time.max(now)));
         let listed = match eligible {
-            Some((&seq, _)) if host_time <= now => Listed::Ready(seq),
-            Some(_) => Listed::Timer(host_time),
+            Some((&seq, _)) if host_time <= now => Listing::Ready(seq),
+            Some(_) => Listing::Timer(host_time),
             None => {
                 let t = h
                     .queue
@@ -269,14 +257,10 @@ impl Scheduler {
                     .filter_map(|w| w.not_before)
                     .min()
                     .unwrap_or(now);
-                Listed::Timer(t.max(host_time))
+                Listing::Timer(t.max(host_time))
             }
         };
-        h.listed = Some(listed);
-        match listed {
-            Listed::Ready(s) => self.ready.insert((s, host)),
-            Listed::Timer(t) => self.timers.insert((t, host)),
-        };
+        h.listed = self.listed.relist(host, from, Some(listed));
     }
 }
 

@@ -33,7 +33,8 @@ use crate::proto::{
     UrlInfo, UrlItem,
 };
 use crawlrank_crawl_state::{
-    origin_key, BeyondLimit, CapRefusal, CrawlLimits, Distance, HopLimits, Hops, HostCaps, OriginId,
+    origin_key, BeyondLimit, CapRefusal, CrawlLimits, Distance, HopLimits, Hops, HostCaps, Listing,
+    OriginId, ReadyQueues,
 };
 use crawlrank_frontier::{CashLedger, Frontier, Offer, PageId, PolicySpec};
 use crawlrank_urlfrontier::{
@@ -475,17 +476,10 @@ struct Queue {
     unheld: BTreeSet<u64>,
     /// Its entry in the crawl's `by_time` index: when it may serve next, as last indexed.
     time_key: u64,
-    /// Its entry in the crawl's `waiting` or `heads` index, if it has unheld pages.
-    head_entry: Option<HeadEntry>,
-}
-
-/// Where a queue with unheld popped pages is indexed (see [`Crawl::reindex`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum HeadEntry {
-    /// In `waiting`, by the time it may serve next.
-    Waiting(u64),
-    /// In `heads`, by the pop number of its first unheld page.
-    Eligible(u64),
+    /// Its entry in the crawl's `listed` index, if it has unheld pages (see
+    /// [`Crawl::reindex`]): on a timer, at the time it may serve next, or ready, by the pop
+    /// number of its first unheld page.
+    head_entry: Option<Listing<u64>>,
 }
 
 impl Queue {
@@ -937,11 +931,10 @@ pub struct Crawl {
     // instead of every queue and every popped page (kept in step by `reindex`):
     /// Every queue by the time it may serve next (`Queue::serves_from`).
     by_time: BTreeSet<(u64, KeyId)>,
-    /// Queues with unheld popped pages, by the time they may serve next.
-    waiting: BTreeSet<(u64, KeyId)>,
-    /// Queues with unheld popped pages that could serve at the last `GetURLs`, by the pop
-    /// number of their first unheld page.
-    heads: BTreeSet<(u64, KeyId)>,
+    /// Queues with unheld popped pages: ready, those that could serve at the last
+    /// `GetURLs`, by the pop number of their first unheld page; on a timer, the others, by the
+    /// time they may serve next (the rule `crawl`'s host queues follow too).
+    listed: ReadyQueues<KeyId, u64>,
     /// Leased popped pages, by the end of their lease.
     ready_leases: BTreeSet<(u64, PageId)>,
     /// Fetched pages due again, by date, across the queues.
@@ -1014,8 +1007,7 @@ impl Crawl {
             pops: 0,
             default_delay: None,
             by_time: BTreeSet::new(),
-            waiting: BTreeSet::new(),
-            heads: BTreeSet::new(),
+            listed: ReadyQueues::default(),
             ready_leases: BTreeSet::new(),
             due: BTreeSet::new(),
             unheld: 0,
@@ -1520,19 +1512,8 @@ impl Crawl {
             self.by_time.insert((t, id));
             q.time_key = t;
         }
-        match q.head_entry.take() {
-            Some(HeadEntry::Waiting(w)) => {
-                self.waiting.remove(&(w, id));
-            }
-            Some(HeadEntry::Eligible(h)) => {
-                self.heads.remove(&(h, id));
-            }
-            None => {}
-        }
-        if !q.unheld.is_empty() {
-            self.waiting.insert((t, id));
-            q.head_entry = Some(HeadEntry::Waiting(t));
-        }
+        let to = (!q.unheld.is_empty()).then_some(Listing::Timer(t));
+        q.head_entry = self.listed.relist(id, q.head_entry, to);
     }
 
     /// At the start of a `GetURLs`: the popped pages whose lease ended are unheld again, and
@@ -1561,22 +1542,16 @@ impl Crawl {
             }
             self.reindex(queue);
         }
-        while let Some(&(t, _)) = self.waiting.first() {
+        while let Some((t, id)) = self.listed.first_timer() {
             if t > now {
                 break;
             }
-            let Some((_, id)) = self.waiting.pop_first() else {
-                break;
-            };
-            let Some(q) = self.queues.at_mut(id) else {
-                continue;
-            };
-            match q.unheld.first() {
-                Some(&head) => {
-                    q.head_entry = Some(HeadEntry::Eligible(head));
-                    self.heads.insert((head, id));
-                }
-                None => q.head_entry = None,
+            let to = self.queues.at(id).and_then(|q| q.unheld.first());
+            let head_entry =
+                self.listed
+                    .relist(id, Some(Listing::Timer(t)), to.map(|&h| Listing::Ready(h)));
+            if let Some(q) = self.queues.at_mut(id) {
+                q.head_entry = head_entry;
             }
         }
     }
@@ -1754,14 +1729,9 @@ impl Crawl {
         floor: Option<&(u64, KeyId)>,
         selection: &Selection,
     ) -> Option<(u64, KeyId)> {
-        use std::ops::Bound::{Excluded, Unbounded};
-        let mut range = match floor {
-            None => self.heads.range(..),
-            Some(&f) => self.heads.range((Excluded(f), Unbounded)),
-        };
-        range
+        self.listed
+            .ready_after(floor.copied())
             .find(|(_, id)| !selection.served.contains(id))
-            .copied()
     }
 
     /// Whether some queue may still give a URL in this call: a served one with budget left,
@@ -2004,11 +1974,7 @@ impl Crawl {
         }
         if let Some(q) = self.queues.remove(id) {
             self.by_time.remove(&(q.time_key, id));
-            match q.head_entry {
-                Some(HeadEntry::Waiting(w)) => self.waiting.remove(&(w, id)),
-                Some(HeadEntry::Eligible(h)) => self.heads.remove(&(h, id)),
-                None => false,
-            };
+            self.listed.relist(id, q.head_entry, None);
         }
         Some(active)
     }
@@ -2266,8 +2232,8 @@ impl Crawl {
             .map(|(key, q)| {
                 let (head_kind, head) = match q.head_entry {
                     None => (0, 0),
-                    Some(HeadEntry::Waiting(t)) => (1, t),
-                    Some(HeadEntry::Eligible(h)) => (2, h),
+                    Some(Listing::Timer(t)) => (1, t),
+                    Some(Listing::Ready(h)) => (2, h),
                 };
                 QueueCheckpoint {
                     key: key.to_string(),
@@ -2438,22 +2404,17 @@ impl Crawl {
             q.time_key = qc.time_key;
             let id = q.id;
             crawl.by_time.insert((qc.time_key, id));
-            q.head_entry = match qc.head_kind {
+            let listing = match qc.head_kind {
                 0 => None,
-                1 => {
-                    crawl.waiting.insert((qc.head, id));
-                    Some(HeadEntry::Waiting(qc.head))
-                }
-                2 => {
-                    crawl.heads.insert((qc.head, id));
-                    Some(HeadEntry::Eligible(qc.head))
-                }
+                1 => Some(Listing::Timer(qc.head)),
+                2 => Some(Listing::Ready(qc.head)),
                 other => bail!(
                     "queue '{}' of crawl '{}' has an unknown index {other}",
                     qc.key,
                     c.id
                 ),
             };
+            q.head_entry = crawl.listed.relist(id, None, listing);
         }
         if crawl.by_time.len() != crawl.queues.len() {
             bail!(
