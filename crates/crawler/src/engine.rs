@@ -1211,11 +1211,8 @@ impl Engine {
     /// Uses `rules`' Crawl-delay for `host` from now on: its delay becomes the larger of
     /// `--delay` and the (capped) Crawl-delay.
     fn apply_crawl_delay(&mut self, host: OriginId, rules: &RobotsRules) {
-        let crawl_delay = rules
-            .crawl_delay()
-            .unwrap_or_default()
-            .min(self.cfg.politeness.max_crawl_delay);
-        let delay = self.cfg.politeness.delay.max(crawl_delay);
+        let p = &self.cfg.politeness;
+        let delay = rules.host_delay(p.delay, p.max_crawl_delay);
         self.sched.set_delay(host, delay, Instant::now());
     }
 

@@ -43,6 +43,14 @@ impl RobotsRules {
             _ => None,
         }
     }
+
+    /// The least time between two requests to the host: the crawl's `delay`, or the host's
+    /// Crawl-delay capped at `max_crawl_delay` when that is longer — the rule `crawl` spaces
+    /// a host's requests by, and a worker sets its queue's delay by.
+    pub fn host_delay(&self, delay: Duration, max_crawl_delay: Duration) -> Duration {
+        self.crawl_delay()
+            .map_or(delay, |d| delay.max(d.min(max_crawl_delay)))
+    }
 }
 
 /// What a server answered for robots.txt, when that answer decides the rules by itself (a
@@ -139,6 +147,12 @@ mod tests {
         assert!(!rules.allowed("http://a.test/private/x"));
         assert!(rules.allowed("http://a.test/public"));
         assert!(!RobotsRules::Unreachable.allowed("http://a.test/"));
+        // The host's delay: the crawl's, or the Crawl-delay capped when longer.
+        let s = Duration::from_secs;
+        assert_eq!(rules.host_delay(s(1), s(30)), Duration::from_millis(2500));
+        assert_eq!(rules.host_delay(s(3), s(30)), s(3));
+        assert_eq!(rules.host_delay(s(1), s(2)), s(2));
+        assert_eq!(RobotsRules::AllowAll.host_delay(s(1), s(30)), s(1));
     }
 
     #[test]

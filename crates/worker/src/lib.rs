@@ -1160,9 +1160,7 @@ enum SitemapsRead {
 /// host's robots.txt Crawl-delay when longer (capped), as its queue in the service has.
 fn host_delay(cfg: &WorkerConfig, rules: &RobotsRules) -> Duration {
     let crawl = Duration::from_secs(cfg.delay_secs.unwrap_or(0).into());
-    rules
-        .crawl_delay()
-        .map_or(crawl, |d| crawl.max(d.min(cfg.max_crawl_delay)))
+    rules.host_delay(crawl, cfg.max_crawl_delay)
 }
 
 /// The pause before a host's next request within one lease: its `delay`, or longer while the
