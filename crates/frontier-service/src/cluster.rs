@@ -540,15 +540,20 @@ impl Cluster {
         let me = self.nodes.me();
         // Items up to `applied` are in the store already: drop them, and start a consumer at
         // the first item not applied, so that items come in sequence order and none is
-        // skipped that was not applied.
-        if let Err(e) = self
-            .stream
-            .purge()
-            .filter(subject(me))
-            .sequence(*applied + 1)
-            .await
-        {
-            return Stop::Nats(anyhow::Error::from(e).context("cannot drop the applied items"));
+        // skipped that was not applied. With none applied there is nothing to drop, and no
+        // purge is asked: a purge "below sequence 1" drops *every* item of the subject
+        // (nats-server 2.9 takes a sequence of 1 as none given), which lost the items sent to a
+        // node before it first read them.
+        if *applied > 0 {
+            if let Err(e) = self
+                .stream
+                .purge()
+                .filter(subject(me))
+                .sequence(*applied + 1)
+                .await
+            {
+                return Stop::Nats(anyhow::Error::from(e).context("cannot drop the applied items"));
+            }
         }
         let name = consumer_name(me);
         let _ = self.stream.delete_consumer(&name).await;

@@ -342,6 +342,56 @@ fn three_nodes_fetch_what_one_service_fetches_each_page_once() {
     });
 }
 
+/// Items sent to a node before it first reads its subject — it stopped, or had not started
+/// reading yet — wait for it in JetStream and are served once it is back. (A node that had
+/// applied nothing once purged "below sequence 1" when it started reading, which nats-server
+/// 2.9 takes as every item of the subject: the items were lost.)
+#[test]
+fn items_sent_to_a_node_before_it_first_reads_them_are_not_lost() {
+    with_nats(async |nats, dir| {
+        let clock = TimeSource::manual(common::T0);
+        let (mut nodes, addrs, dirs) = start_cluster(nats, dir, 3, &clock, "bfs").await;
+        let sorted = Nodes::new(&addrs, &addrs[0]).unwrap();
+        let owner_of = |url: &str| sorted.list()[sorted.owner_of_url("", "", url).unwrap()].clone();
+        let url = (0..HOSTS)
+            .map(Web::url)
+            .find(|u| owner_of(u) != nodes[0].addr)
+            .unwrap();
+        let owner = nodes.iter().position(|n| n.addr == owner_of(&url)).unwrap();
+        let stopped = nodes.remove(owner);
+        let owner_addr = stopped.addr.clone();
+        stopped.stop().await;
+        let acks = put(&mut nodes[0].client, vec![discovered(&url)]).await;
+        assert_eq!(acks, [AckStatus::Ok]);
+        // Node 0 hands the item to JetStream, where it waits for its owner.
+        let js = async_nats::jetstream::new(async_nats::connect(nats.url()).await.unwrap());
+        let mut stream = js
+            .get_stream(crawlrank_frontier_service::STREAM)
+            .await
+            .unwrap();
+        let until = Instant::now() + Duration::from_secs(30);
+        while stream.info().await.unwrap().state.messages == 0 {
+            assert!(Instant::now() < until, "the item never reached JetStream");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let listener = tokio::net::TcpListener::bind(&owner_addr).await.unwrap();
+        let mut back = start_node(
+            listener,
+            &dirs[owner],
+            &clock,
+            "bfs",
+            Some((&nats.url(), &addrs)),
+        )
+        .await;
+        let served = wait_for_urls(&mut back.client).await;
+        assert_eq!(served, [url]);
+        back.stop().await;
+        for n in nodes {
+            n.stop().await;
+        }
+    });
+}
+
 #[test]
 fn an_item_put_to_the_wrong_node_is_served_by_its_owner_and_a_restarted_node_goes_on() {
     with_nats(async |nats, dir| {
