@@ -6,8 +6,8 @@
 
 use crate::engine::Progress;
 use crate::export::Status;
-use crate::stats::Stats;
 use crawlrank_dashboard::{Counter, CrawlNumbers, ScoredUrl, Snapshot};
+use crawlrank_fetch::Stats;
 use std::sync::Arc;
 
 impl Progress {

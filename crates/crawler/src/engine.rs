@@ -23,7 +23,6 @@ use crate::ranking::{
 };
 use crate::resume;
 use crate::search_log::SearchLog;
-use crate::stats::Stats;
 use crate::store::{Event, Loaded, SeenReader, StepWrites, Store};
 use anyhow::{bail, ensure, Context, Result};
 use crawlrank_crawl_state::{BeyondLimit, CrawlLimits, Hops};
@@ -43,6 +42,7 @@ use crawlrank_fetch::robots_table::{AfterFetch, HostRobots, RobotsTable};
 use crawlrank_fetch::scope::{OutOfScope, Scope, ScopeConfig};
 use crawlrank_fetch::sitemap::{NotQueued, SitemapQueue};
 use crawlrank_fetch::warc::{WarcPosition, WarcWriter};
+use crawlrank_fetch::Stats;
 use crawlrank_frontier::{
     Frontier, Impacts, PageId, PolicyConfig, PolicyKind, PolicySpec, ReorderStats, SpillConfig,
     SpillStatus,
@@ -1478,9 +1478,7 @@ impl Engine {
     /// Counts a request that got through (a page's or a sitemap's: robots.txt has its own
     /// counters) and archives its WARC records.
     fn count_answer(&mut self, bytes: u64, timed_out: bool, warc: &[u8]) -> Result<()> {
-        self.stats.requests += 1;
-        self.stats.bytes += bytes;
-        self.stats.timeouts += u64::from(timed_out);
+        self.stats.count_answer(bytes, timed_out);
         if let Some(w) = &mut self.archive.writer {
             w.append(warc)?;
         }
@@ -1521,34 +1519,16 @@ impl Engine {
                 end
             }
         };
+        self.stats.count_sitemap(&end);
         let read = match end {
-            SitemapEnd::Failed => {
-                self.stats.sitemap_errors += 1;
-                return Ok(());
-            }
             // The target is fetched as a sitemap of its own (when on this host).
             SitemapEnd::Redirect(Ok(u)) => {
                 self.queue_sitemap_of(host, &u);
                 return Ok(());
             }
-            SitemapEnd::Redirect(Err(_)) => {
-                self.stats.sitemap_errors += 1;
-                return Ok(());
-            }
-            SitemapEnd::NotFound => {
-                self.stats.sitemaps_not_found += 1;
-                return Ok(());
-            }
-            SitemapEnd::NotSitemap => {
-                self.stats.sitemaps_not_sitemap += 1;
-                return Ok(());
-            }
             SitemapEnd::Read(read) => read,
+            _ => return Ok(()),
         };
-        self.stats.sitemaps_read += 1;
-        self.stats.sitemap_dropped += u64::from(read.dropped);
-        self.stats.sitemap_invalid += u64::from(read.invalid);
-        self.stats.sitemap_errors += u64::from(read.error.is_some());
         if read.index {
             for u in read.links {
                 self.queue_sitemap_of(host, &u);
@@ -1617,7 +1597,7 @@ impl Engine {
         }
         let outcome = f.outcome.unwrap_or(Outcome::FetchError);
         self.stats.count_outcome(outcome, f.failure);
-        self.count_page_details(&f);
+        self.stats.count_page(&f);
         let meta = PageMeta {
             noindex: f.directives.noindex,
             canonical: f.directives.canonical,
@@ -1680,30 +1660,9 @@ impl Engine {
         after.refusal
     }
 
-    /// Counts what a finished page's parse found besides its outcome.
-    fn count_page_details(&mut self, f: &PageFetch) {
-        self.stats.nofollow_pages += u64::from(f.directives.nofollow);
-        self.stats.nofollow_links += u64::from(f.dropped.nofollow);
-        self.stats.invalid_links += u64::from(f.dropped.invalid);
-        self.stats.trap_links += u64::from(f.dropped.traps);
-        self.stats.pathological_links += u64::from(f.dropped.pathological);
-        self.stats.links_over_cap += u64::from(f.dropped.over_cap);
-        self.stats.parse_errors += u64::from(f.body.parse_error);
-        self.stats.archived_truncated += u64::from(f.body.truncated && !f.warc.is_empty());
-        self.stats.truncated_pages +=
-            u64::from(f.body.truncated && f.outcome == Some(Outcome::Html));
-        if f.outcome == Some(Outcome::Sitemap) {
-            self.stats.sitemaps_read += 1;
-            self.stats.sitemap_dropped += u64::from(f.sitemap.dropped);
-            self.stats.sitemap_errors += u64::from(f.sitemap.error);
-        }
-    }
-
-    /// Counts a page's noindex and canonical marks, and has the step store them when it has
-    /// any (the snapshots read them from there).
+    /// Has the step store a page's noindex and canonical marks when it has any (the snapshots
+    /// read them from there; [`Stats::count_page`] counts them).
     fn keep_marks(&mut self, id: PageId, meta: PageMeta) {
-        self.stats.noindex_pages += u64::from(meta.noindex);
-        self.stats.canonical_pages += u64::from(meta.canonical.is_some());
         if !meta.is_empty() {
             self.writes.pages.push((id, meta));
         }

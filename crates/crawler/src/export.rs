@@ -14,10 +14,10 @@ use crate::ranking::{
     page_marks_path, url_in, write_page_marks, write_ranking, PAGE_MARKS_SNAPSHOT, RANKING_SNAPSHOT,
 };
 use crate::resume;
-use crate::stats::Stats;
 use crate::store::{Event, Loaded, Store};
 use anyhow::{anyhow, ensure, Context, Result};
 use crawlrank_fetch::page::PageMeta;
+use crawlrank_fetch::Stats;
 use crawlrank_frontier::{PageId, PolicySpec};
 use crawlrank_graph::arclist;
 use crawlrank_graph::import::DEFAULT_SORT_MEMORY;

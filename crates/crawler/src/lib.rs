@@ -14,7 +14,6 @@
 //! | `resume` | resuming: the frontier rebuilt by replaying the log (through the frontier crate's `LogReplay`) |
 //! | `ranking` | the ranking files: `score<TAB>url` and page marks, snapshots of a running crawl |
 //! | `export` | the crawl as a BVGraph + `.urls` or an arc list, the current ranking and page marks, the status |
-//! | `stats` | counters ([`Stats`]) |
 //! | `top` | the best-scored pages of the frontier and of the crawled pages, for a live view |
 //! | `signals` | receiving Ctrl-C / SIGTERM for a front end (which decides what they do) |
 //! | `dashboard_view` | with the feature `dashboard`: [`Progress`] and [`Status`] in the live dashboard's own view (`dashboard_numbers`) |
@@ -64,7 +63,6 @@ mod resume;
 mod search_log;
 #[cfg(feature = "engine")]
 mod signals;
-mod stats;
 #[cfg(feature = "engine")]
 mod top;
 
@@ -84,6 +82,8 @@ internal_modules!(store);
 pub use crawlrank_crawl_state::{CrawlLimits, HopLimits, DEFAULT_MAX_REDIRECTS};
 pub use crawlrank_crawl_state::{SeenCounts, DEFAULT_CACHE_ENTRIES as DEFAULT_SEEN_CACHE};
 pub use crawlrank_crawl_state::{UrlLimits, MAX_URLS};
+/// A crawl's counters, `crawlrank-fetch`'s: a crawl worker counts its pages the same way.
+pub use crawlrank_fetch::Stats;
 #[cfg(feature = "engine")]
 pub use engine::{
     crawl, CrawlConfig, CrawlReport, PolicySettings, Politeness, Progress, Resources, StopReason,
@@ -97,7 +97,6 @@ pub use ranking::{PAGE_MARKS_SNAPSHOT, RANKING_SNAPSHOT};
 pub use search_log::SearchLog;
 #[cfg(feature = "engine")]
 pub use signals::StopSignals;
-pub use stats::Stats;
 
 // The parts of a crawl's configuration that are fetching's, as a front end names them.
 pub use crawlrank_fetch::page::PageMeta;

@@ -11,7 +11,7 @@
 //! Tables:
 //! - `meta`: format version, the policy configuration the frontier was built with, the WARC
 //!   write position (with the first event whose page may be archived in its file, and the
-//!   pages whose records a damaged file lost) and the counters of [`crate::stats::Stats`];
+//!   pages whose records a damaged file lost) and the counters of [`crawlrank_fetch::Stats`];
 //! - `urls`: id → URL (ids are dense, in discovery order);
 //! - `events`: sequence number → encoded [`Event`]. The link graph is the `Crawled` events'
 //!   links, the crawled set is their ids. The log grows with the crawl's links, so it is
@@ -251,7 +251,7 @@ pub struct Loaded {
     /// Pages crawled whose WARC records were lost (a damaged file) and are still to be
     /// fetched again for the archive.
     pub warc_refetch: Vec<PageId>,
-    /// The serialized counters (see [`crate::stats::Stats::decode`]).
+    /// The serialized counters (see [`crawlrank_fetch::Stats::decode`]).
     pub stats: Vec<u8>,
 }
 
@@ -268,7 +268,7 @@ pub struct StepWrites {
     pub warc_first_event: Option<u64>,
     /// [`Loaded::warc_refetch`], the whole list, when it changed.
     pub warc_refetch: Option<Vec<PageId>>,
-    /// The counters, serialized ([`crate::stats::Stats::encode`]), when they changed.
+    /// The counters, serialized ([`crawlrank_fetch::Stats::encode`]), when they changed.
     pub stats: Option<Vec<u8>>,
     /// Marks of pages finished in this step (only pages that have any).
     pub pages: Vec<(PageId, PageMeta)>,

@@ -26,10 +26,12 @@
 //! | [`scope`] | which URLs a crawl follows: same host or registrable domain as a seed, `--include`/`--exclude` |
 //! | [`backoff`] | Retry-After and origins paused by 429/503, with a doubling back-off |
 //! | [`page`] | how a page's fetch ended ([`Outcome`], [`TransportFailure`]) and what it said about itself |
+//! | [`stats`] | a crawl's counters ([`Stats`]), kept alike by the engine and by a crawl worker |
 //! | [`warc`] | WARC/1.1 output, one gzip member per record |
 //!
 //! The files import each other one way only: [`fds`], [`page`], [`links`], [`addresses`],
 //! [`scope`], [`backoff`], [`robots`], `error` and `cpu` import no other; [`warc`] only [`fds`];
+//! [`stats`] only [`page`] (and [`fetch`]'s page record, with `net`);
 //! [`robots_table`] only [`robots`] and [`page`];
 //! [`sitemap`] only [`links`] and [`scope`]; [`dns`] on [`fds`] and `error`; [`http`] on
 //! [`addresses`], [`dns`] and `error`; [`connections`] on [`http`]; [`fetch`] on all of those,
@@ -66,6 +68,7 @@ pub mod robots;
 pub mod robots_table;
 pub mod scope;
 pub mod sitemap;
+pub mod stats;
 pub mod warc;
 
 pub use addresses::AddressGuard;
@@ -80,4 +83,5 @@ pub use links::{normalize, origin_key, UrlRules};
 pub use page::{Outcome, TransportFailure};
 pub use robots::RobotsRules;
 pub use scope::{Scope, ScopeConfig, ScopeKind};
+pub use stats::Stats;
 pub use warc::{WarcPosition, WarcWriter};

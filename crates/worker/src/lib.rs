@@ -89,7 +89,7 @@ use crawlrank_fetch::robots_table::{AfterFetch, HostRobots, RobotsTable};
 use crawlrank_fetch::sitemap::{NotQueued, SitemapQueue};
 use crawlrank_fetch::{
     normalize, origin_key, AddressGuard, Backoffs, FetchConfig, Fetcher, HostConnection, HostPause,
-    Outcome, Refusal, RetryAfter, RobotsRules, Scope, ScopeConfig, WarcPosition, WarcWriter,
+    Outcome, Refusal, RetryAfter, RobotsRules, Scope, ScopeConfig, Stats, WarcPosition, WarcWriter,
 };
 use crawlrank_urlfrontier::proto::UrlInfo;
 use std::collections::{HashMap, HashSet};
@@ -250,6 +250,11 @@ pub struct WorkerCounts {
     pub noindex_pages: u64,
     /// HTML pages whose canonical URL is another (reported with [`CANONICAL_KEY`]).
     pub canonical_pages: u64,
+    /// The run counted as `crawl` counts a crawl ([`Stats`], with the same calls): its
+    /// requests, pages by outcome, what their parse dropped, robots.txt, sitemaps and their
+    /// entries, retries, refusals. What the service decides is the service's to count (caps
+    /// and hop limits: `crawlrank status --frontier`).
+    pub stats: Stats,
 }
 
 /// A worker's end.
@@ -394,6 +399,9 @@ struct Done {
     sitemap_entries: u64,
     noindex: bool,
     canonical: bool,
+    /// What `crawl` counts of this URL's fetches ([`Stats`]); the counts [`Done`]'s other
+    /// fields hold are added to the run's by [`add`].
+    stats: Stats,
 }
 
 /// Runs `call` (a call of the frontier) until it succeeds; while it fails because the
@@ -818,6 +826,16 @@ fn add(c: &mut WorkerCounts, d: Done) {
     c.retry_after_too_long += u64::from(d.retry_after_too_long);
     c.noindex_pages += u64::from(d.noindex);
     c.canonical_pages += u64::from(d.canonical);
+    let s = &mut c.stats;
+    s.add(&d.stats);
+    s.requests += d.robots_requests;
+    s.robots_fetched += d.robots_requests;
+    s.sitemaps_fetched += d.sitemap_requests;
+    s.sitemap_links += d.sitemap_entries;
+    s.retries += d.retries;
+    s.rate_limited += d.rate_limited;
+    s.retry_after_too_long += u64::from(d.retry_after_too_long);
+    s.out_of_scope_links += d.out_of_scope;
 }
 
 /// A queue key's hash, the key of its back-off.
@@ -864,12 +882,14 @@ async fn note_refusal(
     queue: &str,
     status: u16,
     retry_after: Option<RetryAfter>,
+    done: &mut Done,
 ) -> Result<Option<Refusal>> {
     let now = SystemTime::now();
     let after =
         backoffs_of(shared, queue)?
             .table
             .answer(queue_hash(queue), status, retry_after, now);
+    done.stats.retry_after_invalid += u64::from(after.invalid_retry_after);
     // Kept for the next runs with the table unlocked (the file is synced).
     if let (Some(change), Some(k)) = (after.changed, &shared.kept_backoffs) {
         match change {
@@ -1076,9 +1096,10 @@ async fn read_sitemaps(
         let mut f = shared.fetcher.sitemap(conn, &url).await;
         requested = true;
         done.sitemap_requests += 1;
+        done.stats.count_answer(f.bytes, f.timed_out);
         archive(shared, &f.warc)?;
         if let Some(r) =
-            note_refusal(shared, frontier, &leased.key, f.status, f.retry_after).await?
+            note_refusal(shared, frontier, &leased.key, f.status, f.retry_after, done).await?
         {
             done.rate_limited += 1;
             let attempts = lock(&shared.sitemaps, "sitemap table")?.queue.failed(host);
@@ -1101,20 +1122,22 @@ async fn read_sitemaps(
             host,
             cfg.max_retries,
         );
-        let read = match settled {
+        let end = match settled {
             SitemapNext::Retry { attempt } => {
                 done.retries += 1;
                 tokio::time::sleep(backoff(cfg, attempt)).await;
                 continue;
             }
-            SitemapNext::Settled { end, .. } => match end {
-                SitemapEnd::Read(read) => read,
-                SitemapEnd::Redirect(Ok(u)) => {
-                    lock(&shared.sitemaps, "sitemap table")?.push(host, origin, &u);
-                    continue;
-                }
-                _ => continue,
-            },
+            SitemapNext::Settled { end, .. } => end,
+        };
+        done.stats.count_sitemap(&end);
+        let read = match end {
+            SitemapEnd::Read(read) => read,
+            SitemapEnd::Redirect(Ok(u)) => {
+                lock(&shared.sitemaps, "sitemap table")?.push(host, origin, &u);
+                continue;
+            }
+            _ => continue,
         };
         if read.index {
             let mut sitemaps = lock(&shared.sitemaps, "sitemap table")?;
@@ -1245,11 +1268,12 @@ impl Fetched {
 
 /// A URL given up without a fetch (`outcome`, status 0, no links): one the worker cannot or
 /// may not fetch.
-fn given_up(outcome: &str, mut done: Done) -> Fetched {
+fn given_up(outcome: Outcome, mut done: Done) -> Fetched {
     done.given_up = true;
+    done.stats.count_outcome(outcome, None);
     Fetched::Report {
         done,
-        metadata: report_metadata(outcome, 0),
+        metadata: report_metadata(outcome.name(), 0),
         links: Vec::new(),
     }
 }
@@ -1317,14 +1341,14 @@ async fn fetch_leased(
     let mut conn = HostConnection::default();
     let Some(origin) = origin_key(&leased.url) else {
         // The service accepted it, the crawler cannot fetch it (not http(s)…): given up.
-        return Ok(given_up(Outcome::FetchError.name(), done));
+        return Ok(given_up(Outcome::FetchError, done));
     };
     let rules = robots_rules(shared, frontier, &mut conn, &origin, &leased.key, &mut done).await?;
     let Some(rules) = rules else {
         // Its robots.txt could not be asked for a reason a retry would not change (a name
         // that does not resolve, an address the crawl refuses): given up, as the engine
         // gives up every page of such a host, without a request.
-        return Ok(given_up(Outcome::FetchError.name(), done));
+        return Ok(given_up(Outcome::FetchError, done));
     };
     if cfg.fetch.sitemaps {
         let read = read_sitemaps(
@@ -1348,7 +1372,7 @@ async fn fetch_leased(
     }
     if !rules.allowed(&leased.url) {
         done.robots_disallowed = true;
-        return Ok(given_up(Outcome::RobotsDisallowed.name(), done));
+        return Ok(given_up(Outcome::RobotsDisallowed, done));
     }
     // Failed fetches and refusals of the URL so far, by any worker (its retries' metadata).
     let mut attempt = leased
@@ -1359,8 +1383,16 @@ async fn fetch_leased(
         .unwrap_or(0);
     let fetch = loop {
         let f = shared.fetcher.page(&mut conn, &leased.url).await;
-        if let Some(r) =
-            note_refusal(shared, frontier, &leased.key, f.status, f.retry.after).await?
+        done.stats.count_answer(f.body.bytes, f.retry.timed_out);
+        if let Some(r) = note_refusal(
+            shared,
+            frontier,
+            &leased.key,
+            f.status,
+            f.retry.after,
+            &mut done,
+        )
+        .await?
         {
             done.rate_limited += 1;
             if r.give_up {
@@ -1395,6 +1427,8 @@ async fn fetch_leased(
     };
     archive(shared, &fetch.warc)?;
     let outcome = fetch.outcome.unwrap_or(Outcome::FetchError);
+    done.stats.count_outcome(outcome, fetch.failure);
+    done.stats.count_page(&fetch);
     done.fetched = fetch.status != 0;
     done.given_up = !done.fetched;
     let mut links = fetch.links;

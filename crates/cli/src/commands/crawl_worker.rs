@@ -306,6 +306,12 @@ pub fn run(args: Args, given: &ArgMatches) -> Result<()> {
     if let Some(dir) = &report.warc_dir {
         println!("WARC files in {}", dir.display());
     }
+    // The run as `crawl` counts a crawl: the same counters, the same summary.
+    print!("{}", k.stats.pages_summary());
+    println!(
+        "counters (this run, as `crawl` counts them; the caps and hop limits are the service's: `crawlrank status --frontier`):"
+    );
+    print!("{}", k.stats);
     Ok(())
 }
 

@@ -480,20 +480,42 @@ fn the_services_per_host_cap_bounds_a_spider_trap_through_a_worker() {
     web.shutdown_blocking();
 }
 
+/// A counter of the worker's summary, printed as `crawl` prints its own (`  NAME  VALUE`).
+fn counter(out: &str, name: &str) -> u64 {
+    out.lines()
+        .find_map(|l| l.trim().strip_prefix(name)?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no counter {name} in {out}"))
+}
+
 /// The hop limit bounds what no URL rule sees: a calendar linking to the next day, forever.
 /// `frontier serve --max-hops 3` from `?day=0`: days 0 to 3, and one link skipped (as
-/// `crawl --max-hops 3` in crates/crawler/tests/it/hostile.rs).
+/// `crawl --max-hops 3` in crates/crawler/tests/it/hostile.rs). And a path that repeats
+/// (`/lin/a/` links `/lin/a/a/`, which links `/lin/a/a/a/`) is cut by the worker's own URL
+/// rules, counted as `crawl` counts it.
 #[test]
 fn the_services_hop_limit_bounds_a_calendar_through_a_worker() {
     let web = trap_web();
     let dir = tempfile::tempdir().unwrap();
-    let seeds = ["http://traps.crawlrank.test/calendar?day=0".to_string()];
+    let seeds = [
+        "http://traps.crawlrank.test/calendar?day=0".to_string(),
+        "http://traps.crawlrank.test/lin/a/".to_string(),
+    ];
     let (serve, out) = crawl_through_a_worker(dir.path(), &web, &seeds, &["--max-hops", "3"]);
     assert!(out.contains("every URL of the crawl is done"), "{out}");
     let log = web.log();
+    let mut lin: Vec<&str> = log
+        .iter()
+        .filter(|e| e.path.starts_with("/lin/"))
+        .map(|e| e.path.as_str())
+        .collect();
+    lin.sort();
+    assert_eq!(lin, ["/lin/a/", "/lin/a/a/"]);
+    assert_eq!(counter(&out, "pathological links"), 1, "{out}");
+    // Its pages as `crawl` counts them: six HTML pages, each one request.
+    assert_eq!(counter(&out, "pages html"), 6, "{out}");
     let mut days: Vec<&str> = log
         .iter()
-        .filter(|e| !side_request(e))
+        .filter(|e| !side_request(e) && !e.path.starts_with("/lin/"))
         .map(|e| e.path.as_str())
         .collect();
     days.sort();

@@ -1,8 +1,11 @@
-//! Crawl counters: what happened, for the progress line, the final summary and
-//! `crawlrank status`. Kept by the engine thread alone (no atomics) and saved with every
-//! commit, so they survive restarts and add up across runs.
+//! A crawl's counters ([`Stats`]): what happened, for the progress line, the final summary,
+//! `crawlrank status` and the dashboard's metrics. One set, counted one way: `crawlrank
+//! crawl`'s engine keeps them (its thread alone, no atomics) and saves them with every commit,
+//! so they survive restarts and add up across runs; a crawl worker counts its run's pages
+//! with the same calls ([`Stats::count_outcome`], [`Stats::count_page`]), so that a worker's
+//! counters read as `crawl`'s.
 
-use crawlrank_fetch::page::{Outcome, TransportFailure};
+use crate::page::{Outcome, TransportFailure};
 use std::fmt;
 
 macro_rules! stats {
@@ -36,6 +39,11 @@ macro_rules! stats {
                     }
                 }
                 st
+            }
+
+            /// Adds `other`'s counts to these (a worker's pages to its run's counters).
+            pub fn add(&mut self, other: &Self) {
+                $(self.$field += other.$field;)*
             }
 
             /// Every counter with its name.
@@ -106,6 +114,58 @@ stats! {
     warc_refetched: "Pages fetched again to replace WARC records a damaged file lost.",
     warc_refetch_failed: "Pages whose lost WARC records could not be replaced (no answer after the retries, or robots.txt now disallows them).",
     fd_shortages: "Connections and files that failed for want of file descriptors (EMFILE/ENFILE): retried later, never counted as failed attempts.",
+}
+
+#[cfg(feature = "net")]
+impl Stats {
+    /// Counts a request that got an answer or failed: `bytes` of body received, and whether
+    /// it timed out.
+    pub fn count_answer(&mut self, bytes: u64, timed_out: bool) {
+        self.requests += 1;
+        self.bytes += bytes;
+        self.timeouts += u64::from(timed_out);
+    }
+
+    /// Counts how a sitemap request settled: read (with what it left out), not found, not a
+    /// sitemap, or failed; a redirect to a usable URL is counted when its target is fetched.
+    pub fn count_sitemap(&mut self, end: &crate::fetch::SitemapEnd) {
+        use crate::fetch::SitemapEnd;
+        match end {
+            SitemapEnd::Failed | SitemapEnd::Redirect(Err(_)) => self.sitemap_errors += 1,
+            SitemapEnd::Redirect(Ok(_)) => {}
+            SitemapEnd::NotFound => self.sitemaps_not_found += 1,
+            SitemapEnd::NotSitemap => self.sitemaps_not_sitemap += 1,
+            SitemapEnd::Read(read) => {
+                self.sitemaps_read += 1;
+                self.sitemap_dropped += u64::from(read.dropped);
+                self.sitemap_invalid += u64::from(read.invalid);
+                self.sitemap_errors += u64::from(read.error.is_some());
+            }
+        }
+    }
+
+    /// Counts what a finished page's fetch and parse found besides its outcome (which
+    /// [`count_outcome`](Self::count_outcome) counts): its directives, the links it dropped
+    /// and why, a body cut at the cap or left unparsed, what a sitemap fetched as a page left
+    /// out.
+    pub fn count_page(&mut self, f: &crate::fetch::PageFetch) {
+        self.nofollow_pages += u64::from(f.directives.nofollow);
+        self.noindex_pages += u64::from(f.directives.noindex);
+        self.canonical_pages += u64::from(f.directives.canonical.is_some());
+        self.nofollow_links += u64::from(f.dropped.nofollow);
+        self.invalid_links += u64::from(f.dropped.invalid);
+        self.trap_links += u64::from(f.dropped.traps);
+        self.pathological_links += u64::from(f.dropped.pathological);
+        self.links_over_cap += u64::from(f.dropped.over_cap);
+        self.parse_errors += u64::from(f.body.parse_error);
+        self.archived_truncated += u64::from(f.body.truncated && !f.warc.is_empty());
+        self.truncated_pages += u64::from(f.body.truncated && f.outcome == Some(Outcome::Html));
+        if f.outcome == Some(Outcome::Sitemap) {
+            self.sitemaps_read += 1;
+            self.sitemap_dropped += u64::from(f.sitemap.dropped);
+            self.sitemap_errors += u64::from(f.sitemap.error);
+        }
+    }
 }
 
 impl Stats {
