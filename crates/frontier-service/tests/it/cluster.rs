@@ -135,6 +135,19 @@ async fn start_node(
     start_node_with(listener, config(dir, clock, policy), nats).await
 }
 
+/// Starts a stopped `bfs` node again at its address `addr`, on its state in `dir`, in the
+/// cluster of `addrs` on the NATS server at `nats`.
+async fn restart_node(
+    addr: &str,
+    dir: &Path,
+    clock: &TimeSource,
+    nats: &str,
+    addrs: &[String],
+) -> Node {
+    let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
+    start_node(listener, dir, clock, "bfs", Some((nats, addrs))).await
+}
+
 /// Starts a node on `listener` with `config`, in the cluster of `nodes` on `nats`.
 async fn start_node_with(
     listener: tokio::net::TcpListener,
@@ -374,15 +387,7 @@ fn items_sent_to_a_node_before_it_first_reads_them_are_not_lost() {
             assert!(Instant::now() < until, "the item never reached JetStream");
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        let listener = tokio::net::TcpListener::bind(&owner_addr).await.unwrap();
-        let mut back = start_node(
-            listener,
-            &dirs[owner],
-            &clock,
-            "bfs",
-            Some((&nats.url(), &addrs)),
-        )
-        .await;
+        let mut back = restart_node(&owner_addr, &dirs[owner], &clock, &nats.url(), &addrs).await;
         let served = wait_for_urls(&mut back.client).await;
         assert_eq!(served, [url]);
         back.stop().await;
@@ -426,15 +431,7 @@ fn an_item_put_to_the_wrong_node_is_served_by_its_owner_and_a_restarted_node_goe
         let other = if other > owner { other - 1 } else { other };
         let acks = put(&mut nodes[other].client, vec![discovered(&second)]).await;
         assert_eq!(acks, [AckStatus::Ok]);
-        let listener = tokio::net::TcpListener::bind(&owner_addr).await.unwrap();
-        let mut back = start_node(
-            listener,
-            &dirs[owner],
-            &clock,
-            "bfs",
-            Some((&nats.url(), &addrs)),
-        )
-        .await;
+        let mut back = restart_node(&owner_addr, &dirs[owner], &clock, &nats.url(), &addrs).await;
         clock.advance(2);
         let served = wait_for_urls(&mut back.client).await;
         assert_eq!(served, [second], "the lease of {url} still holds");
