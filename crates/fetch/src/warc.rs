@@ -623,9 +623,11 @@ mod tests {
         w.sync().unwrap();
         let committed = w.position();
         drop(w);
-        // The disk lost the tail: half of the second fetch's records.
+        // The disk lost the tail: the second fetch's records but their first few bytes. (Cut
+        // half-way through them, the cut could fall between its response and request records,
+        // which are often of one size: the response then survives whole.)
         let path = warc_path(dir.path(), 0);
-        let cut = first + (committed.offset - first) / 2;
+        let cut = first + 10;
         OpenOptions::new()
             .write(true)
             .open(&path)
