@@ -1609,14 +1609,14 @@ impl Crawl {
             .take_while(|(d, _)| *d <= now)
             .map(|&(_, p)| p)
             .collect();
+        // The queue `take.key` names, looked up once (`Some(None)`: there is none).
+        let only = take.key.map(|k| self.queues.id(k));
         for page in due {
             if out.len() - start >= take.max_urls {
                 break;
             }
             let queue = self.pages[page as usize].queue;
-            if self.held_until(page) > now
-                || take.key.is_some_and(|k| Some(queue) != self.queues.id(k))
-            {
+            if self.held_until(page) > now || only.is_some_and(|id| id != Some(queue)) {
                 continue;
             }
             self.open_queue(&mut selection, queue, take, now);
@@ -2279,30 +2279,13 @@ impl Crawl {
         max_words: usize,
         mut each: impl FnMut(CheckpointPart) -> Result<(), E>,
     ) -> Result<(), E> {
-        // The leases, by page, read once (as `held_until` reads them: each page's in its own
-        // queue): few pages are leased at once, and looking each page's queue up by its key
-        // string would cost every page of a large crawl a tree search.
-        let leases: HashMap<PageId, u64> = self
-            .queues
-            .values()
-            .flat_map(|q| {
-                q.leased
-                    .iter()
-                    .map(move |(&page, &until)| (q.id, page, until))
-            })
-            .filter(|&(queue, page, _)| self.pages[page as usize].queue == queue)
-            .map(|(_, page, until)| (page, until))
-            .collect();
         let mut calls = self.trace.iter();
         let mut next_page: usize = 0;
         loop {
             let mut part = CheckpointPart::default();
             let end = next_page.saturating_add(max_pages).min(self.pages.len());
             part.pages = (next_page..end)
-                .map(|i| {
-                    let page = i as PageId;
-                    self.page_checkpoint(page, leases.get(&page).copied().unwrap_or(0))
-                })
+                .map(|i| self.page_checkpoint(i as PageId))
                 .collect();
             next_page = end;
             while part.trace.len() < max_words {
@@ -2316,8 +2299,8 @@ impl Crawl {
         }
     }
 
-    /// One page as a checkpoint holds it, its lease ending at `held_until` (0: none).
-    fn page_checkpoint(&self, i: PageId, held_until: u64) -> PageCheckpoint {
+    /// One page as a checkpoint holds it.
+    fn page_checkpoint(&self, i: PageId) -> PageCheckpoint {
         let p = &self.pages[i as usize];
         let (mark, pop) = match p.mark() {
             Mark::Outside => (0, 0),
@@ -2343,7 +2326,7 @@ impl Crawl {
             pop,
             fetch,
             due,
-            held_until,
+            held_until: self.held_until(i),
             links: self.deferred.links(i).map(u64::from).collect(),
             deleted: p.is_deleted(),
         }
