@@ -29,7 +29,7 @@ use crawlrank_crawl_state::{BeyondLimit, CrawlLimits, Hops};
 use crawlrank_crawl_state::{Interned, OriginId, UrlTable};
 use crawlrank_crawl_state::{SeenCounts, DEFAULT_CACHE_ENTRIES as SEEN_CACHE_ENTRIES};
 use crawlrank_fetch::addresses::AddressGuard;
-use crawlrank_fetch::backoff::{Backoffs, RetryAfter};
+use crawlrank_fetch::backoff::{Backoffs, PageNext, Retries, RetryAfter};
 use crawlrank_fetch::connections::IDLE_GRACE;
 use crawlrank_fetch::fds::{self, FdBudget};
 use crawlrank_fetch::fetch::{
@@ -163,6 +163,16 @@ pub struct Politeness {
     pub retry_backoff: Duration,
     /// `--max-retry-after`: a longer `Retry-After` gives its URL up (crawlrank_fetch::backoff).
     pub max_retry_after: Duration,
+}
+
+impl Politeness {
+    /// How a failed or refused request is tried again.
+    pub fn retries(&self) -> Retries {
+        Retries {
+            max_retries: self.max_retries,
+            retry_backoff: self.retry_backoff,
+        }
+    }
 }
 
 impl Default for Politeness {
@@ -1323,7 +1333,7 @@ impl Engine {
 
     /// The delay before a retry after `attempt` failed tries: doubled at each.
     fn backoff(&self, attempt: u32) -> Duration {
-        self.cfg.politeness.retry_backoff * 2u32.saturating_pow(attempt)
+        self.cfg.politeness.retries().backoff(attempt)
     }
 
     /// Acts on a finished fetch, then gives its host's client back: its connection stays
@@ -1576,21 +1586,16 @@ impl Engine {
             return Ok(());
         }
         self.count_answer(f.body.bytes, f.retry.timed_out, &f.warc)?;
-        let retry_at = match self.note_refusal(t.host, f.status, f.retry.after, now) {
-            Some(r) if r.give_up => {
-                self.stats.retry_after_too_long += 1;
-                None
-            }
-            // A refused page waits as long as its host: Retry-After or the back-off.
-            Some(r) => Some(now + r.wait),
-            None if f.retry.retryable => Some(now + self.backoff(t.attempts)),
-            None => None,
-        };
-        if let Some(at) = retry_at {
-            if t.attempts < self.cfg.politeness.max_retries {
-                self.retry(t, at, now);
+        let refusal = self.note_refusal(t.host, f.status, f.retry.after, now);
+        // A refused page waits as long as its host: Retry-After or the back-off.
+        match (self.cfg.politeness.retries()).after_page(refusal, f.retry.retryable, t.attempts) {
+            PageNext::Retry { wait, .. } => {
+                self.retry(t, now + wait, now);
                 return Ok(());
             }
+            PageNext::Finish {
+                retry_after_too_long,
+            } => self.stats.retry_after_too_long += u64::from(retry_after_too_long),
         }
         if self.refetch_done(t.page, self.archive.writer.is_some() && !f.warc.is_empty()) {
             return Ok(());

@@ -123,6 +123,81 @@ pub struct AfterAnswer {
     pub invalid_retry_after: bool,
 }
 
+/// How a crawl tries a request again after a failure a retry may mend (a 5xx other than 503,
+/// a timeout, a connection failure) or a refusal: at most `max_retries` times
+/// (`--max-retries`), a failure after `retry_backoff` doubled at each attempt
+/// (`--retry-backoff`), a refusal after its host's wait ([`Refusal`]). One rule for the
+/// engine, which puts the page back in its host's queue, and a worker, which waits under the
+/// page's lease or gives it back to the frontier with its date.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retries {
+    /// Attempts after the first, at most.
+    pub max_retries: u32,
+    /// The pause before the first retry of a failure, doubled at each one after.
+    pub retry_backoff: Duration,
+}
+
+/// What becomes of a page after one attempt of its fetch ([`Retries::after_page`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageNext {
+    /// Fetch it again, not before `wait` from now: its host refused (`refused`) or the
+    /// failure may mend.
+    Retry {
+        /// How long the page waits.
+        wait: Duration,
+        /// The wait is the host's after a refusal (429, 503), not a failure's back-off.
+        refused: bool,
+    },
+    /// Done with it, as this attempt ended.
+    Finish {
+        /// Given up because `Retry-After` asked for more than `--max-retry-after`.
+        retry_after_too_long: bool,
+    },
+}
+
+impl Retries {
+    /// The pause before retry number `attempt + 1` of a failure (`attempt` failed tries
+    /// before): `retry_backoff`, doubled at each.
+    pub fn backoff(&self, attempt: u32) -> Duration {
+        self.retry_backoff
+            .saturating_mul(2u32.saturating_pow(attempt))
+    }
+
+    /// What becomes of a page after an attempt that came after `attempts` failed ones: the
+    /// answer's `refusal` ([`Backoffs::answer`]), or a failure a retry may mend
+    /// (`retryable`), is tried again while retries are left; a `Retry-After` beyond
+    /// `--max-retry-after` gives the page up at once.
+    pub fn after_page(&self, refusal: Option<Refusal>, retryable: bool, attempts: u32) -> PageNext {
+        let retry = match refusal {
+            Some(r) if r.give_up => {
+                return PageNext::Finish {
+                    retry_after_too_long: true,
+                }
+            }
+            Some(r) => PageNext::Retry {
+                wait: r.wait,
+                refused: true,
+            },
+            None if retryable => PageNext::Retry {
+                wait: self.backoff(attempts),
+                refused: false,
+            },
+            None => {
+                return PageNext::Finish {
+                    retry_after_too_long: false,
+                }
+            }
+        };
+        if attempts < self.max_retries {
+            retry
+        } else {
+            PageNext::Finish {
+                retry_after_too_long: false,
+            }
+        }
+    }
+}
+
 /// The hosts with a pause, by host key `H`. Only hosts that refused recently are kept.
 #[derive(Debug)]
 pub struct Backoffs<H> {
@@ -289,6 +364,51 @@ mod tests {
         assert_eq!(n, 9, "600 s halves 9 times before it is below 1 s");
         assert!(b.get(7).is_none());
         assert_eq!(b.answered(7, later), None, "nothing to change");
+    }
+
+    #[test]
+    fn a_page_is_tried_again_while_retries_are_left_and_never_past_a_long_retry_after() {
+        let r = Retries {
+            max_retries: 2,
+            retry_backoff: Duration::from_secs(3),
+        };
+        let refused = |wait, give_up| Some(Refusal { wait, give_up });
+        let finish = |too_long| PageNext::Finish {
+            retry_after_too_long: too_long,
+        };
+        let s = Duration::from_secs;
+        // A failure waits the doubling back-off; a refusal its host's wait.
+        assert_eq!(
+            r.after_page(None, true, 0),
+            PageNext::Retry {
+                wait: s(3),
+                refused: false
+            }
+        );
+        assert_eq!(
+            r.after_page(None, true, 1),
+            PageNext::Retry {
+                wait: s(6),
+                refused: false
+            }
+        );
+        assert_eq!(
+            r.after_page(refused(s(40), false), true, 1),
+            PageNext::Retry {
+                wait: s(40),
+                refused: true
+            }
+        );
+        // No retry left, an answer that is final, a Retry-After too long.
+        assert_eq!(r.after_page(None, true, 2), finish(false));
+        assert_eq!(r.after_page(refused(s(1), false), false, 2), finish(false));
+        assert_eq!(r.after_page(None, false, 0), finish(false));
+        assert_eq!(r.after_page(refused(s(7200), true), true, 0), finish(true));
+        // A back-off past what a Duration holds saturates, never panics.
+        assert_eq!(
+            r.backoff(200),
+            Duration::MAX.min(s(3).saturating_mul(u32::MAX))
+        );
     }
 
     #[test]

@@ -72,7 +72,10 @@ pub mod stats;
 pub mod warc;
 
 pub use addresses::AddressGuard;
-pub use backoff::{AfterAnswer, Backoffs, HostPause, Refusal, RetryAfter, DEFAULT_MAX_RETRY_AFTER};
+pub use backoff::{
+    AfterAnswer, Backoffs, HostPause, PageNext, Refusal, Retries, RetryAfter,
+    DEFAULT_MAX_RETRY_AFTER,
+};
 #[cfg(feature = "net")]
 pub use connections::OriginId;
 #[cfg(feature = "net")]

@@ -87,9 +87,11 @@ use crawlrank_fetch::fetch::{SitemapEnd, SitemapNext};
 use crawlrank_fetch::robots::{self, StoredRobots};
 use crawlrank_fetch::robots_table::{AfterFetch, HostRobots, RobotsTable};
 use crawlrank_fetch::sitemap::{NotQueued, SitemapQueue};
+use crawlrank_fetch::TransportFailure;
 use crawlrank_fetch::{
     normalize, origin_key, AddressGuard, Backoffs, FetchConfig, Fetcher, HostConnection, HostPause,
-    Outcome, Refusal, RetryAfter, RobotsRules, Scope, ScopeConfig, Stats, WarcPosition, WarcWriter,
+    Outcome, PageNext, Refusal, Retries, RetryAfter, RobotsRules, Scope, ScopeConfig, Stats,
+    WarcPosition, WarcWriter,
 };
 use crawlrank_urlfrontier::proto::UrlInfo;
 use std::collections::{HashMap, HashSet};
@@ -171,6 +173,16 @@ const FIRST_RETRY_PAUSE: Duration = Duration::from_millis(100);
 /// The longest pause between two tries of a call the frontier could not answer.
 const MAX_RETRY_PAUSE: Duration = Duration::from_secs(2);
 
+impl WorkerConfig {
+    /// How a failed or refused request is tried again (the engine's rule).
+    pub fn retries(&self) -> Retries {
+        Retries {
+            max_retries: self.max_retries,
+            retry_backoff: self.retry_backoff,
+        }
+    }
+}
+
 impl Default for WorkerConfig {
     fn default() -> Self {
         Self {
@@ -218,40 +230,19 @@ pub struct WorkerCounts {
     /// URLs leased and given up: robots.txt disallowed or unreachable, no answer after the
     /// retries.
     pub given_up: u64,
-    /// URLs given up because robots.txt disallows them.
-    pub robots_disallowed: u64,
-    /// robots.txt requests made.
-    pub robots_requests: u64,
     /// Out-links reported.
     pub links: u64,
     /// Out-links new to the crawl (the service's count).
     pub discovered: u64,
-    /// Out-links left out by the scope or the URL filters.
-    pub out_of_scope: u64,
     /// URLs under way: leased and not yet reported (waiting for a fetch slot, fetched, or
     /// being reported).
     pub in_flight: u64,
-    /// Retries after a failure a retry may mend: a page's given back to the frontier with
-    /// its date, robots.txt's and sitemaps' made under the lease.
-    pub retries: u64,
-    /// Refusals (429, 503): each held its host's queue for every worker.
-    pub rate_limited: u64,
     /// Refused URLs given back to the frontier, due when their host's hold ends (the wait
     /// outlasted their lease), and URLs whose lease the host's sitemaps took, left to its end.
     pub deferred: u64,
-    /// URLs given up because `Retry-After` asked more than `max_retry_after`.
-    pub retry_after_too_long: u64,
-    /// Sitemap requests made (retries included): seed hosts' `/sitemap.xml`, their
-    /// robots.txt `Sitemap:` files, the sitemaps of indexes.
-    pub sitemap_requests: u64,
-    /// Sitemap entries put into the crawl (within the scope; the service counts those new).
-    pub sitemap_entries: u64,
-    /// HTML pages that said `noindex` (reported with [`NOINDEX_KEY`]).
-    pub noindex_pages: u64,
-    /// HTML pages whose canonical URL is another (reported with [`CANONICAL_KEY`]).
-    pub canonical_pages: u64,
     /// The run counted as `crawl` counts a crawl ([`Stats`], with the same calls): its
-    /// requests, pages by outcome, what their parse dropped, robots.txt, sitemaps and their
+    /// requests, pages by outcome (robots.txt disallowed among them), what their parse
+    /// dropped (out of scope among them), their marks, robots.txt, sitemaps and their
     /// entries, retries, refusals. What the service decides is the service's to count (caps
     /// and hop limits: `crawlrank status --frontier`).
     pub stats: Stats,
@@ -386,21 +377,10 @@ struct Shared {
 struct Done {
     fetched: bool,
     given_up: bool,
-    robots_disallowed: bool,
-    robots_requests: u64,
     links: u64,
     discovered: u64,
-    out_of_scope: u64,
-    retries: u64,
-    rate_limited: u64,
     deferred: bool,
-    retry_after_too_long: bool,
-    sitemap_requests: u64,
-    sitemap_entries: u64,
-    noindex: bool,
-    canonical: bool,
-    /// What `crawl` counts of this URL's fetches ([`Stats`]); the counts [`Done`]'s other
-    /// fields hold are added to the run's by [`add`].
+    /// What `crawl` counts of this URL's requests ([`Stats`]).
     stats: Stats,
 }
 
@@ -813,29 +793,10 @@ async fn run_async(
 fn add(c: &mut WorkerCounts, d: Done) {
     c.fetched += u64::from(d.fetched);
     c.given_up += u64::from(d.given_up);
-    c.robots_disallowed += u64::from(d.robots_disallowed);
-    c.robots_requests += d.robots_requests;
     c.links += d.links;
     c.discovered += d.discovered;
-    c.out_of_scope += d.out_of_scope;
-    c.retries += d.retries;
-    c.sitemap_requests += d.sitemap_requests;
-    c.sitemap_entries += d.sitemap_entries;
-    c.rate_limited += d.rate_limited;
     c.deferred += u64::from(d.deferred);
-    c.retry_after_too_long += u64::from(d.retry_after_too_long);
-    c.noindex_pages += u64::from(d.noindex);
-    c.canonical_pages += u64::from(d.canonical);
-    let s = &mut c.stats;
-    s.add(&d.stats);
-    s.requests += d.robots_requests;
-    s.robots_fetched += d.robots_requests;
-    s.sitemaps_fetched += d.sitemap_requests;
-    s.sitemap_links += d.sitemap_entries;
-    s.retries += d.retries;
-    s.rate_limited += d.rate_limited;
-    s.retry_after_too_long += u64::from(d.retry_after_too_long);
-    s.out_of_scope_links += d.out_of_scope;
+    c.stats.add(&d.stats);
 }
 
 /// A queue key's hash, the key of its back-off.
@@ -890,6 +851,10 @@ async fn note_refusal(
             .table
             .answer(queue_hash(queue), status, retry_after, now);
     done.stats.retry_after_invalid += u64::from(after.invalid_retry_after);
+    if let Some(refusal) = after.refusal {
+        done.stats.rate_limited += 1;
+        done.stats.backoff_seconds += refusal.wait.as_secs();
+    }
     // Kept for the next runs with the table unlocked (the file is synced).
     if let (Some(change), Some(k)) = (after.changed, &shared.kept_backoffs) {
         match change {
@@ -920,8 +885,7 @@ fn epoch_secs_up(t: SystemTime) -> u64 {
 
 /// The pause before retry number `attempt` (0-based): the backoff, doubled each time.
 fn backoff(cfg: &WorkerConfig, attempt: u32) -> Duration {
-    cfg.retry_backoff
-        .saturating_mul(1u32.checked_shl(attempt).unwrap_or(u32::MAX))
+    cfg.retries().backoff(attempt)
 }
 
 /// Fetches `origin`'s robots.txt for the table (`host` there), a failure tried again after
@@ -938,7 +902,10 @@ async fn fetch_robots(
         // The queue's delay, when the crawl sets one, spaces robots.txt's redirects too.
         let hop_delay = Duration::from_secs(cfg.delay_secs.unwrap_or(0).into());
         let f = shared.fetcher.robots(conn, origin, hop_delay).await;
-        done.robots_requests += f.requests;
+        // Counted as the engine counts a robots.txt fetch: one file, its requests.
+        done.stats.robots_fetched += 1;
+        done.stats.requests += f.requests;
+        done.stats.timeouts += u64::from(f.timed_out);
         let after = lock(&shared.robots, "robots.txt table")?.table.fetched(
             host,
             f.rules,
@@ -949,7 +916,7 @@ async fn fetch_robots(
         match after {
             AfterFetch::Retry { attempt } => {
                 tokio::time::sleep(backoff(cfg, attempt)).await;
-                done.retries += 1;
+                done.stats.retries += 1;
             }
             AfterFetch::Settled { rules, keep } => {
                 // Written with the table unlocked: the file is synced, and the other fetch
@@ -964,8 +931,8 @@ async fn fetch_robots(
 }
 
 /// `origin`'s robots.txt rules, as the engine has them ([`RobotsTable`]): known and fresh,
-/// or fetched now, a failure tried again after the back-off as the table says; `None` when
-/// the table gives the origin up (a failure a retry cannot mend: nothing of it may be
+/// or fetched now, a failure tried again after the back-off as the table says; the failure
+/// when the table gives the origin up (one a retry cannot mend: nothing of it may be
 /// fetched). robots.txt that stays unreachable disallows everything, as in the engine.
 async fn robots_rules(
     shared: &Shared,
@@ -974,9 +941,9 @@ async fn robots_rules(
     origin: &str,
     queue: &str,
     done: &mut Done,
-) -> Result<Option<RobotsRules>> {
+) -> Result<Result<RobotsRules, TransportFailure>> {
     // What the table has for the host, and whether it is an answer an earlier run kept.
-    let known = |host: u32| -> Result<(Option<Option<RobotsRules>>, bool)> {
+    let known = |host: u32| -> Result<(Option<Result<RobotsRules, TransportFailure>>, bool)> {
         let now = robots::unix_now();
         // A kept answer is read with the table unlocked, and only when the table asks for it.
         let consults = lock(&shared.robots, "robots.txt table")?
@@ -989,9 +956,9 @@ async fn robots_rules(
             .and_then(|k| StoredRobots::decode(&k.read(origin)?).ok());
         let mut robots = lock(&shared.robots, "robots.txt table")?;
         Ok(match robots.table.lookup(host, now, || kept) {
-            HostRobots::Rules(rules) => (Some(Some(rules)), false),
-            HostRobots::StoredRules(rules) => (Some(Some(rules)), true),
-            HostRobots::GiveUp(_) => (Some(None), false),
+            HostRobots::Rules(rules) => (Some(Ok(rules)), false),
+            HostRobots::StoredRules(rules) => (Some(Ok(rules)), true),
+            HostRobots::GiveUp(failure) => (Some(Err(failure)), false),
             HostRobots::Unknown => (None, false),
         })
     };
@@ -1003,7 +970,7 @@ async fn robots_rules(
     let cfg = &shared.cfg;
     let rules = match known(host)? {
         // Kept by an earlier run: read as if fetched now (its sitemaps, its delay).
-        (Some(Some(rules)), true) => rules,
+        (Some(Ok(rules)), true) => rules,
         (Some(rules), _) => return Ok(rules),
         (None, _) => fetch_robots(shared, conn, origin, host, done).await?,
     };
@@ -1032,8 +999,8 @@ async fn robots_rules(
             .await?;
         }
     }
-    // As the table now has them: a failure that gives the origin up is `None`.
-    Ok(known(host)?.0.unwrap_or(Some(rules)))
+    // As the table now has them: a failure that gives the origin up is an error.
+    Ok(known(host)?.0.unwrap_or(Ok(rules)))
 }
 
 /// Locks one of the tables the fetch tasks share (`what` names it in the error of a
@@ -1084,24 +1051,24 @@ async fn read_sitemaps(
         let Some(url) = next else { break };
         if !rules.allowed(&url) {
             lock(&shared.sitemaps, "sitemap table")?.queue.pop(host);
+            done.stats.sitemaps_disallowed += 1;
             continue;
         }
         // A sitemap's request, like a page's, never outlasts the lease.
         if Instant::now() + delay + cfg.fetch.timeout > lease_end {
             break;
         }
-        if requested || done.robots_requests > 0 {
+        if requested || done.stats.robots_fetched > 0 {
             tokio::time::sleep(pause_before_next(shared, &leased.key, delay)?).await;
         }
         let mut f = shared.fetcher.sitemap(conn, &url).await;
         requested = true;
-        done.sitemap_requests += 1;
+        done.stats.sitemaps_fetched += 1;
         done.stats.count_answer(f.bytes, f.timed_out);
         archive(shared, &f.warc)?;
         if let Some(r) =
             note_refusal(shared, frontier, &leased.key, f.status, f.retry_after, done).await?
         {
-            done.rate_limited += 1;
             let attempts = lock(&shared.sitemaps, "sitemap table")?.queue.failed(host);
             if r.give_up || attempts > cfg.max_retries {
                 lock(&shared.sitemaps, "sitemap table")?.queue.pop(host);
@@ -1113,7 +1080,7 @@ async fn read_sitemaps(
                 // sitemap is asked again under the host's next lease.
                 return Ok(SitemapsRead::Held);
             }
-            done.retries += 1;
+            done.stats.retries += 1;
             tokio::time::sleep_until(at.into()).await;
             continue;
         }
@@ -1124,7 +1091,7 @@ async fn read_sitemaps(
         );
         let end = match settled {
             SitemapNext::Retry { attempt } => {
-                done.retries += 1;
+                done.stats.retries += 1;
                 tokio::time::sleep(backoff(cfg, attempt)).await;
                 continue;
             }
@@ -1154,7 +1121,7 @@ async fn read_sitemaps(
         if entries.is_empty() {
             continue;
         }
-        done.sitemap_entries += entries.len() as u64;
+        done.stats.sitemap_links += entries.len() as u64;
         retrying(cfg.frontier_retry, || {
             let mut c = frontier.clone();
             let (url, entries) = (&url, &entries);
@@ -1267,10 +1234,10 @@ impl Fetched {
 }
 
 /// A URL given up without a fetch (`outcome`, status 0, no links): one the worker cannot or
-/// may not fetch.
-fn given_up(outcome: Outcome, mut done: Done) -> Fetched {
+/// may not fetch (a fetch error's kind in `failure`, counted as `crawl` counts it).
+fn given_up(outcome: Outcome, failure: Option<TransportFailure>, mut done: Done) -> Fetched {
     done.given_up = true;
-    done.stats.count_outcome(outcome, None);
+    done.stats.count_outcome(outcome, failure);
     Fetched::Report {
         done,
         metadata: report_metadata(outcome.name(), 0),
@@ -1341,14 +1308,15 @@ async fn fetch_leased(
     let mut conn = HostConnection::default();
     let Some(origin) = origin_key(&leased.url) else {
         // The service accepted it, the crawler cannot fetch it (not http(s)…): given up.
-        return Ok(given_up(Outcome::FetchError, done));
+        return Ok(given_up(Outcome::FetchError, None, done));
     };
     let rules = robots_rules(shared, frontier, &mut conn, &origin, &leased.key, &mut done).await?;
-    let Some(rules) = rules else {
+    let rules = match rules {
+        Ok(rules) => rules,
         // Its robots.txt could not be asked for a reason a retry would not change (a name
         // that does not resolve, an address the crawl refuses): given up, as the engine
-        // gives up every page of such a host, without a request.
-        return Ok(given_up(Outcome::FetchError, done));
+        // gives up every page of such a host, without a request, counted by its kind.
+        Err(failure) => return Ok(given_up(Outcome::FetchError, Some(failure), done)),
     };
     if cfg.fetch.sitemaps {
         let read = read_sitemaps(
@@ -1371,8 +1339,7 @@ async fn fetch_leased(
         }
     }
     if !rules.allowed(&leased.url) {
-        done.robots_disallowed = true;
-        return Ok(given_up(Outcome::RobotsDisallowed, done));
+        return Ok(given_up(Outcome::RobotsDisallowed, None, done));
     }
     // Failed fetches and refusals of the URL so far, by any worker (its retries' metadata).
     let mut attempt = leased
@@ -1384,7 +1351,7 @@ async fn fetch_leased(
     let fetch = loop {
         let f = shared.fetcher.page(&mut conn, &leased.url).await;
         done.stats.count_answer(f.body.bytes, f.retry.timed_out);
-        if let Some(r) = note_refusal(
+        let refusal = note_refusal(
             shared,
             frontier,
             &leased.key,
@@ -1392,38 +1359,44 @@ async fn fetch_leased(
             f.retry.after,
             &mut done,
         )
-        .await?
+        .await?;
+        match cfg
+            .retries()
+            .after_page(refusal, f.retry.retryable, attempt)
         {
-            done.rate_limited += 1;
-            if r.give_up {
-                done.retry_after_too_long = true;
+            PageNext::Finish {
+                retry_after_too_long,
+            } => {
+                done.stats.retry_after_too_long += u64::from(retry_after_too_long);
                 break f;
             }
-            if attempt >= cfg.max_retries {
-                break f;
+            PageNext::Retry {
+                wait,
+                refused: true,
+            } => {
+                attempt += 1;
+                let at = Instant::now() + wait;
+                if at + cfg.fetch.timeout > lease_end {
+                    // The wait outlasts the lease: the URL goes back to the frontier, due
+                    // when the hold ends, with its attempts.
+                    done.deferred = true;
+                    return Ok(Fetched::retry(done, f.status, attempt, wait));
+                }
+                tokio::time::sleep_until(at.into()).await;
+                done.stats.retries += 1;
             }
-            attempt += 1;
-            let at = Instant::now() + r.wait;
-            if at + cfg.fetch.timeout > lease_end {
-                // The wait outlasts the lease: the URL goes back to the frontier, due when
-                // the hold ends, with its attempts.
-                done.deferred = true;
-                return Ok(Fetched::retry(done, f.status, attempt, r.wait));
+            PageNext::Retry {
+                wait,
+                refused: false,
+            } => {
+                // Tried again after the back-off, as the engine does, but not under this
+                // lease: the URL goes back to the frontier, due at the back-off's end, and
+                // its host serves its other URLs meanwhile; the attempts go with it, to this
+                // worker or another, this run or the next.
+                done.stats.retries += 1;
+                return Ok(Fetched::retry(done, f.status, attempt + 1, wait));
             }
-            tokio::time::sleep_until(at.into()).await;
-            done.retries += 1;
-            continue;
         }
-        if f.retry.retryable && attempt < cfg.max_retries {
-            // Tried again after the back-off, as the engine does, but not under this lease:
-            // the URL goes back to the frontier, due at the back-off's end, and its host
-            // serves its other URLs meanwhile; the attempts go with it, to this worker or
-            // another, this run or the next.
-            done.retries += 1;
-            let wait = backoff(cfg, attempt);
-            return Ok(Fetched::retry(done, f.status, attempt + 1, wait));
-        }
-        break f;
     };
     archive(shared, &fetch.warc)?;
     let outcome = fetch.outcome.unwrap_or(Outcome::FetchError);
@@ -1434,18 +1407,16 @@ async fn fetch_leased(
     let mut links = fetch.links;
     let before = links.len();
     links.retain(|l| shared.scope.check(l).is_ok());
-    done.out_of_scope = (before - links.len()) as u64;
+    done.stats.out_of_scope_links += (before - links.len()) as u64;
     done.links = links.len() as u64;
     let mut metadata = report_metadata(outcome.name(), fetch.status);
     // The page's marks, recorded as the engine records them (its `pages` table), not acted
     // upon: a noindex page's links are followed, a canonical URL is not crawled.
     let marks = fetch.directives;
-    done.noindex = marks.noindex;
     if marks.noindex {
         metadata.push((NOINDEX_KEY.to_string(), "1".to_string()));
     }
     if let Some(canonical) = marks.canonical {
-        done.canonical = true;
         metadata.push((CANONICAL_KEY.to_string(), canonical));
     }
     Ok(Fetched::Report {

@@ -263,24 +263,25 @@ pub fn run(args: Args, given: &ArgMatches) -> Result<()> {
         WorkerStop::Stopped => "interrupted",
     };
     let k = &report.counts;
+    let st = &k.stats;
     println!(
         "worker stopped: {why}; {} pages fetched in {:.1} s ({:.0} pages/s), {} given up ({} disallowed by robots.txt), {} robots.txt requests, {} retries, {} rate limited ({} given back until the hold's end, {} retry after too long)",
         k.fetched,
         report.elapsed,
         k.fetched as f64 / report.elapsed.max(1e-9),
         k.given_up,
-        k.robots_disallowed,
-        k.robots_requests,
-        k.retries,
-        k.rate_limited,
+        st.robots_disallowed,
+        st.robots_fetched,
+        st.retries,
+        st.rate_limited,
         k.deferred,
-        k.retry_after_too_long
+        st.retry_after_too_long
     );
     println!(
         "reported {} out-links ({} new to the crawl, {} out of scope) to {}{}",
         k.links,
         k.discovered,
-        k.out_of_scope,
+        st.out_of_scope_links,
         args.worker.frontier.as_deref().unwrap_or(""),
         if report.plain_api {
             " with plain PutURLs (the frontier has no ReportPage)"
@@ -288,17 +289,17 @@ pub fn run(args: Args, given: &ArgMatches) -> Result<()> {
             ""
         }
     );
-    if k.sitemap_requests > 0 {
+    if st.sitemaps_fetched > 0 {
         println!(
             "{} sitemap requests, {} sitemap entries put into the crawl",
-            k.sitemap_requests, k.sitemap_entries
+            st.sitemaps_fetched, st.sitemap_links
         );
     }
-    if k.noindex_pages + k.canonical_pages > 0 {
+    if st.noindex_pages + st.canonical_pages > 0 {
         println!(
             "{} noindex pages, {} canonical pages (reported with {} and {})",
-            k.noindex_pages,
-            k.canonical_pages,
+            st.noindex_pages,
+            st.canonical_pages,
             crawlrank_worker::NOINDEX_KEY,
             crawlrank_worker::CANONICAL_KEY
         );
@@ -307,11 +308,11 @@ pub fn run(args: Args, given: &ArgMatches) -> Result<()> {
         println!("WARC files in {}", dir.display());
     }
     // The run as `crawl` counts a crawl: the same counters, the same summary.
-    print!("{}", k.stats.pages_summary());
+    print!("{}", st.pages_summary());
     println!(
         "counters (this run, as `crawl` counts them; the caps and hop limits are the service's: `crawlrank status --frontier`):"
     );
-    print!("{}", k.stats);
+    print!("{st}");
     Ok(())
 }
 

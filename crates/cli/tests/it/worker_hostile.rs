@@ -695,6 +695,8 @@ fn a_worker_follows_no_link_into_a_private_network_but_its_seeds_host() {
     assert!(out.contains("2 pages fetched"), "{out}");
     assert!(out.contains("3 given up"), "{out}");
     assert!(out.contains(" 0 retries"), "refused at once: {out}");
+    // Counted by their kind, as `crawl` counts them.
+    assert_eq!(counter(&out, "private address refused"), 3, "{out}");
 
     // With the allow flag, all three are fetched.
     let out = crawl(true);
@@ -941,5 +943,41 @@ fn a_worker_reads_sitemaps_as_crawl_does() {
             .any(|c| c.strip_prefix("host_cap_links ").is_some_and(|n| n != "0")),
         "{shown}"
     );
+    web.shutdown_blocking();
+
+    // An index naming two sitemaps and itself, one redirected, and one robots.txt disallows
+    // (the host of `crawl`'s test in crates/crawler/tests/it/e2e.rs): the same files read,
+    // the same counts, every entry fetched.
+    use crawlrank_testweb::sitemap_hosts::SITEMAP_HOST_SUFFIX;
+    let web = TestWeb::start_blocking(
+        Arc::new(Csr::from_arcs(1, &[])),
+        None,
+        "127.0.0.1:0".parse().unwrap(),
+        TestWebConfig {
+            sitemap_hosts: true,
+            ..TestWebConfig::default()
+        },
+    )
+    .unwrap();
+    let index = dir.path().join("index");
+    let (_serve, out) = crawl_through_a_worker(
+        &index,
+        &web,
+        &[format!("http://index{SITEMAP_HOST_SUFFIX}/")],
+        &[],
+    );
+    assert!(out.contains("every URL of the crawl is done"), "{out}");
+    assert_eq!(counter(&out, "sitemaps fetched"), 4, "{out}");
+    assert_eq!(counter(&out, "sitemaps read"), 3, "{out}");
+    assert_eq!(counter(&out, "sitemaps disallowed"), 1, "{out}");
+    assert_eq!(counter(&out, "sitemap links"), 3, "{out}");
+    let mut fetched: Vec<String> = web
+        .log()
+        .iter()
+        .map(|e| e.path.clone())
+        .filter(|p| !p.ends_with(".xml") && p != "/robots.txt")
+        .collect();
+    fetched.sort();
+    assert_eq!(fetched, ["/", "/u1", "/u2", "/u3"], "{out}");
     web.shutdown_blocking();
 }

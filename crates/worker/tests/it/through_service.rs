@@ -207,7 +207,11 @@ fn a_refusal_holds_the_hosts_queue_for_every_worker_until_retry_after() {
         );
     }
     let (k, l) = (&a.counts, &b.counts);
-    assert_eq!(k.rate_limited + l.rate_limited, 2, "{k:?} {l:?}");
+    assert_eq!(
+        k.stats.rate_limited + l.stats.rate_limited,
+        2,
+        "{k:?} {l:?}"
+    );
     assert_eq!(
         k.deferred + l.deferred,
         2,
@@ -242,12 +246,15 @@ fn a_retry_goes_back_to_the_service_and_outlives_its_worker() {
     });
     assert!(asked_p1(), "the first worker asked for /p1: {a:?}");
     assert_eq!(a.stop, WorkerStop::Stopped, "{a:?}");
-    assert_eq!(a.counts.retries, 1, "one retry scheduled: {a:?}");
+    assert_eq!(a.counts.stats.retries, 1, "one retry scheduled: {a:?}");
     let mut second = first.clone();
     second.seeds.clear();
     let b = crawlrank_worker::run(&second, &AtomicBool::new(false), &mut |_| {}).unwrap();
     assert_eq!(b.stop, WorkerStop::Exhausted, "{b:?}");
-    assert_eq!(b.counts.retries, 1, "the second retry, then no more: {b:?}");
+    assert_eq!(
+        b.counts.stats.retries, 1,
+        "the second retry, then no more: {b:?}"
+    );
     let mut log: Vec<_> = web
         .log()
         .into_iter()
