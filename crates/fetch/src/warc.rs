@@ -247,6 +247,90 @@ pub struct Damage {
     pub responses: HashSet<String>,
 }
 
+/// What a [`WarcWriter`] holds up to [`position`](Self::position), to be put on the disk by
+/// [`sync`](Self::sync) off the writer's lock ([`WarcWriter::flush_for_sync`]).
+#[derive(Debug)]
+pub struct SyncPoint {
+    file: File,
+    path: PathBuf,
+    /// The directory, when the file is new since the last sync.
+    dir: Option<PathBuf>,
+    /// Where the writer was: every record before it is on the disk once synced.
+    pub position: WarcPosition,
+}
+
+impl SyncPoint {
+    /// Puts the file's data, and its directory entry when new, on the disk.
+    pub fn sync(self) -> Result<WarcPosition> {
+        self.file
+            .sync_data()
+            .with_context(|| format!("cannot sync {} to the disk", self.path.display()))?;
+        if let Some(dir) = &self.dir {
+            crawlrank_util::atomic::sync_dir(dir)?;
+        }
+        Ok(self.position)
+    }
+}
+
+/// Cuts the WARC file at `path` back to its last whole record (a write a `kill -9` or a power
+/// cut interrupted leaves a part of a record behind it), synced; a file without a whole
+/// record is removed. For files no state vouches for (a crawl worker's, whose run ended
+/// without closing them). Returns the length found and the length kept when it cut.
+pub fn repair_tail(path: &Path) -> Result<Option<(u64, u64)>> {
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    let found = file
+        .metadata()
+        .with_context(|| format!("cannot read the size of {}", path.display()))?
+        .len();
+    let (kept, _) =
+        whole_records(&file).with_context(|| format!("cannot read {}", path.display()))?;
+    if kept == found {
+        return Ok(None);
+    }
+    if kept == 0 {
+        drop(file);
+        std::fs::remove_file(path).with_context(|| format!("cannot remove {}", path.display()))?;
+    } else {
+        file.set_len(kept)
+            .and_then(|()| file.sync_data())
+            .with_context(|| format!("cannot cut {} back", path.display()))?;
+    }
+    Ok(Some((found, kept)))
+}
+
+/// The target URIs of the `response` records of the WARC file at `path`, read up to its
+/// first part of a record that is not whole, and whether the whole file was read (every
+/// record in it whole).
+pub fn responses(path: &Path) -> Result<(HashSet<String>, bool)> {
+    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let len = file
+        .metadata()
+        .with_context(|| format!("cannot read the size of {}", path.display()))?
+        .len();
+    let (kept, uris) =
+        whole_records(&file).with_context(|| format!("cannot read {}", path.display()))?;
+    Ok((uris, kept == len))
+}
+
+/// The WARC files of `dir`, in their order (by number).
+pub fn warc_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
+        let path = entry
+            .with_context(|| format!("cannot list {}", dir.display()))?
+            .path();
+        if let Some(n) = warc_number(&path) {
+            files.push((n, path));
+        }
+    }
+    files.sort();
+    Ok(files.into_iter().map(|(_, p)| p).collect())
+}
+
 /// The path of WARC file number `n`.
 pub fn warc_path(dir: &Path, n: u32) -> PathBuf {
     dir.join(format!("crawl-{n:05}.warc.gz"))
@@ -423,6 +507,26 @@ impl WarcWriter {
         Ok(())
     }
 
+    /// Writes what is pending, and hands out what [`sync`](Self::sync) would put on the disk —
+    /// the file, its directory when the file is new, and the position they hold — to be synced
+    /// with the writer free for other records meanwhile ([`SyncPoint::sync`]): a crawl worker's
+    /// fetch tasks append while one of them syncs for all (a group commit).
+    pub fn flush_for_sync(&mut self) -> Result<SyncPoint> {
+        self.flush()?;
+        let path = warc_path(&self.dir, self.pos.file);
+        let file = self
+            .file
+            .try_clone()
+            .with_context(|| format!("cannot sync {} to the disk", path.display()))?;
+        let dir = std::mem::take(&mut self.dir_dirty).then(|| self.dir.clone());
+        Ok(SyncPoint {
+            file,
+            path,
+            dir,
+            position: self.pos,
+        })
+    }
+
     /// Starts the next file when this one has passed the size limit (a writer made by
     /// [`resume`](Self::resume) rotates only here, between commits, so that each commit's
     /// records are in one file); `Ok(true)` when it did. When the next file cannot be created
@@ -436,7 +540,9 @@ impl WarcWriter {
         let path = warc_path(&self.dir, next);
         match File::create(&path) {
             Ok(file) => {
-                self.flush()?;
+                // The file left is on the disk whole before the next is begun, so that a
+                // sync of the next (a SyncPoint's) vouches for every record before it.
+                self.sync()?;
                 self.file = file;
                 self.pos = WarcPosition {
                     file: next,
@@ -610,6 +716,32 @@ mod tests {
         assert!(rec.damage.is_none());
         assert_eq!(w.position(), committed);
         assert!(!warc_path(dir.path(), 1).exists());
+    }
+
+    #[test]
+    fn a_torn_tail_is_cut_back_and_a_file_without_a_whole_record_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = WarcWriter::open(dir.path(), WarcPosition::default(), 1 << 30, "t").unwrap();
+        w.append(&record("http://a.test/1")).unwrap();
+        w.sync().unwrap();
+        let path = warc_path(dir.path(), 0);
+        let whole = std::fs::metadata(&path).unwrap().len();
+        assert_eq!(repair_tail(&path).unwrap(), None);
+        let torn = record("http://a.test/2");
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        // Cut inside the first of its records (a response, then a request).
+        f.write_all(&torn[..10]).unwrap();
+        let found = whole + 10;
+        assert_eq!(repair_tail(&path).unwrap(), Some((found, whole)));
+        let (uris, all) = responses(&path).unwrap();
+        assert!(all);
+        assert_eq!(uris, HashSet::from(["http://a.test/1".to_string()]));
+        // Only a part of a record: nothing worth keeping.
+        let other = warc_path(dir.path(), 1);
+        std::fs::write(&other, &torn[..10]).unwrap();
+        assert_eq!(repair_tail(&other).unwrap(), Some((10, 0)));
+        assert!(!other.exists());
+        assert_eq!(warc_files(dir.path()).unwrap(), [path]);
     }
 
     #[test]

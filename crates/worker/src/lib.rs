@@ -82,7 +82,10 @@
 
 #![warn(missing_docs)]
 
+mod archive;
+
 use anyhow::{Context, Result};
+use archive::Archive;
 use crawlrank_fetch::fetch::{SitemapEnd, SitemapNext};
 use crawlrank_fetch::robots::{self, StoredRobots};
 use crawlrank_fetch::robots_table::{AfterFetch, HostRobots, RobotsTable};
@@ -91,7 +94,7 @@ use crawlrank_fetch::TransportFailure;
 use crawlrank_fetch::{
     normalize, origin_key, AddressGuard, Backoffs, FetchConfig, Fetcher, HostConnection, HostPause,
     Outcome, PageNext, Refusal, Retries, RetryAfter, RobotsRules, Scope, ScopeConfig, Stats,
-    WarcPosition, WarcWriter,
+    WarcPosition,
 };
 use crawlrank_urlfrontier::proto::UrlInfo;
 use std::collections::{HashMap, HashSet};
@@ -365,7 +368,8 @@ struct Shared {
     /// The hosts' back-offs kept for the next runs, when the worker has a state directory.
     kept_backoffs: Option<Kept>,
     sitemaps: Mutex<Sitemaps>,
-    warc: Option<Mutex<WarcWriter>>,
+    /// The run's WARC files: a page's records on the disk before its report.
+    warc: Option<Archive>,
     /// Hosts' back-offs after refusals.
     backoffs: Mutex<HostBackoffs>,
     /// One permit per fetch at once (`concurrency`): a leased URL is fetched under one.
@@ -380,6 +384,8 @@ struct Done {
     links: u64,
     discovered: u64,
     deferred: bool,
+    /// Where the page's WARC records end: on the disk before it is reported.
+    archived: Option<WarcPosition>,
     /// What `crawl` counts of this URL's requests ([`Stats`]).
     stats: Stats,
 }
@@ -535,34 +541,22 @@ fn normalised_seeds(cfg: &WorkerConfig) -> Result<Vec<String>> {
         .collect()
 }
 
-fn open_warc(cfg: &WorkerConfig) -> Result<Option<(WarcWriter, PathBuf)>> {
+/// This run's WARC files (with WARC on and a state directory), the earlier runs' files
+/// mended first ([`archive::repair`]), each mended one said.
+fn open_warc(cfg: &WorkerConfig) -> Result<Option<Archive>> {
     let Some(state) = cfg.state_dir.as_ref().filter(|_| cfg.fetch.warc) else {
         return Ok(None);
     };
-    let stamp = SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let parent = state.join("warc");
-    std::fs::create_dir_all(&parent)
-        .with_context(|| format!("cannot create {}", parent.display()))?;
-    // A directory of its own per run: two workers given one state directory, or a run
-    // after a killed one, never write into each other's files.
-    let mut n = 0u32;
-    let dir = loop {
-        let dir = parent.join(format!("worker-{stamp}-{}-{n}", std::process::id()));
-        match std::fs::create_dir(&dir) {
-            Ok(()) => break dir,
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 1000 => n += 1,
-            Err(e) => return Err(e).with_context(|| format!("cannot create {}", dir.display())),
-        }
-    };
-    let writer = WarcWriter::open(
-        &dir,
-        WarcPosition::default(),
-        cfg.warc_max_size,
-        &cfg.fetch.user_agent,
-    )?;
-    Ok(Some((writer, dir)))
+    let (archive, repaired) = Archive::open(state, cfg.warc_max_size, &cfg.fetch.user_agent)?;
+    for r in repaired {
+        tracing::warn!(
+            "{} ended with a part of a record (an earlier run stopped while writing it): cut back from {} to {} bytes",
+            r.path.display(),
+            r.found,
+            r.kept
+        );
+    }
+    Ok(Some(archive))
 }
 
 async fn run_async(
@@ -611,10 +605,8 @@ async fn run_async(
         })
         .await?;
     }
-    let (warc, warc_dir) = match open_warc(cfg)? {
-        Some((w, dir)) => (Some(Mutex::new(w)), Some(dir)),
-        None => (None, None),
-    };
+    let warc = open_warc(cfg)?;
+    let warc_dir = warc.as_ref().map(|a| a.dir().to_path_buf());
     let mut sitemaps = Sitemaps {
         hosts: HashMap::new(),
         queue: SitemapQueue::default(),
@@ -776,8 +768,8 @@ async fn run_async(
     while let Some(joined) = tasks.join_next().await {
         add(&mut counts, joined.context("a fetch task failed")??);
     }
-    if let Some(w) = &shared.warc {
-        lock(w, "WARC writer")?.flush()?;
+    if let Some(a) = &shared.warc {
+        a.close()?;
     }
     counts.in_flight = 0;
     progress(&counts);
@@ -1065,7 +1057,7 @@ async fn read_sitemaps(
         requested = true;
         done.stats.sitemaps_fetched += 1;
         done.stats.count_answer(f.bytes, f.timed_out);
-        archive(shared, &f.warc)?;
+        let archived = archive(shared, &f.warc)?;
         if let Some(r) =
             note_refusal(shared, frontier, &leased.key, f.status, f.retry_after, done).await?
         {
@@ -1122,6 +1114,8 @@ async fn read_sitemaps(
             continue;
         }
         done.stats.sitemap_links += entries.len() as u64;
+        // The sitemap's record on the disk before its entries are in the crawl.
+        on_disk(shared, archived).await?;
         retrying(cfg.frontier_retry, || {
             let mut c = frontier.clone();
             let (url, entries) = (&url, &entries);
@@ -1165,14 +1159,21 @@ fn pause_before_next(shared: &Shared, queue: &str, delay: Duration) -> Result<Du
     }))
 }
 
-/// Appends WARC records to the worker's files (with WARC on), flushed.
-fn archive(shared: &Shared, records: &[u8]) -> Result<()> {
-    if let (Some(w), false) = (&shared.warc, records.is_empty()) {
-        let mut w = lock(w, "WARC writer")?;
-        w.append(records)?;
-        w.flush()?;
+/// Appends WARC records to the worker's files (with WARC on): where they end, to be on the
+/// disk ([`on_disk`]) before what they archive is reported.
+fn archive(shared: &Shared, records: &[u8]) -> Result<Option<WarcPosition>> {
+    match &shared.warc {
+        Some(a) => a.append(records),
+        None => Ok(None),
     }
-    Ok(())
+}
+
+/// Returns once the WARC records up to `upto` are on the disk (with WARC on).
+async fn on_disk(shared: &Shared, upto: Option<WarcPosition>) -> Result<()> {
+    match &shared.warc {
+        Some(a) => a.on_disk(upto).await,
+        None => Ok(()),
+    }
 }
 
 /// Reports a page to `frontier` ([`FrontierClient::report`]), tried again while the
@@ -1282,6 +1283,9 @@ async fn fetch_one(shared: Arc<Shared>, frontier: FrontierClient, leased: UrlInf
             metadata,
             links,
         } => {
+            // Its records on the disk before the service takes it as done for good (the
+            // slot is free meanwhile: other fetches go on while one sync serves many).
+            on_disk(&shared, done.archived).await?;
             done.discovered = report_page(
                 &frontier,
                 shared.cfg.frontier_retry,
@@ -1398,7 +1402,7 @@ async fn fetch_leased(
             }
         }
     };
-    archive(shared, &fetch.warc)?;
+    done.archived = archive(shared, &fetch.warc)?;
     let outcome = fetch.outcome.unwrap_or(Outcome::FetchError);
     done.stats.count_outcome(outcome, fetch.failure);
     done.stats.count_page(&fetch);

@@ -48,7 +48,7 @@ const WORKER_OPTIONS: &[(&str, InWorker)] = &[
     ("impact_column", Refused(SEARCH_LOG)),
     ("omega", Refused(SEARCH_LOG)),
     ("gamma", Refused(SEARCH_LOG)),
-    // The WARC files go to STATE/warc/worker-…; nothing else is kept or resumed.
+    // The WARC files go to STATE/warc/worker-…, kept robots.txt answers and back-offs beside them.
     ("state", Honoured),
     // Pages fetched by this worker in this run, not over all runs.
     ("max_pages", Honoured),

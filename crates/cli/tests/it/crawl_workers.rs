@@ -178,7 +178,9 @@ fn kills_of_the_service_and_a_worker_at_random_moments_lose_nothing() {
     let crawl = Crawl::new(dir.path(), &web, &addr);
     let (lease, extra) = ("4", ["--frontier-retry", "30"]);
     let steady = crawl.worker("steady", lease, &extra);
-    let mut doomed = crawl.worker("doomed-0", lease, &extra);
+    // The killed worker's runs share one state directory: each mends the WARC files the
+    // one before left.
+    let mut doomed = crawl.worker("doomed", lease, &extra);
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut draw = move || {
         x ^= x << 13;
@@ -198,7 +200,7 @@ fn kills_of_the_service_and_a_worker_at_random_moments_lose_nothing() {
             service_kills += 1;
         } else {
             drop(doomed); // SIGKILL
-            doomed = crawl.worker(&format!("doomed-{round}"), lease, &extra);
+            doomed = crawl.worker("doomed", lease, &extra);
             worker_kills += 1;
         }
     }
@@ -221,6 +223,32 @@ fn kills_of_the_service_and_a_worker_at_random_moments_lose_nothing() {
     assert!(
         max_in_flight_per_host(&log).values().all(|&m| m <= 1),
         "one request at a time per host across the workers and the kills"
+    );
+    // Every page reported done has its response in a WARC file, and every file holds whole
+    // records only: those a kill cut were mended by the next run.
+    let mut archived = std::collections::HashSet::new();
+    for worker in ["steady", "doomed"] {
+        let runs = std::fs::read_dir(dir.path().join(worker).join("warc")).unwrap();
+        for run in runs {
+            let run = run.unwrap().path();
+            let files = crawlrank_fetch::warc::warc_files(&run).unwrap();
+            // (A run killed before its first file has nothing to mend.)
+            assert!(
+                files.is_empty() || run.join("closed").exists(),
+                "{} not closed",
+                run.display()
+            );
+            for file in files {
+                let (uris, whole) = crawlrank_fetch::warc::responses(&file).unwrap();
+                assert!(whole, "{} ends with a part of a record", file.display());
+                archived.extend(uris.iter().filter_map(|u| web.node_of(u)));
+            }
+        }
+    }
+    assert_eq!(
+        archived.len(),
+        g.num_nodes(),
+        "a page done without its record"
     );
     serve.kill9();
     web.shutdown_blocking();
