@@ -16,7 +16,9 @@
 # SEED (1), POLICY (fica), RUN_TIMEOUT (900 s per run), COMMIT_MS (the service's
 # --commit-interval; default: the service's own), NODES (1: one `frontier serve`; N > 1: a
 # cluster of N nodes on one `nats-server -js`, docs/scaling.md, the workers given the first
-# node's address and leasing from every node).
+# node's address and leasing from every node), WARC (0: --no-warc, the default; 1: the
+# engine and the workers write WARC files, the engine synced ahead of each commit of its
+# state, a worker ahead of each report).
 set -euo pipefail
 export LC_ALL=C
 cd "$(dirname "$0")/.."
@@ -34,6 +36,7 @@ SEED="${SEED:-1}"
 POLICY="${POLICY:-fica}"
 RUN_TIMEOUT="${RUN_TIMEOUT:-900}"
 NODES="${NODES:-1}"
+WARC="${WARC:-0}"
 
 die() {
     echo "bench-workers: $*" >&2
@@ -57,7 +60,8 @@ CACHE="$WEBS/cache"
 # Everything this script starts is killed however it ends.
 PIDS=()
 kill_pids_on_exit
-release_bin_in_target
+# BIN, when set, is the binary measured (another build to compare with); else built here.
+[[ -n "${BIN:-}" ]] || release_bin_in_target
 
 echo "== bench-workers: web of $PAGES pages on $HOSTS hosts, $TOTAL pages per run, concurrency $CONC" \
     "per crawler, test-web latency $LATENCY ms, policy $POLICY"
@@ -101,7 +105,8 @@ start_server "the test web" "$OUT/serve.log" 's|.*at http://\(127\.0\.0\.1:[0-9]
 WEB_ADDR=$ADDR
 echo "test web: http://$WEB_ADDR"
 
-COMMON=(--seeds "$OUT/seeds.txt" --proxy "http://$WEB_ADDR" --delay 0 --no-warc --concurrency "$CONC")
+COMMON=(--seeds "$OUT/seeds.txt" --proxy "http://$WEB_ADDR" --delay 0 --concurrency "$CONC")
+((WARC == 1)) || COMMON+=(--no-warc)
 
 # Waits for the given PIDs, at most RUN_TIMEOUT seconds in all.
 wait_all() {

@@ -800,11 +800,11 @@ fn queue_hash(key: &str) -> u64 {
 }
 
 /// The hosts' back-off table, with `queue`'s back-off kept by an earlier run read in first
-/// (once a run, the file read with the table unlocked).
+/// (once a run, the file read with the table unlocked), and `queue`'s key in it.
 fn backoffs_of<'a>(
     shared: &'a Shared,
     queue: &str,
-) -> Result<std::sync::MutexGuard<'a, HostBackoffs>> {
+) -> Result<(u64, std::sync::MutexGuard<'a, HostBackoffs>)> {
     let key = queue_hash(queue);
     let table = lock(&shared.backoffs, "back-off table")?;
     let Some(kept) = shared
@@ -812,7 +812,7 @@ fn backoffs_of<'a>(
         .as_ref()
         .filter(|_| !table.read_in.contains(&key))
     else {
-        return Ok(table);
+        return Ok((key, table));
     };
     drop(table);
     let pause = kept.read(queue).and_then(|b| HostPause::decode(&b));
@@ -822,7 +822,7 @@ fn backoffs_of<'a>(
             table.table.restore(key, pause);
         }
     }
-    Ok(table)
+    Ok((key, table))
 }
 
 /// After a page's answer: a refusal (429, 503) backs its host off and holds its queue for
@@ -838,10 +838,10 @@ async fn note_refusal(
     done: &mut Done,
 ) -> Result<Option<Refusal>> {
     let now = SystemTime::now();
-    let after =
-        backoffs_of(shared, queue)?
-            .table
-            .answer(queue_hash(queue), status, retry_after, now);
+    let after = {
+        let (key, mut backoffs) = backoffs_of(shared, queue)?;
+        backoffs.table.answer(key, status, retry_after, now)
+    };
     done.stats.retry_after_invalid += u64::from(after.invalid_retry_after);
     if let Some(refusal) = after.refusal {
         done.stats.rate_limited += 1;
@@ -1152,7 +1152,8 @@ fn host_delay(cfg: &WorkerConfig, rules: &RobotsRules) -> Duration {
 /// as the engine spaces a backed-off host's requests.
 fn pause_before_next(shared: &Shared, queue: &str, delay: Duration) -> Result<Duration> {
     let now = SystemTime::now();
-    let pause = backoffs_of(shared, queue)?.table.get(queue_hash(queue));
+    let (key, backoffs) = backoffs_of(shared, queue)?;
+    let pause = backoffs.table.get(key);
     Ok(pause.map_or(delay, |p| {
         let held = p.until.duration_since(now).unwrap_or_default();
         delay.max(p.backoff).max(held)
