@@ -146,9 +146,66 @@ fn parent_dir(path: &Path) -> PathBuf {
     }
 }
 
+/// Removes from `dir` the temporary files of [`write_file`] (`.crawlrank-…`) last written more
+/// than `older_than` ago: those a process killed in the middle of a write left behind (one
+/// still writing renames its file within moments). Returns how many; a missing `dir` has none.
+pub fn remove_stale_temporaries(dir: &Path, older_than: std::time::Duration) -> Result<usize> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(e).with_context(|| format!("cannot list {}", dir.display())),
+    };
+    let now = std::time::SystemTime::now();
+    let mut removed = 0;
+    for entry in entries {
+        let entry = entry.with_context(|| format!("cannot list {}", dir.display()))?;
+        let name = entry.file_name();
+        if !name.to_string_lossy().starts_with(".crawlrank-") {
+            continue;
+        }
+        // A file gone meanwhile (renamed by its writer) is not stale.
+        let Ok(modified) = entry.metadata().and_then(|m| m.modified()) else {
+            continue;
+        };
+        if now.duration_since(modified).unwrap_or_default() > older_than
+            && std::fs::remove_file(entry.path()).is_ok()
+        {
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stale_temporaries_are_removed_and_fresh_ones_and_outputs_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let stale = dir.path().join(".crawlrank-abc");
+        let fresh = dir.path().join(".crawlrank-def");
+        let output = dir.path().join("kept");
+        for p in [&stale, &fresh, &output] {
+            std::fs::write(p, b"x").unwrap();
+        }
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        for p in [&stale, &output] {
+            File::options()
+                .write(true)
+                .open(p)
+                .unwrap()
+                .set_modified(old)
+                .unwrap();
+        }
+        let minute = std::time::Duration::from_secs(60);
+        assert_eq!(remove_stale_temporaries(dir.path(), minute).unwrap(), 1);
+        assert!(!stale.exists() && fresh.exists() && output.exists());
+        assert_eq!(
+            remove_stale_temporaries(&dir.path().join("none"), minute).unwrap(),
+            0
+        );
+    }
 
     #[cfg(unix)]
     #[test]

@@ -305,6 +305,15 @@ impl Kept {
         (&bytes[..line] == key.as_bytes()).then(|| bytes.split_off(line + 1))
     }
 
+    /// Removes the temporary files a run killed in the middle of a write left here (never
+    /// read, but they would pile up).
+    fn sweep(&self) {
+        let stale = Duration::from_secs(60);
+        if let Err(e) = crawlrank_util::atomic::remove_stale_temporaries(&self.dir, stale) {
+            tracing::warn!("{e:#}");
+        }
+    }
+
     fn write(&self, key: &str, bytes: &[u8]) {
         let written = crawlrank_util::atomic::write_file(&self.path(key), |w| {
             w.write_all(key.as_bytes())?;
@@ -643,6 +652,12 @@ async fn run_async(
         }),
         fetch_slots: tokio::sync::Semaphore::new(cfg.concurrency),
     });
+    for kept in [&shared.kept_robots, &shared.kept_backoffs]
+        .into_iter()
+        .flatten()
+    {
+        kept.sweep();
+    }
     let max_leased = max_leased(cfg.concurrency) as u64;
     let mut counts = WorkerCounts::default();
     let mut tasks: JoinSet<Result<Done>> = JoinSet::new();
@@ -1453,6 +1468,16 @@ mod tests {
         kept.remove("a.example");
         std::fs::write(kept.path("b"), b"no key line").unwrap();
         assert_eq!(kept.read("b"), None);
+        // What a run killed in the middle of a write left: swept by the next run.
+        let left = dir.path().join("backoffs").join(".crawlrank-x1");
+        std::fs::write(&left, b"a.example\n").unwrap();
+        let hour_ago = SystemTime::now() - Duration::from_secs(3600);
+        let file = std::fs::File::options().write(true).open(&left).unwrap();
+        file.set_modified(hour_ago).unwrap();
+        kept.sweep();
+        assert!(!left.exists());
+        assert_eq!(kept.read("b"), None);
+        assert!(kept.path("b").exists(), "a kept file is not swept");
     }
 
     #[test]
