@@ -69,7 +69,8 @@ fi
 # Everything this script starts is killed however it ends.
 PIDS=()
 kill_pids_on_exit
-release_bin_in_target
+# BIN, when set, is the binary measured (another build to compare with); else built here.
+[[ -n "${BIN:-}" ]] || release_bin_in_target
 
 rm -rf "$OUT/state"
 "$BIN" frontier serve --state "$OUT/state" --addr 127.0.0.1:0 --policy "$POLICY" \

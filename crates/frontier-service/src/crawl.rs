@@ -960,6 +960,10 @@ pub struct Crawl {
 /// The queue key of `url` when the client gives none: its host. `None` for a URL that does
 /// not parse or has no host.
 pub fn host_key(url: &str) -> Option<String> {
+    if url.trim().len() == url.len() {
+        // Sliced when the URL is in the usual form, else parsed: the same host either way.
+        return crawlrank_util::hosts::host_name(url);
+    }
     let parsed = url::Url::parse(url).ok()?;
     let host = parsed.host_str()?;
     (!host.is_empty()).then(|| host.to_string())

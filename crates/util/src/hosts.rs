@@ -216,38 +216,90 @@ pub fn host_name(url: &str) -> Option<String> {
     u.host_str().filter(|h| !h.is_empty()).map(str::to_owned)
 }
 
-/// The host of an already normalised URL by plain string slicing, or `None` when the URL is
-/// not in the simple canonical form this can be sure about (the caller then parses it).
+/// [`origin_key`] by slicing, for an http(s) URL that [`fast_host`] reads; a default port
+/// (80, 443) is left out as the parser leaves it out.
+fn fast_origin(url: &str) -> Option<String> {
+    let (scheme, host, port) = fast_parts(url)?;
+    let default = match scheme {
+        "http" => 80,
+        "https" => 443,
+        _ => return None,
+    };
+    let mut origin = String::with_capacity(scheme.len() + 3 + host.len() + 6);
+    origin.push_str(scheme);
+    origin.push_str("://");
+    origin.push_str(host);
+    if let Some(p) = port.filter(|&p| p != default) {
+        use std::fmt::Write;
+        let _ = write!(origin, ":{p}");
+    }
+    Some(origin)
+}
+
+/// The host of a URL by plain string slicing, or `None` when the URL is not in the simple
+/// form this can be sure about (the caller then parses it): see [`fast_parts`].
 fn fast_host(url: &str) -> Option<&str> {
-    let (scheme, rest) = url.split_once("://")?;
-    if scheme.is_empty()
-        || !scheme.bytes().all(|b| {
-            b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.')
-        })
+    fast_parts(url).map(|(_, host, _)| host)
+}
+
+/// A URL's scheme, host and port (`None`: none given, or empty) read in one pass over its
+/// bytes, when the URL is in the simple form every crawl's URLs take once normalised: a
+/// lower-case scheme, `://`, a host of lower-case ASCII letters, digits, dots, hyphens and
+/// underscores that is not an IPv4 address in another notation nor holds a punycode label
+/// the parser would check, and an optional port of digits the parser accepts (up to 65535),
+/// then the end or `/`, `?`, `#`. `None` for anything else: user info, brackets, upper
+/// case, a backslash, a tab or a space, non-ASCII — the parser decides those.
+fn fast_parts(url: &str) -> Option<(&str, &str, Option<u16>)> {
+    let b = url.as_bytes();
+    let mut i = 0;
+    while i < b.len()
+        && (b[i].is_ascii_lowercase() || b[i].is_ascii_digit() || b"+-.".contains(&b[i]))
+    {
+        i += 1;
+    }
+    // A file URL's host `localhost` is no host to the parser.
+    if i == 0 || !b[i..].starts_with(b"://") || &b[..i] == b"file" {
+        return None;
+    }
+    let start = i + 3;
+    let mut end = b.len();
+    let mut colon = None;
+    for (j, &c) in b.iter().enumerate().skip(start) {
+        match c {
+            b'/' | b'?' | b'#' => {
+                end = j;
+                break;
+            }
+            b':' if colon.is_none() => colon = Some(j),
+            b'0'..=b'9' => {}
+            // After the port's colon, digits only.
+            _ if colon.is_some() => return None,
+            b'a'..=b'z' | b'.' | b'-' | b'_' => {}
+            _ => return None,
+        }
+    }
+    let host_end = colon.unwrap_or(end);
+    let host = &url[start..host_end];
+    let port = match colon {
+        // A port the parser refuses (past 65535) makes the URL invalid: not for slicing.
+        Some(c) if c + 1 < end => Some(url[c + 1..end].parse::<u16>().ok()?),
+        _ => None,
+    };
+    if host.is_empty() {
+        return None;
+    }
+    let last = host.rsplit('.').next().unwrap_or(host);
+    // A numeric or hexadecimal last label makes WHATWG read the host as an IPv4 address (in
+    // some non-canonical notation, or refuse it), and a punycode label is checked: the
+    // parser decides.
+    if last.bytes().all(|c| c.is_ascii_digit()) && !is_dotted_quad(host)
+        || last.starts_with("0x")
+        || host.starts_with("xn--")
+        || host.contains(".xn--")
     {
         return None;
     }
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let authority = &rest[..end];
-    if authority.contains(['@', '[', '\\']) {
-        return None;
-    }
-    let host = match authority.rsplit_once(':') {
-        Some((h, port)) if port.bytes().all(|b| b.is_ascii_digit()) => h,
-        Some(_) => return None,
-        None => authority,
-    };
-    let ok = !host.is_empty()
-        && host
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'_'))
-        // A numeric last label makes WHATWG read the host as an IPv4 address in some
-        // non-canonical notation; let the parser canonicalise it.
-        && !host
-            .rsplit('.')
-            .next()
-            .is_some_and(|l| l.bytes().all(|b| b.is_ascii_digit()) && !is_dotted_quad(host));
-    ok.then_some(host)
+    Some((&url[..i], host, port))
 }
 
 fn is_dotted_quad(host: &str) -> bool {
@@ -291,7 +343,15 @@ pub fn registrable_domain(host: &str) -> String {
 
 /// The politeness key of a URL: scheme, host and port (`http://a.test:8080`). Two URLs with
 /// the same key are served by the same server as far as the crawler can tell.
+///
+/// An http(s) URL in the simple form every crawl's URLs take once normalised is read by
+/// slicing ([`fast_host`]); any other is parsed. The two agree on every URL (tested): a
+/// frontier node computes this for each URL it takes in and again for each call it replays
+/// at a restart, where parsing was a fifth of the time.
 pub fn origin_key(url: &str) -> Option<String> {
+    if let Some(origin) = fast_origin(url) {
+        return Some(origin);
+    }
     let u = url::Url::parse(url).ok()?;
     let host = u.host_str()?;
     Some(match u.port() {
@@ -326,5 +386,119 @@ mod tests {
         assert_eq!(fast_host("http://0x7f.1/"), None);
         assert_eq!(host_name("mailto:a@b.c"), None);
         assert_eq!(host_name("not a url"), None);
+    }
+
+    /// The slicing and the parser agree on hosts and origins, on URLs in the usual form and
+    /// on every oddity that form might hide.
+    #[test]
+    fn fast_and_slow_origin_agree() {
+        let slow_origin = |u: &str| {
+            let p = url::Url::parse(u).ok()?;
+            let host = p.host_str()?;
+            Some(match p.port() {
+                Some(port) => format!("{}://{}:{}", p.scheme(), host, port),
+                None => format!("{}://{}", p.scheme(), host),
+            })
+        };
+        let slow_host = |u: &str| {
+            url::Url::parse(u)
+                .ok()?
+                .host_str()
+                .filter(|h| !h.is_empty())
+                .map(str::to_owned)
+        };
+        let mut fast_taken = 0;
+        for u in [
+            "http://www.example.com/",
+            "http://www.example.com",
+            "http://a.test/p?q#f",
+            "http://a.test?q",
+            "http://a.test#f",
+            "http://a.test:80/",
+            "http://a.test:0080/",
+            "http://a.test:8080/x",
+            "http://a.test:/x",
+            "http://a.test:65535/",
+            "http://a.test:65536/",
+            "http://a.test:99999999999999999999/",
+            "https://a.test:443/",
+            "https://a.test:80/",
+            "http://a_b.test/",
+            "http://a-b.test/",
+            "http://a..test/",
+            "http://a.test./",
+            "http://.a.test/",
+            "http://1.2.3.4/",
+            "http://1.2.3.4:8080/",
+            "http://1.2.3/",
+            "http://01.2.3.4/",
+            "http://a.1/",
+            "http://a.1./",
+            "http://a.0x1f/",
+            "http://0x7f.0.0.1/",
+            "http://xn--mnchen-3ya.de/",
+            "http://xn--abc.de/",
+            "http://xn--/",
+            "http://a.xn--p1ai/",
+            "http://a.com\\b/",
+            "http://a.c\tom/",
+            "http://a.com/\tx",
+            "http:// a.com/",
+            " http://a.com/",
+            "http://a.com/ ",
+            "http://user@a.com/",
+            "http://a.com:8080@b.com/",
+            "http://[::1]/",
+            "http:/a.com/",
+            "http:a.com/",
+            "http:///a.com/",
+            "http://A.com/",
+            "HTTP://a.com/",
+            "ftp://a.com:21/",
+            "ws://a.com:80/",
+            "foo://a.com/",
+            "foo://A.com:80/",
+            "http://a.com:8a/",
+            "http://a%2ecom/",
+            "http://münchen.de/",
+            "http://a.com:-1/",
+            "http://-/",
+            "http://a/",
+            "http://9/",
+            "file://localhost/x",
+            "file://a.com/x",
+            "svn+ssh://a.com/x",
+            "foo://1.2/",
+        ] {
+            assert_eq!(origin_key(u), slow_origin(u), "origin of {u:?}");
+            assert_eq!(host_name(u.trim()), slow_host(u.trim()), "host of {u:?}");
+            fast_taken += usize::from(fast_origin(u).is_some());
+        }
+        assert!(fast_taken >= 15, "the usual URLs are sliced: {fast_taken}");
+
+        // And on 50,000 authorities drawn from the characters that matter (a fixed seed).
+        let alphabet = [
+            "a", "b", "z", "x", "n", "0", "1", "9", ".", "-", "_", ":", "/", "?", "#", "@", "[",
+            "]", "\\", "\t", " ", "%", "A", "ü", "xn--", "0x", "80", "443", "65536",
+        ];
+        let schemes = ["http", "https", "file", "foo", "HTTP", "ws", ""];
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut draw = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        for _ in 0..50_000 {
+            let mut u = format!("{}://", schemes[draw(schemes.len())]);
+            for _ in 0..draw(10) {
+                u.push_str(alphabet[draw(alphabet.len())]);
+            }
+            if draw(2) == 0 {
+                u.push_str("/p");
+            }
+            assert_eq!(origin_key(&u), slow_origin(&u), "origin of {u:?}");
+            assert_eq!(host_name(&u), slow_host(u.trim()), "host of {u:?}");
+        }
     }
 }
