@@ -1073,24 +1073,11 @@ async fn read_sitemaps(
         done.stats.sitemaps_fetched += 1;
         done.stats.count_answer(f.bytes, f.timed_out);
         let archived = archive(shared, &f.warc)?;
-        if let Some(r) =
-            note_refusal(shared, frontier, &leased.key, f.status, f.retry_after, done).await?
-        {
-            let attempts = lock(&shared.sitemaps, "sitemap table")?.queue.failed(host);
-            if r.give_up || attempts > cfg.max_retries {
-                lock(&shared.sitemaps, "sitemap table")?.queue.pop(host);
-                continue;
-            }
-            let at = Instant::now() + r.wait;
-            if at + cfg.fetch.timeout > lease_end {
-                // The host is held beyond the lease: the URL goes back to the service, the
-                // sitemap is asked again under the host's next lease.
-                return Ok(SitemapsRead::Held);
-            }
-            done.stats.retries += 1;
-            tokio::time::sleep_until(at.into()).await;
-            continue;
-        }
+        // A refusal holds the host for every worker (`BlockQueueUntil`); then the answer is
+        // followed by the engine's rule (`settle`): a refused or failed sitemap is asked again
+        // while retries are left, once the hold and the back-off are over, else counted.
+        let refusal =
+            note_refusal(shared, frontier, &leased.key, f.status, f.retry_after, done).await?;
         let settled = f.settle(
             &mut lock(&shared.sitemaps, "sitemap table")?.queue,
             host,
@@ -1098,8 +1085,14 @@ async fn read_sitemaps(
         );
         let end = match settled {
             SitemapNext::Retry { attempt } => {
+                let wait = backoff(cfg, attempt).max(refusal.map_or(Duration::ZERO, |r| r.wait));
+                if Instant::now() + wait + cfg.fetch.timeout > lease_end {
+                    // The host is held beyond the lease: the URL goes back to the service,
+                    // the sitemap is asked again under the host's next lease.
+                    return Ok(SitemapsRead::Held);
+                }
                 done.stats.retries += 1;
-                tokio::time::sleep(backoff(cfg, attempt)).await;
+                tokio::time::sleep(wait).await;
                 continue;
             }
             SitemapNext::Settled { end, .. } => end,
@@ -1151,7 +1144,8 @@ enum SitemapsRead {
     None,
     /// Sitemaps were asked for: the URL waits the host's delay.
     Requested,
-    /// The host refused, and holds beyond the lease: the URL is left to its lease's end.
+    /// A sitemap is to be asked again after a wait (the host's hold after a refusal, or a
+    /// failure's back-off) that outlasts the lease: the URL is left to its lease's end.
     Held,
 }
 

@@ -979,5 +979,18 @@ fn a_worker_reads_sitemaps_as_crawl_does() {
         .collect();
     fetched.sort();
     assert_eq!(fetched, ["/", "/u1", "/u2", "/u3"], "{out}");
+
+    // A 503 every time: asked again like a page (--max-retries 2), then given up and counted
+    // not found, as `crawl` counts it.
+    let (_serve, out) = crawl_through_a_worker(
+        &dir.path().join("unavailable"),
+        &web,
+        &[format!("http://unavailable{SITEMAP_HOST_SUFFIX}/")],
+        &[],
+    );
+    assert!(out.contains("every URL of the crawl is done"), "{out}");
+    assert_eq!(counter(&out, "sitemaps fetched"), 3, "{out}");
+    assert_eq!(counter(&out, "sitemaps not found"), 1, "{out}");
+    assert_eq!(counter(&out, "retries"), 2, "{out}");
     web.shutdown_blocking();
 }
