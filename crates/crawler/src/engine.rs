@@ -40,7 +40,7 @@ use crawlrank_fetch::page::{Outcome, PageMeta, TransportFailure};
 use crawlrank_fetch::robots::{self, RobotsRules};
 use crawlrank_fetch::robots_table::{AfterFetch, HostRobots, RobotsTable};
 use crawlrank_fetch::scope::{OutOfScope, Scope, ScopeConfig};
-use crawlrank_fetch::sitemap::{NotQueued, SitemapQueue};
+use crawlrank_fetch::sitemap::SitemapQueue;
 use crawlrank_fetch::warc::{WarcPosition, WarcWriter};
 use crawlrank_fetch::Stats;
 use crawlrank_frontier::{
@@ -978,7 +978,7 @@ impl Engine {
                 self.seed_hosts.insert(h);
                 if self.cfg.fetch.sitemaps {
                     let url = format!("{}/sitemap.xml", self.urls.origin(h));
-                    self.queue_sitemap(h, &url);
+                    self.queue_sitemap_of(h, &url);
                 }
             }
         }
@@ -1433,25 +1433,19 @@ impl Engine {
         Ok(())
     }
 
-    /// Queues `url` as a sitemap of `host` when it is on that host, else counts it dropped.
+    /// Queues `url`, a sitemap file of `host`, behind the host's others when it is on that
+    /// host, and records it in the state; one queued before is not queued again, one of
+    /// another host or past the host's cap is counted dropped.
     fn queue_sitemap_of(&mut self, host: OriginId, url: &str) {
-        if links::origin_key(url).as_deref() == Some(self.urls.origin(host)) {
-            self.queue_sitemap(host, url);
-        } else {
-            self.stats.sitemap_dropped += 1;
-        }
-    }
-
-    /// Queues `url`, a sitemap file of `host`, behind the host's others, and records it in
-    /// the state; one queued before is not queued again, one past the host's cap is counted.
-    fn queue_sitemap(&mut self, host: OriginId, url: &str) {
-        match self.sitemaps.push(host, url) {
+        match self
+            .sitemaps
+            .push_on_host(host, self.urls.origin(host), url)
+        {
             Ok(seq) => {
                 let row = (seq, crawlrank_fetch::sitemap::PENDING, url.to_string());
                 self.writes.sitemaps.push(row);
             }
-            Err(NotQueued::Known) => {}
-            Err(NotQueued::HostCap) => self.stats.sitemap_dropped += 1,
+            Err(why) => self.stats.sitemap_dropped += u64::from(why.dropped()),
         }
         self.stats_dirty = true;
     }

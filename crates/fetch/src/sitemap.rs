@@ -225,6 +225,15 @@ pub enum NotQueued {
     Known,
     /// Its host has [`MAX_SITEMAPS_PER_HOST`] already.
     HostCap,
+    /// It is on another host than the one whose sitemap it would be.
+    OtherHost,
+}
+
+impl NotQueued {
+    /// Whether the sitemap was dropped (counted in `sitemap_dropped`), not merely known.
+    pub fn dropped(self) -> bool {
+        self != NotQueued::Known
+    }
 }
 
 impl SitemapQueue {
@@ -264,6 +273,16 @@ impl SitemapQueue {
         };
         self.waiting.entry(host).or_default().push_back(q);
         Ok(seq)
+    }
+
+    /// Queues `url` as a sitemap of `host`, whose origin is `origin`, when it is on that host
+    /// ([`push`](Self::push)); one on another host is not queued. The rule for the `Sitemap:`
+    /// files of a host's robots.txt, the sitemaps an index names and a redirect's target.
+    pub fn push_on_host(&mut self, host: u32, origin: &str, url: &str) -> Result<u64, NotQueued> {
+        if crate::links::origin_key(url).as_deref() != Some(origin) {
+            return Err(NotQueued::OtherHost);
+        }
+        self.push(host, url)
     }
 
     /// The sitemap `host` fetches next, if any.
@@ -435,6 +454,15 @@ mod tests {
             Err(NotQueued::Known)
         );
         assert_eq!(r.push(1, "http://a.test/t.xml"), Ok(5));
+        // On its host only; another host's is dropped, a known one merely known.
+        let origin = "http://a.test";
+        assert_eq!(r.push_on_host(1, origin, "http://a.test/u.xml"), Ok(6));
+        let other = r.push_on_host(1, origin, "http://a.test:8080/u.xml");
+        assert_eq!(other, Err(NotQueued::OtherHost));
+        let known = r.push_on_host(1, origin, "http://a.test/u.xml");
+        assert_eq!(known, Err(NotQueued::Known));
+        assert!(other.unwrap_err().dropped() && !known.unwrap_err().dropped());
+        assert!(NotQueued::HostCap.dropped());
     }
 
     #[test]

@@ -89,7 +89,7 @@ use archive::Archive;
 use crawlrank_fetch::fetch::{SitemapEnd, SitemapNext};
 use crawlrank_fetch::robots::{self, StoredRobots};
 use crawlrank_fetch::robots_table::{AfterFetch, HostRobots, RobotsTable};
-use crawlrank_fetch::sitemap::{NotQueued, SitemapQueue};
+use crawlrank_fetch::sitemap::SitemapQueue;
 use crawlrank_fetch::TransportFailure;
 use crawlrank_fetch::{
     normalize, origin_key, AddressGuard, Backoffs, FetchConfig, Fetcher, HostConnection, HostPause,
@@ -356,12 +356,12 @@ struct Sitemaps {
 }
 
 impl Sitemaps {
-    /// Queues `url` as a sitemap of the seed host `host` (`origin`) when it is on that
-    /// host; one queued before, another host's, or one past the host's cap is not.
-    fn push(&mut self, host: u32, origin: &str, url: &str) {
-        if origin_key(url).as_deref() == Some(origin) {
-            // Known already, or past the host's cap: not queued (the engine counts those).
-            let _: Result<u64, NotQueued> = self.queue.push(host, url);
+    /// Queues `url` as a sitemap of the seed host `host` (`origin`) when it is on that host
+    /// (the engine's rule, `SitemapQueue::push_on_host`); another host's, or one past the
+    /// host's cap, is counted dropped in `stats`, as the engine counts it.
+    fn push(&mut self, host: u32, origin: &str, url: &str, stats: &mut Stats) {
+        if let Err(why) = self.queue.push_on_host(host, origin, url) {
+            stats.sitemap_dropped += u64::from(why.dropped());
         }
     }
 }
@@ -625,7 +625,9 @@ async fn run_async(
         for origin in seeds.iter().filter_map(|s| origin_key(s)) {
             let next = sitemaps.hosts.len() as u32;
             let host = *sitemaps.hosts.entry(origin.clone()).or_insert(next);
-            sitemaps.push(host, &origin, &format!("{origin}/sitemap.xml"));
+            // On its host, and the host's first: never dropped.
+            let url = format!("{origin}/sitemap.xml");
+            sitemaps.push(host, &origin, &url, &mut Stats::default());
         }
     }
     let shared = Arc::new(Shared {
@@ -987,8 +989,9 @@ async fn robots_rules(
             let mut sitemaps = lock(&shared.sitemaps, "sitemap table")?;
             if let Some(&host) = sitemaps.hosts.get(origin) {
                 for s in &robot.sitemaps {
-                    if let Ok(u) = normalize(s, &cfg.fetch.url_rules) {
-                        sitemaps.push(host, origin, &u);
+                    match normalize(s, &cfg.fetch.url_rules) {
+                        Ok(u) => sitemaps.push(host, origin, &u, &mut done.stats),
+                        Err(_) => done.stats.sitemap_invalid += 1,
                     }
                 }
             }
@@ -1101,7 +1104,7 @@ async fn read_sitemaps(
         let read = match end {
             SitemapEnd::Read(read) => read,
             SitemapEnd::Redirect(Ok(u)) => {
-                lock(&shared.sitemaps, "sitemap table")?.push(host, origin, &u);
+                lock(&shared.sitemaps, "sitemap table")?.push(host, origin, &u, &mut done.stats);
                 continue;
             }
             _ => continue,
@@ -1109,7 +1112,7 @@ async fn read_sitemaps(
         if read.index {
             let mut sitemaps = lock(&shared.sitemaps, "sitemap table")?;
             for u in &read.links {
-                sitemaps.push(host, origin, u);
+                sitemaps.push(host, origin, u, &mut done.stats);
             }
             continue;
         }

@@ -992,5 +992,31 @@ fn a_worker_reads_sitemaps_as_crawl_does() {
     assert_eq!(counter(&out, "sitemaps fetched"), 3, "{out}");
     assert_eq!(counter(&out, "sitemaps not found"), 1, "{out}");
     assert_eq!(counter(&out, "retries"), 2, "{out}");
+
+    // The other hosts of `crawl`'s test, with its counts: no /sitemap.xml; an HTML page in its
+    // place; entries and a robots.txt `Sitemap:` file on other hosts, dropped; broken XML.
+    for (name, counts) in [
+        (
+            "missing",
+            &[("sitemaps fetched", 1), ("sitemaps not found", 1)][..],
+        ),
+        ("html", &[("sitemaps not sitemap", 1), ("sitemap links", 0)]),
+        ("foreign", &[("sitemap links", 2), ("sitemap dropped", 4)]),
+        ("broken", &[("sitemap links", 2), ("sitemap errors", 1)]),
+    ] {
+        let (_serve, out) = crawl_through_a_worker(
+            &dir.path().join(name),
+            &web,
+            &[format!("http://{name}{SITEMAP_HOST_SUFFIX}/")],
+            &[],
+        );
+        assert!(
+            out.contains("every URL of the crawl is done"),
+            "{name}: {out}"
+        );
+        for &(c, n) in counts {
+            assert_eq!(counter(&out, c), n, "{name}, {c}: {out}");
+        }
+    }
     web.shutdown_blocking();
 }
