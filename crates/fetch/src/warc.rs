@@ -282,12 +282,7 @@ pub fn repair_tail(path: &Path) -> Result<Option<(u64, u64)>> {
         .write(true)
         .open(path)
         .with_context(|| format!("cannot open {}", path.display()))?;
-    let found = file
-        .metadata()
-        .with_context(|| format!("cannot read the size of {}", path.display()))?
-        .len();
-    let (kept, _) =
-        whole_records(&file).with_context(|| format!("cannot read {}", path.display()))?;
+    let (found, kept, _) = read_whole(&file, path)?;
     if kept == found {
         return Ok(None);
     }
@@ -307,13 +302,20 @@ pub fn repair_tail(path: &Path) -> Result<Option<(u64, u64)>> {
 /// record in it whole).
 pub fn responses(path: &Path) -> Result<(HashSet<String>, bool)> {
     let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let (len, kept, uris) = read_whole(&file, path)?;
+    Ok((uris, kept == len))
+}
+
+/// The length of `file` (at `path`), and what [`whole_records`] reads of it: the length of its
+/// whole records and their responses' target URIs.
+fn read_whole(file: &File, path: &Path) -> Result<(u64, u64, HashSet<String>)> {
     let len = file
         .metadata()
         .with_context(|| format!("cannot read the size of {}", path.display()))?
         .len();
     let (kept, uris) =
-        whole_records(&file).with_context(|| format!("cannot read {}", path.display()))?;
-    Ok((uris, kept == len))
+        whole_records(file).with_context(|| format!("cannot read {}", path.display()))?;
+    Ok((len, kept, uris))
 }
 
 /// The WARC files of `dir`, in their order (by number).
