@@ -1387,8 +1387,7 @@ impl Engine {
             self.sched.hold(host, now + FD_RETRY, now);
             return Ok(());
         }
-        self.stats.requests += fetch.requests;
-        self.stats.timeouts += u64::from(fetch.timed_out);
+        self.stats.count_robots(&fetch);
         let unix = robots::unix_now();
         let mut backoff = Duration::ZERO;
         match self
@@ -1582,7 +1581,8 @@ impl Engine {
         self.count_answer(f.body.bytes, f.retry.timed_out, &f.warc)?;
         let refusal = self.note_refusal(t.host, f.status, f.retry.after, now);
         // A refused page waits as long as its host: Retry-After or the back-off.
-        match (self.cfg.politeness.retries()).after_page(refusal, f.retry.retryable, t.attempts) {
+        let retries = self.cfg.politeness.retries();
+        match retries.after_page(refusal, f.retry.retryable, t.attempts) {
             PageNext::Retry { wait, .. } => {
                 self.retry(t, now + wait, now);
                 return Ok(());

@@ -126,6 +126,13 @@ impl Stats {
         self.timeouts += u64::from(timed_out);
     }
 
+    /// Counts a robots.txt fetch that ended: its requests (redirects included) and whether
+    /// the last timed out (the file itself is counted in `robots_fetched` when requested).
+    pub fn count_robots(&mut self, f: &crate::fetch::RobotsFetch) {
+        self.requests += f.requests;
+        self.timeouts += u64::from(f.timed_out);
+    }
+
     /// Counts how a sitemap request settled: read (with what it left out), not found, not a
     /// sitemap, or failed; a redirect to a usable URL is counted when its target is fetched.
     pub fn count_sitemap(&mut self, end: &crate::fetch::SitemapEnd) {

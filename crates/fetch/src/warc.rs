@@ -320,6 +320,11 @@ fn read_whole(file: &File, path: &Path) -> Result<(u64, u64, HashSet<String>)> {
 
 /// The WARC files of `dir`, in their order (by number).
 pub fn warc_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    Ok(numbered_files(dir)?.into_iter().map(|(_, p)| p).collect())
+}
+
+/// The WARC files of `dir` with their numbers, in their order.
+fn numbered_files(dir: &Path) -> Result<Vec<(u32, PathBuf)>> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
         let path = entry
@@ -330,7 +335,7 @@ pub fn warc_files(dir: &Path) -> Result<Vec<PathBuf>> {
         }
     }
     files.sort();
-    Ok(files.into_iter().map(|(_, p)| p).collect())
+    Ok(files)
 }
 
 /// The path of WARC file number `n`.
@@ -372,19 +377,13 @@ impl WarcWriter {
             }
         }
         let mut removed = Vec::new();
-        let entries =
-            std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))?;
-        for entry in entries {
-            let path = entry
-                .with_context(|| format!("cannot list {}", dir.display()))?
-                .path();
-            if warc_number(&path).is_some_and(|n| n > pos.file) {
+        for (n, path) in numbered_files(dir)? {
+            if n > pos.file {
                 std::fs::remove_file(&path)
                     .with_context(|| format!("cannot remove {}", path.display()))?;
                 removed.push(path);
             }
         }
-        removed.sort();
         if !removed.is_empty() {
             crawlrank_util::atomic::sync_dir(dir)?;
         }

@@ -15,6 +15,9 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+/// How the temporary files of [`write_file`] are named (then a random part).
+const TEMP_PREFIX: &str = ".crawlrank-";
+
 /// Writes `path` through `fill`, atomically: the file appears only if `fill` succeeds.
 pub fn write_file<F>(path: &Path, fill: F) -> Result<()>
 where
@@ -23,7 +26,7 @@ where
     let dir = parent_dir(path);
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut builder = tempfile::Builder::new();
-    builder.prefix(".crawlrank-");
+    builder.prefix(TEMP_PREFIX);
     // The mode `File::create` would give (0o666 less the umask), not a temporary file's
     // owner-only 0o600, which would hide the finished output from other users.
     #[cfg(unix)]
@@ -160,7 +163,7 @@ pub fn remove_stale_temporaries(dir: &Path, older_than: std::time::Duration) -> 
     for entry in entries {
         let entry = entry.with_context(|| format!("cannot list {}", dir.display()))?;
         let name = entry.file_name();
-        if !name.to_string_lossy().starts_with(".crawlrank-") {
+        if !name.to_string_lossy().starts_with(TEMP_PREFIX) {
             continue;
         }
         // A file gone meanwhile (renamed by its writer) is not stale.

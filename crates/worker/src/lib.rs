@@ -913,8 +913,7 @@ async fn fetch_robots(
         let f = shared.fetcher.robots(conn, origin, hop_delay).await;
         // Counted as the engine counts a robots.txt fetch: one file, its requests.
         done.stats.robots_fetched += 1;
-        done.stats.requests += f.requests;
-        done.stats.timeouts += u64::from(f.timed_out);
+        done.stats.count_robots(&f);
         let after = lock(&shared.robots, "robots.txt table")?.table.fetched(
             host,
             f.rules,
