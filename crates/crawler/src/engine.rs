@@ -32,14 +32,12 @@ use crawlrank_fetch::addresses::AddressGuard;
 use crawlrank_fetch::backoff::{Backoffs, PageNext, Retries, RetryAfter};
 use crawlrank_fetch::connections::IDLE_GRACE;
 use crawlrank_fetch::fds::{self, FdBudget};
-use crawlrank_fetch::fetch::{
-    FetchConfig, PageFetch, RobotsFetch, SitemapEnd, SitemapFetch, SitemapNext,
-};
+use crawlrank_fetch::fetch::{FetchConfig, PageFetch, RobotsFetch, SitemapFetch, SitemapStep};
 use crawlrank_fetch::links;
 use crawlrank_fetch::page::{Outcome, PageMeta, TransportFailure};
 use crawlrank_fetch::robots::{self, RobotsRules};
 use crawlrank_fetch::robots_table::{AfterFetch, HostRobots, RobotsTable};
-use crawlrank_fetch::scope::{OutOfScope, Scope, ScopeConfig};
+use crawlrank_fetch::scope::{Scope, ScopeConfig};
 use crawlrank_fetch::sitemap::SitemapQueue;
 use crawlrank_fetch::warc::{WarcPosition, WarcWriter};
 use crawlrank_fetch::Stats;
@@ -905,18 +903,8 @@ impl Engine {
         force: bool,
         beyond: Option<BeyondLimit>,
     ) -> Result<Option<PageId>> {
-        if !force {
-            match self.scope.check(&url) {
-                Ok(()) => {}
-                Err(OutOfScope::Host) => {
-                    self.stats.out_of_scope_links += 1;
-                    return Ok(None);
-                }
-                Err(OutOfScope::Filtered) => {
-                    self.stats.filtered_links += 1;
-                    return Ok(None);
-                }
-            }
+        if !force && !self.scope.admits(&url, &mut self.stats) {
+            return Ok(None);
         }
         // Past a hop limit only a URL already known is kept (it costs no request).
         if let Some(limit) = beyond {
@@ -1423,12 +1411,14 @@ impl Engine {
         let RobotsRules::Rules(robot) = rules else {
             return Ok(());
         };
-        for s in robot.sitemaps.clone() {
-            match links::normalize(&s, &self.cfg.fetch.url_rules) {
-                Ok(u) => self.queue_sitemap_of(host, &u),
-                Err(_) => self.stats.sitemap_invalid += 1,
-            }
-        }
+        let queued = self.sitemaps.queue_listed(
+            host,
+            self.urls.origin(host),
+            &robot.sitemaps,
+            &self.cfg.fetch.url_rules,
+            &mut self.stats,
+        );
+        self.sitemaps_queued(queued);
         Ok(())
     }
 
@@ -1436,15 +1426,15 @@ impl Engine {
     /// host, and records it in the state; one queued before is not queued again, one of
     /// another host or past the host's cap is counted dropped.
     fn queue_sitemap_of(&mut self, host: OriginId, url: &str) {
-        match self
-            .sitemaps
-            .push_on_host(host, self.urls.origin(host), url)
-        {
-            Ok(seq) => {
-                let row = (seq, crawlrank_fetch::sitemap::PENDING, url.to_string());
-                self.writes.sitemaps.push(row);
-            }
-            Err(why) => self.stats.sitemap_dropped += u64::from(why.dropped()),
+        let seq = (self.sitemaps).queue(host, self.urls.origin(host), url, &mut self.stats);
+        self.sitemaps_queued(seq.map(|seq| (seq, url.to_string())));
+    }
+
+    /// Records sitemaps just queued (with their row numbers) in the state.
+    fn sitemaps_queued(&mut self, queued: impl IntoIterator<Item = (u64, String)>) {
+        for (seq, url) in queued {
+            let row = (seq, crawlrank_fetch::sitemap::PENDING, url);
+            self.writes.sitemaps.push(row);
         }
         self.stats_dirty = true;
     }
@@ -1505,47 +1495,40 @@ impl Engine {
         // sitemap's own retries below wait at least that long.
         self.note_refusal(host, f.status, f.retry_after, now);
         let max_retries = self.cfg.politeness.max_retries;
-        let end = match f.settle(&mut self.sitemaps, host, max_retries) {
-            SitemapNext::Retry { attempt } => {
+        let origin = self.urls.origin(host);
+        match f.follow(
+            &mut self.sitemaps,
+            host,
+            origin,
+            max_retries,
+            &mut self.stats,
+        ) {
+            SitemapStep::Retry { attempt } => {
                 self.stats.retries += 1;
                 let backoff = self.backoff(attempt);
                 self.sched.hold(host, now + backoff, now);
-                return Ok(());
+                Ok(())
             }
-            SitemapNext::Settled { done, end } => {
+            SitemapStep::Settled {
+                done,
+                queued,
+                entries,
+            } => {
                 if let Some(q) = done {
                     self.writes
                         .sitemaps
                         .push((q.seq, crawlrank_fetch::sitemap::DONE, q.url));
                 }
-                self.stats_dirty = true;
-                end
+                self.sitemaps_queued(queued);
+                self.give_entries(entries)
             }
-        };
-        self.stats.count_sitemap(&end);
-        let read = match end {
-            // The target is fetched as a sitemap of its own (when on this host).
-            SitemapEnd::Redirect(Ok(u)) => {
-                self.queue_sitemap_of(host, &u);
-                return Ok(());
-            }
-            SitemapEnd::Read(read) => read,
-            _ => return Ok(()),
-        };
-        if read.index {
-            for u in read.links {
-                self.queue_sitemap_of(host, &u);
-            }
-            return Ok(());
         }
-        self.give_entries(read.links)
     }
 
     /// Gives a sitemap's entries to the frontier as URLs found without a link, in file order
     /// (`Frontier::seed`, logged as a seed event): each passes the scope, filters and
     /// per-host cap as a link does; one the frontier knows already is not given again.
     fn give_entries(&mut self, entries: Vec<String>) -> Result<()> {
-        self.stats.sitemap_links += entries.len() as u64;
         self.stats_dirty = true;
         // The entries of one sitemap are distinct URLs (crawlrank_fetch::sitemap), hence distinct ids.
         let mut new = Vec::new();

@@ -897,27 +897,30 @@ pub struct SitemapFetch {
     pub warc: Vec<u8>,
 }
 
-/// What a sitemap's answer asks of the crawl whose queue it came from ([`SitemapFetch::settle`]).
+/// What a sitemap's answer leaves its reader to do ([`SitemapFetch::follow`]).
 #[derive(Debug)]
-pub enum SitemapNext {
-    /// Ask it again after the back-off; `attempt` tries failed before this one (the back-off's
-    /// exponent).
+pub enum SitemapStep {
+    /// Ask it again after the back-off of retry number `attempt` (0-based), or after its
+    /// host's hold when that is longer.
     Retry {
         /// The failed tries before this one.
         attempt: u32,
     },
-    /// Taken off its host's queue (`done`, the entry it had there), and what it said.
+    /// It is off its host's queue.
     Settled {
         /// Its queue entry, now done.
         done: Option<crate::sitemap::QueuedSitemap>,
-        /// What its answer said.
-        end: SitemapEnd,
+        /// The sitemaps its answer queued on the host (an index's, a redirect's target), with
+        /// their row numbers.
+        queued: Vec<(u64, String)>,
+        /// The page URLs it listed, in file order, for the crawl (as found without a link).
+        entries: Vec<String>,
     },
 }
 
-/// What a sitemap that is off its queue said ([`SitemapNext::Settled`]).
+/// What a sitemap that is off its queue said.
 #[derive(Debug)]
-pub enum SitemapEnd {
+pub(crate) enum SitemapEnd {
     /// No answer after the retries, or a body over the bound.
     Failed,
     /// A redirect: its target (`Err` when unusable), to be queued as a sitemap of its own
@@ -935,19 +938,23 @@ pub enum SitemapEnd {
 impl SitemapFetch {
     /// The one rule by which `crawlrank crawl`'s engine and a `crawl --frontier` worker
     /// follow a sitemap's answer, once a refusal has held its host (`Retry-After`, the
-    /// back-off): a failure a retry may mend is asked again `max_retries` times (counted
-    /// on the sitemap's entry in `queue`, under `host`), anything else takes the sitemap off
-    /// the queue and says what came of it.
-    pub fn settle(
+    /// back-off): a failure a retry may mend is asked again `max_retries` times (counted on
+    /// the sitemap's entry in `queue`, under `host`, whose origin is `origin`); anything else
+    /// takes the sitemap off the queue, is counted in `stats`, and gives what it said: an
+    /// index's sitemaps and a redirect's target are queued on the host (those of other hosts
+    /// and past the host's cap dropped and counted), a sitemap's entries returned.
+    pub fn follow(
         &mut self,
         queue: &mut crate::sitemap::SitemapQueue,
         host: u32,
+        origin: &str,
         max_retries: u32,
-    ) -> SitemapNext {
+        stats: &mut crate::stats::Stats,
+    ) -> SitemapStep {
         if self.retryable {
             let attempts = queue.failed(host);
             if attempts <= max_retries {
-                return SitemapNext::Retry {
+                return SitemapStep::Retry {
                     attempt: attempts - 1,
                 };
             }
@@ -966,7 +973,28 @@ impl SitemapFetch {
                 _ => SitemapEnd::NotFound,
             }
         };
-        SitemapNext::Settled { done, end }
+        stats.count_sitemap(&end);
+        let mut entries = Vec::new();
+        let children = match end {
+            // The target is fetched as a sitemap of its own (when on this host).
+            SitemapEnd::Redirect(Ok(u)) => vec![u],
+            SitemapEnd::Read(read) if read.index => read.links,
+            SitemapEnd::Read(read) => {
+                entries = read.links;
+                Vec::new()
+            }
+            _ => Vec::new(),
+        };
+        stats.sitemap_links += entries.len() as u64;
+        let queued = children
+            .into_iter()
+            .filter_map(|u| queue.queue(host, origin, &u, stats).map(|seq| (seq, u)))
+            .collect();
+        SitemapStep::Settled {
+            done,
+            queued,
+            entries,
+        }
     }
 }
 

@@ -116,6 +116,22 @@ impl Scope {
         }
     }
 
+    /// Whether a normalised URL may enter the frontier; one that may not is counted in
+    /// `stats` as `crawl` counts it (`out_of_scope_links` or `filtered_links`).
+    pub fn admits(&self, url: &str, stats: &mut crate::stats::Stats) -> bool {
+        match self.check(url) {
+            Ok(()) => true,
+            Err(OutOfScope::Host) => {
+                stats.out_of_scope_links += 1;
+                false
+            }
+            Err(OutOfScope::Filtered) => {
+                stats.filtered_links += 1;
+                false
+            }
+        }
+    }
+
     /// Whether a normalised URL may enter the frontier, and why not.
     pub fn check(&self, url: &str) -> Result<(), OutOfScope> {
         if self.is_any() {

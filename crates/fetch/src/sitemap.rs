@@ -53,6 +53,7 @@
 
 use crate::links::{normalize, UrlRefusal, UrlRules};
 use crate::scope::host_name;
+use crate::stats::Stats;
 use quick_xml::events::Event;
 use std::io::Read;
 use url::Url;
@@ -283,6 +284,40 @@ impl SitemapQueue {
             return Err(NotQueued::OtherHost);
         }
         self.push(host, url)
+    }
+
+    /// Queues `url` as a sitemap of `host` ([`push_on_host`](Self::push_on_host)); one dropped
+    /// (another host's, or past the host's cap) is counted in `stats` as `crawl` counts it.
+    /// Returns its row number when queued.
+    pub fn queue(&mut self, host: u32, origin: &str, url: &str, stats: &mut Stats) -> Option<u64> {
+        match self.push_on_host(host, origin, url) {
+            Ok(seq) => Some(seq),
+            Err(why) => {
+                stats.sitemap_dropped += u64::from(why.dropped());
+                None
+            }
+        }
+    }
+
+    /// Queues the `Sitemap:` files of `host`'s robots.txt (`listed`, as written there), each
+    /// normalised by `rules` ([`queue`](Self::queue)); one that is no usable URL is counted
+    /// in `stats` (`sitemap_invalid`). Returns those queued, with their row numbers.
+    pub fn queue_listed(
+        &mut self,
+        host: u32,
+        origin: &str,
+        listed: &[String],
+        rules: &UrlRules,
+        stats: &mut Stats,
+    ) -> Vec<(u64, String)> {
+        let mut queued = Vec::new();
+        for s in listed {
+            match normalize(s, rules) {
+                Ok(u) => queued.extend(self.queue(host, origin, &u, stats).map(|seq| (seq, u))),
+                Err(_) => stats.sitemap_invalid += 1,
+            }
+        }
+        queued
     }
 
     /// The sitemap `host` fetches next, if any.

@@ -135,7 +135,7 @@ impl Stats {
 
     /// Counts how a sitemap request settled: read (with what it left out), not found, not a
     /// sitemap, or failed; a redirect to a usable URL is counted when its target is fetched.
-    pub fn count_sitemap(&mut self, end: &crate::fetch::SitemapEnd) {
+    pub(crate) fn count_sitemap(&mut self, end: &crate::fetch::SitemapEnd) {
         use crate::fetch::SitemapEnd;
         match end {
             SitemapEnd::Failed | SitemapEnd::Redirect(Err(_)) => self.sitemap_errors += 1,
@@ -154,7 +154,7 @@ impl Stats {
     /// Counts what a finished page's fetch and parse found besides its outcome (which
     /// [`count_outcome`](Self::count_outcome) counts): its directives, the links it dropped
     /// and why, a body cut at the cap or left unparsed, what a sitemap fetched as a page left
-    /// out.
+    /// out (its entries are counted as a sitemap file's are).
     pub fn count_page(&mut self, f: &crate::fetch::PageFetch) {
         self.nofollow_pages += u64::from(f.directives.nofollow);
         self.noindex_pages += u64::from(f.directives.noindex);
@@ -169,6 +169,7 @@ impl Stats {
         self.truncated_pages += u64::from(f.body.truncated && f.outcome == Some(Outcome::Html));
         if f.outcome == Some(Outcome::Sitemap) {
             self.sitemaps_read += 1;
+            self.sitemap_links += f.links.len() as u64;
             self.sitemap_dropped += u64::from(f.sitemap.dropped);
             self.sitemap_errors += u64::from(f.sitemap.error);
         }

@@ -14,6 +14,7 @@
 //! | `index` | `/sitemap.xml` is an index naming `/s1.xml`, `/s2.xml` and itself; `/s1.xml` lists `/u1`, `/u2`; `/s2.xml` is a 301 to `/s3.xml`, which lists `/u3`; robots.txt disallows `/private/` and names `Sitemap: /private/s.xml` | reads four files, fetches `/u1` `/u2` `/u3`, never the disallowed sitemap |
 //! | `broken` | `/sitemap.xml` lists `/b1`, `/b2`, then its XML breaks | keeps `/b1`, `/b2`; counts a sitemap error |
 //! | `unavailable` | `/sitemap.xml` is always a 503 | tries it again after its back-off, as often as a page, then counts it not found |
+//! | `linked` | no `/sitemap.xml`; the seed page links `/list.xml`, a sitemap listing `/l1`, `/l2` | fetches `/list.xml` as a page that is a sitemap: no out-links, its two entries crawled as found without a link |
 
 use crate::pages::page;
 use crate::reply::Reply;
@@ -65,7 +66,9 @@ pub(crate) fn reply(host: &str, path: &str) -> Option<Reply> {
             "Disallow: /private/\nSitemap: http://index{SITEMAP_HOST_SUFFIX}/private/s.xml\n"
         )),
         (_, "/robots.txt") => robots("Allow: /\n"),
-        ("missing", "/sitemap.xml") => Reply::status_page(404),
+        ("missing" | "linked", "/sitemap.xml") => Reply::status_page(404),
+        ("linked", "/") => page("Linked", "<p><a href=\"/list.xml\">the list</a></p>"),
+        ("linked", "/list.xml") => xml(urlset(host, &paths(&["/l1", "/l2"]))),
         ("unavailable", "/sitemap.xml") => Reply::status_page(503),
         ("html", "/sitemap.xml") => page("Site map", "<p><a href=\"/hidden\">hidden</a></p>"),
         ("huge", "/sitemap.xml") => {
@@ -96,7 +99,11 @@ pub(crate) fn reply(host: &str, path: &str) -> Option<Reply> {
             "<urlset><url><loc>http://{host}/b1</loc></url><url><loc>http://{host}/b2</loc></url>\
              <url><loc>http://{host}/b3</oops></urlset>"
         )),
-        ("missing" | "html" | "huge" | "foreign" | "index" | "broken" | "unavailable", _) => leaf(),
+        (
+            "missing" | "html" | "huge" | "foreign" | "index" | "broken" | "unavailable"
+            | "linked",
+            _,
+        ) => leaf(),
         _ => return None,
     })
 }

@@ -86,7 +86,7 @@ mod archive;
 
 use anyhow::{Context, Result};
 use archive::Archive;
-use crawlrank_fetch::fetch::{SitemapEnd, SitemapNext};
+use crawlrank_fetch::fetch::SitemapStep;
 use crawlrank_fetch::robots::{self, StoredRobots};
 use crawlrank_fetch::robots_table::{AfterFetch, HostRobots, RobotsTable};
 use crawlrank_fetch::sitemap::SitemapQueue;
@@ -355,17 +355,6 @@ struct Sitemaps {
     queue: SitemapQueue,
 }
 
-impl Sitemaps {
-    /// Queues `url` as a sitemap of the seed host `host` (`origin`) when it is on that host
-    /// (the engine's rule, `SitemapQueue::push_on_host`); another host's, or one past the
-    /// host's cap, is counted dropped in `stats`, as the engine counts it.
-    fn push(&mut self, host: u32, origin: &str, url: &str, stats: &mut Stats) {
-        if let Err(why) = self.queue.push_on_host(host, origin, url) {
-            stats.sitemap_dropped += u64::from(why.dropped());
-        }
-    }
-}
-
 /// What the fetch tasks share.
 struct Shared {
     cfg: WorkerConfig,
@@ -625,9 +614,9 @@ async fn run_async(
         for origin in seeds.iter().filter_map(|s| origin_key(s)) {
             let next = sitemaps.hosts.len() as u32;
             let host = *sitemaps.hosts.entry(origin.clone()).or_insert(next);
-            // On its host, and the host's first: never dropped.
-            let url = format!("{origin}/sitemap.xml");
-            sitemaps.push(host, &origin, &url, &mut Stats::default());
+            // On its host, and the host's first (or known already, when two seeds share
+            // the host): never dropped, nothing to count.
+            let _ = sitemaps.queue.push(host, &format!("{origin}/sitemap.xml"));
         }
     }
     let shared = Arc::new(Shared {
@@ -987,12 +976,8 @@ async fn robots_rules(
             // A seed host's `Sitemap:` files, behind its /sitemap.xml.
             let mut sitemaps = lock(&shared.sitemaps, "sitemap table")?;
             if let Some(&host) = sitemaps.hosts.get(origin) {
-                for s in &robot.sitemaps {
-                    match normalize(s, &cfg.fetch.url_rules) {
-                        Ok(u) => sitemaps.push(host, origin, &u, &mut done.stats),
-                        Err(_) => done.stats.sitemap_invalid += 1,
-                    }
-                }
+                let (listed, rules) = (&robot.sitemaps, &cfg.fetch.url_rules);
+                (sitemaps.queue).queue_listed(host, origin, listed, rules, &mut done.stats);
             }
         }
     }
@@ -1076,17 +1061,19 @@ async fn read_sitemaps(
         done.stats.count_answer(f.bytes, f.timed_out);
         let archived = archive(shared, &f.warc)?;
         // A refusal holds the host for every worker (`BlockQueueUntil`); then the answer is
-        // followed by the engine's rule (`settle`): a refused or failed sitemap is asked again
+        // followed by the engine's rule (`follow`): a refused or failed sitemap is asked again
         // while retries are left, once the hold and the back-off are over, else counted.
         let refusal =
             note_refusal(shared, frontier, &leased.key, f.status, f.retry_after, done).await?;
-        let settled = f.settle(
+        let step = f.follow(
             &mut lock(&shared.sitemaps, "sitemap table")?.queue,
             host,
+            origin,
             cfg.max_retries,
+            &mut done.stats,
         );
-        let end = match settled {
-            SitemapNext::Retry { attempt } => {
+        let entries = match step {
+            SitemapStep::Retry { attempt } => {
                 let wait = backoff(cfg, attempt).max(refusal.map_or(Duration::ZERO, |r| r.wait));
                 if Instant::now() + wait + cfg.fetch.timeout > lease_end {
                     // The host is held beyond the lease: the URL goes back to the service,
@@ -1097,47 +1084,41 @@ async fn read_sitemaps(
                 tokio::time::sleep(wait).await;
                 continue;
             }
-            SitemapNext::Settled { end, .. } => end,
+            SitemapStep::Settled { entries, .. } => entries,
         };
-        done.stats.count_sitemap(&end);
-        let read = match end {
-            SitemapEnd::Read(read) => read,
-            SitemapEnd::Redirect(Ok(u)) => {
-                lock(&shared.sitemaps, "sitemap table")?.push(host, origin, &u, &mut done.stats);
-                continue;
-            }
-            _ => continue,
-        };
-        if read.index {
-            let mut sitemaps = lock(&shared.sitemaps, "sitemap table")?;
-            for u in &read.links {
-                sitemaps.push(host, origin, u, &mut done.stats);
-            }
-            continue;
-        }
-        let entries: Vec<String> = read
-            .links
-            .into_iter()
-            .filter(|l| shared.scope.check(l).is_ok())
-            .collect();
-        if entries.is_empty() {
-            continue;
-        }
-        done.stats.sitemap_links += entries.len() as u64;
-        // The sitemap's record on the disk before its entries are in the crawl.
-        on_disk(shared, archived).await?;
-        retrying(cfg.frontier_retry, || {
-            let mut c = frontier.clone();
-            let (url, entries) = (&url, &entries);
-            async move { c.put_listed(url, entries).await }
-        })
-        .await?;
+        put_listed(shared, frontier, &url, entries, archived, done).await?;
     }
     Ok(if requested {
         SitemapsRead::Requested
     } else {
         SitemapsRead::None
     })
+}
+
+/// Puts a sitemap's entries into the crawl as found without a link
+/// ([`FrontierClient::put_listed`], `sitemap` the file or page that listed them): those the
+/// scope admits (the others counted as `crawl` counts them), once the WARC records that hold
+/// them (up to `archived`) are on the disk.
+async fn put_listed(
+    shared: &Shared,
+    frontier: &FrontierClient,
+    sitemap: &str,
+    mut entries: Vec<String>,
+    archived: Option<WarcPosition>,
+    done: &mut Done,
+) -> Result<()> {
+    entries.retain(|l| shared.scope.admits(l, &mut done.stats));
+    if entries.is_empty() {
+        return Ok(());
+    }
+    on_disk(shared, archived).await?;
+    retrying(shared.cfg.frontier_retry, || {
+        let mut c = frontier.clone();
+        let entries = &entries;
+        async move { c.put_listed(sitemap, entries).await }
+    })
+    .await?;
+    Ok(())
 }
 
 /// What reading a host's sitemaps under a URL's lease came to.
@@ -1221,6 +1202,8 @@ enum Fetched {
         done: Done,
         metadata: Vec<(String, String)>,
         links: Vec<String>,
+        /// A sitemap's entries, put into the crawl after the report.
+        listed: Vec<String>,
     },
     /// A failure a retry may mend: the URL goes back to the frontier, to be served again from
     /// `at` (seconds since the epoch) after `attempts` failed fetches.
@@ -1255,6 +1238,7 @@ fn given_up(outcome: Outcome, failure: Option<TransportFailure>, mut done: Done)
         done,
         metadata: report_metadata(outcome.name(), 0),
         links: Vec::new(),
+        listed: Vec::new(),
     }
 }
 
@@ -1294,6 +1278,7 @@ async fn fetch_one(shared: Arc<Shared>, frontier: FrontierClient, leased: UrlInf
             mut done,
             metadata,
             links,
+            listed,
         } => {
             // Its records on the disk before the service takes it as done for good (the
             // slot is free meanwhile: other fetches go on while one sync serves many).
@@ -1306,6 +1291,8 @@ async fn fetch_one(shared: Arc<Shared>, frontier: FrontierClient, leased: UrlInf
                 links,
             )
             .await?;
+            let archived = done.archived;
+            put_listed(&shared, &frontier, &leased.url, listed, archived, &mut done).await?;
             Ok(done)
         }
     }
@@ -1421,9 +1408,13 @@ async fn fetch_leased(
     done.fetched = fetch.status != 0;
     done.given_up = !done.fetched;
     let mut links = fetch.links;
-    let before = links.len();
-    links.retain(|l| shared.scope.check(l).is_ok());
-    done.stats.out_of_scope_links += (before - links.len()) as u64;
+    // A page that turned out to be a sitemap has no out-links: its entries enter the crawl
+    // as found without a link, after the page is reported (as `crawl` gives them).
+    let listed = match outcome {
+        Outcome::Sitemap => std::mem::take(&mut links),
+        _ => Vec::new(),
+    };
+    links.retain(|l| shared.scope.admits(l, &mut done.stats));
     done.links = links.len() as u64;
     let mut metadata = report_metadata(outcome.name(), fetch.status);
     // The page's marks, recorded as the engine records them (its `pages` table), not acted
@@ -1439,6 +1430,7 @@ async fn fetch_leased(
         done,
         metadata,
         links,
+        listed,
     })
 }
 

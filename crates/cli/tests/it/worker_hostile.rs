@@ -1018,5 +1018,49 @@ fn a_worker_reads_sitemaps_as_crawl_does() {
             assert_eq!(counter(&out, c), n, "{name}, {c}: {out}");
         }
     }
+
+    // A link to a sitemap (`linked`): a page that is a sitemap, with no out-links, its
+    // entries put into the crawl as found without a link; one the scope keeps out is counted
+    // as `crawl` counts it. `crawl` on the same host with the same options: the same pages,
+    // the same counts.
+    let seeds = [format!("http://linked{SITEMAP_HOST_SUFFIX}/")];
+    let exclude = ["--exclude", "/l2$"];
+    let linked = dir.path().join("linked");
+    web.clear_log();
+    let (_serve, out) = crawl_through_a_worker_with(&linked, &web, &seeds, &[], &exclude);
+    assert!(out.contains("every URL of the crawl is done"), "{out}");
+    let paths = |web: &TestWeb| {
+        let mut v: Vec<String> = web.log().iter().map(|e| e.path.clone()).collect();
+        v.sort();
+        v
+    };
+    let fetched = paths(&web);
+    assert_eq!(
+        fetched,
+        ["/", "/l1", "/list.xml", "/robots.txt", "/sitemap.xml"],
+        "{out}"
+    );
+    web.clear_log();
+    let crawled = std::process::Command::new(env!("CARGO_BIN_EXE_crawlrank"))
+        .args(["crawl", "--seeds"])
+        .arg(linked.join("seeds.txt"))
+        .arg("--state")
+        .arg(linked.join("crawl"))
+        .args(["--proxy", &web.proxy_url(), "--delay", "0", "--no-warc"])
+        .args(exclude)
+        .output()
+        .unwrap();
+    let crawl_out = String::from_utf8_lossy(&crawled.stdout);
+    assert!(crawled.status.success(), "{crawl_out}");
+    assert_eq!(paths(&web), fetched, "{crawl_out}");
+    for (c, n) in [
+        ("sitemap pages", 1),
+        ("sitemap links", 2),
+        ("filtered links", 1),
+        ("out of scope links", 0),
+    ] {
+        assert_eq!(counter(&crawl_out, c), n, "crawl, {c}: {crawl_out}");
+        assert_eq!(counter(&out, c), n, "a worker, {c}: {out}");
+    }
     web.shutdown_blocking();
 }
