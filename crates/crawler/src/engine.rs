@@ -1626,11 +1626,7 @@ impl Engine {
     ) -> Option<crawlrank_fetch::backoff::Refusal> {
         let wall = std::time::SystemTime::now();
         let after = self.backoffs.answer(host, status, after, wall);
-        if let Some(refusal) = after.refusal {
-            self.stats.rate_limited += 1;
-            self.stats.backoff_seconds += refusal.wait.as_secs();
-        }
-        self.stats.retry_after_invalid += u64::from(after.invalid_retry_after);
+        self.stats.count_back_off(&after);
         if let Some(until) = after.hold_until {
             let wait = until.duration_since(wall).unwrap_or_default();
             self.sched.hold(host, now + wait, now);

@@ -177,6 +177,17 @@ impl Stats {
 }
 
 impl Stats {
+    /// Counts what an answer did to its host's back-off
+    /// ([`Backoffs::answer`](crate::backoff::Backoffs::answer)): a refusal (rate limited,
+    /// and the seconds it holds the host), a `Retry-After` of neither form.
+    pub fn count_back_off(&mut self, after: &crate::backoff::AfterAnswer) {
+        if let Some(refusal) = after.refusal {
+            self.rate_limited += 1;
+            self.backoff_seconds += refusal.wait.as_secs();
+        }
+        self.retry_after_invalid += u64::from(after.invalid_retry_after);
+    }
+
     /// Counts a finished page in the one counter of its outcome (so that they add up to
     /// [`pages_done`](Self::pages_done)); a fetch error also in `dns_errors` or `tls_errors`
     /// when its `failure` says so.

@@ -848,11 +848,7 @@ async fn note_refusal(
         let (key, mut backoffs) = backoffs_of(shared, queue)?;
         backoffs.table.answer(key, status, retry_after, now)
     };
-    done.stats.retry_after_invalid += u64::from(after.invalid_retry_after);
-    if let Some(refusal) = after.refusal {
-        done.stats.rate_limited += 1;
-        done.stats.backoff_seconds += refusal.wait.as_secs();
-    }
+    done.stats.count_back_off(&after);
     // Kept for the next runs with the table unlocked (the file is synced).
     if let (Some(change), Some(k)) = (after.changed, &shared.kept_backoffs) {
         match change {
@@ -966,8 +962,12 @@ async fn robots_rules(
     };
     let cfg = &shared.cfg;
     let rules = match known(host)? {
-        // Kept by an earlier run: read as if fetched now (its sitemaps, its delay).
-        (Some(Ok(rules)), true) => rules,
+        // Kept by an earlier run: read as if fetched now (its sitemaps, its delay), and
+        // counted as `crawl` counts an answer its store kept.
+        (Some(Ok(rules)), true) => {
+            done.stats.robots_cached += 1;
+            rules
+        }
         (Some(rules), _) => return Ok(rules),
         (None, _) => fetch_robots(shared, conn, origin, host, done).await?,
     };

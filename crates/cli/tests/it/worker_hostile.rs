@@ -831,8 +831,11 @@ fn a_worker_reports_noindex_and_canonical_and_keeps_robots_txt_for_its_next_run(
     );
     assert!(out.contains(" 1 robots.txt requests"), "{out}");
 
+    assert_eq!(counter(&out, "robots cached"), 0, "{out}");
+
     let (_again, out) = crawl("frontier-again");
     assert!(out.contains(" 0 robots.txt requests"), "{out}");
+    assert_eq!(counter(&out, "robots cached"), 1, "{out}");
     let log = site.log();
     let asked = log.iter().filter(|p| *p == "/robots.txt").count();
     assert_eq!(asked, 1, "{log:?}");
