@@ -355,6 +355,36 @@ struct Sitemaps {
     queue: SitemapQueue,
 }
 
+/// When this worker's last request to each host ended and the host's delay then, by a hash
+/// of its queue key: a host's next lease waits that delay after the request's end, as `crawl`
+/// spaces a host's requests (the service spaces its answers of a queue in whole seconds from
+/// when it served them, which a request's length and the rounding shorten). Entries whose
+/// delay is over are dropped as more come.
+#[derive(Default)]
+struct LastRequests {
+    ends: HashMap<u64, (Instant, Duration)>,
+    /// The entries at which the next sweep of those over is made.
+    sweep_at: usize,
+}
+
+impl LastRequests {
+    /// How long a request to the host of `key` must wait from `now`.
+    fn wait(&self, key: u64, now: Instant) -> Duration {
+        self.ends.get(&key).map_or(Duration::ZERO, |&(end, delay)| {
+            (end + delay).saturating_duration_since(now)
+        })
+    }
+
+    /// A request to the host of `key`, whose delay is `delay`, ended at `end`.
+    fn ended(&mut self, key: u64, end: Instant, delay: Duration) {
+        if self.ends.len() >= self.sweep_at {
+            self.ends.retain(|_, &mut (e, d)| e + d > end);
+            self.sweep_at = (2 * self.ends.len()).max(1024);
+        }
+        self.ends.insert(key, (end, delay));
+    }
+}
+
 /// What the fetch tasks share.
 struct Shared {
     cfg: WorkerConfig,
@@ -370,6 +400,8 @@ struct Shared {
     warc: Option<Archive>,
     /// Hosts' back-offs after refusals.
     backoffs: Mutex<HostBackoffs>,
+    /// When the last request to each host ended.
+    last_requests: Mutex<LastRequests>,
     /// One permit per fetch at once (`concurrency`): a leased URL is fetched under one.
     fetch_slots: tokio::sync::Semaphore,
 }
@@ -386,6 +418,9 @@ struct Done {
     archived: Option<WarcPosition>,
     /// What `crawl` counts of this URL's requests ([`Stats`]).
     stats: Stats,
+    /// The host's delay, once its robots.txt is known: the host's next request waits that
+    /// long after this URL's last.
+    delay: Option<Duration>,
 }
 
 /// Runs `call` (a call of the frontier) until it succeeds; while it fails because the
@@ -641,6 +676,7 @@ async fn run_async(
             table: Backoffs::new(cfg.max_retry_after),
             read_in: HashSet::new(),
         }),
+        last_requests: Mutex::new(LastRequests::default()),
         fetch_slots: tokio::sync::Semaphore::new(cfg.concurrency),
     });
     for kept in [&shared.kept_robots, &shared.kept_backoffs]
@@ -1037,6 +1073,8 @@ async fn read_sitemaps(
     };
     let delay = host_delay(cfg, rules);
     let mut requested = false;
+    // A retry's back-off, waited before the sitemap is asked again.
+    let mut retry_wait = Duration::ZERO;
     loop {
         let next = lock(&shared.sitemaps, "sitemap table")?
             .queue
@@ -1053,7 +1091,8 @@ async fn read_sitemaps(
             break;
         }
         if requested || done.stats.robots_fetched > 0 {
-            tokio::time::sleep(pause_before_next(shared, &leased.key, delay)?).await;
+            let pause = pause_before_next(shared, &leased.key, delay)?;
+            tokio::time::sleep(pause.max(std::mem::take(&mut retry_wait))).await;
         }
         let mut f = shared.fetcher.sitemap(conn, &url).await;
         requested = true;
@@ -1074,14 +1113,15 @@ async fn read_sitemaps(
         );
         let entries = match step {
             SitemapStep::Retry { attempt } => {
+                done.stats.retries += 1;
                 let wait = backoff(cfg, attempt).max(refusal.map_or(Duration::ZERO, |r| r.wait));
                 if Instant::now() + wait + cfg.fetch.timeout > lease_end {
                     // The host is held beyond the lease: the URL goes back to the service,
                     // the sitemap is asked again under the host's next lease.
                     return Ok(SitemapsRead::Held);
                 }
-                done.stats.retries += 1;
-                tokio::time::sleep(wait).await;
+                // Waited at the top of the loop, with the host's delay (the longer of them).
+                retry_wait = wait;
                 continue;
             }
             SitemapStep::Settled { entries, .. } => entries,
@@ -1249,6 +1289,19 @@ fn given_up(outcome: Outcome, failure: Option<TransportFailure>, mut done: Done)
 async fn fetch_one(shared: Arc<Shared>, frontier: FrontierClient, leased: UrlInfo) -> Result<Done> {
     // The lease started at most now: a retry must be over before this.
     let lease_end = Instant::now() + Duration::from_secs(shared.cfg.lease_secs.into());
+    // The host's delay after this worker's last request to it, waited without a fetch slot.
+    let host = queue_hash(&leased.key);
+    let wait = lock(&shared.last_requests, "last requests")?.wait(host, Instant::now());
+    if !wait.is_zero() {
+        if Instant::now() + wait + shared.cfg.fetch.timeout > lease_end {
+            // Left to its lease's end: the service serves it again after.
+            return Ok(Done {
+                deferred: true,
+                ..Done::default()
+            });
+        }
+        tokio::time::sleep(wait).await;
+    }
     let fetched = {
         let Ok(_slot) = shared.fetch_slots.acquire().await else {
             // The worker is stopping: the URL was not started; the service serves it again
@@ -1257,6 +1310,14 @@ async fn fetch_one(shared: Arc<Shared>, frontier: FrontierClient, leased: UrlInf
         };
         fetch_leased(&shared, &frontier, &leased, lease_end).await?
     };
+    let done = match &fetched {
+        Fetched::Deferred(done) | Fetched::Retry { done, .. } | Fetched::Report { done, .. } => {
+            done
+        }
+    };
+    if let (Some(delay), true) = (done.delay, done.stats.requests > 0) {
+        lock(&shared.last_requests, "last requests")?.ended(host, Instant::now(), delay);
+    }
     match fetched {
         Fetched::Deferred(done) => Ok(done),
         Fetched::Retry {
@@ -1321,28 +1382,39 @@ async fn fetch_leased(
         // gives up every page of such a host, without a request, counted by its kind.
         Err(failure) => return Ok(given_up(Outcome::FetchError, Some(failure), done)),
     };
+    done.delay = Some(host_delay(cfg, &rules));
+    // Whether a request went to the host under this lease (its robots.txt, its sitemaps):
+    // the page then waits the host's delay after it, as the engine spaces them.
+    let mut asked = done.stats.robots_fetched > 0;
     if cfg.fetch.sitemaps {
         let read = read_sitemaps(
             shared, frontier, &mut conn, leased, &rules, lease_end, &mut done,
         )
         .await?;
-        if matches!(read, SitemapsRead::Held) {
-            done.deferred = true;
-            return Ok(Fetched::Deferred(done));
-        }
-        if matches!(read, SitemapsRead::Requested) {
-            let delay = pause_before_next(shared, &leased.key, host_delay(cfg, &rules))?;
-            if Instant::now() + delay + cfg.fetch.timeout > lease_end {
-                // The sitemaps took the lease's time: the URL goes back to the service when
-                // its lease runs out, and is fetched under the next one.
+        match read {
+            SitemapsRead::Held => {
                 done.deferred = true;
                 return Ok(Fetched::Deferred(done));
             }
-            tokio::time::sleep(delay).await;
+            SitemapsRead::Requested => asked = true,
+            SitemapsRead::None => {}
         }
     }
     if !rules.allowed(&leased.url) {
         return Ok(given_up(Outcome::RobotsDisallowed, None, done));
+    }
+    let delay = match asked {
+        true => pause_before_next(shared, &leased.key, host_delay(cfg, &rules))?,
+        false => Duration::ZERO,
+    };
+    if !delay.is_zero() {
+        if Instant::now() + delay + cfg.fetch.timeout > lease_end {
+            // The host's other requests took the lease's time: the URL goes back to the
+            // service when its lease runs out, and is fetched under the next one.
+            done.deferred = true;
+            return Ok(Fetched::Deferred(done));
+        }
+        tokio::time::sleep(delay).await;
     }
     // Failed fetches and refusals of the URL so far, by any worker (its retries' metadata).
     let mut attempt = leased
@@ -1354,6 +1426,9 @@ async fn fetch_leased(
     let fetch = loop {
         let f = shared.fetcher.page(&mut conn, &leased.url).await;
         done.stats.count_answer(f.body.bytes, f.retry.timed_out);
+        // Every attempt's records, as `crawl` archives them: a refusal or a failure tried
+        // again is in the archive too.
+        done.archived = archive(shared, &f.warc)?.or(done.archived);
         let refusal = note_refusal(
             shared,
             frontier,
@@ -1378,6 +1453,10 @@ async fn fetch_leased(
                 refused: true,
             } => {
                 attempt += 1;
+                done.stats.retries += 1;
+                // The host's hold, and at least its delay after this answer.
+                let delay = host_delay(cfg, &rules);
+                let wait = pause_before_next(shared, &leased.key, delay)?.max(wait);
                 let at = Instant::now() + wait;
                 if at + cfg.fetch.timeout > lease_end {
                     // The wait outlasts the lease: the URL goes back to the frontier, due
@@ -1386,7 +1465,6 @@ async fn fetch_leased(
                     return Ok(Fetched::retry(done, f.status, attempt, wait));
                 }
                 tokio::time::sleep_until(at.into()).await;
-                done.stats.retries += 1;
             }
             PageNext::Retry {
                 wait,
@@ -1401,11 +1479,12 @@ async fn fetch_leased(
             }
         }
     };
-    done.archived = archive(shared, &fetch.warc)?;
     let outcome = fetch.outcome.unwrap_or(Outcome::FetchError);
     done.stats.count_outcome(outcome, fetch.failure);
     done.stats.count_page(&fetch);
-    done.fetched = fetch.status != 0;
+    // Fetched as `crawl` counts pages answered (`--max-pages` too): a body that failed after
+    // its status line is a fetch error, given up.
+    done.fetched = outcome != Outcome::FetchError;
     done.given_up = !done.fetched;
     let mut links = fetch.links;
     // A page that turned out to be a sitemap has no out-links: its entries enter the crawl

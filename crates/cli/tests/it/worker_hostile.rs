@@ -407,6 +407,10 @@ fn a_worker_asks_hosts_that_answer_broken_again_only_after_the_back_off() {
     let seeds: Vec<String> = BROKEN_HOSTS.iter().map(|h| url(h, "/")).collect();
     let (_serve, out) = crawl_through_a_worker(dir.path(), &web, &seeds, &[]);
     assert!(out.contains("every URL of the crawl is done"), "{out}");
+    // A body broken after its status line is a fetch error, not a page fetched: the worker's
+    // count is `crawl`'s.
+    let (fetched, answered) = pages_fetched(&out);
+    assert_eq!(fetched, answered, "{out}");
     let log = web.log();
     assert_one_request_at_a_time(&log);
     for name in BROKEN_HOSTS {
@@ -441,6 +445,46 @@ fn a_worker_asks_hosts_that_answer_broken_again_only_after_the_back_off() {
                 assert!(after(0) >= Duration::from_secs(1), "{host}: {:?}", after(0));
                 assert!(after(1) >= Duration::from_secs(2), "{host}: {:?}", after(1));
             }
+        }
+    }
+    web.shutdown_blocking();
+}
+
+/// A host's robots.txt `Crawl-delay` (1 s) spaces every request a worker makes to it, from
+/// one's end to the next's start, as `crawl` spaces them: its robots.txt and sitemap and its
+/// pages, within a lease and across leases, on the seed's host and on a host a link led to.
+#[test]
+fn a_worker_waits_a_hosts_crawl_delay_between_all_its_requests() {
+    let web = TestWeb::start_blocking(
+        Arc::new(Csr::from_arcs(6, &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)])),
+        None,
+        "127.0.0.1:0".parse().unwrap(),
+        TestWebConfig {
+            robots: Some("Crawl-delay: 1".into()),
+            pages_per_host: 3,
+            ..TestWebConfig::default()
+        },
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (_serve, out) = crawl_through_a_worker(dir.path(), &web, &web.seed_urls(&[0]), &[]);
+    assert!(out.contains("every URL of the crawl is done"), "{out}");
+    let log = web.log();
+    let mut hosts: Vec<&str> = log.iter().map(|e| e.host.as_str()).collect();
+    hosts.sort();
+    hosts.dedup();
+    assert_eq!(hosts.len(), 2, "{log:?}");
+    for host in hosts {
+        let reqs = requests_to(&log, host);
+        assert_eq!(reqs[0].path, "/robots.txt", "{host}");
+        for w in reqs.windows(2) {
+            let gap = w[1].arrival.saturating_duration_since(w[0].finish);
+            assert!(
+                gap >= Duration::from_millis(990),
+                "{host}: {} {gap:?} after {}",
+                w[1].path,
+                w[0].path
+            );
         }
     }
     web.shutdown_blocking();
@@ -481,6 +525,20 @@ fn the_services_per_host_cap_bounds_a_spider_trap_through_a_worker() {
 }
 
 /// A counter of the worker's summary, printed as `crawl` prints its own (`  NAME  VALUE`).
+/// The pages a worker fetched, as its first line says, and as `crawl`'s summary of the run
+/// says (`fetched pages`).
+fn pages_fetched(out: &str) -> (u64, u64) {
+    let first = out.lines().next().unwrap_or_default();
+    let before = &first[..first.find(" pages fetched").expect(first)];
+    let fetched = before.rsplit(' ').next().unwrap().parse().unwrap();
+    let summary = out
+        .lines()
+        .find_map(|l| l.strip_prefix("fetched pages"))
+        .unwrap_or_else(|| panic!("no summary in {out}"));
+    let answered = summary.split_whitespace().next().unwrap().parse().unwrap();
+    (fetched, answered)
+}
+
 fn counter(out: &str, name: &str) -> u64 {
     out.lines()
         .find_map(|l| l.trim().strip_prefix(name)?.trim().parse().ok())

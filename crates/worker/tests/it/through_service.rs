@@ -217,21 +217,64 @@ fn a_refusal_holds_the_hosts_queue_for_every_worker_until_retry_after() {
         2,
         "the waits outlast the leases: {k:?} {l:?}"
     );
+    assert_eq!(
+        k.stats.retries + l.stats.retries,
+        2,
+        "each refusal a retry, as `crawl` counts it: {k:?} {l:?}"
+    );
     service.shutdown();
     web.shutdown_blocking();
+}
+
+/// The text of the response records of every WARC file under `dir`.
+fn warc_responses(dir: &std::path::Path) -> Vec<String> {
+    let mut records = Vec::new();
+    for entry in walk(dir) {
+        if !entry.to_string_lossy().ends_with(".warc.gz") {
+            continue;
+        }
+        let gz = std::fs::read(&entry).unwrap();
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut flate2::read::MultiGzDecoder::new(&gz[..]), &mut text)
+            .unwrap();
+        records.extend(
+            text.split("WARC/1.1\r\n")
+                .filter(|r| r.contains("WARC-Type: response"))
+                .map(str::to_string),
+        );
+    }
+    records
+}
+
+/// Every file under `dir`.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let path = e.unwrap().path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
 }
 
 /// A page whose fetch fails in a way a retry may mend (a 500) is tried again after the
 /// back-off, but not under its lease: it goes back to the service with its count of attempts,
 /// its host serves its other pages meanwhile, and a worker started after the first one
-/// stopped makes the attempts that are left, no more.
+/// stopped makes the attempts that are left, no more. Every attempt's answer is in the
+/// workers' WARC files, as `crawl` archives them.
 #[test]
 fn a_retry_goes_back_to_the_service_and_outlives_its_worker() {
     let web = trap_web(2);
     let service = start_service("bfs", 16);
     let host = "flaky.traps.crawlrank.test";
+    let state = tempfile::tempdir().unwrap();
     let mut first = worker_config(&web, &service.server, vec![format!("http://{host}/")]);
     first.retry_backoff = Duration::from_secs(1);
+    first.fetch.warc = true;
+    first.state_dir = Some(state.path().to_path_buf());
     let asked_p1 = || web.log().iter().any(|e| e.host == host && e.path == "/p1");
     // The first worker is stopped once it asked for /p1: it reports what it fetched first.
     let stop = AtomicBool::new(false);
@@ -290,6 +333,12 @@ fn a_retry_goes_back_to_the_service_and_outlives_its_worker() {
         .collect();
     ok.sort_unstable();
     assert_eq!(ok, ["/", "/p2", "/p3", "/p4"], "each once: {log:?}");
+    let target = format!("WARC-Target-URI: http://{host}/p1\r\n");
+    let p1_answers = warc_responses(state.path())
+        .iter()
+        .filter(|r| r.contains(&target))
+        .count();
+    assert_eq!(p1_answers, 3, "each attempt archived");
     service.shutdown();
     web.shutdown_blocking();
 }
