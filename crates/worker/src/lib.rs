@@ -922,11 +922,13 @@ fn backoff(cfg: &WorkerConfig, attempt: u32) -> Duration {
 /// the back-off as the table says; an answer worth keeping is kept for the next runs.
 async fn fetch_robots(
     shared: &Shared,
+    frontier: &FrontierClient,
     conn: &mut HostConnection,
-    origin: &str,
+    (origin, queue): (&str, &str),
     host: u32,
+    lease_end: Instant,
     done: &mut Done,
-) -> Result<RobotsRules> {
+) -> Result<Option<RobotsRules>> {
     let cfg = &shared.cfg;
     loop {
         // The queue's delay, when the crawl sets one, spaces robots.txt's redirects too.
@@ -944,8 +946,20 @@ async fn fetch_robots(
         );
         match after {
             AfterFetch::Retry { attempt } => {
-                tokio::time::sleep(backoff(cfg, attempt)).await;
                 done.stats.retries += 1;
+                let wait = backoff(cfg, attempt);
+                if Instant::now() + wait + cfg.fetch.timeout > lease_end {
+                    // Not under this lease: the host's queue is held for every worker until
+                    // the back-off is over, and robots.txt asked again under its next lease.
+                    let until = epoch_secs_up(SystemTime::now() + wait);
+                    retrying(cfg.frontier_retry, || {
+                        let mut c = frontier.clone();
+                        async move { c.block_queue_until(queue, until).await }
+                    })
+                    .await?;
+                    return Ok(None);
+                }
+                tokio::time::sleep(wait).await;
             }
             AfterFetch::Settled { rules, keep } => {
                 // Written with the table unlocked: the file is synced, and the other fetch
@@ -953,24 +967,35 @@ async fn fetch_robots(
                 if let (Some(answer), Some(kept)) = (keep, &shared.kept_robots) {
                     kept.write(origin, &answer.encode());
                 }
-                return Ok(rules);
+                return Ok(Some(rules));
             }
         }
     }
 }
 
+/// What a leased URL's host's robots.txt came to ([`robots_rules`]).
+enum HostRules {
+    /// These rules are in force.
+    Rules(RobotsRules),
+    /// The origin is given up for this failure (one a retry cannot mend: nothing of it may
+    /// be fetched).
+    GiveUp(TransportFailure),
+    /// robots.txt is asked again after a back-off that outlasts the lease.
+    Held,
+}
+
 /// `origin`'s robots.txt rules, as the engine has them ([`RobotsTable`]): known and fresh,
-/// or fetched now, a failure tried again after the back-off as the table says; the failure
-/// when the table gives the origin up (one a retry cannot mend: nothing of it may be
-/// fetched). robots.txt that stays unreachable disallows everything, as in the engine.
+/// or fetched now, a failure tried again after the back-off as the table says (under the
+/// lease, which ends at `lease_end`, or the next); the failure when the table gives the
+/// origin up. robots.txt that stays unreachable disallows everything, as in the engine.
 async fn robots_rules(
     shared: &Shared,
     frontier: &FrontierClient,
     conn: &mut HostConnection,
-    origin: &str,
-    queue: &str,
+    (origin, queue): (&str, &str),
+    lease_end: Instant,
     done: &mut Done,
-) -> Result<Result<RobotsRules, TransportFailure>> {
+) -> Result<HostRules> {
     // What the table has for the host, and whether it is an answer an earlier run kept.
     let known = |host: u32| -> Result<(Option<Result<RobotsRules, TransportFailure>>, bool)> {
         let now = robots::unix_now();
@@ -1004,8 +1029,23 @@ async fn robots_rules(
             done.stats.robots_cached += 1;
             rules
         }
-        (Some(rules), _) => return Ok(rules),
-        (None, _) => fetch_robots(shared, conn, origin, host, done).await?,
+        (Some(Ok(rules)), false) => return Ok(HostRules::Rules(rules)),
+        (Some(Err(failure)), _) => return Ok(HostRules::GiveUp(failure)),
+        (None, _) => {
+            let fetched = fetch_robots(
+                shared,
+                frontier,
+                conn,
+                (origin, queue),
+                host,
+                lease_end,
+                done,
+            );
+            match fetched.await? {
+                Some(rules) => rules,
+                None => return Ok(HostRules::Held),
+            }
+        }
     };
     if let RobotsRules::Rules(robot) = &rules {
         if cfg.fetch.sitemaps {
@@ -1030,7 +1070,10 @@ async fn robots_rules(
         }
     }
     // As the table now has them: a failure that gives the origin up is an error.
-    Ok(known(host)?.0.unwrap_or(Ok(rules)))
+    Ok(match known(host)?.0.unwrap_or(Ok(rules)) {
+        Ok(rules) => HostRules::Rules(rules),
+        Err(failure) => HostRules::GiveUp(failure),
+    })
 }
 
 /// Locks one of the tables the fetch tasks share (`what` names it in the error of a
@@ -1086,13 +1129,16 @@ async fn read_sitemaps(
             done.stats.sitemaps_disallowed += 1;
             continue;
         }
-        // A sitemap's request, like a page's, never outlasts the lease.
-        if Instant::now() + delay + cfg.fetch.timeout > lease_end {
-            break;
-        }
         if requested || done.stats.robots_fetched > 0 {
+            // After another request of this lease: the host's delay first, and the request,
+            // like a page's, never outlasts the lease. One that would is asked under the
+            // host's next lease, before its pages (the URL waits for it).
             let pause = pause_before_next(shared, &leased.key, delay)?;
-            tokio::time::sleep(pause.max(std::mem::take(&mut retry_wait))).await;
+            let pause = pause.max(std::mem::take(&mut retry_wait));
+            if Instant::now() + pause + cfg.fetch.timeout > lease_end {
+                return Ok(SitemapsRead::Held);
+            }
+            tokio::time::sleep(pause).await;
         }
         let mut f = shared.fetcher.sitemap(conn, &url).await;
         requested = true;
@@ -1167,8 +1213,8 @@ enum SitemapsRead {
     None,
     /// Sitemaps were asked for: the URL waits the host's delay.
     Requested,
-    /// A sitemap is to be asked again after a wait (the host's hold after a refusal, or a
-    /// failure's back-off) that outlasts the lease: the URL is left to its lease's end.
+    /// A sitemap is to be asked after a wait (the host's delay, its hold after a refusal, or
+    /// a failure's back-off) that outlasts the lease: the URL is left to its lease's end.
     Held,
 }
 
@@ -1374,13 +1420,21 @@ async fn fetch_leased(
         // The service accepted it, the crawler cannot fetch it (not http(s)…): given up.
         return Ok(given_up(Outcome::FetchError, None, done));
     };
-    let rules = robots_rules(shared, frontier, &mut conn, &origin, &leased.key, &mut done).await?;
+    let keys = (origin.as_str(), leased.key.as_str());
+    let rules = robots_rules(shared, frontier, &mut conn, keys, lease_end, &mut done).await?;
     let rules = match rules {
-        Ok(rules) => rules,
+        HostRules::Rules(rules) => rules,
         // Its robots.txt could not be asked for a reason a retry would not change (a name
         // that does not resolve, an address the crawl refuses): given up, as the engine
         // gives up every page of such a host, without a request, counted by its kind.
-        Err(failure) => return Ok(given_up(Outcome::FetchError, Some(failure), done)),
+        HostRules::GiveUp(failure) => {
+            return Ok(given_up(Outcome::FetchError, Some(failure), done))
+        }
+        // Its robots.txt is asked again once the host's hold is over, under its next lease.
+        HostRules::Held => {
+            done.deferred = true;
+            return Ok(Fetched::Deferred(done));
+        }
     };
     done.delay = Some(host_delay(cfg, &rules));
     // Whether a request went to the host under this lease (its robots.txt, its sitemaps):

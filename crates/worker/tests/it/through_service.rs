@@ -342,3 +342,37 @@ fn a_retry_goes_back_to_the_service_and_outlives_its_worker() {
     service.shutdown();
     web.shutdown_blocking();
 }
+
+/// A robots.txt answered 500 is asked again after the back-off (2 s, then 4 s), as `crawl`
+/// asks it, even when the back-off outlasts the lease (2 s): the host's queue is held for
+/// the wait and robots.txt asked under the next lease, never by two fetches at once or
+/// before the wait is over; after `--max-retries` (2) the host is taken as disallowing
+/// everything and its page given up once.
+#[test]
+fn a_robots_txt_retry_longer_than_the_lease_waits_for_the_next_lease() {
+    let web = trap_web(2);
+    let service = start_service("bfs", 16);
+    let host = "robots-500.traps.crawlrank.test";
+    let mut c = worker_config(&web, &service.server, vec![format!("http://{host}/")]);
+    c.lease_secs = 2;
+    c.max_retries = 2;
+    c.retry_backoff = Duration::from_secs(2);
+    c.concurrency = 2;
+    let report = crawlrank_worker::run(&c, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    assert_eq!(report.stop, WorkerStop::Exhausted, "{report:?}");
+    let mut log: Vec<_> = web.log().into_iter().filter(|e| e.host == host).collect();
+    log.sort_by_key(|e| e.arrival);
+    let paths: Vec<&str> = log.iter().map(|e| e.path.as_str()).collect();
+    assert_eq!(paths, ["/robots.txt"; 3], "{log:?}");
+    let waits: Vec<Duration> = log
+        .windows(2)
+        .map(|w| w[1].arrival.saturating_duration_since(w[0].finish))
+        .collect();
+    assert!(waits[0] >= Duration::from_secs(2), "{waits:?}");
+    assert!(waits[1] >= Duration::from_secs(4), "{waits:?}");
+    let k = &report.counts;
+    assert_eq!((k.given_up, k.stats.robots_disallowed), (1, 1), "{k:?}");
+    assert_eq!(k.stats.retries, 2, "{k:?}");
+    service.shutdown();
+    web.shutdown_blocking();
+}
