@@ -754,7 +754,7 @@ async fn run_async(
                 let leased = leased?;
                 served += leased.len();
                 for info in leased {
-                    tasks.spawn(fetch_one(shared.clone(), nodes[node].clone(), info));
+                    tasks.spawn(fetch_guarded(shared.clone(), nodes[node].clone(), info));
                 }
             }
             if served > 0 {
@@ -1328,6 +1328,46 @@ fn given_up(outcome: Outcome, failure: Option<TransportFailure>, mut done: Done)
     }
 }
 
+/// [`fetch_one`], a panic in it (a bug met on this URL's answer, say) taken as the URL's fetch
+/// error: reported given up and counted as `crawl` counts a page whose fetch task panicked,
+/// so that one URL cannot stop every worker it is served to in turn.
+async fn fetch_guarded(
+    shared: Arc<Shared>,
+    frontier: FrontierClient,
+    leased: UrlInfo,
+) -> Result<Done> {
+    let task = tokio::spawn(fetch_one(shared.clone(), frontier.clone(), leased.clone()));
+    let why = match caught(task).await {
+        Ok(done) => return done,
+        Err(why) => why,
+    };
+    tracing::error!(
+        "the fetch of {} failed with a bug ({why}): given up",
+        leased.url
+    );
+    let mut done = Done {
+        given_up: true,
+        ..Done::default()
+    };
+    done.stats.count_outcome(Outcome::FetchError, None);
+    let metadata = report_metadata(Outcome::FetchError.name(), 0);
+    let limit = shared.cfg.frontier_retry;
+    report_page(&frontier, limit, &leased, metadata, Vec::new()).await?;
+    Ok(done)
+}
+
+/// What a spawned task came to: its output, or why it has none (the text of its panic).
+async fn caught<T>(task: tokio::task::JoinHandle<T>) -> Result<T, String> {
+    task.await.map_err(|e| match e.try_into_panic() {
+        Ok(panic) => panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".to_string()),
+        Err(e) => e.to_string(),
+    })
+}
+
 /// Fetches one leased URL, once a fetch slot is free, and reports it. The slot (and the
 /// host's connection) is given back before the report: a report waits for the service's
 /// durable commit, milliseconds in which the slot can fetch another page. The host is not
@@ -1570,6 +1610,22 @@ async fn fetch_leased(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_panicking_task_is_caught_with_its_text() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let ok = caught(tokio::spawn(async { 7 })).await;
+            assert_eq!(ok, Ok(7));
+            let text = caught(tokio::spawn(async { panic!("a bug met on one URL") })).await;
+            assert_eq!(text, Err::<(), _>("a bug met on one URL".to_string()));
+            let n = 3;
+            let formatted = caught(tokio::spawn(async move { panic!("bug {n}") })).await;
+            assert_eq!(formatted, Err::<(), _>("bug 3".to_string()));
+        });
+    }
 
     #[test]
     fn kept_files_read_back_under_their_own_key_only_and_are_forgotten() {
