@@ -97,7 +97,7 @@ use crawlrank_fetch::{
     WarcPosition,
 };
 use crawlrank_urlfrontier::proto::UrlInfo;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -576,6 +576,41 @@ fn normalised_seeds(cfg: &WorkerConfig) -> Result<Vec<String>> {
 
 /// This run's WARC files (with WARC on and a state directory), the earlier runs' files
 /// mended first ([`archive::repair`]), each mended one said.
+/// The hosts a worker may reach on any address (its own network's included): those of its
+/// seeds and, with a state directory, of the seeds its earlier runs were given
+/// (`STATE/seed-hosts`, one a line), as `crawl` keeps its seeds' hosts in its state: a worker
+/// started again without `--seeds` still crawls them.
+fn seed_hosts(state: Option<&std::path::Path>, seeds: &[String]) -> Result<BTreeSet<String>> {
+    let mut hosts: BTreeSet<String> = seeds
+        .iter()
+        .filter_map(|s| url::Url::parse(s).ok()?.host_str().map(String::from))
+        .collect();
+    let Some(state) = state else {
+        return Ok(hosts);
+    };
+    let path = state.join("seed-hosts");
+    let kept: BTreeSet<String> = match std::fs::read_to_string(&path) {
+        Ok(text) => text
+            .lines()
+            .filter(|l| !l.is_empty())
+            .map(String::from)
+            .collect(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeSet::new(),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    if !hosts.is_subset(&kept) {
+        hosts.extend(kept);
+        crawlrank_util::atomic::write_file(&path, |w| {
+            for h in &hosts {
+                writeln!(w, "{h}")?;
+            }
+            Ok(())
+        })?;
+        return Ok(hosts);
+    }
+    Ok(kept)
+}
+
 fn open_warc(cfg: &WorkerConfig) -> Result<Option<Archive>> {
     let Some(state) = cfg.state_dir.as_ref().filter(|_| cfg.fetch.warc) else {
         return Ok(None);
@@ -611,9 +646,8 @@ async fn run_async(
     }
     let guard = AddressGuard {
         allow_private: cfg.fetch.allow_private_networks,
-        named_hosts: seeds
-            .iter()
-            .filter_map(|s| url::Url::parse(s).ok()?.host_str().map(String::from))
+        named_hosts: seed_hosts(cfg.state_dir.as_deref(), &seeds)?
+            .into_iter()
             .collect(),
     };
     let fetcher = Fetcher::new(&cfg.fetch, guard, cfg.concurrency)?;
@@ -1610,6 +1644,29 @@ async fn fetch_leased(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seed_hosts_are_kept_for_the_next_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = Some(dir.path());
+        let seeds = |urls: &[&str]| urls.iter().map(|u| u.to_string()).collect::<Vec<_>>();
+        let hosts = |h: &[&str]| h.iter().map(|h| h.to_string()).collect::<BTreeSet<_>>();
+        let first = seed_hosts(
+            state,
+            &seeds(&["http://127.0.0.1:8080/", "http://a.test/x"]),
+        );
+        assert_eq!(first.unwrap(), hosts(&["127.0.0.1", "a.test"]));
+        // A run without seeds, then one with another: the earlier runs' hosts are kept.
+        assert_eq!(
+            seed_hosts(state, &[]).unwrap(),
+            hosts(&["127.0.0.1", "a.test"])
+        );
+        let more = seed_hosts(state, &seeds(&["http://10.0.0.1/"])).unwrap();
+        assert_eq!(more, hosts(&["10.0.0.1", "127.0.0.1", "a.test"]));
+        assert_eq!(seed_hosts(state, &[]).unwrap(), more);
+        // Without a state, the run's own only.
+        assert_eq!(seed_hosts(None, &[]).unwrap(), hosts(&[]));
+    }
 
     #[test]
     fn a_panicking_task_is_caught_with_its_text() {
