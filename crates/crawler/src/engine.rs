@@ -31,7 +31,7 @@ use crawlrank_crawl_state::{SeenCounts, DEFAULT_CACHE_ENTRIES as SEEN_CACHE_ENTR
 use crawlrank_fetch::addresses::AddressGuard;
 use crawlrank_fetch::backoff::{Backoffs, PageNext, Retries, RetryAfter};
 use crawlrank_fetch::connections::IDLE_GRACE;
-use crawlrank_fetch::fds::{self, FdBudget};
+use crawlrank_fetch::fds::{self, FdBudget, FD_RETRY};
 use crawlrank_fetch::fetch::{FetchConfig, PageFetch, RobotsFetch, SitemapFetch, SitemapStep};
 use crawlrank_fetch::links;
 use crawlrank_fetch::page::{Outcome, PageMeta, TransportFailure};
@@ -466,10 +466,6 @@ const POLL_INTERVAL: Duration = Duration::from_millis(100);
 
 /// How often the loop looks whether a reorder running on the frontier's thread is done.
 const REORDER_POLL: Duration = Duration::from_millis(2);
-
-/// After a shortage of file descriptors, the page (or robots.txt, or snapshot) is tried
-/// again this much later; a commit at the next step.
-const FD_RETRY: Duration = Duration::from_millis(250);
 
 /// The most idle connections kept by default (`--max-idle-connections`): enough to keep one
 /// to every host fetched in the last second or so of a fast crawl, where a cap of

@@ -17,6 +17,11 @@
 
 use std::io;
 
+/// After a shortage of file descriptors, a request (a page's, robots.txt's, a sitemap's) is
+/// made again this much later, as if it had not been made: the shortage is no failed attempt
+/// (the engine's rule and a worker's).
+pub const FD_RETRY: std::time::Duration = std::time::Duration::from_millis(250);
+
 /// File descriptors set aside for what is not a connection (see the module docs); generous,
 /// as it costs nothing but a slightly higher minimum limit.
 pub const RESERVED_FDS: u64 = 64;

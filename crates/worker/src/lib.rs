@@ -86,6 +86,7 @@ mod archive;
 
 use anyhow::{Context, Result};
 use archive::Archive;
+use crawlrank_fetch::fds::FD_RETRY;
 use crawlrank_fetch::fetch::SitemapStep;
 use crawlrank_fetch::robots::{self, StoredRobots};
 use crawlrank_fetch::robots_table::{AfterFetch, HostRobots, RobotsTable};
@@ -968,6 +969,15 @@ async fn fetch_robots(
         // The queue's delay, when the crawl sets one, spaces robots.txt's redirects too.
         let hop_delay = Duration::from_secs(cfg.delay_secs.unwrap_or(0).into());
         let f = shared.fetcher.robots(conn, origin, hop_delay).await;
+        if f.failure == Some(TransportFailure::FdLimit) {
+            // No descriptor was free: asked again soon, as if not asked (no failed attempt).
+            done.stats.fd_shortages += 1;
+            if Instant::now() + FD_RETRY + cfg.fetch.timeout > lease_end {
+                return Ok(None);
+            }
+            tokio::time::sleep(FD_RETRY).await;
+            continue;
+        }
         // Counted as the engine counts a robots.txt fetch: one file, its requests.
         done.stats.robots_fetched += 1;
         done.stats.count_robots(&f);
@@ -1176,6 +1186,12 @@ async fn read_sitemaps(
         }
         let mut f = shared.fetcher.sitemap(conn, &url).await;
         requested = true;
+        if f.failure == Some(TransportFailure::FdLimit) {
+            // No descriptor was free: asked again soon, as if not asked (no failed attempt).
+            done.stats.fd_shortages += 1;
+            retry_wait = FD_RETRY;
+            continue;
+        }
         done.stats.sitemaps_fetched += 1;
         done.stats.count_answer(f.bytes, f.timed_out);
         let archived = archive(shared, &f.warc)?;
@@ -1553,6 +1569,17 @@ async fn fetch_leased(
         .unwrap_or(0);
     let fetch = loop {
         let f = shared.fetcher.page(&mut conn, &leased.url).await;
+        if f.failure == Some(TransportFailure::FdLimit) {
+            // No descriptor was free: fetched again soon, as if not fetched (no failed
+            // attempt), or under the next lease.
+            done.stats.fd_shortages += 1;
+            if Instant::now() + FD_RETRY + cfg.fetch.timeout > lease_end {
+                done.deferred = true;
+                return Ok(Fetched::Deferred(done));
+            }
+            tokio::time::sleep(FD_RETRY).await;
+            continue;
+        }
         done.stats.count_answer(f.body.bytes, f.retry.timed_out);
         // Every attempt's records, as `crawl` archives them: a refusal or a failure tried
         // again is in the archive too.

@@ -1125,3 +1125,73 @@ fn a_worker_reads_sitemaps_as_crawl_does() {
     }
     web.shutdown_blocking();
 }
+
+/// A worker short of file descriptors (`prlimit --nofile=40` at `--concurrency 32`, every
+/// page on a host of its own, all linked from the seed) makes again, soon, the requests that
+/// found none, as `crawl` does: no failed attempt, no retry, no fetch error, every page
+/// fetched once, the shortages counted.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_worker_short_of_file_descriptors_loses_no_page() {
+    use std::process::Command;
+    if Command::new("prlimit").arg("--version").output().is_err() {
+        eprintln!("skipped: no prlimit (util-linux) to lower the open-file limit with");
+        return;
+    }
+    let pages = 300u32;
+    let arcs: Vec<(u32, u32)> = (1..pages).map(|v| (0, v)).collect();
+    let web = TestWeb::start_blocking(
+        Arc::new(Csr::from_arcs(pages as usize, &arcs)),
+        None,
+        "127.0.0.1:0".parse().unwrap(),
+        TestWebConfig {
+            pages_per_host: 1,
+            latency: Duration::from_millis(20),
+            ..TestWebConfig::default()
+        },
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let serve = Serve::start(&dir.path().join("frontier"), &[]);
+    let seeds = dir.path().join("seeds.txt");
+    std::fs::write(&seeds, web.seed_urls(&[0]).join("\n")).unwrap();
+    let out = Command::new("prlimit")
+        .arg("--nofile=40:40")
+        .arg(env!("CARGO_BIN_EXE_crawlrank"))
+        .args(["crawl", "--frontier", &format!("http://{}", serve.addr)])
+        .arg("--seeds")
+        .arg(&seeds)
+        .arg("--state")
+        .arg(dir.path().join("worker"))
+        .args([
+            "--proxy",
+            &web.proxy_url(),
+            "--delay",
+            "0",
+            "--timeout",
+            "5",
+        ])
+        .args(["--concurrency", "32", "--idle-exit", "5", "--no-warc"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("every URL of the crawl is done"), "{text}");
+    assert_eq!(pages_fetched(&text), (300, 300), "{text}");
+    assert_eq!(counter(&text, "fetch errors"), 0, "{text}");
+    assert_eq!(counter(&text, "retries"), 0, "{text}");
+    assert!(counter(&text, "fd shortages") > 0, "{text}");
+    let mut counts: Vec<u32> = web
+        .log()
+        .iter()
+        .filter(|e| !side_request(e))
+        .filter_map(|e| e.node)
+        .collect();
+    counts.sort_unstable();
+    assert_eq!(counts, (0..pages).collect::<Vec<u32>>(), "each page once");
+    web.shutdown_blocking();
+}
