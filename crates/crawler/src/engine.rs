@@ -1367,6 +1367,8 @@ impl Engine {
     fn handle_robots(&mut self, host: OriginId, fetch: RobotsFetch, now: Instant) -> Result<()> {
         if fetch.failure == Some(TransportFailure::FdLimit) {
             self.fd_shortage(now);
+            // Not a request: asked again soon, as if not asked.
+            self.stats.robots_fetched = self.stats.robots_fetched.saturating_sub(1);
             self.sched.finish(host, now);
             self.sched.hold(host, now + FD_RETRY, now);
             return Ok(());

@@ -1375,6 +1375,7 @@ fn crawl_with_a_low_open_file_limit() {
                 // Each page and each host's robots.txt requested once: a fetch that found no
                 // descriptor never reached the server, and was not a failed attempt either.
                 assert_eq!(requests, 5_000 + 2_500, "{mode}");
+                assert_eq!(st.stats.robots_fetched, 2_500, "{mode}: {}", st.stats);
                 assert_eq!(st.stats.retries, 0, "{mode}: {}", st.stats);
                 if mode == "hog" {
                     assert!(st.stats.fd_shortages > 0, "{}", st.stats);
