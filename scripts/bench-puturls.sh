@@ -16,7 +16,10 @@
 # the service's), AIO (1: the stream through grpcio's asyncio API), BATCH (B: B URLs a
 # message through PutDiscovered, URLFrontier's batched put, instead of PutURLs), SINK (1: no service,
 # the client alone building and serialising its messages), RUN_TIMEOUT (seconds for the stream,
-# default 3600). Needs python3 with grpcio and grpcio-tools (python3 -m pip install grpcio
+# default 3600), LIST (S: once every URL is put, the time of one `ListURLs` page of S URLs at the
+# crawl's end asked cold — what every page of a listing cost when each skipped `start` URLs —
+# then of paging through the whole crawl S at a time, each page going on from the last).
+# Needs python3 with grpcio and grpcio-tools (python3 -m pip install grpcio
 # grpcio-tools); the client is scripts/puturls-client.py.
 set -euo pipefail
 export LC_ALL=C
@@ -92,3 +95,24 @@ timeout "$RUN_TIMEOUT" python3 scripts/puturls-client.py "$ADDR" "$OUT/stubs" "$
     --pid "$SERVER" "${CLIENT_ARGS[@]}" | tee "$OUT/client.jsonl" || rc=$?
 ((rc == 0)) || die "the stream failed (exit $rc; see the last line above and $OUT/serve.log)"
 du -sh "$OUT/state" | awk '{print "   state on disk: " $1}'
+if [[ -n "${LIST:-}" ]]; then
+    python3 - "$ADDR" "$OUT/stubs" "$N" "$LIST" <<'PY'
+import sys, time
+sys.path.insert(0, sys.argv[2])
+import grpc, urlfrontier_pb2 as pb, urlfrontier_pb2_grpc as rpc
+addr, n, size = sys.argv[1], int(sys.argv[3]), int(sys.argv[4])
+stub = rpc.URLFrontierStub(grpc.insecure_channel(addr, options=[("grpc.max_receive_message_length", 1 << 30)]))
+def page(start):
+    return sum(1 for _ in stub.ListURLs(pb.ListUrlParams(start=start, size=size)))
+t = time.time(); got = page(n - size); cold = time.time() - t
+print(f"   ListURLs: one page of {got} at start {n - size}, cold: {cold:.3f} s")
+t = time.time(); total = 0; start = 0
+while True:
+    got = page(start)
+    total += got; start += size
+    if got < size:
+        break
+secs = time.time() - t
+print(f"   ListURLs: {total} URLs in pages of {size}, each going on from the last: {secs:.1f} s ({total / secs:.0f} URLs/s)")
+PY
+fi

@@ -675,6 +675,12 @@ impl UrlFilter {
         })
     }
 
+    /// Whether it looks at the URLs' text (else every URL of its queue matches, and no URL
+    /// need be read: a page's text may be on disk).
+    fn reads_urls(&self) -> bool {
+        self.finder.is_some()
+    }
+
     fn matches(&self, url: &str) -> bool {
         let Some(finder) = &self.finder else {
             return true;
@@ -2178,7 +2184,7 @@ impl Crawl {
         for (id, p) in (0..).zip(&self.pages).skip(start) {
             if !p.is_deleted()
                 && queue.is_none_or(|q| q == p.queue)
-                && filter.matches(&self.text.url(p.text))
+                && (!filter.reads_urls() || filter.matches(&self.text.url(p.text)))
                 && !visit(self, id)
             {
                 return None;

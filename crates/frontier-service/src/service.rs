@@ -24,7 +24,7 @@
 
 use crate::checkpoint::{PartReader, StateCheckpoint};
 use crate::cluster::{owner_of_item, Cluster, ClusterConfig, Delivered};
-use crate::crawl::{host_key, Capped, Crawl, UrlFilter};
+use crate::crawl::{host_key, Capped, Crawl, ScanCursor, UrlFilter};
 use crate::ext_proto::PageReport;
 use crate::proto::{
     self, ack_message::Status as AckStatus, url_frontier_client::UrlFrontierClient,
@@ -580,6 +580,49 @@ pub struct FrontierService {
     /// The background tasks (a cluster node's consumer, outbox publisher and clock), which
     /// `shutdown` waits for.
     tasks: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>>,
+    /// Where recent `ListURLs` answers ended.
+    listings: Arc<Mutex<Listings>>,
+}
+
+/// What a `ListURLs` call lists: its crawl, queue, filter text and case rule.
+type Listing = (String, String, String, bool);
+
+/// Where recent `ListURLs` answers ended, so that the next page of a listing goes on from the
+/// last URL listed instead of skipping `start` URLs again (paging through a crawl of n URLs
+/// cost about n² / size URLs looked at): by the listing and the `start` that follows it, the
+/// last page listed. A crawl's pages keep their ids (a deleted one is skipped), so going on
+/// after that page gives what skipping `start` URLs gives while the crawl does not change, and
+/// neither repeats nor skips a URL when URLs before it were deleted meanwhile. At most
+/// [`MAX_LISTINGS`] are kept.
+#[derive(Default)]
+struct Listings {
+    /// Bumped by every `DeleteCrawl`: a crawl made again numbers its pages from 0, so the
+    /// ends recorded before are not used.
+    epoch: u64,
+    ends: HashMap<(Listing, u64), (u64, PageId)>,
+}
+
+/// The most `ListURLs` ends kept ([`Listings`]).
+const MAX_LISTINGS: usize = 1024;
+
+impl Listings {
+    /// Where the page of `listing` starting at `start` goes on from, if a recent answer
+    /// ended there.
+    fn resume(&self, listing: &Listing, start: u64) -> Option<PageId> {
+        let &(epoch, last) = self.ends.get(&(listing.clone(), start))?;
+        (epoch == self.epoch).then_some(last)
+    }
+
+    /// An answer of `listing`, begun at `epoch`, ended with page `last`, before `next`.
+    fn ended(&mut self, listing: Listing, next: u64, epoch: u64, last: PageId) {
+        if epoch != self.epoch {
+            return;
+        }
+        if self.ends.len() >= MAX_LISTINGS {
+            self.ends.clear();
+        }
+        self.ends.insert((listing, next), (epoch, last));
+    }
 }
 
 impl FrontierService {
@@ -622,6 +665,7 @@ impl FrontierService {
             outbox_ready,
             stop: Arc::new(tokio::sync::watch::Sender::new(false)),
             tasks: Arc::new(Mutex::new(Vec::new())),
+            listings: Arc::new(Mutex::new(Listings::default())),
         })
     }
 
@@ -1046,12 +1090,13 @@ impl FrontierService {
         &self,
         crawl_id: String,
         filter: UrlFilter,
+        from: Option<ScanCursor>,
         mut acc: T,
         mut visit: impl FnMut(&mut T, &Crawl, PageId, u64) -> bool + Send + 'static,
     ) -> Result<T, Status> {
         let svc = self.clone();
         tokio::task::spawn_blocking(move || {
-            let mut cursor = None;
+            let mut cursor = from;
             loop {
                 let now = svc.time.now();
                 let core = svc.core.lock().unwrap_or_else(|p| p.into_inner());
@@ -1352,7 +1397,18 @@ impl UrlFrontier for FrontierService {
     ) -> Result<Response<proto::Long>, Status> {
         let m = request.into_inner();
         let cluster = self.fans_out(m.local);
-        let mut total = count(self.run_one(Call::DeleteCrawl(m.clone())).await?)?.into_inner();
+        // The listings' ends name pages of the crawl as it was.
+        self.listings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .epoch += 1;
+        let deleted = self.run_one(Call::DeleteCrawl(m.clone())).await;
+        // And a listing that began meanwhile saw it as it was.
+        self.listings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .epoch += 1;
+        let mut total = count(deleted?)?.into_inner();
         if let Some(cluster) = cluster {
             for n in cluster
                 .on_others(|mut c| {
@@ -1700,22 +1756,41 @@ impl UrlFrontier for FrontierService {
         };
         let filter = UrlFilter::new(&p.key, p.filter.as_deref(), p.ignore_case.unwrap_or(false))
             .map_err(|why| Status::invalid_argument(format!("ListURLs: {why}")))?;
-        let start = p.start as usize;
-        let (_, items) = self
+        let start = u64::from(p.start);
+        let listing: Listing = (
+            p.crawl_id.clone(),
+            p.key.clone(),
+            p.filter.clone().unwrap_or_default(),
+            p.ignore_case.unwrap_or(false),
+        );
+        let (epoch, resume) = {
+            let listings = self.listings.lock().unwrap_or_else(|e| e.into_inner());
+            (listings.epoch, listings.resume(&listing, start))
+        };
+        // Going on after the last URL of the answer that ended at `start`, or skipping `start`.
+        let skip = if resume.is_some() { 0 } else { start };
+        let (_, items, last) = self
             .scan(
                 p.crawl_id,
                 filter,
-                (0usize, Vec::new()),
-                move |(skipped, items), crawl, page, now| {
-                    if *skipped < start {
+                resume,
+                (0u64, Vec::new(), None),
+                move |(skipped, items, last), crawl, page, now| {
+                    if *skipped < skip {
                         *skipped += 1;
                     } else {
                         items.push(crawl.list_item(page, now));
+                        *last = Some(page);
                     }
                     items.len() < size
                 },
             )
             .await?;
+        if let (Some(last), true) = (last, items.len() == size) {
+            let next = start + size as u64;
+            let mut listings = self.listings.lock().unwrap_or_else(|e| e.into_inner());
+            listings.ended(listing, next, epoch, last);
+        }
         Ok(Response::new(Box::pin(tokio_stream::iter(
             items.into_iter().map(Ok),
         ))))
@@ -1730,7 +1805,7 @@ impl UrlFrontier for FrontierService {
             .map_err(|why| Status::invalid_argument(format!("CountURLs: {why}")))?;
         let cluster = self.fans_out(p.local.unwrap_or(false));
         let mut value = self
-            .scan(p.crawl_id.clone(), filter, 0u64, |n, _, _, _| {
+            .scan(p.crawl_id.clone(), filter, None, 0u64, |n, _, _, _| {
                 *n += 1;
                 true
             })

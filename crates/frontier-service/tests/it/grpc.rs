@@ -440,6 +440,70 @@ fn stats_listings_deletions_and_refetch_dates() {
 
 /// Everything the reference service forgets survives a restart on the same state: the
 /// active flag, leases, blocks, delays and the frontier's order.
+/// `ListURLs` page by page (each page going on from where the last ended): every URL once,
+/// in the order of one listing; URLs deleted before a page's start shift nothing (none is
+/// skipped); a crawl deleted and made again is listed from its own start.
+#[test]
+fn listing_page_by_page_lists_each_url_once() {
+    with_fresh(None, async |_clock, r| {
+        let list = async |c: &mut Client, start: u32, size: u32| -> Vec<String> {
+            let params = ListUrlParams {
+                start,
+                size,
+                ..Default::default()
+            };
+            let mut listed = c.list_ur_ls(params).await.unwrap().into_inner();
+            let mut urls = Vec::new();
+            while let Some(item) = listed.message().await.unwrap() {
+                let Some(url_item::Item::Discovered(d)) = item.item else {
+                    panic!("never fetched: discovered")
+                };
+                urls.push(d.info.unwrap().url);
+            }
+            urls
+        };
+        let urls = |host: &'static str| (0..5).map(move |i| format!("http://{host}/{i}"));
+        let items = urls("a.example")
+            .zip(urls("b.example"))
+            .flat_map(|(a, b)| [discovered(&a, None), discovered(&b, None)])
+            .collect();
+        put(&mut r.client, items).await;
+        let all = list(&mut r.client, 0, 100).await;
+        assert_eq!(all.len(), 10);
+        let mut paged = Vec::new();
+        for start in (0..12).step_by(3) {
+            paged.extend(list(&mut r.client, start, 3).await);
+        }
+        assert_eq!(paged, all);
+
+        // The first four, then b.example's URLs deleted (two of them among the four): the
+        // next page is the URLs after the fourth.
+        assert_eq!(list(&mut r.client, 0, 4).await, all[..4]);
+        assert_eq!(delete_queue(&mut r.client, "b.example").await, 5);
+        let after: Vec<String> = all[4..]
+            .iter()
+            .filter(|u| u.contains("a.example"))
+            .cloned()
+            .collect();
+        assert_eq!(list(&mut r.client, 4, 4).await, after);
+
+        // A crawl made again after DeleteCrawl: its own URLs from 8 on.
+        let deleted = DeleteCrawlMessage {
+            value: String::new(),
+            local: false,
+        };
+        r.client.delete_crawl(deleted).await.unwrap();
+        let again: Vec<UrlItem> = (0..10)
+            .map(|i| discovered(&format!("http://c.example/{i}"), None))
+            .collect();
+        put(&mut r.client, again).await;
+        assert_eq!(
+            list(&mut r.client, 8, 4).await,
+            ["http://c.example/8", "http://c.example/9"]
+        );
+    });
+}
+
 #[test]
 fn the_state_survives_a_restart() {
     run(async {
