@@ -1424,7 +1424,8 @@ impl Engine {
     /// host, and records it in the state; one queued before is not queued again, one of
     /// another host or past the host's cap is counted dropped.
     fn queue_sitemap_of(&mut self, host: OriginId, url: &str) {
-        let seq = (self.sitemaps).queue(host, self.urls.origin(host), url, &mut self.stats);
+        let origin = self.urls.origin(host);
+        let seq = self.sitemaps.queue(host, origin, url, &mut self.stats);
         self.sitemaps_queued(seq.map(|seq| (seq, url.to_string())));
     }
 

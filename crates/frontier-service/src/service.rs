@@ -966,6 +966,12 @@ impl FrontierService {
         let _ = self.node.set(addr);
     }
 
+    /// Where recent `ListURLs` answers ended (a panic while they were held leaves them
+    /// whole: each change is one insert or one increment).
+    fn listings(&self) -> MutexGuard<'_, Listings> {
+        self.listings.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// The state for a changing call. A panic while it was held outside
     /// [`Core::apply`]'s guard (in the store, say) may have left memory and log apart: the
     /// state is then marked broken, refusing every changing call until a restart.
@@ -1398,16 +1404,10 @@ impl UrlFrontier for FrontierService {
         let m = request.into_inner();
         let cluster = self.fans_out(m.local);
         // The listings' ends name pages of the crawl as it was.
-        self.listings
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .epoch += 1;
+        self.listings().epoch += 1;
         let deleted = self.run_one(Call::DeleteCrawl(m.clone())).await;
         // And a listing that began meanwhile saw it as it was.
-        self.listings
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .epoch += 1;
+        self.listings().epoch += 1;
         let mut total = count(deleted?)?.into_inner();
         if let Some(cluster) = cluster {
             for n in cluster
@@ -1764,7 +1764,7 @@ impl UrlFrontier for FrontierService {
             p.ignore_case.unwrap_or(false),
         );
         let (epoch, resume) = {
-            let listings = self.listings.lock().unwrap_or_else(|e| e.into_inner());
+            let listings = self.listings();
             (listings.epoch, listings.resume(&listing, start))
         };
         // Going on after the last URL of the answer that ended at `start`, or skipping `start`.
@@ -1788,8 +1788,7 @@ impl UrlFrontier for FrontierService {
             .await?;
         if let (Some(last), true) = (last, items.len() == size) {
             let next = start + size as u64;
-            let mut listings = self.listings.lock().unwrap_or_else(|e| e.into_inner());
-            listings.ended(listing, next, epoch, last);
+            self.listings().ended(listing, next, epoch, last);
         }
         Ok(Response::new(Box::pin(tokio_stream::iter(
             items.into_iter().map(Ok),

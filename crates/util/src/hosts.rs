@@ -482,13 +482,8 @@ mod tests {
             "]", "\\", "\t", " ", "%", "A", "ü", "xn--", "0x", "80", "443", "65536",
         ];
         let schemes = ["http", "https", "file", "foo", "HTTP", "ws", ""];
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut draw = |n: usize| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % n as u64) as usize
-        };
+        let mut rng = crawlrank_rng::XorShift64::new(0x2545_f491_4f6c_dd1d);
+        let mut draw = |n: usize| (rng.next_u64() % n as u64) as usize;
         for _ in 0..50_000 {
             let mut u = format!("{}://", schemes[draw(schemes.len())]);
             for _ in 0..draw(10) {

@@ -575,8 +575,6 @@ fn normalised_seeds(cfg: &WorkerConfig) -> Result<Vec<String>> {
         .collect()
 }
 
-/// This run's WARC files (with WARC on and a state directory), the earlier runs' files
-/// mended first ([`archive::repair`]), each mended one said.
 /// The hosts a worker may reach on any address (its own network's included): those of its
 /// seeds and, with a state directory, of the seeds its earlier runs were given
 /// (`STATE/seed-hosts`, one a line), as `crawl` keeps its seeds' hosts in its state: a worker
@@ -584,7 +582,7 @@ fn normalised_seeds(cfg: &WorkerConfig) -> Result<Vec<String>> {
 fn seed_hosts(state: Option<&std::path::Path>, seeds: &[String]) -> Result<BTreeSet<String>> {
     let mut hosts: BTreeSet<String> = seeds
         .iter()
-        .filter_map(|s| url::Url::parse(s).ok()?.host_str().map(String::from))
+        .filter_map(|s| crawlrank_util::hosts::host_name(s))
         .collect();
     let Some(state) = state else {
         return Ok(hosts);
@@ -612,6 +610,8 @@ fn seed_hosts(state: Option<&std::path::Path>, seeds: &[String]) -> Result<BTree
     Ok(kept)
 }
 
+/// This run's WARC files (with WARC on and a state directory), the earlier runs' files
+/// mended first ([`archive::repair`]), each mended one said.
 fn open_warc(cfg: &WorkerConfig) -> Result<Option<Archive>> {
     let Some(state) = cfg.state_dir.as_ref().filter(|_| cfg.fetch.warc) else {
         return Ok(None);
@@ -941,6 +941,12 @@ async fn note_refusal(
     Ok(refusal)
 }
 
+/// Whether a request begun after `wait` could outlast the lease ending at `lease_end` (a whole
+/// fetch timeout must be left in it): a worker's requests never outlast their URL's lease.
+fn outlasts_lease(cfg: &WorkerConfig, wait: Duration, lease_end: Instant) -> bool {
+    Instant::now() + wait + cfg.fetch.timeout > lease_end
+}
+
 /// `t` in whole seconds since the epoch, rounded up: the frontier's dates, which must not
 /// come before `t`.
 fn epoch_secs_up(t: SystemTime) -> u64 {
@@ -972,7 +978,7 @@ async fn fetch_robots(
         if f.failure == Some(TransportFailure::FdLimit) {
             // No descriptor was free: asked again soon, as if not asked (no failed attempt).
             done.stats.fd_shortages += 1;
-            if Instant::now() + FD_RETRY + cfg.fetch.timeout > lease_end {
+            if outlasts_lease(cfg, FD_RETRY, lease_end) {
                 return Ok(None);
             }
             tokio::time::sleep(FD_RETRY).await;
@@ -992,7 +998,7 @@ async fn fetch_robots(
             AfterFetch::Retry { attempt } => {
                 done.stats.retries += 1;
                 let wait = backoff(cfg, attempt);
-                if Instant::now() + wait + cfg.fetch.timeout > lease_end {
+                if outlasts_lease(cfg, wait, lease_end) {
                     // Not under this lease: the host's queue is held for every worker until
                     // the back-off is over, and robots.txt asked again under its next lease.
                     let until = epoch_secs_up(SystemTime::now() + wait);
@@ -1097,7 +1103,10 @@ async fn robots_rules(
             let mut sitemaps = lock(&shared.sitemaps, "sitemap table")?;
             if let Some(&host) = sitemaps.hosts.get(origin) {
                 let (listed, rules) = (&robot.sitemaps, &cfg.fetch.url_rules);
-                (sitemaps.queue).queue_listed(host, origin, listed, rules, &mut done.stats);
+                let stats = &mut done.stats;
+                sitemaps
+                    .queue
+                    .queue_listed(host, origin, listed, rules, stats);
             }
         }
     }
@@ -1179,7 +1188,7 @@ async fn read_sitemaps(
             // host's next lease, before its pages (the URL waits for it).
             let pause = pause_before_next(shared, &leased.key, delay)?;
             let pause = pause.max(std::mem::take(&mut retry_wait));
-            if Instant::now() + pause + cfg.fetch.timeout > lease_end {
+            if outlasts_lease(cfg, pause, lease_end) {
                 return Ok(SitemapsRead::Held);
             }
             tokio::time::sleep(pause).await;
@@ -1211,7 +1220,7 @@ async fn read_sitemaps(
             SitemapStep::Retry { attempt } => {
                 done.stats.retries += 1;
                 let wait = backoff(cfg, attempt).max(refusal.map_or(Duration::ZERO, |r| r.wait));
-                if Instant::now() + wait + cfg.fetch.timeout > lease_end {
+                if outlasts_lease(cfg, wait, lease_end) {
                     // The host is held beyond the lease: the URL goes back to the service,
                     // the sitemap is asked again under the host's next lease.
                     return Ok(SitemapsRead::Held);
@@ -1429,7 +1438,7 @@ async fn fetch_one(shared: Arc<Shared>, frontier: FrontierClient, leased: UrlInf
     let host = queue_hash(&leased.key);
     let wait = lock(&shared.last_requests, "last requests")?.wait(host, Instant::now());
     if !wait.is_zero() {
-        if Instant::now() + wait + shared.cfg.fetch.timeout > lease_end {
+        if outlasts_lease(&shared.cfg, wait, lease_end) {
             // Left to its lease's end: the service serves it again after.
             return Ok(Done {
                 deferred: true,
@@ -1526,7 +1535,8 @@ async fn fetch_leased(
             return Ok(Fetched::Deferred(done));
         }
     };
-    done.delay = Some(host_delay(cfg, &rules));
+    let delay = host_delay(cfg, &rules);
+    done.delay = Some(delay);
     // Whether a request went to the host under this lease (its robots.txt, its sitemaps):
     // the page then waits the host's delay after it, as the engine spaces them.
     let mut asked = done.stats.robots_fetched > 0;
@@ -1547,18 +1557,18 @@ async fn fetch_leased(
     if !rules.allowed(&leased.url) {
         return Ok(given_up(Outcome::RobotsDisallowed, None, done));
     }
-    let delay = match asked {
-        true => pause_before_next(shared, &leased.key, host_delay(cfg, &rules))?,
+    let pause = match asked {
+        true => pause_before_next(shared, &leased.key, delay)?,
         false => Duration::ZERO,
     };
-    if !delay.is_zero() {
-        if Instant::now() + delay + cfg.fetch.timeout > lease_end {
+    if !pause.is_zero() {
+        if outlasts_lease(cfg, pause, lease_end) {
             // The host's other requests took the lease's time: the URL goes back to the
             // service when its lease runs out, and is fetched under the next one.
             done.deferred = true;
             return Ok(Fetched::Deferred(done));
         }
-        tokio::time::sleep(delay).await;
+        tokio::time::sleep(pause).await;
     }
     // Failed fetches and refusals of the URL so far, by any worker (its retries' metadata).
     let mut attempt = leased
@@ -1573,7 +1583,7 @@ async fn fetch_leased(
             // No descriptor was free: fetched again soon, as if not fetched (no failed
             // attempt), or under the next lease.
             done.stats.fd_shortages += 1;
-            if Instant::now() + FD_RETRY + cfg.fetch.timeout > lease_end {
+            if outlasts_lease(cfg, FD_RETRY, lease_end) {
                 done.deferred = true;
                 return Ok(Fetched::Deferred(done));
             }
@@ -1610,16 +1620,14 @@ async fn fetch_leased(
                 attempt += 1;
                 done.stats.retries += 1;
                 // The host's hold, and at least its delay after this answer.
-                let delay = host_delay(cfg, &rules);
                 let wait = pause_before_next(shared, &leased.key, delay)?.max(wait);
-                let at = Instant::now() + wait;
-                if at + cfg.fetch.timeout > lease_end {
+                if outlasts_lease(cfg, wait, lease_end) {
                     // The wait outlasts the lease: the URL goes back to the frontier, due
                     // when the hold ends, with its attempts.
                     done.deferred = true;
                     return Ok(Fetched::retry(done, f.status, attempt, wait));
                 }
-                tokio::time::sleep_until(at.into()).await;
+                tokio::time::sleep(wait).await;
             }
             PageNext::Retry {
                 wait,

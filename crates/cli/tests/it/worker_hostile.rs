@@ -169,6 +169,27 @@ fn crawl_through_a_worker_with(
     (serve, stdout)
 }
 
+/// `crawlrank crawl` (no worker) of `web` from the seeds of `dir/seeds.txt`, its state
+/// `dir/crawl`, with the tests' speed-ups (`--delay 0 --no-warc`) and `options`: its stdout,
+/// once it succeeded.
+fn crawl_directly(dir: &Path, web: &TestWeb, options: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_crawlrank"))
+        .args(["crawl", "--seeds"])
+        .arg(dir.join("seeds.txt"))
+        .arg("--state")
+        .arg(dir.join("crawl"))
+        .args(["--proxy", &web.proxy_url(), "--delay", "0", "--no-warc"])
+        .args(options)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// A request that is not a page's: robots.txt, or a seed host's `/sitemap.xml` (read by a
 /// worker as by `crawl`; the trap hosts have none).
 fn side_request(e: &LogEntry) -> bool {
@@ -946,20 +967,8 @@ fn a_worker_reads_sitemaps_as_crawl_does() {
 
     // `crawl` on the same web: the same sitemap files, every page fetched.
     web.clear_log();
+    crawl_directly(dir.path(), &web, &[]);
     let seeds = dir.path().join("seeds.txt");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_crawlrank"))
-        .args(["crawl", "--seeds"])
-        .arg(&seeds)
-        .arg("--state")
-        .arg(dir.path().join("crawl"))
-        .args(["--proxy", &web.proxy_url(), "--delay", "0", "--no-warc"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let log = web.log();
     assert_eq!(pages(&log), (0..8).collect::<Vec<u32>>());
     assert_eq!(sitemaps(&log), read);
@@ -1102,17 +1111,7 @@ fn a_worker_reads_sitemaps_as_crawl_does() {
         "{out}"
     );
     web.clear_log();
-    let crawled = std::process::Command::new(env!("CARGO_BIN_EXE_crawlrank"))
-        .args(["crawl", "--seeds"])
-        .arg(linked.join("seeds.txt"))
-        .arg("--state")
-        .arg(linked.join("crawl"))
-        .args(["--proxy", &web.proxy_url(), "--delay", "0", "--no-warc"])
-        .args(exclude)
-        .output()
-        .unwrap();
-    let crawl_out = String::from_utf8_lossy(&crawled.stdout);
-    assert!(crawled.status.success(), "{crawl_out}");
+    let crawl_out = crawl_directly(&linked, &web, &exclude);
     assert_eq!(paths(&web), fetched, "{crawl_out}");
     for (c, n) in [
         ("sitemap pages", 1),
